@@ -1,0 +1,9 @@
+/* commands.h: every subcommand of routelab, one cmd_x(argc, argv) each. */
+#ifndef RL_COMMANDS_H
+#define RL_COMMANDS_H
+
+int cmd_sample(int argc, char **argv);
+int cmd_bound(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

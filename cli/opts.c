@@ -1,0 +1,204 @@
+/* opts.c: the flag parser behind every subcommand. */
+#include "opts.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rl_choice_index(const char *choices, const char *s)
+{
+    size_t n = strlen(s);
+    int i = 0;
+    for (const char *p = choices; p; i++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, s, n) == 0)
+            return i;
+        p = bar ? bar + 1 : NULL;
+    }
+    return -1;
+}
+
+const char *rl_choice_name(const char *choices, int i, char *buf, int len)
+{
+    const char *p = choices;
+    for (; i > 0 && p; i--) {
+        p = strchr(p, '|');
+        if (p)
+            p++;
+    }
+    if (!p) {
+        snprintf(buf, len, "?");
+        return buf;
+    }
+    const char *bar = strchr(p, '|');
+    int n = bar ? (int)(bar - p) : (int)strlen(p);
+    snprintf(buf, len, "%.*s", n, p);
+    return buf;
+}
+
+static void print_range(const rl_opt *o)
+{
+    if (!(o->bounds & (RL_LO | RL_LO_OPEN | RL_HI | RL_HI_OPEN)))
+        return;
+    printf(", range %c", (o->bounds & RL_LO) ? '[' : '(');
+    if (o->bounds & (RL_LO | RL_LO_OPEN))
+        printf("%g", o->lo);
+    else
+        printf("-inf");
+    printf(", ");
+    if (o->bounds & (RL_HI | RL_HI_OPEN))
+        printf("%g", o->hi);
+    else
+        printf("inf");
+    printf("%c", (o->bounds & RL_HI) ? ']' : ')');
+}
+
+static void print_help(const char *cmd, const char *synopsis, const char *description,
+                       const rl_opt *opts)
+{
+    printf("usage: routelab %s %s\n\n%s\n\nflags:\n", cmd, synopsis, description);
+    for (const rl_opt *o = opts; o->type != RL_OPT_END; o++) {
+        char name[64];
+        const char *arg = o->type == RL_OPT_FLAG ? "" : o->type == RL_OPT_STRING ? " S"
+                          : o->type == RL_OPT_DOUBLE ? " X" : o->type == RL_OPT_CHOICE ? " C" : " N";
+        snprintf(name, sizeof name, "--%s%s", o->name, arg);
+        printf("  %-22s %s (", name, o->help);
+        switch (o->type) {
+        case RL_OPT_INT: printf("default %d", *(int *)o->dest); break;
+        case RL_OPT_LONG: printf("default %ld", *(long *)o->dest); break;
+        case RL_OPT_DOUBLE: printf("default %g", *(double *)o->dest); break;
+        case RL_OPT_STRING: {
+            const char *s = *(const char **)o->dest;
+            printf("default %s", s ? s : "none");
+            break;
+        }
+        case RL_OPT_CHOICE: {
+            char buf[64];
+            printf("one of %s; default %s", o->choices,
+                   rl_choice_name(o->choices, *(int *)o->dest, buf, sizeof buf));
+            break;
+        }
+        case RL_OPT_FLAG: printf("default off"); break;
+        case RL_OPT_END: break;
+        }
+        print_range(o);
+        printf(")\n");
+    }
+    printf("  %-22s %s\n", "--help", "print this help and exit");
+}
+
+static void check_range(const char *cmd, const rl_opt *o, double v, const char *text)
+{
+    int bad = 0;
+    if ((o->bounds & RL_LO) && !(v >= o->lo))
+        bad = 1;
+    if ((o->bounds & RL_LO_OPEN) && !(v > o->lo))
+        bad = 1;
+    if ((o->bounds & RL_HI) && !(v <= o->hi))
+        bad = 1;
+    if ((o->bounds & RL_HI_OPEN) && !(v < o->hi))
+        bad = 1;
+    if (bad)
+        rl_die("%s: --%s %s is out of range %c%g, %g%c", cmd, o->name, text,
+               (o->bounds & RL_LO) ? '[' : '(', (o->bounds & (RL_LO | RL_LO_OPEN)) ? o->lo : -INFINITY,
+               (o->bounds & (RL_HI | RL_HI_OPEN)) ? o->hi : INFINITY, (o->bounds & RL_HI) ? ']' : ')');
+}
+
+static void set_value(const char *cmd, rl_opt *o, const char *v)
+{
+    char *end;
+    errno = 0;
+    switch (o->type) {
+    case RL_OPT_INT:
+    case RL_OPT_LONG: {
+        long long x = strtoll(v, &end, 10);
+        if (end == v || *end || errno)
+            rl_die("%s: --%s expects an integer, got '%s'", cmd, o->name, v);
+        check_range(cmd, o, (double)x, v);
+        if (o->type == RL_OPT_INT)
+            *(int *)o->dest = (int)x;
+        else
+            *(long *)o->dest = (long)x;
+        break;
+    }
+    case RL_OPT_DOUBLE: {
+        double x = strtod(v, &end);
+        if (end == v || *end || errno || !isfinite(x))
+            rl_die("%s: --%s expects a finite number, got '%s'", cmd, o->name, v);
+        check_range(cmd, o, x, v);
+        *(double *)o->dest = x;
+        break;
+    }
+    case RL_OPT_STRING:
+        if (!*v)
+            rl_die("%s: --%s expects a non-empty value", cmd, o->name);
+        *(const char **)o->dest = v;
+        break;
+    case RL_OPT_CHOICE: {
+        int i = rl_choice_index(o->choices, v);
+        if (i < 0)
+            rl_die("%s: --%s must be one of %s, got '%s'", cmd, o->name, o->choices, v);
+        *(int *)o->dest = i;
+        break;
+    }
+    case RL_OPT_FLAG:
+    case RL_OPT_END:
+        break;
+    }
+}
+
+int rl_opts_parse(const char *cmd, const char *synopsis, const char *description,
+                  rl_opt *opts, int argc, char **argv, char **pos, int maxpos)
+{
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            print_help(cmd, synopsis, description, opts);
+            exit(0);
+        }
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+            if (npos >= maxpos)
+                rl_die("%s: unexpected argument '%s' (see routelab %s --help)", cmd, a, cmd);
+            pos[npos++] = argv[i];
+            continue;
+        }
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        rl_opt *o = opts;
+        for (; o->type != RL_OPT_END; o++)
+            if (strlen(o->name) == nlen && strncmp(o->name, name, nlen) == 0)
+                break;
+        if (o->type == RL_OPT_END)
+            rl_die("%s: unknown flag --%.*s (see routelab %s --help)", cmd, (int)nlen, name, cmd);
+        o->seen = 1;
+        if (o->type == RL_OPT_FLAG) {
+            if (eq)
+                rl_die("%s: --%s takes no value", cmd, o->name);
+            *(int *)o->dest = 1;
+            continue;
+        }
+        const char *v;
+        if (eq)
+            v = eq + 1;
+        else if (i + 1 < argc)
+            v = argv[++i];
+        else
+            rl_die("%s: --%s needs a value", cmd, o->name);
+        set_value(cmd, o, v);
+    }
+    return npos;
+}
+
+int rl_opt_seen(const rl_opt *opts, const char *name)
+{
+    for (const rl_opt *o = opts; o->type != RL_OPT_END; o++)
+        if (strcmp(o->name, name) == 0)
+            return o->seen;
+    return 0;
+}

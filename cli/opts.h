@@ -1,0 +1,56 @@
+/* opts.h: a declarative flag parser.  Each command lists its flags in a table;
+ * the table gives parsing, range checks and the text of `CMD --help`. */
+#ifndef RL_OPTS_H
+#define RL_OPTS_H
+
+typedef enum {
+    RL_OPT_END = 0,
+    RL_OPT_INT,    /* int *           */
+    RL_OPT_LONG,   /* long *          */
+    RL_OPT_DOUBLE, /* double *        */
+    RL_OPT_STRING, /* const char **   */
+    RL_OPT_CHOICE, /* int *: index into the '|'-separated choices */
+    RL_OPT_FLAG    /* int *: set to 1, takes no value */
+} rl_opt_type;
+
+/* Bound kinds for numbers: closed or open at each end, or none. */
+enum { RL_LO = 1, RL_LO_OPEN = 2, RL_HI = 4, RL_HI_OPEN = 8 };
+
+typedef struct {
+    const char *name; /* without the leading "--" */
+    rl_opt_type type;
+    void *dest;       /* holds the default on entry */
+    const char *help;
+    double lo, hi;
+    unsigned bounds;
+    const char *choices;
+    int seen;         /* set by the parser when the flag was given */
+} rl_opt;
+
+#define RL_OPT_INT_(n, p, h, l, u) { n, RL_OPT_INT, p, h, l, u, RL_LO | RL_HI, 0, 0 }
+#define RL_OPT_LONG_(n, p, h, l, u) { n, RL_OPT_LONG, p, h, l, u, RL_LO | RL_HI, 0, 0 }
+#define RL_OPT_DBL_(n, p, h, l, u, b) { n, RL_OPT_DOUBLE, p, h, l, u, b, 0, 0 }
+#define RL_OPT_STR_(n, p, h) { n, RL_OPT_STRING, p, h, 0, 0, 0, 0, 0 }
+#define RL_OPT_CHOICE_(n, p, h, c) { n, RL_OPT_CHOICE, p, h, 0, 0, 0, c, 0 }
+#define RL_OPT_FLAG_(n, p, h) { n, RL_OPT_FLAG, p, h, 0, 0, 0, 0, 0 }
+#define RL_OPT_END_ { 0, RL_OPT_END, 0, 0, 0, 0, 0, 0, 0 }
+/* The flags every random command takes. */
+#define RL_OPT_SEED_(p) RL_OPT_LONG_("seed", p, "random seed (same seed, same output)", 0, 9.2e18)
+#define RL_OPT_THREADS_(p) RL_OPT_INT_("threads", p, "worker threads (results do not depend on it)", 1, 1024)
+
+/* Parse argv[1..argc-1] (argv[0] is the command name).  Positional arguments
+ * go to pos (at most maxpos of them; more is an error).  `--help` prints the
+ * help built from synopsis, description and the table, then exits 0.  Any bad
+ * flag or value dies with status 2.  Returns the number of positionals. */
+int rl_opts_parse(const char *cmd, const char *synopsis, const char *description,
+                  rl_opt *opts, int argc, char **argv, char **pos, int maxpos);
+
+/* Whether the flag `name` was given on the command line. */
+int rl_opt_seen(const rl_opt *opts, const char *name);
+
+/* Index of s among the '|'-separated choices, or -1. */
+int rl_choice_index(const char *choices, const char *s);
+/* The i-th of the '|'-separated choices, copied into buf. */
+const char *rl_choice_name(const char *choices, int i, char *buf, int len);
+
+#endif

@@ -1,0 +1,43 @@
+/* routelab.c: the command table and dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "util.h"
+
+struct command {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    { "sample", cmd_sample, "draw steps of a family (Haar, SO(2), Householder, ...) as text matrices" },
+    { "bound", cmd_bound, "print a closed form or bound of the theory as one number" },
+    { "bench", cmd_bench, "measure speed against this machine's own LAPACK and BLAS" },
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "usage: routelab COMMAND [flags]   (routelab COMMAND --help for its flags)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(fp, "  %-14s %s\n", commands[i].name, commands[i].summary);
+    fprintf(fp, "  %-14s %s\n", "help", "print this list");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(name, commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    rl_die("unknown command '%s' (see routelab help)", name);
+}

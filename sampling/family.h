@@ -1,0 +1,66 @@
+/* family.h: the step families M_t of a route P(j->i) = M_i ... M_{j+1}. */
+#ifndef RL_FAMILY_H
+#define RL_FAMILY_H
+
+#include <stddef.h>
+
+typedef enum {
+    RL_FAM_HAAR,        /* Haar on O(d) */
+    RL_FAM_HAAR_SO,     /* Haar on SO(d) */
+    RL_FAM_SO2,         /* block-diagonal SO(2), angle law per block */
+    RL_FAM_TOKEN_SO2,   /* block-diagonal SO(2), angle = table[token][b] */
+    RL_FAM_HOUSEHOLDER, /* I - 2 w w^T, w uniform on the sphere */
+    RL_FAM_PATH,        /* I - beta w w^T (PaTH); orthogonal only at beta = 2 */
+    RL_FAM_LAZY_HAAR,   /* identity w.p. 1-p, else Haar on O(d) */
+    RL_FAM_BROWNIAN,    /* exp(sigma A), A Gaussian skew-symmetric */
+    RL_FAM_COUNT
+} rl_family_kind;
+
+/* The names used everywhere in the program, in enum order. */
+#define RL_FAMILY_NAMES "haar|haar-so|so2|token-so2|householder|path|lazy-haar|brownian"
+
+/* Law of the angle step theta of block b, omega = omega_b (so2, and the
+ * entries of a random token-so2 table). */
+typedef enum {
+    RL_ANG_CONSTANT, /* theta = omega (RoPE: no spectral gap) */
+    RL_ANG_UNIFORM,  /* U(-omega, omega) (the study's random variant) */
+    RL_ANG_PM,       /* +omega or -omega with probability 1/2 */
+    RL_ANG_GAUSS,    /* N(0, omega^2); --scale s gives the study's s*omega_b */
+    RL_ANG_CIRCLE,   /* U(-pi, pi) */
+    RL_ANG_DRIFT,    /* U(0, 2 omega): positive drift, mean omega */
+    RL_ANG_COUNT
+} rl_angle_law;
+
+#define RL_ANGLE_NAMES "constant|uniform|pm|gauss|circle|drift"
+
+typedef struct {
+    rl_family_kind kind;
+    int d;               /* dimension of the transported vectors */
+    rl_angle_law law;    /* so2; token-so2 when its table is drawn at random */
+    double base, scale;  /* omega_b = scale * base^(-2b/d), b = 0..d/2-1 */
+    double beta;         /* path: beta in (0, 2] */
+    double p;            /* lazy-haar: probability of a Haar step */
+    double sigma;        /* brownian: step size */
+    int vocab;           /* token-so2: number of token ids */
+    const double *table; /* token-so2: vocab x (d/2) angles, not owned */
+} rl_family;
+
+/* A family with the program's defaults (so2, uniform, base 10000, scale 1,
+ * beta 1, p 0.5, sigma 0.1) for dimension d. */
+rl_family rl_family_default(rl_family_kind kind, int d);
+
+/* 0 if f is well formed; otherwise -1 with a one-line reason in err. */
+int rl_family_check(const rl_family *f, char *err, size_t errlen);
+
+/* Name of a kind / angle law. */
+const char *rl_family_name(rl_family_kind k);
+const char *rl_angle_name(rl_angle_law a);
+
+/* Whether the family's steps are orthogonal matrices (path with beta < 2 is not). */
+int rl_family_orthogonal(const rl_family *f);
+/* Whether it is block-diagonal SO(2) (so2, token-so2). */
+int rl_family_is_so2(const rl_family *f);
+/* A one-line description for help texts and reports. */
+const char *rl_family_describe(rl_family_kind k);
+
+#endif

@@ -1,0 +1,73 @@
+/* family_cli.c: building a step family from command-line flags. */
+#include "family_cli.h"
+#include "rng.h"
+#include "so2.h"
+#include "tokens.h"
+
+#include <stdlib.h>
+
+#include "../cli/util.h"
+
+rl_family_args rl_family_args_default(void)
+{
+    rl_family_args a = { RL_FAM_SO2, 64, RL_ANG_UNIFORM, 10000.0, 1.0, 1.0, 0.5, 0.1, 256, NULL, NULL };
+    return a;
+}
+
+rl_family rl_family_from_args(const char *cmd, const rl_family_args *a, const rl_opt *opts,
+                              unsigned long seed, unsigned long table_stream, double **table_out)
+{
+    rl_family f = rl_family_default((rl_family_kind)a->kind, a->d);
+    char err[512];
+    f.law = (rl_angle_law)a->law;
+    f.base = a->base;
+    f.scale = a->scale;
+    f.beta = a->beta;
+    f.p = a->p;
+    f.sigma = a->sigma;
+    *table_out = NULL;
+    if ((a->table || a->text || rl_opt_seen(opts, "vocab")) && f.kind != RL_FAM_TOKEN_SO2)
+        rl_die("%s: --table, --text and --vocab apply to --family token-so2 only", cmd);
+    if (f.kind == RL_FAM_TOKEN_SO2) {
+        if (f.d % 2)
+            rl_die("%s: token-so2 needs an even dimension, got d = %d", cmd, f.d);
+        if (a->table) {
+            double *t = rl_so2_table_load(a->table, f.d, &f.vocab, err, sizeof err);
+            if (!t)
+                rl_die("%s: %s", cmd, err);
+            if (a->text && f.vocab < 256)
+                rl_die("%s: --text reads byte tokens 0..255 but %s has only %d rows", cmd, a->table, f.vocab);
+            f.table = *table_out = t;
+        } else {
+            f.vocab = a->text && !rl_opt_seen(opts, "vocab") ? 256 : a->vocab;
+            if (a->text && f.vocab < 256)
+                rl_die("%s: --text reads byte tokens 0..255, so --vocab must be at least 256", cmd);
+            *table_out = rl_xmalloc(sizeof(double) * (size_t)f.vocab * (f.d / 2));
+            rl_so2_table_draw(&f, seed, table_stream, *table_out);
+            f.table = *table_out;
+        }
+    }
+    if (rl_family_check(&f, err, sizeof err) != 0)
+        rl_die("%s: %s", cmd, err);
+    return f;
+}
+
+int *rl_family_tokens(const char *cmd, const rl_family_args *a, const rl_family *f, long n,
+                      unsigned long seed, unsigned long stream, long *len)
+{
+    if (a->text) {
+        char err[512];
+        int *tok = rl_tokens_read_bytes(a->text, len, err, sizeof err);
+        if (!tok)
+            rl_die("%s: %s", cmd, err);
+        return tok;
+    }
+    int *tok = rl_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, seed, stream);
+    for (long t = 0; t < n; t++)
+        tok[t] = (int)gsl_rng_uniform_int(r, (unsigned long)f->vocab);
+    gsl_rng_free(r);
+    *len = n;
+    return tok;
+}

@@ -1,0 +1,48 @@
+/* family_cli.h: the flags that name a step family, shared by every command
+ * that samples steps (sample, mixing, concentration, ...). */
+#ifndef RL_FAMILY_CLI_H
+#define RL_FAMILY_CLI_H
+
+#include "../cli/opts.h"
+#include "family.h"
+
+typedef struct {
+    int kind, d, law;
+    double base, scale, beta, p, sigma;
+    int vocab;
+    const char *table;  /* token-so2 angle table file */
+    const char *text;   /* token-so2: token sequence = the bytes of this file */
+} rl_family_args;
+
+/* Defaults: so2, d = 64, uniform angles, base 10000, scale 1, beta 1, p 0.5,
+ * sigma 0.1, vocab 256. */
+rl_family_args rl_family_args_default(void);
+
+#define RL_FAMILY_OPTS_(a)                                                                        \
+    RL_OPT_CHOICE_("family", &(a)->kind, "step family", RL_FAMILY_NAMES),                         \
+    RL_OPT_INT_("d", &(a)->d, "dimension", 2, 4096),                                              \
+    RL_OPT_CHOICE_("angles", &(a)->law, "so2 angle law (and law of a random token-so2 table)",   \
+                   RL_ANGLE_NAMES),                                                               \
+    RL_OPT_DBL_("base", &(a)->base, "so2 base: omega_b = scale*base^(-2b/d)", 1, 0, RL_LO_OPEN),  \
+    RL_OPT_DBL_("scale", &(a)->scale, "so2 frequency scale (s of the gauss law)", 0, 0, RL_LO_OPEN), \
+    RL_OPT_DBL_("beta", &(a)->beta, "path: step I - beta w w^T", 0, 2, RL_LO_OPEN | RL_HI),      \
+    RL_OPT_DBL_("p", &(a)->p, "lazy-haar: probability of a Haar step", 0, 1, RL_LO | RL_HI),      \
+    RL_OPT_DBL_("sigma", &(a)->sigma, "brownian: step size", 0, 0, RL_LO),                        \
+    RL_OPT_INT_("vocab", &(a)->vocab, "token-so2: vocabulary of a random table", 1, 1 << 24),     \
+    RL_OPT_STR_("table", &(a)->table, "token-so2: angle table file, one row of d/2 angles per token"), \
+    RL_OPT_STR_("text", &(a)->text, "token-so2: read tokens as the bytes of this file")
+
+/* Build the family from parsed flags: checks it (dies with status 2 naming
+ * the problem), loads or draws the token table (stream `table_stream` of
+ * seed; vocab 256 when --text is given and no table).  The table is
+ * malloc'ed into *table_out (NULL when not token-so2); free it after use. */
+rl_family rl_family_from_args(const char *cmd, const rl_family_args *a, const rl_opt *opts,
+                              unsigned long seed, unsigned long table_stream, double **table_out);
+
+/* The token sequence for token-so2: the bytes of --text, or n ids drawn
+ * uniformly from the vocabulary (stream `stream` of seed).  *len is set to
+ * the length; dies if --text is empty or unreadable. */
+int *rl_family_tokens(const char *cmd, const rl_family_args *a, const rl_family *f, long n,
+                      unsigned long seed, unsigned long stream, long *len);
+
+#endif

@@ -1,0 +1,107 @@
+/* rng.c: xoshiro256++ as a GSL generator, seeded per stream by SplitMix64. */
+#include "rng.h"
+
+#include <gsl/gsl_randist.h>
+#include <string.h>
+
+typedef struct {
+    uint64_t s[4];
+} xoshiro_state;
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* One step of xoshiro256++ (Blackman & Vigna 2019):
+ *   out = rotl(s0 + s3, 23) + s0,  then the linear state update. */
+static inline uint64_t next64(xoshiro_state *st)
+{
+    uint64_t *s = st->s;
+    uint64_t out = rotl(s[0] + s[3], 23) + s[0];
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+uint64_t rl_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t rl_stream_key(uint64_t a, uint64_t b)
+{
+    return rl_mix64(rl_mix64(a + 0x9e3779b97f4a7c15ULL) ^ (b + 0x632be59bd9b4e019ULL));
+}
+
+/* Fill the 256-bit state with four SplitMix64 outputs from the key
+ * (the seeding its authors recommend); the state is never all zero since
+ * SplitMix64 is a bijection of distinct counters. */
+static void seed_state(xoshiro_state *st, uint64_t key)
+{
+    uint64_t x = key;
+    for (int i = 0; i < 4; i++) {
+        x += 0x9e3779b97f4a7c15ULL;
+        st->s[i] = rl_mix64(x);
+    }
+}
+
+static void xo_set(void *vstate, unsigned long seed)
+{
+    seed_state(vstate, rl_stream_key((uint64_t)seed, 0));
+}
+
+/* GSL's ziggurat and integer samplers expect a 32-bit range: return the
+ * high half, the best bits of the output. */
+static unsigned long xo_get(void *vstate)
+{
+    return (unsigned long)(next64(vstate) >> 32);
+}
+
+/* 53 random bits in [0, 1). */
+static double xo_get_double(void *vstate)
+{
+    return (double)(next64(vstate) >> 11) * 0x1.0p-53;
+}
+
+static const gsl_rng_type xoshiro_type = {
+    "xoshiro256++", 0xffffffffUL, 0, sizeof(xoshiro_state), xo_set, xo_get, xo_get_double
+};
+
+const gsl_rng_type *rl_rng_xoshiro = &xoshiro_type;
+
+gsl_rng *rl_rng_alloc(void)
+{
+    return gsl_rng_alloc(rl_rng_xoshiro);
+}
+
+void rl_rng_stream(gsl_rng *r, uint64_t seed, uint64_t stream)
+{
+    seed_state(r->state, rl_stream_key(seed, stream));
+}
+
+double rl_normal(gsl_rng *r)
+{
+    return gsl_ran_gaussian_ziggurat(r, 1.0);
+}
+
+void rl_unit_vector(gsl_rng *r, int d, double *w)
+{
+    gsl_ran_dir_nd(r, (size_t)d, w);
+}
+
+uint64_t rl_rng_next64(gsl_rng *r)
+{
+    if (r->type == &xoshiro_type)
+        return next64(r->state);
+    /* any other GSL generator: two 32-bit words from its uniform doubles */
+    uint64_t hi = (uint64_t)(gsl_rng_uniform(r) * 4294967296.0);
+    return (hi << 32) | (uint64_t)(gsl_rng_uniform(r) * 4294967296.0);
+}

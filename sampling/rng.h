@@ -1,0 +1,40 @@
+/* rng.h: reproducible random streams on top of GSL's generator interface.
+ *
+ * Every unit of work (a matrix, a route, a Monte Carlo replicate) draws from
+ * its own stream, keyed by (seed, stream id), never from a per-thread
+ * generator: the numbers a work item sees do not depend on which thread runs
+ * it, so output is identical for any --threads.  The generator is xoshiro256++
+ * registered as a gsl_rng_type, so all of GSL's distributions run on it; GSL's
+ * own generators take 32-bit seeds, and 2^16 streams keyed that way collide
+ * with probability about 1/2 (birthday bound), which this 256-bit state avoids. */
+#ifndef RL_RNG_H
+#define RL_RNG_H
+
+#include <stdint.h>
+#include <gsl/gsl_rng.h>
+
+extern const gsl_rng_type *rl_rng_xoshiro;
+
+/* A generator of the project's type (free with gsl_rng_free). */
+gsl_rng *rl_rng_alloc(void);
+
+/* Position r at the start of stream `stream` of seed `seed`. */
+void rl_rng_stream(gsl_rng *r, uint64_t seed, uint64_t stream);
+
+/* Combine two keys into one stream id (for nested work items). */
+uint64_t rl_stream_key(uint64_t a, uint64_t b);
+
+/* 64 random bits: straight from the state for the project's generator,
+ * two 32-bit draws for any other GSL generator. */
+uint64_t rl_rng_next64(gsl_rng *r);
+
+/* Standard normal (GSL's ziggurat), and a uniform unit vector of R^d.  Wrapped
+ * here so that files using OpenBLAS's cblas.h need not include gsl_randist.h,
+ * whose gsl_cblas.h clashes with it. */
+double rl_normal(gsl_rng *r);
+void rl_unit_vector(gsl_rng *r, int d, double *w);
+
+/* SplitMix64 finaliser: a bijective 64-bit mix. */
+uint64_t rl_mix64(uint64_t x);
+
+#endif

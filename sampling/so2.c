@@ -1,0 +1,126 @@
+/* so2.c: SO(2) block rotations, angle laws and token tables. */
+#include "so2.h"
+#include "rng.h"
+
+#include <errno.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rl_so2_freqs(int d, double base, double scale, double *omega)
+{
+    for (int b = 0; b < d / 2; b++)
+        omega[b] = scale * pow(base, -2.0 * b / d);
+}
+
+double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega)
+{
+    switch (law) {
+    case RL_ANG_CONSTANT: return omega;
+    case RL_ANG_UNIFORM: return omega * (2.0 * gsl_rng_uniform(r) - 1.0);
+    case RL_ANG_PM: return gsl_rng_uniform(r) < 0.5 ? -omega : omega;
+    case RL_ANG_GAUSS: return gsl_ran_gaussian_ziggurat(r, omega);
+    case RL_ANG_CIRCLE: return M_PI * (2.0 * gsl_rng_uniform(r) - 1.0);
+    case RL_ANG_DRIFT: return 2.0 * omega * gsl_rng_uniform(r);
+    default: return NAN;
+    }
+}
+
+double rl_angle_reduce(double phi)
+{
+    double r = remainder(phi, 2.0 * M_PI); /* in [-pi, pi] */
+    return r <= -M_PI ? r + 2.0 * M_PI : r;
+}
+
+void rl_so2_rotate(int d, const double *phi, int sign, double *X, int nvec)
+{
+    const int h = d / 2;
+    for (int b = 0; b < h; b++) {
+        double s, c;
+        sincos(sign * phi[b], &s, &c);
+        for (int v = 0; v < nvec; v++) {
+            double *x = X + (long)v * d;
+            double x0 = x[b], x1 = x[b + h];
+            x[b] = c * x0 - s * x1;
+            x[b + h] = s * x0 + c * x1;
+        }
+    }
+}
+
+void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long stream, double *table)
+{
+    const int h = f->d / 2;
+    double omega[h];
+    rl_so2_freqs(f->d, f->base, f->scale, omega);
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, seed, stream);
+    for (int v = 0; v < f->vocab; v++)
+        for (int b = 0; b < h; b++)
+            table[(long)v * h + b] = rl_so2_draw_angle(r, f->law, omega[b]);
+    gsl_rng_free(r);
+}
+
+double *rl_so2_table_load(const char *path, int d, int *vocab, char *err, size_t n)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        snprintf(err, n, "cannot read angle table %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    const int h = d / 2;
+    size_t cap = 256, rows = 0;
+    double *t = malloc(sizeof(double) * cap * h);
+    char *line = NULL;
+    size_t len = 0;
+    long lineno = 0;
+    while (t && getline(&line, &len, fp) >= 0) {
+        lineno++;
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\0' || *p == '#')
+            continue;
+        if (rows == cap) {
+            double *nt = realloc(t, sizeof(double) * (cap *= 2) * h);
+            if (!nt)
+                break;
+            t = nt;
+        }
+        for (int b = 0; b < h; b++) {
+            char *end;
+            double x = strtod(p, &end);
+            if (end == p || !isfinite(x)) {
+                snprintf(err, n, "%s:%ld: expected %d angles per line, found %d", path, lineno, h, b);
+                goto fail;
+            }
+            t[rows * h + b] = x;
+            p = end;
+        }
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (*p) {
+            snprintf(err, n, "%s:%ld: more than %d angles on the line", path, lineno, h);
+            goto fail;
+        }
+        rows++;
+    }
+    if (!t) {
+        snprintf(err, n, "out of memory reading %s", path);
+        goto fail;
+    }
+    if (rows == 0) {
+        snprintf(err, n, "angle table %s has no rows", path);
+        goto fail;
+    }
+    free(line);
+    fclose(fp);
+    *vocab = (int)rows;
+    return t;
+fail:
+    free(line);
+    free(t);
+    fclose(fp);
+    return NULL;
+}

@@ -1,0 +1,31 @@
+/* so2.h: block-diagonal SO(2) rotations with the study's half-split pairing. */
+#ifndef RL_SO2_H
+#define RL_SO2_H
+
+#include <gsl/gsl_rng.h>
+#include "family.h"
+
+/* omega_b = scale * base^(-2b/d) for b = 0 .. d/2-1 (RoPE's frequencies). */
+void rl_so2_freqs(int d, double base, double scale, double *omega);
+
+/* One angle step theta ~ law(omega). */
+double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega);
+
+/* Rotate each of the nvec vectors of X (row-major, nvec x d) block by block:
+ * (x_b, x_{b+h}) <- (c x_b - s x_{b+h}, s x_b + c x_{b+h}),  h = d/2,
+ * c = cos(sign*phi_b), s = sin(sign*phi_b).  sign = -1 applies the transpose. */
+void rl_so2_rotate(int d, const double *phi, int sign, double *X, int nvec);
+
+/* Reduce an accumulated angle to (-pi, pi] (exact in double for |phi| < 2^52). */
+double rl_angle_reduce(double phi);
+
+/* A random token table: vocab x (d/2) entries, entry (v, b) ~ law(omega_b),
+ * drawn from stream `stream` of `seed`. */
+void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long stream, double *table);
+
+/* Load a token table from a text file: one line per token, d/2 angles each.
+ * Returns a malloc'ed table and sets *vocab; on error returns NULL with a
+ * one-line reason in err. */
+double *rl_so2_table_load(const char *path, int d, int *vocab, char *err, size_t errlen);
+
+#endif

