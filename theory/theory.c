@@ -68,15 +68,16 @@ double rl_family_mean_norm(const rl_family *f, const double *probs, double *bloc
 
 double rl_brownian_mean(int d, double sigma, double *err)
 {
-    /* c = sum_k (-1)^k sigma^{2k} m_{2k} / (2k)!, m_{2k} = E[tr (A^T A)^k]/d.
-     * m_2 = d-1, m_4 = (d-1)(2d-1) (Wick pairings, NOTES.md).  The series
-     * alternates with terms decreasing once sigma^2 (2d) < 30, so the error
-     * is below the next term, bounded by sigma^6 m_6/720 with
-     * m_6 <= (d-1)(2d-1)(3d) (NOTES.md). */
+    /* E[exp(sigma A)] = c I with c = E[(1/d) tr cos(sigma B)], B = iA Hermitian
+     * (the sine part is odd and averages out).  Taylor to x^4 with the
+     * remainder |cos x - 1 + x^2/2 - x^4/24| <= x^6/720 for every real x:
+     *   c = 1 - sigma^2 m_2/2 + sigma^4 m_4/24 +- sigma^6 m_6/720,
+     * m_2k = E[(1/d) tr (A^T A)^k]: m_2 = d-1, m_4 = (d-1)(2d-1) (Wick pairings),
+     * m_6 = 5(d-1)(d^2-d+1) (NOTES.md). */
     double s2 = sigma * sigma, dm = d - 1.0;
-    double m4 = dm * (2.0 * d - 1.0);
+    double m4 = dm * (2.0 * d - 1.0), m6 = 5.0 * dm * ((double)d * d - d + 1.0);
     if (err)
-        *err = s2 * s2 * s2 * m4 * 3.0 * d / 720.0;
+        *err = s2 * s2 * s2 * m6 / 720.0;
     return 1.0 - s2 * dm / 2.0 + s2 * s2 * m4 / 24.0;
 }
 

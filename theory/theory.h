@@ -16,8 +16,8 @@ double complex rl_angle_charfn(rl_angle_law law, double omega);
 double rl_family_mean_norm(const rl_family *f, const double *probs, double *blocks);
 
 /* E[exp(sigma A)] = c I for the Brownian family; c from the moment series
- * c = 1 - sigma^2 (d-1)/2 + sigma^4 (d-1)(2d-1)/24 - ..., with *err the size
- * of the next term's bound (sigma^6 (d-1)(2d-1)(2d-1)... / 720, see NOTES). */
+ * c = 1 - sigma^2 (d-1)/2 + sigma^4 (d-1)(2d-1)/24, within *err =
+ * sigma^6 5(d-1)(d^2-d+1)/720 (the Taylor remainder of cos; NOTES.md). */
 double rl_brownian_mean(int d, double sigma, double *err);
 
 /* Mixing window W(eps) = ceil(log(1/eps) / log(1/norm)): the least n >= 1 with

@@ -1,0 +1,124 @@
+/* helpers.c: test helpers (statistics, running the CLI). */
+#include "helpers.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void th_add(th_acc *a, double x)
+{
+    a->n++;
+    double d = x - a->mean;
+    a->mean += d / a->n;
+    a->m2 += d * (x - a->mean);
+}
+
+double th_se(const th_acc *a)
+{
+    return a->n > 1 ? sqrt(a->m2 / (a->n - 1) / a->n) : INFINITY;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double th_ks(double *x, long n, double (*cdf)(double, void *), void *ctx)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+    double D = 0;
+    for (long i = 0; i < n; i++) {
+        double F = cdf(x[i], ctx);
+        double lo = F - (double)i / n, hi = (double)(i + 1) / n - F;
+        if (lo > D)
+            D = lo;
+        if (hi > D)
+            D = hi;
+    }
+    return sqrt((double)n) * D;
+}
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+    if (!buf)
+        return;
+    buf[0] = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
+
+int th_run(const char *args, char *out, size_t outlen, char *err, size_t errlen)
+{
+    const char *bin = getenv("ROUTELAB");
+    if (!bin)
+        bin = "build/routelab";
+    char o[] = "/tmp/rl-out-XXXXXX", e[] = "/tmp/rl-err-XXXXXX";
+    close(mkstemp(o));
+    close(mkstemp(e));
+    size_t n = strlen(bin) + strlen(args) + 128;
+    char *cmd = malloc(n);
+    snprintf(cmd, n, "%s %s >%s 2>%s </dev/null", bin, args, o, e);
+    int st = system(cmd);
+    free(cmd);
+    slurp(o, out, outlen);
+    slurp(e, err, errlen);
+    unlink(o);
+    unlink(e);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+double th_orth_err(const double *A, int d)
+{
+    double worst = 0;
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++) {
+            double s = 0;
+            for (int k = 0; k < d; k++)
+                s += A[(long)k * d + i] * A[(long)k * d + j];
+            double e = fabs(s - (i == j));
+            if (e > worst)
+                worst = e;
+        }
+    return worst;
+}
+
+double th_det(const double *A, int d)
+{
+    double *B = malloc(sizeof(double) * d * d);
+    lapack_int *ipiv = malloc(sizeof(lapack_int) * d);
+    memcpy(B, A, sizeof(double) * d * d);
+    double det = 1;
+    if (LAPACKE_dgetrf(LAPACK_ROW_MAJOR, d, d, B, d, ipiv) < 0)
+        det = NAN;
+    for (int i = 0; i < d; i++) {
+        det *= B[(long)i * d + i];
+        if (ipiv[i] != i + 1)
+            det = -det;
+    }
+    free(B);
+    free(ipiv);
+    return det;
+}
+
+char *th_tmpdir(void)
+{
+    char *t = strdup("/tmp/rl-test-XXXXXX");
+    return mkdtemp(t);
+}
+
+void th_rmdir(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}

@@ -1,0 +1,35 @@
+/* helpers.h: statistics and process helpers shared by the tests. */
+#ifndef RL_TEST_HELPERS_H
+#define RL_TEST_HELPERS_H
+
+#include <stddef.h>
+
+/* Running mean and standard error (Welford). */
+typedef struct {
+    long n;
+    double mean, m2;
+} th_acc;
+void th_add(th_acc *a, double x);
+double th_se(const th_acc *a); /* standard error of the mean */
+
+/* Kolmogorov-Smirnov statistic sqrt(n) D of x[0..n-1] (sorted in place)
+ * against cdf.  Under the null, P(sqrt(n) D > 2.75) ~ 2 exp(-2 * 2.75^2)
+ * = 5.4e-7, the two-sided 5-sigma rate: tests reject above TH_KS_5SIGMA. */
+#define TH_KS_5SIGMA 2.75
+double th_ks(double *x, long n, double (*cdf)(double, void *), void *ctx);
+
+/* Run `routelab ARGS` through sh; captures stdout and stderr (each up to
+ * len bytes, NUL-terminated; NULL to discard).  Returns the exit status. */
+int th_run(const char *args, char *out, size_t outlen, char *err, size_t errlen);
+
+/* max |A^T A - I| over entries, A d x d row-major. */
+double th_orth_err(const double *A, int d);
+
+/* det(A) sign and |det| via LU (A is copied). */
+double th_det(const double *A, int d);
+
+/* A fresh temporary directory (mkdtemp), to be removed by th_rmdir. */
+char *th_tmpdir(void);
+void th_rmdir(const char *dir);
+
+#endif
