@@ -1,0 +1,171 @@
+/* attention.c: causal attention, plain (training) and streaming (long
+ * evaluation), every product through cblas_sgemm. */
+#include "attention.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+#include "../cli/util.h"
+
+/* Query/key block sizes of the streaming kernel: a 64 x 512 score block is
+ * 128 KiB, resident in L2 while it is formed, exponentiated and used. */
+#define SQ 64
+#define SK 512
+
+static inline float alibi_bias(const rl_attn_shape *s, int h, long i, long j)
+{
+    return s->slopes ? -s->slopes[h] * (float)(i - j) : 0.0f;
+}
+
+void rl_attention_forward(float *out, long ldo, float *att, const float *q, const float *k,
+                          const float *v, long ld, const rl_attn_shape *s)
+{
+    const int T = s->T, H = s->H, hd = s->hd;
+    const float scale = 1.0f / sqrtf((float)hd);
+#pragma omp parallel for schedule(static)
+    for (int bh = 0; bh < s->B * H; bh++) {
+        const int b = bh / H, h = bh % H;
+        const long base = (long)b * T * ld + (long)h * hd;
+        float *P = att + (long)bh * T * T;
+        /* S = Q K^T / sqrt(hd) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, scale, q + base, (int)ld,
+                    k + base, (int)ld, 0.0f, P, T);
+        for (long i = 0; i < T; i++) {
+            float *row = P + i * T, mx = -INFINITY;
+            for (long j = 0; j <= i; j++) {
+                row[j] += alibi_bias(s, h, i, j);
+                mx = row[j] > mx ? row[j] : mx;
+            }
+            float sum = 0;
+            for (long j = 0; j <= i; j++) {
+                row[j] = expf(row[j] - mx);
+                sum += row[j];
+            }
+            float inv = 1.0f / sum;
+            for (long j = 0; j <= i; j++)
+                row[j] *= inv;
+            for (long j = i + 1; j < T; j++)
+                row[j] = 0.0f;
+        }
+        /* O = P V */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, v + base,
+                    (int)ld, 0.0f, out + (long)b * T * ldo + (long)h * hd, (int)ldo);
+    }
+}
+
+void rl_attention_backward(float *dq, float *dk, float *dv, long ldd, float *datt,
+                           const float *dout, long lddo, const float *att, const float *q,
+                           const float *k, const float *v, long ld, const rl_attn_shape *s)
+{
+    const int T = s->T, H = s->H, hd = s->hd;
+    const float scale = 1.0f / sqrtf((float)hd);
+#pragma omp parallel for schedule(static)
+    for (int bh = 0; bh < s->B * H; bh++) {
+        const int b = bh / H, h = bh % H;
+        const long base = (long)b * T * ld + (long)h * hd;
+        const long dbase = (long)b * T * ldd + (long)h * hd;
+        const float *P = att + (long)bh * T * T, *dO = dout + (long)b * T * lddo + (long)h * hd;
+        float *dS = datt + (long)bh * T * T;
+        /* dP = dO V^T */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, 1.0f, dO, (int)lddo,
+                    v + base, (int)ld, 0.0f, dS, T);
+        /* dV = P^T dO */
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, dO, (int)lddo,
+                    0.0f, dv + dbase, (int)ldd);
+        /* softmax backward, row by row: dS = P (dP - <P, dP>) */
+        for (long i = 0; i < T; i++) {
+            const float *p = P + i * T;
+            float *d = dS + i * T, dot = 0;
+            for (long j = 0; j <= i; j++)
+                dot += p[j] * d[j];
+            for (long j = 0; j <= i; j++)
+                d[j] = p[j] * (d[j] - dot);
+            for (long j = i + 1; j < T; j++)
+                d[j] = 0.0f;
+        }
+        /* dQ = dS K / sqrt(hd),  dK = dS^T Q / sqrt(hd) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, scale, dS, T, k + base,
+                    (int)ld, 0.0f, dq + dbase, (int)ldd);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dS, T, q + base,
+                    (int)ld, 0.0f, dk + dbase, (int)ldd);
+    }
+}
+
+/* One query block [i0, i1) of head h, batch row base: online softmax over
+ * key blocks [j0, j1) with j0 < i1 (later blocks are all masked). */
+static void stream_block(float *o, long ldo, const float *q, const float *k, const float *v,
+                         long ld, const rl_attn_shape *s, int h, long i0, long i1, float *S,
+                         float *acc, float *m, float *l)
+{
+    const int hd = s->hd;
+    const int nq = (int)(i1 - i0);
+    const float scale = 1.0f / sqrtf((float)hd);
+    for (int r = 0; r < nq; r++) {
+        m[r] = -INFINITY;
+        l[r] = 0.0f;
+    }
+    for (long e = 0; e < (long)nq * hd; e++)
+        acc[e] = 0.0f;
+    for (long j0 = 0; j0 < i1; j0 += SK) {
+        const long j1 = j0 + SK < i1 ? j0 + SK : i1;
+        const int nk = (int)(j1 - j0);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nq, nk, hd, scale, q + i0 * ld,
+                    (int)ld, k + j0 * ld, (int)ld, 0.0f, S, SK);
+        for (int r = 0; r < nq; r++) {
+            const long i = i0 + r;
+            float *row = S + (long)r * SK;
+            const long jmax = i < j1 - 1 ? i : j1 - 1; /* last unmasked key */
+            float mx = m[r];
+            for (long j = j0; j <= jmax; j++) {
+                row[j - j0] += alibi_bias(s, h, i, j);
+                mx = row[j - j0] > mx ? row[j - j0] : mx;
+            }
+            /* rescale what has been accumulated to the new max:
+             * l <- l e^(m - m'), acc <- acc e^(m - m') */
+            const float corr = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
+            float sum = 0;
+            for (long j = j0; j <= jmax; j++) {
+                row[j - j0] = expf(row[j - j0] - mx);
+                sum += row[j - j0];
+            }
+            for (long j = jmax + 1 > j0 ? jmax + 1 : j0; j < j1; j++)
+                row[j - j0] = 0.0f;
+            if (jmax >= j0) {
+                l[r] = l[r] * corr + sum;
+                for (int c = 0; c < hd; c++)
+                    acc[(long)r * hd + c] *= corr;
+                m[r] = mx;
+            }
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, hd, nk, 1.0f, S, SK,
+                    v + j0 * ld, (int)ld, 1.0f, acc, hd);
+    }
+    for (int r = 0; r < nq; r++)
+        for (int c = 0; c < hd; c++)
+            o[(i0 + r) * ldo + c] = acc[(long)r * hd + c] / l[r];
+}
+
+void rl_attention_forward_streaming(float *out, long ldo, const float *q, const float *k,
+                                    const float *v, long ld, const rl_attn_shape *s)
+{
+    const int T = s->T, H = s->H, hd = s->hd;
+    const long nqb = (T + SQ - 1) / SQ;
+    const long per = (long)SQ * SK + (long)SQ * hd + 2 * SQ;
+    float *scratch = rl_xmalloc(sizeof(float) * per * omp_get_max_threads());
+    /* items (b, h, query block), largest (latest) blocks first for balance;
+     * each item's arithmetic is fixed, so the schedule cannot change results */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long it = 0; it < (long)s->B * H * nqb; it++) {
+        const long qb = nqb - 1 - it % nqb, bh = it / nqb;
+        const long b = bh / H, h = bh % H;
+        float *S = scratch + per * omp_get_thread_num(), *acc = S + (long)SQ * SK;
+        float *m = acc + (long)SQ * hd, *l = m + SQ;
+        const long base = b * T * ld + h * hd;
+        const long i1 = (qb + 1) * SQ < T ? (qb + 1) * SQ : T;
+        stream_block(out + b * T * ldo + h * hd, ldo, q + base, k + base, v + base, ld, s,
+                     (int)h, qb * SQ, i1, S, acc, m, l);
+    }
+    free(scratch);
+}

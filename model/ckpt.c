@@ -1,0 +1,139 @@
+/* ckpt.c: checkpoint writing and checked loading (format in ckpt.h). */
+#include "ckpt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/util.h"
+#include "data.h"
+
+static const char MAGIC[8] = { 'R', 'L', 'G', 'P', 'T', 'C', 'K', 'P' };
+
+/* Header fields after the magic, each an int64 (dropout as its double's bits). */
+enum { H_VERSION, H_LAYERS, H_WIDTH, H_HEADS, H_CTX, H_VOCAB, H_POS, H_DROPOUT, H_STEP,
+       H_STEPS, H_BATCH, H_ACCUM, H_SEED, H_VAL_EVERY, H_VAL_BATCHES, H_DATA_N, H_DATA_HASH,
+       H_ADAM_T, H_NPARAMS, H_FIELDS };
+#define HEADER_BYTES (sizeof MAGIC + 8 * H_FIELDS + 128)
+
+static void put_header(unsigned char *h, const rl_gpt *m, const rl_ckpt_meta *mt)
+{
+    int64_t f[H_FIELDS];
+    double dp = m->cfg.dropout;
+    f[H_VERSION] = RL_CKPT_VERSION;
+    f[H_LAYERS] = m->cfg.layers;
+    f[H_WIDTH] = m->cfg.width;
+    f[H_HEADS] = m->cfg.heads;
+    f[H_CTX] = m->cfg.ctx;
+    f[H_VOCAB] = m->cfg.vocab;
+    f[H_POS] = m->cfg.pos;
+    memcpy(&f[H_DROPOUT], &dp, 8);
+    f[H_STEP] = mt->step;
+    f[H_STEPS] = mt->steps;
+    f[H_BATCH] = mt->batch;
+    f[H_ACCUM] = mt->accum;
+    f[H_SEED] = (int64_t)mt->seed;
+    f[H_VAL_EVERY] = mt->val_every;
+    f[H_VAL_BATCHES] = mt->val_batches;
+    f[H_DATA_N] = mt->data_n;
+    f[H_DATA_HASH] = (int64_t)mt->data_hash;
+    f[H_ADAM_T] = m->adam_t;
+    f[H_NPARAMS] = m->nparams;
+    memcpy(h, MAGIC, sizeof MAGIC);
+    memcpy(h + sizeof MAGIC, f, sizeof f);
+    memset(h + sizeof MAGIC + sizeof f, 0, 128);
+    snprintf((char *)h + sizeof MAGIC + sizeof f, 128, "%s", mt->lr);
+}
+
+void rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta)
+{
+    unsigned char h[HEADER_BYTES];
+    put_header(h, m, meta);
+    const size_t np = sizeof(float) * (size_t)m->nparams;
+    uint64_t sum = rl_fnv64(RL_FNV64_INIT, h, sizeof h);
+    sum = rl_fnv64(sum, m->params, np);
+    sum = rl_fnv64(sum, m->adam, 2 * np);
+    rl_outfile *o = rl_outfile_open(path);
+    fwrite(h, sizeof h, 1, o->f);
+    fwrite(m->params, 1, np, o->f);
+    fwrite(m->adam, 1, 2 * np, o->f);
+    fwrite(&sum, sizeof sum, 1, o->f);
+    rl_outfile_commit(o);
+}
+
+rl_gpt *rl_ckpt_load(const char *path, int B, rl_ckpt_meta *mt, char *err, size_t n)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, n, "cannot read checkpoint %s", path);
+        return NULL;
+    }
+    unsigned char h[HEADER_BYTES];
+    int64_t f[H_FIELDS];
+    if (fread(h, sizeof h, 1, fp) != 1) {
+        snprintf(err, n, "%s: truncated checkpoint (shorter than its header)", path);
+        goto fail;
+    }
+    memcpy(f, h + sizeof MAGIC, sizeof f);
+    if (memcmp(h, MAGIC, sizeof MAGIC)) {
+        snprintf(err, n, "%s: not a routelab checkpoint (bad magic)", path);
+        goto fail;
+    }
+    if (f[H_VERSION] != RL_CKPT_VERSION) {
+        snprintf(err, n, "%s: checkpoint version %lld, this routelab reads %d", path,
+                 (long long)f[H_VERSION], RL_CKPT_VERSION);
+        goto fail;
+    }
+    double dp;
+    memcpy(&dp, &f[H_DROPOUT], 8);
+    rl_gpt_config cfg = { (int)f[H_LAYERS], (int)f[H_WIDTH], (int)f[H_HEADS], (int)f[H_CTX],
+                          (int)f[H_VOCAB], (float)dp, (int)f[H_POS] };
+    char why[160];
+    if (f[H_LAYERS] > 4096 || f[H_WIDTH] > 1 << 16 || f[H_CTX] > 1 << 24 ||
+        rl_gpt_config_check(&cfg, why, sizeof why) || rl_gpt_param_count(&cfg) != f[H_NPARAMS]) {
+        snprintf(err, n, "%s: corrupt checkpoint (inconsistent configuration)", path);
+        goto fail;
+    }
+    const size_t np = sizeof(float) * (size_t)f[H_NPARAMS];
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    if (size < 0 || (size_t)size != sizeof h + 3 * np + 8) {
+        snprintf(err, n, "%s: truncated or padded checkpoint (%ld bytes, expected %zu)", path,
+                 size, sizeof h + 3 * np + 8);
+        goto fail;
+    }
+    fseek(fp, (long)sizeof h, SEEK_SET);
+    rl_gpt *m = rl_gpt_alloc(&cfg, B);
+    uint64_t stored;
+    if (fread(m->params, 1, np, fp) != np || fread(m->adam, 1, 2 * np, fp) != 2 * np ||
+        fread(&stored, 8, 1, fp) != 1) {
+        snprintf(err, n, "%s: read error", path);
+        rl_gpt_free(m);
+        goto fail;
+    }
+    uint64_t sum = rl_fnv64(RL_FNV64_INIT, h, sizeof h);
+    sum = rl_fnv64(sum, m->params, np);
+    sum = rl_fnv64(sum, m->adam, 2 * np);
+    if (sum != stored) {
+        snprintf(err, n, "%s: corrupt checkpoint (checksum mismatch)", path);
+        rl_gpt_free(m);
+        goto fail;
+    }
+    fclose(fp);
+    m->adam_t = f[H_ADAM_T];
+    mt->step = f[H_STEP];
+    mt->steps = f[H_STEPS];
+    mt->batch = (int)f[H_BATCH];
+    mt->accum = (int)f[H_ACCUM];
+    mt->seed = (uint64_t)f[H_SEED];
+    mt->val_every = f[H_VAL_EVERY];
+    mt->val_batches = f[H_VAL_BATCHES];
+    mt->data_n = f[H_DATA_N];
+    mt->data_hash = (uint64_t)f[H_DATA_HASH];
+    memcpy(mt->lr, h + sizeof MAGIC + sizeof f, 128);
+    mt->lr[127] = 0;
+    return m;
+fail:
+    fclose(fp);
+    return NULL;
+}

@@ -1,0 +1,40 @@
+/* ckpt.h: checkpoints that resume a run exactly.
+ *
+ * File: a fixed header of little-endian 64-bit fields (magic "RLGPTCKP",
+ * version, model configuration, steps done, the run's settings, the identity
+ * of its training stream, AdamW's step count), then the parameters and the
+ * AdamW moments m and v as float32, then FNV-1a-64 of everything before it.
+ * Data position and RNG state: every random draw of step s (training windows,
+ * dropout masks) comes from streams keyed by (seed, s), so (seed, step)
+ * is the whole state.  A checkpoint whose magic, version, size, checksum or
+ * configuration does not check out is rejected, never loaded. */
+#ifndef RL_MODEL_CKPT_H
+#define RL_MODEL_CKPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpt.h"
+
+#define RL_CKPT_VERSION 1
+
+typedef struct {
+    long step;          /* optimizer steps completed */
+    long steps;         /* the run's total */
+    int batch, accum;
+    uint64_t seed;
+    char lr[128];       /* the schedule as given */
+    long val_every, val_batches;
+    long data_n;        /* training tokens */
+    uint64_t data_hash; /* FNV-1a of the training stream */
+} rl_ckpt_meta;
+
+/* Write through a temporary file and a rename. */
+void rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta);
+
+/* Load into a new model with activations for B windows; NULL with a
+ * one-line reason when the file is unreadable, truncated, corrupt or of
+ * another format. */
+rl_gpt *rl_ckpt_load(const char *path, int B, rl_ckpt_meta *meta, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,46 @@
+/* position.h: position schemes as transforms around the one attention kernel.
+ *
+ * Rotation: each head's vector x (head dim hd) is split into hd/2 planes,
+ * pairing x[p] with x[p + hd/2] (half-split), and plane p of the head at
+ * (batch b, position t, head h) turns by an angle a = angle(b, t, h, p):
+ *     (x1, x2) -> (x1 cos a - x2 sin a,  x1 sin a + x2 cos a).
+ * The angles live in an rl_rotation: cos/sin tables addressed by explicit
+ * strides, entry (b, t, h, p) at  b*sb + t*st + h*sh + p.  A zero stride
+ * broadcasts: RoPE's table depends on t only (sb = sh = 0, st = hd/2); the
+ * accumulated per-batch/head angles of later schemes use sb = T*H*P,
+ * st = H*P, sh = P with P = hd/2.  The same transform serves q and k, the
+ * values (dir +1) and, with dir -1, the inverse rotation of each head's
+ * attention output at its query position.  The transform is orthogonal, so
+ * its backward is the rotation by the opposite angle: rl_rotate with -dir.
+ *
+ * ALiBi needs no transform: the kernel adds -m_h (i - j) to the scaled
+ * logit of query i and key j, with the slopes below. */
+#ifndef RL_MODEL_POSITION_H
+#define RL_MODEL_POSITION_H
+
+typedef struct {
+    const float *cos, *sin;
+    long sb, st, sh; /* strides of batch, position, head; pair stride is 1 */
+} rl_rotation;
+
+/* Rotate, in place, the heads of rows (b*T + t) of x (row stride ld, head h
+ * at columns h*hd .. h*hd+hd-1) by dir * angle, dir = +1 or -1.  Position t of
+ * the rows reads the table at t + t0 (so a chunk of a long window can use the
+ * window's table). */
+void rl_rotate(float *x, long ld, int B, int T, int H, int hd, const rl_rotation *r,
+               long t0, int dir);
+
+/* cos and sin of n angles given in double, each reduced mod 2 pi first. */
+void rl_angles_cos_sin(const double *angle, float *cos, float *sin, long n);
+
+/* RoPE's table for positions t0 .. t0+T-1: angle(t, p) = t * omega_p,
+ * omega_p = 10000^(-2p/hd), p < hd/2, products and reduction in double.
+ * cos and sin hold T*hd/2 floats each; the rotation uses st = hd/2. */
+void rl_rope_table(float *cos, float *sin, long t0, long T, int hd);
+rl_rotation rl_rope_rotation(const float *cos, const float *sin, int hd);
+
+/* ALiBi slopes for H heads (see position.c for the rule when H is not a
+ * power of two). */
+void rl_alibi_slopes(float *m, int H);
+
+#endif

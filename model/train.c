@@ -1,0 +1,183 @@
+/* train.c: schedules and the training step (see train.h). */
+#include "train.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/util.h"
+#include "../sampling/rng.h"
+
+/* Stream domains, so that training windows, dropout masks and validation
+ * windows of the same seed never share a stream. */
+#define DOM_WINDOWS 0x57494e44ULL
+#define DOM_DROPOUT 0x44524f50ULL
+#define DOM_VAL 0x56414cULL
+
+int rl_lr_parse(const char *s, rl_lr_schedule *o, char *err, size_t n)
+{
+    memset(o, 0, sizeof *o);
+    char *end;
+    if (strncmp(s, "cosine:", 7) == 0) {
+        o->cosine = 1;
+        errno = 0;
+        o->peak = strtod(s + 7, &end);
+        if (end == s + 7 || *end != ':' || !(o->peak > 0))
+            goto bad;
+        const char *w = end + 1;
+        o->warmup = strtol(w, &end, 10);
+        if (end == w || o->warmup < 0 || (*end && *end != ':'))
+            goto bad;
+        o->min = o->peak / 10;
+        if (*end) {
+            const char *mn = end + 1;
+            o->min = strtod(mn, &end);
+            if (end == mn || *end || !(o->min >= 0))
+                goto bad;
+        }
+        return 0;
+    }
+    const char *p = s;
+    while (*p) {
+        if (o->n == RL_LR_MAX_STAGES)
+            goto bad;
+        errno = 0;
+        o->lr[o->n] = strtod(p, &end);
+        if (end == p || errno || !(o->lr[o->n] > 0) || !isfinite(o->lr[o->n]))
+            goto bad;
+        o->len[o->n] = 0;
+        if (*end == ':') {
+            const char *q = end + 1;
+            o->len[o->n] = strtol(q, &end, 10);
+            if (end == q || o->len[o->n] < 1)
+                goto bad;
+        } else if (*end || o->n) /* a bare rate only as the whole schedule */
+            goto bad;
+        o->n++;
+        if (*end == ',' && end[1])
+            p = end + 1;
+        else if (*end)
+            goto bad;
+        else
+            p = end;
+    }
+    if (o->n)
+        return 0;
+bad:
+    snprintf(err, n, "--lr '%s' is neither LR, LR:STEPS,LR:STEPS,... nor cosine:PEAK:WARMUP[:MIN]", s);
+    return -1;
+}
+
+long rl_lr_stage_total(const rl_lr_schedule *s)
+{
+    long t = 0;
+    for (int i = 0; !s->cosine && i < s->n; i++)
+        t += s->len[i];
+    return t;
+}
+
+double rl_lr_at(const rl_lr_schedule *s, long step, long total)
+{
+    if (s->cosine) {
+        if (step < s->warmup)
+            return s->peak * (step + 1) / (double)s->warmup;
+        long span = total - s->warmup;
+        double f = span > 1 ? (double)(step - s->warmup) / (double)(span - 1) : 1.0;
+        if (f > 1)
+            f = 1;
+        return s->min + 0.5 * (s->peak - s->min) * (1 + cos(M_PI * f));
+    }
+    for (int i = 0; i < s->n; i++) {
+        if (step < s->len[i] || s->len[i] == 0)
+            return s->lr[i];
+        step -= s->len[i];
+    }
+    return s->lr[s->n - 1];
+}
+
+rl_trainer *rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, int B, int accum,
+                             uint64_t seed)
+{
+    if (train->n < m->T + 1)
+        rl_die("train: the training stream has %ld tokens, fewer than context + 1 = %d",
+               train->n, m->T + 1);
+    rl_trainer *t = rl_xcalloc(1, sizeof *t);
+    t->m = m;
+    t->train = train;
+    t->B = B;
+    t->T = m->T;
+    t->accum = accum;
+    t->rank = 0;
+    t->nranks = 1;
+    t->seed = seed;
+    t->opt = rl_adamw_default();
+    t->clip = 1.0;
+    t->batch = rl_xmalloc(sizeof(uint16_t) * (size_t)B * (t->T + 1));
+    t->rng = rl_rng_alloc();
+    return t;
+}
+
+void rl_trainer_free(rl_trainer *t)
+{
+    if (!t)
+        return;
+    free(t->batch);
+    gsl_rng_free(t->rng);
+    free(t);
+}
+
+void rl_allreduce_grads(rl_gpt *m, int nranks)
+{
+    /* MPI_Allreduce(MPI_IN_PLACE, m->grads, m->nparams, MPI_FLOAT, MPI_SUM,
+     * comm), then grads /= nranks: every process then takes the same step. */
+    (void)m;
+    (void)nranks;
+}
+
+/* Copy B windows of T+1 tokens into the batch; window w from stream key. */
+static void fill_windows(rl_trainer *t, const rl_tokens *src, uint64_t dom, uint64_t key0)
+{
+    const long span = src->n - t->T; /* starts 0 .. n-T-1 */
+    for (int w = 0; w < t->B; w++) {
+        rl_rng_stream(t->rng, t->seed ^ dom, rl_stream_key(key0, (uint64_t)w));
+        long pos = (long)(rl_rng_next64(t->rng) % (uint64_t)span);
+        memcpy(t->batch + (size_t)w * (t->T + 1), src->tok + pos, sizeof(uint16_t) * (t->T + 1));
+    }
+}
+
+double rl_trainer_step(rl_trainer *t, long step, double lr, double *gnorm)
+{
+    rl_gpt *m = t->m;
+    rl_gpt_zero_grad(m);
+    double loss = 0;
+    const float scale = 1.0f / ((float)t->B * t->T * t->accum);
+    for (int u = 0; u < t->accum; u++) {
+        uint64_t shard = (uint64_t)t->rank * t->accum + u;
+        fill_windows(t, t->train, DOM_WINDOWS, rl_stream_key((uint64_t)step, shard * t->B));
+        uint64_t dkey = rl_stream_key(t->seed ^ DOM_DROPOUT, rl_stream_key((uint64_t)step, shard));
+        loss += rl_gpt_forward(m, t->batch, t->T + 1, t->B, t->T, 1, dkey);
+        rl_gpt_backward(m, scale);
+    }
+    rl_allreduce_grads(m, t->nranks);
+    double norm = rl_grad_norm(m->grads, m->nparams);
+    if (gnorm)
+        *gnorm = norm;
+    float gscale = norm > t->clip ? (float)(t->clip / norm) : 1.0f;
+    rl_adamw_step(m, &t->opt, (float)lr, gscale);
+    return loss / t->accum;
+}
+
+double rl_trainer_val_loss(rl_trainer *t, const rl_tokens *val, int nb)
+{
+    if (val->n < t->T + 1)
+        rl_die("train: the validation stream has %ld tokens, fewer than context + 1 = %d",
+               val->n, t->T + 1);
+    double sum = 0;
+    for (int i = 0; i < nb; i++) {
+        fill_windows(t, val, DOM_VAL, (uint64_t)i * t->B);
+        sum += rl_gpt_forward(t->m, t->batch, t->T + 1, t->B, t->T, 0, 0);
+    }
+    return sum / nb;
+}
