@@ -14,6 +14,7 @@ struct command {
 static const struct command commands[] = {
     { "sample", cmd_sample, "draw steps of a family (Haar, SO(2), Householder, ...) as text matrices" },
     { "bound", cmd_bound, "print a closed form or bound of the theory as one number" },
+    { "mixing", cmd_mixing, "claim 1: mean routes against E[M]^n, mixing windows (Monte Carlo)" },
     { "bench", cmd_bench, "measure speed against this machine's own LAPACK and BLAS" },
 };
 

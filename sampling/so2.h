@@ -3,6 +3,7 @@
 #define RL_SO2_H
 
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include "family.h"
 
 /* omega_b = scale * base^(-2b/d) for b = 0 .. d/2-1 (RoPE's frequencies). */
@@ -15,6 +16,16 @@ double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega);
  * (x_b, x_{b+h}) <- (c x_b - s x_{b+h}, s x_b + c x_{b+h}),  h = d/2,
  * c = cos(sign*phi_b), s = sin(sign*phi_b).  sign = -1 applies the transpose. */
 void rl_so2_rotate(int d, const double *phi, int sign, double *X, int nvec);
+
+/* Neumaier-compensated accumulation sum += x: a constant angle added 65,536
+ * times drifts by ~1e-8 rad in plain double summation (correlated rounding);
+ * compensated, the error of sum + comp stays at a few ulps. */
+static inline void rl_sum_add(double *sum, double *comp, double x)
+{
+    double t = *sum + x;
+    *comp += fabs(*sum) >= fabs(x) ? (*sum - t) + x : (x - t) + *sum;
+    *sum = t;
+}
 
 /* Reduce an accumulated angle to (-pi, pi] (exact in double for |phi| < 2^52). */
 double rl_angle_reduce(double phi);

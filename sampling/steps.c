@@ -238,20 +238,14 @@ void rl_stepper_matrix(const rl_stepper *s, double *M)
 
 void rl_so2_route_angles(rl_stepper *s, gsl_rng *r, long n, const int *tokens, double *phi)
 {
-    /* Neumaier-compensated sums: a constant angle added 65,536 times would
-     * otherwise drift by ~1e-8 rad (correlated rounding); compensated, the
-     * error stays at a few ulps of the sum. */
     const int h = s->f.d / 2;
     double comp[h];
     for (int b = 0; b < h; b++)
         phi[b] = comp[b] = 0.0;
     for (long t = 0; t < n; t++) {
         rl_stepper_draw(s, r, tokens ? tokens[t] : 0);
-        for (int b = 0; b < h; b++) {
-            double x = s->phi[b], sum = phi[b] + x;
-            comp[b] += fabs(phi[b]) >= fabs(x) ? (phi[b] - sum) + x : (x - sum) + phi[b];
-            phi[b] = sum;
-        }
+        for (int b = 0; b < h; b++)
+            rl_sum_add(&phi[b], &comp[b], s->phi[b]);
     }
     for (int b = 0; b < h; b++)
         phi[b] = rl_angle_reduce(phi[b] + comp[b]);

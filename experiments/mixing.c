@@ -1,0 +1,454 @@
+/* mixing.c: claim 1, the mixing window.
+ *
+ * For i.i.d. steps, E[P_n] = E[M]^n, so ||E[P_n]|| <= ||E[M]||^n and routes
+ * decorrelate after W(eps) = ceil(log(1/eps)/log(1/||E[M]||)) steps whatever
+ * the context length.  Measured here: the mean of P_n by Monte Carlo for
+ * every family (per block for SO(2)), the coherence E[q^T P_n q], its second
+ * moment against the Haar value, the window, the study's U(-w_b, w_b) variant
+ * block by block at d = 64 and 96, token-driven steps on real text, and the
+ * positive-drift law. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/util.h"
+#include "../model/data.h"
+#include "../sampling/so2.h"
+#include "../sampling/tokens.h"
+#include "../theory/theory.h"
+#include "exp.h"
+#include "experiments.h"
+#include "routes.h"
+#include "textsteps.h"
+
+typedef struct {
+    long reps;      /* routes per family */
+    int d;          /* dimension of the family sweep */
+    long nmax;      /* longest route */
+    long ntext;     /* tokens of text used */
+} mix_size;
+
+static mix_size size_of(int preset)
+{
+    mix_size q = { 256, 16, 65536, 1L << 17 };
+    mix_size f = { 4096, 32, 65536, 1L << 20 };
+    return preset == RL_PRESET_FULL ? f : q;
+}
+
+/* Predicted mean step on block b (SO(2)) or the scalar c of E[M] = cI. */
+static double complex pred_chi(const rl_family *f, int b)
+{
+    if (rl_family_is_so2(f)) {
+        double w = f->scale * pow(f->base, -2.0 * b / f->d);
+        return rl_angle_charfn(f->law, w);
+    }
+    if (f->kind == RL_FAM_BROWNIAN)
+        return rl_brownian_mean(f->d, f->sigma, NULL);
+    if (f->kind == RL_FAM_PATH)
+        return 1.0 - f->beta / f->d;
+    return rl_family_mean_norm(f, NULL, NULL);
+}
+
+static double complex cpown(double complex z, long n)
+{
+    double complex r = 1;
+    for (; n; n >>= 1, z *= z)
+        if (n & 1)
+            r *= z;
+    return r;
+}
+
+/* Measured window: the least grid length where the estimate is <= eps; -1
+ * if none.  The estimate at g is est[g]. */
+static long measured_window(const long *n, const double *est, int ng, double eps, int *at)
+{
+    for (int g = 0; g < ng; g++)
+        if (est[g] <= eps) {
+            *at = g;
+            return n[g];
+        }
+    *at = -1;
+    return -1;
+}
+
+/* The measured crossing agrees with the prediction when the predicted curve
+ * is within 3 SE of eps on both sides of it: pred(n_cross) <= eps + 3se and
+ * pred(previous grid length) >= eps - 3se. */
+static int window_agrees(double pred_at, double pred_before, double se_at, double se_before, double eps)
+{
+    return pred_at <= eps + 3 * se_at && pred_before >= eps - 3 * se_before;
+}
+
+/* ---------- the family sweep ---------- */
+
+typedef struct {
+    const char *label;
+    rl_family f;
+} spec;
+
+static int sweep_specs(int d, spec *s)
+{
+    int k = 0;
+    rl_family f;
+    s[k++] = (spec){ "haar", rl_family_default(RL_FAM_HAAR, d) };
+    s[k++] = (spec){ "haar-so", rl_family_default(RL_FAM_HAAR_SO, d) };
+    s[k++] = (spec){ "householder", rl_family_default(RL_FAM_HOUSEHOLDER, d) };
+    f = rl_family_default(RL_FAM_PATH, d);
+    f.beta = 1.0;
+    s[k++] = (spec){ "path-beta1", f };
+    f = rl_family_default(RL_FAM_LAZY_HAAR, d);
+    f.p = 0.1;
+    s[k++] = (spec){ "lazy-haar-p0.1", f };
+    f = rl_family_default(RL_FAM_BROWNIAN, d);
+    f.sigma = 0.1;
+    s[k++] = (spec){ "brownian-s0.1", f };
+    const char *laws[RL_ANG_COUNT] = { "so2-constant", "so2-uniform", "so2-pm", "so2-gauss", "so2-circle",
+                                       "so2-drift" };
+    for (int a = 0; a < RL_ANG_COUNT; a++) {
+        f = rl_family_default(RL_FAM_SO2, d);
+        f.law = (rl_angle_law)a;
+        s[k++] = (spec){ laws[a], f };
+    }
+    return k;
+}
+
+/* E[(q^T P_n q)^2] for SO(2) routes, q uniform on the sphere, exactly:
+ * with w_b = |q_b|^2, E[w_b w_b'] = 4/(d(d+2)) (b != b') and 8/(d(d+2)),
+ * E[cos Phi_b cos Phi_b'] = Re chi_b^n Re chi_b'^n and E cos^2 Phi_b =
+ * (1 + Re psi_b^n)/2 with psi_b = E e^{2i theta} = charfn(2 w_b). */
+static double so2_sq_pred(const rl_family *f, long n)
+{
+    const int nb = f->d / 2;
+    double s1 = 0, s2 = 0, diag = 0;
+    for (int b = 0; b < nb; b++) {
+        double w = f->scale * pow(f->base, -2.0 * b / f->d);
+        double rc = creal(cpown(rl_angle_charfn(f->law, w), n));
+        double rp = creal(cpown(rl_angle_charfn(f->law, 2 * w), n));
+        s1 += rc;
+        s2 += rc * rc;
+        diag += 1 + rp;
+    }
+    return 4.0 / (f->d * (f->d + 2.0)) * (s1 * s1 - s2 + diag);
+}
+
+static void sweep(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
+{
+    spec sp[16];
+    int ns = sweep_specs(z->d, sp);
+    rl_tsv *t = rl_tsv_open(ctx, "mixing_families.tsv",
+                            "family\td\tn\tnorm\tnorm_se\tnorm_pred\topnorm_svd\tcoherence\tcoherence_se\t"
+                            "coherence_pred\tsq\tsq_se\tsq_pred\treps\tb0\tb0_se\tb0_pred\tb0_phase\tb0_phase_pred");
+    char a[128], b[128], w[256];
+    for (int k = 0; k < ns; k++) {
+        const rl_family *f = &sp[k].f;
+        const int so2 = rl_family_is_so2(f), d = f->d, nb = d / 2;
+        double complex c = pred_chi(f, 0);
+        /* dense families: stop once the prediction is far below eps = 0.01 */
+        long wpred = so2 ? -1 : rl_mixing_window(cabs(c), 0.01);
+        long nmax = so2 ? z->nmax : (wpred < 0 ? z->nmax : (wpred * 3 < 8 ? 8 : wpred * 3));
+        int ng;
+        long *grid = rl_route_grid(nmax, 256, 8, &ng);
+        rl_route_stats *st = rl_routes_run(f, grid, ng, z->reps, ctx->seed, 100 + k, NULL, 0);
+        double *est = rl_xmalloc(sizeof(double) * ng), *se = rl_xmalloc(sizeof(double) * ng);
+        double *pred = rl_xmalloc(sizeof(double) * ng);
+        double worst_z = 0;
+        for (int g = 0; g < ng; g++) {
+            long n = grid[g];
+            double cp, sqp = 1.0 / d;
+            if (so2) {
+                /* block-diagonal: the norm is the largest block's; report its SE */
+                int arg = 0;
+                double best = -1, bp = 0;
+                for (int bb = 0; bb < nb; bb++) {
+                    double m = cabs(st->chi[(long)g * nb + bb]);
+                    if (m > best)
+                        best = m, arg = bb;
+                    bp = fmax(bp, cabs(cpown(pred_chi(f, bb), n)));
+                }
+                est[g] = best;
+                se[g] = st->chi_se[(long)g * nb + arg];
+                pred[g] = bp;
+                double complex s = 0;
+                for (int bb = 0; bb < nb; bb++)
+                    s += cpown(pred_chi(f, bb), n);
+                cp = 2.0 / d * creal(s);
+                sqp = so2_sq_pred(f, n);
+                /* every block's mean against chi_b^n */
+                for (int bb = 0; bb < nb; bb++) {
+                    long i = (long)g * nb + bb;
+                    double e = cabs(st->chi[i] - cpown(pred_chi(f, bb), n));
+                    worst_z = fmax(worst_z, e / fmax(st->chi_se[i], 1e-12 + 1e-9 * cabs(st->chi[i])));
+                }
+            } else {
+                est[g] = fabs(st->tr[g]);
+                se[g] = st->tr_se[g];
+                pred[g] = pow(cabs(c), n);
+                cp = creal(cpown(c, n));
+                worst_z = fmax(worst_z, fabs(st->tr[g] - cp) / fmax(st->tr_se[g], 1e-15));
+            }
+            /* SO(2): block 0 (omega = scale) on its own, modulus and phase */
+            double complex m0 = so2 ? st->chi[(long)g * nb] : NAN, p0 = so2 ? cpown(pred_chi(f, 0), n) : NAN;
+            rl_tsv_row(t, "%s\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g",
+                       sp[k].label, d, n, est[g], se[g], pred[g], st->op[g], st->coh[g], st->coh_se[g], cp,
+                       st->sq[g], st->sq_se[g], so2 ? sqp : 1.0 / d, z->reps, cabs(m0),
+                       so2 ? st->chi_se[(long)g * nb] : NAN, cabs(p0), carg(m0), carg(p0));
+        }
+        /* claim: E[P_n] = E[M]^n at every length, within 5 SE */
+        rl_report_check(rep, worst_z <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
+                        rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", sp[k].label, d, nmax),
+                        "|z| <= 5 at every n", rl_fmt(b, sizeof b, "max |z| = %.2f over %d lengths", worst_z, ng));
+        if (!so2 || f->law != RL_ANG_CONSTANT) {
+            for (int e = 0; e < 2; e++) {
+                double eps = e ? 0.01 : 0.1;
+                double nrm = so2 ? 0 : cabs(c);
+                if (so2)
+                    for (int bb = 0; bb < nb; bb++)
+                        nrm = fmax(nrm, cabs(pred_chi(f, bb)));
+                long wp = rl_mixing_window(nrm, eps);
+                int at;
+                long wm = measured_window(grid, est, ng, eps, &at);
+                if (wp < 0 || wp > nmax) {
+                    rl_report_check(rep, wm < 0 ? RL_HOLDS_YES : RL_HOLDS_NO,
+                                    rl_fmt(w, sizeof w, "%s: window W(%g)", sp[k].label, eps),
+                                    wp < 0 ? "never" : rl_fmt(a, sizeof a, "%ld > %ld", wp, nmax),
+                                    wm < 0 ? rl_fmt(b, sizeof b, "not reached by n = %ld", nmax)
+                                           : rl_fmt(b, sizeof b, "%ld", wm));
+                } else {
+                    int ok = wm > 0 && window_agrees(pred[at], at ? pred[at - 1] : 1.0, se[at],
+                                                     at ? se[at - 1] : 0, eps);
+                    double floor3 = 3 * se[at < 0 ? ng - 1 : at];
+                    rl_report_check(rep, ok ? RL_HOLDS_YES : (floor3 > eps ? RL_HOLDS_INFO : RL_HOLDS_NO),
+                                    rl_fmt(w, sizeof w, "%s: window W(%g)", sp[k].label, eps),
+                                    rl_fmt(a, sizeof a, "%ld", wp),
+                                    rl_fmt(b, sizeof b, "%ld (3 SE = %.3f)%s", wm, floor3,
+                                           floor3 > eps ? ", below noise" : ""));
+                }
+            }
+        }
+        free(est);
+        free(se);
+        free(pred);
+        rl_route_stats_free(st);
+        free(grid);
+    }
+    rl_tsv_close(t);
+}
+
+/* ---------- the study's variant, block by block ---------- */
+
+static void study_blocks(const rl_exp_ctx *ctx, const mix_size *z, int d, rl_report *rep, rl_tsv *curves)
+{
+    rl_family f = rl_family_default(RL_FAM_SO2, d);
+    const int nb = d / 2;
+    int ng;
+    long *grid = rl_route_grid(z->nmax, 16, 4, &ng);
+    rl_route_stats *st = rl_routes_run(&f, grid, ng, z->reps, ctx->seed, 200 + d, NULL, 0);
+    int g512 = 0, glast = ng - 1;
+    for (int g = 0; g < ng; g++)
+        if (grid[g] == 512)
+            g512 = g;
+    char name[64], b[160], w[256];
+    snprintf(name, sizeof name, "mixing_blocks_d%d.tsv", d);
+    rl_tsv *t = rl_tsv_open(ctx, name,
+                            "block\tomega\tnorm\tW0.1_pred\tW0.01_pred\tW0.1_meas\tat512\tat512_se\tat512_pred\t"
+                            "at65536\tat65536_se\tat65536_pred\tclass");
+    size_t cap = 1 << 16, used = 0;
+    char *tab = rl_xmalloc(cap);
+    used += snprintf(tab + used, cap - used, "block\tω_b\t‖E R‖\tW(0.1)\tW(0.01)\t|mean P_512|\t|mean P_65536|\tclass\n");
+    int mixed = 0, coherent = 0, agree = 0;
+    double est[ng];
+    for (int bb = 0; bb < nb; bb++) {
+        double om = pow(10000.0, -2.0 * bb / d), c = sin(om) / om;
+        long w1 = rl_mixing_window(c, 0.1), w2 = rl_mixing_window(c, 0.01);
+        for (int g = 0; g < ng; g++) {
+            est[g] = cabs(st->chi[(long)g * nb + bb]);
+            rl_tsv_row(curves, "%d\t%d\t%.6g\t%ld\t%.6g\t%.3g\t%.6g", d, bb, om, grid[g], est[g],
+                       st->chi_se[(long)g * nb + bb], pow(c, grid[g]));
+        }
+        int at;
+        long wm = measured_window(grid, est, ng, 0.1, &at);
+        double m512 = est[g512], s512 = st->chi_se[(long)g512 * nb + bb];
+        double mL = est[glast], sL = st->chi_se[(long)glast * nb + bb];
+        double p512 = pow(c, 512), pL = pow(c, z->nmax);
+        /* the class follows from the prediction; the measurement must agree
+         * with it at n = 512 and at the longest route within 5 SE */
+        const char *cls = w1 > 0 && w1 <= 512 ? "mixes within 512"
+                          : pL >= 0.9         ? "coherent past 65536"
+                                              : "between";
+        mixed += w1 > 0 && w1 <= 512;
+        coherent += !(w1 > 0 && w1 <= 512) && pL >= 0.9;
+        agree += fabs(m512 - p512) <= 5 * s512 + 1e-9 && fabs(mL - pL) <= 5 * sL + 1e-9;
+        rl_tsv_row(t, "%d\t%.6g\t%.12g\t%ld\t%ld\t%ld\t%.4g\t%.2g\t%.4g\t%.4g\t%.2g\t%.4g\t%s", bb, om, c, w1, w2, wm,
+                   m512, s512, p512, mL, sL, pL, cls);
+        if (used + 256 < cap)
+            used += snprintf(tab + used, cap - used, "%d\t%.3g\t%.9f\t%ld\t%ld\t%.3f ± %.3f (pred %.3f)\t%.3f ± %.3f (pred %.3f)\t%s\n",
+                             bb, om, c, w1, w2, m512, s512, p512, mL, sL, pL, cls);
+    }
+    rl_tsv_close(t);
+    snprintf(w, sizeof w, "The study's random variant, U(−ω_b, ω_b), d = %d, %ld routes per block", d, z->reps);
+    rl_report_table(rep, w, tab);
+    long wlast = rl_mixing_window(sin(pow(10000.0, -2.0 * (nb - 1) / d)) / pow(10000.0, -2.0 * (nb - 1) / d), 0.1);
+    rl_report_check(rep, agree == nb ? RL_HOLDS_YES : RL_HOLDS_NO,
+                    rl_fmt(w, sizeof w, "d=%d: %d blocks mix within 512 steps, %d stay coherent (> 0.9) past %ld "
+                           "(slowest W(0.1) = %ld)", d, mixed, coherent, z->nmax, wlast),
+                    "|mean P_n| = (sin ω_b/ω_b)^n at n = 512 and 65,536",
+                    rl_fmt(b, sizeof b, "%d of %d blocks within 5 SE at both lengths", agree, nb));
+    free(tab);
+    rl_route_stats_free(st);
+    free(grid);
+}
+
+/* ---------- token-driven steps on real text ---------- */
+
+static void tokens_part(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
+{
+    const char *path = rl_exp_text(ctx);
+    rl_tokens tk;
+    char err[512];
+    if (rl_tokens_read(path, 256, &tk, err, sizeof err) != 0)
+        rl_die("mixing: %s", err);
+    long n = tk.n < z->ntext ? tk.n : z->ntext;
+    int *tok = rl_xmalloc(sizeof(int) * n);
+    for (long i = 0; i < n; i++)
+        tok[i] = tk.tok[i];
+    free(tk.tok);
+
+    const int d = 16, nb = d / 2;
+    rl_family f = rl_family_default(RL_FAM_TOKEN_SO2, d);
+    f.law = RL_ANG_UNIFORM;
+    f.vocab = 256;
+    double *table = rl_xmalloc(sizeof(double) * 256 * nb);
+    f.table = table;
+    rl_so2_table_draw(&f, (unsigned long)ctx->seed, 300, table);
+    double probs[256], norms[8];
+    rl_tokens_unigram(tok, n, 256, probs);
+    rl_family_mean_norm(&f, probs, norms);
+
+    long ctxs[2] = { 512, 65536 };
+    rl_textsteps_stats *s[2];
+    int ng;
+    long *grid = rl_route_grid(511, 64, 8, &ng);
+    for (int c = 0; c < 2; c++)
+        s[c] = rl_textsteps_run(&f, tok, n, ctxs[c], grid, ng);
+    rl_tsv *t = rl_tsv_open(ctx, "mixing_tokens.tsv", "context\tblock\tn\tmeasured\tse\tunigram_pred");
+    for (int c = 0; c < 2; c++)
+        for (int bb = 0; bb < nb; bb++)
+            for (int g = 0; g < ng; g++)
+                rl_tsv_row(t, "%ld\t%d\t%ld\t%.6g\t%.3g\t%.6g", ctxs[c], bb, grid[g],
+                           cabs(s[c]->chi[(long)g * nb + bb]), s[c]->se[(long)g * nb + bb],
+                           pow(norms[bb], grid[g]));
+    rl_tsv_close(t);
+
+    char a[160], b[200], w[256];
+    int same = 0, resolvable = 0, close = 0;
+    for (int bb = 0; bb < nb; bb++) {
+        double e0[ng], e1[ng], p[ng];
+        for (int g = 0; g < ng; g++) {
+            e0[g] = cabs(s[0]->chi[(long)g * nb + bb]);
+            e1[g] = cabs(s[1]->chi[(long)g * nb + bb]);
+            p[g] = pow(norms[bb], grid[g]);
+        }
+        int a0, a1, ap;
+        long w0 = measured_window(grid, e0, ng, 0.1, &a0), w1 = measured_window(grid, e1, ng, 0.1, &a1);
+        long wp = measured_window(grid, p, ng, 0.1, &ap);
+        if (w0 < 0 && w1 < 0)
+            continue;
+        resolvable++;
+        /* the same window: each crossing within the other's 3-SE band */
+        int ok = w0 > 0 && w1 > 0 && e1[a0] <= 0.1 + 3 * s[1]->se[(long)a0 * nb + bb] &&
+                 e0[a1] <= 0.1 + 3 * s[0]->se[(long)a1 * nb + bb];
+        same += ok;
+        close += wp > 0 && w1 > 0 && labs(wp - w1) <= (wp > w1 ? wp : w1) / 4 + 1;
+        rl_report_check(rep, ok ? RL_HOLDS_YES : RL_HOLDS_NO,
+                        rl_fmt(w, sizeof w, "text-driven steps, block %d: W(0.1) in a 512- vs a 65,536-token context", bb),
+                        rl_fmt(a, sizeof a, "equal (unigram law: %ld)", wp),
+                        rl_fmt(b, sizeof b, "%ld vs %ld", w0, w1));
+    }
+    rl_report_text(rep,
+                   "Text-driven steps: d = %d, angle of byte v in block b a fixed entry of a random table "
+                   "(U(−ω_b, ω_b)), tokens the first %ld bytes of `%s`. Steps along text are not independent, "
+                   "so the prediction |Σ_v p_v e^{iθ_vb}|^n from the unigram law p is only a reference: the "
+                   "measured windows agree with it within 25%% in %d of %d resolvable blocks, and are the same "
+                   "inside 512- and 65,536-token contexts in %d of %d (the window is a property of the route "
+                   "length, not of the context).",
+                   d, n, path, close, resolvable, same, resolvable);
+    for (int c = 0; c < 2; c++)
+        rl_textsteps_free(s[c]);
+    free(grid);
+    free(table);
+    free(tok);
+}
+
+/* ---------- positive drift ---------- */
+
+static void drift_part(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
+{
+    /* block 0 (omega = 1) of d = 2: uniform and drift laws side by side */
+    rl_family u = rl_family_default(RL_FAM_SO2, 2), dr = u;
+    dr.law = RL_ANG_DRIFT;
+    long grid[] = { 1, 2, 4, 8, 16, 32 };
+    rl_route_stats *su = rl_routes_run(&u, grid, 6, z->reps * 4, ctx->seed, 400, NULL, 0);
+    rl_route_stats *sd = rl_routes_run(&dr, grid, 6, z->reps * 4, ctx->seed, 401, NULL, 0);
+    double worst = 0, worst_phase = 0;
+    for (int g = 0; g < 6; g++) {
+        double se = hypot(su->chi_se[g], sd->chi_se[g]);
+        worst = fmax(worst, fabs(cabs(su->chi[g]) - cabs(sd->chi[g])) / se);
+        if (cabs(sd->chi[g]) > 5 * sd->chi_se[g]) {
+            double ph = rl_angle_reduce(carg(sd->chi[g]) - (double)grid[g]);
+            worst_phase = fmax(worst_phase, fabs(ph) * cabs(sd->chi[g]) / sd->chi_se[g]);
+        }
+    }
+    char a[160], b[160];
+    rl_report_check(rep, worst <= 5 ? RL_HOLDS_NO : RL_HOLDS_YES,
+                    "positive drift U(0, 2ω) does not mix (study: 'positive steps drift like RoPE')",
+                    "|E e^{iθ}| = |sin ω/ω|, the same as U(−ω, ω): drift mixes at the same rate",
+                    rl_fmt(a, sizeof a, "|mean P_n| drift vs uniform, n = 1..32: max |z| = %.2f", worst));
+    rl_report_check(rep, worst_phase <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
+                    "what drift adds: a RoPE-like mean rotation",
+                    "arg E[P_n] = n ω (mod 2π)",
+                    rl_fmt(b, sizeof b, "max |z| of the phase error = %.2f", worst_phase));
+    rl_route_stats_free(su);
+    rl_route_stats_free(sd);
+}
+
+int rl_exp_mixing(const rl_exp_ctx *ctx, rl_report *rep)
+{
+    mix_size z = size_of(ctx->preset);
+    rl_report_text(rep,
+                   "**Claim.** With independent steps and ‖E[M]‖ ≤ 1−γ < 1, ‖E[P(j→i)]‖ ≤ (1−γ)^{i−j}: far routes "
+                   "decorrelate after W(ε) = ⌈log(1/ε)/log(1/(1−γ))⌉ steps whatever the context length. "
+                   "Measured: the mean of P_n over %ld routes per family (d = %d), per block for SO(2) "
+                   "(base 10000), for n up to %ld; z-scores are (measured − predicted)/SE.",
+                   z.reps, z.d, z.nmax);
+    sweep(ctx, &z, rep);
+    rl_tsv *curves = rl_tsv_open(ctx, "mixing_block_curves.tsv", "d\tblock\tomega\tn\tmeasured\tse\tpred");
+    study_blocks(ctx, &z, 64, rep, curves);
+    study_blocks(ctx, &z, 96, rep, curves);
+    rl_tsv_close(curves);
+    tokens_part(ctx, &z, rep);
+    drift_part(ctx, &z, rep);
+
+    char vars[256];
+    snprintf(vars, sizeof vars, "d=%d", z.d);
+    rl_plot(ctx, "mixing_families", "mixing_families", vars);
+    rl_plot(ctx, "mixing_laws", "mixing_laws", vars);
+    rl_plot(ctx, "mixing_blocks", "mixing_blocks", NULL);
+    rl_plot(ctx, "mixing_tokens", "mixing_tokens", NULL);
+    rl_plot(ctx, "mixing_coherence", "mixing_coherence", vars);
+    rl_report_figure(rep, "mixing_families.png",
+                     "‖E[P_n]‖ against n for the non-SO(2) families: measured (points, ±SE) and ‖E[M]‖ⁿ (lines)");
+    rl_report_figure(rep, "mixing_laws.png",
+                     "SO(2) angle laws, fastest block (ω = 1): |E e^{iΦ_n}| measured and predicted; constant "
+                     "angles (RoPE) never mix, drift mixes exactly like the zero-mean law");
+    rl_report_figure(rep, "mixing_blocks.png",
+                     "The study's U(−ω_b, ω_b) at d = 64, selected blocks: fast blocks mix within 512 steps, "
+                     "slow blocks stay coherent past 65,536");
+    rl_report_figure(rep, "mixing_tokens.png",
+                     "Text-driven SO(2) steps: windows measured inside 512- and 65,536-token contexts and the "
+                     "unigram prediction");
+    rl_report_figure(rep, "mixing_coherence.png",
+                     "E[(q̂ᵀP_n q̂)²] against n: the Haar value 1/d for the isotropic families, 2/(d+2) for "
+                     "fully mixed SO(2) blocks");
+    return 0;
+}

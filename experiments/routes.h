@@ -1,0 +1,39 @@
+/* routes.h: Monte Carlo of route products P_n = M_n ... M_1 at a grid of
+ * lengths n, for any step family: the mean E[P_n] (per SO(2) block, or as a
+ * matrix), the coherence E[q^T P_n q] and its second moment E[(q^T P_n q)^2]
+ * for a uniform random unit q drawn afresh for every route. */
+#ifndef RL_ROUTES_H
+#define RL_ROUTES_H
+
+#include <complex.h>
+#include "../sampling/family.h"
+
+/* n = 1, 2, ..., dense_to, then about per_octave points per doubling up to
+ * nmax (always including nmax).  Returns a malloc'ed array, count in *ng. */
+long *rl_route_grid(long nmax, long dense_to, int per_octave, int *ng);
+
+typedef struct {
+    int ng;            /* grid points */
+    long *n;           /* route lengths (copy of the grid) */
+    long reps;         /* routes drawn */
+    int nb;            /* SO(2): d/2 blocks; else 0 */
+    /* per grid point g: */
+    double *tr, *tr_se;          /* tr(P_n)/d, the scalar E[P_n] = cI estimate */
+    double *op;                  /* ||mean of P_n||_op by SVD (dense matrix estimate) */
+    double *coh, *coh_se;        /* q^T P_n q */
+    double *sq, *sq_se;          /* (q^T P_n q)^2 */
+    /* SO(2), per grid point g and block b at [g * nb + b]: */
+    double complex *chi;         /* mean of e^{i Phi_b} */
+    double *chi_se;              /* standard error of its modulus (conservative) */
+} rl_route_stats;
+
+/* Draw `reps` routes of the family up to the grid's last length, with
+ * replicate k on stream (seed, key(tag, k)).  Deterministic for any thread
+ * count (replicates summed in fixed chunks, chunks in order).  token-so2
+ * routes read tokens[start + t] with start drawn uniformly in
+ * [0, ntok - nmax] (ntok >= nmax). */
+rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
+                              unsigned long seed, unsigned long tag, const int *tokens, long ntok);
+void rl_route_stats_free(rl_route_stats *s);
+
+#endif
