@@ -15,6 +15,7 @@ static const struct command commands[] = {
     { "sample", cmd_sample, "draw steps of a family (Haar, SO(2), Householder, ...) as text matrices" },
     { "bound", cmd_bound, "print a closed form or bound of the theory as one number" },
     { "mixing", cmd_mixing, "claim 1: mean routes against E[M]^n, mixing windows (Monte Carlo)" },
+    { "stylized", cmd_stylized, "claim 6: one attention layer end to end, fitted queries, L up to 65,536" },
     { "bench", cmd_bench, "measure speed against this machine's own LAPACK and BLAS" },
 };
 
