@@ -6,5 +6,6 @@ int cmd_sample(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_mixing(int argc, char **argv);
+int cmd_farmass(int argc, char **argv);
 
 #endif
