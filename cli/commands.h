@@ -7,5 +7,7 @@ int cmd_bound(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_mixing(int argc, char **argv);
 int cmd_stylized(int argc, char **argv);
+int cmd_farmass(int argc, char **argv);
+int cmd_values(int argc, char **argv);
 
 #endif

@@ -16,6 +16,8 @@ static const struct command commands[] = {
     { "bound", cmd_bound, "print a closed form or bound of the theory as one number" },
     { "mixing", cmd_mixing, "claim 1: mean routes against E[M]^n, mixing windows (Monte Carlo)" },
     { "stylized", cmd_stylized, "claim 6: one attention layer end to end, fitted queries, L up to 65,536" },
+    { "farmass", cmd_farmass, "claim 3: far mass of rotation-only attention against the bound, ALiBi (Monte Carlo)" },
+    { "values", cmd_values, "claim 4: far value contribution with and without value transport (Monte Carlo)" },
     { "bench", cmd_bench, "measure speed against this machine's own LAPACK and BLAS" },
 };
 

@@ -1,0 +1,32 @@
+# Rotation-only far mass against context length, one panel per lambda, with the lower bound.
+load plotdir.'/common.gp'
+if (term eq 'svg') { set terminal svg size 1400,950 dynamic enhanced font 'DejaVu Sans,12' } \
+else { set terminal pngcairo size 1400,950 enhanced font 'DejaVu Sans,11' }
+set output out
+f = dir.'/farmass.tsv'
+fams = "householder so2-circle so2-study"
+pts = "7 5 9"
+set multiplot layout 2,2 title sprintf("Far mass ρ_D of rotation-only attention (d = %d, K = %d near keys, one key direction shared by all tokens)", d, K)
+set logscale x
+set xrange [50:80000]
+set yrange [0:1.05]
+set xlabel 'context length L = K + M_L (tokens)'
+set ylabel 'far mass ρ_D'
+unset key
+do for [j=1:words(lams)] {
+    lam = word(lams,j)+0
+    set title sprintf("λ = %g (|logit| ≤ λ): the bound reaches 1/2 at L = %.0f", lam, K + K*exp(2*lam))
+    plot for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $4 == lam && $5 == 0 ? $6 : 1/0):8:9 w yerrorbars pt (word(pts,i)+0) ps 0.7 lc i+1, \
+         f u (strcol(1) eq 'none' && $4 == lam && $5 == 0 ? $6 : 1/0):8 w lines lw 1.5 dt 2 lc rgb 'gray30', \
+         f u (strcol(1) eq 'householder' && $4 == lam && $5 == 0 ? $6 : 1/0):12 w lines lw 2.5 lc rgb 'black', \
+         0.5 w lines lc rgb 'gray50' dt 3
+}
+# the legend in its own panel
+unset border; unset tics; unset xlabel; unset ylabel; unset title; unset logscale
+set xrange [0:1]; set yrange [0:1]
+set key center center box opaque font ',12' spacing 1.4
+plot for [i=1:words(fams)] NaN w points pt (word(pts,i)+0) ps 1.2 lc i+1 title word(fams,i).' (mean ± SE)', \
+     NaN w lines lw 1.5 dt 2 lc rgb 'gray30' title 'none (NoPE): M/(M+K)', \
+     NaN w lines lw 2.5 lc rgb 'black' title 'lower bound M/(M + K e^{2λ})', \
+     NaN w lines lc rgb 'gray50' dt 3 title 'ρ_D = 1/2'
+unset multiplot

@@ -1,0 +1,137 @@
+/* test_exp_values.c: the value walk against the exact formulas, and `routelab values`. */
+#include <criterion/criterion.h>
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../experiments/value_walk.h"
+#include "../sampling/rng.h"
+#include "../theory/theory.h"
+#include "helpers.h"
+
+/* No transport, no noise: the sum of M values is exactly M vbar (a count off
+ * by one would show at once). */
+Test(exp_values, no_transport_sums_exactly_m_values)
+{
+    const int d = 6;
+    const long grid[4] = { 1, 2, 7, 100 };
+    double vbar[6] = { 1, -2, 0.5, 3, 0, 1 }, x[6], tmp[6], out[4 * 6];
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, 1, 1);
+    rl_value_walk(NULL, r, d, vbar, 0.0, 16, grid, 4, x, tmp, out);
+    for (int g = 0; g < 4; g++)
+        for (int i = 0; i < d; i++)
+            cr_assert_float_eq(out[g * d + i], grid[g] * vbar[i], 1e-12);
+    gsl_rng_free(r);
+}
+
+/* Circle-uniform SO(2) transport (chi = 0 on every block): E||x_M||^2 =
+ * M (||vbar||^2 + sigma^2), so ||r|| = ||x_M||/M falls with slope -1/2. */
+Test(exp_values, so2_value_transport_slope_is_minus_half)
+{
+    const int d = 8;
+    const long grid[2] = { 16, 1024 };
+    rl_family f = rl_family_default(RL_FAM_SO2, d);
+    f.law = RL_ANG_CIRCLE;
+    rl_stepper *st = rl_stepper_alloc(&f, 1);
+    double vbar[8], x[8], tmp[8], out[16];
+    for (int i = 0; i < d; i++)
+        vbar[i] = 1 / sqrt(d);
+    gsl_rng *r = rl_rng_alloc();
+    th_acc a[2] = { { 0 }, { 0 } };
+    for (long rep = 0; rep < 400; rep++) {
+        rl_rng_stream(r, 2, (uint64_t)rep);
+        rl_value_walk(st, r, d, vbar, 0.1, 4, grid, 2, x, tmp, out);
+        for (int g = 0; g < 2; g++) {
+            double n2 = 0;
+            for (int i = 0; i < d; i++)
+                n2 += out[g * d + i] * out[g * d + i];
+            th_add(&a[g], n2 / ((double)grid[g] * grid[g]));
+        }
+    }
+    for (int g = 0; g < 2; g++)
+        cr_assert_lt(fabs(a[g].mean - 1.01 / grid[g]), 5 * th_se(&a[g]), "M = %ld: %g +- %g, exact %g", grid[g], a[g].mean,
+                     th_se(&a[g]), 1.01 / grid[g]);
+    /* slope of log rms = (1/2) log(msq) against log M, delta-method SE */
+    double slope = 0.5 * log(a[1].mean / a[0].mean) / log(1024.0 / 16.0);
+    double se = 0.5 * hypot(th_se(&a[0]) / a[0].mean, th_se(&a[1]) / a[1].mean) / log(64.0);
+    cr_assert_lt(fabs(slope + 0.5), 5 * se, "slope %g +- %g", slope, se);
+    gsl_rng_free(r);
+    rl_stepper_free(st);
+}
+
+/* Householder transport with K = 3 near steps: E||x_M||^2 = ||vbar||^2 S(c, M)
+ * + M sigma^2 (the K steps do not change norms) and <E x_M, vbar> =
+ * c^K sum_{delta=1}^{M} c^delta ||vbar||^2, c = 1 - 2/d: a route one step too
+ * long or short changes the latter by a factor c (12.5% at d = 16). */
+Test(exp_values, householder_second_moment_and_mean_are_exact)
+{
+    const int d = 16, K = 3;
+    const long grid[3] = { 1, 5, 50 };
+    rl_family f = rl_family_default(RL_FAM_HOUSEHOLDER, d);
+    rl_stepper *st = rl_stepper_alloc(&f, 1);
+    double vbar[16], x[16], tmp[16], out[3 * 16];
+    for (int i = 0; i < d; i++)
+        vbar[i] = 1 / sqrt(d);
+    gsl_rng *r = rl_rng_alloc();
+    th_acc m2[3] = { { 0 }, { 0 }, { 0 } }, pr[3] = { { 0 }, { 0 }, { 0 } };
+    for (long rep = 0; rep < 20000; rep++) {
+        rl_rng_stream(r, 3, (uint64_t)rep);
+        rl_value_walk(st, r, d, vbar, 0.2, K, grid, 3, x, tmp, out);
+        for (int g = 0; g < 3; g++) {
+            double n2 = 0, p = 0;
+            for (int i = 0; i < d; i++) {
+                n2 += out[g * d + i] * out[g * d + i];
+                p += out[g * d + i] * vbar[i];
+            }
+            th_add(&m2[g], n2);
+            th_add(&pr[g], p);
+        }
+    }
+    const double c = 1 - 2.0 / d;
+    for (int g = 0; g < 3; g++) {
+        double s = rl_value_pair_sum(c, grid[g]) + grid[g] * 0.04, mean = 0;
+        for (long k = 1; k <= grid[g]; k++)
+            mean += pow(c, K + k);
+        cr_assert_lt(fabs(m2[g].mean - s), 5 * th_se(&m2[g]), "M = %ld: E||x||^2 %g +- %g, exact %g", grid[g],
+                     m2[g].mean, th_se(&m2[g]), s);
+        cr_assert_lt(fabs(pr[g].mean - mean), 5 * th_se(&pr[g]), "M = %ld: <E x, v> %g +- %g, exact %g", grid[g],
+                     pr[g].mean, th_se(&pr[g]), mean);
+    }
+    gsl_rng_free(r);
+    rl_stepper_free(st);
+}
+
+Test(exp_values, cli_writes_every_promised_file, .timeout = 240)
+{
+    char *dir = th_tmpdir(), cmd[1024], err[4096];
+    snprintf(cmd, sizeof cmd, "values --preset quick --threads 2 --out %s", dir);
+    cr_assert_eq(th_run(cmd, NULL, 0, err, sizeof err), 0, "%s", err);
+    const char *files[] = { "values.md", "values_norm.tsv", "values_blocks.tsv", "values_slopes.tsv", "values_near.tsv",
+                            "values_norm.png", "values_blocks.png", "values_slopes.png", "values_cov.png" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        cr_assert_eq(access(p, R_OK), 0, "missing %s", files[i]);
+    }
+    /* the same bytes with one thread (a random stream per replicate, ordered sums) */
+    char *dir1 = th_tmpdir();
+    snprintf(cmd, sizeof cmd, "values --preset quick --threads 1 --out %s", dir1);
+    cr_assert_eq(th_run(cmd, NULL, 0, err, sizeof err), 0, "%s", err);
+    snprintf(cmd, sizeof cmd, "for f in values_norm.tsv values_blocks.tsv values_near.tsv; do cmp -s %s/$f %s/$f || exit 1; done", dir, dir1);
+    cr_assert_eq(system(cmd), 0, "TSV files differ between --threads 1 and 2");
+    th_rmdir(dir1);
+    free(dir1);
+    th_rmdir(dir);
+    free(dir);
+}
+
+Test(exp_values, bad_flags_exit_2)
+{
+    char err[1024];
+    cr_assert_eq(th_run("values --preset huge", NULL, 0, err, sizeof err), 2);
+    cr_assert_eq(th_run("values --seed", NULL, 0, err, sizeof err), 2);
+    cr_assert_eq(th_run("values --bogus 1", NULL, 0, err, sizeof err), 2);
+}
