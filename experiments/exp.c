@@ -172,6 +172,16 @@ void rl_report_print(const rl_report *r, FILE *fp)
     }
 }
 
+/* Write s as one markdown table cell: '|' would end the cell. */
+static void md_cell(const char *s, size_t len, FILE *fp)
+{
+    for (size_t i = 0; i < len && s[i]; i++) {
+        if (s[i] == '|')
+            fputc('\\', fp);
+        fputc(s[i], fp);
+    }
+}
+
 /* A TSV block as a markdown table. */
 static void tsv_markdown(const char *tsv, FILE *fp)
 {
@@ -186,7 +196,7 @@ static void tsv_markdown(const char *tsv, FILE *fp)
                 fputs(" | ", fp);
                 cols++;
             } else {
-                fputc(p[i], fp);
+                md_cell(p + i, 1, fp);
             }
         }
         fputs(" |\n", fp);
@@ -221,9 +231,16 @@ void rl_report_markdown(const rl_report *r, FILE *fp)
         case ITEM_CHECKS:
             fprintf(fp, "Verdicts: %d checks hold, %d do not.\n\n", yes, no);
             fprintf(fp, "| check | predicted | measured | verdict |\n|---|---|---|---|\n");
-            for (int c = 0; c < r->nchecks; c++)
-                fprintf(fp, "| %s | %s | %s | %s |\n", r->checks[c].what, r->checks[c].predicted,
-                        r->checks[c].measured, holds_word(r->checks[c].holds));
+            for (int c = 0; c < r->nchecks; c++) {
+                const check *k = &r->checks[c];
+                const char *cells[3] = { k->what, k->predicted, k->measured };
+                for (int j = 0; j < 3; j++) {
+                    fputs("| ", fp);
+                    md_cell(cells[j], strlen(cells[j]), fp);
+                    fputc(' ', fp);
+                }
+                fprintf(fp, "| %s |\n", holds_word(k->holds));
+            }
             fputc('\n', fp);
             break;
         }

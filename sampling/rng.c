@@ -2,6 +2,7 @@
 #include "rng.h"
 
 #include <gsl/gsl_randist.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -92,9 +93,22 @@ double rl_normal(gsl_rng *r)
     return gsl_ran_gaussian_ziggurat(r, 1.0);
 }
 
+/* A normalised Gaussian vector is uniform on the sphere (rotation
+ * invariance); GSL's ziggurat is ~4x faster than the polar method that
+ * gsl_ran_dir_nd uses. */
 void rl_unit_vector(gsl_rng *r, int d, double *w)
 {
-    gsl_ran_dir_nd(r, (size_t)d, w);
+    double s;
+    do {
+        s = 0;
+        for (int i = 0; i < d; i++) {
+            w[i] = gsl_ran_gaussian_ziggurat(r, 1.0);
+            s += w[i] * w[i];
+        }
+    } while (s == 0);
+    s = 1.0 / sqrt(s);
+    for (int i = 0; i < d; i++)
+        w[i] *= s;
 }
 
 uint64_t rl_rng_next64(gsl_rng *r)
