@@ -6,5 +6,7 @@ int cmd_sample(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_mixing(int argc, char **argv);
+int cmd_concentration(int argc, char **argv);
+int cmd_scoregap(int argc, char **argv);
 
 #endif

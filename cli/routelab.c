@@ -15,6 +15,8 @@ static const struct command commands[] = {
     { "sample", cmd_sample, "draw steps of a family (Haar, SO(2), Householder, ...) as text matrices" },
     { "bound", cmd_bound, "print a closed form or bound of the theory as one number" },
     { "mixing", cmd_mixing, "claim 1: mean routes against E[M]^n, mixing windows (Monte Carlo)" },
+    { "concentration", cmd_concentration, "claim 2: score tails against the Beta law, Levy and Hoeffding" },
+    { "scoregap", cmd_scoregap, "score gap: near target vs the maximum of M_L far distractors" },
     { "bench", cmd_bench, "measure speed against this machine's own LAPACK and BLAS" },
 };
 
