@@ -9,5 +9,7 @@ int cmd_mixing(int argc, char **argv);
 int cmd_stylized(int argc, char **argv);
 int cmd_farmass(int argc, char **argv);
 int cmd_values(int argc, char **argv);
+int cmd_concentration(int argc, char **argv);
+int cmd_scoregap(int argc, char **argv);
 
 #endif

@@ -18,6 +18,8 @@ static const struct command commands[] = {
     { "stylized", cmd_stylized, "claim 6: one attention layer end to end, fitted queries, L up to 65,536" },
     { "farmass", cmd_farmass, "claim 3: far mass of rotation-only attention against the bound, ALiBi (Monte Carlo)" },
     { "values", cmd_values, "claim 4: far value contribution with and without value transport (Monte Carlo)" },
+    { "concentration", cmd_concentration, "claim 2: score tails against the Beta law, Levy and Hoeffding" },
+    { "scoregap", cmd_scoregap, "score gap: near target vs the maximum of M_L far distractors" },
     { "bench", cmd_bench, "measure speed against this machine's own LAPACK and BLAS" },
 };
 

@@ -2,6 +2,7 @@
 #include "theory.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sf_bessel.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -190,4 +191,71 @@ double rl_value_incoherent(double rho, long m, int nb, const double complex *chi
     for (int b = 0; b < nb; b++)
         s += vnorm2[b] * rl_value_pair_sum(chi[b], m);
     return rho / (double)m * sqrt(s > 0 ? s : 0);
+}
+
+double rl_sphere_log_mgf(int d, double lambda)
+{
+    /* The coordinate has density c (1 - x^2)^{(d-3)/2} on [-1, 1], and
+     * DLMF 10.32.2, int_{-1}^{1} e^{lambda x} (1 - x^2)^{nu - 1/2} dx =
+     * sqrt(pi) Gamma(nu + 1/2) (2/lambda)^nu I_nu(lambda), with nu = d/2 - 1,
+     * gives Gamma(d/2) (2/lambda)^nu I_nu(lambda) = sum_k (lambda^2/4)^k /
+     * (k! (d/2)_k).  The series has positive terms (no cancellation) and, unlike
+     * I_nu itself, no underflow at large nu and small lambda. */
+    const double q = 0.25 * lambda * lambda, a = 0.5 * d;
+    double term = 1.0, sum = 1.0;
+    for (int k = 0; k < 100000; k++) {
+        term *= q / ((k + 1.0) * (a + k));
+        sum += term;
+        if (term < 1e-17 * sum && k > q)
+            break;
+    }
+    return log(sum);
+}
+
+void rl_so2_cos_log_mgf_range(rl_angle_law law, double omega, long n0, long count, double z, double *out)
+{
+    if (z < 0) {
+        for (long j = 0; j < count; j++)
+            out[j] = NAN;
+        return;
+    }
+    /* scaled Bessel functions e^{-z} I_k(z): I_k(z)/I_0(z) ~ e^{-k^2/(2z)} for
+     * large z and ~ (z/2)^k/k! for small z, so k <= 25 + 10 sqrt(z) leaves a
+     * tail below 1e-20 relative */
+    int kmax = 25 + (int)(10 * sqrt(z));
+    double *in = malloc(sizeof(double) * (kmax + 1));
+    double complex *chi = malloc(sizeof(double complex) * 2 * (kmax + 1)), *p = chi + kmax + 1;
+    if (!in || !chi || gsl_sf_bessel_In_scaled_array(0, kmax, z, in) != 0) {
+        for (long j = 0; j < count; j++)
+            out[j] = NAN;
+        free(in);
+        free(chi);
+        return;
+    }
+    /* p_k = chi(k omega)^n, started at n0 by squaring, then one factor per n */
+    for (int k = 1; k <= kmax; k++) {
+        chi[k] = rl_angle_charfn(law, k * omega);
+        double complex c = chi[k], r = 1;
+        for (long e = n0; e; e >>= 1, c *= c)
+            if (e & 1)
+                r *= c;
+        p[k] = r;
+    }
+    for (long j = 0; j < count; j++) {
+        double s = in[0];
+        for (int k = 1; k <= kmax; k++) {
+            s += 2.0 * in[k] * creal(p[k]);
+            p[k] *= chi[k];
+        }
+        out[j] = z + log(s);
+    }
+    free(in);
+    free(chi);
+}
+
+double rl_so2_cos_log_mgf(rl_angle_law law, double omega, long n, double z)
+{
+    double v;
+    rl_so2_cos_log_mgf_range(law, omega, n, 1, z, &v);
+    return v;
 }

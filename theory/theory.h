@@ -69,4 +69,21 @@ double rl_value_incoherent(double rho, long m, int nb, const double complex *chi
 /* S(chi, M) above. */
 double rl_value_pair_sum(double complex chi, long m);
 
+/* log E e^{lambda <e,u>} for u uniform on S^{d-1}, d >= 2: the moment
+ * generating function of one coordinate, Gamma(d/2) (2/lambda)^{d/2-1}
+ * I_{d/2-1}(lambda) = 0F1(; d/2; lambda^2/4) (experiments/NOTES-scoregap.md).  The score of
+ * a unit query against a Haar-transported unit key has this law, so the mean
+ * softmax weight of a far token at logit scale lambda is exp(this).
+ * Even in lambda; |lambda| <= 500. */
+double rl_sphere_log_mgf(int d, double lambda);
+
+/* log E e^{z cos Phi}, Phi the sum of n i.i.d. angle steps theta ~ law(omega):
+ * by Jacobi-Anger e^{z cos Phi} = I_0(z) + 2 sum_{k>=1} I_k(z) cos(k Phi) and
+ * E cos(k Phi) = Re chi(k omega)^n with chi(k omega) = E e^{i k theta}
+ * (rl_angle_charfn at k omega).  n = 0 gives z.  z in [0, 500] (NAN below 0). */
+double rl_so2_cos_log_mgf(rl_angle_law law, double omega, long n, double z);
+/* The same for n = n0, n0 + 1, ..., n0 + count - 1 into out[0..count-1]
+ * (the powers chi^n carried from one n to the next: O(count sqrt z)). */
+void rl_so2_cos_log_mgf_range(rl_angle_law law, double omega, long n0, long count, double z, double *out);
+
 #endif

@@ -1,0 +1,53 @@
+# SO(2) block scores, q = k spread evenly vs concentrated in the low-frequency quarter.
+load plotdir.'/common.gp'
+cols = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #17becf #7f7f7f"
+f = dir.'/concentration_so2.tsv'
+c = dir.'/concentration_curves.tsv'
+if (term eq 'svg') {
+    set terminal svg size 1500,660 dynamic enhanced font 'DejaVu Sans,11'
+} else {
+    set terminal pngcairo size 1500,660 enhanced font 'DejaVu Sans,10'
+}
+set output out
+set multiplot layout 1,3 title "SO(2) blocks, aligned q = k: s = Σ_b a_b cos Φ_b, a_b = |q_b|^2; Hoeffding 2exp(-t^2/(2Σa_b^2)) as lines"
+set key outside bottom center horizontal font ',9' box opaque
+set bmargin 10
+set logscale y
+set format y '10^{%L}'
+set yrange [1e-4:1.5]
+set xrange [0:7]
+set xlabel 'x = t √d'
+set ylabel 'P(|s - E s| ≥ t)'
+cfgs = "spread low-quarter"
+dmax = word(ds, words(ds))+0
+do for [L=1:2] {
+    law = (L == 1) ? 'circle' : 'study-uniform'
+    set title (L == 1) ? 'circle angles (all blocks mixed), centered' : "study's U(-ω_b, ω_b), n = 65,536, centered"
+    if (L == 2) {
+        set label 1 "low quarter (□): those blocks barely move,\nVar s ≤ 3·10^{-4}, so |s - Es| < t\nat every t of the grid (no points)" at graph 0.35, graph 0.55 font ',9'
+    } else {
+        unset label 1
+    }
+    plot for [g=1:2] for [i=1:words(ds)] f u (strcol(1) eq law && strcol(2) eq word(cfgs,g) && $3 == word(ds,i)+0 && $8 > 0 ? $7 : 1/0):8:9 \
+            w yerrorbars pt (g == 1 ? 7 : 4) ps 0.55 lc rgb word(cols,i) title (g == 1 ? 'd = '.word(ds,i) : ''), \
+         c u ($1 == dmax ? $3 : 1/0):6 w lines lw 2 lc rgb 'black' title 'Hoeffding, spread (● points)', \
+         c u ($1 == dmax ? $3 : 1/0):7 w lines lw 2 dt 2 lc rgb 'black' title 'Hoeffding, low quarter (□ points)'
+}
+unset label 1
+# the scale of |s| itself: sqrt(d) * rms(s) against d (flat = O(1/sqrt d))
+g = dir.'/concentration_so2_scale.tsv'
+set title 'scale of the score itself: √d · rms(s) (flat in d ⇔ O(1/√d))'
+unset logscale y
+set logscale xy
+set format y '%g'
+set xrange [5:800]
+set yrange [0.3:60]
+set xlabel 'd (dimension)'
+set ylabel '√d · rms(s)'
+set key outside bottom center horizontal font ',9' box opaque
+set bmargin 10
+plot for [L=0:1] for [gg=0:1] g u ($1 == L && $2 == gg ? $3 : 1/0):4:5 w yerrorbars pt (gg == 0 ? 7 : 4) ps 0.9 lc rgb word(cols,1+2*L+gg) \
+        title (L == 0 ? 'circle, ' : 'U(-ω_b,ω_b) n = 65,536, ').(gg == 0 ? 'spread' : 'low quarter'), \
+     for [L=0:1] for [gg=0:1] g u ($1 == L && $2 == gg ? $3 : 1/0):6 w lines lc rgb word(cols,1+2*L+gg) dt 2 notitle, \
+     1/0 w lines dt 2 lc rgb 'black' title 'exact (χ_b^n)'
+unset multiplot

@@ -1,0 +1,221 @@
+/* test_exp_concentration.c: `routelab concentration` (claim 2): aligned scores
+ * after a route against the exact Beta law, c^n, the PaTH norm law and the
+ * exact SO(2) moments, within 5 standard errors; the subcommand's files. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../experiments/scoretails.h"
+#include "../experiments/so2score.h"
+#include "../sampling/rng.h"
+#include "../theory/theory.h"
+#include "helpers.h"
+
+static void mean_se(const double *x, long n, double *m, double *se)
+{
+    th_acc a = { 0, 0, 0 };
+    for (long i = 0; i < n; i++)
+        th_add(&a, x[i]);
+    *m = a.mean;
+    *se = th_se(&a);
+}
+
+/* x = t sqrt(d) = 0.5, 1, ..., 4 */
+static int grid(int d, double *t)
+{
+    int n = 0;
+    for (int k = 1; k <= 8; k++)
+        if (0.5 * k / sqrt((double)d) < 1)
+            t[n++] = 0.5 * k / sqrt((double)d);
+    return n;
+}
+
+/* every testable point of c.abs within 5 SE of the Beta law; returns the
+ * number tested */
+static int against_beta(const rl_st_cell *c, int d)
+{
+    int tested = 0;
+    for (int k = 0; k < c->nt; k++) {
+        rl_tail_est e = rl_tails_est(c->abs, k);
+        double p0 = rl_beta_tail(d, c->t[k]);
+        if (!rl_tail_testable(&e, p0))
+            continue;
+        tested++;
+        double z = (e.p - p0) / rl_tail_se_at(&e, p0);
+        cr_assert_leq(fabs(z), 5, "d=%d t=%g: tail %g vs Beta %g (z = %.2f)", d, c->t[k], e.p, p0, z);
+    }
+    return tested;
+}
+
+Test(exp_concentration, haar_tail_d32_is_the_beta_law)
+{
+    const int d = 32, m = 8;
+    double t[16];
+    int nt = grid(d, t);
+    double *Q = rl_st_queries(5, d, m);
+    rl_st_spec sp = { RL_ST_CHAIN, rl_family_default(RL_FAM_HAAR, d), 1 };
+    rl_st_cell c;
+    rl_st_run(&sp, t, nt, 1500, m, Q, 5, 1, &c);
+    cr_assert_geq(against_beta(&c, d), 6);
+    rl_st_free(&c);
+    free(Q);
+    /* the large-d equivalent: P k uniform on the sphere */
+    Q = rl_st_queries(5, 200, m);
+    rl_st_spec sph = { RL_ST_SPHERE, rl_family_default(RL_FAM_HAAR, 200), 1 };
+    rl_st_run(&sph, t, grid(200, t), 1500, m, Q, 5, 2, &c);
+    cr_assert_geq(against_beta(&c, 200), 6);
+    rl_st_free(&c);
+    free(Q);
+}
+
+Test(exp_concentration, queries_are_orthonormal)
+{
+    const int d = 24, m = 12;
+    double *Q = rl_st_queries(3, d, m);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+            double s = 0;
+            for (int k = 0; k < d; k++)
+                s += Q[i * d + k] * Q[j * d + k];
+            cr_assert_float_eq(s, i == j, 1e-13);
+        }
+    free(Q);
+}
+
+Test(exp_concentration, householder_mean_score_is_c_to_the_n)
+{
+    /* E[P_n] = c^n I with c = 1 - 2/d, so E q^T P_n q = c^n: off by one step
+     * (c^2 or c^4) is many SE away */
+    const int d = 16, m = 8;
+    const long n = 3, reps = 3000;
+    double *Q = rl_st_queries(7, d, m), t[16];
+    rl_st_spec sp = { RL_ST_CHAIN, rl_family_default(RL_FAM_HOUSEHOLDER, d), n };
+    rl_st_cell c;
+    rl_st_run(&sp, t, grid(d, t), reps, m, Q, 7, 3, &c);
+    double mu, se, cc = 1 - 2.0 / d;
+    mean_se(c.mean, reps, &mu, &se);
+    cr_assert_leq(fabs(mu - pow(cc, 3)), 5 * se, "E s = %g ± %g, c^3 = %g", mu, se, pow(cc, 3));
+    cr_assert_gt(fabs(mu - pow(cc, 2)), 5 * se);
+    cr_assert_gt(fabs(mu - pow(cc, 4)), 5 * se);
+    rl_st_free(&c);
+    free(Q);
+}
+
+Test(exp_concentration, path_norm_shrinks_as_predicted)
+{
+    /* |(I - b w w^T) x|^2 = |x|^2 - b(2-b)(w.x)^2 and E (w.x)^2 = |x|^2/d */
+    const int d = 16, m = 4;
+    const long n = 10, reps = 3000;
+    rl_family f = rl_family_default(RL_FAM_PATH, d);
+    f.beta = 1;
+    double *Q = rl_st_queries(8, d, m), t[16];
+    rl_st_spec sp = { RL_ST_CHAIN, f, n };
+    rl_st_cell c;
+    rl_st_run(&sp, t, grid(d, t), reps, m, Q, 8, 4, &c);
+    double mu, se, pred = pow(1 - 1.0 / d, (double)n);
+    mean_se(c.nrm2, reps, &mu, &se);
+    cr_assert_leq(fabs(mu - pred), 5 * se, "E|Pq|^2 = %g ± %g, predicted %g", mu, se, pred);
+    mean_se(c.mean, reps, &mu, &se);
+    cr_assert_leq(fabs(mu - pred), 5 * se, "PaTH E q^T P q = (1 - 1/d)^n: %g ± %g vs %g", mu, se, pred);
+    rl_st_free(&c);
+    free(Q);
+}
+
+Test(exp_concentration, so2_block_scores_have_the_exact_moments)
+{
+    /* the study's U(-w_b, w_b) at n = 4: E s and Var s from chi_b^n */
+    const int d = 16, h = d / 2, m = 4;
+    const long n = 4, reps = 6000;
+    rl_family f = rl_family_default(RL_FAM_SO2, d);
+    double *Q = rl_st_queries(9, d, m), t[16];
+    rl_st_spec sp = { RL_ST_SO2, f, n };
+    rl_st_cell c;
+    rl_st_run(&sp, t, grid(d, t), reps, m, Q, 9, 5, &c);
+    for (int g = 0; g < RL_NCFG; g++) {
+        double a[h], mu, se;
+        rl_st_cfg_weights(g, d, a);
+        double Es = rl_so2score_mean(&f, a, n), V = rl_so2score_var(&f, a, n);
+        mean_se(c.cfg_s[g], reps, &mu, &se);
+        cr_assert_leq(fabs(mu - Es), 5 * se, "%s: E s = %g ± %g vs %g", rl_st_cfg_name[g], mu, se, Es);
+        double *y = malloc(sizeof(double) * reps);
+        for (long k = 0; k < reps; k++)
+            y[k] = (c.cfg_s[g][k] - Es) * (c.cfg_s[g][k] - Es);
+        mean_se(y, reps, &mu, &se);
+        cr_assert_leq(fabs(mu - V), 5 * se, "%s: Var s = %g ± %g vs %g", rl_st_cfg_name[g], mu, se, V);
+        free(y);
+    }
+    /* one step more or less is detectable in the spread configuration */
+    double a[h], mu, se;
+    rl_st_cfg_weights(RL_CFG_SPREAD, d, a);
+    mean_se(c.cfg_s[RL_CFG_SPREAD], reps, &mu, &se);
+    cr_assert_gt(fabs(mu - rl_so2score_mean(&f, a, n + 1)), 5 * se);
+    cr_assert_gt(fabs(mu - rl_so2score_mean(&f, a, n - 1)), 5 * se);
+    rl_st_free(&c);
+    free(Q);
+}
+
+Test(exp_concentration, so2_centered_tails_below_hoeffding)
+{
+    const int d = 32, h = d / 2, m = 8;
+    rl_family f = rl_family_default(RL_FAM_SO2, d);
+    f.law = RL_ANG_CIRCLE;
+    double *Q = rl_st_queries(10, d, m), t[16];
+    rl_st_spec sp = { RL_ST_SO2, f, 4 };
+    rl_st_cell c;
+    rl_st_run(&sp, t, grid(d, t), 4000, m, Q, 10, 6, &c);
+    for (int g = 0; g < RL_NCFG; g++) {
+        double a[h];
+        rl_st_cfg_weights(g, d, a);
+        for (int k = 0; k < c.nt; k++) {
+            rl_tail_est e = rl_tails_est(c.cfg_cen[g], k);
+            double b = rl_hoeffding_so2(c.t[k], a, h);
+            cr_assert_leq(e.p, b + 5 * e.se + 1e-12, "%s t=%g: %g above Hoeffding %g", rl_st_cfg_name[g], c.t[k], e.p, b);
+        }
+    }
+    rl_st_free(&c);
+    free(Q);
+}
+
+Test(exp_concentration, cluster_and_binomial_se_agree_for_independent_scores)
+{
+    const long reps = 4000;
+    const int m = 10;
+    double t[1] = { 0.5 }, s[10];
+    rl_tails *T = rl_tails_alloc(t, 1, reps, m);
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, 11, 1);
+    for (long k = 0; k < reps; k++) {
+        for (int i = 0; i < m; i++)
+            s[i] = gsl_rng_uniform(r);
+        rl_tails_add(T, k, s, m);
+    }
+    rl_tail_est e = rl_tails_est(T, 0);
+    cr_assert_float_eq(e.p, 0.5, 5 * e.se);
+    cr_assert_float_eq(e.se_cluster / e.se_binom, 1.0, 0.1);
+    gsl_rng_free(r);
+    rl_tails_free(T);
+}
+
+Test(exp_concentration, cli_writes_every_file, .timeout = 120)
+{
+    char *dir = th_tmpdir(), cmd[512], path[512];
+    static char out[1 << 16], err[1 << 14];
+    snprintf(cmd, sizeof cmd, "concentration --preset quick --out %s", dir);
+    cr_assert_eq(th_run(cmd, out, sizeof out, err, sizeof err), 0, "%s", err);
+    const char *files[] = { "concentration.md", "concentration_haar.tsv", "concentration_curves.tsv",
+                            "concentration_families.tsv", "concentration_moments.tsv", "concentration_so2.tsv",
+                            "concentration_so2_scale.tsv", "concentration_haar.png", "concentration_families.png",
+                            "concentration_so2.png" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        cr_assert_eq(access(path, R_OK), 0, "missing %s", files[i]);
+    }
+    cr_assert_eq(th_run("concentration --no-such-flag", out, sizeof out, err, sizeof err), 2);
+    cr_assert(strncmp(err, "routelab: ", 10) == 0, "stderr: %s", err);
+    cr_assert_eq(th_run("concentration --preset huge", out, sizeof out, err, sizeof err), 2);
+    th_rmdir(dir);
+    free(dir);
+}
