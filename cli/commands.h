@@ -5,5 +5,8 @@
 int cmd_sample(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_data(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
 
 #endif

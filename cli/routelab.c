@@ -15,6 +15,9 @@ static const struct command commands[] = {
     { "sample", cmd_sample, "draw steps of a family (Haar, SO(2), Householder, ...) as text matrices" },
     { "bound", cmd_bound, "print a closed form or bound of the theory as one number" },
     { "bench", cmd_bench, "measure speed against this machine's own LAPACK and BLAS" },
+    { "data", cmd_data, "token data sets: the Brown corpus, any text file, token-file checks" },
+    { "train", cmd_train, "train a GPT-style decoder (none, rope or alibi positions) on CPU" },
+    { "eval", cmd_eval, "perplexity of a checkpoint at context lengths far beyond training" },
 };
 
 static void usage(FILE *fp)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../sampling/rng.h"
+#include "fastmath.h"
 
 /* Column sums of a row-major N x C block, added into acc: each column range
  * is summed over rows in row order, whatever the thread count. */
@@ -140,10 +141,10 @@ void rl_layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
 
 void rl_gelu_forward(float *out, const float *inp, long n)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for simd schedule(static)
     for (long i = 0; i < n; i++) {
         float x = inp[i];
-        out[i] = 0.5f * x * (1.0f + tanhf(GELU_K * (x + 0.044715f * x * x * x)));
+        out[i] = 0.5f * x * (1.0f + rl_tanhf(GELU_K * (x + 0.044715f * x * x * x)));
     }
 }
 
@@ -151,10 +152,10 @@ void rl_gelu_forward(float *out, const float *inp, long n)
  *   0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 a x^2). */
 void rl_gelu_backward(float *dinp, const float *inp, const float *dout, long n)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for simd schedule(static)
     for (long i = 0; i < n; i++) {
         float x = inp[i];
-        float t = tanhf(GELU_K * (x + 0.044715f * x * x * x));
+        float t = rl_tanhf(GELU_K * (x + 0.044715f * x * x * x));
         float g = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * GELU_K * (1.0f + 3.0f * 0.044715f * x * x);
         dinp[i] = dout[i] * g;
     }
@@ -199,14 +200,15 @@ void rl_xent_forward(float *logits, float *losses, const uint16_t *tgt, long ld,
             mx = z[v] > mx ? z[v] : mx;
         int y = tgt[(r / T) * ld + r % T];
         float zy = z[y] - mx;
-        double sum = 0;
+        float sum = 0;
+#pragma omp simd reduction(+ : sum)
         for (int v = 0; v < V; v++) {
-            z[v] = expf(z[v] - mx);
+            z[v] = rl_expf(z[v] - mx);
             sum += z[v];
         }
-        float inv = (float)(1.0 / sum);
+        float inv = 1.0f / sum;
         /* -log p_y = log(sum exp(z - max)) - (z_y - max): finite even when p_y underflows */
-        losses[r] = (float)(log(sum) - zy);
+        losses[r] = logf(sum) - zy;
         for (int v = 0; v < V; v++)
             z[v] *= inv;
     }
