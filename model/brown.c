@@ -1,5 +1,4 @@
 /* brown.c: fetch, detag and split the Brown Corpus (see brown.h). */
-#define _GNU_SOURCE
 #include "brown.h"
 
 #include <dirent.h>
@@ -239,6 +238,8 @@ void rl_brown_build(const char *dir, const char *from)
         free(names[k]);
     }
     free(names);
+    if (tr.n == 0 || va.n == 0)
+        rl_die("data brown: %d documents are too few for a 90/10 split by document", nd);
     char *trp = rl_path_join(dir, "train.bin"), *vap = rl_path_join(dir, "val.bin");
     rl_tokens_write(vap, va.t, va.n);
     rl_tokens_write(trp, tr.t, tr.n);
