@@ -56,7 +56,7 @@ static void progress(int tty, long step, long steps, double loss, double val, do
         for (int i = 0; i < w; i++)
             bar[i] = i < fill ? '#' : '.';
         bar[w] = 0;
-        fprintf(stdout, "\r[%s] step %ld/%ld loss %.4f tok/s %.0f ETA %02d:%02d", bar, step,
+        fprintf(stdout, "\r\033[K[%s] step %ld/%ld loss %.4f tok/s %.0f ETA %02d:%02d", bar, step,
                 steps, loss, tps, (int)(eta / 60), (int)fmod(eta, 60));
         if (!isnan(val)) /* keep validation points on screen: end the line */
             fprintf(stdout, " val %.4f\n", val);
