@@ -27,11 +27,8 @@ static float exp_row(float *row, int n, int w, float sl, int i, int j0, float mx
         row[q] -= sl * (float)(i - j0 - q);
         mx = row[q] > mx ? row[q] : mx;
     }
-#pragma omp simd reduction(+ : s)
-    for (int q = 0; q < n; q++) {
-        row[q] = rl_expf(row[q] - mx);
-        s += row[q];
-    }
+    if (n > 0)
+        s = rl_exp_shift_sum(row, n, mx);
     for (int q = n > 0 ? n : 0; q < w; q++)
         row[q] = 0.0f;
     *sum = s;

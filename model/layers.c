@@ -137,28 +137,21 @@ void rl_layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
     }
 }
 
-#define GELU_K 0.7978845608028654f /* sqrt(2/pi) */
+/* GELU over fixed 4096-element blocks (vector code in fastmath.c). */
+#define GELU_BLOCK 4096
 
 void rl_gelu_forward(float *out, const float *inp, long n)
 {
-#pragma omp parallel for simd schedule(static)
-    for (long i = 0; i < n; i++) {
-        float x = inp[i];
-        out[i] = 0.5f * x * (1.0f + rl_tanhf(GELU_K * (x + 0.044715f * x * x * x)));
-    }
+#pragma omp parallel for schedule(static)
+    for (long i0 = 0; i0 < n; i0 += GELU_BLOCK)
+        rl_gelu_array(out + i0, inp + i0, n - i0 < GELU_BLOCK ? n - i0 : GELU_BLOCK);
 }
 
-/* d/dx 0.5 x (1 + tanh u), u = k (x + a x^3):
- *   0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 a x^2). */
 void rl_gelu_backward(float *dinp, const float *inp, const float *dout, long n)
 {
-#pragma omp parallel for simd schedule(static)
-    for (long i = 0; i < n; i++) {
-        float x = inp[i];
-        float t = rl_tanhf(GELU_K * (x + 0.044715f * x * x * x));
-        float g = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * GELU_K * (1.0f + 3.0f * 0.044715f * x * x);
-        dinp[i] = dout[i] * g;
-    }
+#pragma omp parallel for schedule(static)
+    for (long i0 = 0; i0 < n; i0 += GELU_BLOCK)
+        rl_gelu_grad_array(dinp + i0, inp + i0, dout + i0, n - i0 < GELU_BLOCK ? n - i0 : GELU_BLOCK);
 }
 
 void rl_residual_forward(float *out, const float *a, const float *b, long n)
@@ -200,12 +193,7 @@ void rl_xent_forward(float *logits, float *losses, const uint16_t *tgt, long ld,
             mx = z[v] > mx ? z[v] : mx;
         int y = tgt[(r / T) * ld + r % T];
         float zy = z[y] - mx;
-        float sum = 0;
-#pragma omp simd reduction(+ : sum)
-        for (int v = 0; v < V; v++) {
-            z[v] = rl_expf(z[v] - mx);
-            sum += z[v];
-        }
+        float sum = rl_exp_shift_sum(z, V, mx);
         float inv = 1.0f / sum;
         /* -log p_y = log(sum exp(z - max)) - (z_y - max): finite even when p_y underflows */
         losses[r] = logf(sum) - zy;
