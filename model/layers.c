@@ -35,15 +35,12 @@ void rl_sgemm(int transa, int transb, int M, int N, int K, float alpha, const fl
     const enum CBLAS_TRANSPOSE ta = transa ? CblasTrans : CblasNoTrans;
     const enum CBLAS_TRANSPOSE tb = transb ? CblasTrans : CblasNoTrans;
     const int tm = (M + TILE_M - 1) / TILE_M, tn = (N + TILE_N - 1) / TILE_N;
-    if (omp_in_parallel() || tm * tn == 1) { /* one call: single-threaded or one tile */
-        int nt = omp_get_max_threads();
-        if (!omp_in_parallel())
-            omp_set_num_threads(1);
+    if (omp_in_parallel()) { /* OpenBLAS runs single-threaded in here */
         cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (!omp_in_parallel())
-            omp_set_num_threads(nt);
         return;
     }
+    /* (one tile still goes through the loop: its one call then runs inside a
+     * parallel region, single-threaded, like every other tile) */
 #pragma omp parallel for schedule(static)
     for (int t = 0; t < tm * tn; t++) {
         const int i0 = (t / tn) * TILE_M, j0 = (t % tn) * TILE_N;
