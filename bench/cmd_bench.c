@@ -12,6 +12,7 @@
 #include "../sampling/haar.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
+#include "../model/bench_model.h"
 
 static double now(void)
 {
@@ -100,11 +101,11 @@ int cmd_bench(int argc, char **argv)
 {
     int quick = 0, what = 0;
     rl_opt opts[] = {
-        RL_OPT_CHOICE_("what", &what, "which benchmarks", "all|haar|steps"),
+        RL_OPT_CHOICE_("what", &what, "which benchmarks", "all|haar|steps|model"),
         RL_OPT_FLAG_("quick", &quick, "shorter runs (less precise)"),
         RL_OPT_END_
     };
-    rl_opts_parse("bench", "[--what all|haar|steps] [--quick]",
+    rl_opts_parse("bench", "[--what all|haar|steps|model] [--quick]",
                   "Print speed figures measured in this run against this machine's own\n"
                   "LAPACK/BLAS.  Runs single-threaded so the ratios compare like with like.",
                   opts, argc, argv, NULL, 0);
@@ -123,5 +124,7 @@ int cmd_bench(int argc, char **argv)
             for (int i = 0; i < 3; i++)
                 bench_steps(kinds[k], dims[i], budget / 2);
     }
+    if (what == 0 || what == 3) /* all cores, against the sgemm peak of the same run */
+        rl_bench_model(quick);
     return 0;
 }

@@ -15,12 +15,16 @@ static const struct command commands[] = {
     { "sample", cmd_sample, "draw steps of a family (Haar, SO(2), Householder, ...) as text matrices" },
     { "bound", cmd_bound, "print a closed form or bound of the theory as one number" },
     { "mixing", cmd_mixing, "claim 1: mean routes against E[M]^n, mixing windows (Monte Carlo)" },
-    { "stylized", cmd_stylized, "claim 6: one attention layer end to end, fitted queries, L up to 65,536" },
-    { "farmass", cmd_farmass, "claim 3: far mass of rotation-only attention against the bound, ALiBi (Monte Carlo)" },
-    { "values", cmd_values, "claim 4: far value contribution with and without value transport (Monte Carlo)" },
     { "concentration", cmd_concentration, "claim 2: score tails against the Beta law, Levy and Hoeffding" },
-    { "scoregap", cmd_scoregap, "score gap: near target vs the maximum of M_L far distractors" },
-    { "bench", cmd_bench, "measure speed against this machine's own LAPACK and BLAS" },
+    { "scoregap", cmd_scoregap, "claim 2: near target score vs the maximum of M_L far distractors" },
+    { "farmass", cmd_farmass, "claim 3: far mass of rotation-only attention against the bound, ALiBi" },
+    { "values", cmd_values, "claim 4: far value contribution with and without value transport" },
+    { "stylized", cmd_stylized, "one attention layer end to end: fitted queries, L up to 65,536" },
+    { "theory", cmd_theory, "run every experiment and write the theory report theory.md" },
+    { "data", cmd_data, "token data sets: the Brown corpus, any text file, token-file checks" },
+    { "train", cmd_train, "train a GPT-style decoder on CPU" },
+    { "eval", cmd_eval, "perplexity of a checkpoint at context lengths far beyond training" },
+    { "bench", cmd_bench, "speed against this machine's own LAPACK/BLAS peak" },
 };
 
 static void usage(FILE *fp)

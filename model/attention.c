@@ -8,15 +8,41 @@
 #include <stdlib.h>
 
 #include "../cli/util.h"
+#include "fastmath.h"
 
 /* Query/key block sizes of the streaming kernel: a 64 x 512 score block is
  * 128 KiB, resident in L2 while it is formed, exponentiated and used. */
 #define SQ 64
 #define SK 512
 
-static inline float alibi_bias(const rl_attn_shape *s, int h, long i, long j)
+/* Row i of the logits, keys j0 .. j0+n-1 unmasked, the rest of the width w
+ * masked: add the ALiBi bias -sl (i - j), subtract the max, exponentiate;
+ * returns the max (so the caller can rescale) and the sum in *sum.  With
+ * mx0 = -inf and normalize set, the row becomes the softmax itself. */
+static float exp_row(float *row, int n, int w, float sl, int i, int j0, float mx0, float *sum)
 {
-    return s->slopes ? -s->slopes[h] * (float)(i - j) : 0.0f;
+    float mx = mx0, s = 0;
+#pragma omp simd reduction(max : mx)
+    for (int q = 0; q < n; q++) {
+        row[q] -= sl * (float)(i - j0 - q);
+        mx = row[q] > mx ? row[q] : mx;
+    }
+    if (n > 0)
+        s = rl_exp_shift_sum(row, n, mx);
+    for (int q = n > 0 ? n : 0; q < w; q++)
+        row[q] = 0.0f;
+    *sum = s;
+    return mx;
+}
+
+static void softmax_row(float *row, int n, int w, float sl, int i, int j0)
+{
+    float sum;
+    exp_row(row, n, w, sl, i, j0, -INFINITY, &sum);
+    const float inv = 1.0f / sum;
+#pragma omp simd
+    for (int q = 0; q < n; q++)
+        row[q] *= inv;
 }
 
 void rl_attention_forward(float *out, long ldo, float *att, const float *q, const float *k,
@@ -32,23 +58,9 @@ void rl_attention_forward(float *out, long ldo, float *att, const float *q, cons
         /* S = Q K^T / sqrt(hd) */
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, scale, q + base, (int)ld,
                     k + base, (int)ld, 0.0f, P, T);
-        for (long i = 0; i < T; i++) {
-            float *row = P + i * T, mx = -INFINITY;
-            for (long j = 0; j <= i; j++) {
-                row[j] += alibi_bias(s, h, i, j);
-                mx = row[j] > mx ? row[j] : mx;
-            }
-            float sum = 0;
-            for (long j = 0; j <= i; j++) {
-                row[j] = expf(row[j] - mx);
-                sum += row[j];
-            }
-            float inv = 1.0f / sum;
-            for (long j = 0; j <= i; j++)
-                row[j] *= inv;
-            for (long j = i + 1; j < T; j++)
-                row[j] = 0.0f;
-        }
+        const float sl = s->slopes ? s->slopes[h] : 0.0f;
+        for (int i = 0; i < T; i++)
+            softmax_row(P + (long)i * T, i + 1, T, sl, i, 0);
         /* O = P V */
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, v + base,
                     (int)ld, 0.0f, out + (long)b * T * ldo + (long)h * hd, (int)ldo);
@@ -102,6 +114,7 @@ static void stream_block(float *o, long ldo, const float *q, const float *k, con
     const int hd = s->hd;
     const int nq = (int)(i1 - i0);
     const float scale = 1.0f / sqrtf((float)hd);
+    const float sl = s->slopes ? s->slopes[h] : 0.0f;
     for (int r = 0; r < nq; r++) {
         m[r] = -INFINITY;
         l[r] = 0.0f;
@@ -115,29 +128,20 @@ static void stream_block(float *o, long ldo, const float *q, const float *k, con
                     (int)ld, k + j0 * ld, (int)ld, 0.0f, S, SK);
         for (int r = 0; r < nq; r++) {
             const long i = i0 + r;
-            float *row = S + (long)r * SK;
-            const long jmax = i < j1 - 1 ? i : j1 - 1; /* last unmasked key */
-            float mx = m[r];
-            for (long j = j0; j <= jmax; j++) {
-                row[j - j0] += alibi_bias(s, h, i, j);
-                mx = row[j - j0] > mx ? row[j - j0] : mx;
-            }
+            /* keys j0 .. min(i, j1-1) are visible to query i */
+            const int n = (int)((i < j1 - 1 ? i : j1 - 1) - j0 + 1);
+            float sum;
+            const float mx = exp_row(S + (long)r * SK, n, nk, sl, (int)i, (int)j0, m[r], &sum);
+            if (n <= 0)
+                continue;
             /* rescale what has been accumulated to the new max:
-             * l <- l e^(m - m'), acc <- acc e^(m - m') */
-            const float corr = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
-            float sum = 0;
-            for (long j = j0; j <= jmax; j++) {
-                row[j - j0] = expf(row[j - j0] - mx);
-                sum += row[j - j0];
-            }
-            for (long j = jmax + 1 > j0 ? jmax + 1 : j0; j < j1; j++)
-                row[j - j0] = 0.0f;
-            if (jmax >= j0) {
-                l[r] = l[r] * corr + sum;
-                for (int c = 0; c < hd; c++)
-                    acc[(long)r * hd + c] *= corr;
-                m[r] = mx;
-            }
+             * l <- l e^(m - m') + sum, acc <- acc e^(m - m') */
+            const float corr = m[r] == -INFINITY ? 0.0f : rl_expf(m[r] - mx);
+            l[r] = l[r] * corr + sum;
+#pragma omp simd
+            for (int c = 0; c < hd; c++)
+                acc[(long)r * hd + c] *= corr;
+            m[r] = mx;
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, hd, nk, 1.0f, S, SK,
                     v + j0 * ld, (int)ld, 1.0f, acc, hd);

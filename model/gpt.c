@@ -194,6 +194,8 @@ rl_layer_rot rl_gpt_layer_rot(const rl_gpt *m, int l, const rl_rotation *tab)
     rl_layer_rot r = { NULL, NULL };
     if (m->cfg.pos == RL_POS_ROPE)
         r.qk = tab;
+    if (m->rotate_values)
+        r.v = r.qk;
     return r;
 }
 

@@ -66,6 +66,8 @@ typedef struct rl_gpt {
     float *dres, *dC1, *dC2, *d3C, *d4C, *datt;
     float *rope_cos, *rope_sin, *slopes;
     rl_rotation rope;
+    int rotate_values;     /* Q/K/V variants (next issue): rotate values by the
+                            * q/k angles, inverse-rotate each head's output */
     /* set by the last forward, read by the backward */
     const uint16_t *tok;
     long ldtok;

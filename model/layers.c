@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../sampling/rng.h"
+#include "fastmath.h"
 
 /* Column sums of a row-major N x C block, added into acc: each column range
  * is summed over rows in row order, whatever the thread count. */
@@ -34,15 +35,12 @@ void rl_sgemm(int transa, int transb, int M, int N, int K, float alpha, const fl
     const enum CBLAS_TRANSPOSE ta = transa ? CblasTrans : CblasNoTrans;
     const enum CBLAS_TRANSPOSE tb = transb ? CblasTrans : CblasNoTrans;
     const int tm = (M + TILE_M - 1) / TILE_M, tn = (N + TILE_N - 1) / TILE_N;
-    if (omp_in_parallel() || tm * tn == 1) { /* one call: single-threaded or one tile */
-        int nt = omp_get_max_threads();
-        if (!omp_in_parallel())
-            omp_set_num_threads(1);
+    if (omp_in_parallel()) { /* OpenBLAS runs single-threaded in here */
         cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (!omp_in_parallel())
-            omp_set_num_threads(nt);
         return;
     }
+    /* (one tile still goes through the loop: its one call then runs inside a
+     * parallel region, single-threaded, like every other tile) */
 #pragma omp parallel for schedule(static)
     for (int t = 0; t < tm * tn; t++) {
         const int i0 = (t / tn) * TILE_M, j0 = (t % tn) * TILE_N;
@@ -136,28 +134,21 @@ void rl_layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
     }
 }
 
-#define GELU_K 0.7978845608028654f /* sqrt(2/pi) */
+/* GELU over fixed 4096-element blocks (vector code in fastmath.c). */
+#define GELU_BLOCK 4096
 
 void rl_gelu_forward(float *out, const float *inp, long n)
 {
 #pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; i++) {
-        float x = inp[i];
-        out[i] = 0.5f * x * (1.0f + tanhf(GELU_K * (x + 0.044715f * x * x * x)));
-    }
+    for (long i0 = 0; i0 < n; i0 += GELU_BLOCK)
+        rl_gelu_array(out + i0, inp + i0, n - i0 < GELU_BLOCK ? n - i0 : GELU_BLOCK);
 }
 
-/* d/dx 0.5 x (1 + tanh u), u = k (x + a x^3):
- *   0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 a x^2). */
 void rl_gelu_backward(float *dinp, const float *inp, const float *dout, long n)
 {
 #pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; i++) {
-        float x = inp[i];
-        float t = tanhf(GELU_K * (x + 0.044715f * x * x * x));
-        float g = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * GELU_K * (1.0f + 3.0f * 0.044715f * x * x);
-        dinp[i] = dout[i] * g;
-    }
+    for (long i0 = 0; i0 < n; i0 += GELU_BLOCK)
+        rl_gelu_grad_array(dinp + i0, inp + i0, dout + i0, n - i0 < GELU_BLOCK ? n - i0 : GELU_BLOCK);
 }
 
 void rl_residual_forward(float *out, const float *a, const float *b, long n)
@@ -199,14 +190,10 @@ void rl_xent_forward(float *logits, float *losses, const uint16_t *tgt, long ld,
             mx = z[v] > mx ? z[v] : mx;
         int y = tgt[(r / T) * ld + r % T];
         float zy = z[y] - mx;
-        double sum = 0;
-        for (int v = 0; v < V; v++) {
-            z[v] = expf(z[v] - mx);
-            sum += z[v];
-        }
-        float inv = (float)(1.0 / sum);
+        float sum = rl_exp_shift_sum(z, V, mx);
+        float inv = 1.0f / sum;
         /* -log p_y = log(sum exp(z - max)) - (z_y - max): finite even when p_y underflows */
-        losses[r] = (float)(log(sum) - zy);
+        losses[r] = logf(sum) - zy;
         for (int v = 0; v < V; v++)
             z[v] *= inv;
     }

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "../cli/util.h"
+
 void rl_rotate(float *x, long ld, int B, int T, int H, int hd, const rl_rotation *r,
                long t0, int dir)
 {
@@ -20,6 +22,25 @@ void rl_rotate(float *x, long ld, int B, int T, int H, int hd, const rl_rotation
                 x1[p] = a * c[p] - bb * sn;
                 x2[p] = a * sn + bb * c[p];
             }
+        }
+    }
+}
+
+void rl_rotate_angle_grad(float *dang, long sb, long st, long sh, const float *y,
+                          const float *dy, long ld, int B, int T, int H, int hd, long t0)
+{
+    const int P = hd / 2;
+    if ((B > 1 && sb == 0) || (T > 1 && st == 0))
+        rl_die("rotate: angle gradients need a table that does not broadcast over batch or position");
+#pragma omp parallel for schedule(static)
+    for (long row = 0; row < (long)B * T; row++) {
+        long b = row / T, t = row % T + t0;
+        for (int h = 0; h < H; h++) {
+            const float *y1 = y + row * ld + (long)h * hd, *y2 = y1 + P;
+            const float *d1 = dy + row * ld + (long)h * hd, *d2 = d1 + P;
+            float *g = dang + b * sb + t * st + h * sh;
+            for (int p = 0; p < P; p++)
+                g[p] += y1[p] * d2[p] - y2[p] * d1[p];
         }
     }
 }

@@ -30,6 +30,16 @@ typedef struct {
 void rl_rotate(float *x, long ld, int B, int T, int H, int hd, const rl_rotation *r,
                long t0, int dir);
 
+/* Gradient of the angles of a rotation y = R(a) x: with y = (y1, y2) and
+ * dy = (dy1, dy2) in a plane, dL/da = y1 dy2 - y2 dy1 (the derivative of
+ * R(a) is R(a) times the quarter turn).  Adds, for every (b, t, h, p), into
+ * dang at b*sb + t*st + h*sh + p (+ t0 * st); y is the rotated x (row stride
+ * ld), dy its gradient.  For learned or data-dependent angles of later
+ * schemes; the layout must not broadcast over b or t (sb, st != 0 when B, T
+ * > 1); sh = 0 sums the heads. */
+void rl_rotate_angle_grad(float *dang, long sb, long st, long sh, const float *y,
+                          const float *dy, long ld, int B, int T, int H, int hd, long t0);
+
 /* cos and sin of n angles given in double, each reduced mod 2 pi first. */
 void rl_angles_cos_sin(const double *angle, float *cos, float *sin, long n);
 

@@ -11,15 +11,7 @@
 #include "../model/gpt.h"
 #include "../model/position.h"
 #include "../sampling/rng.h"
-
-static void randn(float *x, long n, uint64_t seed, float sd)
-{
-    gsl_rng *r = rl_rng_alloc();
-    rl_rng_stream(r, seed, 0);
-    for (long i = 0; i < n; i++)
-        x[i] = (float)(sd * rl_normal(r));
-    gsl_rng_free(r);
-}
+#include "test_model_util.h"
 
 /* Plain and streaming outputs agree to float rounding: |diff| < 1e-5 sd on
  * outputs of size O(sd), for lengths that are not multiples of the blocks
@@ -30,7 +22,7 @@ static void stream_vs_plain(int T, const float *slopes, float sd, const char *wh
     const long N = (long)B * T;
     float *qkv = malloc(sizeof(float) * 3 * N * C), *o1 = malloc(sizeof(float) * N * C);
     float *o2 = malloc(sizeof(float) * N * C), *att = malloc(sizeof(float) * B * H * T * T);
-    randn(qkv, 3 * N * C, 7, sd);
+    tm_randn(qkv, 3 * N * C, 7, sd);
     rl_attn_shape s = { B, T, H, hd, slopes };
     rl_attention_forward(o1, C, att, qkv, qkv + C, qkv + 2 * C, 3L * C, &s);
     rl_attention_forward_streaming(o2, C, qkv, qkv + C, qkv + 2 * C, 3L * C, &s);
@@ -91,7 +83,7 @@ static rl_gpt *small_model(int pos, int T)
     rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, pos };
     rl_gpt *m = rl_gpt_alloc(&cfg, 1);
     rl_gpt_init(m, 3);
-    randn(m->params, m->nparams, 4, 0.1f); /* away from init: nontrivial attention */
+    tm_randn(m->params, m->nparams, 4, 0.1f); /* away from init: nontrivial attention */
     return m;
 }
 
@@ -104,8 +96,9 @@ Test(model_attn, eval_window_equals_forward)
     uint16_t tok[301];
     for (int i = 0; i <= T; i++)
         tok[i] = (uint16_t)((i * 37 + i / 7) % 64);
-    for (int pos = 0; pos <= RL_POS_ALIBI; pos++) {
-        rl_gpt *m = small_model(pos, T);
+    for (int pos = 0; pos <= RL_POS_ALIBI + 1; pos++) { /* + rope with value rotation */
+        rl_gpt *m = small_model(pos > RL_POS_ALIBI ? RL_POS_ROPE : pos, T);
+        m->rotate_values = pos > RL_POS_ALIBI;
         double a = rl_gpt_forward(m, tok, T + 1, 1, T, 0, 0) * T;
         rl_gpt_eval *e = rl_gpt_eval_alloc(m, T);
         double b = rl_gpt_eval_window(m, e, tok, T);

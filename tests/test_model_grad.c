@@ -19,18 +19,10 @@
 #include "../model/layers.h"
 #include "../model/position.h"
 #include "../sampling/rng.h"
+#include "test_model_util.h"
 
 #define TOL 1e-2
 #define EPS 1e-2f
-
-static void randn(float *x, long n, uint64_t seed, float sd)
-{
-    gsl_rng *r = rl_rng_alloc();
-    rl_rng_stream(r, seed, 0);
-    for (long i = 0; i < n; i++)
-        x[i] = (float)(sd * rl_normal(r));
-    gsl_rng_free(r);
-}
 
 static double dot(const float *a, const float *b, long n)
 {
@@ -95,7 +87,7 @@ Test(model_grad, matmul)
     float *buf = calloc(3 * (nx + nw + c.OC + 2 * no), sizeof(float));
     c.x = buf; c.w = c.x + nx; c.b = c.w + nw; c.out = c.b + c.OC; c.R = c.out + no;
     float *dx = c.R + no, *dw = dx + nx, *db = dw + nw;
-    randn(c.x, nx, 1, 1); randn(c.w, nw, 2, 1); randn(c.b, c.OC, 3, 1); randn(c.R, no, 4, 1);
+    tm_randn(c.x, nx, 1, 1); tm_randn(c.w, nw, 2, 1); tm_randn(c.b, c.OC, 3, 1); tm_randn(c.R, no, 4, 1);
     rl_matmul_backward(dx, dw, db, c.R, c.x, c.w, c.N, c.C, c.OC);
     CHECK(mm_loss, &c, c.x, dx, nx, "matmul dinp");
     CHECK(mm_loss, &c, c.w, dw, nw, "matmul dW");
@@ -120,7 +112,7 @@ Test(model_grad, layernorm)
     c.x = buf; c.out = c.x + n; c.R = c.out + n; c.w = c.R + n; c.b = c.w + c.C;
     c.mean = c.b + c.C; c.rstd = c.mean + c.N;
     float *dx = c.rstd + c.N, *dw = dx + n, *db = dw + c.C;
-    randn(c.x, n, 5, 2); randn(c.w, c.C, 6, 1); randn(c.b, c.C, 7, 1); randn(c.R, n, 8, 1);
+    tm_randn(c.x, n, 5, 2); tm_randn(c.w, c.C, 6, 1); tm_randn(c.b, c.C, 7, 1); tm_randn(c.R, n, 8, 1);
     ln_loss(&c);
     rl_layernorm_backward(dx, dw, db, c.R, c.x, c.w, c.mean, c.rstd, c.N, c.C);
     CHECK(ln_loss, &c, c.x, dx, n, "layernorm dinp");
@@ -144,7 +136,7 @@ Test(model_grad, gelu)
     float *buf = calloc(4 * c.n, sizeof(float));
     c.x = buf; c.out = buf + c.n; c.R = c.out + c.n;
     float *dx = c.R + c.n;
-    randn(c.x, c.n, 9, 2); randn(c.R, c.n, 10, 1);
+    tm_randn(c.x, c.n, 9, 2); tm_randn(c.R, c.n, 10, 1);
     rl_gelu_backward(dx, c.x, c.R, c.n);
     CHECK(gelu_loss, &c, c.x, dx, c.n, "gelu");
     free(buf);
@@ -168,7 +160,7 @@ static void check_attention(const float *slopes, const char *what)
     float *buf = calloc(3 * N * C * 2 + 2 * N * C + 2 * natt, sizeof(float));
     c.qkv = buf; c.out = c.qkv + 3 * N * C; c.R = c.out + N * C; c.att = c.R + N * C;
     float *datt = c.att + natt, *dqkv = datt + natt;
-    randn(c.qkv, 3 * N * C, 11, 1); randn(c.R, N * C, 12, 1);
+    tm_randn(c.qkv, 3 * N * C, 11, 1); tm_randn(c.R, N * C, 12, 1);
     att_loss(&c);
     rl_attention_backward(dqkv, dqkv + C, dqkv + 2 * C, 3L * C, datt, c.R, C, c.att, c.qkv,
                           c.qkv + C, c.qkv + 2 * C, 3L * C, &c.s);
@@ -210,7 +202,7 @@ Test(model_grad, rotation)
     gsl_rng_free(r);
     rl_angles_cos_sin(ang, cs, sn, na);
     c.rot = (rl_rotation){ cs, sn, 5L * 3 * 3, 3L * 3, 3 };
-    randn(c.x, n, 14, 1); randn(c.R, n, 15, 1);
+    tm_randn(c.x, n, 14, 1); tm_randn(c.R, n, 15, 1);
     memcpy(g, c.R, sizeof(float) * n);
     rl_rotate(g, 3L * 6, 2, 5, 3, 6, &c.rot, 0, -1);
     CHECK(rot_loss, &c, c.x, g, n, "rotation");
@@ -221,6 +213,37 @@ Test(model_grad, rotation)
     for (long i = 0; i < n; i++)
         cr_expect_float_eq(c.y[i], c.x[i], 1e-5f);
     free(buf);
+}
+
+/* ---- angle gradient of the rotation ---- */
+typedef struct { rot_ctx r; double *ang; float *a; long na; } ang_ctx;
+static double ang_loss(void *p)
+{
+    ang_ctx *c = p;
+    float *cs = (float *)c->r.rot.cos, *sn = (float *)c->r.rot.sin;
+    for (long i = 0; i < c->na; i++)
+        c->ang[i] = c->a[i];
+    rl_angles_cos_sin(c->ang, cs, sn, c->na);
+    return rot_loss(&c->r);
+}
+
+Test(model_grad, rotation_angles)
+{
+    ang_ctx c = { .r = { .B = 2, .T = 5, .H = 3, .hd = 6 }, .na = 2L * 5 * 3 * 3 };
+    const long n = 2L * 5 * 3 * 6, na = c.na;
+    float *buf = calloc(3 * n + 4 * na, sizeof(float));
+    c.ang = calloc(na, sizeof(double));
+    c.r.x = buf; c.r.y = buf + n; c.r.R = c.r.y + n;
+    float *cs = c.r.R + n, *sn = cs + na, *g = sn + na;
+    c.a = g + na;
+    tm_randn(c.a, na, 20, 3);
+    c.r.rot = (rl_rotation){ cs, sn, 5L * 3 * 3, 3L * 3, 3 };
+    tm_randn(c.r.x, n, 21, 1); tm_randn(c.r.R, n, 22, 1);
+    ang_loss(&c);
+    rl_rotate_angle_grad(g, 5L * 3 * 3, 3L * 3, 3, c.r.y, c.r.R, 3L * 6, 2, 5, 3, 6, 0);
+    CHECK(ang_loss, &c, c.a, g, na, "rotation angles");
+    free(buf);
+    free(c.ang);
 }
 
 /* ---- cross-entropy ---- */
@@ -244,7 +267,7 @@ Test(model_grad, cross_entropy)
     float *buf = calloc(3 * n + 6, sizeof(float));
     uint16_t tok[8] = { 1, 4, 10, 0, 3, 2, 9, 7 };
     c.z = buf; c.p = buf + n; c.loss = c.p + n; c.tok = tok;
-    randn(c.z, n, 16, 2);
+    tm_randn(c.z, n, 16, 2);
     xe_loss(&c);
     float *g = c.loss + 6;
     memcpy(g, c.p, sizeof(float) * n);
@@ -270,7 +293,7 @@ Test(model_grad, embedding_dropout)
     float *buf = calloc(4 * 5 + 2 * 8 * 5 + 4 * 5 + 8 * 5, sizeof(float));
     c.wte = buf; c.out = c.wte + 20; c.R = c.out + 40; c.tok = tok;
     float *g = c.R + 40, *dr = g + 20;
-    randn(c.wte, 20, 17, 1); randn(c.R, 40, 18, 1);
+    tm_randn(c.wte, 20, 17, 1); tm_randn(c.R, 40, 18, 1);
     for (int k = 0; k < 2; k++) {
         c.p = k ? 0.3f : 0.0f;
         memcpy(dr, c.R, sizeof(float) * 40);
@@ -290,14 +313,15 @@ static double gpt_loss(void *v)
     return rl_gpt_forward(c->m, c->tok, c->m->T + 1, c->m->B, c->m->T, 1, 1234);
 }
 
-static void check_model(int pos, float dropout)
+static void check_model(int pos, float dropout, int rotate_values)
 {
     rl_gpt_config cfg = { 2, 16, 2, 8, 13, dropout, pos };
     rl_gpt *m = rl_gpt_alloc(&cfg, 2);
+    m->rotate_values = rotate_values;
     rl_gpt_init(m, 5);
     /* larger weights than GPT-2's 0.02 so that every tensor's gradient is
      * well above the finite-difference noise; norms away from (1, 0) */
-    randn(m->params, m->nparams, 19, 0.3f);
+    tm_randn(m->params, m->nparams, 19, 0.3f);
     for (int i = 0; i < m->ntensors; i++)
         if (m->tensors[i].kind == RL_T_NORM_W)
             for (long j = 0; j < m->tensors[i].n; j++)
@@ -312,13 +336,16 @@ static void check_model(int pos, float dropout)
     for (int i = 0; i < m->ntensors; i++) {
         const rl_tensor *t = &m->tensors[i];
         char what[64];
-        snprintf(what, sizeof what, "%s %s p=%.1f", rl_pos_name(pos), t->name, dropout);
+        snprintf(what, sizeof what, "%s%s %s p=%.1f", rl_pos_name(pos), rotate_values ? "-qkv" : "",
+                 t->name, dropout);
         CHECK(gpt_loss, &c, m->params + t->off, m->grads + t->off, t->n, what);
     }
     rl_gpt_free(m);
 }
 
-Test(model_grad, gpt_none) { check_model(RL_POS_NONE, 0); }
-Test(model_grad, gpt_rope) { check_model(RL_POS_ROPE, 0); }
-Test(model_grad, gpt_alibi) { check_model(RL_POS_ALIBI, 0); }
-Test(model_grad, gpt_rope_dropout) { check_model(RL_POS_ROPE, 0.2f); }
+Test(model_grad, gpt_none) { check_model(RL_POS_NONE, 0, 0); }
+Test(model_grad, gpt_rope) { check_model(RL_POS_ROPE, 0, 0); }
+Test(model_grad, gpt_alibi) { check_model(RL_POS_ALIBI, 0, 0); }
+Test(model_grad, gpt_rope_dropout) { check_model(RL_POS_ROPE, 0.2f, 0); }
+/* value rotation and inverse rotation of the output (the Q/K/V variants) */
+Test(model_grad, gpt_rope_values) { check_model(RL_POS_ROPE, 0, 1); }

@@ -1,0 +1,144 @@
+/* bench_model.c: model throughput against this machine's own sgemm peak. */
+#include "bench_model.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../cli/util.h"
+#include "gpt.h"
+#include "train.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* GFLOP/s of a large square sgemm with OpenBLAS's own threading (all
+ * cores): the peak that the model's throughput is a fraction of. */
+static double sgemm_peak(int n, double budget)
+{
+    float *a = rl_xmalloc(sizeof(float) * n * n), *b = rl_xmalloc(sizeof(float) * n * n);
+    float *c = rl_xcalloc((size_t)n * n, sizeof(float));
+    for (long i = 0; i < (long)n * n; i++) {
+        a[i] = (float)((i * 7 % 13) - 6) / 13.0f;
+        b[i] = (float)((i * 5 % 11) - 5) / 11.0f;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
+    double best = 0;
+    for (double t0 = now(); now() - t0 < budget;) {
+        double t = now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
+        double g = 2.0 * n * n * (double)n / (now() - t) / 1e9;
+        best = g > best ? g : best;
+    }
+    free(a);
+    free(b);
+    free(c);
+    return best;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double peak_rss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;
+}
+
+/* Forward-only evaluation of one window of L tokens at the first shape:
+ * seconds, workspace and the process's peak RSS right after it. */
+typedef struct {
+    int L;
+    double sec, flops, work_mib, rss_mib;
+} eval_figs;
+
+static eval_figs bench_eval(int L)
+{
+    rl_gpt_config cfg = { 4, 256, 4, 128, 256, 0.0f, RL_POS_ROPE };
+    rl_gpt *m = rl_gpt_alloc(&cfg, 1);
+    rl_gpt_init(m, 1);
+    uint16_t *tok = rl_xmalloc(sizeof(uint16_t) * (L + 1));
+    for (int i = 0; i <= L; i++)
+        tok[i] = (uint16_t)((i * 2654435761u) >> 24);
+    rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
+    eval_figs f = { L, now(), 0, rl_gpt_eval_bytes(e) / 1048576.0, 0 };
+    rl_gpt_eval_window(m, e, tok, L);
+    f.sec = now() - f.sec;
+    f.rss_mib = peak_rss_mib();
+    /* forward FLOPs: a third of the training count, causal attention halved */
+    f.flops = (rl_gpt_flops_per_token(&cfg, 0) / 3 + 2.0 * cfg.layers * cfg.width * L) * L;
+    rl_gpt_eval_free(e);
+    free(tok);
+    rl_gpt_free(m);
+    return f;
+}
+
+/* Tokens/s of full training steps (median step time of a budget-long run). */
+static double bench_train(int layers, int width, int heads, int T, int B, double budget)
+{
+    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, RL_POS_NONE };
+    rl_gpt *m = rl_gpt_alloc(&cfg, B);
+    rl_gpt_init(m, 1);
+    rl_tokens data = { rl_xmalloc(sizeof(uint16_t) * 1 << 20), 1 << 20 };
+    for (long i = 0; i < data.n; i++)
+        data.tok[i] = (uint16_t)(((uint32_t)i * 2654435761u) >> 24);
+    rl_trainer *tr = rl_trainer_alloc(m, &data, B, 1, 1);
+    rl_trainer_step(tr, 0, 1e-4, NULL); /* warm-up: first touch of the buffers */
+    /* the median step time: robust to other work on the machine */
+    enum { MAXN = 512 };
+    double st[MAXN];
+    long n = 0;
+    for (double t0 = now(); n < MAXN && (now() - t0 < budget || n < 5);) {
+        double t = now();
+        rl_trainer_step(tr, ++n, 1e-4, NULL);
+        st[n - 1] = now() - t;
+    }
+    qsort(st, n, sizeof *st, cmp_double);
+    double tps = (double)B * T / st[n / 2];
+    rl_trainer_free(tr);
+    free(data.tok);
+    rl_gpt_free(m);
+    return tps;
+}
+
+static void report_train(int layers, int width, int heads, int T, int B, double tps,
+                         double llmc, double peak)
+{
+    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, RL_POS_NONE };
+    double gf = tps * rl_gpt_flops_per_token(&cfg, T) / 1e9;
+    printf("model train %dL w%d h%d T=%d B=%d: %8.0f tok/s  %6.1f GFLOP/s  %4.0f%% of peak  "
+           "%.2fx llm.c (%.0f tok/s)\n", layers, width, heads, T, B, tps, gf, 100 * gf / peak,
+           tps / llmc, llmc);
+}
+
+void rl_bench_model(int quick)
+{
+    rl_set_threads(rl_ncores());
+    const double pb = quick ? 1.0 : 3.0, tb = quick ? 3 : 10;
+    /* the peak before and after the model runs; the larger one is used, so
+     * that other work on the machine cannot inflate the fractions */
+    double p1 = sgemm_peak(2048, pb);
+    eval_figs ev = bench_eval(16384); /* first: its peak RSS is its own */
+    double t1 = bench_train(4, 256, 4, 128, 8, tb), t2 = bench_train(6, 384, 6, 256, 4, tb);
+    double p2 = sgemm_peak(2048, pb), peak = p1 > p2 ? p1 : p2;
+    printf("model sgemm peak (2048^3, %d threads, OpenBLAS, best of %.0f s, before / after): "
+           "%.1f / %.1f GFLOP/s\n", rl_ncores(), pb, p1, p2);
+    report_train(4, 256, 4, 128, 8, t1, 1358, peak);
+    report_train(6, 384, 6, 256, 4, t2, 354, peak);
+    printf("model eval  4L w256 h4 rope T=%d (one window, forward only): %.2f s  %.0f tok/s  "
+           "%.1f GFLOP/s (%.0f%% of peak)  workspace %.0f MiB  peak RSS %.0f MiB\n", ev.L, ev.sec,
+           ev.L / ev.sec, ev.flops / ev.sec / 1e9, 100 * ev.flops / ev.sec / 1e9 / peak,
+           ev.work_mib, ev.rss_mib);
+    fflush(stdout);
+    rl_set_threads(1);
+}

@@ -1,0 +1,10 @@
+/* bench_model.h: the model section of `routelab bench`. */
+#ifndef RL_MODEL_BENCH_H
+#define RL_MODEL_BENCH_H
+
+/* sgemm peak of this machine (all cores), training throughput at llm.c's
+ * two CPU shapes as tokens/s, model FLOP/s and fraction of that peak, and
+ * forward-only evaluation at T = 16,384 (time, workspace, peak memory). */
+void rl_bench_model(int quick);
+
+#endif

