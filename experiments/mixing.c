@@ -31,7 +31,7 @@ typedef struct {
 
 static mix_size size_of(int preset)
 {
-    mix_size q = { 256, 16, 65536, 1L << 17 };
+    mix_size q = { 1024, 16, 65536, 1L << 17 };
     mix_size f = { 4096, 32, 65536, 1L << 20 };
     return preset == RL_PRESET_FULL ? f : q;
 }
