@@ -51,6 +51,7 @@ test: setup
 
 run: setup-data
 	@$(MAKE) --no-print-directory $(BIN)
+	$(BIN) data brown
 	$(BIN) theory --preset quick --out results/theory
 	@echo "report: results/theory/theory.md"
 
