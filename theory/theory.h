@@ -71,7 +71,7 @@ double rl_value_pair_sum(double complex chi, long m);
 
 /* log E e^{lambda <e,u>} for u uniform on S^{d-1}, d >= 2: the moment
  * generating function of one coordinate, Gamma(d/2) (2/lambda)^{d/2-1}
- * I_{d/2-1}(lambda) = 0F1(; d/2; lambda^2/4) (experiments/NOTES-scoregap.md).  The score of
+ * I_{d/2-1}(lambda) = 0F1(; d/2; lambda^2/4) (NOTES.md §5.3).  The score of
  * a unit query against a Haar-transported unit key has this law, so the mean
  * softmax weight of a far token at logit scale lambda is exp(this).
  * Even in lambda; |lambda| <= 500. */
