@@ -1,0 +1,141 @@
+/* test_exp_mixing.c: claim 1's experiment and the theory report. */
+#include <criterion/criterion.h>
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../experiments/routes.h"
+#include "../experiments/textsteps.h"
+#include "../sampling/rng.h"
+#include "../sampling/so2.h"
+#include "../theory/theory.h"
+#include "helpers.h"
+
+/* The study's variant at d = 64: the block classes the report states follow
+ * from sin(w)/w: 7 blocks reach 0.1 within 512 steps, 11 stay above 0.9 at
+ * 65,536. */
+Test(exp_mixing, study_block_classes)
+{
+    int mixed = 0, coherent = 0;
+    for (int b = 0; b < 32; b++) {
+        double w = pow(10000.0, -2.0 * b / 64), c = sin(w) / w;
+        long W = rl_mixing_window(c, 0.1);
+        mixed += W > 0 && W <= 512;
+        coherent += pow(c, 65536) >= 0.9;
+    }
+    cr_assert_eq(mixed, 7);
+    cr_assert_eq(coherent, 11);
+}
+
+/* Text-driven routes over an i.i.d. token sequence: the mean of e^{i Phi}
+ * over start positions estimates chi^n (independent steps), within 5 SE. */
+Test(exp_mixing, text_routes_of_iid_tokens_follow_chi_power)
+{
+    const long n = 1 << 16;
+    int *tok = malloc(sizeof(int) * n);
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, 4, 4);
+    for (long i = 0; i < n; i++)
+        tok[i] = (int)gsl_rng_uniform_int(r, 16);
+    double table[16 * 2];
+    rl_family f = rl_family_default(RL_FAM_TOKEN_SO2, 4);
+    f.vocab = 16;
+    f.table = table;
+    for (int i = 0; i < 32; i++)
+        table[i] = 1.3 * (2 * gsl_rng_uniform(r) - 1);
+    long grid[] = { 1, 2, 3, 5, 8 };
+    rl_textsteps_stats *s = rl_textsteps_run(&f, tok, n, 4096, grid, 5);
+    for (int b = 0; b < 2; b++) {
+        double complex chi = 0;
+        for (int v = 0; v < 16; v++)
+            chi += cexp(I * table[v * 2 + b]) / 16;
+        for (int g = 0; g < 5; g++) {
+            double complex want = cpow(chi, grid[g]);
+            double e = cabs(s->chi[g * 2 + b] - want);
+            cr_assert_lt(e, 5 * s->se[g * 2 + b] + 1e-3, "block %d n %ld: %g off (SE %g)", b, grid[g], e,
+                         s->se[g * 2 + b]);
+        }
+    }
+    rl_textsteps_free(s);
+    gsl_rng_free(r);
+    free(tok);
+}
+
+/* Second moment of the self-score: Haar value 1/d; fully mixed SO(2)
+ * blocks 2/(d+2) (NOTES.md 5.1). */
+Test(exp_mixing, self_score_second_moments)
+{
+    long grid[] = { 1, 3 };
+    rl_family h = rl_family_default(RL_FAM_HAAR, 6);
+    rl_route_stats *s = rl_routes_run(&h, grid, 2, 20000, 7, 1, NULL, 0);
+    cr_assert_lt(fabs(s->sq[0] - 1.0 / 6), 5 * s->sq_se[0], "Haar: %g +- %g", s->sq[0], s->sq_se[0]);
+    rl_route_stats_free(s);
+    rl_family c = rl_family_default(RL_FAM_SO2, 6);
+    c.law = RL_ANG_CIRCLE;
+    s = rl_routes_run(&c, grid, 2, 20000, 7, 2, NULL, 0);
+    for (int g = 0; g < 2; g++)
+        cr_assert_lt(fabs(s->sq[g] - 2.0 / 8), 5 * s->sq_se[g], "SO(2): %g +- %g", s->sq[g], s->sq_se[g]);
+    rl_route_stats_free(s);
+}
+
+Test(exp_mixing, bad_flags_exit_2)
+{
+    char err[4096];
+    cr_assert_eq(th_run("mixing --preset huge", NULL, 0, err, sizeof err), 2);
+    cr_assert_eq(th_run("mixing --text /nonexistent/file --out /tmp/rl-none", NULL, 0, err, sizeof err), 2);
+    cr_assert_eq(th_run("theory --only mixing,nope", NULL, 0, err, sizeof err), 2);
+    cr_assert(strstr(err, "nope"));
+}
+
+/* The whole quick report: theory.md, every figure it links and every TSV
+ * the experiments promise. */
+Test(exp_mixing, theory_quick_writes_every_file, .timeout = 600)
+{
+    static char out[1 << 20];
+    char *dir = th_tmpdir(), cmd[512], err[8192];
+    snprintf(cmd, sizeof cmd, "theory --preset quick --threads 2 --out %s", dir);
+    cr_assert_eq(th_run(cmd, out, sizeof out, err, sizeof err), 0, "%s", err);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/theory.md", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no theory.md");
+    static char md[1 << 20];
+    size_t n = fread(md, 1, sizeof md - 1, f);
+    md[n] = 0;
+    fclose(f);
+    const char *sections[] = { "the mixing window", "concentration", "score gap", "far-mass", "value-side",
+                               "one attention layer" };
+    for (int i = 0; i < 6; i++)
+        cr_assert(strstr(md, sections[i]), "theory.md lacks the section on %s", sections[i]);
+    int figures = 0;
+    for (char *img = md; (img = strstr(img, "![")); img += 2) {
+        char *p = strstr(img, "](");
+        cr_assert(p);
+        char *end = strchr(p + 2, ')');
+        cr_assert(end);
+        snprintf(path, sizeof path, "%s/%.*s", dir, (int)(end - p - 2), p + 2);
+        cr_assert_eq(access(path, R_OK), 0, "figure %s is missing", path);
+        figures += strstr(path, ".png") != NULL;
+    }
+    cr_assert_geq(figures, 20, "only %d figures", figures);
+    const char *tsv[] = { "mixing_families", "mixing_blocks_d64", "mixing_blocks_d96", "mixing_block_curves",
+                          "mixing_tokens", "concentration_haar", "concentration_families", "concentration_so2",
+                          "scoregap_near", "scoregap_far", "scoregap_gap", "farmass", "farmass_alibi",
+                          "farmass_extremal", "farmass_half", "values_norm", "values_blocks", "values_slopes",
+                          "values_near", "stylized", "stylized_table", "stylized_query" };
+    for (size_t i = 0; i < sizeof tsv / sizeof *tsv; i++) {
+        snprintf(path, sizeof path, "%s/%s.tsv", dir, tsv[i]);
+        f = fopen(path, "r");
+        cr_assert(f, "%s is missing", path);
+        char line[4096];
+        cr_assert(fgets(line, sizeof line, f) && strchr(line, '\t'), "%s has no header row", path);
+        cr_assert(fgets(line, sizeof line, f), "%s has no data row", path);
+        fclose(f);
+    }
+    cr_assert(strstr(out, "theory report"));
+    th_rmdir(dir);
+    free(dir);
+}
