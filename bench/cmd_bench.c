@@ -107,11 +107,14 @@ int cmd_bench(int argc, char **argv)
     };
     rl_opts_parse("bench", "[--what all|haar|steps|model] [--quick]",
                   "Print speed figures measured in this run against this machine's own\n"
-                  "LAPACK/BLAS.  Runs single-threaded so the ratios compare like with like.",
+                  "LAPACK/BLAS: Haar sampling and step costs single-threaded (so the ratios\n"
+                  "compare like with like), the model on all cores against the sgemm peak.",
                   opts, argc, argv, NULL, 0);
-    rl_set_threads(1);
     double budget = quick ? 0.2 : 1.0;
-    printf("# routelab bench (single thread; ratio = time of the sampler / time of the floor)\n");
+    if (what == 0 || what == 1 || what == 2) {
+        rl_set_threads(1);
+        printf("# sampling (single thread; ratio = time of the sampler / time of LAPACK's QR floor)\n");
+    }
     if (what == 0 || what == 1) {
         int dims[] = { 16, 64, 256, 1024 };
         for (int i = 0; i < 4; i++)
@@ -124,7 +127,9 @@ int cmd_bench(int argc, char **argv)
             for (int i = 0; i < 3; i++)
                 bench_steps(kinds[k], dims[i], budget / 2);
     }
-    if (what == 0 || what == 3) /* all cores, against the sgemm peak of the same run */
+    if (what == 0 || what == 3) { /* all cores, against the sgemm peak of the same run */
+        rl_set_threads(rl_ncores());
         rl_bench_model(quick);
+    }
     return 0;
 }
