@@ -14,7 +14,7 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -fopenmp -Wall -Wextra -MMD -MP \
 LDFLAGS  += -fopenmp -L$(BLASDIR) -Wl,--disable-new-dtags,-rpath,$(BLASDIR)
 LDLIBS   += -lopenblas -llapacke -lgsl -lm
 
-MODULES  := cli sampling theory experiments model bench
+MODULES  := cli sampling theory experiments model reproduce bench
 SRCS     := $(filter-out cli/routelab.c,$(wildcard $(addsuffix /*.c,$(MODULES))))
 OBJS     := $(SRCS:%.c=build/%.o)
 TESTSRCS := $(wildcard tests/*.c)

@@ -1,0 +1,432 @@
+/* grid.c: the resumable grid behind `routelab reproduce`.
+ *
+ * Every stage is a routelab subcommand run as a child process (train, eval,
+ * probe, theory), each writing its files through temporaries, so an
+ * interruption at any point leaves either a finished stage or a checkpoint
+ * to resume from.  A model folder holds config.txt (the training command, to
+ * refuse a rerun with other settings), ckpt.bin and log.tsv (train),
+ * `trained` (written once training has reached its last step), eval.tsv,
+ * and probe files. */
+#include "grid.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../cli/util.h"
+#include "../model/config.h"
+
+/* ---- argument lists ---- */
+
+typedef struct {
+    char **v;
+    int n, cap;
+} args;
+
+static void arg(args *a, const char *fmt, ...)
+{
+    if (a->n + 2 > a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 32;
+        a->v = realloc(a->v, sizeof(char *) * a->cap);
+        if (!a->v)
+            rl_die("out of memory");
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&a->v[a->n], fmt, ap) < 0)
+        rl_die("out of memory");
+    va_end(ap);
+    a->v[++a->n] = NULL;
+}
+
+static void args_free(args *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* Run `routelab ARGS` (this very binary); returns its exit status. */
+static int run_self(const args *a)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        rl_die("reproduce: cannot fork: %s", strerror(errno));
+    if (pid == 0) {
+        execv("/proc/self/exe", a->v);
+        fprintf(stderr, "routelab: reproduce: cannot run routelab: %s\n", strerror(errno));
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            rl_die("reproduce: lost a child process: %s", strerror(errno));
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+static char *mdir_file(const rl_repro *r, int v, const char *name)
+{
+    char *d = rl_repro_model_dir(r, v), *p = rl_path_join(d, name);
+    free(d);
+    return p;
+}
+
+char *rl_repro_model_dir(const rl_repro *r, int v)
+{
+    char *p;
+    if (asprintf(&p, "%s/models/%s", r->out, r->var[v]) < 0)
+        rl_die("out of memory");
+    return p;
+}
+
+int rl_repro_lengths(const rl_repro *r, long *len, int max)
+{
+    int n = 0;
+    for (long m = 1; m <= r->g.max_mult && n < max; m *= 2)
+        len[n++] = m * r->g.ctx;
+    return n;
+}
+
+/* Total optimizer steps of the schedule: --steps, else the sum of the
+ * LR:STEPS stages (what train does). */
+long rl_grid_steps(const rl_grid *g)
+{
+    if (g->steps > 0)
+        return g->steps;
+    long s = 0;
+    const char *p = g->lr;
+    while ((p = strchr(p, ':'))) {
+        s += strtol(p + 1, NULL, 10);
+        p++;
+    }
+    return s > 0 ? s : 1000;
+}
+
+/* ---- progress and ETA ---- */
+
+/* Work of each stage in model FLOPs: training 6N-style FLOPs per token
+ * (rl_gpt_flops_per_token), evaluation a third of that (forward only) at
+ * each length.  The grid's rate is measured on the stages done in this
+ * run. */
+typedef struct {
+    double done, total, t0, spent;
+} eta;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static rl_gpt_config cfg_of(const rl_grid *g)
+{
+    rl_gpt_config c = { g->layers, g->width, g->heads, g->ctx, g->vocab, (float)g->dropout, 0 };
+    return c;
+}
+
+static double train_work(const rl_repro *r)
+{
+    rl_gpt_config c = cfg_of(&r->g);
+    return (double)rl_grid_steps(&r->g) * r->g.batch * r->g.accum * r->g.ctx * rl_gpt_flops_per_token(&c, r->g.ctx);
+}
+
+static double eval_work(const rl_repro *r)
+{
+    rl_gpt_config c = cfg_of(&r->g);
+    long len[32];
+    int n = rl_repro_lengths(r, len, 32);
+    double w = 0;
+    for (int i = 0; i < n; i++)
+        w += (double)r->g.eval_batches * len[i] * rl_gpt_flops_per_token(&c, (int)len[i]) / 3.0;
+    return w;
+}
+
+static void say(const rl_repro *r, const eta *e, int v, const char *stage)
+{
+    double el = now() - e->t0;
+    char etas[64] = "unknown";
+    if (e->done > 0 && e->spent > 1) {
+        double left = (e->total - e->done) / (e->done / e->spent);
+        snprintf(etas, sizeof etas, "%.0f min", left / 60.0);
+    }
+    printf("\n[reproduce %s] model %d/%d %s: %s  (elapsed %.0f min; ETA for the grid %s)\n", r->g.name, v + 1,
+           r->nvar, r->var[v], stage, el / 60.0, etas);
+    fflush(stdout);
+}
+
+/* ---- the stages ---- */
+
+static void train_args(const rl_repro *r, int v, args *a)
+{
+    const rl_grid *g = &r->g;
+    char *d = rl_repro_model_dir(r, v);
+    arg(a, "routelab");
+    arg(a, "train");
+    arg(a, "--data");
+    arg(a, "%s", g->data);
+    arg(a, "--out");
+    arg(a, "%s", d);
+    arg(a, "--pos");
+    arg(a, "%s", r->var[v]);
+    arg(a, "--layers");
+    arg(a, "%d", g->layers);
+    arg(a, "--width");
+    arg(a, "%d", g->width);
+    arg(a, "--heads");
+    arg(a, "%d", g->heads);
+    arg(a, "--ctx");
+    arg(a, "%d", g->ctx);
+    arg(a, "--vocab");
+    arg(a, "%d", g->vocab);
+    arg(a, "--dropout");
+    arg(a, "%g", g->dropout);
+    arg(a, "--batch");
+    arg(a, "%d", g->batch);
+    arg(a, "--accum");
+    arg(a, "%d", g->accum);
+    arg(a, "--steps");
+    arg(a, "%ld", rl_grid_steps(g));
+    arg(a, "--lr");
+    arg(a, "%s", g->lr);
+    arg(a, "--val-every");
+    arg(a, "%d", g->val_every);
+    arg(a, "--val-batches");
+    arg(a, "%d", g->val_batches);
+    arg(a, "--ckpt-every");
+    arg(a, "%d", g->ckpt_every);
+    arg(a, "--seed");
+    arg(a, "%ld", g->seed);
+    free(d);
+}
+
+/* The training command as text, one argument a line (config.txt). */
+static char *args_text(const args *a)
+{
+    size_t n = 1;
+    for (int i = 0; i < a->n; i++)
+        n += strlen(a->v[i]) + 1;
+    char *s = rl_xmalloc(n), *p = s;
+    for (int i = 0; i < a->n; i++)
+        p += sprintf(p, "%s\n", a->v[i]);
+    *p = 0;
+    return s;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = rl_xmalloc(n + 1);
+    size_t got = fread(s, 1, n, f);
+    s[got] = 0;
+    fclose(f);
+    return s;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    rl_outfile *o = rl_outfile_open(path);
+    fputs(text, o->f);
+    rl_outfile_commit(o);
+}
+
+/* Train variant v unless finished; returns 1 if --stop-at interrupted it. */
+static int stage_train(const rl_repro *r, int v, eta *e)
+{
+    char *done = mdir_file(r, v, "trained"), *cfgp = mdir_file(r, v, "config.txt");
+    char *ck = mdir_file(r, v, "ckpt.bin"), *d = rl_repro_model_dir(r, v);
+    args a = { 0 };
+    train_args(r, v, &a);
+    char *text = args_text(&a), *old = slurp(cfgp);
+    if (old && strcmp(old, text))
+        rl_die("reproduce: %s was trained with other settings (see its config.txt): use another --out, "
+               "or remove that folder to retrain", d);
+    int stopped = 0;
+    if (!exists(done)) {
+        rl_mkdir_p(d);
+        if (!old)
+            write_text(cfgp, text);
+        int resume = exists(ck);
+        say(r, e, v, resume ? "resuming training from its checkpoint" : "training");
+        if (resume)
+            arg(&a, "--resume");
+        arg(&a, "--threads");
+        arg(&a, "%d", r->threads);
+        if (r->stop_at > 0 && r->stop_at < rl_grid_steps(&r->g)) {
+            arg(&a, "--stop-at");
+            arg(&a, "%ld", r->stop_at);
+        }
+        double t = now();
+        int st = run_self(&a);
+        if (st != 0)
+            rl_die("reproduce: training %s failed (exit status %d)", r->var[v], st);
+        if (r->stop_at > 0 && r->stop_at < rl_grid_steps(&r->g)) {
+            stopped = 1;
+        } else {
+            write_text(done, "trained\n");
+            e->spent += now() - t;
+            e->done += train_work(r);
+        }
+    } else {
+        e->total -= train_work(r);
+    }
+    args_free(&a);
+    free(text);
+    free(old);
+    free(done);
+    free(cfgp);
+    free(ck);
+    free(d);
+    return stopped;
+}
+
+static void stage_eval(const rl_repro *r, int v, eta *e)
+{
+    char *out = mdir_file(r, v, "eval.tsv"), *ck = mdir_file(r, v, "ckpt.bin");
+    if (exists(out)) {
+        e->total -= eval_work(r);
+    } else {
+        long len[32];
+        int n = rl_repro_lengths(r, len, 32);
+        char lens[512];
+        int off = 0;
+        for (int i = 0; i < n; i++)
+            off += snprintf(lens + off, sizeof lens - off, i ? ",%ld" : "%ld", len[i]);
+        say(r, e, v, "evaluating");
+        args a = { 0 };
+        arg(&a, "routelab");
+        arg(&a, "eval");
+        arg(&a, "--ckpt");
+        arg(&a, "%s", ck);
+        arg(&a, "--data");
+        arg(&a, "%s", r->g.data);
+        arg(&a, "--lengths");
+        arg(&a, "%s", lens);
+        arg(&a, "--batches");
+        arg(&a, "%d", r->g.eval_batches);
+        arg(&a, "--out");
+        arg(&a, "%s", out);
+        arg(&a, "--seed");
+        arg(&a, "%ld", r->g.seed);
+        arg(&a, "--threads");
+        arg(&a, "%d", r->threads);
+        double t = now();
+        int st = run_self(&a);
+        if (st != 0)
+            rl_die("reproduce: evaluating %s failed (exit status %d)", r->var[v], st);
+        e->spent += now() - t;
+        e->done += eval_work(r);
+        args_free(&a);
+    }
+    free(out);
+    free(ck);
+}
+
+static int probed(const rl_repro *r, int v)
+{
+    const char *p = r->g.probe;
+    if (!strcmp(p, "all"))
+        return 1;
+    size_t n = strlen(r->var[v]);
+    for (const char *s = p; (s = strstr(s, r->var[v])); s += n)
+        if ((s == p || s[-1] == ',') && (s[n] == ',' || s[n] == 0))
+            return 1;
+    return 0;
+}
+
+static void stage_probe(const rl_repro *r, int v, eta *e)
+{
+    if (!probed(r, v))
+        return;
+    char *d = rl_repro_model_dir(r, v), *pd = rl_path_join(d, "probe"), *ck = mdir_file(r, v, "ckpt.bin");
+    char *mark = rl_path_join(pd, "probe.tsv");
+    if (!exists(mark)) {
+        say(r, e, v, "probing attention");
+        args a = { 0 };
+        arg(&a, "routelab");
+        arg(&a, "probe");
+        arg(&a, "--ckpt");
+        arg(&a, "%s", ck);
+        arg(&a, "--data");
+        arg(&a, "%s", r->g.data);
+        arg(&a, "--lengths");
+        arg(&a, "%ld,%ld", (long)r->g.ctx, (long)r->g.ctx * r->g.probe_mult);
+        arg(&a, "--out");
+        arg(&a, "%s", pd);
+        arg(&a, "--seed");
+        arg(&a, "%ld", r->g.seed);
+        arg(&a, "--threads");
+        arg(&a, "%d", r->threads);
+        int st = run_self(&a);
+        if (st != 0)
+            rl_die("reproduce: probing %s failed (exit status %d)", r->var[v], st);
+        args_free(&a);
+    }
+    free(mark);
+    free(ck);
+    free(pd);
+    free(d);
+}
+
+static void stage_theory(const rl_repro *r)
+{
+    if (!strcmp(r->g.theory, "none"))
+        return;
+    char *td = rl_path_join(r->out, "theory"), *md = rl_path_join(td, "theory.md");
+    if (!exists(md)) {
+        printf("\n[reproduce %s] the theory report (routelab theory --preset %s)\n", r->g.name, r->g.theory);
+        args a = { 0 };
+        arg(&a, "routelab");
+        arg(&a, "theory");
+        arg(&a, "--preset");
+        arg(&a, "%s", r->g.theory);
+        arg(&a, "--out");
+        arg(&a, "%s", td);
+        arg(&a, "--seed");
+        arg(&a, "%ld", r->g.seed);
+        arg(&a, "--threads");
+        arg(&a, "%d", r->threads);
+        int st = run_self(&a);
+        if (st != 0)
+            rl_die("reproduce: the theory report failed (exit status %d)", st);
+        args_free(&a);
+    }
+    free(md);
+    free(td);
+}
+
+int rl_repro_run(const rl_repro *r)
+{
+    rl_mkdir_p(r->out);
+    eta e = { 0, r->nvar * (train_work(r) + eval_work(r)), now(), 0 };
+    for (int v = 0; v < r->nvar; v++) {
+        if (stage_train(r, v, &e)) {
+            printf("\n[reproduce %s] stopped at step %ld of %s (--stop-at); the same command continues "
+                   "from its checkpoint\n", r->g.name, r->stop_at, r->var[v]);
+            return 1;
+        }
+        stage_eval(r, v, &e);
+        stage_probe(r, v, &e);
+    }
+    stage_theory(r);
+    return 0;
+}

@@ -1,0 +1,303 @@
+/* report.c: table.tsv, figures and REPORT.md of a finished grid. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../cli/util.h"
+#include "../experiments/exp.h"
+#include "grid.h"
+#include "study.h"
+
+#define MAXLEN 32
+
+/* One model's evaluation: ppl and the standard error of the mean loss by
+ * length. */
+typedef struct {
+    int n;
+    long len[MAXLEN];
+    double loss[MAXLEN], se[MAXLEN], ppl[MAXLEN];
+} evalrow;
+
+static int read_eval(const char *path, evalrow *e)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    e->n = 0;
+    if (!f)
+        return -1;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return -1;
+    }
+    while (e->n < MAXLEN && fgets(line, sizeof line, f)) {
+        long L, w;
+        double m, s, p, ra;
+        if (sscanf(line, "%ld\t%ld\t%lf\t%lf\t%lf\t%lf", &L, &w, &m, &s, &p, &ra) == 6) {
+            e->len[e->n] = L;
+            e->loss[e->n] = m;
+            e->se[e->n] = s;
+            e->ppl[e->n] = p;
+            e->n++;
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+/* ratio ppl(L)/ppl(ctx) = exp(loss(L) - loss(ctx)); its standard error by the
+ * delta method from the two (independent) loss standard errors. */
+static double ratio_at(const evalrow *e, long mult, double *se)
+{
+    for (int i = 0; i < e->n; i++)
+        if (e->len[i] == e->len[0] * mult) {
+            double r = exp(e->loss[i] - e->loss[0]);
+            if (se)
+                *se = r * hypot(e->se[i], e->se[0]);
+            return r;
+        }
+    if (se)
+        *se = NAN;
+    return NAN;
+}
+
+static int find(const rl_repro *r, const char *name)
+{
+    for (int v = 0; v < r->nvar; v++)
+        if (!strcmp(r->var[v], name))
+            return v;
+    return -1;
+}
+
+/* The summary table of the theory report (its first markdown table), with
+ * its links pointed into theory/. */
+static void copy_theory_summary(const rl_repro *r, FILE *fp)
+{
+    char *td = rl_path_join(r->out, "theory/theory.md");
+    FILE *f = fopen(td, "r");
+    free(td);
+    if (!f) {
+        fprintf(fp, "No theory report in this run (`--theory none`).\n\n");
+        return;
+    }
+    char line[4096];
+    int in = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '|') {
+            in = 1;
+            char *p = line;
+            while ((p = strstr(p, "](#"))) {
+                fprintf(fp, "%.*s](theory/theory.md#", (int)(p - line), line);
+                memmove(line, p + 3, strlen(p + 3) + 1);
+                p = line;
+            }
+            fputs(line, fp);
+        } else if (in) {
+            break;
+        }
+    }
+    fclose(f);
+    fputc('\n', fp);
+}
+
+static const char *fmt_ratio(char *buf, size_t n, double r, double se)
+{
+    if (isnan(r))
+        return "–";
+    if (isnan(se))
+        snprintf(buf, n, "%.2f×", r);
+    else
+        snprintf(buf, n, "%.2f× ± %.2f", r, se);
+    return buf;
+}
+
+/* One claim about the ordering, checked on our ratios at a multiple. */
+static void ordering_line(FILE *fp, const char *claim, int holds, const char *detail)
+{
+    fprintf(fp, "- **%s** — %s. %s\n", claim, holds < 0 ? "not measurable in this grid" : holds ? "reproduced" : "NOT reproduced", detail);
+}
+
+void rl_repro_report(const rl_repro *r, const char *command)
+{
+    const int nv = r->nvar;
+    evalrow *ev = rl_xcalloc(nv, sizeof *ev);
+    for (int v = 0; v < nv; v++) {
+        char *d = rl_repro_model_dir(r, v), *p = rl_path_join(d, "eval.tsv");
+        if (read_eval(p, &ev[v]) != 0 || ev[v].n == 0)
+            rl_die("reproduce: %s is missing or empty; run the grid first", p);
+        free(p);
+        free(d);
+    }
+    /* ---- table.tsv ---- */
+    rl_exp_ctx ctx = rl_exp_default(r->out);
+    rl_tsv *t = rl_tsv_open(&ctx, "table.tsv",
+                            "variant\tlength\tmult\tmean_loss\tstderr\tppl\tratio\tratio_se\tstudy_ppl\tstudy_ratio");
+    for (int v = 0; v < nv; v++) {
+        const rl_study_row *s = rl_study_find(r->var[v]);
+        for (int i = 0; i < ev[v].n; i++) {
+            long mult = ev[v].len[i] / ev[v].len[0];
+            double se, ra = ratio_at(&ev[v], mult, &se);
+            double sr = rl_study_ratio(s, mult), sp = isnan(sr) ? NAN : sr * s->ppl[0];
+            rl_tsv_row(t, "%s\t%ld\t%ld\t%.6f\t%.6f\t%.4f\t%.4f\t%.4f\t%.2f\t%.4f", r->var[v], ev[v].len[i], mult,
+                       ev[v].loss[i], ev[v].se[i], ev[v].ppl[i], ra, se, sp, sr);
+        }
+    }
+    rl_tsv_close(t);
+
+    /* ---- figures ---- */
+    char vars[2048], study[1024];
+    int off = snprintf(vars, sizeof vars, "vars=\""), so = 0;
+    for (int v = 0; v < nv; v++)
+        off += snprintf(vars + off, sizeof vars - off, v ? " %s" : "%s", r->var[v]);
+    study[0] = 0;
+    for (int v = 0; v < nv; v++)
+        if (rl_study_find(r->var[v]))
+            so += snprintf(study + so, sizeof study - so, so ? " %s" : "%s", r->var[v]);
+    snprintf(vars + off, sizeof vars - off, "\"; study=\"%s\"; ctx=%d", study, r->g.ctx);
+    rl_plot(&ctx, "reproduce_ppl", "ppl", vars);
+    rl_plot(&ctx, "reproduce_ratio", "ratio", vars);
+    rl_plot(&ctx, "reproduce_train", "training", vars);
+
+    /* ---- REPORT.md ---- */
+    char *path = rl_path_join(r->out, "REPORT.md");
+    rl_outfile *o = rl_outfile_open(path);
+    FILE *fp = o->f;
+    const rl_grid *g = &r->g;
+    time_t tt = time(NULL);
+    char date[64], b1[64], b2[64], b3[64], b4[64];
+    strftime(date, sizeof date, "%Y-%m-%d", localtime(&tt));
+    fprintf(fp, "# routelab reproduction report (preset %s)\n\nProduced by `%s` on %s. Every number is "
+                "measured in this run, except the study's columns, copied from the study's table "
+                "(`../shared/reference/study.md`: trained at 512, evaluated to 65,536).\n\n",
+            g->name, command, date);
+    fprintf(fp, "## Configuration\n\n| setting | value |\n|---|---|\n| variants | %s |\n| model | %d layers, "
+                "width %d, %d heads (head dim %d), vocabulary %d, dropout %g |\n| training | context %d, "
+                "batch %d × %d, %ld steps, lr `%s`, seed %ld, data `%s` |\n| evaluation | lengths %d × 1, 2, "
+                "4, ..., %d; %d windows per length (the study's protocol: random validation windows, seed + L, "
+                "full causal attention, mean cross-entropy over every position) |\n| theory report | preset %s "
+                "|\n\n",
+            g->variants, g->layers, g->width, g->heads, g->width / g->heads, g->vocab, g->dropout, g->ctx,
+            g->batch, g->accum, rl_grid_steps(g), g->lr, g->seed, g->data, g->ctx, g->max_mult, g->eval_batches,
+            g->theory);
+
+    /* our table next to the study's */
+    long mults[MAXLEN];
+    int nm = 0;
+    for (long m = 1; m <= g->max_mult; m *= 2)
+        mults[nm++] = m;
+    fprintf(fp, "## Perplexity ratio ppl(L)/ppl(T) against the study's\n\nT = %d is our training context; "
+                "the study's ratios at the same multiples of its T = 512 are beside ours (16× = its 8K/512, "
+                "128× = its 65K/512). ± is one standard error (delta method over the evaluation windows).\n\n",
+            g->ctx);
+    fprintf(fp, "| variant | ppl(T) |");
+    for (int i = 1; i < nm; i++)
+        fprintf(fp, " %ld× |", mults[i]);
+    fprintf(fp, " study 16× | study 128× |\n|---|---|");
+    for (int i = 1; i < nm; i++)
+        fprintf(fp, "---|");
+    fprintf(fp, "---|---|\n");
+    for (int v = 0; v < nv; v++) {
+        const rl_study_row *s = rl_study_find(r->var[v]);
+        fprintf(fp, "| %s | %.3f |", r->var[v], ev[v].ppl[0]);
+        for (int i = 1; i < nm; i++) {
+            double se, ra = ratio_at(&ev[v], mults[i], &se);
+            fprintf(fp, " %s |", fmt_ratio(b1, sizeof b1, ra, se));
+        }
+        fprintf(fp, " %s | %s |\n", fmt_ratio(b2, sizeof b2, rl_study_ratio(s, 16), NAN),
+                fmt_ratio(b3, sizeof b3, rl_study_ratio(s, 128), NAN));
+    }
+    fprintf(fp, "\nFull numbers: `table.tsv` (every length, mean loss, standard error, ppl, ratio, study).\n\n");
+    fprintf(fp, "![Validation perplexity against evaluation length](ppl.png)\n\n*Validation perplexity against "
+                "evaluation length (log axes), one curve per variant.*\n\n");
+    fprintf(fp, "![Perplexity ratio against the multiple of the training context, ours and the study's](ratio.png)"
+                "\n\n*ppl(L)/ppl(T) against L/T: ours (solid, ± SE) and the study's at the same multiples "
+                "(dashed).*\n\n");
+    fprintf(fp, "![Training curves](training.png)\n\n*Training (thin) and validation (points) loss against "
+                "step.*\n\n");
+
+    /* orderings */
+    long m16 = g->max_mult >= 16 ? 16 : g->max_mult, mtop = g->max_mult;
+    fprintf(fp, "## The study's orderings in this run\n\nAt %ld× and %ld× the training context (the study "
+                "compares 8K/512 = 16× and 65K/512 = 128×). A difference counts when it exceeds 2 standard "
+                "errors of the difference.\n\n",
+            m16, mtop);
+    int irope = find(r, "rope"), iqk = find(r, "random_qk"), iqkv = find(r, "random_qkv"), ial = find(r, "alibi");
+    double sa, sb, sc;
+    double ra = irope >= 0 ? ratio_at(&ev[irope], m16, &sa) : NAN;
+    double rb = iqk >= 0 ? ratio_at(&ev[iqk], m16, &sb) : NAN;
+    double rc = iqkv >= 0 ? ratio_at(&ev[iqkv], m16, &sc) : NAN;
+    char det[512];
+    if (irope >= 0 && iqk >= 0 && iqkv >= 0) {
+        int h = ra - rb > 2 * hypot(sa, sb) && rb - rc > 2 * hypot(sb, sc);
+        snprintf(det, sizeof det, "At %ld×: rope %.2f×, random_qk %.2f×, random_qkv %.2f× (study at 16×: 16.2×, "
+                 "1.60×, 1.03×).", m16, ra, rb, rc);
+        ordering_line(fp, "rope ≫ random_qk > random_qkv", h, det);
+    } else if (irope >= 0 && iqkv >= 0) {
+        int h = ra - rc > 2 * hypot(sa, sc);
+        snprintf(det, sizeof det, "At %ld×: rope %.2f×, random_qkv %.2f× (random_qk not in this grid).", m16, ra, rc);
+        ordering_line(fp, "rope ≫ random_qkv", h, det);
+    }
+    /* learned variants near flat to 16x: within 25% of flat */
+    const char *learned[] = { "pemb_qk", "pemb_qkv", "lf_qk", "lf_qkv" };
+    int nl = 0, flat = 0, o2 = 0;
+    char list[512] = "";
+    for (int i = 0; i < 4; i++) {
+        int v = find(r, learned[i]);
+        if (v < 0)
+            continue;
+        double s, x = ratio_at(&ev[v], m16, &s);
+        nl++;
+        flat += x <= 1.25;
+        o2 += snprintf(list + o2, sizeof list - o2, "%s%s %.2f×", o2 ? ", " : "", learned[i], x);
+    }
+    snprintf(det, sizeof det, "\"Near flat\" is taken as a ratio ≤ 1.25 at %ld×: %s (study at 16×: pemb_qk "
+             "1.17×, pemb_qkv 1.18×, lf_qk 0.96×, lf_qkv 1.00×).", m16, nl ? list : "none in this grid");
+    ordering_line(fp, "learned variants near flat to 16×", nl ? flat == nl : -1, det);
+    /* every rotation-only model degrading by 128x */
+    int nr = 0, deg = 0;
+    o2 = 0;
+    list[0] = 0;
+    for (int v = 0; v < nv; v++) {
+        if (!strcmp(r->var[v], "alibi") || strstr(r->var[v], "alibi+") || !strcmp(r->var[v], "none"))
+            continue;
+        double s, x = ratio_at(&ev[v], mtop, &s);
+        nr++;
+        deg += x - 1 > 2 * s;
+        o2 += snprintf(list + o2, sizeof list - o2, "%s%s %.2f×", o2 ? ", " : "", r->var[v], x);
+    }
+    snprintf(det, sizeof det, "Ratios at %ld×: %s.", mtop, list);
+    ordering_line(fp, "every rotation-only model degrades by 128×", nr ? deg == nr : -1, det);
+    if (ial >= 0) {
+        double s, x = ratio_at(&ev[ial], mtop, &s);
+        snprintf(det, sizeof det, "alibi at %ld×: %.2f× ± %.2f (study at 128×: 0.96×); \"flat\" = within 10%%.",
+                 mtop, x, s);
+        ordering_line(fp, "alibi flat", fabs(x - 1) <= 0.1, det);
+    }
+    fputc('\n', fp);
+
+    /* theory */
+    fprintf(fp, "## The theory report\n\nThe Monte Carlo checks of the claims (`theory/theory.md`, preset %s):\n\n",
+            g->theory);
+    copy_theory_summary(r, fp);
+
+    /* probes */
+    fprintf(fp, "## Far mass inside the trained models\n\n`routelab probe` on the probed models: per layer "
+                "and head, the attention mass beyond the last W positions (ρ_D) against the bound "
+                "M_L/(M_L + K e^{2λ}) evaluated with the largest logit magnitude λ observed.\n\n");
+    for (int v = 0; v < nv; v++) {
+        char *d = rl_repro_model_dir(r, v), *pp = rl_path_join(d, "probe/probe.png");
+        if (access(pp, R_OK) == 0)
+            fprintf(fp, "![Far mass in %s against the bound](models/%s/probe/probe.png)\n\n*%s: measured far "
+                        "mass per layer and head against the bound (`models/%s/probe/`).*\n\n",
+                    r->var[v], r->var[v], r->var[v], r->var[v]);
+        free(pp);
+        free(d);
+    }
+    (void)b4;
+    rl_outfile_commit(o);
+    printf("reproduce: wrote %s, table.tsv and the figures\n", path);
+    free(path);
+    free(ev);
+}
