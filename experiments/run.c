@@ -7,6 +7,27 @@
 #include "../cli/util.h"
 #include "experiments.h"
 
+/* A file relative to the project folder (the binary lives in PROJECT/build),
+ * for runs started from another directory. */
+static char *project_file(const char *name)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;
+    char *p;
+    if (asprintf(&p, "%s/../%s", exe, name) < 0)
+        return NULL;
+    if (access(p, R_OK) == 0)
+        return p;
+    free(p);
+    return NULL;
+}
+
 const char *rl_exp_text(const rl_exp_ctx *ctx)
 {
     static const char *brown = "data/brown/train.bin";
@@ -14,7 +35,14 @@ const char *rl_exp_text(const rl_exp_ctx *ctx)
         return ctx->text;
     if (access(brown, R_OK) == 0)
         return brown;
-    return "README.md";
+    /* not in the working directory: the project's own data, else its README
+     * (the one string this keeps is the process's, freed at exit) */
+    char *p = project_file(brown);
+    if (!p)
+        p = project_file("README.md");
+    if (!p)
+        rl_die("no text for token-driven steps: give --text FILE (or run `routelab data brown`)");
+    return p;
 }
 
 int rl_exp_command(const char *name, int (*fn)(const rl_exp_ctx *, rl_report *), const char *title,
