@@ -97,12 +97,18 @@ int cmd_theory(int argc, char **argv)
             fprintf(fp, "| [%s](#%s) | %d | %d | %.1f |\n", claims[i].title, claims[i].name, y, n, secs[i]);
         }
     fputc('\n', fp);
+    char *cpath = rl_path_join(ctx.out, "checks.tsv");
+    rl_outfile *co = rl_outfile_open(cpath);
+    fprintf(co->f, "experiment\tverdict\tcheck\tpredicted\tmeasured\n");
     for (size_t i = 0; i < NCLAIMS; i++)
         if (rep[i]) {
             fprintf(fp, "<a id=\"%s\"></a>\n\n", claims[i].name);
             rl_report_markdown(rep[i], fp);
+            rl_report_tsv(rep[i], co->f, claims[i].name);
             rl_report_free(rep[i]);
         }
+    rl_outfile_commit(co);
+    free(cpath);
     rl_outfile_commit(o);
     printf("theory report: %s (%.0f s)\n", path, t_all);
     free(path);

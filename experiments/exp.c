@@ -160,6 +160,26 @@ void rl_report_counts(const rl_report *r, int *yes, int *no)
     }
 }
 
+static void tsv_field(const char *s, FILE *fp)
+{
+    for (; *s; s++)
+        fputc(*s == '\t' || *s == '\n' ? ' ' : *s, fp);
+}
+
+void rl_report_tsv(const rl_report *r, FILE *fp, const char *name)
+{
+    for (int i = 0; i < r->nchecks; i++) {
+        const check *c = &r->checks[i];
+        fprintf(fp, "%s\t%s\t", name, c->holds == RL_HOLDS_YES ? "holds" : c->holds == RL_HOLDS_NO ? "does not hold" : "info");
+        tsv_field(c->what, fp);
+        fputc('\t', fp);
+        tsv_field(c->predicted, fp);
+        fputc('\t', fp);
+        tsv_field(c->measured, fp);
+        fputc('\n', fp);
+    }
+}
+
 void rl_report_print(const rl_report *r, FILE *fp)
 {
     int yes, no;

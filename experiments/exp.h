@@ -59,6 +59,9 @@ void rl_report_table(rl_report *r, const char *caption, const char *tsv);
 void rl_report_print(const rl_report *r, FILE *fp);
 /* The section in markdown. */
 void rl_report_markdown(const rl_report *r, FILE *fp);
+/* The checks as TSV rows: name, verdict (holds / does not hold / info),
+ * what, predicted, measured (tabs and newlines inside become spaces). */
+void rl_report_tsv(const rl_report *r, FILE *fp, const char *name);
 /* Counts of checks that hold / do not. */
 void rl_report_counts(const rl_report *r, int *yes, int *no);
 const char *rl_report_title(const rl_report *r);
