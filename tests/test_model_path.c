@@ -43,8 +43,8 @@ static prob prob_new(int B, int T, int H, int hd, uint64_t seed, float zsd)
     p.z = malloc(sizeof(float) * nz);
     p.beta = malloc(sizeof(float) * nz);
     p.dbeta = malloc(sizeof(float) * nz);
-    p.att = malloc(sizeof(float) * nt);
-    p.datt = malloc(sizeof(float) * nt);
+    p.att = T <= 2048 ? malloc(sizeof(float) * nt) : NULL; /* the T x T buffers */
+    p.datt = T <= 2048 ? malloc(sizeof(float) * nt) : NULL;
     p.work = malloc(sizeof(float) * rl_path_work_floats(&p.s));
     tm_randn(p.qkvw, p.N * p.ld, seed, 1.0f);
     tm_randn(p.wraw, NC, seed + 1, 1.0f);
@@ -267,6 +267,47 @@ Test(model_path, fast_equals_naive)
         free(S1); free(S2); free(g1); free(g2);
         prob_free(&p);
     }
+}
+
+/* Far from the start: the logits of whole query blocks at the end and in
+ * the middle of 8,192 positions (127 transports for the last), by the
+ * streaming path's provider (its own layout, one key call from the
+ * diagonal to 0), against the walk of every 5th query, to 1e-5 of their
+ * scale: the sweep accumulates no error (every B_n is a contraction;
+ * measured 1e-6 at 65,536 in NOTES-path.md). */
+Test(model_path, long_window_equals_naive)
+{
+    const int T = 8192;
+    prob p = prob_new(1, T, 1, 16, 101, 1.5f);
+    prob_inputs(&p);
+    rl_path_ctx cf = prob_ctx(&p), cn = cf;
+    cf.streaming = 1;
+    rl_attn_logits lf = rl_path_logits(&cf, 0), ln = rl_path_logits(&cn, 1);
+    cf.work = malloc(sizeof(float) * cf.per);
+    float *state = malloc(sizeof(float) * lf.state_floats);
+    float *Sf = malloc(sizeof(float) * RL_ATTN_SQ * T), *row = malloc(sizeof(float) * T);
+    lf.prepare(&lf, 0, 0);
+    const long starts[2] = { T - RL_ATTN_SQ, T / 2 + RL_ATTN_SQ };
+    for (int b = 0; b < 2; b++) {
+        const long i0 = starts[b], i1 = i0 + RL_ATTN_SQ;
+        lf.block(&lf, Sf, T, 0, 0, i0, i1, 0, i1, state);
+        double md = 0, ms = 0;
+        for (long i = i0; i < i1; i += 5) {
+            ln.block(&ln, row, T, 0, 0, i, i + 1, 0, i + 1, NULL);
+            for (long j = 0; j <= i; j++) {
+                md = fmax(md, fabs((double)row[j] - Sf[(i - i0) * T + j]));
+                ms = fmax(ms, fabs(row[j]));
+            }
+        }
+        cr_log_info("T=%d, queries %ld..: max |fast - naive| %.2e (max logit %.2f)", T, i0, md,
+                    ms);
+        cr_expect_lt(md, 1e-5 * ms, "queries from %ld: %g", i0, md);
+    }
+    free(cf.work);
+    free(state);
+    free(Sf);
+    free(row);
+    prob_free(&p);
 }
 
 /* L = sum out . R of the fast kernel, from the raw w and z. */
