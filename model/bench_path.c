@@ -49,7 +49,7 @@ static double time_logits(const inputs *in, int naive)
 {
     const int T = in->s.T, hd = in->s.hd, C = in->s.H * hd;
     rl_path_ctx c = { .s = in->s, .q = in->x, .k = in->x + C, .w = in->x + 3 * C,
-                      .beta = in->beta, .ld = in->ld };
+                      .beta = in->beta, .ld = in->ld, .ldw = in->ld, .streaming = 1 };
     rl_attn_logits lg = rl_path_logits(&c, naive);
     c.work = rl_xmalloc(sizeof(float) * c.per);
     float *S = rl_xmalloc(sizeof(float) * RL_ATTN_SQ * T);
@@ -74,8 +74,8 @@ static void bench_long(int hd, int T, int naive)
     float *out = rl_xmalloc(sizeof(float) * T * hd);
     const double tn = naive ? time_logits(&in, 1) : 0, tf = time_logits(&in, 0);
     double t = now();
-    rl_path_forward_streaming(out, hd, in.x, in.x + hd, in.x + 2 * hd, in.x + 3 * hd, in.ld,
-                              in.beta, &in.s);
+    rl_path_forward_streaming(out, hd, in.x, in.x + hd, in.x + 2 * hd, in.ld, in.x + 3 * hd,
+                              in.ld, in.beta, &in.s);
     const double tp = now() - t;
     t = now();
     rl_attention_forward_streaming(out, hd, in.x, in.x + hd, in.x + 2 * hd, in.ld, &in.s);
@@ -108,10 +108,10 @@ static void bench_train(int B, int T, int H, int hd, int n)
         rl_attention_backward(d, d + C, d + 2 * C, in.ld, datt, out, C, att, q, k, v, in.ld,
                               &in.s);
         double t2 = now();
-        rl_path_forward(out, C, att, work, q, k, v, w, in.ld, in.beta, &in.s);
+        rl_path_forward(out, C, att, work, q, k, v, in.ld, w, in.ld, in.beta, &in.s);
         double t3 = now();
-        rl_path_backward(d, d + C, d + 2 * C, d + 3 * C, in.ld, dbeta, datt, work, out, C, att,
-                         q, k, v, w, in.ld, in.beta, &in.s);
+        rl_path_backward(d, d + C, d + 2 * C, in.ld, d + 3 * C, in.ld, dbeta, datt, work, out, C,
+                         att, q, k, v, in.ld, w, in.ld, in.beta, &in.s);
         double t4 = now();
         const double ts[4] = { t1 - t0, t2 - t1, t3 - t2, t4 - t3 };
         for (int i = 0; i < 4; i++)

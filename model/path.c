@@ -136,7 +136,7 @@ size_t rl_path_work_floats(const rl_attn_shape *s)
 /* Pointers of (b, h) into the inputs. */
 typedef struct {
     const float *q, *k, *w, *beta; /* beta: stride H */
-    long ld, sb;
+    long ld, ldw, sb;
     int T, hd;
     float scale;
     path_ws ws;
@@ -146,8 +146,9 @@ static head head_of(const rl_path_ctx *c, int b, int h)
 {
     const int T = c->s.T, H = c->s.H, hd = c->s.hd;
     const long base = (long)b * T * c->ld + (long)h * hd;
-    head x = { c->q + base, c->k + base, c->w + base, c->beta + (long)b * T * H + h,
-               c->ld, H, T, hd, 1.0f / sqrtf((float)hd), { 0 } };
+    head x = { c->q + base, c->k + base, c->w + (long)b * T * c->ldw + (long)h * hd,
+               c->beta + (long)b * T * H + h, c->ld, c->ldw, H, T, hd, 1.0f / sqrtf((float)hd),
+               { 0 } };
     ws_layout(&x.ws, c->work + (long)(b * H + h) * c->per, T, hd, !c->streaming);
     return x;
 }
@@ -162,7 +163,7 @@ static void walk_row(const head *x, long i, long j0, long j1, float *srow, float
     const int hd = x->hd;
     memcpy(u, x->q + i * x->ld, sizeof(float) * hd);
     for (long j = i; j >= j0; j--) {
-        const float *wj = x->w + j * x->ld;
+        const float *wj = x->w + j * x->ldw;
         if (j < j1)
             srow[j - j0] = x->scale * dotf(u, x->k + j * x->ld, hd);
         if (j > j0) /* u <- H_j u = u - beta_j (w_j . u) w_j */
@@ -192,23 +193,23 @@ static void naive_block(const rl_attn_logits *lg, float *S, long lds, int b, int
  * After step i, g = dL/du_i = dL/dq_i.  The walk's u_j are recomputed and
  * kept (us, (i+1) x hd): going up cannot invert H_j (singular at beta = 1). */
 static void walk_row_backward(const head *x, long i, const float *drow, float *dq, float *dk,
-                              float *dw, long ldd, float *dbeta, float *us, float *g)
+                              long ldd, float *dw, long lddw, float *dbeta, float *us, float *g)
 {
     const int hd = x->hd;
     memcpy(us + i * hd, x->q + i * x->ld, sizeof(float) * hd);
     for (long j = i; j >= 1; j--) {
-        const float *wj = x->w + j * x->ld, *uj = us + j * hd;
+        const float *wj = x->w + j * x->ldw, *uj = us + j * hd;
         float *un = us + (j - 1) * hd;
         memcpy(un, uj, sizeof(float) * hd);
         axpy(un, -x->beta[j * x->sb] * dotf(wj, uj, hd), wj, hd);
     }
     memset(g, 0, sizeof(float) * hd);
     for (long j = 0; j <= i; j++) {
-        const float *wj = x->w + j * x->ld, *uj = us + j * hd;
+        const float *wj = x->w + j * x->ldw, *uj = us + j * hd;
         if (j >= 1) {
             const float bj = x->beta[j * x->sb], a = dotf(wj, uj, hd), c = dotf(wj, g, hd);
             dbeta[j * x->sb] -= a * c;
-            float *dwj = dw + j * ldd;
+            float *dwj = dw + j * lddw;
             axpy(dwj, -bj * a, g, hd);
             axpy(dwj, -bj * c, uj, hd);
             axpy(g, -bj * c, wj, hd);
@@ -220,29 +221,34 @@ static void walk_row_backward(const head *x, long i, const float *drow, float *d
     memcpy(dq + i * ldd, g, sizeof(float) * hd);
 }
 
-/* Zero the gradients of (b, h) (rows of dq, dk, dw; the T betas). */
-static void zero_grads(const rl_path_ctx *c, long dbase, float *dbeta, long sb)
+/* The gradient outputs of (b, h). */
+typedef struct {
+    float *dq, *dk, *dw, *dbeta;
+} grads;
+
+static grads grads_of(const rl_path_ctx *c, int b, int h)
 {
-    const int T = c->s.T, hd = c->s.hd;
-    for (long t = 0; t < T; t++) {
-        memset(c->dq + dbase + t * c->ldd, 0, sizeof(float) * hd);
-        memset(c->dk + dbase + t * c->ldd, 0, sizeof(float) * hd);
-        memset(c->dw + dbase + t * c->ldd, 0, sizeof(float) * hd);
-        dbeta[t * sb] = 0.0f;
-    }
+    const long T = c->s.T, hd = c->s.hd;
+    grads g = { c->dq + b * T * c->ldd + h * hd, c->dk + b * T * c->ldd + h * hd,
+                c->dw + b * T * c->lddw + h * hd, c->dbeta + b * T * c->s.H + h };
+    return g;
 }
 
 static void naive_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
 {
     const rl_path_ctx *c = lg->ctx;
     const head x = head_of(c, b, h);
-    const int T = c->s.T;
-    const long dbase = (long)b * T * c->ldd + (long)h * c->s.hd;
-    float *dbeta = c->dbeta + (long)b * T * c->s.H + h;
-    zero_grads(c, dbase, dbeta, x.sb);
+    const grads d = grads_of(c, b, h);
+    const int T = c->s.T, hd = c->s.hd;
+    for (long t = 0; t < T; t++) {
+        memset(d.dq + t * c->ldd, 0, sizeof(float) * hd);
+        memset(d.dk + t * c->ldd, 0, sizeof(float) * hd);
+        memset(d.dw + t * c->lddw, 0, sizeof(float) * hd);
+        d.dbeta[t * x.sb] = 0.0f;
+    }
     for (long i = 0; i < T; i++)
-        walk_row_backward(&x, i, dS + i * T, c->dq + dbase, c->dk + dbase, c->dw + dbase,
-                          c->ldd, dbeta, x.ws.Us, x.ws.g);
+        walk_row_backward(&x, i, dS + i * T, d.dq, d.dk, c->ldd, d.dw, c->lddw, d.dbeta,
+                          x.ws.Us, x.ws.g);
 }
 
 /* ---- the blockwise (UT / compact WY) form ------------------------------ *
@@ -283,8 +289,8 @@ static void naive_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
 /* G = W W^T and X of block i0 (n rows) by (X). */
 static void loc_x(const head *x, long i0, int n, float *G, float *X)
 {
-    const float *W = x->w + i0 * x->ld, *bt = x->beta + i0 * x->sb;
-    mm(0, 1, n, n, x->hd, 1.0f, W, x->ld, W, x->ld, 0.0f, G, CB);
+    const float *W = x->w + i0 * x->ldw, *bt = x->beta + i0 * x->sb;
+    mm(0, 1, n, n, x->hd, 1.0f, W, x->ldw, W, x->ldw, 0.0f, G, CB);
     for (int r = 0; r < n; r++) {
         float *xr = X + r * CB;
         memset(xr, 0, sizeof(float) * CB);
@@ -300,7 +306,7 @@ static void loc_x(const head *x, long i0, int n, float *G, float *X)
 /* Zk = striu(K W^T) of block i0. */
 static void loc_zk(const head *x, long i0, int n, float *Zk)
 {
-    mm(0, 1, n, n, x->hd, 1.0f, x->k + i0 * x->ld, x->ld, x->w + i0 * x->ld, x->ld, 0.0f, Zk,
+    mm(0, 1, n, n, x->hd, 1.0f, x->k + i0 * x->ld, x->ld, x->w + i0 * x->ldw, x->ldw, 0.0f, Zk,
        CB);
     keep_strict_upper(Zk, n, CB);
 }
@@ -308,7 +314,7 @@ static void loc_zk(const head *x, long i0, int n, float *Zk)
 /* Gq = tril(Q W^T) and Y = Gq X of block i0. */
 static void loc_y(const head *x, long i0, int n, const float *X, float *Gq, float *Y)
 {
-    mm(0, 1, n, n, x->hd, 1.0f, x->q + i0 * x->ld, x->ld, x->w + i0 * x->ld, x->ld, 0.0f, Gq,
+    mm(0, 1, n, n, x->hd, 1.0f, x->q + i0 * x->ld, x->ld, x->w + i0 * x->ldw, x->ldw, 0.0f, Gq,
        CB);
     keep_lower(Gq, n, CB);
     mm(0, 0, n, n, n, 1.0f, Gq, CB, X, CB, 0.0f, Y, CB);
@@ -319,17 +325,17 @@ static void loc_keys(const head *x, long i0, int n, const float *X, const float 
                      float *F)
 {
     const int hd = x->hd;
-    const float *W = x->w + i0 * x->ld, *K = x->k + i0 * x->ld;
+    const float *W = x->w + i0 * x->ldw, *K = x->k + i0 * x->ld;
     float *Kt = x->ws.Kt + i0 * hd, *B = x->ws.B + i0 / CB * hd * hd;
-    mm(1, 0, n, hd, n, 1.0f, X, CB, W, x->ld, 0.0f, E, hd);
-    mm(0, 0, n, hd, n, 1.0f, X, CB, W, x->ld, 0.0f, F, hd);
+    mm(1, 0, n, hd, n, 1.0f, X, CB, W, x->ldw, 0.0f, E, hd);
+    mm(0, 0, n, hd, n, 1.0f, X, CB, W, x->ldw, 0.0f, F, hd);
     for (int r = 0; r < n; r++)
         memcpy(Kt + r * hd, K + r * x->ld, sizeof(float) * hd);
     mm(0, 0, n, hd, n, -1.0f, Zk, CB, E, hd, 1.0f, Kt, hd);
     memset(B, 0, sizeof(float) * hd * hd);
     for (int a = 0; a < hd; a++)
         B[a * hd + a] = 1.0f;
-    mm(1, 0, hd, hd, n, -1.0f, W, x->ld, F, hd, 1.0f, B, hd);
+    mm(1, 0, hd, hd, n, -1.0f, W, x->ldw, F, hd, 1.0f, B, hd);
 }
 
 /* Block i0's own G, X, Zk, E, F: the stored ones (training layout) or the
@@ -393,7 +399,7 @@ static void fast_qblock(const head *x, float *S, long lds, long i0, long i1, lon
     const int n = (int)(i1 - i0), hd = x->hd;
     long top = j1;
     if (j1 == i1) {
-        const float *Q = x->q + i0 * x->ld, *K = x->k + i0 * x->ld, *W = x->w + i0 * x->ld;
+        const float *Q = x->q + i0 * x->ld, *K = x->k + i0 * x->ld, *W = x->w + i0 * x->ldw;
         float *Smm = S + (i0 - j0), *X = t->X, *Zk = t->Zk;
         if (x->ws.Xs) { /* prepared (training) */
             const own o = own_of(x, i0);
@@ -408,7 +414,7 @@ static void fast_qblock(const head *x, float *S, long lds, long i0, long i1, lon
         mm(0, 1, n, n, n, -x->scale, t->Y, CB, Zk, CB, 1.0f, Smm, lds);
         for (int r = 0; r < n; r++)
             memcpy(t->U + r * hd, Q + r * x->ld, sizeof(float) * hd);
-        mm(0, 0, n, hd, n, -1.0f, t->Y, CB, W, x->ld, 1.0f, t->U, hd);
+        mm(0, 0, n, hd, n, -1.0f, t->Y, CB, W, x->ldw, 1.0f, t->U, hd);
         top = i0;
     }
     for (long k0 = top - CB; k0 >= j0; k0 -= CB) {
@@ -470,12 +476,12 @@ static void fast_block(const rl_attn_logits *lg, float *S, long lds, int b, int 
 
 /* Step 4 for block i0 (n rows): dX (lower part used) into dbeta (written)
  * and dW (added). */
-static void x_backward(const head *x, long i0, int n, const own *o, float *dW, long ldd,
+static void x_backward(const head *x, long i0, int n, const own *o, float *dW, long lddw,
                        float *dbeta)
 {
     const path_ws *ws = &x->ws;
     const int hd = x->hd;
-    const float *W = x->w + i0 * x->ld, *bt = x->beta + i0 * x->sb;
+    const float *W = x->w + i0 * x->ldw, *bt = x->beta + i0 * x->sb;
     const float *G = o->G, *X = o->X;
     float *dX = ws->dX, *Psi = ws->Psi, *dG = ws->dG;
     keep_lower(dX, n, CB);
@@ -497,52 +503,52 @@ static void x_backward(const head *x, long i0, int n, const own *o, float *dW, l
         }
         dbeta[r * x->sb] = db;
     }
-    mm(0, 0, n, hd, n, 1.0f, dG, CB, W, x->ld, 1.0f, dW, ldd);
-    mm(1, 0, n, hd, n, 1.0f, dG, CB, W, x->ld, 1.0f, dW, ldd);
+    mm(0, 0, n, hd, n, 1.0f, dG, CB, W, x->ldw, 1.0f, dW, lddw);
+    mm(1, 0, n, hd, n, 1.0f, dG, CB, W, x->ldw, 1.0f, dW, lddw);
 }
 
 /* Step 3 for block m = i0/c; dQt = dL/dQ~_m or NULL (m = 0).  o and the
  * tiles Gq, Y hold block m's forward quantities. */
 static void local_backward(const head *x, long i0, int n, const own *o, const float *Gmm,
                            long ldg,
-                           const float *dQt, float *dQ, float *dK, float *dW, long ldd,
-                           float *dbeta)
+                           const float *dQt, float *dQ, float *dK, long ldd, float *dW,
+                           long lddw, float *dbeta)
 {
     const path_ws *w = &x->ws;
     const int hd = x->hd;
-    const long ld = x->ld;
+    const long ld = x->ld, ldw = x->ldw;
     const float sc = x->scale;
-    const float *Q = x->q + i0 * ld, *K = x->k + i0 * ld, *W = x->w + i0 * ld;
+    const float *Q = x->q + i0 * ld, *K = x->k + i0 * ld, *W = x->w + i0 * ldw;
     const float *dKt = w->dKt + i0 * hd, *dB = w->dB + i0 / CB * hd * hd;
     mm(0, 0, n, hd, n, sc, Gmm, ldg, K, ld, 0.0f, dQ, ldd);
     mm(1, 0, n, hd, n, sc, Gmm, ldg, Q, ld, 0.0f, dK, ldd);
     mm(0, 0, n, n, n, -sc, Gmm, ldg, o->Zk, CB, 0.0f, w->dY, CB);
     mm(1, 0, n, n, n, -sc, Gmm, ldg, w->Y, CB, 0.0f, w->dZk, CB);
-    mm(0, 1, n, hd, hd, -1.0f, o->F, hd, dB, hd, 0.0f, dW, ldd);
+    mm(0, 1, n, hd, hd, -1.0f, o->F, hd, dB, hd, 0.0f, dW, lddw);
     if (dQt) {
         for (int r = 0; r < n; r++)
             axpy(dQ + r * ldd, 1.0f, dQt + r * hd, hd);
-        mm(0, 1, n, n, hd, -1.0f, dQt, hd, W, ld, 1.0f, w->dY, CB);
-        mm(1, 0, n, hd, n, -1.0f, w->Y, CB, dQt, hd, 1.0f, dW, ldd);
+        mm(0, 1, n, n, hd, -1.0f, dQt, hd, W, ldw, 1.0f, w->dY, CB);
+        mm(1, 0, n, hd, n, -1.0f, w->Y, CB, dQt, hd, 1.0f, dW, lddw);
     }
     for (int r = 0; r < n; r++)
         axpy(dK + r * ldd, 1.0f, dKt + r * hd, hd);
     mm(0, 1, n, n, hd, -1.0f, dKt, hd, o->E, hd, 1.0f, w->dZk, CB);
     mm(1, 0, n, hd, n, -1.0f, o->Zk, CB, dKt, hd, 0.0f, w->dE, hd);
-    mm(0, 0, n, hd, hd, -1.0f, W, ld, dB, hd, 0.0f, w->dF, hd);
+    mm(0, 0, n, hd, hd, -1.0f, W, ldw, dB, hd, 0.0f, w->dF, hd);
     mm(1, 0, n, n, n, 1.0f, w->Gq, CB, w->dY, CB, 0.0f, w->dX, CB);
     mm(0, 1, n, n, n, 1.0f, w->dY, CB, o->X, CB, 0.0f, w->Gq, CB); /* dGq, over Gq */
     keep_lower(w->Gq, n, CB);
-    mm(0, 0, n, hd, n, 1.0f, w->Gq, CB, W, ld, 1.0f, dQ, ldd);
-    mm(1, 0, n, hd, n, 1.0f, w->Gq, CB, Q, ld, 1.0f, dW, ldd);
+    mm(0, 0, n, hd, n, 1.0f, w->Gq, CB, W, ldw, 1.0f, dQ, ldd);
+    mm(1, 0, n, hd, n, 1.0f, w->Gq, CB, Q, ld, 1.0f, dW, lddw);
     keep_strict_upper(w->dZk, n, CB);
-    mm(0, 0, n, hd, n, 1.0f, w->dZk, CB, W, ld, 1.0f, dK, ldd);
-    mm(1, 0, n, hd, n, 1.0f, w->dZk, CB, K, ld, 1.0f, dW, ldd);
-    mm(0, 1, n, n, hd, 1.0f, W, ld, w->dE, hd, 1.0f, w->dX, CB);
-    mm(0, 0, n, hd, n, 1.0f, o->X, CB, w->dE, hd, 1.0f, dW, ldd);
-    mm(0, 1, n, n, hd, 1.0f, w->dF, hd, W, ld, 1.0f, w->dX, CB);
-    mm(1, 0, n, hd, n, 1.0f, o->X, CB, w->dF, hd, 1.0f, dW, ldd);
-    x_backward(x, i0, n, o, dW, ldd, dbeta);
+    mm(0, 0, n, hd, n, 1.0f, w->dZk, CB, W, ldw, 1.0f, dK, ldd);
+    mm(1, 0, n, hd, n, 1.0f, w->dZk, CB, K, ld, 1.0f, dW, lddw);
+    mm(0, 1, n, n, hd, 1.0f, W, ldw, w->dE, hd, 1.0f, w->dX, CB);
+    mm(0, 0, n, hd, n, 1.0f, o->X, CB, w->dE, hd, 1.0f, dW, lddw);
+    mm(0, 1, n, n, hd, 1.0f, w->dF, hd, W, ldw, 1.0f, w->dX, CB);
+    mm(1, 0, n, hd, n, 1.0f, o->X, CB, w->dF, hd, 1.0f, dW, lddw);
+    x_backward(x, i0, n, o, dW, lddw, dbeta);
 }
 
 static void fast_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
@@ -551,16 +557,15 @@ static void fast_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
     const head x = head_of(c, b, h);
     const path_ws *w = &x.ws;
     const int T = x.T, hd = x.hd;
-    const long ld = x.ld, ldd = c->ldd, dbase = (long)b * T * ldd + (long)h * hd;
-    const long nb = (T + CB - 1) / CB;
-    float *dbeta = c->dbeta + (long)b * T * c->s.H + h;
+    const long ld = x.ld, ldd = c->ldd, nb = (T + CB - 1) / CB;
+    const grads d = grads_of(c, b, h);
     fast_prepare_head(&x);
     memset(w->dKt, 0, sizeof(float) * nb * CB * hd);
     memset(w->dB, 0, sizeof(float) * nb * hd * hd);
     for (long m = nb - 1; m >= 0; m--) {
         const long i0 = m * CB;
         const int n = T - i0 < CB ? (int)(T - i0) : CB;
-        const float *Q = x.q + i0 * ld, *W = x.w + i0 * ld;
+        const float *Q = x.q + i0 * ld, *W = x.w + i0 * x.ldw;
         const own o = own_of(&x, i0);
         loc_y(&x, i0, n, o.X, w->Gq, w->Y);
         if (m > 0) {
@@ -568,7 +573,7 @@ static void fast_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
             float *Um = w->Us + (m - 1) * CB * hd;
             for (int r = 0; r < n; r++)
                 memcpy(Um + r * hd, Q + r * ld, sizeof(float) * hd);
-            mm(0, 0, n, hd, n, -1.0f, w->Y, CB, W, ld, 1.0f, Um, hd);
+            mm(0, 0, n, hd, n, -1.0f, w->Y, CB, W, x.ldw, 1.0f, Um, hd);
             for (long k = m - 1; k >= 1; k--)
                 mm(0, 0, n, hd, hd, 1.0f, w->Us + k * CB * hd, hd, w->B + k * hd * hd, hd,
                    0.0f, w->Us + (k - 1) * CB * hd, hd);
@@ -589,8 +594,8 @@ static void fast_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
         }
         /* 3-4. block m's own quantities */
         local_backward(&x, i0, n, &o, dS + i0 * T + i0, T, m > 0 ? w->g : NULL,
-                       c->dq + dbase + i0 * ldd, c->dk + dbase + i0 * ldd,
-                       c->dw + dbase + i0 * ldd, ldd, dbeta + i0 * x.sb);
+                       d.dq + i0 * ldd, d.dk + i0 * ldd, ldd, d.dw + i0 * c->lddw, c->lddw,
+                       d.dbeta + i0 * x.sb);
     }
 }
 
@@ -609,30 +614,33 @@ rl_attn_logits rl_path_logits(rl_path_ctx *c, int naive)
 }
 
 void rl_path_forward(float *out, long ldo, float *att, float *work, const float *q,
-                     const float *k, const float *v, const float *w, long ld, const float *beta,
-                     const rl_attn_shape *s)
+                     const float *k, const float *v, long ld, const float *w, long ldw,
+                     const float *beta, const rl_attn_shape *s)
 {
-    rl_path_ctx c = { .s = *s, .q = q, .k = k, .w = w, .beta = beta, .ld = ld, .work = work };
+    rl_path_ctx c = { .s = *s, .q = q, .k = k, .w = w, .beta = beta, .ld = ld, .ldw = ldw,
+                      .work = work };
     rl_attn_logits lg = rl_path_logits(&c, 0);
     rl_attention_forward_logits(out, ldo, att, v, ld, s, &lg);
 }
 
-void rl_path_backward(float *dq, float *dk, float *dv, float *dw, long ldd, float *dbeta,
-                      float *datt, float *work, const float *dout, long lddo, const float *att,
-                      const float *q, const float *k, const float *v, const float *w, long ld,
-                      const float *beta, const rl_attn_shape *s)
+void rl_path_backward(float *dq, float *dk, float *dv, long ldd, float *dw, long lddw,
+                      float *dbeta, float *datt, float *work, const float *dout, long lddo,
+                      const float *att, const float *q, const float *k, const float *v, long ld,
+                      const float *w, long ldw, const float *beta, const rl_attn_shape *s)
 {
-    rl_path_ctx c = { .s = *s, .q = q, .k = k, .w = w, .beta = beta, .ld = ld, .dq = dq,
-                      .dk = dk, .dw = dw, .dbeta = dbeta, .ldd = ldd, .work = work };
+    rl_path_ctx c = { .s = *s, .q = q, .k = k, .w = w, .beta = beta, .ld = ld, .ldw = ldw,
+                      .dq = dq, .dk = dk, .dw = dw, .dbeta = dbeta, .ldd = ldd, .lddw = lddw,
+                      .work = work };
     rl_attn_logits lg = rl_path_logits(&c, 0);
     rl_attention_backward_logits(dv, ldd, datt, dout, lddo, att, v, ld, s, &lg);
 }
 
 void rl_path_forward_streaming(float *out, long ldo, const float *q, const float *k,
-                               const float *v, const float *w, long ld, const float *beta,
-                               const rl_attn_shape *s)
+                               const float *v, long ld, const float *w, long ldw,
+                               const float *beta, const rl_attn_shape *s)
 {
-    rl_path_ctx c = { .s = *s, .q = q, .k = k, .w = w, .beta = beta, .ld = ld, .streaming = 1 };
+    rl_path_ctx c = { .s = *s, .q = q, .k = k, .w = w, .beta = beta, .ld = ld, .ldw = ldw,
+                      .streaming = 1 };
     rl_attn_logits lg = rl_path_logits(&c, 0);
     c.work = rl_xmalloc(sizeof(float) * (size_t)s->B * s->H * c.per);
     rl_attention_forward_streaming_logits(out, ldo, v, ld, s, &lg);

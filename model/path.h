@@ -10,9 +10,10 @@
  * (0, 2) (rl_path_beta_forward), so every H_t is a contraction (eigenvalues
  * 1 and 1 - beta in (-1, 1)).
  *
- * Layout as attention.h: row (b*T + t) of q, k, v, w has head h at columns
- * h*hd .., rows ld floats apart (q, k, v, w may be parts of one buffer);
- * beta (and dbeta) has entry (b, t, h) at (b*T + t)*H + h.
+ * Layout as attention.h: row (b*T + t) of q, k, v has head h at columns
+ * h*hd .., rows ld floats apart (q, k, v may be the thirds of one qkv
+ * buffer); w likewise with its own row stride ldw (dw: lddw); beta (and
+ * dbeta) has entry (b, t, h) at (b*T + t)*H + h.
  *
  * Fast path (the one the model uses): blocks of c = RL_PATH_C positions and
  * the compact WY (UT) form of a block's product, H_(e) ... H_(s) =
@@ -34,9 +35,9 @@
 typedef struct {
     rl_attn_shape s;
     const float *q, *k, *w, *beta;
-    long ld;
-    float *dq, *dk, *dw, *dbeta; /* backward only; row stride ldd */
-    long ldd;
+    long ld, ldw;                /* rows of q, k, v; rows of w */
+    float *dq, *dk, *dw, *dbeta; /* backward only */
+    long ldd, lddw;              /* rows of dq, dk (dv); rows of dw */
     float *work;                 /* B*H*per floats, per (b, h) a region */
     int streaming;               /* 1: the streaming wrapper's smaller layout */
     long per;                    /* set by rl_path_logits */
@@ -57,23 +58,24 @@ rl_attn_logits rl_path_logits(rl_path_ctx *c, int naive);
  * (the B*H*T*T probabilities, all the backward needs besides the inputs);
  * work: rl_path_work_floats(s) floats of scratch. */
 void rl_path_forward(float *out, long ldo, float *att, float *work, const float *q,
-                     const float *k, const float *v, const float *w, long ld, const float *beta,
-                     const rl_attn_shape *s);
+                     const float *k, const float *v, long ld, const float *w, long ldw,
+                     const float *beta, const rl_attn_shape *s);
 
-/* Gradients (written) of q, k, v, w (row stride ldd) and beta (layout of
- * beta) from dout; datt: B*H*T*T scratch, work as for the forward. */
-void rl_path_backward(float *dq, float *dk, float *dv, float *dw, long ldd, float *dbeta,
-                      float *datt, float *work, const float *dout, long lddo, const float *att,
-                      const float *q, const float *k, const float *v, const float *w, long ld,
-                      const float *beta, const rl_attn_shape *s);
+/* Gradients (written) of q, k, v (row stride ldd), w (row stride lddw)
+ * and beta (layout of beta) from dout; datt: B*H*T*T scratch, work as for
+ * the forward. */
+void rl_path_backward(float *dq, float *dk, float *dv, long ldd, float *dw, long lddw,
+                      float *dbeta, float *datt, float *work, const float *dout, long lddo,
+                      const float *att, const float *q, const float *k, const float *v, long ld,
+                      const float *w, long ldw, const float *beta, const rl_attn_shape *s);
 
 /* Long evaluation: the same forward with the online softmax over key
  * blocks; memory per head O(T (c + 2 hd)) floats (the blocks' X, X W and the
  * keys transported to their block's end) plus a score block per thread,
  * never T x T.  Equal to rl_path_forward to float rounding. */
 void rl_path_forward_streaming(float *out, long ldo, const float *q, const float *k,
-                               const float *v, const float *w, long ld, const float *beta,
-                               const rl_attn_shape *s);
+                               const float *v, long ld, const float *w, long ldw,
+                               const float *beta, const rl_attn_shape *s);
 
 /* ---- inputs of the kernel ---------------------------------------------- */
 

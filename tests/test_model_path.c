@@ -18,24 +18,27 @@
 #include "../model/path.h"
 #include "test_model_util.h"
 
-/* One PaTH problem: B windows of T, H heads of hd; q, k, v, w in one buffer
- * of row stride 4C (w normalised from wraw), beta = 2 sigmoid(z). */
+/* One PaTH problem: B windows of T, H heads of hd; q, k, v in one buffer of
+ * row stride 3C, w (normalised from wraw) in its own of row stride C, as
+ * the model has them; beta = 2 sigmoid(z). */
 typedef struct {
     rl_attn_shape s;
     int C;
     long N, ld;
-    float *qkvw, *wraw, *rnorm, *z, *beta, *out, *att, *datt, *work, *R;
-    float *d, *dbeta; /* gradients: d has q, k, v, w parts like qkvw */
+    float *qkv, *w, *wraw, *rnorm, *z, *beta, *out, *att, *datt, *work, *R;
+    float *d, *dw, *dbeta; /* gradients: d like qkv, dw like w */
 } prob;
 
 static prob prob_new(int B, int T, int H, int hd, uint64_t seed, float zsd)
 {
     prob p = { .s = { B, T, H, hd, NULL }, .C = H * hd };
     p.N = (long)B * T;
-    p.ld = 4L * p.C;
+    p.ld = 3L * p.C;
     const long NC = p.N * p.C, nt = (long)B * H * T * T, nz = p.N * H;
-    p.qkvw = calloc(p.N * p.ld, sizeof(float));
+    p.qkv = calloc(p.N * p.ld, sizeof(float));
     p.d = calloc(p.N * p.ld, sizeof(float));
+    p.w = calloc(NC, sizeof(float));
+    p.dw = calloc(NC, sizeof(float));
     p.wraw = malloc(sizeof(float) * NC);
     p.out = malloc(sizeof(float) * NC);
     p.R = malloc(sizeof(float) * NC);
@@ -46,7 +49,7 @@ static prob prob_new(int B, int T, int H, int hd, uint64_t seed, float zsd)
     p.att = T <= 2048 ? malloc(sizeof(float) * nt) : NULL; /* the T x T buffers */
     p.datt = T <= 2048 ? malloc(sizeof(float) * nt) : NULL;
     p.work = malloc(sizeof(float) * rl_path_work_floats(&p.s));
-    tm_randn(p.qkvw, p.N * p.ld, seed, 1.0f);
+    tm_randn(p.qkv, p.N * p.ld, seed, 1.0f);
     tm_randn(p.wraw, NC, seed + 1, 1.0f);
     tm_randn(p.z, nz, seed + 2, zsd);
     tm_randn(p.R, NC, seed + 3, 1.0f);
@@ -55,23 +58,21 @@ static prob prob_new(int B, int T, int H, int hd, uint64_t seed, float zsd)
 
 static void prob_free(prob *p)
 {
-    free(p->qkvw); free(p->d); free(p->wraw); free(p->out); free(p->R); free(p->rnorm);
+    free(p->qkv); free(p->d); free(p->w); free(p->dw); free(p->wraw); free(p->out); free(p->R); free(p->rnorm);
     free(p->z); free(p->beta); free(p->dbeta); free(p->att); free(p->datt); free(p->work);
 }
 
 /* w and beta from their raw forms (the model's inputs to the kernel). */
 static void prob_inputs(prob *p)
 {
-    for (long r = 0; r < p->N; r++)
-        memcpy(p->qkvw + r * p->ld + 3 * p->C, p->wraw + r * p->C, sizeof(float) * p->C);
-    rl_path_wnorm_forward(p->qkvw + 3 * p->C, p->rnorm, p->ld, p->N, p->s.H, p->s.hd);
+    memcpy(p->w, p->wraw, sizeof(float) * p->N * p->C);
+    rl_path_wnorm_forward(p->w, p->rnorm, p->C, p->N, p->s.H, p->s.hd);
     rl_path_beta_forward(p->beta, p->z, p->N * p->s.H);
 }
 
-static float *Q(prob *p) { return p->qkvw; }
-static float *K(prob *p) { return p->qkvw + p->C; }
-static float *V(prob *p) { return p->qkvw + 2 * p->C; }
-static float *W(prob *p) { return p->qkvw + 3 * p->C; }
+static float *Q(prob *p) { return p->qkv; }
+static float *K(prob *p) { return p->qkv + p->C; }
+static float *V(prob *p) { return p->qkv + 2 * p->C; }
 
 static double dotd(const float *a, const float *b, long n)
 {
@@ -84,9 +85,9 @@ static double dotd(const float *a, const float *b, long n)
 /* Context of the provider over p (gradients into p->d, p->dbeta). */
 static rl_path_ctx prob_ctx(prob *p)
 {
-    rl_path_ctx c = { .s = p->s, .q = Q(p), .k = K(p), .w = W(p), .beta = p->beta, .ld = p->ld,
-                      .dq = p->d, .dk = p->d + p->C, .dw = p->d + 3 * p->C,
-                      .dbeta = p->dbeta, .ldd = p->ld, .work = p->work };
+    rl_path_ctx c = { .s = p->s, .q = Q(p), .k = K(p), .w = p->w, .beta = p->beta,
+                      .ld = p->ld, .ldw = p->C, .dq = p->d, .dk = p->d + p->C, .dw = p->dw,
+                      .dbeta = p->dbeta, .ldd = p->ld, .lddw = p->C, .work = p->work };
     return c;
 }
 
@@ -211,14 +212,10 @@ Test(model_path, naive_grad)
     prob_inputs(&p);
     random_lower(&p, 22);
     logits_grad(&p, 1, p.datt);
-    const long n = p.N * p.ld, nb = p.N * p.s.H;
-    float *g = malloc(sizeof(float) * n), *gb = malloc(sizeof(float) * nb);
-    memcpy(g, p.d, sizeof(float) * n);
-    memcpy(gb, p.dbeta, sizeof(float) * nb);
-    cr_expect_lt(fd_err(naive_logit_loss, &p, p.qkvw, g, 1, n, n, 1, "naive dq, dk, dw"), 1e-2);
-    cr_expect_lt(fd_err(naive_logit_loss, &p, p.beta, gb, 1, nb, nb, 1, "naive dbeta"), 1e-2);
-    free(g);
-    free(gb);
+    const long n = p.N * p.ld, nw = p.N * p.C, nb = p.N * p.s.H;
+    cr_expect_lt(fd_err(naive_logit_loss, &p, p.qkv, p.d, 1, n, n, 1, "naive dq, dk"), 1e-2);
+    cr_expect_lt(fd_err(naive_logit_loss, &p, p.w, p.dw, 1, nw, nw, 1, "naive dw"), 1e-2);
+    cr_expect_lt(fd_err(naive_logit_loss, &p, p.beta, p.dbeta, 1, nb, nb, 1, "naive dbeta"), 1e-2);
     prob_free(&p);
 }
 
@@ -241,7 +238,7 @@ Test(model_path, fast_equals_naive)
                     p.wraw[r * 32 + c] += common[c];
         }
         prob_inputs(&p);
-        const long nt = 4L * T * T, n = p.N * p.ld, nb = p.N * 2;
+        const long nt = 4L * T * T, n = p.N * p.ld, nw = p.N * p.C, nb = p.N * 2;
         float *S1 = malloc(sizeof(float) * nt), *S2 = malloc(sizeof(float) * nt);
         logits_of(&p, 0, S1);
         logits_of(&p, 1, S2);
@@ -250,21 +247,23 @@ Test(model_path, fast_equals_naive)
                     t == 6 ? " correlated w" : "", dl, scale);
         cr_expect_lt(dl, 1e-5 * scale, "T=%d logits: %g", T, dl);
         random_lower(&p, 40 + t);
-        float *g1 = malloc(sizeof(float) * (n + nb)), *g2 = malloc(sizeof(float) * (n + nb));
-        logits_grad(&p, 0, p.datt);
-        memcpy(g1, p.d, sizeof(float) * n);
-        memcpy(g1 + n, p.dbeta, sizeof(float) * nb);
-        logits_grad(&p, 1, p.datt);
-        memcpy(g2, p.d, sizeof(float) * n);
-        memcpy(g2 + n, p.dbeta, sizeof(float) * nb);
+        const long ng = n + nw + nb;
+        float *g[2] = { malloc(sizeof(float) * ng), malloc(sizeof(float) * ng) };
+        for (int naive = 0; naive < 2; naive++) {
+            logits_grad(&p, naive, p.datt);
+            memcpy(g[naive], p.d, sizeof(float) * n);
+            memcpy(g[naive] + n, p.dw, sizeof(float) * nw);
+            memcpy(g[naive] + n + nw, p.dbeta, sizeof(float) * nb);
+        }
+        const float *g1 = g[0], *g2 = g[1];
         double num = 0, den = 0;
-        for (long i = 0; i < n + nb; i++) {
+        for (long i = 0; i < ng; i++) {
             num += ((double)g1[i] - g2[i]) * ((double)g1[i] - g2[i]);
             den += (double)g2[i] * g2[i];
         }
         cr_log_info("T=%d: |grad fast - naive| / |grad| = %.2e", T, sqrt(num / den));
         cr_expect_lt(sqrt(num / den), 1e-4, "T=%d gradients", T);
-        free(S1); free(S2); free(g1); free(g2);
+        free(S1); free(S2); free(g[0]); free(g[1]);
         prob_free(&p);
     }
 }
@@ -314,7 +313,7 @@ Test(model_path, long_window_equals_naive)
 static double kernel_loss(prob *p)
 {
     prob_inputs(p);
-    rl_path_forward(p->out, p->C, p->att, p->work, Q(p), K(p), V(p), W(p), p->ld, p->beta,
+    rl_path_forward(p->out, p->C, p->att, p->work, Q(p), K(p), V(p), p->ld, p->w, p->C, p->beta,
                     &p->s);
     return dotd(p->out, p->R, p->N * p->C);
 }
@@ -334,27 +333,23 @@ Test(model_path, kernel_grad)
         prob p = prob_new(2, 140, 2, 8, 51 + al, 1.5f);
         p.s.slopes = al ? slopes : NULL;
         kernel_loss(&p);
-        rl_path_backward(p.d, p.d + p.C, p.d + 2 * p.C, p.d + 3 * p.C, p.ld, p.dbeta, p.datt,
-                         p.work, p.R, p.C, p.att, Q(&p), K(&p), V(&p), W(&p), p.ld, p.beta, &p.s);
-        rl_path_wnorm_backward(p.d + 3 * p.C, p.ld, W(&p), p.ld, p.rnorm, p.N, 2, 8);
+        rl_path_backward(p.d, p.d + p.C, p.d + 2 * p.C, p.ld, p.dw, p.C, p.dbeta, p.datt, p.work,
+                         p.R, p.C, p.att, Q(&p), K(&p), V(&p), p.ld, p.w, p.C, p.beta, &p.s);
+        rl_path_wnorm_backward(p.dw, p.C, p.w, p.C, p.rnorm, p.N, 2, 8);
         rl_path_beta_backward(p.dbeta, p.dbeta, p.beta, p.N * 2);
         const long NC = p.N * p.C;
         char what[64];
         for (int part = 0; part < 3; part++) {
             snprintf(what, sizeof what, "kernel %s%s", names[part], al ? " (alibi)" : "");
-            cr_expect_lt(fd_err(kernel_loss, &p, p.qkvw + part * p.C, p.d + part * p.C, p.N,
+            cr_expect_lt(fd_err(kernel_loss, &p, p.qkv + part * p.C, p.d + part * p.C, p.N,
                                 p.C, p.ld, 61, what),
                          1e-2, "%s", what);
         }
-        float *gw = malloc(sizeof(float) * NC);
-        for (long r = 0; r < p.N; r++)
-            memcpy(gw + r * p.C, p.d + r * p.ld + 3 * p.C, sizeof(float) * p.C);
         snprintf(what, sizeof what, "kernel dw_raw%s", al ? " (alibi)" : "");
-        cr_expect_lt(fd_err(kernel_loss, &p, p.wraw, gw, 1, NC, NC, 37, what), 1e-2, "%s", what);
+        cr_expect_lt(fd_err(kernel_loss, &p, p.wraw, p.dw, 1, NC, NC, 37, what), 1e-2, "%s", what);
         snprintf(what, sizeof what, "kernel dz%s", al ? " (alibi)" : "");
         cr_expect_lt(fd_err(kernel_loss, &p, p.z, p.dbeta, 1, p.N * 2, p.N * 2, 7, what), 1e-2,
                      "%s", what);
-        free(gw);
         prob_free(&p);
     }
     omp_set_num_threads(threads);
@@ -374,9 +369,9 @@ Test(model_path, streaming_equals_training)
             p.s.slopes = v == 1 ? slopes : NULL;
             prob_inputs(&p);
             float *o2 = malloc(sizeof(float) * p.N * p.C);
-            rl_path_forward(p.out, p.C, p.att, p.work, Q(&p), K(&p), V(&p), W(&p), p.ld, p.beta,
+            rl_path_forward(p.out, p.C, p.att, p.work, Q(&p), K(&p), V(&p), p.ld, p.w, p.C, p.beta,
                             &p.s);
-            rl_path_forward_streaming(o2, p.C, Q(&p), K(&p), V(&p), W(&p), p.ld, p.beta, &p.s);
+            rl_path_forward_streaming(o2, p.C, Q(&p), K(&p), V(&p), p.ld, p.w, p.C, p.beta, &p.s);
             const double md = max_abs_diff(p.out, o2, 1, 0, p.N * p.C);
             cr_log_info("T=%d variant %d: max |training - streaming| = %.2e", Ts[t], v, md);
             cr_expect_lt(md, 1e-5, "T=%d variant %d: %g", Ts[t], v, md);
@@ -399,18 +394,18 @@ Test(model_path, beta_zero_is_attention)
     const long NC = p.N * p.C;
     float *o = malloc(sizeof(float) * NC), *att = malloc(sizeof(float) * 4 * 150 * 150);
     float *d = calloc(p.N * p.ld, sizeof(float));
-    rl_path_forward(p.out, p.C, p.att, p.work, Q(&p), K(&p), V(&p), W(&p), p.ld, p.beta, &p.s);
+    rl_path_forward(p.out, p.C, p.att, p.work, Q(&p), K(&p), V(&p), p.ld, p.w, p.C, p.beta, &p.s);
     rl_attention_forward(o, p.C, att, Q(&p), K(&p), V(&p), p.ld, &p.s);
     const double df = max_abs_diff(p.out, o, 1, 0, NC);
-    rl_path_forward_streaming(p.out, p.C, Q(&p), K(&p), V(&p), W(&p), p.ld, p.beta, &p.s);
+    rl_path_forward_streaming(p.out, p.C, Q(&p), K(&p), V(&p), p.ld, p.w, p.C, p.beta, &p.s);
     const double ds = max_abs_diff(p.out, o, 1, 0, NC);
-    rl_path_backward(p.d, p.d + p.C, p.d + 2 * p.C, p.d + 3 * p.C, p.ld, p.dbeta, p.datt, p.work,
-                     p.R, p.C, p.att, Q(&p), K(&p), V(&p), W(&p), p.ld, p.beta, &p.s);
+    rl_path_backward(p.d, p.d + p.C, p.d + 2 * p.C, p.ld, p.dw, p.C, p.dbeta, p.datt, p.work, p.R,
+                     p.C, p.att, Q(&p), K(&p), V(&p), p.ld, p.w, p.C, p.beta, &p.s);
     rl_attention_backward(d, d + p.C, d + 2 * p.C, p.ld, p.datt, p.R, p.C, att, Q(&p), K(&p),
                           V(&p), p.ld, &p.s);
     const double dg = max_abs_diff(p.d, d, p.N, p.ld, 3 * p.C);
     const double gs = max_abs(d, p.N * p.ld);
-    const double dw = max_abs_diff(p.d + 3 * p.C, d + 3 * p.C, p.N, p.ld, p.C);
+    const double dw = max_abs(p.dw, NC);
     cr_log_info("beta=0: forward %.2e, streaming %.2e, dq/dk/dv %.2e (of %.2f), dw %.2e", df,
                 ds, dg, gs, dw);
     cr_expect_lt(df, 1e-6, "forward %g", df);
@@ -435,11 +430,11 @@ Test(model_path, beta_zero_is_attention)
 Test(model_path, reflection)
 {
     prob p = prob_new(1, 3, 1, 2, 81, 1.0f);
-    const float rows[3][8] = { { 0, 0, 3, 4, 0, 0, 1, 0 },
-                               { 1, 2, 0, 0, 0, 0, 1, 0 },
-                               { 1, 2, 0, 0, 0, 0, 1, 0 } };
-    for (int t = 0; t < 3; t++) {
-        memcpy(p.qkvw + t * p.ld, rows[t], sizeof rows[t]);
+    const float rows[3][6] = { { 0, 0, 3, 4, 0, 0 }, { 1, 2, 0, 0, 0, 0 }, { 1, 2, 0, 0, 0, 0 } };
+    for (int t = 0; t < 3; t++) { /* q, k, v; w = (1, 0) */
+        memcpy(p.qkv + t * p.ld, rows[t], sizeof rows[t]);
+        p.w[2 * t] = 1.0f;
+        p.w[2 * t + 1] = 0.0f;
         p.beta[t] = 2.0f;
     }
     float S[9];
@@ -457,7 +452,7 @@ Test(model_path, reflection)
     const float nw = sqrtf((float)dotd(w, w, hd));
     for (int t = 0; t < T; t++) {
         for (int c = 0; c < hd; c++)
-            p.qkvw[t * p.ld + 3 * hd + c] = w[c] / nw;
+            p.w[t * hd + c] = w[c] / nw;
         p.beta[t] = 2.0f;
     }
     float *L = malloc(sizeof(float) * T * T);
@@ -466,8 +461,7 @@ Test(model_path, reflection)
         double worst = 0;
         for (int i = 0; i < T; i++)
             for (int j = 0; j <= i; j++) {
-                const float *q = p.qkvw + i * p.ld, *k = p.qkvw + j * p.ld + hd;
-                const float *u = p.qkvw + 3 * hd;
+                const float *q = p.qkv + i * p.ld, *k = p.qkv + j * p.ld + hd, *u = p.w;
                 double ref = dotd(q, k, hd);
                 if ((i - j) % 2)
                     ref -= 2 * dotd(q, u, hd) * dotd(u, k, hd);
@@ -490,19 +484,20 @@ Test(model_path, thread_count_independent)
         omp_set_num_threads(th + 1);
         prob p = prob_new(2, 200, 3, 16, 91, 1.5f);
         prob_inputs(&p);
-        rl_path_forward(p.out, p.C, p.att, p.work, Q(&p), K(&p), V(&p), W(&p), p.ld, p.beta,
+        rl_path_forward(p.out, p.C, p.att, p.work, Q(&p), K(&p), V(&p), p.ld, p.w, p.C, p.beta,
                         &p.s);
-        rl_path_backward(p.d, p.d + p.C, p.d + 2 * p.C, p.d + 3 * p.C, p.ld, p.dbeta, p.datt,
-                         p.work, p.R, p.C, p.att, Q(&p), K(&p), V(&p), W(&p), p.ld, p.beta, &p.s);
+        rl_path_backward(p.d, p.d + p.C, p.d + 2 * p.C, p.ld, p.dw, p.C, p.dbeta, p.datt, p.work,
+                         p.R, p.C, p.att, Q(&p), K(&p), V(&p), p.ld, p.w, p.C, p.beta, &p.s);
         n[0] = p.N * p.C;
-        n[1] = p.N * p.ld + p.N * 3;
+        n[1] = p.N * p.ld + p.N * p.C + p.N * 3;
         n[2] = p.N * p.C;
         for (int k = 0; k < 3; k++)
             keep[th][k] = malloc(sizeof(float) * n[k]);
         memcpy(keep[th][0], p.out, sizeof(float) * n[0]);
         memcpy(keep[th][1], p.d, sizeof(float) * p.N * p.ld);
-        memcpy(keep[th][1] + p.N * p.ld, p.dbeta, sizeof(float) * p.N * 3);
-        rl_path_forward_streaming(keep[th][2], p.C, Q(&p), K(&p), V(&p), W(&p), p.ld, p.beta,
+        memcpy(keep[th][1] + p.N * p.ld, p.dw, sizeof(float) * p.N * p.C);
+        memcpy(keep[th][1] + p.N * (p.ld + p.C), p.dbeta, sizeof(float) * p.N * 3);
+        rl_path_forward_streaming(keep[th][2], p.C, Q(&p), K(&p), V(&p), p.ld, p.w, p.C, p.beta,
                                   &p.s);
         prob_free(&p);
     }
