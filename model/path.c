@@ -677,6 +677,59 @@ void rl_path_wnorm_backward(float *dw, long ldd, const float *w, long ld, const 
         }
 }
 
+/* Pre-activation of the short convolution at row (b, t), channel c. */
+static float conv_pre(const float *x, long ldx, const float *a, int t, int c)
+{
+    float s = a[3 * c] * x[c];
+    if (t >= 1)
+        s += a[3 * c + 1] * x[c - ldx];
+    if (t >= 2)
+        s += a[3 * c + 2] * x[c - 2 * ldx];
+    return s;
+}
+
+void rl_path_conv_forward(float *y, long ldy, const float *x, long ldx, const float *a, int B,
+                          int T, int C)
+{
+#pragma omp parallel for schedule(static)
+    for (long r = 0; r < (long)B * T; r++)
+        for (int c = 0; c < C; c++) {
+            const float u = conv_pre(x + r * ldx, ldx, a, (int)(r % T), c);
+            y[r * ldy + c] = u / (1.0f + expf(-u));
+        }
+}
+
+/* silu'(u) = sigma(u) (1 + u (1 - sigma(u))).  With g_t = dL/du at (b, t):
+ *   dx[b,t,c] = a[3c] g_t + a[3c+1] g_(t+1) + a[3c+2] g_(t+2)  (0 past the window),
+ *   da[3c+k] += sum_(b,t) x[b,t-k,c] g_t,
+ * one channel per thread, positions from the end of each window (carrying
+ * g_(t+1), g_(t+2)), so that da's sums do not depend on the thread count. */
+void rl_path_conv_backward(float *dx, long lddx, float *da, const float *dy, long lddy,
+                           const float *x, long ldx, const float *a, int B, int T, int C)
+{
+#pragma omp parallel for schedule(static)
+    for (int c = 0; c < C; c++) {
+        const float *ac = a + 3 * c;
+        double s[3] = { 0, 0, 0 };
+        for (long b = 0; b < B; b++) {
+            float g1 = 0, g2 = 0;
+            for (long t = T - 1; t >= 0; t--) {
+                const long r = b * T + t;
+                const float u = conv_pre(x + r * ldx, ldx, a, (int)t, c);
+                const float sg = 1.0f / (1.0f + expf(-u));
+                const float g = dy[r * lddy + c] * sg * (1.0f + u * (1.0f - sg));
+                dx[r * lddx + c] = ac[0] * g + ac[1] * g1 + ac[2] * g2;
+                for (int k = 0; k < 3 && k <= t; k++)
+                    s[k] += (double)x[(r - k) * ldx + c] * g;
+                g2 = g1;
+                g1 = g;
+            }
+        }
+        for (int k = 0; k < 3; k++)
+            da[3 * c + k] += (float)s[k];
+    }
+}
+
 void rl_path_beta_forward(float *beta, const float *z, long n)
 {
     for (long i = 0; i < n; i++)

@@ -88,6 +88,18 @@ void rl_path_wnorm_forward(float *w, float *rnorm, long ld, long N, int H, int h
 void rl_path_wnorm_backward(float *dw, long ldd, const float *w, long ld, const float *rnorm,
                             long N, int H, int hd);
 
+/* The reference's short convolution on w (optional): per channel c of
+ * each window b, causal, width 3, then SiLU:
+ *   y[b,t,c] = silu(a[3c] x[b,t,c] + a[3c+1] x[b,t-1,c] + a[3c+2] x[b,t-2,c]),
+ * x[b,t',c] = 0 for t' < 0 (rows b*T + t, row strides ldx, ldy; C channels;
+ * a: C x 3).  a = (1, 0, 0) per channel makes it silu(x). */
+void rl_path_conv_forward(float *y, long ldy, const float *x, long ldx, const float *a, int B,
+                          int T, int C);
+/* dx written (row stride lddx), da accumulated (+=, each channel summed
+ * over (b, t) in order); the pre-activation is recomputed from x. */
+void rl_path_conv_backward(float *dx, long lddx, float *da, const float *dy, long lddy,
+                           const float *x, long ldx, const float *a, int B, int T, int C);
+
 /* beta = 2 sigmoid(z) (n entries; beta may be z). */
 void rl_path_beta_forward(float *beta, const float *z, long n);
 /* dz = dbeta * beta (1 - beta/2)  (= dbeta * d(2 sigmoid)/dz; dz may be dbeta). */

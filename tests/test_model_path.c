@@ -143,11 +143,11 @@ static double max_abs(const float *a, long n)
  * term (a transport, a masked part, one of the two terms of dw) an error
  * of order 1 on the coordinates it touches, and the largest coordinates
  * are always among those checked. */
-typedef double (*loss_fn)(prob *p);
+typedef double (*loss_fn)(void *ctx);
 
 /* x and ana are views of rows x width entries, row stride ldx; the checked
  * coordinates are numbered k = row * width + col. */
-static double fd_err(loss_fn f, prob *p, float *x, const float *ana, long rows, long width,
+static double fd_err(loss_fn f, void *p, float *x, const float *ana, long rows, long width,
                      long ldx, long stride, const char *what)
 {
     const float e = 1e-2f;
@@ -198,8 +198,9 @@ static void random_lower(prob *p, uint64_t seed)
 
 /* L = sum_(j <= i) G_ij l_ij of the naive logits of the kernel's own inputs
  * (w not renormalised: the walk is defined for any w). */
-static double naive_logit_loss(prob *p)
+static double naive_logit_loss(void *ctx)
 {
+    prob *p = ctx;
     logits_of(p, 1, p->att);
     return dotd(p->att, p->datt, (long)p->s.B * p->s.H * p->s.T * p->s.T);
 }
@@ -310,8 +311,9 @@ Test(model_path, long_window_equals_naive)
 }
 
 /* L = sum out . R of the fast kernel, from the raw w and z. */
-static double kernel_loss(prob *p)
+static double kernel_loss(void *ctx)
 {
+    prob *p = ctx;
     prob_inputs(p);
     rl_path_forward(p->out, p->C, p->att, p->work, Q(p), K(p), V(p), p->ld, p->w, p->C, p->beta,
                     &p->s);
@@ -509,4 +511,49 @@ Test(model_path, thread_count_independent)
         free(keep[0][k]);
         free(keep[1][k]);
     }
+}
+
+/* ---- the optional short convolution on w ---- */
+typedef struct {
+    int B, T, C;
+    float *x, *a, *y, *R;
+} conv_ctx;
+
+static double conv_loss(void *ctx)
+{
+    conv_ctx *c = ctx;
+    rl_path_conv_forward(c->y, c->C, c->x, 2L * c->C, c->a, c->B, c->T, c->C);
+    return dotd(c->y, c->R, (long)c->B * c->T * c->C);
+}
+
+/* Causal width-3 depthwise convolution + SiLU: dx and da against central
+ * differences (x with row stride 2C, windows of 5 so the causal edge
+ * matters); and a = (1, 0, 0) gives silu(x) exactly. */
+Test(model_path, conv_grad)
+{
+    conv_ctx c = { 2, 5, 6, NULL, NULL, NULL, NULL };
+    const long N = 10, n = N * 12;
+    float *buf = calloc(2 * n + 2 * 18 + 3 * N * 6, sizeof(float));
+    c.x = buf;
+    c.a = buf + n;
+    c.y = c.a + 18;
+    c.R = c.y + N * 6;
+    float *dx = c.R + N * 6, *da = dx + n;
+    tm_randn(c.x, n, 111, 1.5f);
+    tm_randn(c.a, 18, 112, 1.0f);
+    tm_randn(c.R, N * 6, 113, 1.0f);
+    rl_path_conv_backward(dx, 12, da, c.R, 6, c.x, 12, c.a, 2, 5, 6);
+    cr_expect_lt(fd_err(conv_loss, &c, c.x, dx, N, 6, 12, 1, "conv dx"), 1e-2);
+    cr_expect_lt(fd_err(conv_loss, &c, c.a, da, 1, 18, 18, 1, "conv da"), 1e-2);
+    for (int k = 0; k < 18; k++)
+        c.a[k] = k % 3 == 0;
+    conv_loss(&c);
+    double worst = 0;
+    for (long r = 0; r < N; r++)
+        for (int j = 0; j < 6; j++) {
+            const double u = c.x[r * 12 + j];
+            worst = fmax(worst, fabs(c.y[r * 6 + j] - u / (1 + exp(-u))));
+        }
+    cr_expect_lt(worst, 1e-6, "a = (1, 0, 0): %g", worst);
+    free(buf);
 }
