@@ -13,6 +13,7 @@
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 #include "../model/bench_model.h"
+#include "../model/bench_path.h"
 
 static double now(void)
 {
@@ -101,11 +102,11 @@ int cmd_bench(int argc, char **argv)
 {
     int quick = 0, what = 0;
     rl_opt opts[] = {
-        RL_OPT_CHOICE_("what", &what, "which benchmarks", "all|haar|steps|model"),
+        RL_OPT_CHOICE_("what", &what, "which benchmarks", "all|haar|steps|model|path"),
         RL_OPT_FLAG_("quick", &quick, "shorter runs (less precise)"),
         RL_OPT_END_
     };
-    rl_opts_parse("bench", "[--what all|haar|steps|model] [--quick]",
+    rl_opts_parse("bench", "[--what all|haar|steps|model|path] [--quick]",
                   "Print speed figures measured in this run against this machine's own\n"
                   "LAPACK/BLAS: Haar sampling and step costs single-threaded (so the ratios\n"
                   "compare like with like), the model on all cores against the sgemm peak.",
@@ -130,6 +131,10 @@ int cmd_bench(int argc, char **argv)
     if (what == 0 || what == 3) { /* all cores, against the sgemm peak of the same run */
         rl_set_threads(rl_ncores());
         rl_bench_model(quick);
+    }
+    if (what == 0 || what == 4) { /* the PaTH kernel against the standard one, one thread */
+        rl_set_threads(1);
+        rl_bench_path(quick);
     }
     return 0;
 }

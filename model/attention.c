@@ -1,5 +1,8 @@
 /* attention.c: causal attention, plain (training) and streaming (long
- * evaluation), every product through cblas_sgemm. */
+ * evaluation), every product through cblas_sgemm.  The softmax, P V, the
+ * online softmax and the softmax backward are written once here, over a
+ * logits provider (attention.h); the standard provider, q k^T / sqrt(hd),
+ * is at the end. */
 #include "attention.h"
 
 #include <cblas.h>
@@ -12,8 +15,8 @@
 
 /* Query/key block sizes of the streaming kernel: a 64 x 512 score block is
  * 128 KiB, resident in L2 while it is formed, exponentiated and used. */
-#define SQ 64
-#define SK 512
+#define SQ RL_ATTN_SQ
+#define SK RL_ATTN_SK
 
 /* Row i of the logits, keys j0 .. j0+n-1 unmasked, the rest of the width w
  * masked: add the ALiBi bias -sl (i - j), subtract the max, exponentiate;
@@ -45,47 +48,43 @@ static void softmax_row(float *row, int n, int w, float sl, int i, int j0)
         row[q] *= inv;
 }
 
-void rl_attention_forward(float *out, long ldo, float *att, const float *q, const float *k,
-                          const float *v, long ld, const rl_attn_shape *s)
+void rl_attention_forward_logits(float *out, long ldo, float *att, const float *v, long ld,
+                                 const rl_attn_shape *s, const rl_attn_logits *lg)
 {
     const int T = s->T, H = s->H, hd = s->hd;
-    const float scale = 1.0f / sqrtf((float)hd);
 #pragma omp parallel for schedule(static)
     for (int bh = 0; bh < s->B * H; bh++) {
         const int b = bh / H, h = bh % H;
-        const long base = (long)b * T * ld + (long)h * hd;
         float *P = att + (long)bh * T * T;
-        /* S = Q K^T / sqrt(hd) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, scale, q + base, (int)ld,
-                    k + base, (int)ld, 0.0f, P, T);
+        if (lg->prepare)
+            lg->prepare(lg, b, h);
+        lg->block(lg, P, T, b, h, 0, T, 0, T, NULL);
         const float sl = s->slopes ? s->slopes[h] : 0.0f;
         for (int i = 0; i < T; i++)
             softmax_row(P + (long)i * T, i + 1, T, sl, i, 0);
         /* O = P V */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, v + base,
-                    (int)ld, 0.0f, out + (long)b * T * ldo + (long)h * hd, (int)ldo);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, P, T,
+                    v + (long)b * T * ld + (long)h * hd, (int)ld, 0.0f,
+                    out + (long)b * T * ldo + (long)h * hd, (int)ldo);
     }
 }
 
-void rl_attention_backward(float *dq, float *dk, float *dv, long ldd, float *datt,
-                           const float *dout, long lddo, const float *att, const float *q,
-                           const float *k, const float *v, long ld, const rl_attn_shape *s)
+void rl_attention_backward_logits(float *dv, long ldd, float *datt, const float *dout,
+                                  long lddo, const float *att, const float *v, long ld,
+                                  const rl_attn_shape *s, const rl_attn_logits *lg)
 {
     const int T = s->T, H = s->H, hd = s->hd;
-    const float scale = 1.0f / sqrtf((float)hd);
 #pragma omp parallel for schedule(static)
     for (int bh = 0; bh < s->B * H; bh++) {
         const int b = bh / H, h = bh % H;
-        const long base = (long)b * T * ld + (long)h * hd;
-        const long dbase = (long)b * T * ldd + (long)h * hd;
         const float *P = att + (long)bh * T * T, *dO = dout + (long)b * T * lddo + (long)h * hd;
         float *dS = datt + (long)bh * T * T;
         /* dP = dO V^T */
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, 1.0f, dO, (int)lddo,
-                    v + base, (int)ld, 0.0f, dS, T);
+                    v + (long)b * T * ld + (long)h * hd, (int)ld, 0.0f, dS, T);
         /* dV = P^T dO */
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, dO, (int)lddo,
-                    0.0f, dv + dbase, (int)ldd);
+                    0.0f, dv + (long)b * T * ldd + (long)h * hd, (int)ldd);
         /* softmax backward, row by row: dS = P (dP - <P, dP>) */
         for (long i = 0; i < T; i++) {
             const float *p = P + i * T;
@@ -97,23 +96,19 @@ void rl_attention_backward(float *dq, float *dk, float *dv, long ldd, float *dat
             for (long j = i + 1; j < T; j++)
                 d[j] = 0.0f;
         }
-        /* dQ = dS K / sqrt(hd),  dK = dS^T Q / sqrt(hd) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, scale, dS, T, k + base,
-                    (int)ld, 0.0f, dq + dbase, (int)ldd);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dS, T, q + base,
-                    (int)ld, 0.0f, dk + dbase, (int)ldd);
+        lg->grad(lg, dS, b, h);
     }
 }
 
-/* One query block [i0, i1) of head h, batch row base: online softmax over
- * key blocks [j0, j1) with j0 < i1 (later blocks are all masked). */
-static void stream_block(float *o, long ldo, const float *q, const float *k, const float *v,
-                         long ld, const rl_attn_shape *s, int h, long i0, long i1, float *S,
-                         float *acc, float *m, float *l)
+/* One query block [i0, i1) of (b, h): online softmax over the key blocks
+ * [j0, j1), from the diagonal block down to 0 (the order the provider's
+ * contract fixes; later blocks are all masked).  o, v point at (b, h). */
+static void stream_block(float *o, long ldo, const float *v, long ld, const rl_attn_shape *s,
+                         const rl_attn_logits *lg, int b, int h, long i0, long i1, float *S,
+                         float *acc, float *m, float *l, float *state)
 {
     const int hd = s->hd;
     const int nq = (int)(i1 - i0);
-    const float scale = 1.0f / sqrtf((float)hd);
     const float sl = s->slopes ? s->slopes[h] : 0.0f;
     for (int r = 0; r < nq; r++) {
         m[r] = -INFINITY;
@@ -121,11 +116,10 @@ static void stream_block(float *o, long ldo, const float *q, const float *k, con
     }
     for (long e = 0; e < (long)nq * hd; e++)
         acc[e] = 0.0f;
-    for (long j0 = 0; j0 < i1; j0 += SK) {
+    for (long j0 = (i1 - 1) / SK * SK; j0 >= 0; j0 -= SK) {
         const long j1 = j0 + SK < i1 ? j0 + SK : i1;
         const int nk = (int)(j1 - j0);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nq, nk, hd, scale, q + i0 * ld,
-                    (int)ld, k + j0 * ld, (int)ld, 0.0f, S, SK);
+        lg->block(lg, S, SK, b, h, i0, i1, j0, j1, state);
         for (int r = 0; r < nq; r++) {
             const long i = i0 + r;
             /* keys j0 .. min(i, j1-1) are visible to query i */
@@ -151,12 +145,17 @@ static void stream_block(float *o, long ldo, const float *q, const float *k, con
             o[(i0 + r) * ldo + c] = acc[(long)r * hd + c] / l[r];
 }
 
-void rl_attention_forward_streaming(float *out, long ldo, const float *q, const float *k,
-                                    const float *v, long ld, const rl_attn_shape *s)
+void rl_attention_forward_streaming_logits(float *out, long ldo, const float *v, long ld,
+                                           const rl_attn_shape *s, const rl_attn_logits *lg)
 {
     const int T = s->T, H = s->H, hd = s->hd;
     const long nqb = (T + SQ - 1) / SQ;
-    const long per = (long)SQ * SK + (long)SQ * hd + 2 * SQ;
+    const long per = (long)SQ * SK + (long)SQ * hd + 2 * SQ + lg->state_floats;
+    if (lg->prepare) {
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int bh = 0; bh < s->B * H; bh++)
+            lg->prepare(lg, bh / H, bh % H);
+    }
     float *scratch = rl_xmalloc(sizeof(float) * per * omp_get_max_threads());
     /* items (b, h, query block), largest (latest) blocks first for balance;
      * each item's arithmetic is fixed, so the schedule cannot change results */
@@ -165,11 +164,76 @@ void rl_attention_forward_streaming(float *out, long ldo, const float *q, const 
         const long qb = nqb - 1 - it % nqb, bh = it / nqb;
         const long b = bh / H, h = bh % H;
         float *S = scratch + per * omp_get_thread_num(), *acc = S + (long)SQ * SK;
-        float *m = acc + (long)SQ * hd, *l = m + SQ;
-        const long base = b * T * ld + h * hd;
+        float *m = acc + (long)SQ * hd, *l = m + SQ, *state = l + SQ;
         const long i1 = (qb + 1) * SQ < T ? (qb + 1) * SQ : T;
-        stream_block(out + b * T * ldo + h * hd, ldo, q + base, k + base, v + base, ld, s,
-                     (int)h, qb * SQ, i1, S, acc, m, l);
+        stream_block(out + b * T * ldo + h * hd, ldo, v + b * T * ld + h * hd, ld, s, lg,
+                     (int)b, (int)h, qb * SQ, i1, S, acc, m, l, state);
     }
     free(scratch);
+}
+
+/* ---- the standard provider: s_ij = q_i . k_j / sqrt(hd) --------------- */
+
+typedef struct {
+    const float *q, *k;
+    long ld;
+    float *dq, *dk;
+    long ldd;
+    int T, hd;
+} qk_ctx;
+
+static void qk_block(const rl_attn_logits *lg, float *S, long lds, int b, int h, long i0,
+                     long i1, long j0, long j1, float *state)
+{
+    (void)state;
+    const qk_ctx *c = lg->ctx;
+    const long base = (long)b * c->T * c->ld + (long)h * c->hd;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(i1 - i0), (int)(j1 - j0), c->hd,
+                1.0f / sqrtf((float)c->hd), c->q + base + i0 * c->ld, (int)c->ld,
+                c->k + base + j0 * c->ld, (int)c->ld, 0.0f, S, (int)lds);
+}
+
+/* dQ = dS K / sqrt(hd),  dK = dS^T Q / sqrt(hd) */
+static void qk_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
+{
+    const qk_ctx *c = lg->ctx;
+    const int T = c->T, hd = c->hd;
+    const float scale = 1.0f / sqrtf((float)hd);
+    const long base = (long)b * T * c->ld + (long)h * hd;
+    const long dbase = (long)b * T * c->ldd + (long)h * hd;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, scale, dS, T, c->k + base,
+                (int)c->ld, 0.0f, c->dq + dbase, (int)c->ldd);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dS, T, c->q + base,
+                (int)c->ld, 0.0f, c->dk + dbase, (int)c->ldd);
+}
+
+static rl_attn_logits qk_logits(qk_ctx *c)
+{
+    rl_attn_logits lg = { NULL, qk_block, qk_grad, 0, c };
+    return lg;
+}
+
+void rl_attention_forward(float *out, long ldo, float *att, const float *q, const float *k,
+                          const float *v, long ld, const rl_attn_shape *s)
+{
+    qk_ctx c = { q, k, ld, NULL, NULL, 0, s->T, s->hd };
+    rl_attn_logits lg = qk_logits(&c);
+    rl_attention_forward_logits(out, ldo, att, v, ld, s, &lg);
+}
+
+void rl_attention_backward(float *dq, float *dk, float *dv, long ldd, float *datt,
+                           const float *dout, long lddo, const float *att, const float *q,
+                           const float *k, const float *v, long ld, const rl_attn_shape *s)
+{
+    qk_ctx c = { q, k, ld, dq, dk, ldd, s->T, s->hd };
+    rl_attn_logits lg = qk_logits(&c);
+    rl_attention_backward_logits(dv, ldd, datt, dout, lddo, att, v, ld, s, &lg);
+}
+
+void rl_attention_forward_streaming(float *out, long ldo, const float *q, const float *k,
+                                    const float *v, long ld, const rl_attn_shape *s)
+{
+    qk_ctx c = { q, k, ld, NULL, NULL, 0, s->T, s->hd };
+    rl_attn_logits lg = qk_logits(&c);
+    rl_attention_forward_streaming_logits(out, ldo, v, ld, s, &lg);
 }

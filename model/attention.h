@@ -1,8 +1,12 @@
 /* attention.h: the one causal multi-head attention kernel.
  *
- * It knows only q, k, v, the causal mask and an optional per-head ALiBi
- * slope.  Position schemes that rotate (RoPE and the accumulated schemes) are
- * applied to q, k (and v, and the output) by position.h before and after it.
+ * It knows only how the logits are formed (a logits provider, below), the
+ * values, the causal mask and an optional per-head ALiBi slope.  Position
+ * schemes that rotate (RoPE and the accumulated schemes) are applied to q, k
+ * (and v, and the output) by position.h before and after the standard
+ * provider; PaTH (path.h) is a second provider whose logits are not a fixed
+ * transform of q and k.  Softmax, P V, the online-softmax streaming loop and
+ * the softmax backward are shared by both.
  *
  * Layout: row (b*T + t) of q, k, v has head h at columns h*hd .. h*hd+hd-1,
  * rows ld floats apart (q, k, v may be the three thirds of one qkv buffer).
@@ -35,5 +39,54 @@ void rl_attention_backward(float *dq, float *dk, float *dv, long ldd, float *dat
  * rl_attention_forward to float rounding. */
 void rl_attention_forward_streaming(float *out, long ldo, const float *q, const float *k,
                                     const float *v, long ld, const rl_attn_shape *s);
+
+/* ---- logits providers: the shared kernel with another score ---------- */
+
+/* Streaming blocks: queries [i0, i1) with i0 a multiple of RL_ATTN_SQ and
+ * i1 <= i0 + RL_ATTN_SQ; keys [j0, j1) with j0 a multiple of RL_ATTN_SK. */
+#define RL_ATTN_SQ 64
+#define RL_ATTN_SK 512
+
+/* How the scaled logits (q_i.k_j / sqrt(hd) for the standard kernel; the
+ * ALiBi bias is added by the kernel afterwards) of batch b, head h are
+ * formed, and their gradient.
+ *
+ * block: logits of queries [i0, i1) against keys [j0, j1) into S (row
+ *   stride lds, column 0 = key j0); entries with j > i are ignored.  The
+ *   training forward calls it once per (b, h) with i0 = j0 = 0, i1 = j1 = T
+ *   and state NULL, right after prepare(b, h).  The streaming forward calls
+ *   it per query block with the key blocks in DECREASING order, from the
+ *   one holding the diagonal (j1 = i1) down to j0 = 0, passing the same
+ *   per-thread state (state_floats floats) to the calls of one query block,
+ *   so a provider may carry a running quantity from block to block (PaTH
+ *   carries the query transported back to key j1).
+ * prepare (or NULL): per-(b, h) set-up before any block call of that (b, h);
+ *   the streaming forward runs it for every (b, h) first.
+ * grad: from dS (T x T, row stride T, zero above the diagonal), the
+ *   gradient of L with respect to the scaled logits of (b, h), write the
+ *   gradients of whatever made the logits (the provider's own outputs).
+ * Each call touches only (b, h)'s data: calls for different (b, h) run in
+ * parallel, each (b, h) on one thread. */
+typedef struct rl_attn_logits rl_attn_logits;
+struct rl_attn_logits {
+    void (*prepare)(const rl_attn_logits *lg, int b, int h);
+    void (*block)(const rl_attn_logits *lg, float *S, long lds, int b, int h, long i0, long i1,
+                  long j0, long j1, float *state);
+    void (*grad)(const rl_attn_logits *lg, const float *dS, int b, int h);
+    long state_floats;
+    void *ctx;
+};
+
+/* rl_attention_forward with the logits of lg (saves att the same way). */
+void rl_attention_forward_logits(float *out, long ldo, float *att, const float *v, long ld,
+                                 const rl_attn_shape *s, const rl_attn_logits *lg);
+/* The shared backward: dv (written), then dS of every (b, h) into datt and
+ * lg->grad(dS) for the rest. */
+void rl_attention_backward_logits(float *dv, long ldd, float *datt, const float *dout,
+                                  long lddo, const float *att, const float *v, long ld,
+                                  const rl_attn_shape *s, const rl_attn_logits *lg);
+/* The streaming forward with the logits of lg. */
+void rl_attention_forward_streaming_logits(float *out, long ldo, const float *v, long ld,
+                                           const rl_attn_shape *s, const rl_attn_logits *lg);
 
 #endif
