@@ -1,12 +1,12 @@
 /* test_model_schemes.c: the position schemes of issue 5 (accum_rot.h):
  * names and configurations, pemb at zero equals RoPE, zero angles in qkv
- * mode equal the plain model, evaluation is reproducible for a key and
- * equals the training forward for every scheme, accumulated angles stay
- * exact at 65,536 positions, and the numbers do not depend on the thread
- * count.  (Gradient checks of every scheme: test_model_grad.c.) */
+ * mode equal the plain model, evaluation is reproducible for a key, and
+ * accumulated angles stay exact at 65,536 positions.  Elsewhere: gradient
+ * checks of every scheme (test_model_grad.c), streaming evaluation equals
+ * the training forward for every scheme and thread-count independence
+ * (test_model_attn.c), the CLI (test_model_cli.c). */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,27 +177,6 @@ Test(model_schemes, qkv_with_zero_angles_equals_plain)
     rl_gpt_free(q);
 }
 
-/* The training forward on one window and the chunked streaming evaluation
- * with the same key draw the same noise: sums of losses agree to 1e-5
- * relative, for every scheme, with windows longer than the 256-row chunk
- * and the 64-query block. */
-Test(model_schemes, eval_window_equals_forward)
-{
-    const int T = 300;
-    uint16_t tok[301];
-    tokens(tok, 301, 64);
-    for (int i = 0; i < NSCHEMES; i++) {
-        rl_gpt *m = model(SCHEMES[i], T, 1, 11);
-        double a = rl_gpt_forward(m, tok, T + 1, 1, T, 0, 1234) * T;
-        rl_gpt_eval *e = rl_gpt_eval_alloc(m, T);
-        double b = rl_gpt_eval_window(m, e, tok, T, 1234);
-        cr_log_info("%s: forward %.9g eval %.9g", SCHEMES[i], a, b);
-        cr_expect_lt(fabs(a - b), 1e-5 * fabs(a), "%s: %g vs %g", SCHEMES[i], a, b);
-        rl_gpt_eval_free(e);
-        rl_gpt_free(m);
-    }
-}
-
 /* random and lf evaluation is reproducible for a key (the eval command's
  * seed and window index) and changes with it: the noise is redrawn at every
  * forward, from streams of the key, not from a global generator. */
@@ -284,38 +263,4 @@ Test(model_schemes, angles_exact_at_65536)
     free(sn);
     free(ln);
     rl_gpt_free(m);
-}
-
-/* Same loss, gradients and evaluation with 1 and 2 threads for a random and
- * an lf model (the noise comes from per-(layer, window, head) streams). */
-Test(model_schemes, thread_count_independent)
-{
-    const int T = 64;
-    uint16_t tok[2 * 65];
-    tokens(tok, 130, 64);
-    const char *pos[] = { "random_qkv", "lf_qkv", "pemb_qk" };
-    for (int s = 0; s < 3; s++) {
-        double loss[2], ev[2];
-        float *g[2];
-        for (int k = 0; k < 2; k++) {
-            omp_set_num_threads(k + 1);
-            rl_gpt *m = model(pos[s], T, 2, 21);
-            loss[k] = rl_gpt_forward(m, tok, T + 1, 2, T, 1, 77);
-            rl_gpt_zero_grad(m);
-            rl_gpt_backward(m, 1.0f / (2 * T));
-            g[k] = malloc(sizeof(float) * m->nparams);
-            memcpy(g[k], m->grads, sizeof(float) * m->nparams);
-            rl_gpt_eval *e = rl_gpt_eval_alloc(m, 129);
-            ev[k] = rl_gpt_eval_window(m, e, tok, 129, 5);
-            cr_expect(memcmp(g[0], g[k], sizeof(float) * m->nparams) == 0,
-                      "%s: gradients differ between 1 and %d threads", pos[s], k + 1);
-            rl_gpt_eval_free(e);
-            rl_gpt_free(m);
-        }
-        cr_expect(loss[0] == loss[1], "%s: loss %.17g vs %.17g", pos[s], loss[0], loss[1]);
-        cr_expect(ev[0] == ev[1], "%s: eval %.17g vs %.17g", pos[s], ev[0], ev[1]);
-        free(g[0]);
-        free(g[1]);
-    }
-    omp_set_num_threads(2);
 }
