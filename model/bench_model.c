@@ -42,6 +42,15 @@ static double sgemm_peak(int n, double budget)
     return best;
 }
 
+/* CPU seconds of the process: with one thread, the work done whatever
+ * else runs on the machine (wall time under load counts the waits too). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -68,7 +77,7 @@ static const rl_pos_config ROPE = { RL_ROT_ROPE, RL_MODE_QK, 0, 0 };
  * seconds, workspace and the process's peak RSS right after it. */
 typedef struct {
     int L;
-    double sec, flops, work_mib, rss_mib;
+    double sec, cpu, flops, work_mib, rss_mib;
 } eval_figs;
 
 static eval_figs bench_eval(int L, rl_pos_config pos)
@@ -80,9 +89,10 @@ static eval_figs bench_eval(int L, rl_pos_config pos)
     for (int i = 0; i <= L; i++)
         tok[i] = (uint16_t)((i * 2654435761u) >> 24);
     rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
-    eval_figs f = { L, now(), 0, rl_gpt_eval_bytes(e) / 1048576.0, 0 };
+    eval_figs f = { L, now(), cpu_now(), 0, rl_gpt_eval_bytes(e) / 1048576.0, 0 };
     rl_gpt_eval_window(m, e, tok, L, 1);
     f.sec = now() - f.sec;
+    f.cpu = cpu_now() - f.cpu;
     f.rss_mib = peak_rss_mib();
     /* forward FLOPs: a third of the training count, causal attention halved */
     f.flops = (rl_gpt_flops_per_token(&cfg, 0) / 3 + 2.0 * cfg.layers * cfg.width * L) * L;
@@ -113,12 +123,13 @@ static void run_open(train_run *r, const rl_gpt_config *cfg, int B)
     rl_trainer_step(r->tr, r->step++, 1e-4, NULL); /* warm-up: first touch of the buffers */
 }
 
-/* Seconds of one full step (forward, backward, clipping, AdamW). */
-static double run_step(train_run *r)
+/* Seconds of one full step (forward, backward, clipping, AdamW): wall
+ * time, or the process's CPU time when cpu is set. */
+static double run_step(train_run *r, int cpu)
 {
-    double t = now();
+    double t = cpu ? cpu_now() : now();
     rl_trainer_step(r->tr, r->step++, 1e-4, NULL);
-    return now() - t;
+    return (cpu ? cpu_now() : now()) - t;
 }
 
 static void run_close(train_run *r)
@@ -146,28 +157,31 @@ static double bench_train(int layers, int width, int heads, int T, int B, double
     double st[MAXSTEPS];
     long n = 0;
     for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5);)
-        st[n++] = run_step(&r);
+        st[n++] = run_step(&r, 0);
     run_close(&r);
     return (double)B * T / median(st, n);
 }
 
 /* Training tokens/s of scheme pos and of RoPE at the first shape, steps of
  * the two models interleaved (one each per round) so that both see the
- * same load; median step times. */
-static void bench_scheme_train(rl_pos_config pos, double budget, double *tps, double *tps_rope)
+ * same load; median step times.  cpu: one thread, CPU time per step. */
+static void bench_scheme_train(rl_pos_config pos, double budget, int cpu, double *tps,
+                               double *tps_rope)
 {
     rl_gpt_config cs = shape1(pos), cr = shape1(ROPE);
     train_run a, b;
+    rl_set_threads(cpu ? 1 : rl_ncores());
     run_open(&a, &cs, 8);
     run_open(&b, &cr, 8);
     double sa[MAXSTEPS], sb[MAXSTEPS];
     long n = 0;
     for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5); n++) {
-        sa[n] = run_step(&a);
-        sb[n] = run_step(&b);
+        sa[n] = run_step(&a, cpu);
+        sb[n] = run_step(&b, cpu);
     }
     run_close(&a);
     run_close(&b);
+    rl_set_threads(rl_ncores());
     *tps = 8.0 * 128 / median(sa, n);
     *tps_rope = 8.0 * 128 / median(sb, n);
 }
@@ -182,31 +196,36 @@ static void report_train(int layers, int width, int heads, int T, int B, double 
            tps / llmc, llmc);
 }
 
-/* Every rotation scheme at the first shape: training tokens/s against RoPE
- * measured in the same interleaved run, and one evaluation window of 16,384
- * tokens (4,096 with --quick) against RoPE's. */
+/* Every rotation scheme at the first shape.  Training: steps interleaved
+ * with a RoPE model's (one each per round, so both see the same load),
+ * median step times, on all cores (wall time: tokens/s) and on one thread
+ * (CPU time: the overhead whatever else runs).  Evaluation: one window of
+ * 16,384 tokens (4,096 with --quick), wall and CPU seconds. */
 static void bench_schemes(int quick)
 {
     static const char *names[] = { "rope", "fixed-rope", "random_qk", "random_qkv", "pemb_qk",
                                    "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv" };
     const int n = sizeof names / sizeof *names, L = quick ? 4096 : 16384;
-    const double budget = quick ? 2 : 8;
-    double rope_eval = 0;
-    printf("model schemes, 4L w256 h4 T=128 B=8 vocab 256: training steps interleaved with "
-           "RoPE's (median step times), one eval window of %d\n", L);
+    const double budget = quick ? 1.5 : 6;
+    eval_figs rope_ev = { 0 };
+    printf("model schemes, 4L w256 h4 T=128 B=8 vocab 256 (overhead: time per step or window "
+           "over RoPE's - 1; training steps interleaved with a RoPE model's)\n");
     for (int i = 0; i < n; i++) {
         rl_pos_config pos;
         char err[256];
         if (rl_pos_parse(names[i], -1, &pos, err, sizeof err))
             rl_die("bench: %s", err);
-        double tps, tps_rope;
-        bench_scheme_train(pos, budget, &tps, &tps_rope);
+        double tps, tps_rope, cps, cps_rope;
+        bench_scheme_train(pos, budget, 0, &tps, &tps_rope);
+        bench_scheme_train(pos, budget, 1, &cps, &cps_rope);
         eval_figs ev = bench_eval(L, pos);
         if (i == 0)
-            rope_eval = ev.sec;
-        printf("model scheme %-17s train %6.0f tok/s (rope %6.0f): overhead %+5.1f%%   "
-               "eval T=%d %6.2f s (%+5.1f%% vs rope)\n", names[i], tps, tps_rope,
-               100 * (tps_rope / tps - 1), L, ev.sec, 100 * (ev.sec / rope_eval - 1));
+            rope_ev = ev;
+        printf("model scheme %-16s train %2d thr %6.0f tok/s (rope %6.0f) %+6.1f%% | 1 thr CPU "
+               "%6.0f tok/s (rope %6.0f) %+6.1f%% | eval T=%d %6.2f s %+6.1f%%, CPU %6.2f s "
+               "%+6.1f%%\n", names[i], rl_ncores(), tps, tps_rope, 100 * (tps_rope / tps - 1), cps,
+               cps_rope, 100 * (cps_rope / cps - 1), L, ev.sec, 100 * (ev.sec / rope_ev.sec - 1),
+               ev.cpu, 100 * (ev.cpu / rope_ev.cpu - 1));
         fflush(stdout);
     }
 }
