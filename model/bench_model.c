@@ -42,6 +42,15 @@ static double sgemm_peak(int n, double budget)
     return best;
 }
 
+/* CPU seconds of the process: with one thread, the work done whatever
+ * else runs on the machine (wall time under load counts the waits too). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -55,25 +64,35 @@ static double peak_rss_mib(void)
     return ru.ru_maxrss / 1024.0;
 }
 
+/* The first llm.c shape (4 layers, width 256, 4 heads, T = 128, vocab 256). */
+static rl_gpt_config shape1(rl_pos_config pos)
+{
+    rl_gpt_config c = { 4, 256, 4, 128, 256, 0.0f, pos };
+    return c;
+}
+
+static const rl_pos_config ROPE = { RL_ROT_ROPE, RL_MODE_QK, 0, 0 };
+
 /* Forward-only evaluation of one window of L tokens at the first shape:
  * seconds, workspace and the process's peak RSS right after it. */
 typedef struct {
     int L;
-    double sec, flops, work_mib, rss_mib;
+    double sec, cpu, flops, work_mib, rss_mib;
 } eval_figs;
 
-static eval_figs bench_eval(int L)
+static eval_figs bench_eval(int L, rl_pos_config pos)
 {
-    rl_gpt_config cfg = { 4, 256, 4, 128, 256, 0.0f, RL_POS_ROPE };
+    rl_gpt_config cfg = shape1(pos);
     rl_gpt *m = rl_gpt_alloc(&cfg, 1);
     rl_gpt_init(m, 1);
     uint16_t *tok = rl_xmalloc(sizeof(uint16_t) * (L + 1));
     for (int i = 0; i <= L; i++)
         tok[i] = (uint16_t)((i * 2654435761u) >> 24);
     rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
-    eval_figs f = { L, now(), 0, rl_gpt_eval_bytes(e) / 1048576.0, 0 };
-    rl_gpt_eval_window(m, e, tok, L);
+    eval_figs f = { L, now(), cpu_now(), 0, rl_gpt_eval_bytes(e) / 1048576.0, 0 };
+    rl_gpt_eval_window(m, e, tok, L, 1);
     f.sec = now() - f.sec;
+    f.cpu = cpu_now() - f.cpu;
     f.rss_mib = peak_rss_mib();
     /* forward FLOPs: a third of the training count, causal attention halved */
     f.flops = (rl_gpt_flops_per_token(&cfg, 0) / 3 + 2.0 * cfg.layers * cfg.width * L) * L;
@@ -83,42 +102,132 @@ static eval_figs bench_eval(int L)
     return f;
 }
 
+/* A model with its trainer on synthetic tokens, for timing full steps. */
+typedef struct {
+    rl_gpt *m;
+    rl_trainer *tr;
+    rl_tokens data;
+    long step;
+} train_run;
+
+static void run_open(train_run *r, const rl_gpt_config *cfg, int B)
+{
+    r->m = rl_gpt_alloc(cfg, B);
+    rl_gpt_init(r->m, 1);
+    r->data.n = 1 << 20;
+    r->data.tok = rl_xmalloc(sizeof(uint16_t) * r->data.n);
+    for (long i = 0; i < r->data.n; i++)
+        r->data.tok[i] = (uint16_t)(((uint32_t)i * 2654435761u) >> 24);
+    r->tr = rl_trainer_alloc(r->m, &r->data, B, 1, 1);
+    r->step = 0;
+    rl_trainer_step(r->tr, r->step++, 1e-4, NULL); /* warm-up: first touch of the buffers */
+}
+
+/* Seconds of one full step (forward, backward, clipping, AdamW): wall
+ * time, or the process's CPU time when cpu is set. */
+static double run_step(train_run *r, int cpu)
+{
+    double t = cpu ? cpu_now() : now();
+    rl_trainer_step(r->tr, r->step++, 1e-4, NULL);
+    return (cpu ? cpu_now() : now()) - t;
+}
+
+static void run_close(train_run *r)
+{
+    rl_trainer_free(r->tr);
+    free(r->data.tok);
+    rl_gpt_free(r->m);
+}
+
+static double median(double *x, long n)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+    return x[n / 2];
+}
+
+enum { MAXSTEPS = 512 };
+
 /* Tokens/s of full training steps (median step time of a budget-long run). */
 static double bench_train(int layers, int width, int heads, int T, int B, double budget)
 {
-    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, RL_POS_NONE };
-    rl_gpt *m = rl_gpt_alloc(&cfg, B);
-    rl_gpt_init(m, 1);
-    rl_tokens data = { rl_xmalloc(sizeof(uint16_t) * 1 << 20), 1 << 20 };
-    for (long i = 0; i < data.n; i++)
-        data.tok[i] = (uint16_t)(((uint32_t)i * 2654435761u) >> 24);
-    rl_trainer *tr = rl_trainer_alloc(m, &data, B, 1, 1);
-    rl_trainer_step(tr, 0, 1e-4, NULL); /* warm-up: first touch of the buffers */
+    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 } };
+    train_run r;
+    run_open(&r, &cfg, B);
     /* the median step time: robust to other work on the machine */
-    enum { MAXN = 512 };
-    double st[MAXN];
+    double st[MAXSTEPS];
     long n = 0;
-    for (double t0 = now(); n < MAXN && (now() - t0 < budget || n < 5);) {
-        double t = now();
-        rl_trainer_step(tr, ++n, 1e-4, NULL);
-        st[n - 1] = now() - t;
+    for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5);)
+        st[n++] = run_step(&r, 0);
+    run_close(&r);
+    return (double)B * T / median(st, n);
+}
+
+/* Training tokens/s of scheme pos and of RoPE at the first shape, steps of
+ * the two models interleaved (one each per round) so that both see the
+ * same load; median step times.  cpu: one thread, CPU time per step. */
+static void bench_scheme_train(rl_pos_config pos, double budget, int cpu, double *tps,
+                               double *tps_rope)
+{
+    rl_gpt_config cs = shape1(pos), cr = shape1(ROPE);
+    train_run a, b;
+    rl_set_threads(cpu ? 1 : rl_ncores());
+    run_open(&a, &cs, 8);
+    run_open(&b, &cr, 8);
+    double sa[MAXSTEPS], sb[MAXSTEPS];
+    long n = 0;
+    for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5); n++) {
+        sa[n] = run_step(&a, cpu);
+        sb[n] = run_step(&b, cpu);
     }
-    qsort(st, n, sizeof *st, cmp_double);
-    double tps = (double)B * T / st[n / 2];
-    rl_trainer_free(tr);
-    free(data.tok);
-    rl_gpt_free(m);
-    return tps;
+    run_close(&a);
+    run_close(&b);
+    rl_set_threads(rl_ncores());
+    *tps = 8.0 * 128 / median(sa, n);
+    *tps_rope = 8.0 * 128 / median(sb, n);
 }
 
 static void report_train(int layers, int width, int heads, int T, int B, double tps,
                          double llmc, double peak)
 {
-    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, RL_POS_NONE };
+    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 } };
     double gf = tps * rl_gpt_flops_per_token(&cfg, T) / 1e9;
     printf("model train %dL w%d h%d T=%d B=%d: %8.0f tok/s  %6.1f GFLOP/s  %4.0f%% of peak  "
            "%.2fx llm.c (%.0f tok/s)\n", layers, width, heads, T, B, tps, gf, 100 * gf / peak,
            tps / llmc, llmc);
+}
+
+/* Every rotation scheme at the first shape.  Training: steps interleaved
+ * with a RoPE model's (one each per round, so both see the same load),
+ * median step times, on all cores (wall time: tokens/s) and on one thread
+ * (CPU time: the overhead whatever else runs).  Evaluation: one window of
+ * 16,384 tokens (4,096 with --quick), wall and CPU seconds. */
+static void bench_schemes(int quick)
+{
+    static const char *names[] = { "rope", "fixed-rope", "random_qk", "random_qkv", "pemb_qk",
+                                   "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv" };
+    const int n = sizeof names / sizeof *names, L = quick ? 4096 : 16384;
+    const double budget = quick ? 1.5 : 6;
+    eval_figs rope_ev = { 0 };
+    printf("model schemes, 4L w256 h4 T=128 B=8 vocab 256 (overhead: time per step or window "
+           "over RoPE's - 1; training steps interleaved with a RoPE model's)\n");
+    for (int i = 0; i < n; i++) {
+        rl_pos_config pos;
+        char err[256];
+        if (rl_pos_parse(names[i], -1, &pos, err, sizeof err))
+            rl_die("bench: %s", err);
+        double tps, tps_rope, cps, cps_rope;
+        bench_scheme_train(pos, budget, 0, &tps, &tps_rope);
+        bench_scheme_train(pos, budget, 1, &cps, &cps_rope);
+        eval_figs ev = bench_eval(L, pos);
+        if (i == 0)
+            rope_ev = ev;
+        printf("model scheme %-16s train %2d thr %6.0f tok/s (rope %6.0f) %+6.1f%% | 1 thr CPU "
+               "%6.0f tok/s (rope %6.0f) %+6.1f%% | eval T=%d %6.2f s %+6.1f%%, CPU %6.2f s "
+               "%+6.1f%%\n", names[i], rl_ncores(), tps, tps_rope, 100 * (tps_rope / tps - 1), cps,
+               cps_rope, 100 * (cps_rope / cps - 1), L, ev.sec, 100 * (ev.sec / rope_ev.sec - 1),
+               ev.cpu, 100 * (ev.cpu / rope_ev.cpu - 1));
+        fflush(stdout);
+    }
 }
 
 void rl_bench_model(int quick)
@@ -128,7 +237,7 @@ void rl_bench_model(int quick)
     /* the peak before and after the model runs; the larger one is used, so
      * that other work on the machine cannot inflate the fractions */
     double p1 = sgemm_peak(2048, pb);
-    eval_figs ev = bench_eval(16384); /* first: its peak RSS is its own */
+    eval_figs ev = bench_eval(16384, ROPE); /* first: its peak RSS is its own */
     double t1 = bench_train(4, 256, 4, 128, 8, tb), t2 = bench_train(6, 384, 6, 256, 4, tb);
     double p2 = sgemm_peak(2048, pb), peak = p1 > p2 ? p1 : p2;
     printf("model sgemm peak (2048^3, %d threads, OpenBLAS, best of %.0f s, before / after): "
@@ -140,5 +249,6 @@ void rl_bench_model(int quick)
            ev.L / ev.sec, ev.flops / ev.sec / 1e9, 100 * ev.flops / ev.sec / 1e9 / peak,
            ev.work_mib, ev.rss_mib);
     fflush(stdout);
+    bench_schemes(quick);
     rl_set_threads(1);
 }

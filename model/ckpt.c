@@ -11,7 +11,8 @@
 static const char MAGIC[8] = { 'R', 'L', 'G', 'P', 'T', 'C', 'K', 'P' };
 
 /* Header fields after the magic, each an int64 (dropout as its double's bits). */
-enum { H_VERSION, H_LAYERS, H_WIDTH, H_HEADS, H_CTX, H_VOCAB, H_POS, H_DROPOUT, H_STEP,
+enum { H_VERSION, H_LAYERS, H_WIDTH, H_HEADS, H_CTX, H_VOCAB, H_ROT, H_MODE, H_ALIBI, H_PATH,
+       H_DROPOUT, H_STEP,
        H_STEPS, H_BATCH, H_ACCUM, H_SEED, H_VAL_EVERY, H_VAL_BATCHES, H_DATA_N, H_DATA_HASH,
        H_ADAM_T, H_NPARAMS, H_FIELDS };
 #define HEADER_BYTES (sizeof MAGIC + 8 * H_FIELDS + 128)
@@ -26,7 +27,10 @@ static void put_header(unsigned char *h, const rl_gpt *m, const rl_ckpt_meta *mt
     f[H_HEADS] = m->cfg.heads;
     f[H_CTX] = m->cfg.ctx;
     f[H_VOCAB] = m->cfg.vocab;
-    f[H_POS] = m->cfg.pos;
+    f[H_ROT] = m->cfg.pos.rot;
+    f[H_MODE] = m->cfg.pos.mode;
+    f[H_ALIBI] = m->cfg.pos.alibi;
+    f[H_PATH] = m->cfg.pos.path;
     memcpy(&f[H_DROPOUT], &dp, 8);
     f[H_STEP] = mt->step;
     f[H_STEPS] = mt->steps;
@@ -79,6 +83,12 @@ rl_gpt *rl_ckpt_load(const char *path, int B, rl_ckpt_meta *mt, char *err, size_
         snprintf(err, n, "%s: not a routelab checkpoint (bad magic)", path);
         goto fail;
     }
+    if (f[H_VERSION] == 1) {
+        snprintf(err, n, "%s: checkpoint version 1 predates the position schemes of version %d "
+                 "(rotation, mode, alibi); this routelab does not read it: train it again", path,
+                 RL_CKPT_VERSION);
+        goto fail;
+    }
     if (f[H_VERSION] != RL_CKPT_VERSION) {
         snprintf(err, n, "%s: checkpoint version %lld, this routelab reads %d", path,
                  (long long)f[H_VERSION], RL_CKPT_VERSION);
@@ -87,7 +97,8 @@ rl_gpt *rl_ckpt_load(const char *path, int B, rl_ckpt_meta *mt, char *err, size_
     double dp;
     memcpy(&dp, &f[H_DROPOUT], 8);
     rl_gpt_config cfg = { (int)f[H_LAYERS], (int)f[H_WIDTH], (int)f[H_HEADS], (int)f[H_CTX],
-                          (int)f[H_VOCAB], (float)dp, (int)f[H_POS] };
+                          (int)f[H_VOCAB], (float)dp,
+                          { (int)f[H_ROT], (int)f[H_MODE], (int)f[H_ALIBI], (int)f[H_PATH] } };
     char why[160];
     if (f[H_LAYERS] > 4096 || f[H_WIDTH] > 1 << 16 || f[H_CTX] > 1 << 24 ||
         rl_gpt_config_check(&cfg, why, sizeof why) || rl_gpt_param_count(&cfg) != f[H_NPARAMS]) {

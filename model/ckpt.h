@@ -16,7 +16,8 @@
 
 #include "gpt.h"
 
-#define RL_CKPT_VERSION 1
+/* 2: the position scheme as (rotation, mode, alibi, path) fields */
+#define RL_CKPT_VERSION 2
 
 typedef struct {
     long step;          /* optimizer steps completed */

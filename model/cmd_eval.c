@@ -44,7 +44,8 @@ int cmd_eval(int argc, char **argv)
                   "uniform random starts (stream seed+L), the model run on the whole window\n"
                   "with full causal attention (streaming, memory O(L width)), cross-entropy at\n"
                   "every position; mean, its standard error over windows, ppl = exp(mean),\n"
-                  "and ppl / ppl(first length).",
+                  "and ppl / ppl(first length).  Schemes with rotation noise (random, lf)\n"
+                  "draw it per window from the seed: the same seed gives the same numbers.",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
     if (!ckpath || !data)
@@ -91,7 +92,9 @@ int cmd_eval(int argc, char **argv)
         for (long w = 0; w < nw; w++) {
             rl_rng_stream(r, (uint64_t)(seed + L), (uint64_t)w);
             long start = (long)(rl_rng_next64(r) % (uint64_t)(ds.val.n - L));
-            wl[w] = rl_gpt_eval_window(m, ev, ds.val.tok + start, L) / (double)L;
+            /* the rotation noise of window w (random, lf): its own key */
+            wl[w] = rl_gpt_eval_window(m, ev, ds.val.tok + start, L,
+                                       rl_stream_key((uint64_t)(seed + L), (uint64_t)w)) / (double)L;
             mean += wl[w];
         }
         mean /= nw;

@@ -72,12 +72,12 @@ static void progress(int tty, long step, long steps, double loss, double val, do
 
 int cmd_train(int argc, char **argv)
 {
-    rl_gpt_config cfg = { 4, 128, 4, 128, 256, 0.0f, RL_POS_ROPE };
+    rl_gpt_config cfg = { 4, 128, 4, 128, 256, 0.0f, { RL_ROT_ROPE, RL_MODE_QK, 0, 0 } };
     double dropout = 0;
-    int batch = 8, accum = 1, threads = rl_ncores(), resume = 0;
+    int batch = 8, accum = 1, threads = rl_ncores(), resume = 0, mode = -1;
     long steps = 0, seed = 42, val_every = 100, val_batches = 8, ckpt_every = 500, stop_at = 0,
          log_every = 10;
-    const char *data = NULL, *out = "results/train", *lr = "5e-4";
+    const char *data = NULL, *out = "results/train", *lr = "5e-4", *pos = "rope";
     rl_opt opts[] = {
         RL_OPT_STR_("data", &data, "data set: DIR with train.bin/val.bin, or one FILE (90/10)"),
         RL_OPT_STR_("out", &out, "run folder: ckpt.bin and log.tsv"),
@@ -87,7 +87,9 @@ int cmd_train(int argc, char **argv)
         RL_OPT_INT_("ctx", &cfg.ctx, "training context T", 1, 1 << 20),
         RL_OPT_INT_("vocab", &cfg.vocab, "vocabulary", 2, 65536),
         RL_OPT_DBL_("dropout", &dropout, "dropout probability", 0, 1, RL_LO | RL_HI_OPEN),
-        RL_OPT_CHOICE_("pos", &cfg.pos, "position scheme", RL_POS_CHOICES),
+        RL_OPT_STR_("pos", &pos, "position scheme: " RL_POS_NAMES),
+        RL_OPT_CHOICE_("mode", &mode, "qk: rotate q, k; qkv: also v, inverse on each head's output",
+                       "qk|qkv"),
         RL_OPT_INT_("batch", &batch, "windows per micro-batch", 1, 1 << 20),
         RL_OPT_INT_("accum", &accum, "micro-batches per step (gradient accumulation)", 1, 1 << 20),
         RL_OPT_LONG_("steps", &steps, "optimizer steps (0: the sum of the --lr stages, else 1000)", 0, 1e12),
@@ -112,6 +114,11 @@ int cmd_train(int argc, char **argv)
     if (!data)
         rl_die("train: --data is required");
     cfg.dropout = (float)dropout;
+    {
+        char err[512];
+        if (rl_pos_parse(pos, rl_opt_seen(opts, "mode") ? mode : -1, &cfg.pos, err, sizeof err))
+            rl_die("train: %s", err);
+    }
     rl_mkdir_p(out);
     char *ck = rl_path_join(out, "ckpt.bin"), *logp = rl_path_join(out, "log.tsv");
     rl_ckpt_meta meta = { 0 };
@@ -130,7 +137,10 @@ int cmd_train(int argc, char **argv)
         SAME("ctx", cfg.ctx, m->cfg.ctx);
         SAME("vocab", cfg.vocab, m->cfg.vocab);
         SAME("dropout", cfg.dropout, m->cfg.dropout);
-        SAME("pos", cfg.pos, m->cfg.pos);
+        if ((rl_opt_seen(opts, "pos") || rl_opt_seen(opts, "mode")) &&
+            !rl_pos_equal(cfg.pos, m->cfg.pos))
+            rl_die("train: --pos %s does not match the checkpoint's %s (%s)",
+                   rl_pos_name(cfg.pos), rl_pos_name(m->cfg.pos), ck);
         SAME("batch", batch, cm.batch);
         SAME("accum", accum, cm.accum);
         SAME("seed", seed, (long)cm.seed);

@@ -4,33 +4,67 @@
 
 #include <stddef.h>
 
-/* Position schemes.  Rotations (rope, and the accumulated schemes that come
- * later) are transforms of q and k around the one attention kernel; alibi is a
- * per-head slope the kernel itself adds to the scaled logits. */
-typedef enum { RL_POS_NONE = 0, RL_POS_ROPE, RL_POS_ALIBI } rl_pos_kind;
-#define RL_POS_CHOICES "none|rope|alibi"
+/* A position scheme is a rotation of q and k around the one attention kernel
+ * (position-indexed RoPE, or angles accumulated as running sums of steps:
+ * random, pemb, lf), a mode (qkv also rotates the values and inverse-rotates
+ * each head's output: value transport), and an optional ALiBi bias that the
+ * kernel adds to the scaled logits.  The study's names (random_qkv,
+ * fixed-rope, ...) are configurations of these three fields. */
+typedef enum { RL_ROT_NONE = 0, RL_ROT_ROPE, RL_ROT_RANDOM, RL_ROT_PEMB, RL_ROT_LF,
+               RL_ROT_KINDS } rl_rot_kind;
+typedef enum { RL_MODE_QK = 0, RL_MODE_QKV } rl_rot_mode;
 
 typedef struct {
-    int layers;    /* decoder blocks */
-    int width;     /* model width C */
-    int heads;     /* attention heads H; head dim C/H */
-    int ctx;       /* training context T */
-    int vocab;     /* token vocabulary V */
-    float dropout; /* probability on the embedding and both residual branches */
-    int pos;       /* rl_pos_kind */
-} rl_gpt_config;
+    int rot;   /* rl_rot_kind */
+    int mode;  /* rl_rot_mode */
+    int alibi; /* 1: ALiBi bias -m_h (i - j) on the logits */
+    int path;  /* PaTH attention: reserved (0), not in this build */
+} rl_pos_config;
 
-const char *rl_pos_name(int pos);
+/* The names `--pos` takes (see rl_pos_parse). */
+#define RL_POS_NAMES                                                                      \
+    "none, rope, alibi, random, pemb, lf (mode from --mode, default qk); fixed-rope "     \
+    "(rope, qkv); NAME_qk / NAME_qkv for a rotation NAME (random_qk, pemb_qkv, ...); "   \
+    "alibi+NAME for ALiBi with a rotation (alibi+random = alibi+random_qkv)"
+
+/* Parse a scheme name; mode is RL_MODE_QK/QKV when --mode was given, else -1.
+ * 0, or -1 with a one-line reason in err (unknown name, a mode that
+ * contradicts the name, path). */
+int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size_t n);
+
+/* The study's name of a scheme: "rope", "fixed-rope", "random_qkv",
+ * "alibi", "alibi+random_qkv", ... ("?" for an invalid one). */
+const char *rl_pos_name(rl_pos_config p);
+
+static inline int rl_pos_equal(rl_pos_config a, rl_pos_config b)
+{
+    return a.rot == b.rot && a.mode == b.mode && a.alibi == b.alibi && a.path == b.path;
+}
+
+typedef struct {
+    int layers;        /* decoder blocks */
+    int width;         /* model width C */
+    int heads;         /* attention heads H; head dim C/H */
+    int ctx;           /* training context T */
+    int vocab;         /* token vocabulary V */
+    float dropout;     /* probability on the embedding and both residual branches */
+    rl_pos_config pos; /* position scheme */
+} rl_gpt_config;
 
 /* NULL when the configuration is usable, else a one-line reason in buf. */
 const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n);
 
-/* Parameter count of the whole model (embedding included). */
+/* Parameters of the position scheme: pemb's per-layer tables (V x hd/2
+ * each), lf's shared MLP C -> C -> H*hd/2 with its LayerNorm. */
+long rl_pos_param_count(const rl_gpt_config *c);
+
+/* Parameter count of the whole model (embedding and scheme included). */
 long rl_gpt_param_count(const rl_gpt_config *c);
 
 /* Model FLOPs per trained token, PaLM's accounting: 6 N for every matmul
- * weight (embedding lookup excluded) plus 12 L C T for the attention
- * products QK^T and PV over the full (not causally halved) T x T. */
+ * weight (embedding lookup and pemb tables excluded; lf's MLP included)
+ * plus 12 L C T for the attention products QK^T and PV over the full (not
+ * causally halved) T x T. */
 double rl_gpt_flops_per_token(const rl_gpt_config *c, int T);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "../cli/util.h"
 #include "../sampling/rng.h"
+#include "accum_rot.h"
 #include "attention.h"
 #include "layers.h"
 
@@ -38,7 +39,8 @@ static void build_tensors(rl_gpt *m)
         RL_T_NORM_W, RL_T_NORM_B, RL_T_MATRIX, RL_T_BIAS, RL_T_RESID_MATRIX, RL_T_BIAS,
         RL_T_NORM_W, RL_T_NORM_B, RL_T_MATRIX, RL_T_BIAS, RL_T_RESID_MATRIX, RL_T_BIAS
     };
-    m->tensors = rl_xcalloc(4 + RL_BLOCK_TENSORS * (size_t)m->cfg.layers + 1, sizeof(rl_tensor));
+    m->tensors = rl_xcalloc(4 + (RL_BLOCK_TENSORS + 1) * (size_t)m->cfg.layers + RL_LF_TENSORS,
+                            sizeof(rl_tensor));
     add_tensor(m, "wte", -1, V * C, RL_T_EMBED);
     for (int l = 0; l < m->cfg.layers; l++)
         for (int i = 0; i < RL_BLOCK_TENSORS; i++)
@@ -47,6 +49,20 @@ static void build_tensors(rl_gpt *m)
     add_tensor(m, "lnf.b", -1, C, RL_T_NORM_B);
     add_tensor(m, "head.w", -1, V * C, RL_T_MATRIX);
     add_tensor(m, "head.b", -1, V, RL_T_BIAS);
+    /* the position scheme's parameters last: the other tensors keep their
+     * offsets whatever the scheme (accum_rot.h) */
+    if (m->cfg.pos.rot == RL_ROT_PEMB)
+        for (int l = 0; l < m->cfg.layers; l++)
+            add_tensor(m, "pemb", l, V * (m->hd / 2), RL_T_TABLE);
+    if (m->cfg.pos.rot == RL_ROT_LF) {
+        const long HP = C / 2;
+        add_tensor(m, "lf.fc.w", -1, C * C, RL_T_MATRIX);
+        add_tensor(m, "lf.fc.b", -1, C, RL_T_BIAS);
+        add_tensor(m, "lf.proj.w", -1, HP * C, RL_T_MATRIX);
+        add_tensor(m, "lf.proj.b", -1, HP, RL_T_BIAS);
+        add_tensor(m, "lf.ln.w", -1, HP, RL_T_NORM_W);
+        add_tensor(m, "lf.ln.b", -1, HP, RL_T_NORM_B);
+    }
 }
 
 static void bind_weights(rl_gpt_weights *w, const rl_gpt *m, float *base)
@@ -61,6 +77,10 @@ static void bind_weights(rl_gpt_weights *w, const rl_gpt *m, float *base)
     w->lnfb = base + t[g + 1].off;
     w->headw = base + t[g + 2].off;
     w->headb = base + t[g + 3].off;
+    for (int i = 0; m->cfg.pos.rot == RL_ROT_PEMB && i < m->cfg.layers; i++)
+        w->pemb[i] = base + t[g + 4 + i].off;
+    for (int i = 0; m->cfg.pos.rot == RL_ROT_LF && i < RL_LF_TENSORS; i++)
+        w->lf[i] = base + t[g + 4 + i].off;
 }
 
 /* Carve n floats (64-byte aligned) from the arena; with a NULL base only
@@ -108,6 +128,21 @@ static size_t layout_acts(rl_gpt *m, float *base)
     m->rope_cos = carve(base, &u, T * m->hd / 2);
     m->rope_sin = carve(base, &u, T * m->hd / 2);
     m->slopes = carve(base, &u, H);
+    /* accumulated schemes: each layer's table (and lf's activations) */
+    const size_t w = rl_acc_width(&m->cfg), lf = m->cfg.pos.rot == RL_ROT_LF ? C / 2 : 0;
+    for (int l = 0; l < m->cfg.layers; l++) {
+        struct rl_rot_acts *r = &m->ra[l];
+        r->cos = carve(base, &u, N * w);
+        r->sin = carve(base, &u, N * w);
+        r->u = carve(base, &u, N * lf);
+        r->h = carve(base, &u, lf ? N * C : 0);
+        r->hg = carve(base, &u, lf ? N * C : 0);
+        r->z = carve(base, &u, N * lf);
+        r->y = carve(base, &u, N * lf);
+        r->mean = carve(base, &u, lf ? N : 0);
+        r->rstd = carve(base, &u, lf ? N : 0);
+    }
+    m->dang = carve(base, &u, rl_acc_learned(&m->cfg) ? N * w : 0);
     return u;
 }
 
@@ -125,12 +160,15 @@ rl_gpt *rl_gpt_alloc(const rl_gpt_config *cfg, int B)
     const size_t L = cfg->layers;
     m->p.blk = rl_xcalloc(L, sizeof *m->p.blk);
     m->g.blk = rl_xcalloc(L, sizeof *m->g.blk);
+    m->p.pemb = rl_xcalloc(L, sizeof *m->p.pemb);
+    m->g.pemb = rl_xcalloc(L, sizeof *m->g.pemb);
     m->params = rl_xcalloc(m->nparams, sizeof(float));
     m->grads = rl_xcalloc(m->nparams, sizeof(float));
     m->adam = rl_xcalloc(2 * (size_t)m->nparams, sizeof(float));
     bind_weights(&m->p, m, m->params);
     bind_weights(&m->g, m, m->grads);
     m->a = rl_xcalloc(L, sizeof *m->a);
+    m->ra = rl_xcalloc(L, sizeof *m->ra);
     m->nacts = layout_acts(m, NULL);
     m->acts = rl_xcalloc(m->nacts, sizeof(float));
     layout_acts(m, m->acts);
@@ -147,6 +185,9 @@ void rl_gpt_free(rl_gpt *m)
     free(m->tensors);
     free(m->p.blk);
     free(m->g.blk);
+    free(m->p.pemb);
+    free(m->g.pemb);
+    free(m->ra);
     free(m->params);
     free(m->grads);
     free(m->adam);
@@ -173,7 +214,8 @@ void rl_gpt_init(rl_gpt *m, uint64_t seed)
                 case RL_T_RESID_MATRIX: w[j] = (float)(sd_resid * rl_normal(r)); break;
                 case RL_T_NORM_W: w[j] = 1.0f; break;
                 case RL_T_BIAS:
-                case RL_T_NORM_B: w[j] = 0.0f; break;
+                case RL_T_NORM_B:
+                case RL_T_TABLE: w[j] = 0.0f; break;
                 }
         }
         gsl_rng_free(r);
@@ -190,13 +232,22 @@ void rl_gpt_zero_grad(rl_gpt *m)
 
 rl_layer_rot rl_gpt_layer_rot(const rl_gpt *m, int l, const rl_rotation *tab)
 {
-    (void)l; /* per-layer angles arrive with the accumulated schemes */
+    (void)l; /* the caller passes layer l's own table */
     rl_layer_rot r = { NULL, NULL };
-    if (m->cfg.pos == RL_POS_ROPE)
+    if (m->cfg.pos.rot != RL_ROT_NONE)
         r.qk = tab;
-    if (m->rotate_values)
+    if (m->cfg.pos.mode == RL_MODE_QKV)
         r.v = r.qk;
     return r;
+}
+
+/* Layer l's angle table in the last training forward: RoPE's (positions
+ * only) or the layer's accumulated one. */
+static rl_rotation train_table(const rl_gpt *m, int l)
+{
+    if (!rl_acc_active(&m->cfg))
+        return m->rope;
+    return rl_acc_rotation(&m->cfg, m->ra[l].cos, m->ra[l].sin, m->fT);
 }
 
 /* ---- sublayers shared by training and evaluation ---------------------- */
@@ -216,22 +267,20 @@ static void rotate_qkv(const rl_gpt *m, float *qkv, int B, int T, const rl_layer
 
 static rl_attn_shape attn_shape(const rl_gpt *m, int B, int T)
 {
-    rl_attn_shape s = { B, T, m->cfg.heads, m->hd,
-                        m->cfg.pos == RL_POS_ALIBI ? m->slopes : NULL };
+    rl_attn_shape s = { B, T, m->cfg.heads, m->hd, m->cfg.pos.alibi ? m->slopes : NULL };
     return s;
 }
 
-/* ln = LN1(x); qkv = ln Wqkv^T + b; rotations; attention (plain, saving att,
- * or streaming when att is NULL); inverse value rotation of the output;
- * out = atty Wproj^T + b. */
-static void attn_forward(const rl_gpt *m, int l, const float *x, float *ln, float *mean,
-                         float *rstd, float *qkv, float *att, float *atty, float *out, int B,
-                         int T, const rl_layer_rot *r)
+/* qkv = ln Wqkv^T + b (ln = LN1(x), which the caller computes: lf's angles
+ * depend on it); rotations; attention (plain, saving att, or streaming when
+ * att is NULL); inverse value rotation of the output; out = atty Wproj^T + b
+ * (out may be ln). */
+static void attn_forward(const rl_gpt *m, int l, const float *ln, float *qkv, float *att,
+                         float *atty, float *out, int B, int T, const rl_layer_rot *r)
 {
     float *const *w = m->p.blk[l];
     const int C = m->cfg.width;
     const long N = (long)B * T;
-    rl_layernorm_forward(ln, mean, rstd, x, w[RL_LN1W], w[RL_LN1B], N, C);
     rl_matmul_forward(qkv, ln, w[RL_QKVW], w[RL_QKVB], N, C, 3 * C);
     rotate_qkv(m, qkv, B, T, r, 0, +1);
     rl_attn_shape s = attn_shape(m, B, T);
@@ -282,9 +331,13 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
     const float *x = m->enc;
     for (int l = 0; l < m->cfg.layers; l++) {
         rl_block_acts *a = &m->a[l];
-        rl_layer_rot r = rl_gpt_layer_rot(m, l, &m->rope);
-        attn_forward(m, l, x, a->ln1, a->ln1_mean, a->ln1_rstd, a->qkv, a->att, a->atty,
-                     a->res2, B, T, &r);
+        float *const *w = m->p.blk[l];
+        rl_layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, x, w[RL_LN1W], w[RL_LN1B], N, C);
+        rl_rotation tab = m->rope;
+        if (rl_acc_active(&m->cfg))
+            tab = rl_acc_forward(m, l, &m->ra[l], a->ln1, tok, ld, B, T, drop_key);
+        rl_layer_rot r = rl_gpt_layer_rot(m, l, &tab);
+        attn_forward(m, l, a->ln1, a->qkv, a->att, a->atty, a->res2, B, T, &r);
         rl_dropout(a->res2, N * C, m->drop, site_key(m, l, 1));
         rl_residual_forward(a->res2, a->res2, x, N * C);
         mlp_forward(m, l, a->res2, a->ln2, a->ln2_mean, a->ln2_rstd, a->fch, a->fch_gelu,
@@ -329,7 +382,11 @@ void rl_gpt_backward(rl_gpt *m, float scale)
         float *const *w = m->p.blk[l];
         float *const *g = m->g.blk[l];
         const float *x = l ? m->a[l - 1].res3 : m->enc;
-        rl_layer_rot r = rl_gpt_layer_rot(m, l, &m->rope);
+        const rl_rotation tab = train_table(m, l);
+        rl_layer_rot r = rl_gpt_layer_rot(m, l, &tab);
+        float *dang = rl_acc_learned(&m->cfg) ? m->dang : NULL; /* dL/dA of this layer */
+        if (dang)
+            memset(dang, 0, sizeof(float) * N * rl_acc_width(&m->cfg));
         /* MLP branch: res3 = res2 + Drop(FC2(GELU(FC(LN2(res2))))) */
         const float *d = dropout_grad(m, m->dC2, NC, site_key(m, l, 2));
         rl_matmul_backward(m->d4C, g[RL_FC2W], g[RL_FC2B], d, a->fch_gelu, w[RL_FC2W], N,
@@ -342,13 +399,19 @@ void rl_gpt_backward(rl_gpt *m, float scale)
         /* attention branch: res2 = x + Drop(Proj(Rot^-1(Attn(Rot(QKV(LN1(x))))))) */
         d = dropout_grad(m, m->dC2, NC, site_key(m, l, 1));
         rl_matmul_backward(m->dC1, g[RL_PROJW], g[RL_PROJB], d, a->atty, w[RL_PROJW], N, C, C);
+        if (r.v && dang)
+            rl_acc_grad_out(dang, &tab, a->atty, m->dC1, B, T, H, m->hd);
         if (r.v)
             rl_rotate(m->dC1, C, B, T, H, m->hd, r.v, 0, +1);
         rl_attention_backward(m->d3C, m->d3C + C, m->d3C + 2 * C, 3L * C, m->datt, m->dC1, C,
                               a->att, a->qkv, a->qkv + C, a->qkv + 2 * C, 3L * C, &s);
+        if (dang)
+            rl_acc_grad_qkv(dang, &tab, a->qkv, m->d3C, B, T, H, m->hd, r.v != NULL);
         rotate_qkv(m, m->d3C, B, T, &r, 0, -1);
         rl_matmul_backward(m->dC1, g[RL_QKVW], g[RL_QKVB], m->d3C, a->ln1, w[RL_QKVW], N, C,
                            3 * C);
+        if (dang) /* learned angles: into their parameters (lf: and into ln1) */
+            rl_acc_backward(m, l, &m->ra[l], a->ln1, dang, m->dC1, m->d4C);
         rl_layernorm_backward(m->dres, g[RL_LN1W], g[RL_LN1B], m->dC1, x, w[RL_LN1W],
                               a->ln1_mean, a->ln1_rstd, N, C);
     }
@@ -378,8 +441,10 @@ static size_t layout_eval(rl_gpt_eval *e, const rl_gpt *m, float *base)
     e->out = carve(base, &u, ch * C);
     e->logits = carve(base, &u, ch * V);
     e->losses = carve(base, &u, ch);
-    e->cos = carve(base, &u, m->cfg.pos == RL_POS_ROPE ? L * m->hd / 2 : 0);
-    e->sin = carve(base, &u, m->cfg.pos == RL_POS_ROPE ? L * m->hd / 2 : 0);
+    /* RoPE's table, or one layer's accumulated table at a time (O(L H hd/2)) */
+    const size_t w = m->cfg.pos.rot == RL_ROT_ROPE ? (size_t)m->hd / 2 : (size_t)rl_acc_width(&m->cfg);
+    e->cos = carve(base, &u, L * w);
+    e->sin = carve(base, &u, L * w);
     return u;
 }
 
@@ -390,7 +455,7 @@ rl_gpt_eval *rl_gpt_eval_alloc(const rl_gpt *m, long L)
     e->n = layout_eval(e, m, NULL);
     e->arena = rl_xmalloc(sizeof(float) * e->n);
     layout_eval(e, m, e->arena);
-    if (m->cfg.pos == RL_POS_ROPE)
+    if (m->cfg.pos.rot == RL_ROT_ROPE)
         rl_rope_table(e->cos, e->sin, 0, L, m->hd);
     return e;
 }
@@ -408,16 +473,22 @@ size_t rl_gpt_eval_bytes(const rl_gpt_eval *e)
     return e->n * sizeof(float);
 }
 
-double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, long L)
+double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, long L,
+                          uint64_t key)
 {
     if (L > e->L)
         rl_die("model: window of %ld exceeds the evaluation workspace of %ld", L, e->L);
     const int C = m->cfg.width, V = m->cfg.vocab;
-    const rl_rotation tab = rl_rope_rotation(e->cos, e->sin, m->hd);
     rl_embed_forward(e->x, tok, L, 1, (int)L, m->p.wte, C);
     for (int l = 0; l < m->cfg.layers; l++) {
+        float *const *w = m->p.blk[l];
+        rl_layernorm_forward(e->ln, NULL, NULL, e->x, w[RL_LN1W], w[RL_LN1B], L, C);
+        rl_rotation tab = rl_rope_rotation(e->cos, e->sin, m->hd);
+        if (rl_acc_active(&m->cfg)) /* lf's MLP in chunks through the MLP's buffers */
+            tab = rl_acc_forward_window(m, l, e->cos, e->sin, e->ln, tok, L, key, e->h, e->out,
+                                        EVAL_CHUNK);
         rl_layer_rot r = rl_gpt_layer_rot(m, l, &tab);
-        attn_forward(m, l, e->x, e->ln, NULL, NULL, e->qkv, NULL, e->atty, e->ln, 1, (int)L, &r);
+        attn_forward(m, l, e->ln, e->qkv, NULL, e->atty, e->ln, 1, (int)L, &r);
         rl_residual_forward(e->x, e->x, e->ln, L * C);
         for (long r0 = 0; r0 < L; r0 += EVAL_CHUNK) {
             const long n = L - r0 < EVAL_CHUNK ? L - r0 : EVAL_CHUNK;

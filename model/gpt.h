@@ -1,11 +1,12 @@
 /* gpt.h: a GPT-style decoder over one parameter, one gradient, one optimizer
  * and one activation allocation (llm.c style).
  *
- * Pre-LN block:  x += Drop(Proj(Attn(Rot(QKV(LN1(x))))));
+ * Pre-LN block:  x += Drop(Proj(Rot^-1(Attn(Rot(QKV(LN1(x)))))));
  *                x += Drop(FC2(GELU(FC(LN2(x)))));
  * then LNf and an untied head with bias.  No absolute position embedding:
- * positions enter only through the position scheme (rope rotates q and k,
- * alibi biases the logits).  Training forward/backward work on B windows of
+ * positions enter only through the position scheme (config.h: a rotation of
+ * q and k, and in qkv mode of v with the inverse rotation of the output;
+ * and/or the ALiBi bias on the logits).  Training forward/backward work on B windows of
  * T <= ctx tokens; long evaluation runs one window of any length L through
  * the streaming attention with memory O(L * width). */
 #ifndef RL_MODEL_GPT_H
@@ -21,9 +22,14 @@
 enum { RL_LN1W, RL_LN1B, RL_QKVW, RL_QKVB, RL_PROJW, RL_PROJB,
        RL_LN2W, RL_LN2B, RL_FCW, RL_FCB, RL_FC2W, RL_FC2B, RL_BLOCK_TENSORS };
 
-/* What a tensor is, for initialisation and weight decay. */
+/* The tensors of lf's shared MLP (accum_rot.h), after the head. */
+enum { RL_LF_FCW, RL_LF_FCB, RL_LF_PROJW, RL_LF_PROJB, RL_LF_LNW, RL_LF_LNB, RL_LF_TENSORS };
+
+/* What a tensor is, for initialisation and weight decay.  RL_T_TABLE:
+ * pemb's angle tables, zero-initialised and not decayed (decay would pull
+ * them toward E = 0, i.e. toward RoPE's position-indexed angles). */
 typedef enum { RL_T_EMBED, RL_T_MATRIX, RL_T_RESID_MATRIX, RL_T_BIAS, RL_T_NORM_W,
-               RL_T_NORM_B } rl_tensor_kind;
+               RL_T_NORM_B, RL_T_TABLE } rl_tensor_kind;
 
 typedef struct {
     char name[24];
@@ -35,6 +41,8 @@ typedef struct {
 typedef struct {
     float *wte, *lnfw, *lnfb, *headw, *headb;
     float *(*blk)[RL_BLOCK_TENSORS]; /* blk[l][RL_QKVW] ... */
+    float **pemb;                    /* pemb: per-layer tables V x hd/2 (else NULL) */
+    float *lf[RL_LF_TENSORS];        /* lf: the shared MLP (else NULL) */
 } rl_gpt_weights;
 
 typedef struct {
@@ -66,14 +74,15 @@ typedef struct rl_gpt {
     float *dres, *dC1, *dC2, *d3C, *d4C, *datt;
     float *rope_cos, *rope_sin, *slopes;
     rl_rotation rope;
-    int rotate_values;     /* Q/K/V variants (next issue): rotate values by the
-                            * q/k angles, inverse-rotate each head's output */
+    struct rl_rot_acts *ra; /* accumulated schemes: per-layer tables (accum_rot.h) */
+    float *dang;            /* learned angles: dL/dA of one layer, B*T x table width */
     /* set by the last forward, read by the backward */
     const uint16_t *tok;
     long ldtok;
     int fB, fT;
     float drop;            /* dropout in force (0 outside training) */
-    uint64_t drop_key;     /* per micro-step key of the dropout masks */
+    uint64_t drop_key;     /* per micro-step key of the dropout masks and of the
+                            * rotation noise (random, lf) */
 } rl_gpt;
 
 /* Allocate for B windows of cfg->ctx tokens (dies on a bad configuration). */
@@ -87,7 +96,8 @@ void rl_gpt_init(rl_gpt *m, uint64_t seed);
 
 /* Forward on B windows of T tokens: inputs tok[b*ld + t], targets
  * tok[b*ld + t + 1] (t < T).  Dropout applies when train is set, with masks
- * keyed by drop_key.  Returns the mean cross-entropy (summed in double, in
+ * keyed by drop_key; the rotation noise of random and lf is drawn from
+ * streams of drop_key at every forward, training or not.  Returns the mean cross-entropy (summed in double, in
  * row order); per-position losses stay in m->losses. */
 double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int train,
                       uint64_t drop_key);
@@ -99,8 +109,9 @@ void rl_gpt_backward(rl_gpt *m, float scale);
 
 void rl_gpt_zero_grad(rl_gpt *m);
 
-/* The rotations of layer l for a forward over positions with table tab
- * (NULL for schemes that do not rotate). */
+/* The rotations of layer l given its angle table tab (RoPE's, or the
+ * layer's accumulated one): qk for every rotation, v as well in qkv mode;
+ * NULL for schemes that do not rotate. */
 rl_layer_rot rl_gpt_layer_rot(const rl_gpt *m, int l, const rl_rotation *tab);
 
 /* Long-window evaluation workspace for windows of up to L tokens. */
@@ -110,7 +121,10 @@ void rl_gpt_eval_free(rl_gpt_eval *e);
 /* Bytes the workspace holds (for reports). */
 size_t rl_gpt_eval_bytes(const rl_gpt_eval *e);
 /* Sum of the cross-entropies at every position of one window: inputs
- * tok[0..L-1], targets tok[1..L]; streaming attention, positions in chunks. */
-double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, long L);
+ * tok[0..L-1], targets tok[1..L]; streaming attention, positions in chunks.
+ * key draws the rotation noise (random, lf) as a forward with drop_key =
+ * key does for a single window: same key, same numbers. */
+double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, long L,
+                          uint64_t key);
 
 #endif

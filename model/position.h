@@ -18,6 +18,8 @@
 #ifndef RL_MODEL_POSITION_H
 #define RL_MODEL_POSITION_H
 
+#include <math.h>
+
 typedef struct {
     const float *cos, *sin;
     long sb, st, sh; /* strides of batch, position, head; pair stride is 1 */
@@ -39,6 +41,17 @@ void rl_rotate(float *x, long ld, int B, int T, int H, int hd, const rl_rotation
  * > 1); sh = 0 sums the heads. */
 void rl_rotate_angle_grad(float *dang, long sb, long st, long sh, const float *y,
                           const float *dy, long ld, int B, int T, int H, int hd, long t0);
+
+/* One step of an accumulated angle: a + step reduced to [-pi, pi].  remainder()
+ * is exact in IEEE arithmetic, so the only error per step is the rounding of
+ * the sum (half an ulp of a number below 2 pi, 4.4e-16): after 65,536 steps
+ * the angle is within 3e-11 of the exact sum mod 2 pi, whereas an unreduced
+ * running sum of |steps| ~ 1 rad loses ulp(6.5e4) ~ 1e-11 per step. */
+static inline double rl_angle_add(double a, double step)
+{
+    a += step;
+    return a > M_PI || a < -M_PI ? remainder(a, 2 * M_PI) : a;
+}
 
 /* cos and sin of n angles given in double, each reduced mod 2 pi first. */
 void rl_angles_cos_sin(const double *angle, float *cos, float *sin, long n);

@@ -177,7 +177,9 @@ double rl_trainer_val_loss(rl_trainer *t, const rl_tokens *val, int nb)
     double sum = 0;
     for (int i = 0; i < nb; i++) {
         fill_windows(t, val, DOM_VAL, (uint64_t)i * t->B);
-        sum += rl_gpt_forward(t->m, t->batch, t->T + 1, t->B, t->T, 0, 0);
+        /* rotation noise (random, lf): a key per batch, the same at every call */
+        sum += rl_gpt_forward(t->m, t->batch, t->T + 1, t->B, t->T, 0,
+                              rl_stream_key(t->seed ^ DOM_VAL, (uint64_t)i));
     }
     return sum / nb;
 }

@@ -78,9 +78,9 @@ Test(model_attn, rope_table)
         }
 }
 
-static rl_gpt *small_model(int pos, int T)
+static rl_gpt *small_model(const char *pos, int T)
 {
-    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, pos };
+    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, tm_pos(pos) };
     rl_gpt *m = rl_gpt_alloc(&cfg, 1);
     rl_gpt_init(m, 3);
     tm_randn(m->params, m->nparams, 4, 0.1f); /* away from init: nontrivial attention */
@@ -89,54 +89,68 @@ static rl_gpt *small_model(int pos, int T)
 
 /* The chunked streaming evaluation equals the training forward on the same
  * window (loss sums agree to 1e-5 relative), for every scheme; windows longer
- * than the 256-row chunk and the 64-query block. */
+ * than the 256-row chunk and the 64-query block.  The forward and the
+ * evaluation get the same key, so random and lf draw the same noise. */
 Test(model_attn, eval_window_equals_forward)
 {
     const int T = 300;
     uint16_t tok[301];
     for (int i = 0; i <= T; i++)
         tok[i] = (uint16_t)((i * 37 + i / 7) % 64);
-    for (int pos = 0; pos <= RL_POS_ALIBI + 1; pos++) { /* + rope with value rotation */
-        rl_gpt *m = small_model(pos > RL_POS_ALIBI ? RL_POS_ROPE : pos, T);
-        m->rotate_values = pos > RL_POS_ALIBI;
-        double a = rl_gpt_forward(m, tok, T + 1, 1, T, 0, 0) * T;
+    const char *pos[] = { "none", "rope", "alibi", "fixed-rope", "random_qk", "random_qkv",
+                          "pemb_qk", "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv" };
+    for (int i = 0; i < (int)(sizeof pos / sizeof *pos); i++) {
+        rl_gpt *m = small_model(pos[i], T);
+        double a = rl_gpt_forward(m, tok, T + 1, 1, T, 0, 1234) * T;
         rl_gpt_eval *e = rl_gpt_eval_alloc(m, T);
-        double b = rl_gpt_eval_window(m, e, tok, T);
-        cr_log_info("%s: forward %.9g eval %.9g", rl_pos_name(pos), a, b);
-        cr_expect_lt(fabs(a - b), 1e-5 * fabs(a), "%s: %g vs %g", rl_pos_name(pos), a, b);
+        double b = rl_gpt_eval_window(m, e, tok, T, 1234);
+        cr_log_info("%s: forward %.9g eval %.9g", pos[i], a, b);
+        cr_expect_lt(fabs(a - b), 1e-5 * fabs(a), "%s: %g vs %g", pos[i], a, b);
         rl_gpt_eval_free(e);
         rl_gpt_free(m);
     }
 }
 
-/* Same numbers with 1 and 2 threads: forward, gradients, evaluation. */
-Test(model_attn, thread_count_independent)
+/* Same numbers with 1 and 2 threads: forward, gradients, evaluation; RoPE
+ * with dropout, and the accumulated schemes (random's and lf's noise comes
+ * from per-(layer, window, head) streams, pemb's table gradient is a
+ * scatter by token id), parameters away from initialisation. */
+static void same_for_thread_counts(const char *pos, float dropout)
 {
     const int T = 64;
     uint16_t tok[2 * 65];
     for (int i = 0; i < 130; i++)
         tok[i] = (uint16_t)((i * 11 + 5) % 64);
-    rl_gpt_config cfg = { 2, 64, 4, T, 64, 0.1f, RL_POS_ROPE };
+    rl_gpt_config cfg = { 2, 64, 4, T, 64, dropout, tm_pos(pos) };
     double loss[2], ev[2];
     float *g[2];
     for (int k = 0; k < 2; k++) {
         omp_set_num_threads(k + 1);
         rl_gpt *m = rl_gpt_alloc(&cfg, 2);
         rl_gpt_init(m, 9);
+        tm_randn(m->params, m->nparams, 10, 0.1f);
         loss[k] = rl_gpt_forward(m, tok, T + 1, 2, T, 1, 77);
         rl_gpt_backward(m, 1.0f / (2 * T));
         g[k] = malloc(sizeof(float) * m->nparams);
         memcpy(g[k], m->grads, sizeof(float) * m->nparams);
         rl_gpt_eval *e = rl_gpt_eval_alloc(m, 129);
-        ev[k] = rl_gpt_eval_window(m, e, tok, 129);
+        ev[k] = rl_gpt_eval_window(m, e, tok, 129, 5);
         cr_expect(memcmp(g[0], g[k], sizeof(float) * m->nparams) == 0,
-                  "gradients differ between 1 and %d threads", k + 1);
+                  "%s: gradients differ between 1 and %d threads", pos, k + 1);
         rl_gpt_eval_free(e);
         rl_gpt_free(m);
     }
-    cr_expect(loss[0] == loss[1], "loss %.17g vs %.17g", loss[0], loss[1]);
-    cr_expect(ev[0] == ev[1], "eval %.17g vs %.17g", ev[0], ev[1]);
+    cr_expect(loss[0] == loss[1], "%s: loss %.17g vs %.17g", pos, loss[0], loss[1]);
+    cr_expect(ev[0] == ev[1], "%s: eval %.17g vs %.17g", pos, ev[0], ev[1]);
     free(g[0]);
     free(g[1]);
     omp_set_num_threads(2);
+}
+
+Test(model_attn, thread_count_independent)
+{
+    same_for_thread_counts("rope", 0.1f);
+    same_for_thread_counts("random_qkv", 0);
+    same_for_thread_counts("lf_qkv", 0);
+    same_for_thread_counts("pemb_qk", 0);
 }

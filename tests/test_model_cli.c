@@ -236,3 +236,50 @@ Test(model_cli, brown_from_package, .timeout = 60)
     cr_expect(strstr(out, "cached") != NULL, "second call: %s", out);
     th_rmdir(d);
 }
+
+/* Position schemes through the CLI (issue 5): the study's names train and
+ * evaluate; with rotation noise the evaluation is the same for a seed and
+ * differs with another; bad names and contradicting modes are refused; a
+ * resumed run keeps its scheme; version-1 checkpoints get a clear error. */
+Test(model_cli, position_schemes, .timeout = 120)
+{
+    char *d = th_tmpdir(), args[2048], out[4096], err[2048];
+    char *txt = path(d, "t.txt"), *a = path(d, "a");
+    write_text(txt, 200);
+    snprintf(args, sizeof args, "train --data %s --out %s --layers 1 --width 16 --heads 2 "
+             "--ctx 16 --batch 2 --steps 4 --pos random --mode qkv --threads 1", txt, a);
+    cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(out, "pos random_qkv") != NULL, "%s", out);
+    char *tsv[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "eval --ckpt %s/ckpt.bin --data %s --lengths 16,128 "
+                 "--batches 2 --threads 1 --seed %d --out %s/e%d.tsv", a, txt, i < 2 ? 1 : 2, d, i);
+        cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+        cr_expect(strstr(out, "random_qkv") != NULL, "%s", out);
+        char name[16];
+        snprintf(name, sizeof name, "e%d.tsv", i);
+        tsv[i] = read_all(path(d, name));
+        cr_assert(tsv[i]);
+    }
+    cr_expect_str_eq(tsv[0], tsv[1], "same seed, different numbers");
+    cr_expect_str_neq(tsv[0], tsv[2], "another seed, same numbers");
+
+    snprintf(args, sizeof args, "train --data %s --out %s --resume --pos rope", txt, a);
+    expect_rejected(args, "does not match");
+    snprintf(args, sizeof args, "train --data %s --out %s/x --pos random_qkv --mode qk", txt, d);
+    expect_rejected(args, "contradicts");
+    snprintf(args, sizeof args, "train --data %s --out %s/x --pos alibi --mode qkv", txt, d);
+    expect_rejected(args, "needs a rotation");
+    snprintf(args, sizeof args, "train --data %s --out %s/x --pos path", txt, d);
+    expect_rejected(args, "not available");
+    snprintf(args, sizeof args, "train --data %s --out %s/x --pos sinusoid", txt, d);
+    expect_rejected(args, "unknown position scheme");
+
+    /* a checkpoint of the previous format: version field (after the magic) 1 */
+    snprintf(args, sizeof args, "printf '\\001' | dd of=%s/ckpt.bin bs=1 seek=8 conv=notrunc "
+             "2>/dev/null", a);
+    cr_assert_eq(system(args), 0);
+    snprintf(args, sizeof args, "eval --ckpt %s/ckpt.bin --data %s --lengths 16", a, txt);
+    expect_rejected(args, "version 1");
+    th_rmdir(d);
+}

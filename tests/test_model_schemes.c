@@ -1,0 +1,266 @@
+/* test_model_schemes.c: the position schemes of issue 5 (accum_rot.h):
+ * names and configurations, pemb at zero equals RoPE, zero angles in qkv
+ * mode equal the plain model, evaluation is reproducible for a key, and
+ * accumulated angles stay exact at 65,536 positions.  Elsewhere: gradient
+ * checks of every scheme (test_model_grad.c), streaming evaluation equals
+ * the training forward for every scheme and thread-count independence
+ * (test_model_attn.c), the CLI (test_model_cli.c). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/accum_rot.h"
+#include "../model/gpt.h"
+#include "../model/position.h"
+#include "../sampling/rng.h"
+#include "test_model_util.h"
+
+static const char *const SCHEMES[] = { "none", "rope", "alibi", "fixed-rope", "random_qk",
+                                       "random_qkv", "pemb_qk", "pemb_qkv", "lf_qk", "lf_qkv",
+                                       "alibi+random_qkv" };
+#define NSCHEMES (int)(sizeof SCHEMES / sizeof *SCHEMES)
+
+/* Every study name parses to a configuration whose canonical name is the
+ * name itself; aliases map to the study's spelling; contradictions, value
+ * transport without a rotation and PaTH (not in this build) are refused. */
+Test(model_schemes, names_and_configurations)
+{
+    char err[512];
+    rl_pos_config p;
+    for (int i = 0; i < NSCHEMES; i++) {
+        cr_assert_eq(rl_pos_parse(SCHEMES[i], -1, &p, err, sizeof err), 0, "%s: %s", SCHEMES[i], err);
+        cr_expect_str_eq(rl_pos_name(p), SCHEMES[i]);
+    }
+    const char *alias[][3] = { /* name, --mode, canonical */
+        { "random", "qkv", "random_qkv" }, { "random", "", "random_qk" },
+        { "rope", "qkv", "fixed-rope" },   { "rope_qkv", "", "fixed-rope" },
+        { "alibi+random", "", "alibi+random_qkv" }, { "alibi+random_qk", "", "alibi+random_qk" },
+        { "lf", "qk", "lf_qk" },           { "pemb_qkv", "qkv", "pemb_qkv" },
+    };
+    for (size_t i = 0; i < sizeof alias / sizeof *alias; i++) {
+        int mode = !*alias[i][1] ? -1 : strcmp(alias[i][1], "qk") ? RL_MODE_QKV : RL_MODE_QK;
+        cr_assert_eq(rl_pos_parse(alias[i][0], mode, &p, err, sizeof err), 0, "%s", err);
+        cr_expect_str_eq(rl_pos_name(p), alias[i][2], "%s --mode %s", alias[i][0], alias[i][1]);
+    }
+    p = tm_pos("alibi+random");
+    cr_expect(p.alibi == 1 && p.rot == RL_ROT_RANDOM && p.mode == RL_MODE_QKV);
+    const char *bad[][2] = { { "random_qkv", "qk" }, { "fixed-rope", "qk" }, { "alibi", "qkv" },
+                             { "none", "qkv" }, { "sinusoid", "" }, { "alibi+alibi", "" },
+                             { "random_q", "" }, { "path", "" } };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int mode = !*bad[i][1] ? -1 : strcmp(bad[i][1], "qk") ? RL_MODE_QKV : RL_MODE_QK;
+        cr_expect_eq(rl_pos_parse(bad[i][0], mode, &p, err, sizeof err), -1, "%s accepted",
+                     bad[i][0]);
+    }
+    rl_pos_parse("path", -1, &p, err, sizeof err);
+    cr_expect(strstr(err, "not available") != NULL, "%s", err);
+    /* the configuration check refuses what the parser cannot express */
+    rl_gpt_config c = { 2, 12, 4, 8, 16, 0.0f, { RL_ROT_NONE, RL_MODE_QKV, 0, 0 } };
+    c.width = 16;
+    cr_expect(rl_gpt_config_check(&c, err, sizeof err) != NULL, "qkv without rotation");
+    c.pos = tm_pos("random_qk");
+    c.width = 12; /* head dim 3: odd */
+    cr_expect(rl_gpt_config_check(&c, err, sizeof err) != NULL, "odd head dim");
+    c.width = 16;
+    cr_expect(rl_gpt_config_check(&c, err, sizeof err) == NULL, "%s", err);
+    c.pos.path = 1;
+    cr_expect(rl_gpt_config_check(&c, err, sizeof err) != NULL, "path");
+    c.pos = (rl_pos_config){ RL_ROT_KINDS, 0, 0, 0 };
+    cr_expect(rl_gpt_config_check(&c, err, sizeof err) != NULL, "rotation out of range");
+    /* parameter counts: pemb L V hd/2, lf C C + C + C/2 C + C/2 + C */
+    c.pos = tm_pos("rope");
+    long base = rl_gpt_param_count(&c);
+    c.pos = tm_pos("pemb_qk");
+    cr_expect_eq(rl_gpt_param_count(&c) - base, 2L * 16 * 2);
+    c.pos = tm_pos("lf_qkv");
+    cr_expect_eq(rl_gpt_param_count(&c) - base, 16L * 16 + 16 + 8 * 16 + 8 + 16);
+}
+
+/* A model of scheme pos with parameters away from initialisation (sd 0.1,
+ * norms near 1); B windows of capacity T. */
+static rl_gpt *model(const char *pos, int T, int B, uint64_t seed)
+{
+    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, tm_pos(pos) };
+    rl_gpt *m = rl_gpt_alloc(&cfg, B);
+    rl_gpt_init(m, seed);
+    tm_randn(m->params, m->nparams, seed + 1, 0.1f);
+    for (int i = 0; i < m->ntensors; i++)
+        if (m->tensors[i].kind == RL_T_NORM_W)
+            for (long j = 0; j < m->tensors[i].n; j++)
+                m->params[m->tensors[i].off + j] += 1.0f;
+    return m;
+}
+
+static void tokens(uint16_t *tok, long n, int V)
+{
+    for (long i = 0; i < n; i++)
+        tok[i] = (uint16_t)((i * 37 + i / 7 + (i * i) % 11) % V);
+}
+
+/* The parameters of tensors named alike copied from src (same shape). */
+static void copy_shared(rl_gpt *dst, const rl_gpt *src)
+{
+    for (int i = 0; i < dst->ntensors; i++)
+        for (int j = 0; j < src->ntensors; j++)
+            if (!strcmp(dst->tensors[i].name, src->tensors[j].name))
+                memcpy(dst->params + dst->tensors[i].off, src->params + src->tensors[j].off,
+                       sizeof(float) * src->tensors[j].n);
+}
+
+static double max_abs_diff(const float *a, const float *b, long n)
+{
+    double d = 0;
+    for (long i = 0; i < n; i++)
+        d = fmax(d, fabs((double)a[i] - b[i]));
+    return d;
+}
+
+/* pemb with E = 0 has steps omega_p, so A_t = t omega_p: RoPE's angles,
+ * only the rounding of the running sum differs (about 1e-15 rad).  Same
+ * weights, same tokens: per-position losses agree to float rounding, in
+ * both modes, in training and in the long-window evaluation. */
+Test(model_schemes, pemb_at_zero_equals_rope)
+{
+    const int T = 64, B = 2, L = 1500;
+    uint16_t tok[1501];
+    tokens(tok, 1501, 64);
+    const char *pairs[2][2] = { { "pemb_qk", "rope" }, { "pemb_qkv", "fixed-rope" } };
+    for (int k = 0; k < 2; k++) {
+        rl_gpt *r = model(pairs[k][1], T, B, 3), *p = model(pairs[k][0], T, B, 3);
+        copy_shared(p, r);
+        for (int l = 0; l < 2; l++)
+            memset(p->p.pemb[l], 0, sizeof(float) * 64 * 4);
+        double lr = rl_gpt_forward(r, tok, T + 1, B, T, 0, 7);
+        double lp = rl_gpt_forward(p, tok, T + 1, B, T, 0, 7);
+        double d = max_abs_diff(r->losses, p->losses, (long)B * T);
+        cr_log_info("%s vs %s: losses %.9g %.9g, max per-position difference %.2e", pairs[k][0],
+                    pairs[k][1], lp, lr, d);
+        cr_expect_lt(d, 1e-5, "%s vs %s: %g", pairs[k][0], pairs[k][1], d);
+        rl_gpt_eval *er = rl_gpt_eval_alloc(r, L), *ep = rl_gpt_eval_alloc(p, L);
+        double sr = rl_gpt_eval_window(r, er, tok, L, 1), sp = rl_gpt_eval_window(p, ep, tok, L, 1);
+        cr_log_info("%s eval L=%d: %.9g vs %.9g", pairs[k][0], L, sp, sr);
+        cr_expect_lt(fabs(sp - sr), 1e-6 * fabs(sr), "eval %g vs %g", sp, sr);
+        rl_gpt_eval_free(er);
+        rl_gpt_eval_free(ep);
+        rl_gpt_free(r);
+        rl_gpt_free(p);
+    }
+}
+
+/* lf with its LayerNorm's gain and bias at 0 has f = 0, so every angle is
+ * 0: in qkv mode (values rotated, outputs inverse-rotated) the model is the
+ * plain one, loss and the gradient of every shared tensor alike (a rotation
+ * by cos 1, sin 0 is exact, so bit for bit). */
+Test(model_schemes, qkv_with_zero_angles_equals_plain)
+{
+    const int T = 48, B = 2;
+    uint16_t tok[2 * 49];
+    tokens(tok, 98, 64);
+    rl_gpt *n = model("none", T, B, 5), *q = model("lf_qkv", T, B, 5);
+    copy_shared(q, n);
+    memset(q->p.lf[RL_LF_LNW], 0, sizeof(float) * 16);
+    memset(q->p.lf[RL_LF_LNB], 0, sizeof(float) * 16);
+    double ln = rl_gpt_forward(n, tok, T + 1, B, T, 1, 9);
+    double lq = rl_gpt_forward(q, tok, T + 1, B, T, 1, 9);
+    cr_expect(ln == lq, "loss %.17g vs %.17g", lq, ln);
+    rl_gpt_zero_grad(n);
+    rl_gpt_zero_grad(q);
+    rl_gpt_backward(n, 1.0f / (B * T));
+    rl_gpt_backward(q, 1.0f / (B * T));
+    for (int i = 0; i < n->ntensors; i++) {
+        const rl_tensor *t = &n->tensors[i];
+        double d = max_abs_diff(n->grads + t->off, q->grads + q->tensors[i].off, t->n);
+        cr_expect_eq(d, 0.0, "%s: gradients differ by %g", t->name, d);
+    }
+    rl_gpt_free(n);
+    rl_gpt_free(q);
+}
+
+/* random and lf evaluation is reproducible for a key (the eval command's
+ * seed and window index) and changes with it: the noise is redrawn at every
+ * forward, from streams of the key, not from a global generator. */
+Test(model_schemes, noisy_eval_reproducible)
+{
+    const long L = 700;
+    uint16_t tok[701];
+    tokens(tok, 701, 64);
+    const char *noisy[] = { "random_qk", "random_qkv", "lf_qk", "alibi+random_qkv" };
+    for (int i = 0; i < 4; i++) {
+        rl_gpt *m = model(noisy[i], 16, 1, 13);
+        rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
+        double a = rl_gpt_eval_window(m, e, tok, L, 42), b = rl_gpt_eval_window(m, e, tok, L, 42);
+        double c = rl_gpt_eval_window(m, e, tok, L, 43);
+        cr_log_info("%s: key 42 %.12g twice %.12g, key 43 %.12g", noisy[i], a, b, c);
+        cr_expect(a == b, "%s: %.17g vs %.17g", noisy[i], a, b);
+        cr_expect(a != c, "%s: another key, same loss %.17g", noisy[i], a);
+        rl_gpt_eval_free(e);
+        rl_gpt_free(m);
+    }
+}
+
+/* Exactness of accumulated angles at 65,536 positions.  (1) rl_angle_add
+ * against a compensated long-double sum of the same steps, reduced mod 2 pi
+ * in long double: random's steps (|theta| < 1), pemb-like (up to pi + 1)
+ * and lf-like (up to 20 rad); the error bound 1e-9 rad is 200x below a
+ * float's resolution of an angle near pi (2.4e-7).  (2) pemb's table of a
+ * model at L = 65,536 with a nonzero table E: cos and sin against a
+ * long-double recomputation, within 3e-7 (float rounding of cos, sin). */
+Test(model_schemes, angles_exact_at_65536)
+{
+    const long n = 65536;
+    const long double twopi = 2 * 3.14159265358979323846264338327950288L;
+    gsl_rng *r = rl_rng_alloc();
+    const double scale[3] = { 1.0, M_PI + 1, 20.0 };
+    for (int k = 0; k < 3; k++) {
+        rl_rng_stream(r, 17, (uint64_t)k);
+        double a = 0, worst = 0;
+        long double s = 0, comp = 0;
+        float naive = 0;
+        for (long t = 1; t <= n; t++) {
+            double th = scale[k] * (2 * gsl_rng_uniform(r) - 1) + (k == 1 ? 0.3 : 0);
+            a = rl_angle_add(a, th);
+            long double y = th - comp, u = s + y; /* Kahan */
+            comp = (u - s) - y;
+            s = u;
+            naive += (float)th;
+            long double ref = remainderl(s, twopi);
+            double e = fabs((double)remainderl((long double)a - ref, twopi));
+            worst = fmax(worst, e);
+        }
+        double nerr = fabs((double)remainderl((long double)naive - s, twopi));
+        cr_log_info("steps up to %.2f rad: max |angle - exact| %.2e rad (float running sum: %.2e)",
+                    scale[k], worst, nerr);
+        cr_expect_lt(worst, 1e-9, "scale %g: %g", scale[k], worst);
+    }
+    gsl_rng_free(r);
+
+    /* (2) pemb's table through the model's own evaluation path */
+    rl_gpt_config cfg = { 1, 8, 1, 8, 5, 0.0f, tm_pos("pemb_qk") };
+    rl_gpt *m = rl_gpt_alloc(&cfg, 1);
+    rl_gpt_init(m, 1);
+    tm_randn(m->p.pemb[0], 5 * 4, 19, 0.5f);
+    uint16_t *tok = malloc(sizeof(uint16_t) * n);
+    float *cs = malloc(sizeof(float) * n * 4), *sn = malloc(sizeof(float) * n * 4);
+    float *ln = calloc(1, sizeof(float)); /* pemb ignores the LN1 output */
+    tokens(tok, n, 5);
+    rl_acc_forward_window(m, 0, cs, sn, ln, tok, n, 0, NULL, NULL, 256);
+    double worst = 0;
+    for (int p = 0; p < 4; p++) {
+        long double om = powl(10000.0L, -2.0L * p / 8), a = 0;
+        for (long t = 0; t < n; t++) {
+            if (t)
+                a += 3.14159265358979323846264338327950288L * tanhl(m->p.pemb[0][tok[t] * 4 + p]) + om;
+            long double ar = remainderl(a, twopi);
+            worst = fmax(worst, fabs((double)(cosl(ar) - cs[t * 4 + p])));
+            worst = fmax(worst, fabs((double)(sinl(ar) - sn[t * 4 + p])));
+        }
+    }
+    cr_log_info("pemb table at 65,536 positions: max |cos, sin - long double| = %.2e", worst);
+    cr_expect_lt(worst, 3e-7, "%g", worst);
+    free(tok);
+    free(cs);
+    free(sn);
+    free(ln);
+    rl_gpt_free(m);
+}
