@@ -133,21 +133,27 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static rl_gpt_config cfg_of(const rl_grid *g)
+/* The model of variant v (its scheme's parameters count towards the work). */
+static rl_gpt_config cfg_of(const rl_repro *r, int v)
 {
-    rl_gpt_config c = { g->layers, g->width, g->heads, g->ctx, g->vocab, (float)g->dropout, 0 };
+    const rl_grid *g = &r->g;
+    rl_gpt_config c = { .layers = g->layers, .width = g->width, .heads = g->heads, .ctx = g->ctx,
+                        .vocab = g->vocab, .dropout = (float)g->dropout };
+    char err[256];
+    if (rl_pos_parse(r->var[v], -1, &c.pos, err, sizeof err) != 0)
+        rl_die("reproduce: --variants: %s", err);
     return c;
 }
 
-static double train_work(const rl_repro *r)
+static double train_work(const rl_repro *r, int v)
 {
-    rl_gpt_config c = cfg_of(&r->g);
+    rl_gpt_config c = cfg_of(r, v);
     return (double)rl_grid_steps(&r->g) * r->g.batch * r->g.accum * r->g.ctx * rl_gpt_flops_per_token(&c, r->g.ctx);
 }
 
-static double eval_work(const rl_repro *r)
+static double eval_work(const rl_repro *r, int v)
 {
-    rl_gpt_config c = cfg_of(&r->g);
+    rl_gpt_config c = cfg_of(r, v);
     long len[32];
     int n = rl_repro_lengths(r, len, 32);
     double w = 0;
@@ -284,10 +290,10 @@ static int stage_train(const rl_repro *r, int v, eta *e)
         } else {
             write_text(done, "trained\n");
             e->spent += now() - t;
-            e->done += train_work(r);
+            e->done += train_work(r, v);
         }
     } else {
-        e->total -= train_work(r);
+        e->total -= train_work(r, v);
     }
     args_free(&a);
     free(text);
@@ -303,7 +309,7 @@ static void stage_eval(const rl_repro *r, int v, eta *e)
 {
     char *out = mdir_file(r, v, "eval.tsv"), *ck = mdir_file(r, v, "ckpt.bin");
     if (exists(out)) {
-        e->total -= eval_work(r);
+        e->total -= eval_work(r, v);
     } else {
         long len[32];
         int n = rl_repro_lengths(r, len, 32);
@@ -334,7 +340,7 @@ static void stage_eval(const rl_repro *r, int v, eta *e)
         if (st != 0)
             rl_die("reproduce: evaluating %s failed (exit status %d)", r->var[v], st);
         e->spent += now() - t;
-        e->done += eval_work(r);
+        e->done += eval_work(r, v);
         args_free(&a);
     }
     free(out);
@@ -417,7 +423,9 @@ static void stage_theory(const rl_repro *r)
 int rl_repro_run(const rl_repro *r)
 {
     rl_mkdir_p(r->out);
-    eta e = { 0, r->nvar * (train_work(r) + eval_work(r)), now(), 0 };
+    eta e = { 0, 0, now(), 0 };
+    for (int v = 0; v < r->nvar; v++) /* also checks every name before any work */
+        e.total += train_work(r, v) + eval_work(r, v);
     for (int v = 0; v < r->nvar; v++) {
         if (stage_train(r, v, &e)) {
             printf("\n[reproduce %s] stopped at step %ld of %s (--stop-at); the same command continues "
