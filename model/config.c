@@ -55,9 +55,14 @@ int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size
     rl_pos_config p = { RL_ROT_NONE, RL_MODE_QK, 0, 0 };
     int fixed = -1;
     const char *s = name;
-    if (!strcmp(name, "path")) {
-        snprintf(err, n, "--pos path: PaTH attention is not available in this build yet");
-        return -1;
+    if (!strcmp(name, "path")) { /* PaTH: its own transport of the scores, no rotation */
+        if (mode == RL_MODE_QKV) {
+            snprintf(err, n, "--pos path takes no --mode qkv: PaTH does not transform the values");
+            return -1;
+        }
+        p.path = 1;
+        *out = p;
+        return 0;
     }
     if (!strcmp(name, "alibi")) {
         p.alibi = 1;
@@ -100,8 +105,8 @@ const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n)
              (p->path != 0 && p->path != 1))
         snprintf(buf, n, "unknown position scheme (rotation %d, mode %d, alibi %d, path %d)",
                  p->rot, p->mode, p->alibi, p->path);
-    else if (p->path)
-        snprintf(buf, n, "PaTH attention is not available in this build yet");
+    else if (p->path && (p->rot != RL_ROT_NONE || p->mode != RL_MODE_QK || p->alibi))
+        snprintf(buf, n, "PaTH attention takes no rotation, value transport or ALiBi bias");
     else if (p->rot != RL_ROT_NONE && (c->width / c->heads) % 2)
         snprintf(buf, n, "%s needs an even head dimension, got %d", rl_pos_name(*p),
                  c->width / c->heads);
@@ -119,6 +124,8 @@ const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n)
 long rl_pos_param_count(const rl_gpt_config *c)
 {
     const long C = c->width, V = c->vocab, P = c->width / c->heads / 2, HP = C / 2;
+    if (c->pos.path) /* per layer: W_w (C x C) and its bias, u (H x C) and its bias */
+        return c->layers * (C * C + C + (long)c->heads * C + c->heads);
     switch (c->pos.rot) {
     case RL_ROT_PEMB: return c->layers * V * P;
     case RL_ROT_LF: return C * C + C + HP * C + HP + 2 * HP;
@@ -139,5 +146,8 @@ double rl_gpt_flops_per_token(const rl_gpt_config *c, int T)
     double matmul_weights = L * 12.0 * C * C + (double)c->vocab * C;
     if (c->pos.rot == RL_ROT_LF) /* the shared MLP runs once per layer */
         matmul_weights += L * (C * C + C * C / 2);
+    if (c->pos.path) /* the projections to w and beta (the Householder products are not
+                      * counted: model FLOPs are those of the standard decoder) */
+        matmul_weights += L * (C * C + c->heads * C);
     return 6.0 * matmul_weights + 12.0 * L * C * T;
 }

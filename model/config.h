@@ -18,12 +18,12 @@ typedef struct {
     int rot;   /* rl_rot_kind */
     int mode;  /* rl_rot_mode */
     int alibi; /* 1: ALiBi bias -m_h (i - j) on the logits */
-    int path;  /* PaTH attention: reserved (0), not in this build */
+    int path;  /* PaTH attention (model/path.h): Householder transport of the scores */
 } rl_pos_config;
 
 /* The names `--pos` takes (see rl_pos_parse). */
 #define RL_POS_NAMES                                                                      \
-    "none, rope, alibi, random, pemb, lf (mode from --mode, default qk); fixed-rope "     \
+    "none, rope, alibi, random, pemb, lf (mode from --mode, default qk); path (PaTH); fixed-rope " \
     "(rope, qkv); NAME_qk / NAME_qkv for a rotation NAME (random_qk, pemb_qkv, ...); "   \
     "alibi+NAME for ALiBi with a rotation (alibi+random = alibi+random_qkv)"
 

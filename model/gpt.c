@@ -11,6 +11,7 @@
 #include "accum_rot.h"
 #include "attention.h"
 #include "layers.h"
+#include "path.h"
 
 /* ---- layout ---------------------------------------------------------- */
 
@@ -39,8 +40,8 @@ static void build_tensors(rl_gpt *m)
         RL_T_NORM_W, RL_T_NORM_B, RL_T_MATRIX, RL_T_BIAS, RL_T_RESID_MATRIX, RL_T_BIAS,
         RL_T_NORM_W, RL_T_NORM_B, RL_T_MATRIX, RL_T_BIAS, RL_T_RESID_MATRIX, RL_T_BIAS
     };
-    m->tensors = rl_xcalloc(4 + (RL_BLOCK_TENSORS + 1) * (size_t)m->cfg.layers + RL_LF_TENSORS,
-                            sizeof(rl_tensor));
+    m->tensors = rl_xcalloc(4 + (RL_BLOCK_TENSORS + 1 + RL_PATH_TENSORS) * (size_t)m->cfg.layers +
+                                RL_LF_TENSORS, sizeof(rl_tensor));
     add_tensor(m, "wte", -1, V * C, RL_T_EMBED);
     for (int l = 0; l < m->cfg.layers; l++)
         for (int i = 0; i < RL_BLOCK_TENSORS; i++)
@@ -63,6 +64,18 @@ static void build_tensors(rl_gpt *m)
         add_tensor(m, "lf.ln.w", -1, HP, RL_T_NORM_W);
         add_tensor(m, "lf.ln.b", -1, HP, RL_T_NORM_B);
     }
+    if (m->cfg.pos.path) {
+        /* beta's bias 0 gives beta = 2 sigmoid(~0) ~ 1 at start: every step a
+         * projection, a locality prior that training turns into reflections
+         * (beta -> 2) or identities (beta -> 0) */
+        const long H = m->cfg.heads;
+        for (int l = 0; l < m->cfg.layers; l++) {
+            add_tensor(m, "path.w", l, C * C, RL_T_MATRIX);
+            add_tensor(m, "path.wb", l, C, RL_T_BIAS);
+            add_tensor(m, "path.u", l, H * C, RL_T_MATRIX);
+            add_tensor(m, "path.ub", l, H, RL_T_BIAS);
+        }
+    }
 }
 
 static void bind_weights(rl_gpt_weights *w, const rl_gpt *m, float *base)
@@ -81,6 +94,9 @@ static void bind_weights(rl_gpt_weights *w, const rl_gpt *m, float *base)
         w->pemb[i] = base + t[g + 4 + i].off;
     for (int i = 0; m->cfg.pos.rot == RL_ROT_LF && i < RL_LF_TENSORS; i++)
         w->lf[i] = base + t[g + 4 + i].off;
+    for (int l = 0; m->cfg.pos.path && l < m->cfg.layers; l++)
+        for (int i = 0; i < RL_PATH_TENSORS; i++)
+            w->path[l][i] = base + t[g + 4 + l * RL_PATH_TENSORS + i].off;
 }
 
 /* Carve n floats (64-byte aligned) from the arena; with a NULL base only
@@ -112,6 +128,9 @@ static size_t layout_acts(rl_gpt *m, float *base)
         a->fch = carve(base, &u, 4 * N * C);
         a->fch_gelu = carve(base, &u, 4 * N * C);
         a->res3 = carve(base, &u, N * C);
+        a->pw = carve(base, &u, m->cfg.pos.path ? N * C : 0);
+        a->prn = carve(base, &u, m->cfg.pos.path ? N * H : 0);
+        a->pbeta = carve(base, &u, m->cfg.pos.path ? N * H : 0);
     }
     m->enc = carve(base, &u, N * C);
     m->lnf = carve(base, &u, N * C);
@@ -143,6 +162,9 @@ static size_t layout_acts(rl_gpt *m, float *base)
         r->rstd = carve(base, &u, lf ? N : 0);
     }
     m->dang = carve(base, &u, rl_acc_learned(&m->cfg) ? N * w : 0);
+    const rl_attn_shape cap = { (int)B, (int)T, (int)H, m->hd, NULL };
+    m->path_work = carve(base, &u, m->cfg.pos.path ? rl_path_work_floats(&cap) : 0);
+    m->dbeta = carve(base, &u, m->cfg.pos.path ? N * H : 0);
     return u;
 }
 
@@ -162,6 +184,8 @@ rl_gpt *rl_gpt_alloc(const rl_gpt_config *cfg, int B)
     m->g.blk = rl_xcalloc(L, sizeof *m->g.blk);
     m->p.pemb = rl_xcalloc(L, sizeof *m->p.pemb);
     m->g.pemb = rl_xcalloc(L, sizeof *m->g.pemb);
+    m->p.path = rl_xcalloc(L, sizeof *m->p.path);
+    m->g.path = rl_xcalloc(L, sizeof *m->g.path);
     m->params = rl_xcalloc(m->nparams, sizeof(float));
     m->grads = rl_xcalloc(m->nparams, sizeof(float));
     m->adam = rl_xcalloc(2 * (size_t)m->nparams, sizeof(float));
@@ -187,6 +211,8 @@ void rl_gpt_free(rl_gpt *m)
     free(m->g.blk);
     free(m->p.pemb);
     free(m->g.pemb);
+    free(m->p.path);
+    free(m->g.path);
     free(m->ra);
     free(m->params);
     free(m->grads);
@@ -271,12 +297,29 @@ static rl_attn_shape attn_shape(const rl_gpt *m, int B, int T)
     return s;
 }
 
+/* PaTH's per-position inputs of a layer (NULL for the other schemes). */
+typedef struct {
+    float *w, *rnorm, *beta;
+} path_bufs;
+
+/* PaTH: w = normalise(ln W_w^T + b_w) per head, beta = 2 sigmoid(ln u^T + b). */
+static void path_inputs(const rl_gpt *m, int l, const float *ln, long N, const path_bufs *pb)
+{
+    float *const *pw = m->p.path[l];
+    const int C = m->cfg.width, H = m->cfg.heads;
+    rl_matmul_forward(pb->w, ln, pw[RL_PATH_WW], pw[RL_PATH_WB], N, C, C);
+    rl_path_wnorm_forward(pb->w, pb->rnorm, C, N, H, m->hd);
+    rl_matmul_forward(pb->beta, ln, pw[RL_PATH_UW], pw[RL_PATH_UB], N, C, H);
+    rl_path_beta_forward(pb->beta, pb->beta, N * H);
+}
+
 /* qkv = ln Wqkv^T + b (ln = LN1(x), which the caller computes: lf's angles
  * depend on it); rotations; attention (plain, saving att, or streaming when
- * att is NULL); inverse value rotation of the output; out = atty Wproj^T + b
- * (out may be ln). */
+ * att is NULL; PaTH's when pb is set); inverse value rotation of the output;
+ * out = atty Wproj^T + b (out may be ln). */
 static void attn_forward(const rl_gpt *m, int l, const float *ln, float *qkv, float *att,
-                         float *atty, float *out, int B, int T, const rl_layer_rot *r)
+                         float *atty, float *out, int B, int T, const rl_layer_rot *r,
+                         const path_bufs *pb)
 {
     float *const *w = m->p.blk[l];
     const int C = m->cfg.width;
@@ -284,10 +327,18 @@ static void attn_forward(const rl_gpt *m, int l, const float *ln, float *qkv, fl
     rl_matmul_forward(qkv, ln, w[RL_QKVW], w[RL_QKVB], N, C, 3 * C);
     rotate_qkv(m, qkv, B, T, r, 0, +1);
     rl_attn_shape s = attn_shape(m, B, T);
-    if (att)
+    if (pb) {
+        path_inputs(m, l, ln, N, pb);
+        if (att)
+            rl_path_forward(atty, C, att, m->path_work, qkv, qkv + C, qkv + 2 * C, 3L * C, pb->w, C,
+                            pb->beta, &s);
+        else
+            rl_path_forward_streaming(atty, C, qkv, qkv + C, qkv + 2 * C, 3L * C, pb->w, C, pb->beta, &s);
+    } else if (att) {
         rl_attention_forward(atty, C, att, qkv, qkv + C, qkv + 2 * C, 3L * C, &s);
-    else
+    } else {
         rl_attention_forward_streaming(atty, C, qkv, qkv + C, qkv + 2 * C, 3L * C, &s);
+    }
     if (r->v)
         rl_rotate(atty, C, B, T, m->cfg.heads, m->hd, r->v, 0, -1);
     rl_matmul_forward(out, atty, w[RL_PROJW], w[RL_PROJB], N, C, C);
@@ -337,7 +388,9 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
         if (rl_acc_active(&m->cfg))
             tab = rl_acc_forward(m, l, &m->ra[l], a->ln1, tok, ld, B, T, drop_key);
         rl_layer_rot r = rl_gpt_layer_rot(m, l, &tab);
-        attn_forward(m, l, a->ln1, a->qkv, a->att, a->atty, a->res2, B, T, &r);
+        const path_bufs pb = { a->pw, a->prn, a->pbeta };
+        attn_forward(m, l, a->ln1, a->qkv, a->att, a->atty, a->res2, B, T, &r,
+                     m->cfg.pos.path ? &pb : NULL);
         rl_dropout(a->res2, N * C, m->drop, site_key(m, l, 1));
         rl_residual_forward(a->res2, a->res2, x, N * C);
         mlp_forward(m, l, a->res2, a->ln2, a->ln2_mean, a->ln2_rstd, a->fch, a->fch_gelu,
@@ -403,13 +456,31 @@ void rl_gpt_backward(rl_gpt *m, float scale)
             rl_acc_grad_out(dang, &tab, a->atty, m->dC1, B, T, H, m->hd);
         if (r.v)
             rl_rotate(m->dC1, C, B, T, H, m->hd, r.v, 0, +1);
-        rl_attention_backward(m->d3C, m->d3C + C, m->d3C + 2 * C, 3L * C, m->datt, m->dC1, C,
-                              a->att, a->qkv, a->qkv + C, a->qkv + 2 * C, 3L * C, &s);
+        if (m->cfg.pos.path) {
+            /* d(q, k, v), dw into dC2 (free again: the projection's backward has
+             * consumed the branch gradient), dbeta; then back through the
+             * normalisation and the sigmoid */
+            rl_path_backward(m->d3C, m->d3C + C, m->d3C + 2 * C, 3L * C, m->dC2, C, m->dbeta, m->datt,
+                             m->path_work, m->dC1, C, a->att, a->qkv, a->qkv + C, a->qkv + 2 * C, 3L * C,
+                             a->pw, C, a->pbeta, &s);
+            rl_path_wnorm_backward(m->dC2, C, a->pw, C, a->prn, N, H, m->hd);
+            rl_path_beta_backward(m->dbeta, m->dbeta, a->pbeta, N * H);
+        } else {
+            rl_attention_backward(m->d3C, m->d3C + C, m->d3C + 2 * C, 3L * C, m->datt, m->dC1, C,
+                                  a->att, a->qkv, a->qkv + C, a->qkv + 2 * C, 3L * C, &s);
+        }
         if (dang)
             rl_acc_grad_qkv(dang, &tab, a->qkv, m->d3C, B, T, H, m->hd, r.v != NULL);
         rotate_qkv(m, m->d3C, B, T, &r, 0, -1);
         rl_matmul_backward(m->dC1, g[RL_QKVW], g[RL_QKVB], m->d3C, a->ln1, w[RL_QKVW], N, C,
                            3 * C);
+        if (m->cfg.pos.path) { /* dln1 += dw_raw W_w + dz u */
+            float *const *pw = m->p.path[l], *const *pg = m->g.path[l];
+            rl_matmul_backward(m->d4C, pg[RL_PATH_WW], pg[RL_PATH_WB], m->dC2, a->ln1, pw[RL_PATH_WW], N, C, C);
+            rl_residual_forward(m->dC1, m->dC1, m->d4C, NC);
+            rl_matmul_backward(m->d4C, pg[RL_PATH_UW], pg[RL_PATH_UB], m->dbeta, a->ln1, pw[RL_PATH_UW], N, C, H);
+            rl_residual_forward(m->dC1, m->dC1, m->d4C, NC);
+        }
         if (dang) /* learned angles: into their parameters (lf: and into ln1) */
             rl_acc_backward(m, l, &m->ra[l], a->ln1, dang, m->dC1, m->d4C);
         rl_layernorm_backward(m->dres, g[RL_LN1W], g[RL_LN1B], m->dC1, x, w[RL_LN1W],
@@ -426,6 +497,7 @@ void rl_gpt_backward(rl_gpt *m, float scale)
 struct rl_gpt_eval {
     long L;
     float *arena, *x, *ln, *qkv, *atty, *h, *out, *logits, *losses, *cos, *sin;
+    float *pw, *prn, *pbeta; /* PaTH's w, 1/|w_raw| and beta for one window */
     size_t n;
 };
 
@@ -445,6 +517,10 @@ static size_t layout_eval(rl_gpt_eval *e, const rl_gpt *m, float *base)
     const size_t w = m->cfg.pos.rot == RL_ROT_ROPE ? (size_t)m->hd / 2 : (size_t)rl_acc_width(&m->cfg);
     e->cos = carve(base, &u, L * w);
     e->sin = carve(base, &u, L * w);
+    const size_t H = m->cfg.pos.path ? (size_t)m->cfg.heads : 0;
+    e->pw = carve(base, &u, H ? L * C : 0);
+    e->prn = carve(base, &u, L * H);
+    e->pbeta = carve(base, &u, L * H);
     return u;
 }
 
@@ -488,7 +564,9 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
             tab = rl_acc_forward_window(m, l, e->cos, e->sin, e->ln, tok, L, key, e->h, e->out,
                                         EVAL_CHUNK);
         rl_layer_rot r = rl_gpt_layer_rot(m, l, &tab);
-        attn_forward(m, l, e->ln, e->qkv, NULL, e->atty, e->ln, 1, (int)L, &r);
+        const path_bufs pb = { e->pw, e->prn, e->pbeta };
+        attn_forward(m, l, e->ln, e->qkv, NULL, e->atty, e->ln, 1, (int)L, &r,
+                     m->cfg.pos.path ? &pb : NULL);
         rl_residual_forward(e->x, e->x, e->ln, L * C);
         for (long r0 = 0; r0 < L; r0 += EVAL_CHUNK) {
             const long n = L - r0 < EVAL_CHUNK ? L - r0 : EVAL_CHUNK;

@@ -25,6 +25,10 @@ enum { RL_LN1W, RL_LN1B, RL_QKVW, RL_QKVB, RL_PROJW, RL_PROJB,
 /* The tensors of lf's shared MLP (accum_rot.h), after the head. */
 enum { RL_LF_FCW, RL_LF_FCB, RL_LF_PROJW, RL_LF_PROJB, RL_LF_LNW, RL_LF_LNB, RL_LF_TENSORS };
 
+/* The per-layer tensors of PaTH attention (model/path.h), after the head:
+ * w = normalise(LN1(x) W_w^T + b_w) per head, beta = 2 sigmoid(LN1(x) u^T + b). */
+enum { RL_PATH_WW, RL_PATH_WB, RL_PATH_UW, RL_PATH_UB, RL_PATH_TENSORS };
+
 /* What a tensor is, for initialisation and weight decay.  RL_T_TABLE:
  * pemb's angle tables, zero-initialised and not decayed (decay would pull
  * them toward E = 0, i.e. toward RoPE's position-indexed angles). */
@@ -43,11 +47,13 @@ typedef struct {
     float *(*blk)[RL_BLOCK_TENSORS]; /* blk[l][RL_QKVW] ... */
     float **pemb;                    /* pemb: per-layer tables V x hd/2 (else NULL) */
     float *lf[RL_LF_TENSORS];        /* lf: the shared MLP (else NULL) */
+    float *(*path)[RL_PATH_TENSORS]; /* path: path[l][RL_PATH_WW] ... (else NULL) */
 } rl_gpt_weights;
 
 typedef struct {
     float *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *atty, *res2;
     float *ln2, *ln2_mean, *ln2_rstd, *fch, *fch_gelu, *res3;
+    float *pw, *prn, *pbeta; /* PaTH: normalised w (N x C), 1/|w_raw| and beta (N x H) */
 } rl_block_acts;
 
 /* Rotations a layer applies around the attention kernel (NULL: none):
@@ -76,6 +82,7 @@ typedef struct rl_gpt {
     rl_rotation rope;
     struct rl_rot_acts *ra; /* accumulated schemes: per-layer tables (accum_rot.h) */
     float *dang;            /* learned angles: dL/dA of one layer, B*T x table width */
+    float *path_work, *dbeta; /* PaTH: the kernel's scratch, dL/dbeta of one layer */
     /* set by the last forward, read by the backward */
     const uint16_t *tok;
     long ldtok;

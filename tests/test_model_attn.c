@@ -98,7 +98,7 @@ Test(model_attn, eval_window_equals_forward)
     for (int i = 0; i <= T; i++)
         tok[i] = (uint16_t)((i * 37 + i / 7) % 64);
     const char *pos[] = { "none", "rope", "alibi", "fixed-rope", "random_qk", "random_qkv",
-                          "pemb_qk", "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv" };
+                          "pemb_qk", "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv", "path" };
     for (int i = 0; i < (int)(sizeof pos / sizeof *pos); i++) {
         rl_gpt *m = small_model(pos[i], T);
         double a = rl_gpt_forward(m, tok, T + 1, 1, T, 0, 1234) * T;
@@ -153,4 +153,5 @@ Test(model_attn, thread_count_independent)
     same_for_thread_counts("random_qkv", 0);
     same_for_thread_counts("lf_qkv", 0);
     same_for_thread_counts("pemb_qk", 0);
+    same_for_thread_counts("path", 0);
 }

@@ -270,8 +270,8 @@ Test(model_cli, position_schemes, .timeout = 120)
     expect_rejected(args, "contradicts");
     snprintf(args, sizeof args, "train --data %s --out %s/x --pos alibi --mode qkv", txt, d);
     expect_rejected(args, "needs a rotation");
-    snprintf(args, sizeof args, "train --data %s --out %s/x --pos path", txt, d);
-    expect_rejected(args, "not available");
+    snprintf(args, sizeof args, "train --data %s --out %s/x --pos path --mode qkv", txt, d);
+    expect_rejected(args, "takes no --mode qkv");
     snprintf(args, sizeof args, "train --data %s --out %s/x --pos sinusoid", txt, d);
     expect_rejected(args, "unknown position scheme");
 

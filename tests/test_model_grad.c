@@ -365,3 +365,5 @@ Test(model_grad, gpt_pemb_qkv) { check_model("pemb_qkv", 0); }
 Test(model_grad, gpt_lf_qk) { check_model("lf_qk", 0); }
 Test(model_grad, gpt_lf_qkv) { check_model("lf_qkv", 0); }
 Test(model_grad, gpt_alibi_random_qkv) { check_model("alibi+random_qkv", 0); }
+/* PaTH: the projections to w and beta (h*.path.*) and, through them, LN1 */
+Test(model_grad, gpt_path) { check_model("path", 0); }

@@ -18,12 +18,12 @@
 
 static const char *const SCHEMES[] = { "none", "rope", "alibi", "fixed-rope", "random_qk",
                                        "random_qkv", "pemb_qk", "pemb_qkv", "lf_qk", "lf_qkv",
-                                       "alibi+random_qkv" };
+                                       "alibi+random_qkv", "path" };
 #define NSCHEMES (int)(sizeof SCHEMES / sizeof *SCHEMES)
 
 /* Every study name parses to a configuration whose canonical name is the
  * name itself; aliases map to the study's spelling; contradictions, value
- * transport without a rotation and PaTH (not in this build) are refused. */
+ * transport without a rotation and PaTH with value transport are refused. */
 Test(model_schemes, names_and_configurations)
 {
     char err[512];
@@ -47,14 +47,14 @@ Test(model_schemes, names_and_configurations)
     cr_expect(p.alibi == 1 && p.rot == RL_ROT_RANDOM && p.mode == RL_MODE_QKV);
     const char *bad[][2] = { { "random_qkv", "qk" }, { "fixed-rope", "qk" }, { "alibi", "qkv" },
                              { "none", "qkv" }, { "sinusoid", "" }, { "alibi+alibi", "" },
-                             { "random_q", "" }, { "path", "" } };
+                             { "random_q", "" }, { "path", "qkv" }, { "alibi+path", "" } };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int mode = !*bad[i][1] ? -1 : strcmp(bad[i][1], "qk") ? RL_MODE_QKV : RL_MODE_QK;
         cr_expect_eq(rl_pos_parse(bad[i][0], mode, &p, err, sizeof err), -1, "%s accepted",
                      bad[i][0]);
     }
-    rl_pos_parse("path", -1, &p, err, sizeof err);
-    cr_expect(strstr(err, "not available") != NULL, "%s", err);
+    p = tm_pos("path");
+    cr_expect(p.path == 1 && p.rot == RL_ROT_NONE && p.mode == RL_MODE_QK && !p.alibi);
     /* the configuration check refuses what the parser cannot express */
     rl_gpt_config c = { 2, 12, 4, 8, 16, 0.0f, { RL_ROT_NONE, RL_MODE_QKV, 0, 0 } };
     c.width = 16;
@@ -65,7 +65,9 @@ Test(model_schemes, names_and_configurations)
     c.width = 16;
     cr_expect(rl_gpt_config_check(&c, err, sizeof err) == NULL, "%s", err);
     c.pos.path = 1;
-    cr_expect(rl_gpt_config_check(&c, err, sizeof err) != NULL, "path");
+    cr_expect(rl_gpt_config_check(&c, err, sizeof err) != NULL, "path with a rotation");
+    c.pos = tm_pos("path");
+    cr_expect(rl_gpt_config_check(&c, err, sizeof err) == NULL, "%s", err);
     c.pos = (rl_pos_config){ RL_ROT_KINDS, 0, 0, 0 };
     cr_expect(rl_gpt_config_check(&c, err, sizeof err) != NULL, "rotation out of range");
     /* parameter counts: pemb L V hd/2, lf C C + C + C/2 C + C/2 + C */
