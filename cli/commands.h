@@ -14,6 +14,7 @@ int cmd_theory(int argc, char **argv);
 int cmd_data(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 

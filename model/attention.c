@@ -120,6 +120,8 @@ static void stream_block(float *o, long ldo, const float *v, long ld, const rl_a
         const long j1 = j0 + SK < i1 ? j0 + SK : i1;
         const int nk = (int)(j1 - j0);
         lg->block(lg, S, SK, b, h, i0, i1, j0, j1, state);
+        if (s->observe)
+            s->observe->fn(s->observe->ctx, b, h, i0, i1, j0, j1, S, SK);
         for (int r = 0; r < nq; r++) {
             const long i = i0 + r;
             /* keys j0 .. min(i, j1-1) are visible to query i */

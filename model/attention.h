@@ -15,9 +15,21 @@
 #ifndef RL_MODEL_ATTENTION_H
 #define RL_MODEL_ATTENTION_H
 
+/* A diagnostic observer of the streaming forward: it sees every block of
+ * scaled logits of queries [i0, i1) against keys [j0, j1) of (b, h) as the
+ * provider formed them, before the ALiBi bias (entries j > i are
+ * meaningless), key blocks in decreasing order down to j0 = 0.  Called from
+ * the worker threads; one (b, h, query block) is always on one thread. */
+typedef struct {
+    void (*fn)(void *ctx, int b, int h, long i0, long i1, long j0, long j1, const float *S,
+               long lds);
+    void *ctx;
+} rl_attn_observer;
+
 typedef struct {
     int B, T, H, hd;
-    const float *slopes; /* H ALiBi slopes m_h, or NULL for no bias */
+    const float *slopes;              /* H ALiBi slopes m_h, or NULL for no bias */
+    const rl_attn_observer *observe;  /* streaming forward only (or NULL) */
 } rl_attn_shape;
 
 /* out_i = sum_j p_ij v_j; att receives the B*H*T*T probabilities (rows i,

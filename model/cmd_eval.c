@@ -78,7 +78,6 @@ int cmd_eval(int argc, char **argv)
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m, maxL);
     const long nw = batches * bsize;
     double *wl = rl_xmalloc(sizeof(double) * nw), ppl0 = 0;
-    gsl_rng *r = rl_rng_alloc();
     rl_outfile *o = rl_outfile_open(out);
     fprintf(o->f, "length\twindows\tmean_loss\tstderr\tppl\tratio\n");
     printf("eval: %s (%s, %d layers width %d, trained at %d), %s val %ld tokens; workspace %.0f MiB\n",
@@ -90,11 +89,9 @@ int cmd_eval(int argc, char **argv)
         const long L = Ls[i];
         double t0 = now(), mean = 0, var = 0;
         for (long w = 0; w < nw; w++) {
-            rl_rng_stream(r, (uint64_t)(seed + L), (uint64_t)w);
-            long start = (long)(rl_rng_next64(r) % (uint64_t)(ds.val.n - L));
-            /* the rotation noise of window w (random, lf): its own key */
-            wl[w] = rl_gpt_eval_window(m, ev, ds.val.tok + start, L,
-                                       rl_stream_key((uint64_t)(seed + L), (uint64_t)w)) / (double)L;
+            uint64_t key; /* the rotation noise of window w (random, lf) */
+            long start = rl_data_window(&ds.val, L, (uint64_t)seed, w, &key);
+            wl[w] = rl_gpt_eval_window(m, ev, ds.val.tok + start, L, key) / (double)L;
             mean += wl[w];
         }
         mean /= nw;
@@ -112,7 +109,6 @@ int cmd_eval(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("eval: wrote %s; peak resident memory %.0f MiB\n", out, ru.ru_maxrss / 1024.0);
-    gsl_rng_free(r);
     free(wl);
     free(def);
     rl_gpt_eval_free(ev);

@@ -1,6 +1,8 @@
 /* data.c: token files (llm.c, nanoGPT, raw bytes) and data sets. */
 #include "data.h"
 
+#include "../sampling/rng.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,4 +160,14 @@ void rl_tokens_write(const char *path, const uint16_t *tok, long n)
     fwrite(hdr, sizeof hdr, 1, o->f);
     fwrite(tok, sizeof(uint16_t), (size_t)n, o->f);
     rl_outfile_commit(o);
+}
+
+long rl_data_window(const rl_tokens *t, long L, uint64_t seed, long w, uint64_t *key)
+{
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, seed + (uint64_t)L, (uint64_t)w);
+    long start = (long)(rl_rng_next64(r) % (uint64_t)(t->n - L));
+    gsl_rng_free(r);
+    *key = rl_stream_key(seed + (uint64_t)L, (uint64_t)w);
+    return start;
 }

@@ -36,6 +36,12 @@ int rl_tokens_read(const char *path, int vocab, rl_tokens *t, char *err, size_t 
 void rl_data_load(const char *cmd, const char *path, int vocab, rl_dataset *d);
 void rl_data_free(rl_dataset *d);
 
+/* The evaluation protocol's window w of length L (L + 1 tokens with the
+ * targets) in the stream t: a uniform random start from stream (seed + L, w);
+ * *key receives the window's own key for rotation noise (random, lf).
+ * eval and probe draw the same windows. */
+long rl_data_window(const rl_tokens *t, long L, uint64_t seed, long w, uint64_t *key);
+
 /* Write tokens as an llm.c token file through a temporary and a rename. */
 void rl_tokens_write(const char *path, const uint16_t *tok, long n);
 

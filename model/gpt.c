@@ -162,7 +162,7 @@ static size_t layout_acts(rl_gpt *m, float *base)
         r->rstd = carve(base, &u, lf ? N : 0);
     }
     m->dang = carve(base, &u, rl_acc_learned(&m->cfg) ? N * w : 0);
-    const rl_attn_shape cap = { (int)B, (int)T, (int)H, m->hd, NULL };
+    const rl_attn_shape cap = { (int)B, (int)T, (int)H, m->hd, NULL, NULL };
     m->path_work = carve(base, &u, m->cfg.pos.path ? rl_path_work_floats(&cap) : 0);
     m->dbeta = carve(base, &u, m->cfg.pos.path ? N * H : 0);
     return u;
@@ -293,7 +293,7 @@ static void rotate_qkv(const rl_gpt *m, float *qkv, int B, int T, const rl_layer
 
 static rl_attn_shape attn_shape(const rl_gpt *m, int B, int T)
 {
-    rl_attn_shape s = { B, T, m->cfg.heads, m->hd, m->cfg.pos.alibi ? m->slopes : NULL };
+    rl_attn_shape s = { B, T, m->cfg.heads, m->hd, m->cfg.pos.alibi ? m->slopes : NULL, NULL };
     return s;
 }
 
@@ -319,7 +319,7 @@ static void path_inputs(const rl_gpt *m, int l, const float *ln, long N, const p
  * out = atty Wproj^T + b (out may be ln). */
 static void attn_forward(const rl_gpt *m, int l, const float *ln, float *qkv, float *att,
                          float *atty, float *out, int B, int T, const rl_layer_rot *r,
-                         const path_bufs *pb)
+                         const path_bufs *pb, const rl_attn_observer *obs)
 {
     float *const *w = m->p.blk[l];
     const int C = m->cfg.width;
@@ -327,6 +327,7 @@ static void attn_forward(const rl_gpt *m, int l, const float *ln, float *qkv, fl
     rl_matmul_forward(qkv, ln, w[RL_QKVW], w[RL_QKVB], N, C, 3 * C);
     rotate_qkv(m, qkv, B, T, r, 0, +1);
     rl_attn_shape s = attn_shape(m, B, T);
+    s.observe = obs;
     if (pb) {
         path_inputs(m, l, ln, N, pb);
         if (att)
@@ -390,7 +391,7 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
         rl_layer_rot r = rl_gpt_layer_rot(m, l, &tab);
         const path_bufs pb = { a->pw, a->prn, a->pbeta };
         attn_forward(m, l, a->ln1, a->qkv, a->att, a->atty, a->res2, B, T, &r,
-                     m->cfg.pos.path ? &pb : NULL);
+                     m->cfg.pos.path ? &pb : NULL, NULL);
         rl_dropout(a->res2, N * C, m->drop, site_key(m, l, 1));
         rl_residual_forward(a->res2, a->res2, x, N * C);
         mlp_forward(m, l, a->res2, a->ln2, a->ln2_mean, a->ln2_rstd, a->fch, a->fch_gelu,
@@ -499,7 +500,24 @@ struct rl_gpt_eval {
     float *arena, *x, *ln, *qkv, *atty, *h, *out, *logits, *losses, *cos, *sin;
     float *pw, *prn, *pbeta; /* PaTH's w, 1/|w_raw| and beta for one window */
     size_t n;
+    rl_gpt_observe_fn observe; /* diagnostics (or NULL) */
+    void *observe_ctx;
+    int layer;                 /* the layer being evaluated, for observe */
 };
+
+/* rl_attn_observer -> rl_gpt_observe_fn: add the layer */
+static void observe_layer(void *ctx, int b, int h, long i0, long i1, long j0, long j1, const float *S,
+                          long lds)
+{
+    const rl_gpt_eval *e = ctx;
+    e->observe(e->observe_ctx, e->layer, b, h, i0, i1, j0, j1, S, lds);
+}
+
+void rl_gpt_eval_observe(rl_gpt_eval *e, rl_gpt_observe_fn fn, void *ctx)
+{
+    e->observe = fn;
+    e->observe_ctx = ctx;
+}
 
 static size_t layout_eval(rl_gpt_eval *e, const rl_gpt *m, float *base)
 {
@@ -565,8 +583,10 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
                                         EVAL_CHUNK);
         rl_layer_rot r = rl_gpt_layer_rot(m, l, &tab);
         const path_bufs pb = { e->pw, e->prn, e->pbeta };
+        const rl_attn_observer obs = { observe_layer, e };
+        e->layer = l;
         attn_forward(m, l, e->ln, e->qkv, NULL, e->atty, e->ln, 1, (int)L, &r,
-                     m->cfg.pos.path ? &pb : NULL);
+                     m->cfg.pos.path ? &pb : NULL, e->observe ? &obs : NULL);
         rl_residual_forward(e->x, e->x, e->ln, L * C);
         for (long r0 = 0; r0 < L; r0 += EVAL_CHUNK) {
             const long n = L - r0 < EVAL_CHUNK ? L - r0 : EVAL_CHUNK;

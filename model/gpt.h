@@ -125,6 +125,12 @@ rl_layer_rot rl_gpt_layer_rot(const rl_gpt *m, int l, const rl_rotation *tab);
 typedef struct rl_gpt_eval rl_gpt_eval;
 rl_gpt_eval *rl_gpt_eval_alloc(const rl_gpt *m, long L);
 void rl_gpt_eval_free(rl_gpt_eval *e);
+/* Diagnostics (routelab probe): fn sees every block of layer's scaled
+ * logits in the streaming attention of the next windows (rl_attn_observer,
+ * with the layer added); NULL fn stops it. */
+typedef void (*rl_gpt_observe_fn)(void *ctx, int layer, int b, int h, long i0, long i1, long j0,
+                                  long j1, const float *S, long lds);
+void rl_gpt_eval_observe(rl_gpt_eval *e, rl_gpt_observe_fn fn, void *ctx);
 /* Bytes the workspace holds (for reports). */
 size_t rl_gpt_eval_bytes(const rl_gpt_eval *e);
 /* Sum of the cross-entropies at every position of one window: inputs

@@ -1,0 +1,164 @@
+/* probe.c: the theory's quantities measured inside a trained model.
+ *
+ * For the last block of queries of each evaluation window (the queries with
+ * the longest context), every layer and head: the attention mass on keys
+ * at distance >= W (the far mass rho_D of claim 3, for several W), the
+ * largest logit magnitude lambda of the row, the bound
+ * M_L / (M_L + K e^{2 lambda}) with K = W near and M_L = i + 1 - W far keys
+ * (a row's logits all lie in [-lambda, lambda], so the bound holds row by
+ * row: a violation would be a bug), and the mean logit and attention weight
+ * by distance.  The logits come from the streaming kernel's observer, so
+ * they are exactly those of the evaluation (every position scheme, PaTH
+ * included); the ALiBi bias is added here. */
+#include "probe.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/util.h"
+#include "attention.h"
+
+#define NSTAT 7 /* far mass, its square, bound, rows, violations, lambda sum, lambda max */
+
+struct rl_probe {
+    int layers, H;
+    long L, i0, nq;     /* window length; probed queries [i0, L) */
+    int nw;
+    long W[RL_PROBE_MAXW];
+    int nbins;
+    const float *slopes;
+    float *rows;        /* H x nq x L logits of the current layer */
+    double *stat;       /* [layer][h][w][NSTAT] */
+    double *dist;       /* [layer][h][bin][3]: logit sum, weight sum, count */
+    double *alpha;      /* H x L softmax scratch (one row per head) */
+};
+
+/* Distance bin of delta = i - j >= 0: 0 for delta = 0, else 1 + floor(log2 delta). */
+static int dbin(long delta)
+{
+    int b = 0;
+    while (delta > 0) {
+        delta >>= 1;
+        b++;
+    }
+    return b;
+}
+
+rl_probe *rl_probe_alloc(int layers, int H, long L, const float *slopes, const long *W, int nw)
+{
+    rl_probe *p = rl_xcalloc(1, sizeof *p);
+    p->layers = layers;
+    p->H = H;
+    p->L = L;
+    p->i0 = (L - 1) / RL_ATTN_SQ * RL_ATTN_SQ;
+    p->nq = L - p->i0;
+    p->nw = nw < RL_PROBE_MAXW ? nw : RL_PROBE_MAXW;
+    memcpy(p->W, W, sizeof(long) * p->nw);
+    p->nbins = dbin(L) + 1;
+    p->slopes = slopes;
+    p->rows = rl_xmalloc(sizeof(float) * (size_t)H * p->nq * L);
+    p->stat = rl_xcalloc((size_t)layers * H * p->nw * NSTAT, sizeof(double));
+    p->dist = rl_xcalloc((size_t)layers * H * p->nbins * 3, sizeof(double));
+    p->alpha = rl_xmalloc(sizeof(double) * (size_t)H * L);
+    return p;
+}
+
+void rl_probe_free(rl_probe *p)
+{
+    if (!p)
+        return;
+    free(p->rows);
+    free(p->stat);
+    free(p->dist);
+    free(p->alpha);
+    free(p);
+}
+
+/* The rows of (layer, h) are complete: their statistics. */
+static void rows_done(rl_probe *p, int layer, int h)
+{
+    const float sl = p->slopes ? p->slopes[h] : 0.0f;
+    double *a = p->alpha + (long)h * p->L;
+    for (long r = 0; r < p->nq; r++) {
+        const long i = p->i0 + r;
+        const float *S = p->rows + ((long)h * p->nq + r) * p->L;
+        /* logits with the bias; softmax in double */
+        double mx = -INFINITY, lam = 0, sum = 0;
+        for (long j = 0; j <= i; j++) {
+            a[j] = S[j] - (double)sl * (double)(i - j);
+            mx = fmax(mx, a[j]);
+            lam = fmax(lam, fabs(a[j]));
+        }
+        double *dist = p->dist + ((long)layer * p->H + h) * p->nbins * 3;
+        for (long j = 0; j <= i; j++) {
+            double *d = dist + 3 * dbin(i - j);
+            d[0] += a[j];
+            d[2] += 1;
+            a[j] = exp(a[j] - mx);
+            sum += a[j];
+        }
+        for (long j = 0; j <= i; j++) {
+            a[j] /= sum;
+            dist[3 * dbin(i - j) + 1] += a[j];
+        }
+        /* far mass beyond W: keys j <= i - W, a prefix; cumulate once */
+        double *st = p->stat + ((long)layer * p->H + h) * p->nw * NSTAT;
+        for (int w = 0; w < p->nw; w++) {
+            const long W = p->W[w];
+            if (W > i)
+                continue;
+            double far = 0;
+            for (long j = 0; j <= i - W; j++)
+                far += a[j];
+            const double M = (double)(i + 1 - W), K = (double)W;
+            const double bound = M / (M + K * exp(2.0 * lam));
+            double *s = st + w * NSTAT;
+            s[0] += far;
+            s[1] += far * far;
+            s[2] += bound;
+            s[3] += 1;
+            s[4] += far < bound * (1 - 1e-6) - 1e-12; /* a violation: impossible but for a bug */
+            s[5] += lam;
+            s[6] = fmax(s[6], lam);
+        }
+    }
+}
+
+void rl_probe_observe(void *ctx, int layer, int b, int h, long i0, long i1, long j0, long j1,
+                      const float *S, long lds)
+{
+    rl_probe *p = ctx;
+    (void)b; /* evaluation windows are single sequences */
+    if (i0 != p->i0)
+        return;
+    for (long r = 0; r < i1 - i0; r++)
+        memcpy(p->rows + ((long)h * p->nq + r) * p->L + j0, S + r * lds, sizeof(float) * (j1 - j0));
+    if (j0 == 0) /* the kernel visits key blocks down to 0 last */
+        rows_done(p, layer, h);
+}
+
+void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv)
+{
+    for (int l = 0; l < p->layers; l++)
+        for (int h = 0; h < p->H; h++) {
+            const double *st = p->stat + ((long)l * p->H + h) * p->nw * NSTAT;
+            for (int w = 0; w < p->nw; w++) {
+                const double *s = st + w * NSTAT, n = s[3];
+                if (n == 0)
+                    continue;
+                const double mean = s[0] / n, var = n > 1 ? (s[1] - n * mean * mean) / (n - 1) : 0;
+                /* the bound at the largest lambda seen, for the last query */
+                const double M = (double)(p->L - p->W[w]), K = (double)p->W[w];
+                fprintf(probe_tsv, "%ld\t%d\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.4g\t%.4g\t%.0f\t%.0f\n", p->L,
+                        l, h, p->W[w], mean, sqrt(fmax(var, 0) / n), s[2] / n, M / (M + K * exp(2 * s[6])),
+                        s[5] / n, s[6], n, s[4]);
+            }
+            const double *d = p->dist + ((long)l * p->H + h) * p->nbins * 3;
+            for (int b = 0; b < p->nbins; b++)
+                if (d[3 * b + 2] > 0)
+                    fprintf(dist_tsv, "%ld\t%d\t%d\t%ld\t%ld\t%.6g\t%.6g\n", p->L, l, h,
+                            b ? 1L << (b - 1) : 0L, b ? (1L << b) - 1 : 0L, d[3 * b] / d[3 * b + 2],
+                            d[3 * b + 1] / d[3 * b + 2]);
+        }
+}

@@ -1,0 +1,27 @@
+/* probe.h: attention diagnostics of a trained model (routelab probe). */
+#ifndef RL_MODEL_PROBE_H
+#define RL_MODEL_PROBE_H
+
+#include <stdio.h>
+
+#define RL_PROBE_MAXW 24
+
+typedef struct rl_probe rl_probe;
+
+/* Statistics of windows of length L: the last query block of each window,
+ * every layer and head (slopes: the model's ALiBi slopes or NULL), far mass
+ * beyond each W of W[0..nw-1]. */
+rl_probe *rl_probe_alloc(int layers, int H, long L, const float *slopes, const long *W, int nw);
+void rl_probe_free(rl_probe *p);
+
+/* The rl_gpt_observe_fn to install with rl_gpt_eval_observe(e, rl_probe_observe, p). */
+void rl_probe_observe(void *ctx, int layer, int b, int h, long i0, long i1, long j0, long j1,
+                      const float *S, long lds);
+
+/* Rows of probe.tsv (length, layer, head, W, far_mass, far_mass_se, bound_mean,
+ * bound_at_max_lambda, lambda_mean, lambda_max, rows, violations) and of
+ * distance.tsv (length, layer, head, dist_lo, dist_hi, mean_logit,
+ * mean_weight per key). */
+void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv);
+
+#endif
