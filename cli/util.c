@@ -111,19 +111,24 @@ void rl_mkdir_p(const char *dir)
     free(p);
 }
 
-int rl_parse_doubles(const char *flag, const char *s, double *out, int max)
+/* "a,b,c" into at most max values: doubles, or integers when ints is set
+ * (out then holds whole numbers; each checked against the long range). */
+static int parse_list(const char *flag, const char *s, int ints, double *out, long *lout, int max)
 {
     int n = 0;
     const char *p = s;
     while (*p) {
         char *end;
         errno = 0;
-        double v = strtod(p, &end);
+        double v = ints ? (double)strtol(p, &end, 10) : strtod(p, &end);
         if (end == p || errno || (*end && *end != ','))
-            rl_die("%s: '%s' is not a comma-separated list of numbers", flag, s);
+            rl_die("%s: '%s' is not a comma-separated list of %s", flag, s, ints ? "integers" : "numbers");
         if (n == max)
             rl_die("%s: more than %d values", flag, max);
-        out[n++] = v;
+        if (ints)
+            lout[n++] = strtol(p, NULL, 10);
+        else
+            out[n++] = v;
         p = *end ? end + 1 : end;
         if (*end && !*p)
             rl_die("%s: '%s' ends with a comma", flag, s);
@@ -133,26 +138,14 @@ int rl_parse_doubles(const char *flag, const char *s, double *out, int max)
     return n;
 }
 
+int rl_parse_doubles(const char *flag, const char *s, double *out, int max)
+{
+    return parse_list(flag, s, 0, out, NULL, max);
+}
+
 int rl_parse_longs(const char *flag, const char *s, long *out, int max)
 {
-    int n = 0;
-    const char *p = s;
-    while (*p) {
-        char *end;
-        errno = 0;
-        long v = strtol(p, &end, 10);
-        if (end == p || errno || (*end && *end != ','))
-            rl_die("%s: '%s' is not a comma-separated list of integers", flag, s);
-        if (n == max)
-            rl_die("%s: more than %d values", flag, max);
-        out[n++] = v;
-        p = *end ? end + 1 : end;
-        if (*end && !*p)
-            rl_die("%s: '%s' ends with a comma", flag, s);
-    }
-    if (n == 0)
-        rl_die("%s: empty list", flag);
-    return n;
+    return parse_list(flag, s, 1, NULL, out, max);
 }
 
 int rl_ncores(void)

@@ -84,19 +84,6 @@ static void run_cell(const spec *sp, int d, long reps, int m, const double *Q, u
     rl_st_run(&sp->st, t, nt, reps, m, Q, seed, tag, c);
 }
 
-/* Mean and standard error of x[0..n-1], summed in order. */
-static void mean_se(const double *x, long n, double *mean, double *se)
-{
-    double s = 0, s2 = 0;
-    for (long i = 0; i < n; i++)
-        s += x[i];
-    double mu = s / n;
-    for (long i = 0; i < n; i++)
-        s2 += (x[i] - mu) * (x[i] - mu);
-    *mean = mu;
-    *se = n > 1 ? sqrt(s2 / (n - 1) / n) : 0;
-}
-
 /* ---------- comparisons of a tail curve ---------- */
 
 typedef struct {
@@ -324,9 +311,9 @@ static void so2_config_rows(const spec *sp, int law, int d, const rl_st_cell *c,
             y[k] = (v - o->mean_pred) * (v - o->mean_pred);
             y2[k] = v * v;
         }
-        mean_se(c->cfg_s[g], c->reps, &o->mean, &o->mean_se);
-        mean_se(y, c->reps, &o->var, &o->var_se);
-        mean_se(y2, c->reps, &o->ms, &o->ms_se);
+        rl_mean_se(c->cfg_s[g], c->reps, 1, &o->mean, &o->mean_se);
+        rl_mean_se(y, c->reps, 1, &o->var, &o->var_se);
+        rl_mean_se(y2, c->reps, 1, &o->ms, &o->ms_se);
         free(y);
         free(y2);
         /* looseness at the t where Hoeffding's bound is 0.05 */
@@ -422,9 +409,9 @@ static void part_families(const rl_exp_ctx *ctx, const conc_size *z, rl_report *
              * exact SO(2) value); E|P q|^2 = (1 - beta(2-beta)/d)^n for PaTH
              * (|(I - b w w^T)x|^2 = |x|^2 - b(2-b)(w.x)^2, E(w.x)^2 = |x|^2/d) */
             double mu, mse, sq, sqse, n2, n2se, mp = 0, sqp = 1.0 / d, n2p = 1;
-            mean_se(c.mean, reps, &mu, &mse);
-            mean_se(c.sq, reps, &sq, &sqse);
-            mean_se(c.nrm2, reps, &n2, &n2se);
+            rl_mean_se(c.mean, reps, 1, &mu, &mse);
+            rl_mean_se(c.sq, reps, 1, &sq, &sqse);
+            rl_mean_se(c.nrm2, reps, 1, &n2, &n2se);
             if (so2) {
                 sqp = 0;
                 for (int i = 0; i < m; i++) {

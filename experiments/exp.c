@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,18 @@ void rl_exp_parse(const char *cmd, const char *synopsis, const char *description
     rl_opts_parse(cmd, synopsis, description, opts, argc, argv, NULL, 0);
     rl_set_threads(ctx->threads);
     rl_mkdir_p(ctx->out);
+}
+
+void rl_mean_se(const double *x, long n, long stride, double *mean, double *se)
+{
+    double s = 0, s2 = 0;
+    for (long k = 0; k < n; k++)
+        s += x[k * stride];
+    const double m = s / n;
+    for (long k = 0; k < n; k++)
+        s2 += (x[k * stride] - m) * (x[k * stride] - m);
+    *mean = m;
+    *se = n > 1 ? sqrt(s2 / (n - 1) / n) : 0;
 }
 
 const char *rl_fmt(char *buf, size_t n, const char *fmt, ...)

@@ -82,6 +82,10 @@ void rl_tsv_close(rl_tsv *t);
  * ctx->svg) through a temporary file; dies if gnuplot fails. */
 void rl_plot(const rl_exp_ctx *ctx, const char *script, const char *outname, const char *vars);
 
+/* Mean and standard error of x[k * stride], k < n, summed in index order
+ * (deterministic): se = sqrt(sum (x - mean)^2 / ((n - 1) n)). */
+void rl_mean_se(const double *x, long n, long stride, double *mean, double *se);
+
 /* printf into a static-free, caller-owned buffer and return it (for
  * building predicted/measured strings). */
 const char *rl_fmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -151,19 +151,6 @@ static fm_run run_family(const fm_fam *fa, int k, const rl_exp_ctx *ctx, const f
     return o;
 }
 
-/* Mean and standard error of x[k * stride], k < n, summed in replicate order. */
-static void mean_se(const double *x, long n, long stride, double *mean, double *se)
-{
-    double s = 0, s2 = 0;
-    for (long k = 0; k < n; k++)
-        s += x[k * stride];
-    double m = s / n;
-    for (long k = 0; k < n; k++)
-        s2 += (x[k * stride] - m) * (x[k * stride] - m);
-    *mean = m;
-    *se = n > 1 ? sqrt(s2 / (n - 1) / n) : 0;
-}
-
 /* The least M at which ALiBi's worst case falls to the rotation-only lower
  * bound: beyond it, the far mass under ALiBi is below what any rotation-only
  * attention must have.  Both increase with M; the lower bound tends to 1 and
@@ -322,7 +309,7 @@ int rl_exp_farmass(const rl_exp_ctx *ctx, rl_report *rep)
                         mx = fmax(mx, x);
                         col[r] = x;
                     }
-                    mean_se(col, run[k].reps, 1, &m, &se);
+                    rl_mean_se(col, run[k].reps, 1, &m, &se);
                     mean[k * per + i] = m;
                     sem[k * per + i] = se;
                     /* every replicate, not only the mean, must respect the bounds */
@@ -353,8 +340,8 @@ int rl_exp_farmass(const rl_exp_ctx *ctx, rl_report *rep)
     rl_tsv *ts = rl_tsv_open(ctx, "farmass_scores.tsv", "family\td\tfar_from\tmean_s\tmean_s_se\tmean_s2\tmean_s2_se\ts2_pred");
     for (int k = 1; k < NFAM; k++) {
         double m1, e1, m2, e2;
-        mean_se(run[k].mom, run[k].reps, 2, &m1, &e1);
-        mean_se(run[k].mom + 1, run[k].reps, 2, &m2, &e2);
+        rl_mean_se(run[k].mom, run[k].reps, 2, &m1, &e1);
+        rl_mean_se(run[k].mom + 1, run[k].reps, 2, &m2, &e2);
         /* Haar: E (q^T U q)^2 = 1/d; circle angles: s = sum_b w_b cos Phi_b with
          * Phi_b uniform, E s^2 = (1/2) E sum w_b^2 = 2/(d+2) */
         double pred = k == 1 ? 1.0 / z.d : k == 2 ? 2.0 / (z.d + 2) : NAN;

@@ -50,15 +50,6 @@ static double complex pred_chi(const rl_family *f, int b)
     return rl_family_mean_norm(f, NULL, NULL);
 }
 
-static double complex cpown(double complex z, long n)
-{
-    double complex r = 1;
-    for (; n; n >>= 1, z *= z)
-        if (n & 1)
-            r *= z;
-    return r;
-}
-
 /* Measured window: the least grid length where the estimate is <= eps; -1
  * if none.  The estimate at g is est[g]. */
 static long measured_window(const long *n, const double *est, int ng, double eps, int *at)
@@ -123,8 +114,8 @@ static double so2_sq_pred(const rl_family *f, long n)
     double s1 = 0, s2 = 0, diag = 0;
     for (int b = 0; b < nb; b++) {
         double w = f->scale * pow(f->base, -2.0 * b / f->d);
-        double rc = creal(cpown(rl_angle_charfn(f->law, w), n));
-        double rp = creal(cpown(rl_angle_charfn(f->law, 2 * w), n));
+        double rc = creal(rl_cpow_n(rl_angle_charfn(f->law, w), n));
+        double rp = creal(rl_cpow_n(rl_angle_charfn(f->law, 2 * w), n));
         s1 += rc;
         s2 += rc * rc;
         diag += 1 + rp;
@@ -164,31 +155,31 @@ static void sweep(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
                     double m = cabs(st->chi[(long)g * nb + bb]);
                     if (m > best)
                         best = m, arg = bb;
-                    bp = fmax(bp, cabs(cpown(pred_chi(f, bb), n)));
+                    bp = fmax(bp, cabs(rl_cpow_n(pred_chi(f, bb), n)));
                 }
                 est[g] = best;
                 se[g] = st->chi_se[(long)g * nb + arg];
                 pred[g] = bp;
                 double complex s = 0;
                 for (int bb = 0; bb < nb; bb++)
-                    s += cpown(pred_chi(f, bb), n);
+                    s += rl_cpow_n(pred_chi(f, bb), n);
                 cp = 2.0 / d * creal(s);
                 sqp = so2_sq_pred(f, n);
                 /* every block's mean against chi_b^n */
                 for (int bb = 0; bb < nb; bb++) {
                     long i = (long)g * nb + bb;
-                    double e = cabs(st->chi[i] - cpown(pred_chi(f, bb), n));
+                    double e = cabs(st->chi[i] - rl_cpow_n(pred_chi(f, bb), n));
                     worst_z = fmax(worst_z, e / fmax(st->chi_se[i], 1e-12 + 1e-9 * cabs(st->chi[i])));
                 }
             } else {
                 est[g] = fabs(st->tr[g]);
                 se[g] = st->tr_se[g];
                 pred[g] = pow(cabs(c), n);
-                cp = creal(cpown(c, n));
+                cp = creal(rl_cpow_n(c, n));
                 worst_z = fmax(worst_z, fabs(st->tr[g] - cp) / fmax(st->tr_se[g], 1e-15));
             }
             /* SO(2): block 0 (omega = scale) on its own, modulus and phase */
-            double complex m0 = so2 ? st->chi[(long)g * nb] : NAN, p0 = so2 ? cpown(pred_chi(f, 0), n) : NAN;
+            double complex m0 = so2 ? st->chi[(long)g * nb] : NAN, p0 = so2 ? rl_cpow_n(pred_chi(f, 0), n) : NAN;
             rl_tsv_row(t, "%s\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g",
                        sp[k].label, d, n, est[g], se[g], pred[g], st->op[g], st->coh[g], st->coh_se[g], cp,
                        st->sq[g], st->sq_se[g], so2 ? sqp : 1.0 / d, z->reps, cabs(m0),

@@ -114,18 +114,6 @@ static void make_query(unsigned long seed, int d, double *q)
     gsl_rng_free(r);
 }
 
-static void mean_se(const double *x, long n, long stride, double *mean, double *se)
-{
-    double s = 0, s2 = 0;
-    for (long i = 0; i < n; i++)
-        s += x[i * stride];
-    double mu = s / n;
-    for (long i = 0; i < n; i++)
-        s2 += (x[i * stride] - mu) * (x[i * stride] - mu);
-    *mean = mu;
-    *se = n > 1 ? sqrt(s2 / (n - 1) / n) : 0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -238,7 +226,7 @@ static void report_cell(int fi, const gspec *sp, const gap_pred *p, const rl_gc_
     s->cells++;
     for (int i = 0; i < NNEAR; i++) {
         double m, se;
-        mean_se(c->near + i, reps, NNEAR, &m, &se);
+        rl_mean_se(c->near + i, reps, NNEAR, &m, &se);
         s->near_z = fmax(s->near_z, fabs(m - p->near[i]) / fmax(se, 1e-300));
         rl_tsv_row(o->near, "%s\t%d\t%ld\t%ld\t%.6g\t%.3g\t%.6g", fam_label[fi], d, near_n[i], reps, m, se, p->near[i]);
     }
@@ -257,9 +245,9 @@ static void report_cell(int fi, const gspec *sp, const gap_pred *p, const rl_gc_
         }
         const double logEF = p->lm[0] + log(cum_f);
         double mx, mxse, mc, mcse, mf, mfse;
-        mean_se(c->maxs + gi, reps, ng, &mx, &mxse);
-        mean_se(c->maxcen + gi, reps, ng, &mc, &mcse);
-        mean_se(c->meanfar + gi, reps, ng, &mf, &mfse);
+        rl_mean_se(c->maxs + gi, reps, ng, &mx, &mxse);
+        rl_mean_se(c->maxcen + gi, reps, ng, &mc, &mcse);
+        rl_mean_se(c->meanfar + gi, reps, ng, &mf, &mfse);
         const double pred = sqrt(2 * log((double)M) / d);
         const double ut = sqrt(2 * log(2 * M / UNION_DELTA) / d);        /* Levy marginals */
         const double ht = sqrt(2 * p->s2 * log(2 * M / UNION_DELTA));    /* Hoeffding, centered */
@@ -291,8 +279,8 @@ static void report_cell(int fi, const gspec *sp, const gap_pred *p, const rl_gc_
                 x[k] = c->near[k * NNEAR + i] - c->maxs[k * ng + gi];
                 y[k] = sp->gc.lambda * c->near[k * NNEAR + i] - c->lf[k * ng + gi];
             }
-            mean_se(x, reps, 1, &gm[i][gi], &gse[i][gi]);
-            mean_se(y, reps, 1, &lr[i][gi], &lrse[i][gi]);
+            rl_mean_se(x, reps, 1, &gm[i][gi], &gse[i][gi]);
+            rl_mean_se(y, reps, 1, &lr[i][gi], &lrse[i][gi]);
             /* E gap >= E s_near - E max s_j >= E s_near - sqrt(2 log M/d) (mixed far routes only) */
             gb[i][gi] = fi == F_STUDY ? NAN : p->near[i] - pred;
             /* and, for any family, E gap <= E s_near - max_j E s_j (E max >= max E) */

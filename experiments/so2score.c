@@ -8,15 +8,6 @@
 
 #include "../theory/theory.h"
 
-static double complex cpow_n(double complex z, long n)
-{
-    double complex r = 1;
-    for (; n; n >>= 1, z *= z)
-        if (n & 1)
-            r *= z;
-    return r;
-}
-
 static double omega_of(const rl_family *f, int b)
 {
     return f->scale * pow(f->base, -2.0 * b / f->d);
@@ -26,7 +17,7 @@ double rl_so2score_mean(const rl_family *f, const double *a, long n)
 {
     double s = 0;
     for (int b = 0; b < f->d / 2; b++)
-        s += a[b] * creal(cpow_n(rl_angle_charfn(f->law, omega_of(f, b)), n));
+        s += a[b] * creal(rl_cpow_n(rl_angle_charfn(f->law, omega_of(f, b)), n));
     return s;
 }
 
@@ -35,8 +26,8 @@ double rl_so2score_var(const rl_family *f, const double *a, long n)
     double v = 0;
     for (int b = 0; b < f->d / 2; b++) {
         double w = omega_of(f, b);
-        double c1 = creal(cpow_n(rl_angle_charfn(f->law, w), n));
-        double c2 = creal(cpow_n(rl_angle_charfn(f->law, 2 * w), n));
+        double c1 = creal(rl_cpow_n(rl_angle_charfn(f->law, w), n));
+        double c2 = creal(rl_cpow_n(rl_angle_charfn(f->law, 2 * w), n));
         v += a[b] * a[b] * (0.5 * (1 + c2) - c1 * c1);
     }
     return v;
@@ -56,7 +47,7 @@ void rl_so2score_mean_range(const rl_family *f, const double *a, long n0, long c
     for (long j = 0; j < count; j++)
         out[j] = 0;
     for (int b = 0; b < f->d / 2; b++) {
-        double complex chi = rl_angle_charfn(f->law, omega_of(f, b)), p = cpow_n(chi, n0);
+        double complex chi = rl_angle_charfn(f->law, omega_of(f, b)), p = rl_cpow_n(chi, n0);
         for (long j = 0; j < count; j++, p *= chi)
             out[j] += a[b] * creal(p);
     }

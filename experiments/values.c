@@ -100,15 +100,6 @@ static double complex geo_sum(double complex chi, long m)
     return s;
 }
 
-static double complex cpow_n(double complex z, long n)
-{
-    double complex r = 1;
-    for (; n; n >>= 1, z *= z)
-        if (n & 1)
-            r *= z;
-    return r;
-}
-
 /* Least-squares slope of y against x. */
 static double ls_slope(const double *x, const double *y, int n)
 {
@@ -401,7 +392,7 @@ static void near_part(const rl_exp_ctx *ctx, const val_size *z, const vfam *fa, 
             double pv[64];
             if (so2) {
                 for (int bb = 0; bb < d / 2; bb++) {
-                    double complex cn = cpow_n(rl_angle_charfn(f->law, f->scale * pow(f->base, -2.0 * bb / d)), n);
+                    double complex cn = rl_cpow_n(rl_angle_charfn(f->law, f->scale * pow(f->base, -2.0 * bb / d)), n);
                     pv[bb] = creal(cn) * vt[bb] - cimag(cn) * vt[bb + d / 2];
                     pv[bb + d / 2] = cimag(cn) * vt[bb] + creal(cn) * vt[bb + d / 2];
                 }

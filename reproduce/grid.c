@@ -45,6 +45,33 @@ static void arg(args *a, const char *fmt, ...)
     a->v[++a->n] = NULL;
 }
 
+/* A flag and its value. */
+static void flag(args *a, const char *name, const char *fmt, ...)
+{
+    arg(a, "%s", name);
+    va_list ap;
+    va_start(ap, fmt);
+    char *v;
+    if (vasprintf(&v, fmt, ap) < 0)
+        rl_die("out of memory");
+    va_end(ap);
+    arg(a, "%s", v);
+    free(v);
+}
+
+/* `routelab CMD` ... and, last, the grid's seed and threads. */
+static void args_cmd(args *a, const char *cmd)
+{
+    arg(a, "routelab");
+    arg(a, "%s", cmd);
+}
+
+static void args_seed_threads(args *a, const rl_repro *r)
+{
+    flag(a, "--seed", "%ld", r->g.seed);
+    flag(a, "--threads", "%d", r->threads);
+}
+
 static void args_free(args *a)
 {
     for (int i = 0; i < a->n; i++)
@@ -181,42 +208,24 @@ static void train_args(const rl_repro *r, int v, args *a)
 {
     const rl_grid *g = &r->g;
     char *d = rl_repro_model_dir(r, v);
-    arg(a, "routelab");
-    arg(a, "train");
-    arg(a, "--data");
-    arg(a, "%s", g->data);
-    arg(a, "--out");
-    arg(a, "%s", d);
-    arg(a, "--pos");
-    arg(a, "%s", r->var[v]);
-    arg(a, "--layers");
-    arg(a, "%d", g->layers);
-    arg(a, "--width");
-    arg(a, "%d", g->width);
-    arg(a, "--heads");
-    arg(a, "%d", g->heads);
-    arg(a, "--ctx");
-    arg(a, "%d", g->ctx);
-    arg(a, "--vocab");
-    arg(a, "%d", g->vocab);
-    arg(a, "--dropout");
-    arg(a, "%g", g->dropout);
-    arg(a, "--batch");
-    arg(a, "%d", g->batch);
-    arg(a, "--accum");
-    arg(a, "%d", g->accum);
-    arg(a, "--steps");
-    arg(a, "%ld", rl_grid_steps(g));
-    arg(a, "--lr");
-    arg(a, "%s", g->lr);
-    arg(a, "--val-every");
-    arg(a, "%d", g->val_every);
-    arg(a, "--val-batches");
-    arg(a, "%d", g->val_batches);
-    arg(a, "--ckpt-every");
-    arg(a, "%d", g->ckpt_every);
-    arg(a, "--seed");
-    arg(a, "%ld", g->seed);
+    args_cmd(a, "train");
+    flag(a, "--data", "%s", g->data);
+    flag(a, "--out", "%s", d);
+    flag(a, "--pos", "%s", r->var[v]);
+    flag(a, "--layers", "%d", g->layers);
+    flag(a, "--width", "%d", g->width);
+    flag(a, "--heads", "%d", g->heads);
+    flag(a, "--ctx", "%d", g->ctx);
+    flag(a, "--vocab", "%d", g->vocab);
+    flag(a, "--dropout", "%g", g->dropout);
+    flag(a, "--batch", "%d", g->batch);
+    flag(a, "--accum", "%d", g->accum);
+    flag(a, "--steps", "%ld", rl_grid_steps(g));
+    flag(a, "--lr", "%s", g->lr);
+    flag(a, "--val-every", "%d", g->val_every);
+    flag(a, "--val-batches", "%d", g->val_batches);
+    flag(a, "--ckpt-every", "%d", g->ckpt_every);
+    flag(a, "--seed", "%ld", g->seed);
     free(d);
 }
 
@@ -275,12 +284,9 @@ static int stage_train(const rl_repro *r, int v, eta *e)
         say(r, e, v, resume ? "resuming training from its checkpoint" : "training");
         if (resume)
             arg(&a, "--resume");
-        arg(&a, "--threads");
-        arg(&a, "%d", r->threads);
-        if (r->stop_at > 0 && r->stop_at < rl_grid_steps(&r->g)) {
-            arg(&a, "--stop-at");
-            arg(&a, "%ld", r->stop_at);
-        }
+        flag(&a, "--threads", "%d", r->threads);
+        if (r->stop_at > 0 && r->stop_at < rl_grid_steps(&r->g))
+            flag(&a, "--stop-at", "%ld", r->stop_at);
         double t = now();
         int st = run_self(&a);
         if (st != 0)
@@ -319,22 +325,13 @@ static void stage_eval(const rl_repro *r, int v, eta *e)
             off += snprintf(lens + off, sizeof lens - off, i ? ",%ld" : "%ld", len[i]);
         say(r, e, v, "evaluating");
         args a = { 0 };
-        arg(&a, "routelab");
-        arg(&a, "eval");
-        arg(&a, "--ckpt");
-        arg(&a, "%s", ck);
-        arg(&a, "--data");
-        arg(&a, "%s", r->g.data);
-        arg(&a, "--lengths");
-        arg(&a, "%s", lens);
-        arg(&a, "--batches");
-        arg(&a, "%d", r->g.eval_batches);
-        arg(&a, "--out");
-        arg(&a, "%s", out);
-        arg(&a, "--seed");
-        arg(&a, "%ld", r->g.seed);
-        arg(&a, "--threads");
-        arg(&a, "%d", r->threads);
+        args_cmd(&a, "eval");
+        flag(&a, "--ckpt", "%s", ck);
+        flag(&a, "--data", "%s", r->g.data);
+        flag(&a, "--lengths", "%s", lens);
+        flag(&a, "--batches", "%d", r->g.eval_batches);
+        flag(&a, "--out", "%s", out);
+        args_seed_threads(&a, r);
         double t = now();
         int st = run_self(&a);
         if (st != 0)
@@ -368,20 +365,12 @@ static void stage_probe(const rl_repro *r, int v, eta *e)
     if (!exists(mark)) {
         say(r, e, v, "probing attention");
         args a = { 0 };
-        arg(&a, "routelab");
-        arg(&a, "probe");
-        arg(&a, "--ckpt");
-        arg(&a, "%s", ck);
-        arg(&a, "--data");
-        arg(&a, "%s", r->g.data);
-        arg(&a, "--lengths");
-        arg(&a, "%ld,%ld", (long)r->g.ctx, (long)r->g.ctx * r->g.probe_mult);
-        arg(&a, "--out");
-        arg(&a, "%s", pd);
-        arg(&a, "--seed");
-        arg(&a, "%ld", r->g.seed);
-        arg(&a, "--threads");
-        arg(&a, "%d", r->threads);
+        args_cmd(&a, "probe");
+        flag(&a, "--ckpt", "%s", ck);
+        flag(&a, "--data", "%s", r->g.data);
+        flag(&a, "--lengths", "%ld,%ld", (long)r->g.ctx, (long)r->g.ctx * r->g.probe_mult);
+        flag(&a, "--out", "%s", pd);
+        args_seed_threads(&a, r);
         int st = run_self(&a);
         if (st != 0)
             rl_die("reproduce: probing %s failed (exit status %d)", r->var[v], st);
@@ -401,16 +390,10 @@ static void stage_theory(const rl_repro *r)
     if (!exists(md)) {
         printf("\n[reproduce %s] the theory report (routelab theory --preset %s)\n", r->g.name, r->g.theory);
         args a = { 0 };
-        arg(&a, "routelab");
-        arg(&a, "theory");
-        arg(&a, "--preset");
-        arg(&a, "%s", r->g.theory);
-        arg(&a, "--out");
-        arg(&a, "%s", td);
-        arg(&a, "--seed");
-        arg(&a, "%ld", r->g.seed);
-        arg(&a, "--threads");
-        arg(&a, "%d", r->threads);
+        args_cmd(&a, "theory");
+        flag(&a, "--preset", "%s", r->g.theory);
+        flag(&a, "--out", "%s", td);
+        args_seed_threads(&a, r);
         int st = run_self(&a);
         if (st != 0)
             rl_die("reproduce: the theory report failed (exit status %d)", st);

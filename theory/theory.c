@@ -173,6 +173,15 @@ double rl_value_coherent(double rho, double vnorm)
     return rho * vnorm;
 }
 
+double complex rl_cpow_n(double complex z, long n)
+{
+    double complex r = 1;
+    for (; n > 0; n >>= 1, z *= z)
+        if (n & 1)
+            r *= z;
+    return r;
+}
+
 double rl_value_pair_sum(double complex chi, long m)
 {
     /* M + 2 Re sum_{delta=1}^{M-1} (M - delta) chi^delta, summed directly:

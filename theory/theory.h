@@ -66,6 +66,10 @@ double rl_value_coherent(double rho, double vnorm);
  * Returns sqrt(E||r||^2).  vnorm2[b] = ||v_b||^2. */
 double rl_value_incoherent(double rho, long m, int nb, const double complex *chi, const double *vnorm2);
 
+/* z^n for an integer n >= 0 by repeated squaring (exact powers of the
+ * characteristic functions: E[P_n] on a block is chi^n). */
+double complex rl_cpow_n(double complex z, long n);
+
 /* S(chi, M) above. */
 double rl_value_pair_sum(double complex chi, long m);
 
