@@ -196,7 +196,7 @@ static void report_train(int layers, int width, int heads, int T, int B, double 
            tps / llmc, llmc);
 }
 
-/* Every rotation scheme at the first shape.  Training: steps interleaved
+/* Every position scheme (rotations and PaTH) at the first shape.  Training: steps interleaved
  * with a RoPE model's (one each per round, so both see the same load),
  * median step times, on all cores (wall time: tokens/s) and on one thread
  * (CPU time: less sensitive to other work).  Evaluation: one window of
@@ -207,7 +207,7 @@ static void report_train(int layers, int width, int heads, int T, int B, double 
 static void bench_schemes(int quick)
 {
     static const char *names[] = { "rope", "fixed-rope", "random_qk", "random_qkv", "pemb_qk",
-                                   "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv" };
+                                   "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv", "path" };
     const int n = sizeof names / sizeof *names, L = quick ? 4096 : 16384;
     const double budget = quick ? 1.5 : 5;
     printf("model schemes, 4L w256 h4 T=128 B=8 vocab 256 (overhead: time per step or window "
