@@ -40,21 +40,37 @@ const char *rl_choice_name(const char *choices, int i, char *buf, int len)
     return buf;
 }
 
+/* A bound as text: integers in full (1048576, not 1.04858e+06), others %g,
+ * infinities as -inf / inf. */
+static const char *num_text(double x, char *buf, size_t len)
+{
+    if (isinf(x))
+        snprintf(buf, len, x < 0 ? "-inf" : "inf");
+    else if (fabs(x) < 1e15 && x == floor(x))
+        snprintf(buf, len, "%.0f", x);
+    else
+        snprintf(buf, len, "%g", x);
+    return buf;
+}
+
+/* The range of o as "[lo, hi)" etc., or "" when it has none. */
+static const char *range_text(const rl_opt *o, char *buf, size_t len)
+{
+    char lo[32], hi[32];
+    if (!(o->bounds & (RL_LO | RL_LO_OPEN | RL_HI | RL_HI_OPEN)))
+        return "";
+    snprintf(buf, len, "%c%s, %s%c", (o->bounds & RL_LO) ? '[' : '(',
+             num_text((o->bounds & (RL_LO | RL_LO_OPEN)) ? o->lo : -INFINITY, lo, sizeof lo),
+             num_text((o->bounds & (RL_HI | RL_HI_OPEN)) ? o->hi : INFINITY, hi, sizeof hi),
+             (o->bounds & RL_HI) ? ']' : ')');
+    return buf;
+}
+
 static void print_range(const rl_opt *o)
 {
-    if (!(o->bounds & (RL_LO | RL_LO_OPEN | RL_HI | RL_HI_OPEN)))
-        return;
-    printf(", range %c", (o->bounds & RL_LO) ? '[' : '(');
-    if (o->bounds & (RL_LO | RL_LO_OPEN))
-        printf("%g", o->lo);
-    else
-        printf("-inf");
-    printf(", ");
-    if (o->bounds & (RL_HI | RL_HI_OPEN))
-        printf("%g", o->hi);
-    else
-        printf("inf");
-    printf("%c", (o->bounds & RL_HI) ? ']' : ')');
+    char buf[80];
+    if (*range_text(o, buf, sizeof buf))
+        printf(", range %s", buf);
 }
 
 static void print_help(const char *cmd, const char *synopsis, const char *description,
@@ -102,10 +118,9 @@ static void check_range(const char *cmd, const rl_opt *o, double v, const char *
         bad = 1;
     if ((o->bounds & RL_HI_OPEN) && !(v < o->hi))
         bad = 1;
+    char buf[80];
     if (bad)
-        rl_die("%s: --%s %s is out of range %c%g, %g%c", cmd, o->name, text,
-               (o->bounds & RL_LO) ? '[' : '(', (o->bounds & (RL_LO | RL_LO_OPEN)) ? o->lo : -INFINITY,
-               (o->bounds & (RL_HI | RL_HI_OPEN)) ? o->hi : INFINITY, (o->bounds & RL_HI) ? ']' : ')');
+        rl_die("%s: --%s %s is out of range %s", cmd, o->name, text, range_text(o, buf, sizeof buf));
 }
 
 static void set_value(const char *cmd, rl_opt *o, const char *v)
