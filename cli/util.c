@@ -45,6 +45,26 @@ char *rl_path_join(const char *dir, const char *name)
     return p;
 }
 
+char *rl_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        n = ftell(f);
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0)
+        rl_die("cannot read %s", path);
+    char *s = rl_xmalloc((size_t)n + 1);
+    if (fread(s, 1, (size_t)n, f) != (size_t)n)
+        rl_die("read error on %s", path);
+    s[n] = 0;
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return s;
+}
+
 rl_outfile *rl_outfile_open(const char *path)
 {
     rl_outfile *o = rl_xcalloc(1, sizeof *o);

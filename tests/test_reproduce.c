@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../cli/util.h"
 #include "helpers.h"
 
 /* The miniature grid: 1 layer of width 16, context 8, 8 steps, evaluated
@@ -15,48 +16,10 @@
     "--layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --lr 1e-3:8 --val-every 4 --val-batches 1 "           \
     "--ckpt-every 2 --max-mult 4 --eval-batches 2 --theory none --probe-mult 4 --threads 1"
 
-static char *join(const char *dir, const char *name)
-{
-    char *p = malloc(strlen(dir) + strlen(name) + 2);
-    sprintf(p, "%s/%s", dir, name);
-    return p;
-}
-
-static char *read_all(const char *p)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc(n + 1);
-    s[fread(s, 1, n, f)] = 0;
-    fclose(f);
-    return s;
-}
-
-static void write_text(const char *p)
-{
-    FILE *f = fopen(p, "w");
-    cr_assert(f);
-    for (int i = 0; i < 300; i++)
-        fprintf(f, "line %d: the quick brown fox jumps over the lazy dog %d times.\n", i, i % 7);
-    fclose(f);
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
 /* A non-empty file under dir (a PNG must start with the PNG signature). */
 static void expect_file(const char *dir, const char *name)
 {
-    char *p = join(dir, name);
+    char *p = th_path(dir, name);
     struct stat st;
     cr_expect(stat(p, &st) == 0 && st.st_size > 0, "missing or empty: %s", p);
     if (strstr(name, ".png")) {
@@ -73,7 +36,7 @@ static void expect_file(const char *dir, const char *name)
 
 static struct timespec mtime(const char *dir, const char *name)
 {
-    char *p = join(dir, name);
+    char *p = th_path(dir, name);
     struct stat st;
     cr_assert(stat(p, &st) == 0, "missing: %s", p);
     free(p);
@@ -95,9 +58,9 @@ static void run_grid(const char *d, const char *txt, const char *extra, char *ou
 
 Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
 {
-    char *d = th_tmpdir(), *txt = join(d, "t.txt"), *g = join(d, "g");
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
     static char out[1 << 16];
-    write_text(txt);
+    th_write_text(txt, 300);
     run_grid(d, txt, "--variants rope,alibi --probe rope", out, sizeof out);
     cr_expect(strstr(out, "ETA for the grid") != NULL, "no progress lines:\n%s", out);
 
@@ -111,31 +74,31 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
     for (int v = 0; v < 2; v++) {
         char sub[64];
         snprintf(sub, sizeof sub, "models/%s", var[v]);
-        char *md = join(g, sub);
+        char *md = th_path(g, sub);
         for (size_t i = 0; i < sizeof per / sizeof *per; i++)
             expect_file(md, per[i]);
-        char *log = read_all(join(md, "log.tsv")), *ev = read_all(join(md, "eval.tsv"));
+        char *log = rl_read_file(th_path(md, "log.tsv"), NULL), *ev = rl_read_file(th_path(md, "eval.tsv"), NULL);
         cr_assert(log && ev);
-        cr_expect_eq(lines(log), 1 + 8, "header + 8 steps:\n%s", log);
-        cr_expect_eq(lines(ev), 1 + 3, "header + lengths 8, 16, 32:\n%s", ev);
+        cr_expect_eq(th_lines(log), 1 + 8, "header + 8 steps:\n%s", log);
+        cr_expect_eq(th_lines(ev), 1 + 3, "header + lengths 8, 16, 32:\n%s", ev);
         free(log);
         free(ev);
         free(md);
     }
     /* the probe of rope only */
     const char *probe[] = { "probe.tsv", "distance.tsv", "probe.png", "distance.png" };
-    char *pd = join(g, "models/rope/probe");
+    char *pd = th_path(g, "models/rope/probe");
     for (size_t i = 0; i < sizeof probe / sizeof *probe; i++)
         expect_file(pd, probe[i]);
     struct stat st;
-    char *ap = join(g, "models/alibi/probe");
+    char *ap = th_path(g, "models/alibi/probe");
     cr_expect(stat(ap, &st) != 0, "alibi was probed though --probe rope");
 
     /* table.tsv: a row per variant and length, ratio 1 at T, the study's
      * numbers beside ours */
-    char *tab = read_all(join(g, "table.tsv"));
+    char *tab = rl_read_file(th_path(g, "table.tsv"), NULL);
     cr_assert(tab);
-    cr_expect_eq(lines(tab), 1 + 2 * 3, "%s", tab);
+    cr_expect_eq(th_lines(tab), 1 + 2 * 3, "%s", tab);
     cr_expect(strstr(tab, "study_ratio") != NULL);
     int rows = 0;
     for (char *line = strtok(tab, "\n"); line; line = strtok(NULL, "\n")) {
@@ -154,14 +117,14 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
 
     /* REPORT.md: our table and the study's, the figures, the orderings, the
      * probe, a paragraph per claim; its command and configuration */
-    char *rep = read_all(join(g, "REPORT.md"));
+    char *rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
     cr_assert(rep);
     const char *want[] = { "routelab reproduce", "| rope |", "| alibi |", "16.22", "38.45", "(ppl.png)",
                            "(ratio.png)", "(training.png)", "models/rope/probe/probe.png", "orderings",
                            "Claim by claim", "Configuration" };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_expect(strstr(rep, want[i]) != NULL, "REPORT.md lacks '%s'", want[i]);
-    char *cfg = read_all(join(g, "config.txt"));
+    char *cfg = rl_read_file(th_path(g, "config.txt"), NULL);
     cr_assert(cfg);
     cr_expect(strstr(cfg, "variants\trope,alibi") && strstr(cfg, "width\t16") && strstr(cfg, "steps\t8"),
               "%s", cfg);
@@ -176,9 +139,9 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
 
 Test(reproduce, interrupted_grid_resumes, .timeout = 240)
 {
-    char *d = th_tmpdir(), *txt = join(d, "t.txt"), *g = join(d, "g");
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
     static char out[1 << 16];
-    write_text(txt);
+    th_write_text(txt, 300);
     /* rope finishes; then the grid grows by alibi and is interrupted at
      * step 4 of alibi's 8 */
     run_grid(d, txt, "--variants rope --probe none", out, sizeof out);
@@ -189,12 +152,12 @@ Test(reproduce, interrupted_grid_resumes, .timeout = 240)
     cr_expect(strstr(out, "alibi: training") != NULL, "%s", out);
     cr_expect(same_time(rope_ck, mtime(g, "models/rope/ckpt.bin")), "rope's checkpoint was rewritten");
     struct stat st;
-    char *tr = join(g, "models/alibi/trained"), *ev = join(g, "models/alibi/eval.tsv");
+    char *tr = th_path(g, "models/alibi/trained"), *ev = th_path(g, "models/alibi/eval.tsv");
     cr_expect(stat(tr, &st) != 0, "alibi marked trained after the interruption");
     cr_expect(stat(ev, &st) != 0, "alibi evaluated after the interruption");
-    char *log = read_all(join(g, "models/alibi/log.tsv"));
+    char *log = rl_read_file(th_path(g, "models/alibi/log.tsv"), NULL);
     cr_assert(log);
-    cr_expect_eq(lines(log), 1 + 4, "interrupted at step 4:\n%s", log);
+    cr_expect_eq(th_lines(log), 1 + 4, "interrupted at step 4:\n%s", log);
     free(log);
 
     /* the same command without the interruption: rope reused as it is,
@@ -205,9 +168,9 @@ Test(reproduce, interrupted_grid_resumes, .timeout = 240)
     cr_expect(strstr(out, "alibi: resuming training from its checkpoint") != NULL, "%s", out);
     cr_expect(same_time(rope_ck, mtime(g, "models/rope/ckpt.bin")), "rope's checkpoint was rewritten");
     cr_expect(same_time(rope_ev, mtime(g, "models/rope/eval.tsv")), "rope was evaluated again");
-    log = read_all(join(g, "models/alibi/log.tsv"));
+    log = rl_read_file(th_path(g, "models/alibi/log.tsv"), NULL);
     cr_assert(log);
-    cr_expect_eq(lines(log), 1 + 8, "steps 1..8 once each:\n%s", log);
+    cr_expect_eq(th_lines(log), 1 + 8, "steps 1..8 once each:\n%s", log);
     expect_file(g, "models/alibi/trained");
     expect_file(g, "models/alibi/eval.tsv");
     expect_file(g, "REPORT.md");
@@ -224,6 +187,6 @@ Test(reproduce, interrupted_grid_resumes, .timeout = 240)
     char args[2048], err[2048];
     snprintf(args, sizeof args, "reproduce --data %s --out %s " MINI " --variants rope --width 32", txt, g);
     cr_expect_eq(th_run(args, NULL, 0, err, sizeof err), 2, "%s", err);
-    cr_expect(strstr(err, "other settings") != NULL && lines(err) == 1, "%s", err);
+    cr_expect(strstr(err, "other settings") != NULL && th_lines(err) == 1, "%s", err);
     th_rmdir(d);
 }
