@@ -119,8 +119,9 @@ static void ordering_line(FILE *fp, const char *claim, int holds, const char *de
     fprintf(fp, "- **%s** — %s. %s\n", claim, holds < 0 ? "not measurable in this grid" : holds ? "reproduced" : "NOT reproduced", detail);
 }
 
-/* Counts and the failing rows of one experiment in theory/checks.tsv. */
-static void theory_checks(const rl_repro *r, FILE *fp, const char *exp)
+/* The theory report's verdicts on the experiments of one claim (a
+ * NULL-terminated list), with every check that does not hold spelled out. */
+static void theory_checks(const rl_repro *r, FILE *fp, const char *const *exps)
 {
     char *p = rl_path_join(r->out, "theory/checks.tsv");
     FILE *f = fopen(p, "r");
@@ -130,31 +131,34 @@ static void theory_checks(const rl_repro *r, FILE *fp, const char *exp)
         return;
     }
     char line[4096];
-    int yes = 0, no = 0;
-    size_t n = strlen(exp);
     static char fails[1 << 14];
-    int off = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, exp, n) || line[n] != '\t')
-            continue;
-        char *v = line + n + 1;
-        if (!strncmp(v, "holds\t", 6)) {
-            yes++;
-        } else if (!strncmp(v, "does not hold\t", 14)) {
-            no++;
-            char *what = v + 14, *pred = strchr(what, '\t'), *meas = pred ? strchr(pred + 1, '\t') : NULL;
-            if (pred && meas && off < (int)sizeof fails - 600) {
-                *pred = *meas = 0;
-                meas[strcspn(meas + 1, "\n") + 1] = 0;
-                off += snprintf(fails + off, sizeof fails - off, "%s%s (predicted %s; measured %s)", off ? "; " : "",
-                                what, pred + 1, meas + 1);
+    for (; *exps; exps++) {
+        const char *exp = *exps;
+        int yes = 0, no = 0, off = 0;
+        size_t n = strlen(exp);
+        fails[0] = 0;
+        rewind(f);
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, exp, n) || line[n] != '\t')
+                continue;
+            char *v = line + n + 1;
+            if (!strncmp(v, "holds\t", 6)) {
+                yes++;
+            } else if (!strncmp(v, "does not hold\t", 14)) {
+                no++;
+                char *what = v + 14, *pred = strchr(what, '\t'), *meas = pred ? strchr(pred + 1, '\t') : NULL;
+                if (pred && meas && off < (int)sizeof fails - 600) {
+                    *pred = *meas = 0;
+                    meas[strcspn(meas + 1, "\n") + 1] = 0;
+                    off += snprintf(fails + off, sizeof fails - off, "%s%s (predicted %s; measured %s)",
+                                    off ? "; " : "", what, pred + 1, meas + 1);
+                }
             }
         }
+        fprintf(fp, "Monte Carlo (`theory/theory.md#%s`): %d checks hold, %d do not%s%s. ", exp, yes, no,
+                no ? ": " : "", no ? fails : "");
     }
     fclose(f);
-    fprintf(fp, "Monte Carlo (`theory/theory.md#%s`): %d checks hold, %d do not%s%s. ", exp, yes, no,
-            no ? ": " : "", no ? fails : "");
-    fails[0] = 0;
 }
 
 /* Mean far mass and bound over the layers and heads of one probed model, at
@@ -212,12 +216,11 @@ static void claims_section(const rl_repro *r, FILE *fp, const evalrow *ev)
     long mtop = r->g.max_mult;
     fprintf(fp, "## Claim by claim\n\n");
     fprintf(fp, "**1. Mixing window.** ");
-    theory_checks(r, fp, "mixing");
+    theory_checks(r, fp, (const char *[]){ "mixing", NULL });
     fprintf(fp, "\n\n**2. Score gap.** ");
-    theory_checks(r, fp, "concentration");
-    theory_checks(r, fp, "scoregap");
+    theory_checks(r, fp, (const char *[]){ "concentration", "scoregap", NULL });
     fprintf(fp, "\n\n**3. Far-mass lower bound.** ");
-    theory_checks(r, fp, "farmass");
+    theory_checks(r, fp, (const char *[]){ "farmass", NULL });
     for (int v = 0; v < r->nvar; v++) {
         double rho, b;
         long L, W;
@@ -233,7 +236,7 @@ static void claims_section(const rl_repro *r, FILE *fp, const evalrow *ev)
         fprintf(fp, "With the distance bias (alibi), the ratio at %ld× is %.2f× ± %.2f.", mtop, x, s);
     }
     fprintf(fp, "\n\n**4. Value-side incoherence.** ");
-    theory_checks(r, fp, "values");
+    theory_checks(r, fp, (const char *[]){ "values", NULL });
     const char *pairs[][2] = { { "random_qk", "random_qkv" }, { "rope", "fixed-rope" }, { "pemb_qk", "pemb_qkv" },
                                { "lf_qk", "lf_qkv" } };
     for (int i = 0; i < 4; i++) {
@@ -246,7 +249,7 @@ static void claims_section(const rl_repro *r, FILE *fp, const evalrow *ev)
                 xa - xb > 2 * hypot(sa, sb) ? "helps" : xb - xa > 2 * hypot(sa, sb) ? "hurts" : "makes no significant difference");
     }
     fprintf(fp, "\n\n**5. Experiments.** The orderings above; the one-layer counterpart: ");
-    theory_checks(r, fp, "stylized");
+    theory_checks(r, fp, (const char *[]){ "stylized", NULL });
     fprintf(fp, "\n");
 }
 
@@ -350,10 +353,15 @@ void rl_repro_report(const rl_repro *r, const char *command)
 
     /* orderings */
     long m16 = g->max_mult >= 16 ? 16 : g->max_mult, mtop = g->max_mult;
-    fprintf(fp, "## The study's orderings in this run\n\nAt %ld× and %ld× the training context (the study "
+    char at[64];
+    if (m16 == mtop)
+        snprintf(at, sizeof at, "At %ld×", mtop);
+    else
+        snprintf(at, sizeof at, "At %ld× and %ld×", m16, mtop);
+    fprintf(fp, "## The study's orderings in this run\n\n%s the training context (the study "
                 "compares 8K/512 = 16× and 65K/512 = 128×). A difference counts when it exceeds 2 standard "
                 "errors of the difference.\n\n",
-            m16, mtop);
+            at);
     int irope = find(r, "rope"), iqk = find(r, "random_qk"), iqkv = find(r, "random_qkv"), ial = find(r, "alibi");
     double sa, sb, sc;
     double ra = irope >= 0 ? ratio_at(&ev[irope], m16, &sa) : NAN;
@@ -391,7 +399,9 @@ void rl_repro_report(const rl_repro *r, const char *command)
     o2 = 0;
     list[0] = 0;
     for (int v = 0; v < nv; v++) {
-        if (!strcmp(r->var[v], "alibi") || strstr(r->var[v], "alibi+") || !strcmp(r->var[v], "none"))
+        /* rotation-only: a rotation scheme without a distance bias (not
+         * alibi*, not none, not PaTH's Householder transport) */
+        if (strstr(r->var[v], "alibi") || !strcmp(r->var[v], "none") || !strcmp(r->var[v], "path"))
             continue;
         double s, x = ratio_at(&ev[v], mtop, &s);
         nr++;
