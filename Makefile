@@ -52,8 +52,8 @@ test: setup
 run: setup-data
 	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) data brown
-	$(BIN) reproduce --preset quick --out results/quick
-	@echo "report: results/quick/REPORT.md (theory report: results/quick/theory/theory.md)"
+	$(BIN) reproduce --preset quick --out results
+	@echo "report: results/REPORT.md (theory report: results/theory/theory.md)"
 
 bench: setup
 	@$(MAKE) --no-print-directory $(BIN)
