@@ -123,7 +123,20 @@ int cmd_reproduce(int argc, char **argv)
     for (int i = 0; i < argc && off < (int)sizeof command - 2; i++)
         off += snprintf(command + off, sizeof command - off, " %s", argv[i]);
     int st = 0;
-    if (!report_only) {
+    r.report_only = report_only;
+    if (report_only) {
+        /* the report names the command that ran the grid (OUT/config.txt),
+         * not the --report-only one that rewrites it */
+        char *cp = rl_path_join(r.out, "config.txt"), *cfg = rl_read_file(cp, NULL);
+        char *c = cfg ? strstr(cfg, "\ncommand\t") : NULL;
+        if (c) {
+            c += 9;
+            c[strcspn(c, "\n")] = 0;
+            snprintf(command, sizeof command, "%.1900s", c);
+        }
+        free(cfg);
+        free(cp);
+    } else {
         rl_mkdir_p(r.out);
         write_config(&r, command);
         st = rl_repro_run(&r);

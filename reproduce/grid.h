@@ -9,6 +9,7 @@ typedef struct {
     const char *out;    /* output folder */
     int threads;
     long stop_at;       /* stop every training at this step (0: never) */
+    int report_only;    /* rewriting the report of a grid run earlier */
     int nvar;
     char **var;         /* the variants, split from g.variants */
 } rl_repro;
