@@ -1,11 +1,15 @@
 /* cmd_reproduce.c: `routelab reproduce`, the study's grid end to end. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../cli/commands.h"
 #include "../cli/opts.h"
 #include "../cli/util.h"
+#include "../model/config.h"
 #include "grid.h"
 
 /* The preset named on the command line (its values are the defaults of
@@ -33,6 +37,31 @@ static char **split(const char *list, int *n)
     }
     free(s);
     return v;
+}
+
+/* Everything that can be checked before a file is written: each variant
+ * names a scheme, the data set exists (a token/text file, or a folder with
+ * train.bin and val.bin; their contents are checked by train itself). */
+static void check_inputs(const rl_repro *r)
+{
+    char err[512];
+    rl_pos_config pos;
+    for (int v = 0; v < r->nvar; v++)
+        if (rl_pos_parse(r->var[v], -1, &pos, err, sizeof err) != 0)
+            rl_die("reproduce: --variants: %s", err);
+    struct stat st;
+    if (stat(r->g.data, &st) != 0)
+        rl_die("reproduce: cannot read the data set %s: %s", r->g.data, strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        const char *need[] = { "train.bin", "val.bin" };
+        for (int i = 0; i < 2; i++) {
+            char *p = rl_path_join(r->g.data, need[i]);
+            if (access(p, R_OK) != 0)
+                rl_die("reproduce: the data folder %s has no readable %s (make one with routelab data)",
+                       r->g.data, need[i]);
+            free(p);
+        }
+    }
 }
 
 static void write_config(const rl_repro *r, const char *command)
@@ -137,6 +166,7 @@ int cmd_reproduce(int argc, char **argv)
         free(cfg);
         free(cp);
     } else {
+        check_inputs(&r);
         rl_mkdir_p(r.out);
         write_config(&r, command);
         st = rl_repro_run(&r);

@@ -190,3 +190,31 @@ Test(reproduce, interrupted_grid_resumes, .timeout = 240)
     cr_expect(strstr(err, "other settings") != NULL && th_lines(err) == 1, "%s", err);
     th_rmdir(d);
 }
+
+/* Bad input: one line on stderr, status 2, and no output folder left. */
+Test(reproduce, bad_input_writes_nothing, .timeout = 60)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
+    th_write_text(txt, 50);
+    const char *bad[][2] = {
+        { "--variants rope,bogus", "bogus" },
+        { "--data %s/none.txt", "cannot read the data set" },
+        { "--data %s", "no readable train.bin" }, /* a folder without train.bin */
+        { "--width 10 --heads 4", "even dimension" },
+        { "--max-mult 0", "out of range" },
+        { "--frob", "unknown flag" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char extra[512], args[2048], err[2048];
+        snprintf(extra, sizeof extra, bad[i][0], d);
+        /* the data flag given last wins over the valid one */
+        snprintf(args, sizeof args, "reproduce --data %s --out %s " MINI " %s", txt, g, extra);
+        int st = th_run(args, NULL, 0, err, sizeof err);
+        cr_expect_eq(st, 2, "%s: status %d", extra, st);
+        cr_expect_eq(th_lines(err), 1, "%s: not one line: %s", extra, err);
+        cr_expect(strstr(err, bad[i][1]) != NULL, "%s: stderr lacks '%s': %s", extra, bad[i][1], err);
+        struct stat s;
+        cr_expect(stat(g, &s) != 0, "%s: left %s behind", extra, g);
+    }
+    th_rmdir(d);
+}
