@@ -148,3 +148,31 @@ fail:
     fclose(fp);
     return NULL;
 }
+
+rl_gpt *rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, rl_ckpt_meta *meta,
+                          rl_dataset *ds)
+{
+    if (!ckpath || !data)
+        rl_die("%s: --ckpt and --data are required", cmd);
+    char err[512];
+    rl_gpt *m = rl_ckpt_load(ckpath, 1, meta, err, sizeof err);
+    if (!m)
+        rl_die("%s: %s", cmd, err);
+    rl_data_load(cmd, data, m->cfg.vocab, ds);
+    return m;
+}
+
+long rl_eval_check_lengths(const char *cmd, const long *L, int n, long minlen, const rl_dataset *ds,
+                           const char *data)
+{
+    long maxL = 0;
+    for (int i = 0; i < n; i++) {
+        if (L[i] < minlen)
+            rl_die("%s: length %ld must be at least %ld", cmd, L[i], minlen);
+        if (L[i] + 1 > ds->val.n)
+            rl_die("%s: length %ld needs %ld validation tokens; the validation stream of %s has %ld", cmd, L[i],
+                   L[i] + 1, data, ds->val.n);
+        maxL = L[i] > maxL ? L[i] : maxL;
+    }
+    return maxL;
+}

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data.h"
 #include "gpt.h"
 
 /* 2: the position scheme as (rotation, mode, alibi, path) fields */
@@ -37,5 +38,17 @@ void rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta);
  * one-line reason when the file is unreadable, truncated, corrupt or of
  * another format. */
 rl_gpt *rl_ckpt_load(const char *path, int B, rl_ckpt_meta *meta, char *err, size_t errlen);
+
+/* For the commands that read a trained model (eval, probe): the model of
+ * ckpath for one window at a time and the data set at data in its
+ * vocabulary; dies with one line naming cmd when either is missing or bad. */
+rl_gpt *rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, rl_ckpt_meta *meta,
+                          rl_dataset *ds);
+
+/* Every length of L[0..n-1] must be at least minlen and fit the validation
+ * stream (L + 1 tokens: inputs and next-token targets); dies with one line
+ * naming cmd otherwise.  Returns the longest. */
+long rl_eval_check_lengths(const char *cmd, const long *L, int n, long minlen, const rl_dataset *ds,
+                           const char *data);
 
 #endif

@@ -48,26 +48,12 @@ int cmd_eval(int argc, char **argv)
                   "draw it per window from the seed: the same seed gives the same numbers.",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
-    if (!ckpath || !data)
-        rl_die("eval: --ckpt and --data are required");
     long Ls[MAX_LENGTHS];
     int nl = rl_parse_longs("--lengths", lengths, Ls, MAX_LENGTHS);
-    char err[512];
     rl_ckpt_meta meta;
-    rl_gpt *m = rl_ckpt_load(ckpath, 1, &meta, err, sizeof err);
-    if (!m)
-        rl_die("eval: %s", err);
     rl_dataset ds;
-    rl_data_load("eval", data, m->cfg.vocab, &ds);
-    long maxL = 0;
-    for (int i = 0; i < nl; i++) {
-        if (Ls[i] < 1)
-            rl_die("eval: length %ld must be positive", Ls[i]);
-        if (Ls[i] + 1 > ds.val.n)
-            rl_die("eval: length %ld needs %ld validation tokens; the validation stream of %s has %ld",
-                   Ls[i], Ls[i] + 1, data, ds.val.n);
-        maxL = Ls[i] > maxL ? Ls[i] : maxL;
-    }
+    rl_gpt *m = rl_ckpt_open_eval("eval", ckpath, data, &meta, &ds);
+    long maxL = rl_eval_check_lengths("eval", Ls, nl, 1, &ds, data);
     char *def = NULL;
     if (!out) {
         char *tmp = strdup(ckpath);

@@ -39,13 +39,9 @@ int cmd_probe(int argc, char **argv)
                   "figures far mass vs W against the bound, and logit vs distance.",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
-    if (!ckpath || !data)
-        rl_die("probe: --ckpt and --data are required");
-    char err[512];
     rl_ckpt_meta meta;
-    rl_gpt *m = rl_ckpt_load(ckpath, 1, &meta, err, sizeof err);
-    if (!m)
-        rl_die("probe: %s", err);
+    rl_dataset ds;
+    rl_gpt *m = rl_ckpt_open_eval("probe", ckpath, data, &meta, &ds);
     const long T = m->cfg.ctx;
     long Ls[MAX_LENGTHS];
     int nl;
@@ -56,17 +52,7 @@ int cmd_probe(int argc, char **argv)
         Ls[1] = 16 * T;
         nl = 2;
     }
-    rl_dataset ds;
-    rl_data_load("probe", data, m->cfg.vocab, &ds);
-    long maxL = 0;
-    for (int i = 0; i < nl; i++) {
-        if (Ls[i] < 2)
-            rl_die("probe: length %ld must be at least 2", Ls[i]);
-        if (Ls[i] + 1 > ds.val.n)
-            rl_die("probe: length %ld needs %ld validation tokens; %s has %ld", Ls[i], Ls[i] + 1, data,
-                   ds.val.n);
-        maxL = Ls[i] > maxL ? Ls[i] : maxL;
-    }
+    long maxL = rl_eval_check_lengths("probe", Ls, nl, 2, &ds, data);
     rl_mkdir_p(out);
     char *pp = rl_path_join(out, "probe.tsv"), *dp = rl_path_join(out, "distance.tsv");
     rl_outfile *po = rl_outfile_open(pp), *dout = rl_outfile_open(dp);
