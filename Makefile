@@ -14,8 +14,8 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -fopenmp -Wall -Wextra -MMD -MP \
 LDFLAGS  += -fopenmp -L$(BLASDIR) -Wl,--disable-new-dtags,-rpath,$(BLASDIR)
 LDLIBS   += -lopenblas -llapacke -lgsl -lm
 
-MODULES  := cli sampling theory experiments model reproduce bench
-SRCS     := $(filter-out cli/routelab.c,$(wildcard $(addsuffix /*.c,$(MODULES))))
+MODULES  := core sampling theory mc model report experiments reproduce bench cmd
+SRCS     := $(filter-out cmd/routelab.c,$(wildcard $(addsuffix /*.c,$(MODULES))))
 OBJS     := $(SRCS:%.c=build/%.o)
 TESTSRCS := $(wildcard tests/*.c)
 TESTOBJS := $(TESTSRCS:%.c=build/%.o)
@@ -35,7 +35,7 @@ setup-data:
 build: setup
 	@$(MAKE) --no-print-directory $(BIN)
 
-$(BIN): build/cli/routelab.o $(OBJS)
+$(BIN): build/cmd/routelab.o $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(TESTBIN): $(TESTOBJS) $(OBJS) | $(BIN)
@@ -63,4 +63,4 @@ bench: setup
 clean:
 	rm -rf build
 
--include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) build/cli/routelab.d
+-include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) build/cmd/routelab.d

@@ -21,13 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "exp.h"
+#include "../report/exp.h"
 #include "experiments.h"
-#include "scoretails.h"
-#include "so2score.h"
+#include "../mc/scoretails.h"
+#include "../mc/so2score.h"
 
 #define MAXD 8   /* dimensions in a preset */
 

@@ -4,7 +4,7 @@
 #ifndef RL_EXPERIMENTS_H
 #define RL_EXPERIMENTS_H
 
-#include "exp.h"
+#include "../report/exp.h"
 
 int rl_exp_mixing(const rl_exp_ctx *ctx, rl_report *rep);
 int rl_exp_concentration(const rl_exp_ctx *ctx, rl_report *rep);

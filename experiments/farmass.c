@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "exp.h"
+#include "../report/exp.h"
 #include "experiments.h"
 
 #define MAXLAM 8

@@ -10,8 +10,8 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "chain.h"
-#include "softmax_mass.h"
+#include "../mc/chain.h"
+#include "../mc/softmax_mass.h"
 
 /* Walk delta = 1 .. grid[ng-1] (f == NULL: no transport, s = 1).  ch tracks one
  * vector; q (d) is drawn here.  rho (ng x nlam x nconf) gets rho_D at each

@@ -12,15 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "../model/data.h"
 #include "../sampling/so2.h"
 #include "../sampling/tokens.h"
 #include "../theory/theory.h"
-#include "exp.h"
+#include "../report/exp.h"
 #include "experiments.h"
-#include "routes.h"
-#include "textsteps.h"
+#include "../mc/routes.h"
+#include "../mc/textsteps.h"
 
 typedef struct {
     long reps;      /* routes per family */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "experiments.h"
 
 /* A file relative to the project folder (the binary lives in PROJECT/build),

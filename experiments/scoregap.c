@@ -26,13 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "exp.h"
+#include "../report/exp.h"
 #include "experiments.h"
-#include "gapchain.h"
-#include "so2score.h"
+#include "../mc/gapchain.h"
+#include "../mc/so2score.h"
 
 #define NNEAR 3
 static const long near_n[NNEAR] = { 1, 4, 16 };

@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "exp.h"
+#include "../report/exp.h"
 #include "experiments.h"
-#include "routes.h"
-#include "stylized_model.h"
+#include "../mc/routes.h"
+#include "../mc/stylized_model.h"
 
 typedef struct {
     int d;

@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 #include "../theory/theory.h"
-#include "exp.h"
+#include "../report/exp.h"
 #include "experiments.h"
-#include "routes.h"
-#include "value_walk.h"
+#include "../mc/routes.h"
+#include "../mc/value_walk.h"
 
 #define NGROUP 16   /* jackknife groups of replicates for slope errors */
 #define NFAM 5

@@ -10,7 +10,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "fastmath.h"
 
 /* Query/key block sizes of the streaming kernel: a 64 x 512 score block is

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "data.h"
 
 static int in_list(const char *w, const char *const *list)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "data.h"
 
 static const char MAGIC[8] = { 'R', 'L', 'G', 'P', 'T', 'C', 'K', 'P' };

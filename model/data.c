@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 
 uint64_t rl_fnv64(uint64_t h, const void *p, size_t n)
 {

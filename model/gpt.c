@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "../sampling/rng.h"
 #include "accum_rot.h"
 #include "attention.h"

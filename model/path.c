@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 
 #define CB RL_PATH_C
 _Static_assert(RL_ATTN_SK % RL_PATH_C == 0, "key blocks must be whole PaTH blocks");

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 
 void rl_rotate(float *x, long ld, int B, int T, int H, int hd, const rl_rotation *r,
                long t0, int dir)

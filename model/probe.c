@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "attention.h"
 
 #define NSTAT 7 /* far mass, its square, bound, rows, violations, lambda sum, lambda max */

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "../model/config.h"
 
 /* ---- argument lists ---- */

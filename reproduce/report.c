@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli/util.h"
-#include "../experiments/exp.h"
+#include "../core/util.h"
+#include "../report/exp.h"
 #include "grid.h"
 #include "study.h"
 

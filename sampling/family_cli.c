@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 
 rl_family_args rl_family_args_default(void)
 {

@@ -3,7 +3,7 @@
 #ifndef RL_FAMILY_CLI_H
 #define RL_FAMILY_CLI_H
 
-#include "../cli/opts.h"
+#include "../core/opts.h"
 #include "family.h"
 
 typedef struct {

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 
 rl_haar_workspace *rl_haar_alloc(int d)
 {

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../experiments/chain.h"
-#include "../experiments/routes.h"
+#include "../mc/chain.h"
+#include "../mc/routes.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 

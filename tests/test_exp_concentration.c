@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../experiments/scoretails.h"
-#include "../experiments/so2score.h"
+#include "../mc/scoretails.h"
+#include "../mc/so2score.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "helpers.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../experiments/farmass.h"
-#include "../experiments/softmax_mass.h"
+#include "../mc/softmax_mass.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "helpers.h"

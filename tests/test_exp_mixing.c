@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../experiments/routes.h"
-#include "../experiments/textsteps.h"
+#include "../mc/routes.h"
+#include "../mc/textsteps.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../theory/theory.h"

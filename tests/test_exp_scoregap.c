@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../experiments/gapchain.h"
-#include "../experiments/so2score.h"
+#include "../mc/gapchain.h"
+#include "../mc/so2score.h"
 #include "../theory/theory.h"
 #include "helpers.h"
 

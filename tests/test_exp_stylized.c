@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../experiments/stylized_model.h"
+#include "../mc/stylized_model.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "helpers.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../experiments/value_walk.h"
+#include "../mc/value_walk.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "helpers.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "helpers.h"
 
 static void write_file(const char *p, const void *buf, size_t n)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../cli/util.h"
+#include "../core/util.h"
 #include "helpers.h"
 
 /* The miniature grid: 1 layer of width 16, context 8, 8 steps, evaluated

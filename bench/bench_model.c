@@ -1,0 +1,256 @@
+/* bench_model.c: model throughput against this machine's own sgemm peak. */
+#include "bench_model.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../core/util.h"
+#include "../model/gpt.h"
+#include "../model/train.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* GFLOP/s of a large square sgemm with OpenBLAS's own threading (all
+ * cores): the peak that the model's throughput is a fraction of. */
+static double sgemm_peak(int n, double budget)
+{
+    float *a = rl_xmalloc(sizeof(float) * n * n), *b = rl_xmalloc(sizeof(float) * n * n);
+    float *c = rl_xcalloc((size_t)n * n, sizeof(float));
+    for (long i = 0; i < (long)n * n; i++) {
+        a[i] = (float)((i * 7 % 13) - 6) / 13.0f;
+        b[i] = (float)((i * 5 % 11) - 5) / 11.0f;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
+    double best = 0;
+    for (double t0 = now(); now() - t0 < budget;) {
+        double t = now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
+        double g = 2.0 * n * n * (double)n / (now() - t) / 1e9;
+        best = g > best ? g : best;
+    }
+    free(a);
+    free(b);
+    free(c);
+    return best;
+}
+
+/* CPU seconds of the process: with one thread, the work done whatever
+ * else runs on the machine (wall time under load counts the waits too). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double peak_rss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;
+}
+
+/* The first llm.c shape (4 layers, width 256, 4 heads, T = 128, vocab 256). */
+static rl_gpt_config shape1(rl_pos_config pos)
+{
+    rl_gpt_config c = { 4, 256, 4, 128, 256, 0.0f, pos };
+    return c;
+}
+
+static const rl_pos_config ROPE = { RL_ROT_ROPE, RL_MODE_QK, 0, 0 };
+
+/* Forward-only evaluation of one window of L tokens at the first shape:
+ * seconds, workspace and the process's peak RSS right after it. */
+typedef struct {
+    int L;
+    double sec, cpu, flops, work_mib, rss_mib;
+} eval_figs;
+
+static eval_figs bench_eval(int L, rl_pos_config pos)
+{
+    rl_gpt_config cfg = shape1(pos);
+    rl_gpt *m = rl_gpt_alloc(&cfg, 1);
+    rl_gpt_init(m, 1);
+    uint16_t *tok = rl_xmalloc(sizeof(uint16_t) * (L + 1));
+    for (int i = 0; i <= L; i++)
+        tok[i] = (uint16_t)((i * 2654435761u) >> 24);
+    rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
+    eval_figs f = { L, now(), cpu_now(), 0, rl_gpt_eval_bytes(e) / 1048576.0, 0 };
+    rl_gpt_eval_window(m, e, tok, L, 1);
+    f.sec = now() - f.sec;
+    f.cpu = cpu_now() - f.cpu;
+    f.rss_mib = peak_rss_mib();
+    /* forward FLOPs: a third of the training count, causal attention halved */
+    f.flops = (rl_gpt_flops_per_token(&cfg, 0) / 3 + 2.0 * cfg.layers * cfg.width * L) * L;
+    rl_gpt_eval_free(e);
+    free(tok);
+    rl_gpt_free(m);
+    return f;
+}
+
+/* A model with its trainer on synthetic tokens, for timing full steps. */
+typedef struct {
+    rl_gpt *m;
+    rl_trainer *tr;
+    rl_tokens data;
+    long step;
+} train_run;
+
+static void run_open(train_run *r, const rl_gpt_config *cfg, int B)
+{
+    r->m = rl_gpt_alloc(cfg, B);
+    rl_gpt_init(r->m, 1);
+    r->data.n = 1 << 20;
+    r->data.tok = rl_xmalloc(sizeof(uint16_t) * r->data.n);
+    for (long i = 0; i < r->data.n; i++)
+        r->data.tok[i] = (uint16_t)(((uint32_t)i * 2654435761u) >> 24);
+    r->tr = rl_trainer_alloc(r->m, &r->data, B, 1, 1);
+    r->step = 0;
+    rl_trainer_step(r->tr, r->step++, 1e-4, NULL); /* warm-up: first touch of the buffers */
+}
+
+/* Seconds of one full step (forward, backward, clipping, AdamW): wall
+ * time, or the process's CPU time when cpu is set. */
+static double run_step(train_run *r, int cpu)
+{
+    double t = cpu ? cpu_now() : now();
+    rl_trainer_step(r->tr, r->step++, 1e-4, NULL);
+    return (cpu ? cpu_now() : now()) - t;
+}
+
+static void run_close(train_run *r)
+{
+    rl_trainer_free(r->tr);
+    free(r->data.tok);
+    rl_gpt_free(r->m);
+}
+
+static double median(double *x, long n)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+    return x[n / 2];
+}
+
+enum { MAXSTEPS = 512 };
+
+/* Tokens/s of full training steps (median step time of a budget-long run). */
+static double bench_train(int layers, int width, int heads, int T, int B, double budget)
+{
+    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 } };
+    train_run r;
+    run_open(&r, &cfg, B);
+    /* the median step time: robust to other work on the machine */
+    double st[MAXSTEPS];
+    long n = 0;
+    for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5);)
+        st[n++] = run_step(&r, 0);
+    run_close(&r);
+    return (double)B * T / median(st, n);
+}
+
+/* Training tokens/s of scheme pos and of RoPE at the first shape, steps of
+ * the two models interleaved (one each per round) so that both see the
+ * same load; median step times.  cpu: one thread, CPU time per step. */
+static void bench_scheme_train(rl_pos_config pos, double budget, int cpu, double *tps,
+                               double *tps_rope)
+{
+    rl_gpt_config cs = shape1(pos), cr = shape1(ROPE);
+    train_run a, b;
+    rl_set_threads(cpu ? 1 : rl_ncores());
+    run_open(&a, &cs, 8);
+    run_open(&b, &cr, 8);
+    double sa[MAXSTEPS], sb[MAXSTEPS];
+    long n = 0;
+    for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5); n++) {
+        sa[n] = run_step(&a, cpu);
+        sb[n] = run_step(&b, cpu);
+    }
+    run_close(&a);
+    run_close(&b);
+    rl_set_threads(rl_ncores());
+    *tps = 8.0 * 128 / median(sa, n);
+    *tps_rope = 8.0 * 128 / median(sb, n);
+}
+
+static void report_train(int layers, int width, int heads, int T, int B, double tps,
+                         double llmc, double peak)
+{
+    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 } };
+    double gf = tps * rl_gpt_flops_per_token(&cfg, T) / 1e9;
+    printf("model train %dL w%d h%d T=%d B=%d: %8.0f tok/s  %6.1f GFLOP/s  %4.0f%% of peak  "
+           "%.2fx llm.c (%.0f tok/s)\n", layers, width, heads, T, B, tps, gf, 100 * gf / peak,
+           tps / llmc, llmc);
+}
+
+/* Every position scheme (rotations and PaTH) at the first shape.  Training: steps interleaved
+ * with a RoPE model's (one each per round, so both see the same load),
+ * median step times, on all cores (wall time: tokens/s) and on one thread
+ * (CPU time: less sensitive to other work).  Evaluation: one window of
+ * 16,384 tokens (4,096 with --quick) on one thread, CPU seconds (on a
+ * shared machine two threads' wall and CPU time both count the waits for a
+ * descheduled partner), right after a RoPE window for the ratio (the rope
+ * row's ratio is then the noise of the method). */
+static void bench_schemes(int quick)
+{
+    static const char *names[] = { "rope", "fixed-rope", "random_qk", "random_qkv", "pemb_qk",
+                                   "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv", "path" };
+    const int n = sizeof names / sizeof *names, L = quick ? 4096 : 16384;
+    const double budget = quick ? 1.5 : 5;
+    printf("model schemes, 4L w256 h4 T=128 B=8 vocab 256 (overhead: time per step or window "
+           "over RoPE's - 1; training steps interleaved with a RoPE model's)\n");
+    for (int i = 0; i < n; i++) {
+        rl_pos_config pos;
+        char err[256];
+        if (rl_pos_parse(names[i], -1, &pos, err, sizeof err))
+            rl_die("bench: %s", err);
+        double tps, tps_rope, cps, cps_rope;
+        bench_scheme_train(pos, budget, 0, &tps, &tps_rope);
+        bench_scheme_train(pos, budget, 1, &cps, &cps_rope);
+        rl_set_threads(1);
+        eval_figs rope_ev = bench_eval(L, ROPE), ev = bench_eval(L, pos);
+        rl_set_threads(rl_ncores());
+        printf("model scheme %-16s train %2d thr %6.0f tok/s (rope %6.0f) %+6.1f%% | 1 thr CPU "
+               "%6.0f tok/s (rope %6.0f) %+6.1f%% | eval T=%d, 1 thr: CPU %6.2f s %+6.1f%% (wall "
+               "%.2f s)\n", names[i], rl_ncores(), tps, tps_rope, 100 * (tps_rope / tps - 1), cps,
+               cps_rope, 100 * (cps_rope / cps - 1), L, ev.cpu, 100 * (ev.cpu / rope_ev.cpu - 1),
+               ev.sec);
+        fflush(stdout);
+    }
+}
+
+void rl_bench_model(int quick)
+{
+    rl_set_threads(rl_ncores());
+    const double pb = quick ? 1.0 : 3.0, tb = quick ? 3 : 10;
+    /* the peak before and after the model runs; the larger one is used, so
+     * that other work on the machine cannot inflate the fractions */
+    double p1 = sgemm_peak(2048, pb);
+    eval_figs ev = bench_eval(16384, ROPE); /* first: its peak RSS is its own */
+    double t1 = bench_train(4, 256, 4, 128, 8, tb), t2 = bench_train(6, 384, 6, 256, 4, tb);
+    double p2 = sgemm_peak(2048, pb), peak = p1 > p2 ? p1 : p2;
+    printf("model sgemm peak (2048^3, %d threads, OpenBLAS, best of %.0f s, before / after): "
+           "%.1f / %.1f GFLOP/s\n", rl_ncores(), pb, p1, p2);
+    report_train(4, 256, 4, 128, 8, t1, 1358, peak);
+    report_train(6, 384, 6, 256, 4, t2, 354, peak);
+    printf("model eval  4L w256 h4 rope T=%d (one window, forward only): %.2f s  %.0f tok/s  "
+           "%.1f GFLOP/s (%.0f%% of peak)  workspace %.0f MiB  peak RSS %.0f MiB\n", ev.L, ev.sec,
+           ev.L / ev.sec, ev.flops / ev.sec / 1e9, 100 * ev.flops / ev.sec / 1e9 / peak,
+           ev.work_mib, ev.rss_mib);
+    fflush(stdout);
+    bench_schemes(quick);
+    rl_set_threads(1);
+}

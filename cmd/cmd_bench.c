@@ -1,0 +1,140 @@
+/* cmd_bench.c: `routelab bench`, speed measured against this machine's own
+ * LAPACK (the floor a Haar sampler cannot beat) and per-step costs. */
+#include <lapacke.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "../core/opts.h"
+#include "../core/util.h"
+#include "../sampling/haar.h"
+#include "../sampling/rng.h"
+#include "../sampling/steps.h"
+#include "../bench/bench_model.h"
+#include "../bench/bench_path.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Haar samples per second at dimension d, and the time LAPACK's QR alone
+ * (dgeqrf + dorgqr) takes on the same Gaussian matrices, in the same run. */
+static void bench_haar(int d, double budget)
+{
+    rl_haar_workspace *w = rl_haar_alloc(d);
+    gsl_rng *r = rl_rng_alloc();
+    const long d2 = (long)d * d;
+    double *U = rl_xmalloc(sizeof(double) * d2), *G = rl_xmalloc(sizeof(double) * d2);
+    /* calibrate the repetition count on the sampler */
+    long n = 0;
+    double t0 = now(), t;
+    rl_rng_stream(r, 7, 0);
+    do {
+        rl_haar_draw(w, r, 0, U);
+        n++;
+    } while ((t = now() - t0) < budget / 4);
+    n = (long)(n * (budget / 2) / t) + 1;
+
+    /* sampler: Gaussian fill + QR + sign correction */
+    rl_rng_stream(r, 7, 1);
+    t0 = now();
+    for (long i = 0; i < n; i++)
+        rl_haar_draw(w, r, 0, U);
+    double t_samp = now() - t0;
+
+    /* floor: LAPACK's QR alone on a Gaussian matrix (copy excluded by
+     * subtracting a timed copy loop) */
+    rl_rng_stream(r, 7, 2);
+    rl_ziggurat_fill(&w->zig, r, G, d2);
+    t0 = now();
+    for (long i = 0; i < n; i++) {
+        memcpy(U, G, sizeof(double) * d2);
+        LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, d, d, U, d, w->tau, w->work, w->lwork);
+        LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, d, d, d, U, d, w->tau, w->work, w->lwork);
+    }
+    double t_qr = now() - t0;
+    t0 = now();
+    for (long i = 0; i < n; i++) {
+        memcpy(U, G, sizeof(double) * d2);
+        __asm__ volatile("" ::: "memory");
+    }
+    t_qr -= now() - t0;
+    printf("haar     d=%-5d %10.0f samples/s   LAPACK QR floor %10.0f /s   ratio %.3f\n", d, n / t_samp,
+           n / t_qr, t_samp / t_qr);
+    free(U);
+    free(G);
+    gsl_rng_free(r);
+    rl_haar_free(w);
+}
+
+/* ns per step (draw + apply to one vector) and ns per step per dimension:
+ * a constant last column is O(d) per step. */
+static void bench_steps(rl_family_kind kind, int d, double budget)
+{
+    rl_family f = rl_family_default(kind, d);
+    rl_stepper *s = rl_stepper_alloc(&f, 1);
+    gsl_rng *r = rl_rng_alloc();
+    double *x = rl_xcalloc(d, sizeof(double));
+    x[0] = 1;
+    rl_rng_stream(r, 7, 3);
+    long n = 0;
+    double t0 = now(), t;
+    do {
+        for (int i = 0; i < 64; i++) {
+            rl_stepper_draw(s, r, 0);
+            rl_stepper_apply(s, 0, x, 1);
+        }
+        n += 64;
+    } while ((t = now() - t0) < budget);
+    printf("step     %-12s d=%-5d %9.1f ns/step   %7.3f ns/step/d\n", rl_family_name(kind), d,
+           1e9 * t / n, 1e9 * t / n / d);
+    free(x);
+    gsl_rng_free(r);
+    rl_stepper_free(s);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    int quick = 0, what = 0;
+    rl_opt opts[] = {
+        RL_OPT_CHOICE_("what", &what, "which benchmarks", "all|haar|steps|model|path"),
+        RL_OPT_FLAG_("quick", &quick, "shorter runs (less precise)"),
+        RL_OPT_END_
+    };
+    rl_opts_parse("bench", "[--what all|haar|steps|model|path] [--quick]",
+                  "Print speed figures measured in this run against this machine's own\n"
+                  "LAPACK/BLAS: Haar sampling and step costs single-threaded (so the ratios\n"
+                  "compare like with like), the model on all cores against the sgemm peak.",
+                  opts, argc, argv, NULL, 0);
+    double budget = quick ? 0.2 : 1.0;
+    if (what == 0 || what == 1 || what == 2) {
+        rl_set_threads(1);
+        printf("# sampling (single thread; ratio = time of the sampler / time of LAPACK's QR floor)\n");
+    }
+    if (what == 0 || what == 1) {
+        int dims[] = { 16, 64, 256, 1024 };
+        for (int i = 0; i < 4; i++)
+            bench_haar(dims[i], budget * (dims[i] >= 1024 ? 3 : 1));
+    }
+    if (what == 0 || what == 2) {
+        int dims[] = { 64, 256, 1024 };
+        rl_family_kind kinds[] = { RL_FAM_SO2, RL_FAM_HOUSEHOLDER, RL_FAM_PATH };
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < 3; i++)
+                bench_steps(kinds[k], dims[i], budget / 2);
+    }
+    if (what == 0 || what == 3) { /* all cores, against the sgemm peak of the same run */
+        rl_set_threads(rl_ncores());
+        rl_bench_model(quick);
+    }
+    if (what == 0 || what == 4) { /* the PaTH kernel against the standard one, one thread */
+        rl_set_threads(1);
+        rl_bench_path(quick);
+    }
+    return 0;
+}

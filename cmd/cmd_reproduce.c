@@ -1,0 +1,180 @@
+/* cmd_reproduce.c: `routelab reproduce`, the study's grid end to end. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "../core/opts.h"
+#include "../core/util.h"
+#include "../model/config.h"
+#include "../reproduce/grid.h"
+
+/* The preset named on the command line (its values are the defaults of
+ * every other flag), quick when none is given. */
+static const char *preset_arg(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--preset") && i + 1 < argc)
+            return argv[i + 1];
+        if (!strncmp(argv[i], "--preset=", 9))
+            return argv[i] + 9;
+    }
+    return "quick";
+}
+
+static char **split(const char *list, int *n)
+{
+    char *s = strdup(list), **v = NULL;
+    *n = 0;
+    for (char *p = strtok(s, ","); p; p = strtok(NULL, ",")) {
+        v = realloc(v, sizeof(char *) * (*n + 1));
+        if (!v)
+            rl_die("out of memory");
+        v[(*n)++] = strdup(p);
+    }
+    free(s);
+    return v;
+}
+
+/* Everything that can be checked before a file is written: each variant
+ * names a scheme, the data set exists (a token/text file, or a folder with
+ * train.bin and val.bin; their contents are checked by train itself). */
+static void check_inputs(const rl_repro *r)
+{
+    char err[512];
+    rl_pos_config pos;
+    for (int v = 0; v < r->nvar; v++)
+        if (rl_pos_parse(r->var[v], -1, &pos, err, sizeof err) != 0)
+            rl_die("reproduce: --variants: %s", err);
+    struct stat st;
+    if (stat(r->g.data, &st) != 0)
+        rl_die("reproduce: cannot read the data set %s: %s", r->g.data, strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        const char *need[] = { "train.bin", "val.bin" };
+        for (int i = 0; i < 2; i++) {
+            char *p = rl_path_join(r->g.data, need[i]);
+            if (access(p, R_OK) != 0)
+                rl_die("reproduce: the data folder %s has no readable %s (make one with routelab data)",
+                       r->g.data, need[i]);
+            free(p);
+        }
+    }
+}
+
+static void write_config(const rl_repro *r, const char *command)
+{
+    char *p = rl_path_join(r->out, "config.txt");
+    rl_outfile *o = rl_outfile_open(p);
+    const rl_grid *g = &r->g;
+    fprintf(o->f,
+            "# routelab reproduce: the configuration of this grid\ncommand\t%s\npreset\t%s\nvariants\t%s\n"
+            "layers\t%d\nwidth\t%d\nheads\t%d\nctx\t%d\nvocab\t%d\nbatch\t%d\naccum\t%d\ndropout\t%g\n"
+            "steps\t%ld\nlr\t%s\nval_every\t%d\nval_batches\t%d\nckpt_every\t%d\nmax_mult\t%d\n"
+            "eval_batches\t%d\ntheory\t%s\nprobe\t%s\nprobe_mult\t%d\ndata\t%s\nseed\t%ld\n",
+            command, g->name, g->variants, g->layers, g->width, g->heads, g->ctx, g->vocab, g->batch, g->accum,
+            g->dropout, rl_grid_steps(g), g->lr, g->val_every, g->val_batches, g->ckpt_every, g->max_mult,
+            g->eval_batches, g->theory, g->probe, g->probe_mult, g->data, g->seed);
+    rl_outfile_commit(o);
+    free(p);
+}
+
+int cmd_reproduce(int argc, char **argv)
+{
+    const char *pname = preset_arg(argc, argv);
+    const rl_grid *p = rl_grid_preset(pname);
+    if (!p)
+        rl_die("reproduce: --preset must be one of %s, got '%s'", RL_GRID_PRESETS, pname);
+    rl_repro r = { .g = *p, .threads = rl_ncores() };
+    int preset = 0, theory = 0, report_only = 0;
+    char outdef[256];
+    snprintf(outdef, sizeof outdef, "results/reproduce-%s", p->name);
+    r.out = outdef;
+    preset = !strcmp(p->name, "quick") ? 0 : !strcmp(p->name, "cpu") ? 1 : 2;
+    theory = !strcmp(p->theory, "quick") ? 0 : !strcmp(p->theory, "full") ? 1 : 2;
+    rl_grid *g = &r.g;
+    rl_opt opts[] = {
+        RL_OPT_CHOICE_("preset", &preset, "the grid: quick (make run), cpu (90 min), paper (the study's)",
+                       RL_GRID_PRESETS),
+        RL_OPT_STR_("out", &r.out, "output folder"),
+        RL_OPT_STR_("data", &g->data, "data set: DIR with train.bin/val.bin, or a token/text FILE"),
+        RL_OPT_STR_("variants", &g->variants, "comma-separated position schemes"),
+        RL_OPT_INT_("layers", &g->layers, "decoder blocks", 1, 1024),
+        RL_OPT_INT_("width", &g->width, "model width", 2, 65536),
+        RL_OPT_INT_("heads", &g->heads, "attention heads", 1, 4096),
+        RL_OPT_INT_("ctx", &g->ctx, "training context T", 2, 1 << 20),
+        RL_OPT_INT_("vocab", &g->vocab, "vocabulary (256 for the byte-level Brown corpus)", 2, 65536),
+        RL_OPT_INT_("batch", &g->batch, "windows per micro-batch", 1, 1 << 20),
+        RL_OPT_INT_("accum", &g->accum, "micro-batches per step", 1, 1 << 20),
+        RL_OPT_DBL_("dropout", &g->dropout, "dropout probability", 0, 1, RL_LO | RL_HI_OPEN),
+        RL_OPT_LONG_("steps", &g->steps, "optimizer steps (0: the sum of the --lr stages)", 0, 1e12),
+        RL_OPT_STR_("lr", &g->lr, "learning-rate schedule (train --lr)"),
+        RL_OPT_INT_("val-every", &g->val_every, "validation every N steps", 1, 1 << 30),
+        RL_OPT_INT_("val-batches", &g->val_batches, "validation batches", 1, 1 << 20),
+        RL_OPT_INT_("ckpt-every", &g->ckpt_every, "checkpoint every N steps", 1, 1 << 30),
+        RL_OPT_INT_("max-mult", &g->max_mult, "evaluate at 1x, 2x, ... up to this multiple of T", 1, 1 << 20),
+        RL_OPT_INT_("eval-batches", &g->eval_batches, "evaluation windows per length", 1, 1 << 20),
+        RL_OPT_CHOICE_("theory", &theory, "theory report preset", "quick|full|none"),
+        RL_OPT_STR_("probe", &g->probe, "variants to probe (comma-separated, all, none)"),
+        RL_OPT_INT_("probe-mult", &g->probe_mult, "probe at this multiple of T", 1, 1 << 20),
+        RL_OPT_SEED_(&g->seed),
+        RL_OPT_THREADS_(&r.threads),
+        RL_OPT_LONG_("stop-at", &r.stop_at, "stop each training at this step, as an interruption would "
+                                           "(0: never); the same command continues", 0, 1e12),
+        RL_OPT_FLAG_("report-only", &report_only, "only rewrite table.tsv, the figures and REPORT.md"),
+        RL_OPT_END_
+    };
+    rl_opts_parse("reproduce", "[--preset quick|cpu|paper] [--out DIR] [--data PATH] [flags]",
+                  "Train every variant of the grid on the same tokens and seed, evaluate each with the\n"
+                  "study's protocol at 1x, 2x, ..., max-mult x the training context, probe the far mass\n"
+                  "inside chosen models, run the theory report, and write OUT/table.tsv, figures and\n"
+                  "OUT/REPORT.md next to the study's numbers.  Resumable: the same command reuses\n"
+                  "finished models and evaluations and resumes a half-trained model from its checkpoint.\n"
+                  "Every flag's default comes from the preset; the configuration used is written to\n"
+                  "OUT/config.txt.",
+                  opts, argc, argv, NULL, 0);
+    static const char *tnames[] = { "quick", "full", "none" };
+    g->theory = tnames[theory];
+    if (!g->data)
+        rl_die("reproduce: preset %s needs --data (a token file, e.g. OpenWebText in nanoGPT or llm.c format)",
+               g->name);
+    if (g->width % g->heads || (g->width / g->heads) % 2)
+        rl_die("reproduce: width %d must split into %d heads of even dimension", g->width, g->heads);
+    r.var = split(g->variants, &r.nvar);
+    if (r.nvar == 0)
+        rl_die("reproduce: --variants is empty");
+    rl_set_threads(r.threads);
+
+    char command[2048];
+    int off = snprintf(command, sizeof command, "routelab");
+    for (int i = 0; i < argc && off < (int)sizeof command - 2; i++)
+        off += snprintf(command + off, sizeof command - off, " %s", argv[i]);
+    int st = 0;
+    r.report_only = report_only;
+    if (report_only) {
+        /* the report names the command that ran the grid (OUT/config.txt),
+         * not the --report-only one that rewrites it */
+        char *cp = rl_path_join(r.out, "config.txt"), *cfg = rl_read_file(cp, NULL);
+        char *c = cfg ? strstr(cfg, "\ncommand\t") : NULL;
+        if (c) {
+            c += 9;
+            c[strcspn(c, "\n")] = 0;
+            snprintf(command, sizeof command, "%.1900s", c);
+        }
+        free(cfg);
+        free(cp);
+    } else {
+        check_inputs(&r);
+        rl_mkdir_p(r.out);
+        write_config(&r, command);
+        st = rl_repro_run(&r);
+    }
+    if (st == 0)
+        rl_repro_report(&r, command);
+    for (int i = 0; i < r.nvar; i++)
+        free(r.var[i]);
+    free(r.var);
+    return 0;
+}

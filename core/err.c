@@ -1,0 +1,75 @@
+/* err.c: the error convention of err.h. */
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+rl_status rl_fail(rl_err *err, rl_status s, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        /* one line: a newline inside a message (from a file name, say) would
+         * break the one-line rule */
+        for (char *p = err->msg; *p; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+        err->status = s;
+    }
+    return s;
+}
+
+void rl_err_prefix(rl_err *err, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    char pre[256], both[sizeof pre + sizeof err->msg + 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pre, sizeof pre, fmt, ap);
+    va_end(ap);
+    snprintf(both, sizeof both, "%s: %s", pre, err->msg);
+    memcpy(err->msg, both, sizeof err->msg - 1);
+    err->msg[sizeof err->msg - 1] = 0;
+}
+
+static void print_line(const char *msg)
+{
+    fflush(stdout);
+    fputs("routelab: ", stderr);
+    for (const char *p = msg; *p; p++)
+        fputc(*p == '\n' || *p == '\r' ? ' ' : *p, stderr);
+    fputc('\n', stderr);
+}
+
+void rl_err_exit(const rl_err *err)
+{
+    print_line(err && err->msg[0] ? err->msg : "internal error");
+    exit(err && err->status == RL_EINPUT ? 2 : 1);
+}
+
+void rl_check(rl_status s, const rl_err *err)
+{
+    if (s != RL_OK) {
+        rl_err e = { s, "" };
+        if (err)
+            e = *err;
+        e.status = s;
+        rl_err_exit(&e);
+    }
+}
+
+void rl_fatal(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    print_line(msg);
+    exit(1);
+}

@@ -1,0 +1,59 @@
+/* err.h: the project's one error convention (GSL style).
+ *
+ * A library function (every floor below the command layer: core, sampling,
+ * theory, mc, model, bench) never exits on a bad input.  It returns an
+ * rl_status and, when it fails, describes the failure in one line in the
+ * rl_err its caller passed (which may be NULL: then only the status says it).
+ *
+ *   RL_OK        0  success
+ *   RL_EINTERNAL 1  an internal or numerical failure: LAPACK info != 0, out of
+ *                   memory, a write that the system refused mid-way
+ *   RL_EINPUT    2  a bad input: a flag, a parameter, a file, a token id
+ *
+ * Only the command layer (cmd/, and the report halves that run under it)
+ * turns a failed status into one line on stderr, "routelab: <message>", and
+ * exits with the status itself (rl_err_exit): 2 for a bad input, 1 for an
+ * internal failure.  The one exception is allocation: rl_xmalloc and
+ * rl_xcalloc (util.h) end the process with one line and status 1 when memory
+ * runs out, as GSL's default error handler does, since no caller could
+ * recover from it. */
+#ifndef RL_ERR_H
+#define RL_ERR_H
+
+typedef enum { RL_OK = 0, RL_EINTERNAL = 1, RL_EINPUT = 2 } rl_status;
+
+typedef struct {
+    rl_status status;
+    char msg[512];
+} rl_err;
+
+/* Record a failure (printf-style message, one line) and return s, so that a
+ * library function can `return rl_fail(err, RL_EINPUT, "...", ...)`.  err may
+ * be NULL. */
+rl_status rl_fail(rl_err *err, rl_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Prefix the message already in err with "prefix: " (for context added on
+ * the way up: the file name, the command). */
+void rl_err_prefix(rl_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Propagate a failure unchanged. */
+#define RL_TRY(expr)                                                                         \
+    do {                                                                                     \
+        rl_status rl_try_s_ = (expr);                                                        \
+        if (rl_try_s_ != RL_OK)                                                              \
+            return rl_try_s_;                                                                \
+    } while (0)
+
+/* Command layer only: print "routelab: <message>" on one line of stderr and
+ * exit with err->status (2 for bad input, 1 for an internal failure). */
+void rl_err_exit(const rl_err *err) __attribute__((noreturn));
+
+/* Command layer only: when s is not RL_OK, rl_err_exit(err). */
+void rl_check(rl_status s, const rl_err *err);
+
+/* Internal failure that no caller can handle (out of memory): one line,
+ * exit status 1.  Used by the allocation helpers. */
+void rl_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,181 @@
+/* util.c: errors, safe output files, list parsing. */
+#include "util.h"
+#include "err.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <omp.h>
+
+void rl_die(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("routelab: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+void *rl_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        rl_fatal("out of memory allocating %zu bytes", n);
+    return p;
+}
+
+void *rl_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        rl_fatal("out of memory allocating %zu x %zu bytes", n, size);
+    return p;
+}
+
+char *rl_path_join(const char *dir, const char *name)
+{
+    char *p;
+    if (asprintf(&p, "%s/%s", dir, name) < 0)
+        rl_fatal("out of memory");
+    return p;
+}
+
+char *rl_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        n = ftell(f);
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0)
+        rl_die("cannot read %s", path);
+    char *s = rl_xmalloc((size_t)n + 1);
+    if (fread(s, 1, (size_t)n, f) != (size_t)n)
+        rl_die("read error on %s", path);
+    s[n] = 0;
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return s;
+}
+
+rl_outfile *rl_outfile_open(const char *path)
+{
+    rl_outfile *o = rl_xcalloc(1, sizeof *o);
+    o->path = strdup(path);
+    if (asprintf(&o->tmp, "%s.tmp.%ld", path, (long)getpid()) < 0 || !o->path)
+        rl_fatal("out of memory");
+    o->f = fopen(o->tmp, "wb");
+    if (!o->f)
+        rl_die("cannot write %s: %s", path, strerror(errno));
+    return o;
+}
+
+static void outfile_release(rl_outfile *o)
+{
+    free(o->path);
+    free(o->tmp);
+    free(o);
+}
+
+void rl_outfile_commit(rl_outfile *o)
+{
+    int bad = ferror(o->f);
+    bad |= fflush(o->f) != 0;
+    bad |= fsync(fileno(o->f)) != 0 && errno != EINVAL;
+    bad |= fclose(o->f) != 0;
+    if (bad) {
+        unlink(o->tmp);
+        rl_die("write error on %s", o->path);
+    }
+    if (rename(o->tmp, o->path) != 0) {
+        int e = errno;
+        unlink(o->tmp);
+        rl_die("cannot rename into %s: %s", o->path, strerror(e));
+    }
+    outfile_release(o);
+}
+
+void rl_outfile_abort(rl_outfile *o)
+{
+    fclose(o->f);
+    unlink(o->tmp);
+    outfile_release(o);
+}
+
+void rl_mkdir_p(const char *dir)
+{
+    char *p = strdup(dir);
+    if (!p)
+        rl_fatal("out of memory");
+    for (char *s = p + 1; ; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST)
+                rl_die("cannot create directory %s: %s", p, strerror(errno));
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        rl_die("%s is not a directory", dir);
+    free(p);
+}
+
+/* "a,b,c" into at most max values: doubles, or integers when ints is set
+ * (out then holds whole numbers; each checked against the long range). */
+static int parse_list(const char *flag, const char *s, int ints, double *out, long *lout, int max)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        double v = ints ? (double)strtol(p, &end, 10) : strtod(p, &end);
+        if (end == p || errno || (*end && *end != ','))
+            rl_die("%s: '%s' is not a comma-separated list of %s", flag, s, ints ? "integers" : "numbers");
+        if (n == max)
+            rl_die("%s: more than %d values", flag, max);
+        if (ints)
+            lout[n++] = strtol(p, NULL, 10);
+        else
+            out[n++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            rl_die("%s: '%s' ends with a comma", flag, s);
+    }
+    if (n == 0)
+        rl_die("%s: empty list", flag);
+    return n;
+}
+
+int rl_parse_doubles(const char *flag, const char *s, double *out, int max)
+{
+    return parse_list(flag, s, 0, out, NULL, max);
+}
+
+int rl_parse_longs(const char *flag, const char *s, long *out, int max)
+{
+    return parse_list(flag, s, 1, NULL, out, max);
+}
+
+int rl_ncores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+void rl_set_threads(int n)
+{
+    omp_set_num_threads(n);
+}

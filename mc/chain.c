@@ -1,0 +1,125 @@
+/* chain.c: walking the routes back from a query. */
+#include "chain.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "../sampling/so2.h"
+#include "../sampling/steps.h"
+
+struct rl_chain {
+    rl_family f;
+    int nvec, so2, dirty;
+    long delta;
+    rl_stepper *st;
+    double *x0;        /* tracked vectors at delta = 0 (SO(2)) */
+    double *rows;      /* current P_delta^T x_k */
+    double *phi, *comp; /* SO(2): accumulated angles and their compensation */
+};
+
+rl_chain *rl_chain_alloc(const rl_family *f, int nvec)
+{
+    rl_chain *c = rl_xcalloc(1, sizeof *c);
+    c->f = *f;
+    c->nvec = nvec;
+    c->so2 = rl_family_is_so2(f);
+    c->st = rl_stepper_alloc(f, nvec);
+    c->rows = rl_xmalloc(sizeof(double) * (size_t)nvec * f->d);
+    if (c->so2) {
+        c->x0 = rl_xmalloc(sizeof(double) * (size_t)nvec * f->d);
+        c->phi = rl_xcalloc(f->d, sizeof(double));
+        c->comp = c->phi + f->d / 2;
+    }
+    return c;
+}
+
+void rl_chain_free(rl_chain *c)
+{
+    if (!c)
+        return;
+    rl_stepper_free(c->st);
+    free(c->x0);
+    free(c->rows);
+    free(c->phi);
+    free(c);
+}
+
+void rl_chain_reset(rl_chain *c, const double *X)
+{
+    const int d = c->f.d;
+    double *dst = c->so2 ? c->x0 : c->rows;
+    if (X) {
+        memcpy(dst, X, sizeof(double) * (size_t)c->nvec * d);
+    } else {
+        if (c->nvec != d)
+            rl_die("chain: identity rows need nvec = d");
+        memset(dst, 0, sizeof(double) * (size_t)d * d);
+        for (int i = 0; i < d; i++)
+            dst[(long)i * d + i] = 1.0;
+    }
+    if (c->so2) {
+        memset(c->phi, 0, sizeof(double) * d);
+        memcpy(c->rows, c->x0, sizeof(double) * (size_t)c->nvec * d);
+    }
+    c->delta = 0;
+    c->dirty = 0;
+}
+
+void rl_chain_step(rl_chain *c, gsl_rng *r, int token)
+{
+    rl_stepper_draw(c->st, r, token);
+    if (c->so2) {
+        const double *th = rl_stepper_angles(c->st);
+        for (int b = 0; b < c->f.d / 2; b++)
+            rl_sum_add(&c->phi[b], &c->comp[b], th[b]);
+        c->dirty = 1;
+    } else {
+        rl_stepper_apply(c->st, 1, c->rows, c->nvec); /* rows <- M^T rows */
+    }
+    c->delta++;
+}
+
+/* SO(2): P_delta = R(Phi), so P_delta^T x = R(-Phi) x. */
+static void so2_angles(const rl_chain *c, double *phi)
+{
+    for (int b = 0; b < c->f.d / 2; b++)
+        phi[b] = rl_angle_reduce(c->phi[b] + c->comp[b]);
+}
+
+const double *rl_chain_rows(rl_chain *c)
+{
+    if (c->so2 && c->dirty) {
+        double phi[c->f.d / 2];
+        so2_angles(c, phi);
+        memcpy(c->rows, c->x0, sizeof(double) * (size_t)c->nvec * c->f.d);
+        rl_so2_rotate(c->f.d, phi, -1, c->rows, c->nvec);
+        c->dirty = 0;
+    }
+    return c->rows;
+}
+
+void rl_chain_apply(rl_chain *c, const double *v, double *out)
+{
+    const int d = c->f.d;
+    if (c->so2) {
+        double phi[d / 2];
+        so2_angles(c, phi);
+        memcpy(out, v, sizeof(double) * d);
+        rl_so2_rotate(d, phi, 1, out, 1);
+        return;
+    }
+    /* rows are P^T e_k, so (P v)_k = <P^T e_k, v> */
+    for (int k = 0; k < d; k++) {
+        double s = 0;
+        const double *row = c->rows + (long)k * d;
+        for (int j = 0; j < d; j++)
+            s += row[j] * v[j];
+        out[k] = s;
+    }
+}
+
+long rl_chain_delta(const rl_chain *c)
+{
+    return c->delta;
+}

@@ -1,0 +1,273 @@
+/* routes.c: the route Monte Carlo behind `routelab mixing`. */
+#include "routes.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "../sampling/rng.h"
+#include "../sampling/so2.h"
+#include "../sampling/steps.h"
+
+#define CHUNK 16 /* replicates per work item: the fixed unit of summation */
+
+long *rl_route_grid(long nmax, long dense_to, int per_octave, int *ng)
+{
+    long cap = dense_to + 64L * per_octave + 8, k = 0;
+    long *g = rl_xmalloc(sizeof(long) * cap);
+    for (long n = 1; n <= nmax && n <= dense_to; n++)
+        g[k++] = n;
+    double x = dense_to > 0 ? (double)dense_to : 1.0;
+    while (k < cap - 1) {
+        x *= pow(2.0, 1.0 / per_octave);
+        long n = lround(x);
+        if (n > nmax)
+            break;
+        if (k == 0 || n > g[k - 1])
+            g[k++] = n;
+    }
+    if (k == 0 || g[k - 1] != nmax)
+        g[k++] = nmax;
+    *ng = (int)k;
+    return g;
+}
+
+/* Sums over the routes of one chunk, per grid point. */
+typedef struct {
+    double *tr, *tr2, *coh, *coh2, *sq, *sq2; /* ng each */
+    double *mat;                              /* ng * d * d (dense families) */
+    double *re, *im, *ab2;                    /* ng * nb (SO(2)) */
+} sums;
+
+static void sums_alloc(sums *s, int ng, int d, int nb, int dense)
+{
+    s->tr = rl_xcalloc(6 * (size_t)ng, sizeof(double));
+    s->tr2 = s->tr + ng;
+    s->coh = s->tr + 2 * ng;
+    s->coh2 = s->tr + 3 * ng;
+    s->sq = s->tr + 4 * ng;
+    s->sq2 = s->tr + 5 * ng;
+    s->mat = dense ? rl_xcalloc((size_t)ng * d * d, sizeof(double)) : NULL;
+    s->re = nb ? rl_xcalloc(3 * (size_t)ng * nb, sizeof(double)) : NULL;
+    s->im = nb ? s->re + (size_t)ng * nb : NULL;
+    s->ab2 = nb ? s->re + 2 * (size_t)ng * nb : NULL;
+}
+
+static void sums_free(sums *s)
+{
+    free(s->tr);
+    free(s->mat);
+    free(s->re);
+}
+
+static void sums_add(sums *dst, const sums *src, int ng, int d, int nb)
+{
+    for (int i = 0; i < 6 * ng; i++)
+        dst->tr[i] += src->tr[i];
+    if (dst->mat)
+        for (long i = 0; i < (long)ng * d * d; i++)
+            dst->mat[i] += src->mat[i];
+    if (nb)
+        for (long i = 0; i < 3L * ng * nb; i++)
+            dst->re[i] += src->re[i];
+}
+
+/* Record the scalar statistics of one route at grid point g. */
+static void record(sums *s, int g, double tr, double coh)
+{
+    s->tr[g] += tr;
+    s->tr2[g] += tr * tr;
+    s->coh[g] += coh;
+    s->coh2[g] += coh * coh;
+    s->sq[g] += coh * coh;
+    s->sq2[g] += coh * coh * coh * coh;
+}
+
+/* One SO(2) route: angles summed per block; at each grid length the block
+ * phases give E[e^{i Phi_b}] and, for a unit q with block weights
+ * w_b = q_b^2 + q_{b+h}^2, q^T P q = sum_b w_b cos Phi_b (x^T R(phi) x = |x|^2 cos phi). */
+static void route_so2(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int nb, const double *w,
+                      const int *tok, sums *s)
+{
+    double phi[nb], comp[nb];
+    for (int b = 0; b < nb; b++)
+        phi[b] = comp[b] = 0;
+    long t = 0;
+    for (int g = 0; g < ng; g++) {
+        for (; t < grid[g]; t++) {
+            rl_stepper_draw(st, r, tok ? tok[t] : 0);
+            const double *th = rl_stepper_angles(st);
+            for (int b = 0; b < nb; b++)
+                rl_sum_add(&phi[b], &comp[b], th[b]);
+        }
+        double coh = 0, tr = 0;
+        for (int b = 0; b < nb; b++) {
+            double sn, c;
+            sincos(rl_angle_reduce(phi[b] + comp[b]), &sn, &c);
+            s->re[(long)g * nb + b] += c;
+            s->im[(long)g * nb + b] += sn;
+            s->ab2[(long)g * nb + b] += 1.0; /* |e^{i Phi}|^2, for the SE */
+            coh += w[b] * c;
+            tr += c;
+        }
+        record(s, g, tr / nb, coh);
+    }
+}
+
+/* One route of any other family: X = P_n^T tracked as d row vectors
+ * (apply() maps rows x to M x, and (M P)^T = P^T M^T). */
+static void route_dense(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int d, const double *q,
+                        double *X, double *qx, sums *s)
+{
+    memset(X, 0, sizeof(double) * d * d);
+    for (int i = 0; i < d; i++)
+        X[(long)i * d + i] = 1.0;
+    long t = 0;
+    for (int g = 0; g < ng; g++) {
+        for (; t < grid[g]; t++) {
+            rl_stepper_draw(st, r, 0);
+            rl_stepper_apply(st, 0, X, d);
+        }
+        double tr = 0, coh = 0;
+        for (int i = 0; i < d; i++) {
+            tr += X[(long)i * d + i];
+            qx[i] = 0;
+        }
+        for (int i = 0; i < d; i++)
+            for (int j = 0; j < d; j++)
+                qx[j] += q[i] * X[(long)i * d + j];
+        for (int j = 0; j < d; j++)
+            coh += qx[j] * q[j];
+        double *m = s->mat + (long)g * d * d;
+        for (long i = 0; i < (long)d * d; i++)
+            m[i] += X[i];
+        record(s, g, tr / d, coh);
+    }
+}
+
+static double se_of(double sum, double sum2, long n)
+{
+    double mean = sum / n, var = (sum2 / n - mean * mean) * n / (n > 1 ? n - 1 : 1);
+    return sqrt(var > 0 ? var / n : 0);
+}
+
+/* ||A||_op of a d x d matrix (largest singular value). */
+static double opnorm(const double *A, int d)
+{
+    double *B = rl_xmalloc(sizeof(double) * d * d), *sv = rl_xmalloc(sizeof(double) * d);
+    memcpy(B, A, sizeof(double) * d * d);
+    double v = NAN;
+    if (LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'N', d, d, B, d, sv, NULL, d, NULL, d) == 0)
+        v = sv[0];
+    free(B);
+    free(sv);
+    return v;
+}
+
+rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
+                              unsigned long seed, unsigned long tag, const int *tokens, long ntok)
+{
+    const int d = f->d, so2 = rl_family_is_so2(f), nb = so2 ? d / 2 : 0;
+    const long nmax = grid[ng - 1], nchunks = (reps + CHUNK - 1) / CHUNK;
+    sums *part = rl_xcalloc(nchunks, sizeof(sums));
+    for (long c = 0; c < nchunks; c++)
+        sums_alloc(&part[c], ng, d, nb, !so2);
+
+#pragma omp parallel
+    {
+        rl_stepper *st = rl_stepper_alloc(f, d);
+        gsl_rng *r = rl_rng_alloc();
+        double *q = rl_xmalloc(sizeof(double) * d), *w = rl_xmalloc(sizeof(double) * (nb + 1));
+        double *X = so2 ? NULL : rl_xmalloc(sizeof(double) * d * d), *qx = rl_xmalloc(sizeof(double) * d);
+#pragma omp for schedule(dynamic)
+        for (long c = 0; c < nchunks; c++) {
+            for (long k = c * CHUNK; k < reps && k < (c + 1) * CHUNK; k++) {
+                rl_rng_stream(r, seed, rl_stream_key(tag, (uint64_t)k));
+                rl_unit_vector(r, d, q);
+                if (so2) {
+                    for (int b = 0; b < nb; b++)
+                        w[b] = q[b] * q[b] + q[b + nb] * q[b + nb];
+                    const int *tok = NULL;
+                    if (tokens)
+                        tok = tokens + (long)(gsl_rng_uniform(r) * (double)(ntok - nmax + 1));
+                    route_so2(st, r, grid, ng, nb, w, tok, &part[c]);
+                } else {
+                    route_dense(st, r, grid, ng, d, q, X, qx, &part[c]);
+                }
+            }
+        }
+        free(q);
+        free(w);
+        free(X);
+        free(qx);
+        gsl_rng_free(r);
+        rl_stepper_free(st);
+    }
+    for (long c = 1; c < nchunks; c++)
+        sums_add(&part[0], &part[c], ng, d, nb);
+    sums *S = &part[0];
+
+    rl_route_stats *o = rl_xcalloc(1, sizeof *o);
+    o->ng = ng;
+    o->reps = reps;
+    o->nb = nb;
+    o->n = rl_xmalloc(sizeof(long) * ng);
+    memcpy(o->n, grid, sizeof(long) * ng);
+    o->tr = rl_xmalloc(sizeof(double) * 7 * ng);
+    o->tr_se = o->tr + ng;
+    o->op = o->tr + 2 * ng;
+    o->coh = o->tr + 3 * ng;
+    o->coh_se = o->tr + 4 * ng;
+    o->sq = o->tr + 5 * ng;
+    o->sq_se = o->tr + 6 * ng;
+    if (nb) {
+        o->chi = rl_xmalloc(sizeof(double complex) * ng * nb);
+        o->chi_se = rl_xmalloc(sizeof(double) * ng * nb);
+    }
+    double *mean = so2 ? NULL : rl_xmalloc(sizeof(double) * d * d);
+    for (int g = 0; g < ng; g++) {
+        o->tr[g] = S->tr[g] / reps;
+        o->tr_se[g] = se_of(S->tr[g], S->tr2[g], reps);
+        o->coh[g] = S->coh[g] / reps;
+        o->coh_se[g] = se_of(S->coh[g], S->coh2[g], reps);
+        o->sq[g] = S->sq[g] / reps;
+        o->sq_se[g] = se_of(S->sq[g], S->sq2[g], reps);
+        if (so2) {
+            double best = 0;
+            for (int b = 0; b < nb; b++) {
+                long i = (long)g * nb + b;
+                double complex m = (S->re[i] + I * S->im[i]) / reps;
+                o->chi[i] = m;
+                /* Var(cos) + Var(sin) = E|z|^2 - |E z|^2 bounds the variance of
+                 * the modulus of the mean (to first order) */
+                double v = S->ab2[i] / reps - creal(m * conj(m));
+                o->chi_se[i] = sqrt((v > 0 ? v : 0) / (reps > 1 ? reps - 1 : 1));
+                best = fmax(best, cabs(m));
+            }
+            o->op[g] = best; /* block-diagonal: the norm is the largest block's */
+        } else {
+            for (long i = 0; i < (long)d * d; i++)
+                mean[i] = S->mat[(long)g * d * d + i] / reps;
+            o->op[g] = opnorm(mean, d);
+        }
+    }
+    free(mean);
+    for (long c = 0; c < nchunks; c++)
+        sums_free(&part[c]);
+    free(part);
+    return o;
+}
+
+void rl_route_stats_free(rl_route_stats *s)
+{
+    if (!s)
+        return;
+    free(s->n);
+    free(s->tr);
+    free(s->chi);
+    free(s->chi_se);
+    free(s);
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# check_layers.sh: the include graph runs one way, downward (NOTES.md, "Layout").
+#
+# Each folder may include only the folders listed for it below; a folder
+# never includes one above it, so no two folders include each other.  The
+# library floors (core, sampling, theory, mc, model, bench) never call
+# rl_die: they return an rl_status (core/err.h) and only the command layer
+# turns it into one line and an exit status.  Prints each violation on one
+# line; exit 1 when there is any, 0 otherwise.
+set -u
+cd "$(dirname "$0")/.."
+
+allowed() {
+    case "$1" in
+        core)        echo "" ;;
+        sampling)    echo "core" ;;
+        theory)      echo "core sampling" ;;
+        mc)          echo "core sampling theory" ;;
+        model)       echo "core sampling theory" ;;
+        report)      echo "core" ;;
+        experiments) echo "core sampling theory mc report" ;;
+        bench)       echo "core sampling theory mc model" ;;
+        reproduce)   echo "core sampling theory model report experiments" ;;
+        cmd)         echo "core sampling theory mc model report experiments reproduce bench" ;;
+        tests)       echo "core sampling theory mc model report experiments reproduce bench cmd" ;;
+        *)           echo "?" ;;
+    esac
+}
+LIBRARY="core sampling theory mc model bench"
+
+bad=0
+for f in $(find core sampling theory mc model report experiments bench reproduce cmd tests \
+               -name '*.[ch]' | sort); do
+    from=${f%%/*}
+    ok=$(allowed "$from")
+    if [ "$ok" = "?" ]; then
+        echo "layers: $f is in a folder with no place in the layering"; bad=1; continue
+    fi
+    for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+        target=$(realpath -m --relative-to=. "$(dirname "$f")/$inc")
+        to=${target%%/*}
+        [ "$to" = "$from" ] && continue
+        case " $ok " in
+            *" $to "*) ;;
+            *) echo "layers: $f includes $inc ($from may not include $to)"; bad=1 ;;
+        esac
+    done
+done
+for d in $LIBRARY; do
+    for f in $(grep -l 'rl_die *(' $(find $d -name '*.c') 2>/dev/null); do
+        [ "$f" = core/util.c ] && continue
+        echo "layers: $f calls rl_die (a library floor returns an rl_status instead)"; bad=1
+    done
+done
+[ $bad = 0 ] && echo "layers: the include graph runs one way (ok)"
+exit $bad
