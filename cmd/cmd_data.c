@@ -56,8 +56,9 @@ int cmd_data(int argc, char **argv)
         rl_data_load("data text", pos[1], 256, &d);
         rl_mkdir_p(dir);
         char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
-        rl_tokens_write(va, d.val.tok, d.val.n);
-        rl_tokens_write(tr, d.train.tok, d.train.n);
+        rl_err err;
+        rl_check(rl_tokens_write(va, d.val.tok, d.val.n, &err), &err);
+        rl_check(rl_tokens_write(tr, d.train.tok, d.train.n, &err), &err);
         printf("data text: %s -> %s (train %ld, val %ld byte tokens)\n", pos[1], dir, d.train.n,
                d.val.n);
         free(tr);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../core/util.h"
-#include "../model/data.h"
+#include "../core/tokfile.h"
 #include "../sampling/so2.h"
 #include "../sampling/tokens.h"
 #include "../theory/theory.h"
@@ -296,9 +296,9 @@ static void tokens_part(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep
 {
     const char *path = rl_exp_text(ctx);
     rl_tokens tk;
-    char err[512];
-    if (rl_tokens_read(path, 256, &tk, err, sizeof err) != 0)
-        rl_die("mixing: %s", err);
+    rl_err err;
+    if (rl_tokens_read(path, 256, &tk, &err) != RL_OK)
+        rl_die("mixing: %s", err.msg);
     long n = tk.n < z->ntext ? tk.n : z->ntext;
     int *tok = rl_xmalloc(sizeof(int) * n);
     for (long i = 0; i < n; i++)

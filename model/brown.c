@@ -134,12 +134,11 @@ static int is_brown_doc(const struct dirent *d)
 
 static int cached(const char *dir, long *ntr, long *nva)
 {
-    char err[256];
     rl_tokens a = { 0 }, b = { 0 };
     char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
     int ok = access(tr, R_OK) == 0 && access(va, R_OK) == 0 &&
-             rl_tokens_read(tr, 256, &a, err, sizeof err) == 0 &&
-             rl_tokens_read(va, 256, &b, err, sizeof err) == 0;
+             rl_tokens_read(tr, 256, &a, NULL) == RL_OK &&
+             rl_tokens_read(va, 256, &b, NULL) == RL_OK;
     *ntr = a.n;
     *nva = b.n;
     free(a.tok);
@@ -238,8 +237,9 @@ void rl_brown_build(const char *dir, const char *from)
     if (tr.n == 0 || va.n == 0)
         rl_die("data brown: %d documents are too few for a 90/10 split by document", nd);
     char *trp = rl_path_join(dir, "train.bin"), *vap = rl_path_join(dir, "val.bin");
-    rl_tokens_write(vap, va.t, va.n);
-    rl_tokens_write(trp, tr.t, tr.n);
+    rl_err err;
+    if (rl_tokens_write(vap, va.t, va.n, &err) || rl_tokens_write(trp, tr.t, tr.n, &err))
+        rl_die("data brown: %s", err.msg);
     rl_outfile_commit(tsv);
     nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     printf("data brown: %d documents -> %s (train %ld, val %ld byte tokens)\n", nd, dir, tr.n,

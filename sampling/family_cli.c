@@ -3,6 +3,7 @@
 #include "rng.h"
 #include "so2.h"
 #include "tokens.h"
+#include "../core/tokfile.h"
 
 #include <stdlib.h>
 
@@ -56,10 +57,15 @@ int *rl_family_tokens(const char *cmd, const rl_family_args *a, const rl_family 
                       unsigned long seed, unsigned long stream, long *len)
 {
     if (a->text) {
-        char err[512];
-        int *tok = rl_tokens_read_bytes(a->text, len, err, sizeof err);
-        if (!tok)
-            rl_die("%s: %s", cmd, err);
+        rl_err err;
+        rl_tokens t;
+        if (rl_tokens_read(a->text, f->vocab, &t, &err) != RL_OK)
+            rl_die("%s: %s", cmd, err.msg);
+        int *tok = rl_xmalloc(sizeof(int) * (size_t)t.n);
+        for (long i = 0; i < t.n; i++)
+            tok[i] = t.tok[i];
+        free(t.tok);
+        *len = t.n;
         return tok;
     }
     int *tok = rl_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
