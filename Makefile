@@ -23,7 +23,7 @@ TESTOBJS := $(TESTSRCS:%.c=build/%.o)
 BIN      := build/routelab
 TESTBIN  := build/routelab-tests
 
-.PHONY: all setup setup-data build test run bench clean
+.PHONY: all setup setup-data build test run bench clean layers
 all: build
 
 setup:
@@ -59,6 +59,10 @@ bench: setup
 	@$(MAKE) --no-print-directory $(BIN)
 	@echo "command: $(BIN) bench"
 	@$(BIN) bench
+
+# The include graph runs one way, downward (NOTES.md, layout).
+layers:
+	@sh scripts/check_layers.sh
 
 clean:
 	rm -rf build

@@ -7,8 +7,10 @@
 # rl_die: they return an rl_status (core/err.h) and only the command layer
 # turns it into one line and an exit status.  Prints each violation on one
 # line; exit 1 when there is any, 0 otherwise.
+#
+# usage: check_layers.sh [ROOT]   (ROOT: the tree to check, default this repo)
 set -u
-cd "$(dirname "$0")/.."
+cd "${1:-$(dirname "$0")/..}" || exit 2
 
 allowed() {
     case "$1" in
@@ -29,8 +31,7 @@ allowed() {
 LIBRARY="core sampling theory mc model bench"
 
 bad=0
-for f in $(find core sampling theory mc model report experiments bench reproduce cmd tests \
-               -name '*.[ch]' | sort); do
+for f in $(find . -name '*.[ch]' -not -path './build/*' -not -path './.git/*' | sed 's|^\./||' | sort); do
     from=${f%%/*}
     ok=$(allowed "$from")
     if [ "$ok" = "?" ]; then
@@ -47,6 +48,7 @@ for f in $(find core sampling theory mc model report experiments bench reproduce
     done
 done
 for d in $LIBRARY; do
+    [ -d "$d" ] || continue
     for f in $(grep -l 'rl_die *(' $(find $d -name '*.c') 2>/dev/null); do
         [ "$f" = core/util.c ] && continue
         echo "layers: $f calls rl_die (a library floor returns an rl_status instead)"; bad=1
