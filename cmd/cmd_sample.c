@@ -96,7 +96,7 @@ int cmd_sample(int argc, char **argv)
     if (of)
         rl_outfile_commit(of);
     else if (fflush(stdout) != 0 || ferror(stdout))
-        rl_die("sample: write error on standard output");
+        rl_fatal("sample: write error on standard output"); /* the system's refusal: status 1 */
     free(buf);
     free(tok);
     free(table);

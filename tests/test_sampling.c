@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "../core/util.h"
 #include "../sampling/family_cli.h"
 #include "../sampling/haar.h"
 #include "../sampling/normal.h"
@@ -604,6 +606,20 @@ Test(family, command_names_itself)
     cr_assert_eq(th_lines(err), 1);
     cr_assert_eq(th_run("bound norm --family so2 --d 7", NULL, 0, err, sizeof err), 2);
     cr_assert_str_eq(err, "routelab: bound: so2 needs an even dimension, got d = 7\n");
+}
+
+/* Output the system refuses (a full disk) is not the user's input: status 1. */
+Test(family, refused_output_is_internal)
+{
+    const char *bin = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
+    char *d = th_tmpdir(), *errp = th_path(d, "err"), cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s sample --family haar --d 8 --count 500 >/dev/full 2>%s", bin, errp);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", WEXITSTATUS(st));
+    char *err = rl_read_file(errp, NULL);
+    cr_assert_str_eq(err, "routelab: sample: write error on standard output\n");
+    free(err);
+    th_rmdir(d);
 }
 
 /* ---------- transport along a route ---------- */
