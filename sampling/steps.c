@@ -110,7 +110,8 @@ rl_status rl_stepper_status(const rl_stepper *s, rl_err *err)
     return s->err.status;
 }
 
-/* Record a failed draw (the first one wins) and poison the step with NaN. */
+/* A failed draw leaves a NaN step, so that nothing computed from it passes
+ * for a number (the failure itself is in s->err). */
 static void draw_failed(rl_stepper *s)
 {
     const int d = s->f.d;
