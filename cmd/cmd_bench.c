@@ -33,9 +33,10 @@ static void bench_haar(int d, double budget)
     /* calibrate the repetition count on the sampler */
     long n = 0;
     double t0 = now(), t;
+    rl_err err;
     rl_rng_stream(r, 7, 0);
     do {
-        rl_haar_draw(w, r, 0, U);
+        rl_check_in("bench", rl_haar_draw(w, r, 0, U, &err), &err);
         n++;
     } while ((t = now() - t0) < budget / 4);
     n = (long)(n * (budget / 2) / t) + 1;
@@ -44,7 +45,7 @@ static void bench_haar(int d, double budget)
     rl_rng_stream(r, 7, 1);
     t0 = now();
     for (long i = 0; i < n; i++)
-        rl_haar_draw(w, r, 0, U);
+        rl_check_in("bench", rl_haar_draw(w, r, 0, U, &err), &err);
     double t_samp = now() - t0;
 
     /* floor: LAPACK's QR alone on a Gaussian matrix (copy excluded by
@@ -91,6 +92,8 @@ static void bench_steps(rl_family_kind kind, int d, double budget)
         }
         n += 64;
     } while ((t = now() - t0) < budget);
+    rl_err err;
+    rl_check_in("bench", rl_stepper_status(s, &err), &err);
     printf("step     %-12s d=%-5d %9.1f ns/step   %7.3f ns/step/d\n", rl_family_name(kind), d,
            1e9 * t / n, 1e9 * t / n / d);
     free(x);

@@ -26,7 +26,9 @@ typedef double (*bound_fn)(bound_args *);
 static double b_norm(bound_args *x)
 {
     double *table;
-    rl_family f = rl_family_from_args("bound", &x->fa, x->opts, 1, 0, &table);
+    rl_family f;
+    rl_err err;
+    rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
     double *probs = NULL, v;
     if (f.kind == RL_FAM_BROWNIAN) {
         v = rl_brownian_mean(f.d, f.sigma, NULL);
@@ -35,7 +37,8 @@ static double b_norm(bound_args *x)
     }
     if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
         long n;
-        int *tok = rl_family_tokens("bound", &x->fa, &f, 0, 0, 0, &n);
+        int *tok;
+        rl_check_in("bound", rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &n, &err), &err);
         probs = rl_xmalloc(sizeof(double) * f.vocab);
         rl_tokens_unigram(tok, n, f.vocab, probs);
         free(tok);

@@ -35,14 +35,16 @@ int cmd_data(int argc, char **argv)
     if (strcmp(pos[0], "brown") == 0) {
         if (np != 1)
             rl_die("data brown: unexpected argument '%s'", pos[1]);
-        rl_brown_build(dir ? dir : "data/brown", from);
+        rl_err err;
+        rl_check_in("data brown", rl_brown_build(dir ? dir : "data/brown", from, &err), &err);
         return 0;
     }
     if (np != 2)
         rl_die("data %s: needs one PATH argument", pos[0]);
     rl_dataset d;
+    rl_err err;
     if (strcmp(pos[0], "check") == 0) {
-        rl_data_load("data check", pos[1], vocab, &d);
+        rl_check_in("data check", rl_data_load(pos[1], vocab, &d, &err), &err);
         printf("%s: train %ld tokens, val %ld tokens (vocabulary %d)\n", pos[1], d.train.n, d.val.n,
                vocab);
     } else if (strcmp(pos[0], "text") == 0) {
@@ -53,10 +55,9 @@ int cmd_data(int argc, char **argv)
             def = rl_path_join("data", base);
             dir = def;
         }
-        rl_data_load("data text", pos[1], 256, &d);
+        rl_check_in("data text", rl_data_load(pos[1], 256, &d, &err), &err);
         rl_mkdir_p(dir);
         char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
-        rl_err err;
         rl_check(rl_tokens_write(va, d.val.tok, d.val.n, &err), &err);
         rl_check(rl_tokens_write(tr, d.train.tok, d.train.n, &err), &err);
         printf("data text: %s -> %s (train %ld, val %ld byte tokens)\n", pos[1], dir, d.train.n,

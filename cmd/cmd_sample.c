@@ -37,11 +37,16 @@ int cmd_sample(int argc, char **argv)
     rl_set_threads(threads);
 
     double *table;
-    rl_family f = rl_family_from_args("sample", &fa, opts, (unsigned long)seed, TABLE_STREAM, &table);
+    rl_family f;
+    rl_err err;
+    rl_check_in("sample", rl_family_from_args(&fa, opts, (unsigned long)seed, TABLE_STREAM, &f, &table, &err),
+                &err);
     long ntok = 0;
     int *tok = NULL;
     if (f.kind == RL_FAM_TOKEN_SO2) {
-        tok = rl_family_tokens("sample", &fa, &f, count, (unsigned long)seed, TOKEN_STREAM, &ntok);
+        rl_check_in("sample",
+                    rl_family_tokens(&fa, &f, count, (unsigned long)seed, TOKEN_STREAM, &tok, &ntok, &err),
+                    &err);
         if (ntok < count)
             rl_die("sample: --text has %ld tokens, fewer than --count %ld", ntok, count);
     }
@@ -54,18 +59,32 @@ int cmd_sample(int argc, char **argv)
 
     for (long k0 = 0; k0 < count; k0 += chunk) {
         long nk = count - k0 < chunk ? count - k0 : chunk;
+        long failed = nk; /* the first step whose draw failed (nk: none) */
 #pragma omp parallel
         {
             rl_stepper *st = rl_stepper_alloc(&f, 1);
             gsl_rng *r = rl_rng_alloc();
+            long mine = nk; /* this thread's first failure: its stepper keeps that one */
 #pragma omp for schedule(dynamic)
             for (long i = 0; i < nk; i++) {
                 rl_rng_stream(r, (uint64_t)seed, (uint64_t)(k0 + i));
                 rl_stepper_draw(st, r, tok ? tok[k0 + i] : 0);
                 rl_stepper_matrix(st, buf + i * d2);
+                if (mine == nk && rl_stepper_status(st, NULL) != RL_OK)
+                    mine = i;
+            }
+            /* report the lowest failing step, whatever the thread count */
+#pragma omp critical
+            if (mine < failed) {
+                failed = mine;
+                rl_stepper_status(st, &err);
             }
             gsl_rng_free(r);
             rl_stepper_free(st);
+        }
+        if (failed < nk) {
+            rl_err_prefix(&err, "step %ld", k0 + failed);
+            rl_check_in("sample", err.status, &err);
         }
         for (long i = 0; i < nk; i++) {
             const double *M = buf + i * d2;
@@ -77,7 +96,7 @@ int cmd_sample(int argc, char **argv)
     if (of)
         rl_outfile_commit(of);
     else if (fflush(stdout) != 0 || ferror(stdout))
-        rl_die("sample: write error on standard output");
+        rl_fatal("sample: write error on standard output"); /* the system's refusal: status 1 */
     free(buf);
     free(tok);
     free(table);

@@ -125,6 +125,7 @@ int cmd_train(int argc, char **argv)
     rl_gpt *m;
     long start = 0;
     rl_dataset ds;
+    rl_err derr;
     if (resume) {
         char err[512];
         rl_ckpt_meta cm;
@@ -157,7 +158,7 @@ int cmd_train(int argc, char **argv)
             meta.steps = steps;
         cfg = m->cfg;
         start = meta.step;
-        rl_data_load("train", data, cfg.vocab, &ds);
+        rl_check_in("train", rl_data_load(data, cfg.vocab, &ds, &derr), &derr);
         if (ds.train.n != meta.data_n || rl_fnv64(RL_FNV64_INIT, ds.train.tok,
                                                   sizeof(uint16_t) * ds.train.n) != meta.data_hash)
             rl_die("train: %s is not the training data of checkpoint %s", data, ck);
@@ -167,7 +168,7 @@ int cmd_train(int argc, char **argv)
         char err[256];
         if (rl_lr_parse(lr, &s, err, sizeof err))
             rl_die("train: %s", err);
-        rl_data_load("train", data, cfg.vocab, &ds);
+        rl_check_in("train", rl_data_load(data, cfg.vocab, &ds, &derr), &derr);
         m = rl_gpt_alloc(&cfg, batch);
         rl_gpt_init(m, (uint64_t)seed);
         meta.steps = steps ? steps : rl_lr_stage_total(&s) ? rl_lr_stage_total(&s) : 1000;

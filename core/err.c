@@ -63,6 +63,13 @@ void rl_check(rl_status s, const rl_err *err)
     }
 }
 
+void rl_check_in(const char *cmd, rl_status s, rl_err *err)
+{
+    if (s != RL_OK && err)
+        rl_err_prefix(err, "%s", cmd);
+    rl_check(s, err);
+}
+
 void rl_fatal(const char *fmt, ...)
 {
     char msg[512];

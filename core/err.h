@@ -13,8 +13,8 @@
  * Only the command layer (cmd/, and the report halves that run under it)
  * turns a failed status into one line on stderr, "routelab: <message>", and
  * exits with the status itself (rl_err_exit): 2 for a bad input, 1 for an
- * internal failure.  The one exception is allocation: rl_xmalloc and
- * rl_xcalloc (util.h) end the process with one line and status 1 when memory
+ * internal failure.  The one exception is allocation: rl_xmalloc,
+ * rl_xcalloc and rl_xrealloc (util.h) end the process with one line and status 1 when memory
  * runs out, as GSL's default error handler does, since no caller could
  * recover from it. */
 #ifndef RL_ERR_H
@@ -51,6 +51,10 @@ void rl_err_exit(const rl_err *err) __attribute__((noreturn));
 
 /* Command layer only: when s is not RL_OK, rl_err_exit(err). */
 void rl_check(rl_status s, const rl_err *err);
+
+/* Command layer only: rl_check with the command's name in front of the
+ * message ("sample: ..."), the form every command's errors take. */
+void rl_check_in(const char *cmd, rl_status s, rl_err *err);
 
 /* Internal failure that no caller can handle (out of memory): one line,
  * exit status 1.  Used by the allocation helpers. */

@@ -38,6 +38,14 @@ void *rl_xcalloc(size_t n, size_t size)
     return p;
 }
 
+void *rl_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        rl_fatal("out of memory allocating %zu bytes", n);
+    return q;
+}
+
 char *rl_path_join(const char *dir, const char *name)
 {
     char *p;

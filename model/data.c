@@ -11,33 +11,37 @@
 
 #include "../core/util.h"
 
-void rl_data_load(const char *cmd, const char *path, int vocab, rl_dataset *d)
+rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
 {
-    rl_err err;
     struct stat st;
+    rl_status s;
     memset(d, 0, sizeof *d);
     if (stat(path, &st) != 0)
-        rl_die("%s: cannot read %s: %s", cmd, path, strerror(errno));
+        return rl_fail(err, RL_EINPUT, "cannot read %s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
         char *tr = rl_path_join(path, "train.bin"), *va = rl_path_join(path, "val.bin");
-        if (rl_tokens_read(tr, vocab, &d->train, &err) ||
-            rl_tokens_read(va, vocab, &d->val, &err))
-            rl_die("%s: %s", cmd, err.msg);
+        s = rl_tokens_read(tr, vocab, &d->train, err);
+        if (s == RL_OK)
+            s = rl_tokens_read(va, vocab, &d->val, err);
         free(tr);
         free(va);
-        return;
+        if (s != RL_OK)
+            rl_data_free(d);
+        return s;
     }
     rl_tokens all;
-    if (rl_tokens_read(path, vocab, &all, &err))
-        rl_die("%s: %s", cmd, err.msg);
+    RL_TRY(rl_tokens_read(path, vocab, &all, err));
     long ntr = all.n - all.n / 10;
-    if (all.n / 10 < 2)
-        rl_die("%s: %s has %ld tokens, too few to split 90/10", cmd, path, all.n);
+    if (all.n / 10 < 2) {
+        free(all.tok);
+        return rl_fail(err, RL_EINPUT, "%s has %ld tokens, too few to split 90/10", path, all.n);
+    }
     d->train.tok = all.tok;
     d->train.n = ntr;
     d->val.tok = rl_xmalloc(sizeof(uint16_t) * (all.n - ntr));
     d->val.n = all.n - ntr;
     memcpy(d->val.tok, all.tok + ntr, sizeof(uint16_t) * d->val.n);
+    return RL_OK;
 }
 
 void rl_data_free(rl_dataset *d)

@@ -13,9 +13,10 @@ typedef struct {
 } rl_dataset;
 
 /* A data set from DIR (DIR/train.bin and DIR/val.bin) or from one FILE,
- * split by position: the first 90% trains, the last 10% validates.  Dies
- * (status 2, naming cmd) on any error. */
-void rl_data_load(const char *cmd, const char *path, int vocab, rl_dataset *d);
+ * split by position: the first 90% trains, the last 10% validates.
+ * RL_EINPUT naming the file when it cannot be read, is malformed, holds an
+ * id >= vocab or is too short to split (d is then empty). */
+rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err);
 void rl_data_free(rl_dataset *d);
 
 /* The evaluation protocol's window w of length L (L + 1 tokens with the

@@ -2,7 +2,6 @@
 #include "family.h"
 
 #include <math.h>
-#include <stdio.h>
 
 static const char *const family_names[RL_FAM_COUNT] = {
     "haar", "haar-so", "so2", "token-so2", "householder", "path", "lazy-haar", "brownian"
@@ -55,30 +54,30 @@ int rl_family_orthogonal(const rl_family *f)
     return f->kind != RL_FAM_PATH || f->beta == 2.0;
 }
 
-int rl_family_check(const rl_family *f, char *err, size_t n)
+rl_status rl_family_check(const rl_family *f, rl_err *err)
 {
     if ((unsigned)f->kind >= RL_FAM_COUNT)
-        return snprintf(err, n, "unknown step family"), -1;
+        return rl_fail(err, RL_EINPUT, "unknown step family");
     if (f->d < 2)
-        return snprintf(err, n, "dimension d = %d is below 2", f->d), -1;
+        return rl_fail(err, RL_EINPUT, "dimension d = %d is below 2", f->d);
     if (rl_family_is_so2(f)) {
         if (f->d % 2)
-            return snprintf(err, n, "%s needs an even dimension, got d = %d",
-                            rl_family_name(f->kind), f->d), -1;
+            return rl_fail(err, RL_EINPUT, "%s needs an even dimension, got d = %d",
+                           rl_family_name(f->kind), f->d);
         if ((unsigned)f->law >= RL_ANG_COUNT)
-            return snprintf(err, n, "unknown angle law"), -1;
+            return rl_fail(err, RL_EINPUT, "unknown angle law");
         if (!(f->base > 0) || !isfinite(f->base))
-            return snprintf(err, n, "base %g must be positive", f->base), -1;
+            return rl_fail(err, RL_EINPUT, "base %g must be positive", f->base);
         if (!(f->scale > 0) || !isfinite(f->scale))
-            return snprintf(err, n, "scale %g must be positive", f->scale), -1;
+            return rl_fail(err, RL_EINPUT, "scale %g must be positive", f->scale);
     }
     if (f->kind == RL_FAM_TOKEN_SO2 && (f->vocab < 1 || !f->table))
-        return snprintf(err, n, "token-so2 needs an angle table of at least one token"), -1;
+        return rl_fail(err, RL_EINPUT, "token-so2 needs an angle table of at least one token");
     if (f->kind == RL_FAM_PATH && !(f->beta > 0 && f->beta <= 2))
-        return snprintf(err, n, "beta %g is outside (0, 2]", f->beta), -1;
+        return rl_fail(err, RL_EINPUT, "beta %g is outside (0, 2]", f->beta);
     if (f->kind == RL_FAM_LAZY_HAAR && !(f->p >= 0 && f->p <= 1))
-        return snprintf(err, n, "p %g is outside [0, 1]", f->p), -1;
+        return rl_fail(err, RL_EINPUT, "p %g is outside [0, 1]", f->p);
     if (f->kind == RL_FAM_BROWNIAN && !(f->sigma >= 0 && isfinite(f->sigma)))
-        return snprintf(err, n, "sigma %g must be non-negative", f->sigma), -1;
-    return 0;
+        return rl_fail(err, RL_EINPUT, "sigma %g must be non-negative", f->sigma);
+    return RL_OK;
 }

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "../core/err.h"
+
 typedef enum {
     RL_FAM_HAAR,        /* Haar on O(d) */
     RL_FAM_HAAR_SO,     /* Haar on SO(d) */
@@ -49,8 +51,8 @@ typedef struct {
  * beta 1, p 0.5, sigma 0.1) for dimension d. */
 rl_family rl_family_default(rl_family_kind kind, int d);
 
-/* 0 if f is well formed; otherwise -1 with a one-line reason in err. */
-int rl_family_check(const rl_family *f, char *err, size_t errlen);
+/* RL_OK if f is well formed; otherwise RL_EINPUT with the reason in err. */
+rl_status rl_family_check(const rl_family *f, rl_err *err);
 
 /* Name of a kind / angle law. */
 const char *rl_family_name(rl_family_kind k);

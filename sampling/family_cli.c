@@ -15,11 +15,11 @@ rl_family_args rl_family_args_default(void)
     return a;
 }
 
-rl_family rl_family_from_args(const char *cmd, const rl_family_args *a, const rl_opt *opts,
-                              unsigned long seed, unsigned long table_stream, double **table_out)
+rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsigned long seed,
+                              unsigned long table_stream, rl_family *out, double **table_out,
+                              rl_err *err)
 {
     rl_family f = rl_family_default((rl_family_kind)a->kind, a->d);
-    char err[512];
     f.law = (rl_angle_law)a->law;
     f.base = a->base;
     f.scale = a->scale;
@@ -28,52 +28,60 @@ rl_family rl_family_from_args(const char *cmd, const rl_family_args *a, const rl
     f.sigma = a->sigma;
     *table_out = NULL;
     if ((a->table || a->text || rl_opt_seen(opts, "vocab")) && f.kind != RL_FAM_TOKEN_SO2)
-        rl_die("%s: --table, --text and --vocab apply to --family token-so2 only", cmd);
+        return rl_fail(err, RL_EINPUT, "--table, --text and --vocab apply to --family token-so2 only");
     if (f.kind == RL_FAM_TOKEN_SO2) {
         if (f.d % 2)
-            rl_die("%s: token-so2 needs an even dimension, got d = %d", cmd, f.d);
+            return rl_fail(err, RL_EINPUT, "token-so2 needs an even dimension, got d = %d", f.d);
         if (a->table) {
-            double *t = rl_so2_table_load(a->table, f.d, &f.vocab, err, sizeof err);
-            if (!t)
-                rl_die("%s: %s", cmd, err);
-            if (a->text && f.vocab < 256)
-                rl_die("%s: --text reads byte tokens 0..255 but %s has only %d rows", cmd, a->table, f.vocab);
+            double *t;
+            RL_TRY(rl_so2_table_load(a->table, f.d, &t, &f.vocab, err));
+            if (a->text && f.vocab < 256) {
+                free(t);
+                return rl_fail(err, RL_EINPUT, "--text reads byte tokens 0..255 but %s has only %d rows",
+                               a->table, f.vocab);
+            }
             f.table = *table_out = t;
         } else {
             f.vocab = a->text && !rl_opt_seen(opts, "vocab") ? 256 : a->vocab;
             if (a->text && f.vocab < 256)
-                rl_die("%s: --text reads byte tokens 0..255, so --vocab must be at least 256", cmd);
+                return rl_fail(err, RL_EINPUT,
+                               "--text reads byte tokens 0..255, so --vocab must be at least 256");
             *table_out = rl_xmalloc(sizeof(double) * (size_t)f.vocab * (f.d / 2));
             rl_so2_table_draw(&f, seed, table_stream, *table_out);
             f.table = *table_out;
         }
     }
-    if (rl_family_check(&f, err, sizeof err) != 0)
-        rl_die("%s: %s", cmd, err);
-    return f;
+    rl_status st = rl_family_check(&f, err);
+    if (st != RL_OK) {
+        free(*table_out);
+        *table_out = NULL;
+        return st;
+    }
+    *out = f;
+    return RL_OK;
 }
 
-int *rl_family_tokens(const char *cmd, const rl_family_args *a, const rl_family *f, long n,
-                      unsigned long seed, unsigned long stream, long *len)
+rl_status rl_family_tokens(const rl_family_args *a, const rl_family *f, long n, unsigned long seed,
+                           unsigned long stream, int **tok_out, long *len, rl_err *err)
 {
+    int *tok;
     if (a->text) {
-        rl_err err;
         rl_tokens t;
-        if (rl_tokens_read(a->text, f->vocab, &t, &err) != RL_OK)
-            rl_die("%s: %s", cmd, err.msg);
-        int *tok = rl_xmalloc(sizeof(int) * (size_t)t.n);
+        RL_TRY(rl_tokens_read(a->text, f->vocab, &t, err));
+        tok = rl_xmalloc(sizeof(int) * (size_t)t.n);
         for (long i = 0; i < t.n; i++)
             tok[i] = t.tok[i];
         free(t.tok);
         *len = t.n;
-        return tok;
+    } else {
+        tok = rl_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+        gsl_rng *r = rl_rng_alloc();
+        rl_rng_stream(r, seed, stream);
+        for (long t = 0; t < n; t++)
+            tok[t] = (int)gsl_rng_uniform_int(r, (unsigned long)f->vocab);
+        gsl_rng_free(r);
+        *len = n;
     }
-    int *tok = rl_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    gsl_rng *r = rl_rng_alloc();
-    rl_rng_stream(r, seed, stream);
-    for (long t = 0; t < n; t++)
-        tok[t] = (int)gsl_rng_uniform_int(r, (unsigned long)f->vocab);
-    gsl_rng_free(r);
-    *len = n;
-    return tok;
+    *tok_out = tok;
+    return RL_OK;
 }

@@ -3,6 +3,7 @@
 #ifndef RL_FAMILY_CLI_H
 #define RL_FAMILY_CLI_H
 
+#include "../core/err.h"
 #include "../core/opts.h"
 #include "family.h"
 
@@ -32,17 +33,20 @@ rl_family_args rl_family_args_default(void);
     RL_OPT_STR_("table", &(a)->table, "token-so2: angle table file, one row of d/2 angles per token"), \
     RL_OPT_STR_("text", &(a)->text, "token-so2: read tokens as the bytes of this file")
 
-/* Build the family from parsed flags: checks it (dies with status 2 naming
- * the problem), loads or draws the token table (stream `table_stream` of
- * seed; vocab 256 when --text is given and no table).  The table is
- * malloc'ed into *table_out (NULL when not token-so2); free it after use. */
-rl_family rl_family_from_args(const char *cmd, const rl_family_args *a, const rl_opt *opts,
-                              unsigned long seed, unsigned long table_stream, double **table_out);
+/* Build the family *f from parsed flags: checks it, loads or draws the token
+ * table (stream `table_stream` of seed; vocab 256 when --text is given and no
+ * table).  The table is malloc'ed into *table_out (NULL when not token-so2);
+ * free it after use.  RL_EINPUT with the reason (no command name: the
+ * caller puts its own in front) on a bad flag or table file. */
+rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsigned long seed,
+                              unsigned long table_stream, rl_family *f, double **table_out,
+                              rl_err *err);
 
-/* The token sequence for token-so2: the bytes of --text, or n ids drawn
- * uniformly from the vocabulary (stream `stream` of seed).  *len is set to
- * the length; dies if --text is empty or unreadable. */
-int *rl_family_tokens(const char *cmd, const rl_family_args *a, const rl_family *f, long n,
-                      unsigned long seed, unsigned long stream, long *len);
+/* The token sequence for token-so2 into *tok (malloc'ed, *len ids): the bytes
+ * of --text, or n ids drawn uniformly from the vocabulary (stream `stream` of
+ * seed).  RL_EINPUT when --text is empty, unreadable or outside the
+ * vocabulary. */
+rl_status rl_family_tokens(const rl_family_args *a, const rl_family *f, long n, unsigned long seed,
+                           unsigned long stream, int **tok, long *len, rl_err *err);
 
 #endif

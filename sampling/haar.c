@@ -42,14 +42,18 @@ void rl_haar_free(rl_haar_workspace *w)
     free(w);
 }
 
-int rl_haar_from_gaussian(rl_haar_workspace *w, int special, double *G)
+rl_status rl_haar_from_gaussian(rl_haar_workspace *w, int special, double *G, int *det_out,
+                                rl_err *err)
 {
     const int d = w->d;
+    lapack_int info;
     /* Column-major: G holds the Gaussian matrix; its transpose is just as
      * Gaussian, and the row-major reading of the result below is U^T, which
      * is Haar as well (U -> U^{-1} preserves Haar measure). */
-    if (LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, d, d, G, d, w->tau, w->work, w->lwork) != 0)
-        rl_die("dgeqrf failed (d = %d)", d);
+    /* info != 0 is LAPACK's failure, never the caller's input: RL_EINTERNAL */
+    info = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, d, d, G, d, w->tau, w->work, w->lwork);
+    if (info != 0)
+        return rl_fail(err, RL_EINTERNAL, "Haar sampling: dgeqrf failed (info %d, d = %d)", (int)info, d);
     /* det Q = (-1)^(number of proper reflectors): each H_i = I - tau_i v v^T
      * with tau_i != 0 is a reflection (det -1); tau_i = 0 is the identity. */
     int det = 1;
@@ -60,8 +64,9 @@ int rl_haar_from_gaussian(rl_haar_workspace *w, int special, double *G)
         if (w->tau[j] != 0.0)
             det = -det;
     }
-    if (LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, d, d, d, G, d, w->tau, w->work, w->lwork) != 0)
-        rl_die("dorgqr failed (d = %d)", d);
+    info = LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, d, d, d, G, d, w->tau, w->work, w->lwork);
+    if (info != 0)
+        return rl_fail(err, RL_EINTERNAL, "Haar sampling: dorgqr failed (info %d, d = %d)", (int)info, d);
     if (special && det < 0) {
         sign[0] = -sign[0];
         det = 1;
@@ -70,11 +75,13 @@ int rl_haar_from_gaussian(rl_haar_workspace *w, int special, double *G)
         if (sign[j] < 0)
             for (int i = 0; i < d; i++)
                 G[(long)j * d + i] = -G[(long)j * d + i];
-    return det;
+    if (det_out)
+        *det_out = det;
+    return RL_OK;
 }
 
-void rl_haar_draw(rl_haar_workspace *w, gsl_rng *r, int special, double *U)
+rl_status rl_haar_draw(rl_haar_workspace *w, gsl_rng *r, int special, double *U, rl_err *err)
 {
     rl_ziggurat_fill(&w->zig, r, U, (long)w->d * w->d);
-    rl_haar_from_gaussian(w, special, U);
+    return rl_haar_from_gaussian(w, special, U, NULL, err);
 }

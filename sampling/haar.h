@@ -4,6 +4,7 @@
 
 #include <gsl/gsl_rng.h>
 #include "normal.h"
+#include "../core/err.h"
 
 typedef struct {
     int d;
@@ -17,11 +18,13 @@ typedef struct {
 rl_haar_workspace *rl_haar_alloc(int d);
 void rl_haar_free(rl_haar_workspace *w);
 
-/* U (d x d, row-major) ~ Haar on O(d), or on SO(d) when special != 0. */
-void rl_haar_draw(rl_haar_workspace *w, gsl_rng *r, int special, double *U);
+/* U (d x d, row-major) ~ Haar on O(d), or on SO(d) when special != 0.
+ * RL_EINTERNAL when LAPACK reports a failure (U is then undefined). */
+rl_status rl_haar_draw(rl_haar_workspace *w, gsl_rng *r, int special, double *U, rl_err *err);
 
 /* The deterministic half of rl_haar_draw: turn a matrix G of i.i.d. N(0,1)
- * entries into a Haar matrix in place.  Returns the determinant (+1 or -1). */
-int rl_haar_from_gaussian(rl_haar_workspace *w, int special, double *G);
+ * entries into a Haar matrix in place; *det (may be NULL) receives its
+ * determinant, +1 or -1.  RL_EINTERNAL when LAPACK's info is not 0. */
+rl_status rl_haar_from_gaussian(rl_haar_workspace *w, int special, double *G, int *det, rl_err *err);
 
 #endif

@@ -1,6 +1,7 @@
 /* so2.c: SO(2) block rotations, angle laws and token tables. */
 #include "so2.h"
 #include "rng.h"
+#include "../core/util.h"
 
 #include <errno.h>
 #include <gsl/gsl_randist.h>
@@ -62,65 +63,52 @@ void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long str
     gsl_rng_free(r);
 }
 
-double *rl_so2_table_load(const char *path, int d, int *vocab, char *err, size_t n)
+rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab, rl_err *err)
 {
+    *table = NULL;
     FILE *fp = fopen(path, "r");
-    if (!fp) {
-        snprintf(err, n, "cannot read angle table %s: %s", path, strerror(errno));
-        return NULL;
-    }
+    if (!fp)
+        return rl_fail(err, RL_EINPUT, "cannot read angle table %s: %s", path, strerror(errno));
     const int h = d / 2;
     size_t cap = 256, rows = 0;
-    double *t = malloc(sizeof(double) * cap * h);
+    double *t = rl_xmalloc(sizeof(double) * cap * h);
     char *line = NULL;
     size_t len = 0;
     long lineno = 0;
-    while (t && getline(&line, &len, fp) >= 0) {
+    rl_status st = RL_OK;
+    while (st == RL_OK && getline(&line, &len, fp) >= 0) {
         lineno++;
         char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
         if (*p == '\n' || *p == '\0' || *p == '#')
             continue;
-        if (rows == cap) {
-            double *nt = realloc(t, sizeof(double) * (cap *= 2) * h);
-            if (!nt)
-                break;
-            t = nt;
-        }
-        for (int b = 0; b < h; b++) {
+        if (rows == cap)
+            t = rl_xrealloc(t, sizeof(double) * (cap *= 2) * h);
+        for (int b = 0; b < h && st == RL_OK; b++) {
             char *end;
             double x = strtod(p, &end);
-            if (end == p || !isfinite(x)) {
-                snprintf(err, n, "%s:%ld: expected %d angles per line, found %d", path, lineno, h, b);
-                goto fail;
-            }
+            if (end == p || !isfinite(x))
+                st = rl_fail(err, RL_EINPUT, "%s:%ld: expected %d angles per line, found %d", path,
+                             lineno, h, b);
             t[rows * h + b] = x;
             p = end;
         }
         while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
             p++;
-        if (*p) {
-            snprintf(err, n, "%s:%ld: more than %d angles on the line", path, lineno, h);
-            goto fail;
-        }
+        if (st == RL_OK && *p)
+            st = rl_fail(err, RL_EINPUT, "%s:%ld: more than %d angles on the line", path, lineno, h);
         rows++;
     }
-    if (!t) {
-        snprintf(err, n, "out of memory reading %s", path);
-        goto fail;
-    }
-    if (rows == 0) {
-        snprintf(err, n, "angle table %s has no rows", path);
-        goto fail;
-    }
+    if (st == RL_OK && rows == 0)
+        st = rl_fail(err, RL_EINPUT, "angle table %s has no rows", path);
     free(line);
     fclose(fp);
+    if (st != RL_OK) {
+        free(t);
+        return st;
+    }
+    *table = t;
     *vocab = (int)rows;
-    return t;
-fail:
-    free(line);
-    free(t);
-    fclose(fp);
-    return NULL;
+    return RL_OK;
 }

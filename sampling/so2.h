@@ -5,6 +5,7 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include "family.h"
+#include "../core/err.h"
 
 /* omega_b = scale * base^(-2b/d) for b = 0 .. d/2-1 (RoPE's frequencies). */
 void rl_so2_freqs(int d, double base, double scale, double *omega);
@@ -34,9 +35,10 @@ double rl_angle_reduce(double phi);
  * drawn from stream `stream` of `seed`. */
 void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long stream, double *table);
 
-/* Load a token table from a text file: one line per token, d/2 angles each.
- * Returns a malloc'ed table and sets *vocab; on error returns NULL with a
- * one-line reason in err. */
-double *rl_so2_table_load(const char *path, int d, int *vocab, char *err, size_t errlen);
+/* Load a token table from a text file: one line per token, d/2 angles each
+ * (blank lines and lines opening with # skipped).  *table receives a
+ * malloc'ed vocab x (d/2) table and *vocab its rows; RL_EINPUT naming the
+ * file and line when it cannot be read or is malformed. */
+rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab, rl_err *err);
 
 #endif

@@ -27,6 +27,7 @@ struct rl_stepper {
     double *eig, *rwork;
     lapack_int *iwork;
     lapack_int lzwork, lrwork, liwork;
+    rl_err err; /* the first failed draw (err.status RL_OK: none) */
 };
 
 static int is_dense(const rl_family *f)
@@ -102,6 +103,31 @@ const rl_family *rl_stepper_family(const rl_stepper *s)
     return &s->f;
 }
 
+rl_status rl_stepper_status(const rl_stepper *s, rl_err *err)
+{
+    if (s->err.status != RL_OK && err)
+        *err = s->err;
+    return s->err.status;
+}
+
+/* A failed draw leaves a NaN step, so that nothing computed from it passes
+ * for a number (the failure itself is in s->err). */
+static void draw_failed(rl_stepper *s)
+{
+    const int d = s->f.d;
+    if (s->phi)
+        for (int b = 0; b < d / 2; b++)
+            s->phi[b] = NAN;
+    if (s->w)
+        for (int i = 0; i < d; i++)
+            s->w[i] = NAN;
+    if (s->M) {
+        for (long i = 0; i < (long)d * d; i++)
+            s->M[i] = NAN;
+        s->identity = 0;
+    }
+}
+
 const double *rl_stepper_angles(const rl_stepper *s)
 {
     return s->phi;
@@ -111,7 +137,7 @@ const double *rl_stepper_angles(const rl_stepper *s)
  * H = iA is Hermitian, H = V diag(lambda) V^H with real lambda, so
  * exp(sigma A) = exp(-i sigma H) = V diag(exp(-i sigma lambda)) V^H, which is
  * orthogonal to rounding (V unitary) at any sigma, unlike a truncated series. */
-static void draw_brownian(rl_stepper *s, gsl_rng *r)
+static rl_status draw_brownian(rl_stepper *s, gsl_rng *r, rl_err *err)
 {
     const int d = s->f.d;
     lapack_complex_double *V = s->zv;
@@ -121,9 +147,10 @@ static void draw_brownian(rl_stepper *s, gsl_rng *r)
         for (int i = 0; i < j; i++)
             V[(long)j * d + i] = I * rl_normal(r);
     }
-    if (LAPACKE_zheevd_work(LAPACK_COL_MAJOR, 'V', 'U', d, V, d, s->eig, s->zwork, s->lzwork,
-                            s->rwork, s->lrwork, s->iwork, s->liwork) != 0)
-        rl_die("zheevd failed (d = %d)", d);
+    lapack_int info = LAPACKE_zheevd_work(LAPACK_COL_MAJOR, 'V', 'U', d, V, d, s->eig, s->zwork,
+                                          s->lzwork, s->rwork, s->lrwork, s->iwork, s->liwork);
+    if (info != 0)
+        return rl_fail(err, RL_EINTERNAL, "Brownian step: zheevd failed (info %d, d = %d)", (int)info, d);
     /* T = V diag(exp(-i sigma lambda)) */
     for (int j = 0; j < d; j++) {
         lapack_complex_double e = cexp(-I * s->f.sigma * s->eig[j]);
@@ -137,30 +164,37 @@ static void draw_brownian(rl_stepper *s, gsl_rng *r)
     for (int i = 0; i < d; i++)
         for (int j = 0; j < d; j++)
             s->M[(long)i * d + j] = creal(s->zo[(long)j * d + i]);
+    return RL_OK;
 }
 
 void rl_stepper_draw(rl_stepper *s, gsl_rng *r, int token)
 {
     const rl_family *f = &s->f;
     const int d = f->d, h = d / 2;
+    /* a failure after the first one is recorded in a scratch rl_err */
+    rl_err scratch, *err = s->err.status == RL_OK ? &s->err : &scratch;
+    rl_status st = RL_OK;
     switch (f->kind) {
     case RL_FAM_HAAR:
     case RL_FAM_HAAR_SO:
-        rl_haar_draw(s->haar, r, f->kind == RL_FAM_HAAR_SO, s->M);
+        st = rl_haar_draw(s->haar, r, f->kind == RL_FAM_HAAR_SO, s->M, err);
         s->identity = 0;
         break;
     case RL_FAM_LAZY_HAAR:
         s->identity = !(gsl_rng_uniform(r) < f->p);
         if (!s->identity)
-            rl_haar_draw(s->haar, r, 0, s->M);
+            st = rl_haar_draw(s->haar, r, 0, s->M, err);
         break;
     case RL_FAM_SO2:
         for (int b = 0; b < h; b++)
             s->phi[b] = rl_so2_draw_angle(r, f->law, s->omega[b]);
         break;
     case RL_FAM_TOKEN_SO2:
-        if (token < 0 || token >= f->vocab)
-            rl_die("token id %d is outside the angle table's vocabulary of %d", token, f->vocab);
+        if (token < 0 || token >= f->vocab) {
+            st = rl_fail(err, RL_EINPUT, "token id %d is outside the angle table's vocabulary of %d",
+                         token, f->vocab);
+            break;
+        }
         memcpy(s->phi, f->table + (long)token * h, sizeof(double) * h);
         break;
     case RL_FAM_HOUSEHOLDER:
@@ -168,12 +202,14 @@ void rl_stepper_draw(rl_stepper *s, gsl_rng *r, int token)
         rl_unit_vector(r, d, s->w);
         break;
     case RL_FAM_BROWNIAN:
-        draw_brownian(s, r);
+        st = draw_brownian(s, r, err);
         s->identity = 0;
         break;
     default:
         break;
     }
+    if (st != RL_OK)
+        draw_failed(s);
 }
 
 void rl_stepper_apply(rl_stepper *s, int transpose, double *X, int nvec)

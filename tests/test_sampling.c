@@ -2,12 +2,16 @@
  * Monte Carlo checks use fixed seeds and 5-sigma tolerances from the
  * standard error of the estimate; exact laws where one exists. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <complex.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "../core/util.h"
+#include "../sampling/family_cli.h"
 #include "../sampling/haar.h"
 #include "../sampling/normal.h"
 #include "../sampling/rng.h"
@@ -96,7 +100,7 @@ static void haar_law(int d, int special, long n)
     th_acc tr = { 0 }, tr2 = { 0 };
     long plus = 0;
     for (long i = 0; i < n; i++) {
-        rl_haar_draw(w, r, special, U);
+        cr_assert_eq(rl_haar_draw(w, r, special, U, NULL), RL_OK);
         x[i] = U[d + 2]; /* entry (1, 2): any entry has the coordinate law */
         double t = 0;
         for (int k = 0; k < d; k++)
@@ -158,7 +162,7 @@ Test(haar, large_dimension_is_orthogonal)
     rl_haar_workspace *w = rl_haar_alloc(d);
     gsl_rng *r = rng(8);
     double *U = malloc(sizeof(double) * d * d);
-    rl_haar_draw(w, r, 1, U);
+    cr_assert_eq(rl_haar_draw(w, r, 1, U, NULL), RL_OK);
     /* U^T U = I to 1e-12 (entrywise), checked through one column pair set */
     double worst = 0;
     for (int i = 0; i < d; i += 37)
@@ -170,6 +174,44 @@ Test(haar, large_dimension_is_orthogonal)
         }
     cr_assert_lt(worst, 1e-12, "orthogonality error %g", worst);
     free(U);
+    gsl_rng_free(r);
+    rl_haar_free(w);
+}
+
+/* The determinant rl_haar_from_gaussian reports is the matrix's own. */
+Test(haar, from_gaussian_reports_the_determinant)
+{
+    const int d = 5;
+    rl_haar_workspace *w = rl_haar_alloc(d);
+    gsl_rng *r = rng(9);
+    double G[25];
+    for (int i = 0; i < 20; i++) {
+        int det = 0;
+        rl_ziggurat_fill(&w->zig, r, G, d * d);
+        cr_assert_eq(rl_haar_from_gaussian(w, 0, G, &det, NULL), RL_OK);
+        cr_assert(det == 1 || det == -1);
+        cr_assert_float_eq(th_det(G, d), (double)det, 1e-10);
+    }
+    gsl_rng_free(r);
+    rl_haar_free(w);
+}
+
+/* A LAPACK failure (here dgeqrf refusing a workspace shorter than d, info
+ * -8) is an internal failure, status 1, with one line naming the routine:
+ * never the bad-input status 2, and never an exit from inside the library. */
+Test(haar, lapack_failure_is_internal)
+{
+    const int d = 4;
+    rl_haar_workspace *w = rl_haar_alloc(d);
+    gsl_rng *r = rng(10);
+    double U[16];
+    w->lwork = 1;
+    rl_err err = { RL_OK, "" };
+    cr_redirect_stdout(); /* LAPACK's xerbla prints its own complaint */
+    cr_assert_eq(rl_haar_draw(w, r, 0, U, &err), RL_EINTERNAL);
+    cr_assert_eq(err.status, RL_EINTERNAL);
+    cr_assert(strstr(err.msg, "dgeqrf failed") && !strchr(err.msg, '\n'), "message '%s'", err.msg);
+    cr_assert_eq(rl_haar_from_gaussian(w, 1, U, NULL, NULL), RL_EINTERNAL, "NULL err: status only");
     gsl_rng_free(r);
     rl_haar_free(w);
 }
@@ -206,6 +248,7 @@ static void check_orthogonal(rl_family f)
         double e = th_orth_err(M, f.d);
         cr_assert_lt(e, 1e-12, "%s d=%d: |M^T M - I| = %g", rl_family_name(f.kind), f.d, e);
     }
+    cr_assert_eq(rl_stepper_status(s, NULL), RL_OK);
     free(M);
     gsl_rng_free(r);
     rl_stepper_free(s);
@@ -430,6 +473,153 @@ Test(steps, closed_form_norms)
     cr_assert_float_eq(blocks[31], sin(w) / w, 1e-15);
     f.law = RL_ANG_CONSTANT;
     cr_assert_float_eq(rl_family_mean_norm(&f, NULL, NULL), 1.0, 1e-15);
+}
+
+/* A token outside the table fails the draw without exiting: the stepper
+ * keeps the first failure (RL_EINPUT) until it is freed, and the step is NaN
+ * so that nothing computed from it passes for a number. */
+Test(steps, failed_draw_is_recorded_in_the_stepper)
+{
+    rl_family f = token_family(4);
+    rl_stepper *s = rl_stepper_alloc(&f, 1);
+    gsl_rng *r = rng(95);
+    rl_err err = { RL_OK, "" };
+    rl_stepper_draw(s, r, 3);
+    cr_assert_eq(rl_stepper_status(s, &err), RL_OK);
+    cr_assert_str_empty(err.msg, "a good status leaves err alone");
+    rl_stepper_draw(s, r, 64);
+    cr_assert(isnan(rl_stepper_angles(s)[0]) && isnan(rl_stepper_angles(s)[1]));
+    rl_stepper_draw(s, r, 1);  /* a good draw after it */
+    rl_stepper_draw(s, r, -5); /* a second failure */
+    cr_assert_eq(rl_stepper_status(s, NULL), RL_EINPUT);
+    cr_assert_eq(rl_stepper_status(s, &err), RL_EINPUT);
+    cr_assert_eq(err.status, RL_EINPUT);
+    cr_assert_str_eq(err.msg, "token id 64 is outside the angle table's vocabulary of 64");
+    double x[4] = { 1, 0, 0, 0 };
+    rl_transport(s, r, 3, (const int[]){ 0, 70, 1 }, x, 1);
+    cr_assert(isnan(x[0]), "a route through a failed step is NaN, got %g", x[0]);
+    gsl_rng_free(r);
+    rl_stepper_free(s);
+}
+
+/* ---------- building a family from flags ---------- */
+
+Test(family, check_names_the_problem)
+{
+    rl_err err;
+    rl_family f = rl_family_default(RL_FAM_SO2, 7);
+    cr_assert_eq(rl_family_check(&f, &err), RL_EINPUT);
+    cr_assert_str_eq(err.msg, "so2 needs an even dimension, got d = 7");
+    f = rl_family_default(RL_FAM_PATH, 8);
+    f.beta = 2.5;
+    cr_assert_eq(rl_family_check(&f, &err), RL_EINPUT);
+    cr_assert_str_eq(err.msg, "beta 2.5 is outside (0, 2]");
+    f = rl_family_default(RL_FAM_TOKEN_SO2, 8);
+    cr_assert_eq(rl_family_check(&f, NULL), RL_EINPUT, "token-so2 without a table");
+    f = rl_family_default(RL_FAM_BROWNIAN, 8);
+    cr_assert_eq(rl_family_check(&f, NULL), RL_OK);
+}
+
+static char *write_tmp(const char *dir, const char *name, const char *text)
+{
+    char *p = th_path(dir, name);
+    FILE *fp = fopen(p, "w");
+    cr_assert(fp);
+    fputs(text, fp);
+    fclose(fp);
+    return p;
+}
+
+Test(family, table_file_errors_name_file_and_line)
+{
+    char *d = th_tmpdir();
+    char *good = write_tmp(d, "good.txt", "# angles\n0.5 1\n\n-1 2\n");
+    char *shortl = write_tmp(d, "short.txt", "0.5 1\n0.25\n");
+    char *longl = write_tmp(d, "long.txt", "0.5 1 2\n");
+    char *empty = write_tmp(d, "empty.txt", "# nothing\n");
+    double *t = NULL;
+    int vocab = 0;
+    rl_err err;
+    cr_assert_eq(rl_so2_table_load(good, 4, &t, &vocab, &err), RL_OK);
+    cr_assert_eq(vocab, 2);
+    cr_assert(t[0] == 0.5 && t[1] == 1 && t[2] == -1 && t[3] == 2);
+    free(t);
+    char want[1024];
+    cr_assert_eq(rl_so2_table_load(shortl, 4, &t, &vocab, &err), RL_EINPUT);
+    cr_assert_null(t);
+    snprintf(want, sizeof want, "%s:2: expected 2 angles per line, found 1", shortl);
+    cr_assert_str_eq(err.msg, want);
+    cr_assert_eq(rl_so2_table_load(longl, 4, &t, &vocab, &err), RL_EINPUT);
+    snprintf(want, sizeof want, "%s:1: more than 2 angles on the line", longl);
+    cr_assert_str_eq(err.msg, want);
+    cr_assert_eq(rl_so2_table_load(empty, 4, &t, &vocab, &err), RL_EINPUT);
+    snprintf(want, sizeof want, "angle table %s has no rows", empty);
+    cr_assert_str_eq(err.msg, want);
+    cr_assert_eq(rl_so2_table_load("/nonexistent/t", 4, &t, &vocab, &err), RL_EINPUT);
+    cr_assert(strstr(err.msg, "cannot read angle table /nonexistent/t"), "%s", err.msg);
+    th_rmdir(d);
+}
+
+Test(family, from_args_returns_input_errors)
+{
+    rl_family_args a = rl_family_args_default();
+    rl_opt opts[] = { RL_FAMILY_OPTS_(&a), RL_OPT_END_ };
+    rl_family f;
+    double *table = (double *)1;
+    rl_err err;
+    a.kind = RL_FAM_HAAR;
+    a.table = "x";
+    cr_assert_eq(rl_family_from_args(&a, opts, 1, 0, &f, &table, &err), RL_EINPUT);
+    cr_assert_null(table);
+    cr_assert_str_eq(err.msg, "--table, --text and --vocab apply to --family token-so2 only");
+    a = rl_family_args_default();
+    a.kind = RL_FAM_TOKEN_SO2;
+    a.d = 6;
+    a.vocab = 10;
+    a.text = "Makefile";
+    for (rl_opt *o = opts; o->type != RL_OPT_END; o++)
+        o->seen |= !strcmp(o->name, "vocab"); /* as if --vocab 10 were given */
+    cr_assert_eq(rl_family_from_args(&a, opts, 1, 0, &f, &table, &err), RL_EINPUT);
+    cr_assert_str_eq(err.msg, "--text reads byte tokens 0..255, so --vocab must be at least 256");
+    a.text = NULL;
+    cr_assert_eq(rl_family_from_args(&a, opts, 1, 0, &f, &table, &err), RL_OK);
+    cr_assert(table && f.table == table && f.vocab == 10 && f.d == 6);
+    int *tok;
+    long n;
+    cr_assert_eq(rl_family_tokens(&a, &f, 50, 1, 2, &tok, &n, &err), RL_OK);
+    cr_assert_eq(n, 50);
+    for (long i = 0; i < n; i++)
+        cr_assert(tok[i] >= 0 && tok[i] < 10);
+    free(tok);
+    a.text = "/nonexistent/text";
+    cr_assert_eq(rl_family_tokens(&a, &f, 50, 1, 2, &tok, &n, &err), RL_EINPUT);
+    cr_assert(strstr(err.msg, "cannot read /nonexistent/text"), "%s", err.msg);
+    free(table);
+}
+
+/* The command puts its name in front of the library's message. */
+Test(family, command_names_itself)
+{
+    char err[1024];
+    cr_assert_eq(th_run("sample --family token-so2 --d 4 --table /nonexistent/table", NULL, 0, err, sizeof err), 2);
+    cr_assert(strncmp(err, "routelab: sample: cannot read angle table /nonexistent/table", 60) == 0, "%s", err);
+    cr_assert_eq(th_lines(err), 1);
+    cr_assert_eq(th_run("bound norm --family so2 --d 7", NULL, 0, err, sizeof err), 2);
+    cr_assert_str_eq(err, "routelab: bound: so2 needs an even dimension, got d = 7\n");
+}
+
+/* Output the system refuses (a full disk) is not the user's input: status 1. */
+Test(family, refused_output_is_internal)
+{
+    const char *bin = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
+    char *d = th_tmpdir(), *errp = th_path(d, "err"), cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s sample --family haar --d 8 --count 500 >/dev/full 2>%s", bin, errp);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", WEXITSTATUS(st));
+    char *err = rl_read_file(errp, NULL);
+    cr_assert_str_eq(err, "routelab: sample: write error on standard output\n");
+    free(err);
+    th_rmdir(d);
 }
 
 /* ---------- transport along a route ---------- */
