@@ -148,8 +148,8 @@ int cmd_reproduce(int argc, char **argv)
                   "Every flag's default comes from the preset; the configuration used is written to\n"
                   "OUT/config.txt.",
                   opts, argc, argv, NULL, 0);
-    static const char *tnames[] = { "quick", "full", "none" };
-    g->theory = tnames[theory];
+    char tname[16];
+    g->theory = rl_choice_name(THEORY_PRESETS, theory, tname, sizeof tname);
     if (!g->data)
         rl_die("reproduce: preset %s needs --data (a token file, e.g. OpenWebText in nanoGPT or llm.c format)",
                g->name);

@@ -6,7 +6,9 @@
  * to resume from.  A model folder holds config.txt (the training command, to
  * refuse a rerun with other settings), ckpt.bin and log.tsv (train),
  * `trained` (written once training has reached its last step), eval.tsv,
- * and probe files. */
+ * and probe files.  A model's `train` flags are written from the grid's
+ * rl_train_opts by rl_train_opts_argv (the table train parses them with),
+ * and its length is rl_train_opts_steps', the rule train follows. */
 #include "grid.h"
 
 #include <errno.h>
