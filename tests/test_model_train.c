@@ -146,3 +146,22 @@ Test(model_train, options_round_trip_through_the_table)
         free(v[i]);
     }
 }
+
+/* A stream shorter than context + 1 tokens holds no window: the trainer
+ * refuses it with a status and one line, and allocates nothing. */
+Test(model_train, short_streams_are_a_bad_input)
+{
+    rl_gpt_config cfg = { 1, 16, 2, 8, 256, 0.0f, tm_pos("rope") };
+    rl_gpt *m = rl_gpt_alloc(&cfg, 2);
+    uint16_t tok[9] = { 0 };
+    rl_tokens ok = { tok, 9 }, shrt = { tok, 8 };
+    rl_trainer *tr = (rl_trainer *)1;
+    rl_err err;
+    cr_expect_eq(rl_trainer_alloc(m, &shrt, &ok, 2, 1, 1, &tr, &err), RL_EINPUT);
+    cr_expect(tr == NULL && strstr(err.msg, "training stream has 8 tokens"), "%s", err.msg);
+    cr_expect_eq(rl_trainer_alloc(m, &ok, &shrt, 2, 1, 1, &tr, &err), RL_EINPUT);
+    cr_expect(tr == NULL && strstr(err.msg, "validation stream has 8 tokens"), "%s", err.msg);
+    cr_assert_eq(rl_trainer_alloc(m, &ok, &ok, 2, 1, 1, &tr, &err), RL_OK);
+    rl_trainer_free(tr);
+    rl_gpt_free(m);
+}
