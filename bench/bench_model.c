@@ -110,7 +110,7 @@ typedef struct {
     long step;
 } train_run;
 
-static void run_open(train_run *r, const rl_gpt_config *cfg, int B)
+static rl_status run_open(train_run *r, const rl_gpt_config *cfg, int B, rl_err *err)
 {
     r->m = rl_gpt_alloc(cfg, B);
     rl_gpt_init(r->m, 1);
@@ -118,9 +118,15 @@ static void run_open(train_run *r, const rl_gpt_config *cfg, int B)
     r->data.tok = rl_xmalloc(sizeof(uint16_t) * r->data.n);
     for (long i = 0; i < r->data.n; i++)
         r->data.tok[i] = (uint16_t)(((uint32_t)i * 2654435761u) >> 24);
-    r->tr = rl_trainer_alloc(r->m, &r->data, B, 1, 1);
     r->step = 0;
+    rl_status s = rl_trainer_alloc(r->m, &r->data, &r->data, B, 1, 1, &r->tr, err);
+    if (s != RL_OK) {
+        free(r->data.tok);
+        rl_gpt_free(r->m);
+        return s;
+    }
     rl_trainer_step(r->tr, r->step++, 1e-4, NULL); /* warm-up: first touch of the buffers */
+    return RL_OK;
 }
 
 /* Seconds of one full step (forward, backward, clipping, AdamW): wall
@@ -148,31 +154,37 @@ static double median(double *x, long n)
 enum { MAXSTEPS = 512 };
 
 /* Tokens/s of full training steps (median step time of a budget-long run). */
-static double bench_train(int layers, int width, int heads, int T, int B, double budget)
+static rl_status bench_train(int layers, int width, int heads, int T, int B, double budget,
+                             double *tps, rl_err *err)
 {
     rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 } };
     train_run r;
-    run_open(&r, &cfg, B);
+    RL_TRY(run_open(&r, &cfg, B, err));
     /* the median step time: robust to other work on the machine */
     double st[MAXSTEPS];
     long n = 0;
     for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5);)
         st[n++] = run_step(&r, 0);
     run_close(&r);
-    return (double)B * T / median(st, n);
+    *tps = (double)B * T / median(st, n);
+    return RL_OK;
 }
 
 /* Training tokens/s of scheme pos and of RoPE at the first shape, steps of
  * the two models interleaved (one each per round) so that both see the
  * same load; median step times.  cpu: one thread, CPU time per step. */
-static void bench_scheme_train(rl_pos_config pos, double budget, int cpu, double *tps,
-                               double *tps_rope)
+static rl_status bench_scheme_train(rl_pos_config pos, double budget, int cpu, double *tps,
+                                    double *tps_rope, rl_err *err)
 {
     rl_gpt_config cs = shape1(pos), cr = shape1(ROPE);
     train_run a, b;
     rl_set_threads(cpu ? 1 : rl_ncores());
-    run_open(&a, &cs, 8);
-    run_open(&b, &cr, 8);
+    RL_TRY(run_open(&a, &cs, 8, err));
+    rl_status s = run_open(&b, &cr, 8, err);
+    if (s != RL_OK) {
+        run_close(&a);
+        return s;
+    }
     double sa[MAXSTEPS], sb[MAXSTEPS];
     long n = 0;
     for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5); n++) {
@@ -184,6 +196,7 @@ static void bench_scheme_train(rl_pos_config pos, double budget, int cpu, double
     rl_set_threads(rl_ncores());
     *tps = 8.0 * 128 / median(sa, n);
     *tps_rope = 8.0 * 128 / median(sb, n);
+    return RL_OK;
 }
 
 static void report_train(int layers, int width, int heads, int T, int B, double tps,
@@ -204,7 +217,7 @@ static void report_train(int layers, int width, int heads, int T, int B, double 
  * shared machine two threads' wall and CPU time both count the waits for a
  * descheduled partner), right after a RoPE window for the ratio (the rope
  * row's ratio is then the noise of the method). */
-static void bench_schemes(int quick)
+static rl_status bench_schemes(int quick, rl_err *err)
 {
     static const char *names[] = { "rope", "fixed-rope", "random_qk", "random_qkv", "pemb_qk",
                                    "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv", "path" };
@@ -214,12 +227,12 @@ static void bench_schemes(int quick)
            "over RoPE's - 1; training steps interleaved with a RoPE model's)\n");
     for (int i = 0; i < n; i++) {
         rl_pos_config pos;
-        char err[256];
-        if (rl_pos_parse(names[i], -1, &pos, err, sizeof err))
-            rl_die("bench: %s", err);
+        char why[256];
+        if (rl_pos_parse(names[i], -1, &pos, why, sizeof why)) /* a name of the list above */
+            return rl_fail(err, RL_EINTERNAL, "bench: %s", why);
         double tps, tps_rope, cps, cps_rope;
-        bench_scheme_train(pos, budget, 0, &tps, &tps_rope);
-        bench_scheme_train(pos, budget, 1, &cps, &cps_rope);
+        RL_TRY(bench_scheme_train(pos, budget, 0, &tps, &tps_rope, err));
+        RL_TRY(bench_scheme_train(pos, budget, 1, &cps, &cps_rope, err));
         rl_set_threads(1);
         eval_figs rope_ev = bench_eval(L, ROPE), ev = bench_eval(L, pos);
         rl_set_threads(rl_ncores());
@@ -230,9 +243,10 @@ static void bench_schemes(int quick)
                ev.sec);
         fflush(stdout);
     }
+    return RL_OK;
 }
 
-void rl_bench_model(int quick)
+rl_status rl_bench_model(int quick, rl_err *err)
 {
     rl_set_threads(rl_ncores());
     const double pb = quick ? 1.0 : 3.0, tb = quick ? 3 : 10;
@@ -240,7 +254,9 @@ void rl_bench_model(int quick)
      * that other work on the machine cannot inflate the fractions */
     double p1 = sgemm_peak(2048, pb);
     eval_figs ev = bench_eval(16384, ROPE); /* first: its peak RSS is its own */
-    double t1 = bench_train(4, 256, 4, 128, 8, tb), t2 = bench_train(6, 384, 6, 256, 4, tb);
+    double t1, t2;
+    RL_TRY(bench_train(4, 256, 4, 128, 8, tb, &t1, err));
+    RL_TRY(bench_train(6, 384, 6, 256, 4, tb, &t2, err));
     double p2 = sgemm_peak(2048, pb), peak = p1 > p2 ? p1 : p2;
     printf("model sgemm peak (2048^3, %d threads, OpenBLAS, best of %.0f s, before / after): "
            "%.1f / %.1f GFLOP/s\n", rl_ncores(), pb, p1, p2);
@@ -251,6 +267,7 @@ void rl_bench_model(int quick)
            ev.L / ev.sec, ev.flops / ev.sec / 1e9, 100 * ev.flops / ev.sec / 1e9 / peak,
            ev.work_mib, ev.rss_mib);
     fflush(stdout);
-    bench_schemes(quick);
+    rl_status s = bench_schemes(quick, err);
     rl_set_threads(1);
+    return s;
 }

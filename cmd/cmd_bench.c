@@ -133,7 +133,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (what == 0 || what == 3) { /* all cores, against the sgemm peak of the same run */
         rl_set_threads(rl_ncores());
-        rl_bench_model(quick);
+        rl_err err;
+        rl_check(rl_bench_model(quick, &err), &err);
     }
     if (what == 0 || what == 4) { /* the PaTH kernel against the standard one, one thread */
         rl_set_threads(1);

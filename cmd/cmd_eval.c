@@ -52,8 +52,14 @@ int cmd_eval(int argc, char **argv)
     int nl = rl_parse_longs("--lengths", lengths, Ls, MAX_LENGTHS);
     rl_ckpt_meta meta;
     rl_dataset ds;
-    rl_gpt *m = rl_ckpt_open_eval("eval", ckpath, data, &meta, &ds);
-    long maxL = rl_eval_check_lengths("eval", Ls, nl, 1, &ds, data);
+    rl_gpt *m;
+    long maxL;
+    rl_err err;
+    if (rl_ckpt_open_eval("eval", ckpath, data, &m, &meta, &ds, &err) ||
+        rl_eval_check_lengths(Ls, nl, 1, &ds, data, &maxL, &err)) {
+        rl_err_prefix(&err, "eval");
+        rl_err_exit(&err);
+    }
     char *def = NULL;
     if (!out) {
         char *tmp = strdup(ckpath);

@@ -41,7 +41,12 @@ int cmd_probe(int argc, char **argv)
     rl_set_threads(threads);
     rl_ckpt_meta meta;
     rl_dataset ds;
-    rl_gpt *m = rl_ckpt_open_eval("probe", ckpath, data, &meta, &ds);
+    rl_gpt *m;
+    rl_err err;
+    if (rl_ckpt_open_eval("probe", ckpath, data, &m, &meta, &ds, &err)) {
+        rl_err_prefix(&err, "probe");
+        rl_err_exit(&err);
+    }
     const long T = m->cfg.ctx;
     long Ls[MAX_LENGTHS];
     int nl;
@@ -52,7 +57,11 @@ int cmd_probe(int argc, char **argv)
         Ls[1] = 16 * T;
         nl = 2;
     }
-    long maxL = rl_eval_check_lengths("probe", Ls, nl, 2, &ds, data);
+    long maxL;
+    if (rl_eval_check_lengths(Ls, nl, 2, &ds, data, &maxL, &err)) {
+        rl_err_prefix(&err, "probe");
+        rl_err_exit(&err);
+    }
     rl_mkdir_p(out);
     char *pp = rl_path_join(out, "probe.tsv"), *dp = rl_path_join(out, "distance.tsv");
     rl_outfile *po = rl_outfile_open(pp), *dout = rl_outfile_open(dp);

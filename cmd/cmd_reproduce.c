@@ -10,6 +10,7 @@
 #include "../core/opts.h"
 #include "../core/util.h"
 #include "../model/config.h"
+#include "../model/trainopts.h"
 #include "../reproduce/grid.h"
 
 /* The preset named on the command line (its values are the defaults of
@@ -64,68 +65,80 @@ static void check_inputs(const rl_repro *r)
     }
 }
 
+/* Fail with one line naming the command. */
+static void check(rl_status s, rl_err *err)
+{
+    if (s != RL_OK) {
+        rl_err_prefix(err, "reproduce");
+        rl_err_exit(err);
+    }
+}
+
+/* OUT/config.txt: a "flag<TAB>value" line per setting, the training options
+ * written from the struct itself (with the run's length resolved). */
 static void write_config(const rl_repro *r, const char *command)
 {
     char *p = rl_path_join(r->out, "config.txt");
     rl_outfile *o = rl_outfile_open(p);
     const rl_grid *g = &r->g;
-    fprintf(o->f,
-            "# routelab reproduce: the configuration of this grid\ncommand\t%s\npreset\t%s\nvariants\t%s\n"
-            "layers\t%d\nwidth\t%d\nheads\t%d\nctx\t%d\nvocab\t%d\nbatch\t%d\naccum\t%d\ndropout\t%g\n"
-            "steps\t%ld\nlr\t%s\nval_every\t%d\nval_batches\t%d\nckpt_every\t%d\nmax_mult\t%d\n"
-            "eval_batches\t%d\ntheory\t%s\nprobe\t%s\nprobe_mult\t%d\ndata\t%s\nseed\t%ld\n",
-            command, g->name, g->variants, g->layers, g->width, g->heads, g->ctx, g->vocab, g->batch, g->accum,
-            g->dropout, rl_grid_steps(g), g->lr, g->val_every, g->val_batches, g->ckpt_every, g->max_mult,
-            g->eval_batches, g->theory, g->probe, g->probe_mult, g->data, g->seed);
+    fprintf(o->f, "# routelab reproduce: the configuration of this grid\ncommand\t%s\npreset\t%s\nvariants\t%s\n",
+            command, g->name, g->variants);
+    rl_train_opts t = g->train;
+    t.steps = rl_repro_steps(r);
+    char *v[2 * RL_TRAIN_OPTS_MAX];
+    int n = rl_train_opts_argv(&t, RL_TRAIN_OPTS_RUN | RL_TRAIN_OPTS_LOG, v);
+    for (int i = 0; i + 1 < n; i += 2) {
+        fprintf(o->f, "%s\t%s\n", v[i] + 2, v[i + 1]);
+        free(v[i]);
+        free(v[i + 1]);
+    }
+    fprintf(o->f, "max-mult\t%d\neval-batches\t%d\ntheory\t%s\nprobe\t%s\nprobe-mult\t%d\ndata\t%s\n",
+            g->max_mult, g->eval_batches, g->theory, g->probe, g->probe_mult, g->data);
     rl_outfile_commit(o);
     free(p);
 }
 
+#define THEORY_PRESETS "quick|full|none"
+
 int cmd_reproduce(int argc, char **argv)
 {
-    const char *pname = preset_arg(argc, argv);
-    const rl_grid *p = rl_grid_preset(pname);
-    if (!p)
-        rl_die("reproduce: --preset must be one of %s, got '%s'", RL_GRID_PRESETS, pname);
-    rl_repro r = { .g = *p, .threads = rl_ncores() };
-    int preset = 0, theory = 0, report_only = 0;
-    char outdef[256];
-    snprintf(outdef, sizeof outdef, "results/reproduce-%s", p->name);
-    r.out = outdef;
-    preset = !strcmp(p->name, "quick") ? 0 : !strcmp(p->name, "cpu") ? 1 : 2;
-    theory = !strcmp(p->theory, "quick") ? 0 : !strcmp(p->theory, "full") ? 1 : 2;
+    rl_repro r = { .threads = rl_ncores() };
     rl_grid *g = &r.g;
-    rl_opt opts[] = {
-        RL_OPT_CHOICE_("preset", &preset, "the grid: quick (make run), cpu (90 min), paper (the study's)",
-                       RL_GRID_PRESETS),
-        RL_OPT_STR_("out", &r.out, "output folder"),
-        RL_OPT_STR_("data", &g->data, "data set: DIR with train.bin/val.bin, or a token/text FILE"),
-        RL_OPT_STR_("variants", &g->variants, "comma-separated position schemes"),
-        RL_OPT_INT_("layers", &g->layers, "decoder blocks", 1, 1024),
-        RL_OPT_INT_("width", &g->width, "model width", 2, 65536),
-        RL_OPT_INT_("heads", &g->heads, "attention heads", 1, 4096),
-        RL_OPT_INT_("ctx", &g->ctx, "training context T", 2, 1 << 20),
-        RL_OPT_INT_("vocab", &g->vocab, "vocabulary (256 for the byte-level Brown corpus)", 2, 65536),
-        RL_OPT_INT_("batch", &g->batch, "windows per micro-batch", 1, 1 << 20),
-        RL_OPT_INT_("accum", &g->accum, "micro-batches per step", 1, 1 << 20),
-        RL_OPT_DBL_("dropout", &g->dropout, "dropout probability", 0, 1, RL_LO | RL_HI_OPEN),
-        RL_OPT_LONG_("steps", &g->steps, "optimizer steps (0: the sum of the --lr stages)", 0, 1e12),
-        RL_OPT_STR_("lr", &g->lr, "learning-rate schedule (train --lr)"),
-        RL_OPT_INT_("val-every", &g->val_every, "validation every N steps", 1, 1 << 30),
-        RL_OPT_INT_("val-batches", &g->val_batches, "validation batches", 1, 1 << 20),
-        RL_OPT_INT_("ckpt-every", &g->ckpt_every, "checkpoint every N steps", 1, 1 << 30),
-        RL_OPT_INT_("max-mult", &g->max_mult, "evaluate at 1x, 2x, ... up to this multiple of T", 1, 1 << 20),
-        RL_OPT_INT_("eval-batches", &g->eval_batches, "evaluation windows per length", 1, 1 << 20),
-        RL_OPT_CHOICE_("theory", &theory, "theory report preset", "quick|full|none"),
-        RL_OPT_STR_("probe", &g->probe, "variants to probe (comma-separated, all, none)"),
-        RL_OPT_INT_("probe-mult", &g->probe_mult, "probe at this multiple of T", 1, 1 << 20),
-        RL_OPT_SEED_(&g->seed),
-        RL_OPT_THREADS_(&r.threads),
-        RL_OPT_LONG_("stop-at", &r.stop_at, "stop each training at this step, as an interruption would "
-                                           "(0: never); the same command continues", 0, 1e12),
-        RL_OPT_FLAG_("report-only", &report_only, "only rewrite table.tsv, the figures and REPORT.md"),
-        RL_OPT_END_
-    };
+    rl_err err;
+    check(rl_grid_preset(preset_arg(argc, argv), g, &err), &err);
+    int preset = rl_choice_index(RL_GRID_PRESETS, g->name), theory = rl_choice_index(THEORY_PRESETS, g->theory);
+    int report_only = 0;
+    char outdef[256];
+    snprintf(outdef, sizeof outdef, "results/reproduce-%s", g->name);
+    r.out = outdef;
+    rl_opt opts[RL_TRAIN_OPTS_MAX + 16];
+    int n = 0;
+    opts[n++] = (rl_opt)RL_OPT_CHOICE_("preset", &preset,
+                                       "the grid: quick (make run), cpu (90 min), paper (the study's)",
+                                       RL_GRID_PRESETS);
+    opts[n++] = (rl_opt)RL_OPT_STR_("out", &r.out, "output folder");
+    opts[n++] = (rl_opt)RL_OPT_STR_("data", &g->data, "data set: DIR with train.bin/val.bin, or a token/text FILE");
+    opts[n++] = (rl_opt)RL_OPT_STR_("variants", &g->variants, "comma-separated position schemes");
+    /* the training flags: the same table as `routelab train`, the preset's
+     * values as their defaults */
+    const int first = n;
+    n += rl_train_opts_table(&g->train, RL_TRAIN_OPTS_RUN | RL_TRAIN_OPTS_LOG, opts + n);
+    for (int k = first; k < n; k++)
+        if (!strcmp(opts[k].name, "ctx"))
+            opts[k].lo = 2; /* a grid probes windows of ctx tokens, and the probe needs 2 */
+    opts[n++] = (rl_opt)RL_OPT_INT_("max-mult", &g->max_mult, "evaluate at 1x, 2x, ... up to this multiple of T",
+                                    1, 1 << 20);
+    opts[n++] = (rl_opt)RL_OPT_INT_("eval-batches", &g->eval_batches, "evaluation windows per length", 1, 1 << 20);
+    opts[n++] = (rl_opt)RL_OPT_CHOICE_("theory", &theory, "theory report preset", THEORY_PRESETS);
+    opts[n++] = (rl_opt)RL_OPT_STR_("probe", &g->probe, "variants to probe (comma-separated, all, none)");
+    opts[n++] = (rl_opt)RL_OPT_INT_("probe-mult", &g->probe_mult, "probe at this multiple of T", 1, 1 << 20);
+    opts[n++] = (rl_opt)RL_OPT_THREADS_(&r.threads);
+    opts[n++] = (rl_opt)RL_OPT_LONG_("stop-at", &r.stop_at,
+                                     "stop each training at this step, as an interruption would (0: never); "
+                                     "the same command continues", 0, 1e12);
+    opts[n++] = (rl_opt)RL_OPT_FLAG_("report-only", &report_only,
+                                     "only rewrite table.tsv, the figures and REPORT.md");
+    opts[n] = (rl_opt)RL_OPT_END_;
     rl_opts_parse("reproduce", "[--preset quick|cpu|paper] [--out DIR] [--data PATH] [flags]",
                   "Train every variant of the grid on the same tokens and seed, evaluate each with the\n"
                   "study's protocol at 1x, 2x, ..., max-mult x the training context, probe the far mass\n"
@@ -135,13 +148,16 @@ int cmd_reproduce(int argc, char **argv)
                   "Every flag's default comes from the preset; the configuration used is written to\n"
                   "OUT/config.txt.",
                   opts, argc, argv, NULL, 0);
-    static const char *tnames[] = { "quick", "full", "none" };
-    g->theory = tnames[theory];
+    char tname[16];
+    g->theory = rl_choice_name(THEORY_PRESETS, theory, tname, sizeof tname);
     if (!g->data)
         rl_die("reproduce: preset %s needs --data (a token file, e.g. OpenWebText in nanoGPT or llm.c format)",
                g->name);
-    if (g->width % g->heads || (g->width / g->heads) % 2)
-        rl_die("reproduce: width %d must split into %d heads of even dimension", g->width, g->heads);
+    const rl_train_opts *t = &g->train;
+    if (t->width % t->heads || (t->width / t->heads) % 2)
+        rl_die("reproduce: width %d must split into %d heads of even dimension", t->width, t->heads);
+    long steps;
+    check(rl_train_opts_steps(t, &steps, &err), &err);
     r.var = split(g->variants, &r.nvar);
     if (r.nvar == 0)
         rl_die("reproduce: --variants is empty");

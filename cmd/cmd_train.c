@@ -11,6 +11,7 @@
 #include "../core/util.h"
 #include "../model/ckpt.h"
 #include "../model/train.h"
+#include "../model/trainopts.h"
 
 static double now(void)
 {
@@ -46,6 +47,15 @@ static void trim_log(const char *path, long step)
                    (double)(mine), (double)(theirs), ck);                                    \
     } while (0)
 
+/* A failed library call: one line naming the command, exit 2 or 1. */
+static void check(rl_status s, rl_err *err)
+{
+    if (s != RL_OK) {
+        rl_err_prefix(err, "train");
+        rl_err_exit(err);
+    }
+}
+
 static void progress(int tty, long step, long steps, double loss, double val, double tps,
                      double elapsed, long done_here)
 {
@@ -72,38 +82,20 @@ static void progress(int tty, long step, long steps, double loss, double val, do
 
 int cmd_train(int argc, char **argv)
 {
-    rl_gpt_config cfg = { 4, 128, 4, 128, 256, 0.0f, { RL_ROT_ROPE, RL_MODE_QK, 0, 0 } };
-    double dropout = 0;
-    int batch = 8, accum = 1, threads = rl_ncores(), resume = 0, mode = -1;
-    long steps = 0, seed = 42, val_every = 100, val_batches = 8, ckpt_every = 500, stop_at = 0,
-         log_every = 10;
-    const char *data = NULL, *out = "results/train", *lr = "5e-4", *pos = "rope";
-    rl_opt opts[] = {
-        RL_OPT_STR_("data", &data, "data set: DIR with train.bin/val.bin, or one FILE (90/10)"),
-        RL_OPT_STR_("out", &out, "run folder: ckpt.bin and log.tsv"),
-        RL_OPT_INT_("layers", &cfg.layers, "decoder blocks", 1, 1024),
-        RL_OPT_INT_("width", &cfg.width, "model width", 2, 65536),
-        RL_OPT_INT_("heads", &cfg.heads, "attention heads", 1, 4096),
-        RL_OPT_INT_("ctx", &cfg.ctx, "training context T", 1, 1 << 20),
-        RL_OPT_INT_("vocab", &cfg.vocab, "vocabulary", 2, 65536),
-        RL_OPT_DBL_("dropout", &dropout, "dropout probability", 0, 1, RL_LO | RL_HI_OPEN),
-        RL_OPT_STR_("pos", &pos, "position scheme: " RL_POS_NAMES),
-        RL_OPT_CHOICE_("mode", &mode, "qk: rotate q, k; qkv: also v, inverse on each head's output",
-                       "qk|qkv"),
-        RL_OPT_INT_("batch", &batch, "windows per micro-batch", 1, 1 << 20),
-        RL_OPT_INT_("accum", &accum, "micro-batches per step (gradient accumulation)", 1, 1 << 20),
-        RL_OPT_LONG_("steps", &steps, "optimizer steps (0: the sum of the --lr stages, else 1000)", 0, 1e12),
-        RL_OPT_STR_("lr", &lr, "LR | LR:STEPS,LR:STEPS,... | cosine:PEAK:WARMUP[:MIN]"),
-        RL_OPT_LONG_("val-every", &val_every, "validation loss every N steps", 1, 1e12),
-        RL_OPT_LONG_("val-batches", &val_batches, "validation batches (fixed windows)", 1, 1e6),
-        RL_OPT_LONG_("ckpt-every", &ckpt_every, "checkpoint every N steps (and at the end)", 1, 1e12),
-        RL_OPT_LONG_("log-every", &log_every, "plain log line every N steps (no terminal)", 1, 1e12),
-        RL_OPT_LONG_("stop-at", &stop_at, "checkpoint and stop after this step (0: run to the end)", 0, 1e12),
-        RL_OPT_FLAG_("resume", &resume, "continue exactly from OUT/ckpt.bin"),
-        RL_OPT_SEED_(&seed),
-        RL_OPT_THREADS_(&threads),
-        RL_OPT_END_
-    };
+    rl_train_opts to = rl_train_opts_default();
+    int threads = rl_ncores(), resume = 0;
+    long stop_at = 0;
+    const char *data = NULL, *out = "results/train";
+    rl_opt opts[RL_TRAIN_OPTS_MAX + 8];
+    int n = 0;
+    opts[n++] = (rl_opt)RL_OPT_STR_("data", &data, "data set: DIR with train.bin/val.bin, or one FILE (90/10)");
+    opts[n++] = (rl_opt)RL_OPT_STR_("out", &out, "run folder: ckpt.bin and log.tsv");
+    n += rl_train_opts_table(&to, RL_TRAIN_OPTS_ALL, opts + n);
+    opts[n++] = (rl_opt)RL_OPT_LONG_("stop-at", &stop_at,
+                                     "checkpoint and stop after this step (0: run to the end)", 0, 1e12);
+    opts[n++] = (rl_opt)RL_OPT_FLAG_("resume", &resume, "continue exactly from OUT/ckpt.bin");
+    opts[n++] = (rl_opt)RL_OPT_THREADS_(&threads);
+    opts[n] = (rl_opt)RL_OPT_END_;
     rl_opts_parse("train", "--data PATH [--out DIR] [model flags] [--lr SCHEDULE] [--resume]",
                   "Train a pre-LN GPT decoder with AdamW (weight decay 0.1 on matrices and the\n"
                   "token embedding), gradient clipping at norm 1, random training windows.\n"
@@ -113,25 +105,16 @@ int cmd_train(int argc, char **argv)
     rl_set_threads(threads);
     if (!data)
         rl_die("train: --data is required");
-    cfg.dropout = (float)dropout;
-    {
-        char err[512];
-        if (rl_pos_parse(pos, rl_opt_seen(opts, "mode") ? mode : -1, &cfg.pos, err, sizeof err))
-            rl_die("train: %s", err);
-    }
+    rl_err err;
+    rl_gpt_config cfg;
+    check(rl_train_opts_config(&to, &cfg, &err), &err);
     rl_mkdir_p(out);
     char *ck = rl_path_join(out, "ckpt.bin"), *logp = rl_path_join(out, "log.tsv");
     rl_ckpt_meta meta = { 0 };
-    rl_gpt *m;
-    long start = 0;
-    rl_dataset ds;
-    rl_err derr;
+    rl_gpt *m = NULL;
     if (resume) {
-        char err[512];
         rl_ckpt_meta cm;
-        m = rl_ckpt_load(ck, batch, &cm, err, sizeof err);
-        if (!m)
-            rl_die("train: %s", err);
+        check(rl_ckpt_load(ck, to.batch, &m, &cm, &err), &err);
         SAME("layers", cfg.layers, m->cfg.layers);
         SAME("width", cfg.width, m->cfg.width);
         SAME("heads", cfg.heads, m->cfg.heads);
@@ -142,60 +125,53 @@ int cmd_train(int argc, char **argv)
             !rl_pos_equal(cfg.pos, m->cfg.pos))
             rl_die("train: --pos %s does not match the checkpoint's %s (%s)",
                    rl_pos_name(cfg.pos), rl_pos_name(m->cfg.pos), ck);
-        SAME("batch", batch, cm.batch);
-        SAME("accum", accum, cm.accum);
-        SAME("seed", seed, (long)cm.seed);
-        SAME("val-batches", val_batches, cm.val_batches);
-        if (rl_opt_seen(opts, "lr") && strcmp(lr, cm.lr))
-            rl_die("train: --lr %s does not match the checkpoint's %s (%s)", lr, cm.lr, ck);
-        if (batch != cm.batch) { /* activations sized for the checkpoint's batch */
-            rl_gpt *m2 = rl_ckpt_load(ck, cm.batch, &cm, err, sizeof err);
+        SAME("batch", to.batch, cm.batch);
+        SAME("accum", to.accum, cm.accum);
+        SAME("seed", to.seed, (long)cm.seed);
+        SAME("val-batches", to.val_batches, cm.val_batches);
+        if (rl_opt_seen(opts, "lr") && strcmp(to.lr, cm.lr))
+            rl_die("train: --lr %s does not match the checkpoint's %s (%s)", to.lr, cm.lr, ck);
+        if (to.batch != cm.batch) { /* activations sized for the checkpoint's batch */
             rl_gpt_free(m);
-            m = m2;
+            check(rl_ckpt_load(ck, cm.batch, &m, &cm, &err), &err);
         }
         meta = cm;
         if (rl_opt_seen(opts, "steps"))
-            meta.steps = steps;
+            meta.steps = to.steps;
         cfg = m->cfg;
-        start = meta.step;
-        rl_check_in("train", rl_data_load(data, cfg.vocab, &ds, &derr), &derr);
-        if (ds.train.n != meta.data_n || rl_fnv64(RL_FNV64_INIT, ds.train.tok,
-                                                  sizeof(uint16_t) * ds.train.n) != meta.data_hash)
+    } else {
+        meta.steps = to.steps;
+        meta.batch = to.batch;
+        meta.accum = to.accum;
+        meta.seed = (uint64_t)to.seed;
+        snprintf(meta.lr, sizeof meta.lr, "%s", to.lr);
+        meta.val_every = to.val_every;
+        meta.val_batches = to.val_batches;
+    }
+    if (rl_opt_seen(opts, "val-every"))
+        meta.val_every = to.val_every;
+    /* the run's length: the one rule of rl_lr_plan, which reproduce asks too */
+    rl_lr_schedule sched;
+    check(rl_lr_plan(meta.lr, meta.steps, &sched, &meta.steps, &err), &err);
+    rl_dataset ds;
+    check(rl_data_load(data, cfg.vocab, &ds, &err), &err);
+    const uint64_t data_hash = rl_fnv64(RL_FNV64_INIT, ds.train.tok, sizeof(uint16_t) * ds.train.n);
+    const long start = meta.step;
+    if (resume) {
+        if (ds.train.n != meta.data_n || data_hash != meta.data_hash)
             rl_die("train: %s is not the training data of checkpoint %s", data, ck);
         trim_log(logp, start);
     } else {
-        rl_lr_schedule s;
-        char err[256];
-        if (rl_lr_parse(lr, &s, err, sizeof err))
-            rl_die("train: %s", err);
-        rl_check_in("train", rl_data_load(data, cfg.vocab, &ds, &derr), &derr);
-        m = rl_gpt_alloc(&cfg, batch);
-        rl_gpt_init(m, (uint64_t)seed);
-        meta.steps = steps ? steps : rl_lr_stage_total(&s) ? rl_lr_stage_total(&s) : 1000;
-        meta.batch = batch;
-        meta.accum = accum;
-        meta.seed = (uint64_t)seed;
-        snprintf(meta.lr, sizeof meta.lr, "%s", lr);
-        meta.val_every = val_every;
-        meta.val_batches = val_batches;
+        m = rl_gpt_alloc(&cfg, to.batch);
+        rl_gpt_init(m, (uint64_t)to.seed);
         meta.data_n = ds.train.n;
-        meta.data_hash = rl_fnv64(RL_FNV64_INIT, ds.train.tok, sizeof(uint16_t) * ds.train.n);
+        meta.data_hash = data_hash;
         rl_outfile *o = rl_outfile_open(logp);
         fprintf(o->f, "step\ttrain_loss\tval_loss\tlr\ttokens_per_s\n");
         rl_outfile_commit(o);
     }
-    if (rl_opt_seen(opts, "val-every"))
-        meta.val_every = val_every;
-    rl_lr_schedule sched;
-    char err[256];
-    if (rl_lr_parse(meta.lr, &sched, err, sizeof err))
-        rl_die("train: %s", err);
-    if (sched.cosine && sched.warmup >= meta.steps)
-        rl_die("train: warm-up of %ld steps does not fit in %ld steps", sched.warmup, meta.steps);
-    if (ds.val.n < cfg.ctx + 1)
-        rl_die("train: the validation stream has %ld tokens, fewer than --ctx + 1 = %d", ds.val.n,
-               cfg.ctx + 1);
-    rl_trainer *tr = rl_trainer_alloc(m, &ds.train, meta.batch, meta.accum, meta.seed);
+    rl_trainer *tr;
+    check(rl_trainer_alloc(m, &ds.train, &ds.val, meta.batch, meta.accum, meta.seed, &tr, &err), &err);
     FILE *log = fopen(logp, "a");
     if (!log)
         rl_die("train: cannot append to %s", logp);
@@ -223,15 +199,15 @@ int cmd_train(int argc, char **argv)
         const long step = s + 1;
         double val = NAN;
         if (step % meta.val_every == 0 || step == meta.steps)
-            val = rl_trainer_val_loss(tr, &ds.val, (int)meta.val_batches);
+            val = rl_trainer_val_loss(tr, (int)meta.val_batches);
         if (isnan(val))
             fprintf(log, "%ld\t%.17g\tNA\t%.6g\t%.1f\n", step, loss, lrv, tps);
         else
             fprintf(log, "%ld\t%.17g\t%.17g\t%.6g\t%.1f\n", step, loss, val, lrv, tps);
         fflush(log);
-        if (tty || step % log_every == 0 || !isnan(val) || step == meta.steps)
+        if (tty || step % to.log_every == 0 || !isnan(val) || step == meta.steps)
             progress(tty, step, meta.steps, loss, val, tps, now() - t0, step - start);
-        if (step % ckpt_every == 0 || step == meta.steps || step == stop_at) {
+        if (step % to.ckpt_every == 0 || step == meta.steps || step == stop_at) {
             meta.step = step;
             rl_ckpt_save(ck, m, &meta);
             last_ck = step;

@@ -65,33 +65,34 @@ void rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta)
     rl_outfile_commit(o);
 }
 
-rl_gpt *rl_ckpt_load(const char *path, int B, rl_ckpt_meta *mt, char *err, size_t n)
+rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, rl_err *err)
 {
+    *out = NULL;
     FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, n, "cannot read checkpoint %s", path);
-        return NULL;
-    }
+    if (!fp)
+        return rl_fail(err, RL_EINPUT, "cannot read checkpoint %s", path);
     unsigned char h[HEADER_BYTES];
     int64_t f[H_FIELDS];
+    rl_gpt *m = NULL;
+    rl_status st = RL_EINPUT;
     if (fread(h, sizeof h, 1, fp) != 1) {
-        snprintf(err, n, "%s: truncated checkpoint (shorter than its header)", path);
+        rl_fail(err, st, "%s: truncated checkpoint (shorter than its header)", path);
         goto fail;
     }
     memcpy(f, h + sizeof MAGIC, sizeof f);
     if (memcmp(h, MAGIC, sizeof MAGIC)) {
-        snprintf(err, n, "%s: not a routelab checkpoint (bad magic)", path);
+        rl_fail(err, st, "%s: not a routelab checkpoint (bad magic)", path);
         goto fail;
     }
     if (f[H_VERSION] == 1) {
-        snprintf(err, n, "%s: checkpoint version 1 predates the position schemes of version %d "
-                 "(rotation, mode, alibi); this routelab does not read it: train it again", path,
-                 RL_CKPT_VERSION);
+        rl_fail(err, st, "%s: checkpoint version 1 predates the position schemes of version %d "
+                "(rotation, mode, alibi); this routelab does not read it: train it again", path,
+                RL_CKPT_VERSION);
         goto fail;
     }
     if (f[H_VERSION] != RL_CKPT_VERSION) {
-        snprintf(err, n, "%s: checkpoint version %lld, this routelab reads %d", path,
-                 (long long)f[H_VERSION], RL_CKPT_VERSION);
+        rl_fail(err, st, "%s: checkpoint version %lld, this routelab reads %d", path,
+                (long long)f[H_VERSION], RL_CKPT_VERSION);
         goto fail;
     }
     double dp;
@@ -102,32 +103,30 @@ rl_gpt *rl_ckpt_load(const char *path, int B, rl_ckpt_meta *mt, char *err, size_
     char why[160];
     if (f[H_LAYERS] > 4096 || f[H_WIDTH] > 1 << 16 || f[H_CTX] > 1 << 24 ||
         rl_gpt_config_check(&cfg, why, sizeof why) || rl_gpt_param_count(&cfg) != f[H_NPARAMS]) {
-        snprintf(err, n, "%s: corrupt checkpoint (inconsistent configuration)", path);
+        rl_fail(err, st, "%s: corrupt checkpoint (inconsistent configuration)", path);
         goto fail;
     }
     const size_t np = sizeof(float) * (size_t)f[H_NPARAMS];
     fseek(fp, 0, SEEK_END);
     long size = ftell(fp);
     if (size < 0 || (size_t)size != sizeof h + 3 * np + 8) {
-        snprintf(err, n, "%s: truncated or padded checkpoint (%ld bytes, expected %zu)", path,
-                 size, sizeof h + 3 * np + 8);
+        rl_fail(err, st, "%s: truncated or padded checkpoint (%ld bytes, expected %zu)", path, size,
+                sizeof h + 3 * np + 8);
         goto fail;
     }
     fseek(fp, (long)sizeof h, SEEK_SET);
-    rl_gpt *m = rl_gpt_alloc(&cfg, B);
+    m = rl_gpt_alloc(&cfg, B);
     uint64_t stored;
     if (fread(m->params, 1, np, fp) != np || fread(m->adam, 1, 2 * np, fp) != 2 * np ||
         fread(&stored, 8, 1, fp) != 1) {
-        snprintf(err, n, "%s: read error", path);
-        rl_gpt_free(m);
+        rl_fail(err, st, "%s: read error", path);
         goto fail;
     }
     uint64_t sum = rl_fnv64(RL_FNV64_INIT, h, sizeof h);
     sum = rl_fnv64(sum, m->params, np);
     sum = rl_fnv64(sum, m->adam, 2 * np);
     if (sum != stored) {
-        snprintf(err, n, "%s: corrupt checkpoint (checksum mismatch)", path);
-        rl_gpt_free(m);
+        rl_fail(err, st, "%s: corrupt checkpoint (checksum mismatch)", path);
         goto fail;
     }
     fclose(fp);
@@ -143,37 +142,37 @@ rl_gpt *rl_ckpt_load(const char *path, int B, rl_ckpt_meta *mt, char *err, size_
     mt->data_hash = (uint64_t)f[H_DATA_HASH];
     memcpy(mt->lr, h + sizeof MAGIC + sizeof f, 128);
     mt->lr[127] = 0;
-    return m;
+    *out = m;
+    return RL_OK;
 fail:
+    rl_gpt_free(m);
     fclose(fp);
-    return NULL;
+    return st;
 }
 
-rl_gpt *rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, rl_ckpt_meta *meta,
-                          rl_dataset *ds)
+rl_status rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, rl_gpt **m,
+                            rl_ckpt_meta *meta, rl_dataset *ds, rl_err *err)
 {
+    *m = NULL;
     if (!ckpath || !data)
-        rl_die("%s: --ckpt and --data are required", cmd);
-    char err[512];
-    rl_gpt *m = rl_ckpt_load(ckpath, 1, meta, err, sizeof err);
-    if (!m)
-        rl_die("%s: %s", cmd, err);
-    rl_err derr;
-    rl_check_in(cmd, rl_data_load(data, m->cfg.vocab, ds, &derr), &derr);
-    return m;
+        return rl_fail(err, RL_EINPUT, "--ckpt and --data are required");
+    RL_TRY(rl_ckpt_load(ckpath, 1, m, meta, err));
+    (void)cmd;
+    return rl_data_load(data, (*m)->cfg.vocab, ds, err);
 }
 
-long rl_eval_check_lengths(const char *cmd, const long *L, int n, long minlen, const rl_dataset *ds,
-                           const char *data)
+rl_status rl_eval_check_lengths(const long *L, int n, long minlen, const rl_dataset *ds,
+                                const char *data, long *maxL, rl_err *err)
 {
-    long maxL = 0;
+    *maxL = 0;
     for (int i = 0; i < n; i++) {
         if (L[i] < minlen)
-            rl_die("%s: length %ld must be at least %ld", cmd, L[i], minlen);
+            return rl_fail(err, RL_EINPUT, "length %ld must be at least %ld", L[i], minlen);
         if (L[i] + 1 > ds->val.n)
-            rl_die("%s: length %ld needs %ld validation tokens; the validation stream of %s has %ld", cmd, L[i],
-                   L[i] + 1, data, ds->val.n);
-        maxL = L[i] > maxL ? L[i] : maxL;
+            return rl_fail(err, RL_EINPUT,
+                           "length %ld needs %ld validation tokens; the validation stream of %s has %ld",
+                           L[i], L[i] + 1, data, ds->val.n);
+        *maxL = L[i] > *maxL ? L[i] : *maxL;
     }
-    return maxL;
+    return RL_OK;
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/err.h"
 #include "data.h"
 #include "gpt.h"
 
@@ -34,21 +35,22 @@ typedef struct {
 /* Write through a temporary file and a rename. */
 void rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta);
 
-/* Load into a new model with activations for B windows; NULL with a
- * one-line reason when the file is unreadable, truncated, corrupt or of
- * another format. */
-rl_gpt *rl_ckpt_load(const char *path, int B, rl_ckpt_meta *meta, char *err, size_t errlen);
+/* Load into a new model *m with activations for B windows.  RL_EINPUT with
+ * a one-line reason naming the file when it is unreadable, truncated,
+ * corrupt or of another format (nothing is allocated then). */
+rl_status rl_ckpt_load(const char *path, int B, rl_gpt **m, rl_ckpt_meta *meta, rl_err *err);
 
 /* For the commands that read a trained model (eval, probe): the model of
  * ckpath for one window at a time and the data set at data in its
- * vocabulary; dies with one line naming cmd when either is missing or bad. */
-rl_gpt *rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, rl_ckpt_meta *meta,
-                          rl_dataset *ds);
+ * vocabulary.  RL_EINPUT when either is missing or the checkpoint is bad
+ * (the data set is read by rl_data_load, which still names cmd and exits). */
+rl_status rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, rl_gpt **m,
+                            rl_ckpt_meta *meta, rl_dataset *ds, rl_err *err);
 
 /* Every length of L[0..n-1] must be at least minlen and fit the validation
- * stream (L + 1 tokens: inputs and next-token targets); dies with one line
- * naming cmd otherwise.  Returns the longest. */
-long rl_eval_check_lengths(const char *cmd, const long *L, int n, long minlen, const rl_dataset *ds,
-                           const char *data);
+ * stream (L + 1 tokens: inputs and next-token targets), else RL_EINPUT.
+ * *maxL receives the longest. */
+rl_status rl_eval_check_lengths(const long *L, int n, long minlen, const rl_dataset *ds,
+                                const char *data, long *maxL, rl_err *err);
 
 #endif

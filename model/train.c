@@ -16,7 +16,7 @@
 #define DOM_DROPOUT 0x44524f50ULL
 #define DOM_VAL 0x56414cULL
 
-int rl_lr_parse(const char *s, rl_lr_schedule *o, char *err, size_t n)
+rl_status rl_lr_parse(const char *s, rl_lr_schedule *o, rl_err *err)
 {
     memset(o, 0, sizeof *o);
     char *end;
@@ -37,7 +37,7 @@ int rl_lr_parse(const char *s, rl_lr_schedule *o, char *err, size_t n)
             if (end == mn || *end || !(o->min >= 0))
                 goto bad;
         }
-        return 0;
+        return RL_OK;
     }
     const char *p = s;
     while (*p) {
@@ -64,10 +64,10 @@ int rl_lr_parse(const char *s, rl_lr_schedule *o, char *err, size_t n)
             p = end;
     }
     if (o->n)
-        return 0;
+        return RL_OK;
 bad:
-    snprintf(err, n, "--lr '%s' is neither LR, LR:STEPS,LR:STEPS,... nor cosine:PEAK:WARMUP[:MIN]", s);
-    return -1;
+    return rl_fail(err, RL_EINPUT,
+                   "--lr '%s' is neither LR, LR:STEPS,LR:STEPS,... nor cosine:PEAK:WARMUP[:MIN]", s);
 }
 
 long rl_lr_stage_total(const rl_lr_schedule *s)
@@ -76,6 +76,17 @@ long rl_lr_stage_total(const rl_lr_schedule *s)
     for (int i = 0; !s->cosine && i < s->n; i++)
         t += s->len[i];
     return t;
+}
+
+rl_status rl_lr_plan(const char *lr, long steps, rl_lr_schedule *s, long *total, rl_err *err)
+{
+    RL_TRY(rl_lr_parse(lr, s, err));
+    const long stages = rl_lr_stage_total(s);
+    *total = steps > 0 ? steps : stages > 0 ? stages : RL_LR_DEFAULT_STEPS;
+    if (s->cosine && s->warmup >= *total)
+        return rl_fail(err, RL_EINPUT, "warm-up of %ld steps does not fit in %ld steps", s->warmup,
+                       *total);
+    return RL_OK;
 }
 
 double rl_lr_at(const rl_lr_schedule *s, long step, long total)
@@ -97,15 +108,21 @@ double rl_lr_at(const rl_lr_schedule *s, long step, long total)
     return s->lr[s->n - 1];
 }
 
-rl_trainer *rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, int B, int accum,
-                             uint64_t seed)
+rl_status rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, const rl_tokens *val, int B,
+                           int accum, uint64_t seed, rl_trainer **out, rl_err *err)
 {
+    *out = NULL;
+    /* fill_windows draws starts in [0, n - T): a stream needs T + 1 tokens */
     if (train->n < m->T + 1)
-        rl_die("train: the training stream has %ld tokens, fewer than context + 1 = %d",
-               train->n, m->T + 1);
+        return rl_fail(err, RL_EINPUT, "the training stream has %ld tokens, fewer than context + 1 = %d",
+                       train->n, m->T + 1);
+    if (val->n < m->T + 1)
+        return rl_fail(err, RL_EINPUT, "the validation stream has %ld tokens, fewer than context + 1 = %d",
+                       val->n, m->T + 1);
     rl_trainer *t = rl_xcalloc(1, sizeof *t);
     t->m = m;
     t->train = train;
+    t->val = val;
     t->B = B;
     t->T = m->T;
     t->accum = accum;
@@ -116,7 +133,8 @@ rl_trainer *rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, int B, int accum
     t->clip = 1.0;
     t->batch = rl_xmalloc(sizeof(uint16_t) * (size_t)B * (t->T + 1));
     t->rng = rl_rng_alloc();
-    return t;
+    *out = t;
+    return RL_OK;
 }
 
 void rl_trainer_free(rl_trainer *t)
@@ -169,14 +187,11 @@ double rl_trainer_step(rl_trainer *t, long step, double lr, double *gnorm)
     return loss / t->accum;
 }
 
-double rl_trainer_val_loss(rl_trainer *t, const rl_tokens *val, int nb)
+double rl_trainer_val_loss(rl_trainer *t, int nb)
 {
-    if (val->n < t->T + 1)
-        rl_die("train: the validation stream has %ld tokens, fewer than context + 1 = %d",
-               val->n, t->T + 1);
     double sum = 0;
     for (int i = 0; i < nb; i++) {
-        fill_windows(t, val, DOM_VAL, (uint64_t)i * t->B);
+        fill_windows(t, t->val, DOM_VAL, (uint64_t)i * t->B);
         /* rotation noise (random, lf): a key per batch, the same at every call */
         sum += rl_gpt_forward(t->m, t->batch, t->T + 1, t->B, t->T, 0,
                               rl_stream_key(t->seed ^ DOM_VAL, (uint64_t)i));

@@ -11,11 +11,15 @@
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
 
+#include "../core/err.h"
 #include "adamw.h"
 #include "data.h"
 #include "gpt.h"
 
 #define RL_LR_MAX_STAGES 32
+/* The steps of a run whose schedule does not count them (a constant rate,
+ * cosine) and whose --steps is 0. */
+#define RL_LR_DEFAULT_STEPS 1000
 
 /* "LR:STEPS,LR:STEPS,..." constant stages (after the last one its rate
  * stays), "LR" constant, or "cosine:PEAK:WARMUP[:MIN]": linear warm-up from
@@ -29,16 +33,21 @@ typedef struct {
     long warmup;
 } rl_lr_schedule;
 
-/* 0, or -1 with a reason. */
-int rl_lr_parse(const char *s, rl_lr_schedule *out, char *err, size_t errlen);
+/* RL_OK, or RL_EINPUT with the schedule's forms in err. */
+rl_status rl_lr_parse(const char *s, rl_lr_schedule *out, rl_err *err);
 /* Sum of the stage lengths (0 for a constant or cosine schedule). */
 long rl_lr_stage_total(const rl_lr_schedule *s);
+/* The one rule for a run's length: parse lr into *s and set *total to steps
+ * when it is > 0, else the sum of the LR:STEPS stages when there are any,
+ * else RL_LR_DEFAULT_STEPS.  RL_EINPUT for a bad schedule or a cosine
+ * warm-up that does not fit in the run (warm-up >= total). */
+rl_status rl_lr_plan(const char *lr, long steps, rl_lr_schedule *s, long *total, rl_err *err);
 /* Rate of step (0-based) of a run of total steps. */
 double rl_lr_at(const rl_lr_schedule *s, long step, long total);
 
 typedef struct {
     rl_gpt *m;
-    const rl_tokens *train;
+    const rl_tokens *train, *val;
     int B, T, accum;
     int rank, nranks; /* this process's shard (1 process here) */
     uint64_t seed;
@@ -48,8 +57,10 @@ typedef struct {
     gsl_rng *rng;
 } rl_trainer;
 
-rl_trainer *rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, int B, int accum,
-                             uint64_t seed);
+/* A trainer of m on the stream train, validated on val (both at least
+ * context + 1 tokens long, else RL_EINPUT). */
+rl_status rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, const rl_tokens *val, int B,
+                           int accum, uint64_t seed, rl_trainer **out, rl_err *err);
 void rl_trainer_free(rl_trainer *t);
 
 /* Sum gradients over processes and divide by their count (no-op for one). */
@@ -64,6 +75,6 @@ double rl_trainer_step(rl_trainer *t, long step, double lr, double *gnorm);
 
 /* Mean loss on nb fixed batches of validation windows (same windows at
  * every call: stream (seed, key(VAL, i))), dropout off. */
-double rl_trainer_val_loss(rl_trainer *t, const rl_tokens *val, int nb);
+double rl_trainer_val_loss(rl_trainer *t, int nb);
 
 #endif

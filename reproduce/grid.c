@@ -6,7 +6,9 @@
  * to resume from.  A model folder holds config.txt (the training command, to
  * refuse a rerun with other settings), ckpt.bin and log.tsv (train),
  * `trained` (written once training has reached its last step), eval.tsv,
- * and probe files. */
+ * and probe files.  A model's `train` flags are written from the grid's
+ * rl_train_opts by rl_train_opts_argv (the table train parses them with),
+ * and its length is rl_train_opts_steps', the rule train follows. */
 #include "grid.h"
 
 #include <errno.h>
@@ -21,6 +23,7 @@
 
 #include "../core/util.h"
 #include "../model/config.h"
+#include "../model/trainopts.h"
 
 /* ---- argument lists ---- */
 
@@ -68,7 +71,7 @@ static void args_cmd(args *a, const char *cmd)
 
 static void args_seed_threads(args *a, const rl_repro *r)
 {
-    flag(a, "--seed", "%ld", r->g.seed);
+    flag(a, "--seed", "%ld", r->g.train.seed);
     flag(a, "--threads", "%d", r->threads);
 }
 
@@ -124,23 +127,28 @@ int rl_repro_lengths(const rl_repro *r, long *len, int max)
 {
     int n = 0;
     for (long m = 1; m <= r->g.max_mult && n < max; m *= 2)
-        len[n++] = m * r->g.ctx;
+        len[n++] = m * r->g.train.ctx;
     return n;
 }
 
-/* Total optimizer steps of the schedule: --steps, else the sum of the
- * LR:STEPS stages (what train does). */
-long rl_grid_steps(const rl_grid *g)
+long rl_repro_steps(const rl_repro *r)
 {
-    if (g->steps > 0)
-        return g->steps;
-    long s = 0;
-    const char *p = g->lr;
-    while ((p = strchr(p, ':'))) {
-        s += strtol(p + 1, NULL, 10);
-        p++;
+    long steps;
+    rl_err err;
+    if (rl_train_opts_steps(&r->g.train, &steps, &err) != RL_OK) {
+        rl_err_prefix(&err, "reproduce");
+        rl_err_exit(&err);
     }
-    return s > 0 ? s : 1000;
+    return steps;
+}
+
+/* The training options of variant v: the grid's, with v's scheme. */
+static rl_train_opts train_opts_of(const rl_repro *r, int v)
+{
+    rl_train_opts t = r->g.train;
+    t.pos = r->var[v];
+    t.mode = -1;
+    return t;
 }
 
 /* ---- progress and ETA ---- */
@@ -163,19 +171,21 @@ static double now(void)
 /* The model of variant v (its scheme's parameters count towards the work). */
 static rl_gpt_config cfg_of(const rl_repro *r, int v)
 {
-    const rl_grid *g = &r->g;
-    rl_gpt_config c = { .layers = g->layers, .width = g->width, .heads = g->heads, .ctx = g->ctx,
-                        .vocab = g->vocab, .dropout = (float)g->dropout };
-    char err[256];
-    if (rl_pos_parse(r->var[v], -1, &c.pos, err, sizeof err) != 0)
-        rl_die("reproduce: --variants: %s", err);
+    rl_train_opts t = train_opts_of(r, v);
+    rl_gpt_config c;
+    rl_err err;
+    if (rl_train_opts_config(&t, &c, &err) != RL_OK) {
+        rl_err_prefix(&err, "reproduce: --variants");
+        rl_err_exit(&err);
+    }
     return c;
 }
 
 static double train_work(const rl_repro *r, int v)
 {
+    const rl_train_opts *t = &r->g.train;
     rl_gpt_config c = cfg_of(r, v);
-    return (double)rl_grid_steps(&r->g) * r->g.batch * r->g.accum * r->g.ctx * rl_gpt_flops_per_token(&c, r->g.ctx);
+    return (double)rl_repro_steps(r) * t->batch * t->accum * t->ctx * rl_gpt_flops_per_token(&c, t->ctx);
 }
 
 static double eval_work(const rl_repro *r, int v)
@@ -204,28 +214,30 @@ static void say(const rl_repro *r, const eta *e, int v, const char *stage)
 
 /* ---- the stages ---- */
 
+/* The parts of the grid's training options as `train` flags. */
+static void train_opts_args(args *a, const rl_train_opts *t, unsigned parts)
+{
+    char *v[2 * RL_TRAIN_OPTS_MAX];
+    int n = rl_train_opts_argv(t, parts, v);
+    for (int i = 0; i < n; i++) {
+        arg(a, "%s", v[i]);
+        free(v[i]);
+    }
+}
+
+/* `routelab train` of variant v: what determines the model (the model
+ * folder's config.txt).  The steps are written out, so that the text names
+ * the run's length. */
 static void train_args(const rl_repro *r, int v, args *a)
 {
-    const rl_grid *g = &r->g;
     char *d = rl_repro_model_dir(r, v);
+    rl_train_opts t = train_opts_of(r, v);
+    t.steps = rl_repro_steps(r);
     args_cmd(a, "train");
-    flag(a, "--data", "%s", g->data);
+    flag(a, "--data", "%s", r->g.data);
     flag(a, "--out", "%s", d);
-    flag(a, "--pos", "%s", r->var[v]);
-    flag(a, "--layers", "%d", g->layers);
-    flag(a, "--width", "%d", g->width);
-    flag(a, "--heads", "%d", g->heads);
-    flag(a, "--ctx", "%d", g->ctx);
-    flag(a, "--vocab", "%d", g->vocab);
-    flag(a, "--dropout", "%g", g->dropout);
-    flag(a, "--batch", "%d", g->batch);
-    flag(a, "--accum", "%d", g->accum);
-    flag(a, "--steps", "%ld", rl_grid_steps(g));
-    flag(a, "--lr", "%s", g->lr);
-    flag(a, "--val-every", "%d", g->val_every);
-    flag(a, "--val-batches", "%d", g->val_batches);
-    flag(a, "--ckpt-every", "%d", g->ckpt_every);
-    flag(a, "--seed", "%ld", g->seed);
+    flag(a, "--pos", "%s", t.pos);
+    train_opts_args(a, &t, RL_TRAIN_OPTS_RUN);
     free(d);
 }
 
@@ -269,14 +281,16 @@ static int stage_train(const rl_repro *r, int v, eta *e)
         say(r, e, v, resume ? "resuming training from its checkpoint" : "training");
         if (resume)
             arg(&a, "--resume");
+        /* how to run it, which does not change the model */
+        train_opts_args(&a, &r->g.train, RL_TRAIN_OPTS_LOG);
         flag(&a, "--threads", "%d", r->threads);
-        if (r->stop_at > 0 && r->stop_at < rl_grid_steps(&r->g))
+        if (r->stop_at > 0 && r->stop_at < rl_repro_steps(r))
             flag(&a, "--stop-at", "%ld", r->stop_at);
         double t = now();
         int st = run_self(&a);
         if (st != 0)
             rl_die("reproduce: training %s failed (exit status %d)", r->var[v], st);
-        if (r->stop_at > 0 && r->stop_at < rl_grid_steps(&r->g)) {
+        if (r->stop_at > 0 && r->stop_at < rl_repro_steps(r)) {
             stopped = 1;
         } else {
             write_text(done, "trained\n");
@@ -353,7 +367,7 @@ static void stage_probe(const rl_repro *r, int v, eta *e)
         args_cmd(&a, "probe");
         flag(&a, "--ckpt", "%s", ck);
         flag(&a, "--data", "%s", r->g.data);
-        flag(&a, "--lengths", "%ld,%ld", (long)r->g.ctx, (long)r->g.ctx * r->g.probe_mult);
+        flag(&a, "--lengths", "%ld,%ld", (long)r->g.train.ctx, (long)r->g.train.ctx * r->g.probe_mult);
         flag(&a, "--out", "%s", pd);
         args_seed_threads(&a, r);
         int st = run_self(&a);

@@ -14,8 +14,10 @@ typedef struct {
     char **var;         /* the variants, split from g.variants */
 } rl_repro;
 
-/* Total optimizer steps: --steps, else the sum of the LR:STEPS stages. */
-long rl_grid_steps(const rl_grid *g);
+/* Every model's optimizer steps: rl_train_opts_steps of g.train, the rule
+ * `routelab train` itself follows (dies on a bad schedule, which the command
+ * checks before any work). */
+long rl_repro_steps(const rl_repro *r);
 
 /* The model folder of variant v: OUT/models/NAME (malloc'ed). */
 char *rl_repro_model_dir(const rl_repro *r, int v);

@@ -2,26 +2,26 @@
 #ifndef RL_PRESET_H
 #define RL_PRESET_H
 
+#include "../core/err.h"
+#include "../model/trainopts.h"
+
 typedef struct {
     const char *name;       /* quick | cpu | paper */
     const char *variants;   /* comma-separated position schemes (train --pos names) */
-    int layers, width, heads, ctx, vocab, batch, accum;
-    double dropout;
-    long steps;             /* optimizer steps (0: the sum of the lr stages) */
-    const char *lr;         /* train --lr schedule */
-    int val_every, val_batches, ckpt_every;
+    rl_train_opts train;    /* every model's training options (its --pos: one variant each) */
     int max_mult;           /* evaluate at 1x, 2x, ... up to this multiple of ctx */
     int eval_batches;       /* windows per evaluation length */
     const char *theory;     /* theory preset: quick | full | none */
     const char *probe;      /* comma-separated variants to probe (or "all", "none") */
     int probe_mult;         /* probe at this multiple of ctx */
     const char *data;       /* default data set */
-    long seed;
 } rl_grid;
 
-/* The named preset, or NULL. */
-const rl_grid *rl_grid_preset(const char *name);
-
 #define RL_GRID_PRESETS "quick|cpu|paper"
+
+/* The named preset: `routelab train`'s defaults (rl_train_opts_default)
+ * with the preset's sizes set over them, and the grid's own settings.
+ * RL_EINPUT for a name not in RL_GRID_PRESETS. */
+rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err);
 
 #endif

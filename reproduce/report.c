@@ -185,7 +185,7 @@ static int probe_summary(const rl_repro *r, int v, double *rho, double *bound, l
         double fm, fse, b;
         if (sscanf(line, "%ld\t%d\t%d\t%ld\t%lf\t%lf\t%lf", &L, &layer, &head, &W, &fm, &fse, &b) != 7)
             continue;
-        if (W > r->g.ctx)
+        if (W > r->g.train.ctx)
             continue;
         if (L > bl || (L == bl && W > bw)) {
             bl = L;
@@ -289,7 +289,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
     for (int v = 0; v < nv; v++)
         if (rl_study_find(r->var[v]))
             so += snprintf(study + so, sizeof study - so, so ? " %s" : "%s", r->var[v]);
-    snprintf(vars + off, sizeof vars - off, "\"; study=\"%s\"; ctx=%d", study, r->g.ctx);
+    snprintf(vars + off, sizeof vars - off, "\"; study=\"%s\"; ctx=%d", study, r->g.train.ctx);
     rl_plot(&ctx, "reproduce_ppl", "ppl", vars);
     rl_plot(&ctx, "reproduce_ratio", "ratio", vars);
     rl_plot(&ctx, "reproduce_train", "training", vars);
@@ -312,9 +312,9 @@ void rl_repro_report(const rl_repro *r, const char *command)
                 "4, ..., %d; %d windows per length (the study's protocol: random validation windows, seed + L, "
                 "full causal attention, mean cross-entropy over every position) |\n| theory report | preset %s "
                 "|\n\n",
-            g->variants, g->layers, g->width, g->heads, g->width / g->heads, g->vocab, g->dropout, g->ctx,
-            g->batch, g->accum, rl_grid_steps(g), g->lr, g->seed, g->data, g->ctx, g->max_mult, g->eval_batches,
-            g->theory);
+            g->variants, g->train.layers, g->train.width, g->train.heads, g->train.width / g->train.heads,
+            g->train.vocab, g->train.dropout, g->train.ctx, g->train.batch, g->train.accum, rl_repro_steps(r),
+            g->train.lr, g->train.seed, g->data, g->train.ctx, g->max_mult, g->eval_batches, g->theory);
 
     /* our table next to the study's */
     long mults[MAXLEN];
@@ -324,7 +324,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
     fprintf(fp, "## Perplexity ratio ppl(L)/ppl(T) against the study's\n\nT = %d is our training context; "
                 "the study's ratios at the same multiples of its T = 512 are beside ours (16× = its 8K/512, "
                 "128× = its 65K/512). ± is one standard error (delta method over the evaluation windows).\n\n",
-            g->ctx);
+            g->train.ctx);
     fprintf(fp, "| variant | ppl(T) |");
     for (int i = 1; i < nm; i++)
         fprintf(fp, " %ld× |", mults[i]);

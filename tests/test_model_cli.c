@@ -247,3 +247,44 @@ Test(model_cli, position_schemes, .timeout = 120)
     expect_rejected(args, "version 1");
     th_rmdir(d);
 }
+
+/* The line of `--name` in a command's help, split into its help text (what
+ * comes before " (default") and its range (from ", range" on; "" if none). */
+static void help_line(const char *help, const char *name, char *text, char *range, size_t len)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n  --%s ", name);
+    const char *p = strstr(help, key);
+    cr_assert(p, "no --%s in:\n%s", name, help);
+    p += strlen(key);
+    while (*p == ' ' || (*p >= 'A' && *p <= 'Z' && p[1] == ' '))
+        p++;
+    const char *nl = strchr(p, '\n'), *def = strstr(p, " (default"), *rg = strstr(p, ", range");
+    cr_assert(nl && def && def < nl, "--%s: no default", name);
+    snprintf(text, len, "%.*s", (int)(def - p), p);
+    snprintf(range, len, "%.*s", rg && rg < nl ? (int)(nl - rg) : 0, rg ? rg : "");
+}
+
+/* train and reproduce take their training flags from one table: every
+ * training flag of train but --pos and --mode (a grid trains one scheme per
+ * model) is a flag of reproduce, with the same help text and range; only the
+ * defaults differ (a preset's).  --ctx is narrowed by the grid to [2, ...]. */
+Test(model_cli, train_and_reproduce_share_training_flags)
+{
+    static char th[1 << 15], rh[1 << 15];
+    cr_assert_eq(th_run("train --help", th, sizeof th, NULL, 0), 0);
+    cr_assert_eq(th_run("reproduce --help", rh, sizeof rh, NULL, 0), 0);
+    const char *flags[] = { "layers", "width", "heads", "ctx", "vocab", "dropout", "batch", "accum", "steps", "lr",
+                            "val-every", "val-batches", "ckpt-every", "log-every", "seed" };
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+        char tt[512], tr[512], rt[512], rr[512];
+        help_line(th, flags[i], tt, tr, sizeof tt);
+        help_line(rh, flags[i], rt, rr, sizeof rt);
+        cr_expect_str_eq(tt, rt, "--%s", flags[i]);
+        if (strcmp(flags[i], "ctx"))
+            cr_expect_str_eq(tr, rr, "--%s", flags[i]);
+    }
+    cr_expect(strstr(rh, "--pos ") == NULL && strstr(rh, "--mode ") == NULL, "%s", rh);
+    /* the run's length rule is stated where the flag is */
+    cr_expect(strstr(rh, "0: the sum of the --lr stages, else 1000") != NULL, "%s", rh);
+}

@@ -1,6 +1,7 @@
 /* test_reproduce.c: `routelab reproduce` on a miniature grid (two variants,
- * a few steps, tiny sizes) writes every promised file, and an interrupted
- * grid continues without retraining the models it had finished. */
+ * a few steps, tiny sizes) writes every promised file, an interrupted grid
+ * continues without retraining the models it had finished, and a grid trains
+ * exactly what `routelab train` trains for the same flags. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,60 @@ Test(reproduce, interrupted_grid_resumes, .timeout = 240)
     th_rmdir(d);
 }
 
+/* train and reproduce share one table of training options and one rule for
+ * a run's length: for every schedule form, with and without --steps, the
+ * grid's model has as many log rows as the same `train` run, and the same
+ * checkpoint bytes (the grid hands its options to train unchanged).  Before
+ * the rule was shared, reproduce counted the numbers after each ':' and
+ * trained cosine:1e-3:100 for 101 steps, train for 1000. */
+Test(reproduce, same_run_as_train_for_every_schedule, .timeout = 240)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt");
+    th_write_text(txt, 100);
+    /* every training flag the two commands default differently is given */
+    const char *same = "--layers 1 --width 16 --heads 2 --ctx 8 --vocab 256 --dropout 0 --batch 2 --accum 1 "
+                       "--val-every 400 --val-batches 1 --ckpt-every 1000 --seed 7 --threads 1";
+    const struct {
+        const char *flags;
+        int steps;
+    } c[] = {
+        { "--lr 5e-4", 1000 },
+        { "--lr 5e-4 --steps 6", 6 },
+        { "--lr 1e-3:10,5e-4:20", 30 },
+        { "--lr 1e-3:10,5e-4:20 --steps 12", 12 },
+        { "--lr cosine:1e-3:100", 1000 },
+        { "--lr cosine:1e-3:2 --steps 9", 9 },
+        { "--lr cosine:1e-3:100:1e-5", 1000 },
+        { "--lr cosine:1e-3:2:1e-5 --steps 9", 9 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char args[2048], err[4096];
+        snprintf(args, sizeof args, "train --data %s --out %s/t%zu %s %s", txt, d, i, same, c[i].flags);
+        cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "routelab %s: %s", args, err);
+        snprintf(args, sizeof args, "reproduce --data %s --out %s/r%zu %s %s --variants rope --probe none "
+                 "--theory none --max-mult 1 --eval-batches 1", txt, d, i, same, c[i].flags);
+        cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "routelab %s: %s", args, err);
+        char tdir[64], rdir[64];
+        snprintf(tdir, sizeof tdir, "t%zu", i);
+        snprintf(rdir, sizeof rdir, "r%zu/models/rope", i);
+        char *td = th_path(d, tdir), *rd = th_path(d, rdir);
+        char *tl = th_path(td, "log.tsv"), *rl = th_path(rd, "log.tsv");
+        char *tlog = rl_read_file(tl, NULL), *rlog = rl_read_file(rl, NULL);
+        cr_assert(tlog && rlog);
+        cr_expect_eq(th_lines(tlog), 1 + c[i].steps, "train %s: %d rows", c[i].flags, th_lines(tlog) - 1);
+        cr_expect_eq(th_lines(rlog), 1 + c[i].steps, "reproduce %s: %d rows", c[i].flags, th_lines(rlog) - 1);
+        snprintf(args, sizeof args, "cmp -s %s/ckpt.bin %s/ckpt.bin", td, rd);
+        cr_expect_eq(system(args), 0, "%s: train's and reproduce's checkpoints differ", c[i].flags);
+        free(tlog);
+        free(rlog);
+        free(tl);
+        free(rl);
+        free(td);
+        free(rd);
+    }
+    th_rmdir(d);
+}
+
 /* Bad input: one line on stderr, status 2, and no output folder left. */
 Test(reproduce, bad_input_writes_nothing, .timeout = 60)
 {
@@ -202,6 +257,9 @@ Test(reproduce, bad_input_writes_nothing, .timeout = 60)
         { "--data %s", "no readable train.bin" }, /* a folder without train.bin */
         { "--width 10 --heads 4", "even dimension" },
         { "--max-mult 0", "out of range" },
+        { "--ctx 1", "out of range [2," },
+        { "--lr cosine:1e-3:2000", "warm-up" }, /* longer than its run of 1000 steps */
+        { "--lr 1e-3:", "neither" },
         { "--frob", "unknown flag" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

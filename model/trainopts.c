@@ -1,0 +1,137 @@
+/* trainopts.c: the training options' one table (see trainopts.h). */
+#include "trainopts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "train.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+rl_train_opts rl_train_opts_default(void)
+{
+    return (rl_train_opts){ .layers = 4, .width = 128, .heads = 4, .ctx = 128, .vocab = 256,
+                            .dropout = 0, .pos = "rope", .mode = -1, .batch = 8, .accum = 1,
+                            .steps = 0, .lr = "5e-4", .val_every = 100, .val_batches = 8,
+                            .ckpt_every = 500, .log_every = 10, .seed = 42 };
+}
+
+int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab)
+{
+    int n = 0;
+    if (parts & RL_TRAIN_OPTS_RUN) {
+        tab[n++] = (rl_opt)RL_OPT_INT_("layers", &o->layers, "decoder blocks", 1, 1024);
+        tab[n++] = (rl_opt)RL_OPT_INT_("width", &o->width, "model width", 2, 65536);
+        tab[n++] = (rl_opt)RL_OPT_INT_("heads", &o->heads, "attention heads", 1, 4096);
+        tab[n++] = (rl_opt)RL_OPT_INT_("ctx", &o->ctx, "training context T", 1, 1 << 20);
+        tab[n++] = (rl_opt)RL_OPT_INT_("vocab", &o->vocab,
+                                       "vocabulary (256 for the byte-level Brown corpus)", 2, 65536);
+        tab[n++] = (rl_opt)RL_OPT_DBL_("dropout", &o->dropout, "dropout probability", 0, 1,
+                                       RL_LO | RL_HI_OPEN);
+    }
+    if (parts & RL_TRAIN_OPTS_POS) {
+        tab[n++] = (rl_opt)RL_OPT_STR_("pos", &o->pos, "position scheme: " RL_POS_NAMES);
+        tab[n++] = (rl_opt)RL_OPT_CHOICE_("mode", &o->mode,
+                                          "qk: rotate q, k; qkv: also v, inverse on each head's output",
+                                          "qk|qkv");
+    }
+    if (parts & RL_TRAIN_OPTS_RUN) {
+        tab[n++] = (rl_opt)RL_OPT_INT_("batch", &o->batch, "windows per micro-batch", 1, 1 << 20);
+        tab[n++] = (rl_opt)RL_OPT_INT_("accum", &o->accum,
+                                       "micro-batches per step (gradient accumulation)", 1, 1 << 20);
+        tab[n++] = (rl_opt)RL_OPT_LONG_("steps", &o->steps,
+                                        "optimizer steps (0: the sum of the --lr stages, else "
+                                        STR(RL_LR_DEFAULT_STEPS) ")", 0, 1e12);
+        tab[n++] = (rl_opt)RL_OPT_STR_("lr", &o->lr,
+                                       "learning-rate schedule: LR | LR:STEPS,LR:STEPS,... | "
+                                       "cosine:PEAK:WARMUP[:MIN]");
+        tab[n++] = (rl_opt)RL_OPT_LONG_("val-every", &o->val_every, "validation loss every N steps",
+                                        1, 1e12);
+        tab[n++] = (rl_opt)RL_OPT_LONG_("val-batches", &o->val_batches,
+                                        "validation batches (fixed windows)", 1, 1e6);
+        tab[n++] = (rl_opt)RL_OPT_LONG_("ckpt-every", &o->ckpt_every,
+                                        "checkpoint every N steps (and at the end)", 1, 1e12);
+    }
+    if (parts & RL_TRAIN_OPTS_LOG)
+        tab[n++] = (rl_opt)RL_OPT_LONG_("log-every", &o->log_every,
+                                        "plain log line every N steps (no terminal)", 1, 1e12);
+    if (parts & RL_TRAIN_OPTS_RUN)
+        tab[n++] = (rl_opt)RL_OPT_SEED_(&o->seed);
+    return n;
+}
+
+/* The value of table entry e as the text its flag takes, malloc'ed; NULL
+ * when it has none to give (no string, no --mode). */
+static char *value_text(const rl_opt *e)
+{
+    char buf[256];
+    switch (e->type) {
+    case RL_OPT_INT: snprintf(buf, sizeof buf, "%d", *(const int *)e->dest); break;
+    case RL_OPT_LONG: snprintf(buf, sizeof buf, "%ld", *(const long *)e->dest); break;
+    case RL_OPT_DOUBLE: {
+        /* the shortest %g that reads back as the same double: "0.1", not
+         * "0.10000000000000001" */
+        const double x = *(const double *)e->dest;
+        for (int prec = 6; prec <= 17; prec++) {
+            snprintf(buf, sizeof buf, "%.*g", prec, x);
+            if (strtod(buf, NULL) == x)
+                break;
+        }
+        break;
+    }
+    case RL_OPT_STRING: {
+        const char *s = *(const char *const *)e->dest;
+        if (!s)
+            return NULL;
+        snprintf(buf, sizeof buf, "%s", s);
+        break;
+    }
+    case RL_OPT_CHOICE:
+        if (*(const int *)e->dest < 0)
+            return NULL;
+        rl_choice_name(e->choices, *(const int *)e->dest, buf, sizeof buf);
+        break;
+    case RL_OPT_FLAG:
+    case RL_OPT_END:
+        return NULL;
+    }
+    char *v = strdup(buf);
+    if (!v)
+        rl_fatal("out of memory");
+    return v;
+}
+
+int rl_train_opts_argv(const rl_train_opts *o, unsigned parts, char **argv)
+{
+    rl_train_opts copy = *o; /* the table points into its struct */
+    rl_opt tab[RL_TRAIN_OPTS_MAX];
+    int n = rl_train_opts_table(&copy, parts, tab), k = 0;
+    for (int i = 0; i < n; i++) {
+        char *v = value_text(&tab[i]);
+        if (!v)
+            continue;
+        argv[k] = rl_xmalloc(strlen(tab[i].name) + 3);
+        sprintf(argv[k++], "--%s", tab[i].name);
+        argv[k++] = v;
+    }
+    return k;
+}
+
+rl_status rl_train_opts_steps(const rl_train_opts *o, long *steps, rl_err *err)
+{
+    rl_lr_schedule s;
+    return rl_lr_plan(o->lr, o->steps, &s, steps, err);
+}
+
+rl_status rl_train_opts_config(const rl_train_opts *o, rl_gpt_config *cfg, rl_err *err)
+{
+    *cfg = (rl_gpt_config){ .layers = o->layers, .width = o->width, .heads = o->heads,
+                            .ctx = o->ctx, .vocab = o->vocab, .dropout = (float)o->dropout };
+    char why[512];
+    if (rl_pos_parse(o->pos, o->mode, &cfg->pos, why, sizeof why))
+        return rl_fail(err, RL_EINPUT, "%s", why);
+    return RL_OK;
+}

@@ -1,0 +1,62 @@
+/* trainopts.h: the options of a training run, declared once.
+ *
+ * `routelab train` and `routelab reproduce` parse the same flags into the
+ * same struct through the one table rl_train_opts_table writes; a reproduce
+ * preset only changes the struct's defaults before parsing; the grid hands
+ * each model to `train` as the flags rl_train_opts_argv writes back from the
+ * struct; and a run's length comes from rl_train_opts_steps (rl_lr_plan)
+ * alone, so the two commands cannot disagree on it. */
+#ifndef RL_MODEL_TRAINOPTS_H
+#define RL_MODEL_TRAINOPTS_H
+
+#include "../core/err.h"
+#include "../core/opts.h"
+#include "config.h"
+
+typedef struct {
+    /* the model */
+    int layers, width, heads, ctx, vocab;
+    double dropout;
+    const char *pos;  /* position scheme, rl_pos_parse's names */
+    int mode;         /* --mode: RL_MODE_QK / RL_MODE_QKV, or -1: the name's own */
+    /* the run */
+    int batch, accum; /* windows per micro-batch, micro-batches per step */
+    long steps;       /* 0: from the schedule (rl_lr_plan) */
+    const char *lr;   /* the schedule, rl_lr_parse's forms */
+    long val_every, val_batches, ckpt_every, log_every;
+    long seed;
+} rl_train_opts;
+
+/* `routelab train`'s defaults. */
+rl_train_opts rl_train_opts_default(void);
+
+/* Which flags a table holds: the model's shape and the run (every flag the
+ * grid passes to `train`), the position scheme (train's own: a grid trains
+ * one scheme per model), the progress lines. */
+enum {
+    RL_TRAIN_OPTS_RUN = 1,
+    RL_TRAIN_OPTS_POS = 2,
+    RL_TRAIN_OPTS_LOG = 4,
+    RL_TRAIN_OPTS_ALL = 7
+};
+/* Most entries rl_train_opts_table writes. */
+#define RL_TRAIN_OPTS_MAX 20
+
+/* Write the option-table entries (core/opts.h) of the parts of o into tab
+ * (room for RL_TRAIN_OPTS_MAX), each pointing into o and holding its
+ * default, help text and range; returns how many. */
+int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab);
+
+/* The same parts of o as command-line arguments, "--name" then its value
+ * (each malloc'ed), into argv (room for 2 RL_TRAIN_OPTS_MAX): parsing them
+ * with the table gives back o.  Returns how many strings. */
+int rl_train_opts_argv(const rl_train_opts *o, unsigned parts, char **argv);
+
+/* The run's optimizer steps (rl_lr_plan of o->lr and o->steps): RL_EINPUT
+ * for a bad schedule. */
+rl_status rl_train_opts_steps(const rl_train_opts *o, long *steps, rl_err *err);
+
+/* The model configuration of o (RL_EINPUT: a bad --pos / --mode). */
+rl_status rl_train_opts_config(const rl_train_opts *o, rl_gpt_config *cfg, rl_err *err);
+
+#endif
