@@ -168,7 +168,8 @@ int cmd_train(int argc, char **argv)
         if (rl_lr_parse(lr, &s, err, sizeof err))
             rl_die("train: %s", err);
         rl_data_load("train", data, cfg.vocab, &ds);
-        m = rl_gpt_alloc(&cfg, batch);
+        rl_err merr;
+        rl_check(rl_gpt_new(&m, &cfg, batch, &merr), &merr);
         rl_gpt_init(m, (uint64_t)seed);
         meta.steps = steps ? steps : rl_lr_stage_total(&s) ? rl_lr_stage_total(&s) : 1000;
         meta.batch = batch;

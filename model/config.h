@@ -16,10 +16,10 @@ typedef enum { RL_ROT_NONE = 0, RL_ROT_ROPE, RL_ROT_RANDOM, RL_ROT_PEMB, RL_ROT_
 typedef enum { RL_MODE_QK = 0, RL_MODE_QKV } rl_rot_mode;
 
 typedef struct {
-    int rot;   /* rl_rot_kind */
+    int rot;   /* the scheme's code: rl_rot_kind for those below */
     int mode;  /* rl_rot_mode */
     int alibi; /* 1: ALiBi bias -m_h (i - j) on the logits */
-    int path;  /* PaTH attention (model/path.h): Householder transport of the scores */
+    int path;  /* 1 (with rot 0): PaTH attention's code (scheme_path.c) */
 } rl_pos_config;
 
 /* The names `--pos` takes (see rl_pos_parse). */

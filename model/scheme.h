@@ -19,7 +19,10 @@
  *   input_backward   its parameters' gradients, and what it adds to d(LN1).
  * ALiBi is a composition, not a scheme: the kernel adds -m_h (i - j) when
  * the configuration asks for it (rl_scheme_ctx.slopes), for every scheme
- * whose names[1] allows it.
+ * whose names[1] allows it.  What probe asks of a scheme: the bias (the
+ * slopes, or NULL: rl_gpt_alibi_slopes) and how its logits are formed
+ * (`logits`; the streaming kernel's observer hands probe the logits
+ * themselves, whichever the scheme).
  *
  * A configuration (rl_pos_config, stored in the checkpoint) names a scheme
  * by its code (rot, path), a mode (qk, or qkv: value transport) and the
@@ -126,7 +129,8 @@ const char *rl_scheme_check(rl_pos_config p, int hd, char *buf, size_t n);
 rl_scheme_ctx rl_scheme_ctx_make(const rl_gpt_config *c, float *const *w, float *const *g,
                                  float *slopes_buf);
 
-/* Number of tensors and of floats the scheme of c declares. */
+/* Number of tensors the scheme of c declares (their floats:
+ * rl_pos_param_count, config.h). */
 int rl_scheme_ntensors(const rl_gpt_config *c);
 
 /* A scheme's state with its arena (training: B windows of T; eval: one
