@@ -23,8 +23,8 @@ typedef struct {
     size_t block;       /* floats from one layer's buffers to the next (0: eval, one layer) */
     float *cos, *sin;   /* the layer's table, B*T rows of the table's width */
     float *u;           /* lf: the noise U, N x HP (HP = H*hd/2 = C/2) */
-    float *h, *hg;      /* lf: MLP hidden before / after GELU, N x C (eval: h is a chunk) */
-    float *z, *y;       /* lf: MLP output and its LayerNorm, N x HP; f = |y| (eval: z a chunk) */
+    float *h, *hg;      /* lf: MLP hidden before / after GELU, N x C */
+    float *z, *y;       /* lf: MLP output and its LayerNorm, N x HP; f = |y| */
     float *mean, *rstd; /* lf: that LayerNorm's statistics, N */
     float *dz, *dh, *dx; /* lf backward: N x HP, N x C, N x C */
 } acc_state;
@@ -69,10 +69,6 @@ static void acc_layout(acc_state *st, const rl_scheme_ctx *x, long B, long T, in
         st->dz = rl_carve(a, N * HP);
         st->dh = rl_carve(a, N * C);
         st->dx = rl_carve(a, N * C);
-    }
-    if (lf && eval) { /* the MLP in chunks of rows */
-        st->h = rl_carve(a, RL_EVAL_CHUNK * C);
-        st->z = rl_carve(a, RL_EVAL_CHUNK * HP);
     }
 }
 
@@ -202,9 +198,10 @@ static void random_layout(void *st, const rl_scheme_ctx *x, long B, long T, int 
 }
 
 static void random_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                           const uint16_t *tok, long ld, int B, int T, uint64_t key)
+                           const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                           float *scratch)
 {
-    (void)ln, (void)tok, (void)ld;
+    (void)ln, (void)tok, (void)ld, (void)scratch;
     acc_state *a = st;
     const long P = x->hd / 2;
     accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), NULL, NULL, B, T, key);
@@ -237,9 +234,10 @@ static void pemb_layout(void *st, const rl_scheme_ctx *x, long B, long T, int ev
 }
 
 static void pemb_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                         const uint16_t *tok, long ld, int B, int T, uint64_t key)
+                         const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                         float *scratch)
 {
-    (void)ln, (void)key;
+    (void)ln, (void)key, (void)scratch;
     acc_state *a = st;
     accumulate_pemb(x->cfg, x->w[l], AT(a, a->cos, l), AT(a, a->sin, l), tok, ld, B, T);
     a->r.tab = acc_rotation(a, T, x->hd / 2, 0);
@@ -307,7 +305,7 @@ static void lf_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval
 }
 
 static void lf_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                       const uint16_t *tok, long ld, int B, int T, uint64_t key)
+                       const uint16_t *tok, long ld, int B, int T, uint64_t key, float *scratch)
 {
     (void)tok, (void)ld;
     acc_state *a = st;
@@ -319,11 +317,12 @@ static void lf_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
         accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), AT(a, a->y, l),
                          AT(a, a->u, l), B, T, key);
     } else {
-        /* evaluation: y = LN(MLP(ln)) row chunk by row chunk into cos, then the
-         * angles in place */
+        /* evaluation: y = LN(MLP(ln)) row chunk by row chunk into cos (hidden
+         * layer and z in the lent scratch), then the angles in place */
+        float *h = scratch, *z = scratch + (size_t)RL_EVAL_CHUNK * C;
         for (long r0 = 0; r0 < N; r0 += RL_EVAL_CHUNK) {
             const long n = N - r0 < RL_EVAL_CHUNK ? N - r0 : RL_EVAL_CHUNK;
-            lf_mlp_forward(x, ln + r0 * C, n, a->h, a->h, a->z, a->cos + r0 * HP, NULL, NULL);
+            lf_mlp_forward(x, ln + r0 * C, n, h, h, z, a->cos + r0 * HP, NULL, NULL);
         }
         accumulate_noise(x->cfg, l, a->cos, a->sin, a->cos, NULL, B, T, key);
     }

@@ -216,19 +216,20 @@ static rl_attn_shape attn_shape(const rl_gpt *m, int B, int T)
 }
 
 /* The position scheme's per-layer inputs from ln = LN1(x) and the tokens
- * (a rotation table, PaTH's w and beta; key: its noise); qkv = ln Wqkv^T + b;
+ * (a rotation table, PaTH's w and beta; key: its noise; scratch: what the
+ * evaluation lends it, scheme.h); qkv = ln Wqkv^T + b;
  * atty = the scheme's attention (training when att is set: it saves att;
  * else streaming, observed by obs); out = atty Wproj^T + b (out may be ln). */
 static void attn_forward(const rl_gpt *m, void *st, int l, const float *ln, const uint16_t *tok,
-                         long ld, uint64_t key, float *qkv, float *att, float *atty, float *out,
-                         int B, int T, const rl_attn_observer *obs)
+                         long ld, uint64_t key, float *scratch, float *qkv, float *att,
+                         float *atty, float *out, int B, int T, const rl_attn_observer *obs)
 {
     float *const *w = m->p.blk[l];
     const int C = m->cfg.width;
     const long N = (long)B * T;
     const rl_scheme *S = m->sx.s;
     if (S->prepare)
-        S->prepare(st, &m->sx, l, ln, tok, ld, B, T, key);
+        S->prepare(st, &m->sx, l, ln, tok, ld, B, T, key, scratch);
     rl_matmul_forward(qkv, ln, w[RL_QKVW], w[RL_QKVB], N, C, 3 * C);
     rl_attn_shape s = attn_shape(m, B, T);
     s.observe = obs;
@@ -276,8 +277,8 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
         rl_block_acts *a = &m->a[l];
         float *const *w = m->p.blk[l];
         rl_layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, x, w[RL_LN1W], w[RL_LN1B], N, C);
-        attn_forward(m, m->ss.st, l, a->ln1, tok, ld, drop_key, a->qkv, a->att, a->atty, a->res2,
-                     B, T, NULL);
+        attn_forward(m, m->ss.st, l, a->ln1, tok, ld, drop_key, NULL, a->qkv, a->att, a->atty,
+                     a->res2, B, T, NULL);
         rl_dropout(a->res2, N * C, m->drop, site_key(m, l, 1));
         rl_residual_forward(a->res2, a->res2, x, N * C);
         mlp_forward(m, l, a->res2, a->ln2, a->ln2_mean, a->ln2_rstd, a->fch, a->fch_gelu,
@@ -428,8 +429,8 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
         rl_layernorm_forward(e->ln, NULL, NULL, e->x, w[RL_LN1W], w[RL_LN1B], L, C);
         const rl_attn_observer obs = { observe_layer, e };
         e->layer = l;
-        attn_forward(m, e->ss.st, l, e->ln, tok, L, key, e->qkv, NULL, e->atty, e->ln, 1, (int)L,
-                     e->observe ? &obs : NULL);
+        attn_forward(m, e->ss.st, l, e->ln, tok, L, key, e->h, e->qkv, NULL, e->atty, e->ln, 1,
+                     (int)L, e->observe ? &obs : NULL);
         rl_residual_forward(e->x, e->x, e->ln, L * C);
         for (long r0 = 0; r0 < L; r0 += EVAL_CHUNK) {
             const long n = L - r0 < EVAL_CHUNK ? L - r0 : EVAL_CHUNK;

@@ -39,13 +39,14 @@ const char *rl_pos_name(rl_pos_config p)
     return s->names[p.alibi][p.mode];
 }
 
-/* The base names of the schemes that rotate, "rope, random, ...". */
-static void rotating_names(char *buf, size_t n)
+/* The base names of the registered schemes, "none, rope, ...", or of
+ * those that rotate only. */
+static void base_names(char *buf, size_t n, int rotating)
 {
     size_t u = 0;
     buf[0] = 0;
     for (const rl_scheme *const *s = rl_schemes; *s; s++)
-        if ((*s)->names[0][1] && u < n)
+        if ((!rotating || (*s)->names[0][1]) && u < n)
             u += (size_t)snprintf(buf + u, n - u, "%s%s", u ? ", " : "", (*s)->name);
 }
 
@@ -88,7 +89,10 @@ int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size
                     fixed = (*r)->names[a][1 - m] ? m : -1;
                 }
     if (!s) {
-        snprintf(err, n, "--pos %s: unknown position scheme (%s)", name, RL_POS_NAMES);
+        char all[256];
+        base_names(all, sizeof all, 0);
+        snprintf(err, n, "--pos %s: unknown position scheme (registered: %s; names: %s)", name,
+                 all, RL_POS_NAMES);
         return -1;
     }
     if (fixed >= 0 && mode >= 0 && mode != fixed) {
@@ -99,7 +103,7 @@ int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size
     const int m = fixed >= 0 ? fixed : mode >= 0 ? mode : RL_MODE_QK;
     if (m == RL_MODE_QKV && !s->names[0][1]) {
         char rot[256];
-        rotating_names(rot, sizeof rot);
+        base_names(rot, sizeof rot, 1);
         snprintf(err, n, "--pos %s takes no --mode qkv: value transport needs a rotation (%s)", name,
                  rot);
         return -1;

@@ -99,8 +99,11 @@ struct rl_scheme {
     size_t state_bytes;
     /* layout and prepare may be NULL (nothing to carve, nothing per layer) */
     void (*layout)(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a);
+    /* scratch: in the evaluation, RL_EVAL_CHUNK x 4C floats that the decoder
+     * lends (its MLP chunk buffer, free while the attention sublayer runs);
+     * NULL in training */
     void (*prepare)(void *st, const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
-                    long ld, int B, int T, uint64_t key);
+                    long ld, int B, int T, uint64_t key, float *scratch);
     void (*attend)(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
                    const rl_attn_shape *s);
     /* datty (row stride C) may be overwritten; dqkv (row stride 3C) written;

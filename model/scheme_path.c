@@ -64,9 +64,10 @@ static void path_layout(void *st, const rl_scheme_ctx *x, long B, long T, int ev
 
 /* w = normalise(ln W_w^T + b_w) per head, beta = 2 sigmoid(ln u^T + b). */
 static void path_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                         const uint16_t *tok, long ld, int B, int T, uint64_t key)
+                         const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                         float *scratch)
 {
-    (void)tok, (void)ld, (void)key;
+    (void)tok, (void)ld, (void)key, (void)scratch;
     path_state *p = st;
     float *const *pw = x->w + l * PATH_TENSORS;
     const int C = x->cfg->width, H = x->cfg->heads;

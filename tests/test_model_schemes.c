@@ -363,7 +363,7 @@ Test(model_schemes, angles_exact_at_65536)
     /* the streaming evaluation's table of layer 0 (scheme.h: prepare) */
     rl_scheme_state ss;
     rl_scheme_state_alloc(&ss, &m->sx, 1, n, 1);
-    m->sx.s->prepare(ss.st, &m->sx, 0, ln, tok, n, 1, (int)n, 0);
+    m->sx.s->prepare(ss.st, &m->sx, 0, ln, tok, n, 1, (int)n, 0, NULL); /* pemb needs no scratch */
     const rl_rot_state *rs = ss.st;
     const float *cs = rs->tab.cos, *sn = rs->tab.sin;
     double worst = 0;
