@@ -80,7 +80,7 @@ int cmd_probe(int argc, char **argv)
             W[nw++] = w;
         if (nw == 0)
             W[nw++] = 1;
-        rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, m->cfg.pos.alibi ? m->slopes : NULL, W, nw);
+        rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, rl_gpt_alibi_slopes(m), W, nw);
         rl_gpt_eval_observe(ev, rl_probe_observe, p);
         for (long w = 0; w < windows; w++) {
             uint64_t key;

@@ -162,7 +162,7 @@ int cmd_train(int argc, char **argv)
             rl_die("train: %s is not the training data of checkpoint %s", data, ck);
         trim_log(logp, start);
     } else {
-        m = rl_gpt_alloc(&cfg, to.batch);
+        check(rl_gpt_new(&m, &cfg, to.batch, &err), &err);
         rl_gpt_init(m, (uint64_t)to.seed);
         meta.data_n = ds.train.n;
         meta.data_hash = data_hash;

@@ -1,5 +1,5 @@
-/* accum_rot.c: angle tables of the accumulated schemes and their backward
- * (equations in accum_rot.h). */
+/* accum_rot.c: the schemes random, pemb and lf: their angle tables, the
+ * backward of the learned ones (equations in accum_rot.h). */
 #include "accum_rot.h"
 
 #include <math.h>
@@ -9,35 +9,67 @@
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "layers.h"
-#include "position.h"
+#include "scheme_rot.h"
 
 /* Stream domain of the rotation noise: never shares a stream with the
  * dropout masks, which hash the same key. */
 #define DOM_NOISE 0x524f544e4f495345ULL
 
-int rl_acc_active(const rl_gpt_config *c)
-{
-    return c->pos.rot == RL_ROT_RANDOM || c->pos.rot == RL_ROT_PEMB || c->pos.rot == RL_ROT_LF;
-}
+/* What a training forward keeps (per layer: layer l's copy of each
+ * per-layer buffer is at + l * block) and the scratch of the backward. */
+typedef struct {
+    rl_rot_state r;
+    int eval;           /* a streaming evaluation's state (one window, one layer at a time) */
+    size_t block;       /* floats from one layer's buffers to the next (0: eval, one layer) */
+    float *cos, *sin;   /* the layer's table, B*T rows of the table's width */
+    float *u;           /* lf: the noise U, N x HP (HP = H*hd/2 = C/2) */
+    float *h, *hg;      /* lf: MLP hidden before / after GELU, N x C */
+    float *z, *y;       /* lf: MLP output and its LayerNorm, N x HP; f = |y| */
+    float *mean, *rstd; /* lf: that LayerNorm's statistics, N */
+    float *dz, *dh, *dx; /* lf backward: N x HP, N x C, N x C */
+} acc_state;
 
-int rl_acc_learned(const rl_gpt_config *c)
-{
-    return c->pos.rot == RL_ROT_PEMB || c->pos.rot == RL_ROT_LF;
-}
+#define AT(st, p, l) ((p) + (size_t)(l) * (st)->block)
 
-long rl_acc_width(const rl_gpt_config *c)
+/* The rotation reading the tables of T positions per window, w floats per
+ * position: H*hd/2 with head stride sh = hd/2 (random, lf), or hd/2 with
+ * sh = 0 (pemb: no head index). */
+static rl_rotation acc_rotation(const acc_state *st, long T, long w, long sh)
 {
-    const long P = c->width / c->heads / 2;
-    if (c->pos.rot == RL_ROT_RANDOM || c->pos.rot == RL_ROT_LF)
-        return c->heads * P;
-    return c->pos.rot == RL_ROT_PEMB ? P : 0;
-}
-
-rl_rotation rl_acc_rotation(const rl_gpt_config *c, const float *cos, const float *sin, long T)
-{
-    const long w = rl_acc_width(c), P = c->width / c->heads / 2;
-    rl_rotation r = { cos, sin, T * w, w, c->pos.rot == RL_ROT_PEMB ? 0 : P };
+    rl_rotation r = { st->cos, st->sin, T * w, w, sh };
     return r;
+}
+
+/* Carve the tables (and lf's buffers, lf set) of every layer, in training,
+ * or one layer's in the evaluation; the angle gradient when learned. */
+static void acc_layout(acc_state *st, const rl_scheme_ctx *x, long B, long T, int eval,
+                       rl_arena *a, size_t w, int lf, int learned)
+{
+    const size_t N = (size_t)B * T, C = x->cfg->width, HP = C / 2;
+    const size_t layers = eval ? 1 : (size_t)x->cfg->layers;
+    rl_arena sub = { a->base ? a->base + a->used : NULL, 0 };
+    st->eval = eval;
+    st->cos = rl_carve(&sub, N * w);
+    st->sin = rl_carve(&sub, N * w);
+    if (lf && !eval) {
+        st->u = rl_carve(&sub, N * HP);
+        st->h = rl_carve(&sub, N * C);
+        st->hg = rl_carve(&sub, N * C);
+        st->z = rl_carve(&sub, N * HP);
+        st->y = rl_carve(&sub, N * HP);
+        st->mean = rl_carve(&sub, N);
+        st->rstd = rl_carve(&sub, N);
+    }
+    a->used += layers * sub.used;
+    st->block = eval ? 0 : sub.used;
+    st->r.layer = (long)st->block;
+    if (learned && !eval)
+        st->r.dang = rl_carve(a, N * w);
+    if (lf && !eval) {
+        st->dz = rl_carve(a, N * HP);
+        st->dh = rl_carve(a, N * C);
+        st->dx = rl_carve(a, N * C);
+    }
 }
 
 /* omega_p = 10000^(-2p/hd), as RoPE's table computes it. */
@@ -130,73 +162,15 @@ static void accumulate_pemb(const rl_gpt_config *c, const float *E, float *cos_o
 
 /* lf's MLP on n rows of LN1 output: h = ln W1^T + b1, hg = GELU(h) (hg may
  * be h), z = hg W2^T + b2, y = LN(z) (mean, rstd kept unless NULL). */
-static void lf_mlp_forward(const rl_gpt *m, const float *ln, long n, float *h, float *hg,
+static void lf_mlp_forward(const rl_scheme_ctx *x, const float *ln, long n, float *h, float *hg,
                            float *z, float *y, float *mean, float *rstd)
 {
-    const int C = m->cfg.width, HP = C / 2;
-    float *const *w = m->p.lf;
+    const int C = x->cfg->width, HP = C / 2;
+    float *const *w = x->w;
     rl_matmul_forward(h, ln, w[RL_LF_FCW], w[RL_LF_FCB], n, C, C);
     rl_gelu_forward(hg, h, n * C);
     rl_matmul_forward(z, hg, w[RL_LF_PROJW], w[RL_LF_PROJB], n, C, HP);
     rl_layernorm_forward(y, mean, rstd, z, w[RL_LF_LNW], w[RL_LF_LNB], n, HP);
-}
-
-rl_rotation rl_acc_forward(const rl_gpt *m, int l, const struct rl_rot_acts *ra,
-                           const float *ln, const uint16_t *tok, long ld, int B, int T,
-                           uint64_t key)
-{
-    const rl_gpt_config *c = &m->cfg;
-    switch (c->pos.rot) {
-    case RL_ROT_RANDOM:
-        accumulate_noise(c, l, ra->cos, ra->sin, NULL, NULL, B, T, key);
-        break;
-    case RL_ROT_PEMB:
-        accumulate_pemb(c, m->p.pemb[l], ra->cos, ra->sin, tok, ld, B, T);
-        break;
-    case RL_ROT_LF:
-        lf_mlp_forward(m, ln, (long)B * T, ra->h, ra->hg, ra->z, ra->y, ra->mean, ra->rstd);
-        accumulate_noise(c, l, ra->cos, ra->sin, ra->y, ra->u, B, T, key);
-        break;
-    default:
-        rl_die("model: %s accumulates no angles", rl_pos_name(c->pos));
-    }
-    return rl_acc_rotation(c, ra->cos, ra->sin, T);
-}
-
-rl_rotation rl_acc_forward_window(const rl_gpt *m, int l, float *cos_out, float *sin_out,
-                                  const float *ln, const uint16_t *tok, long L, uint64_t key,
-                                  float *h, float *z, long chunk)
-{
-    const rl_gpt_config *c = &m->cfg;
-    const int C = c->width, HP = C / 2;
-    if (c->pos.rot != RL_ROT_LF) {
-        struct rl_rot_acts ra = { .cos = cos_out, .sin = sin_out };
-        return rl_acc_forward(m, l, &ra, ln, tok, L, 1, (int)L, key);
-    }
-    /* y = LN(MLP(ln)) row chunk by row chunk into cos, then the angles in place */
-    for (long r0 = 0; r0 < L; r0 += chunk) {
-        const long n = L - r0 < chunk ? L - r0 : chunk;
-        lf_mlp_forward(m, ln + r0 * C, n, h, h, z, cos_out + r0 * HP, NULL, NULL);
-    }
-    accumulate_noise(c, l, cos_out, sin_out, cos_out, NULL, 1, L, key);
-    return rl_acc_rotation(c, cos_out, sin_out, L);
-}
-
-void rl_acc_grad_out(float *dang, const rl_rotation *tab, const float *y, const float *dy,
-                     int B, int T, int H, int hd)
-{
-    /* y = R(-A) x: dL/dA = -(y1 dy2 - y2 dy1) = dy1 y2 - dy2 y1, the rotation's
-     * angle gradient with y and dy exchanged */
-    rl_rotate_angle_grad(dang, tab->sb, tab->st, tab->sh, dy, y, (long)H * hd, B, T, H, hd, 0);
-}
-
-void rl_acc_grad_qkv(float *dang, const rl_rotation *tab, const float *qkv, const float *dqkv,
-                     int B, int T, int H, int hd, int values)
-{
-    const long C = (long)H * hd;
-    for (int k = 0; k < (values ? 3 : 2); k++)
-        rl_rotate_angle_grad(dang, tab->sb, tab->st, tab->sh, qkv + k * C, dqkv + k * C, 3 * C,
-                             B, T, H, hd, 0);
 }
 
 /* dL/dtheta_s = sum_{t >= s} dL/dA_t for s >= 1, in place, summed in double
@@ -216,39 +190,181 @@ static void reverse_running_sum(float *d, int B, long T, long w)
     }
 }
 
-void rl_acc_backward(rl_gpt *m, int l, const struct rl_rot_acts *ra, const float *ln,
-                     float *dang, float *dln, float *scratch)
+/* ---- random: theta = U omega_p ---------------------------------------- */
+
+static void random_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a)
 {
-    const rl_gpt_config *c = &m->cfg;
-    const int B = m->fB, T = m->fT, C = c->width, HP = C / 2, P = m->hd / 2;
-    const long N = (long)B * T, w = rl_acc_width(c);
-    reverse_running_sum(dang, B, T, w);
-    if (c->pos.rot == RL_ROT_PEMB) {
-        /* theta = pi tanh(e) + omega: dtheta/de = pi (1 - tanh^2 e) */
-        const float *E = m->p.pemb[l];
+    acc_layout(st, x, B, T, eval, a, (size_t)x->cfg->width / 2, 0, 0);
+}
+
+static void random_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                           const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                           float *scratch)
+{
+    (void)ln, (void)tok, (void)ld, (void)scratch;
+    acc_state *a = st;
+    const long P = x->hd / 2;
+    accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), NULL, NULL, B, T, key);
+    a->r.tab = acc_rotation(a, T, x->cfg->heads * P, P);
+}
+
+const rl_scheme rl_scheme_random = {
+    .name = "random",
+    .names = { { "random_qk", "random_qkv" }, { "alibi+random_qk", "alibi+random_qkv" } },
+    .rot = RL_ROT_RANDOM,
+    .logits = "q.k / sqrt(hd), q and k turned by running sums of random angles",
+    .state_bytes = sizeof(acc_state),
+    .layout = random_layout,
+    .prepare = random_prepare,
+    .attend = rl_rot_attend,
+    .attend_backward = rl_rot_attend_backward,
+};
+
+/* ---- pemb: theta = pi tanh(E_l[x_t]) + omega_p ------------------------- */
+
+static void pemb_params(const rl_gpt_config *c, rl_tensor_fn add, void *ctx)
+{
+    for (int l = 0; l < c->layers; l++)
+        add(ctx, "pemb", l, (long)c->vocab * (c->width / c->heads / 2), RL_T_TABLE);
+}
+
+static void pemb_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a)
+{
+    acc_layout(st, x, B, T, eval, a, (size_t)x->hd / 2, 0, 1);
+}
+
+static void pemb_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                         const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                         float *scratch)
+{
+    (void)ln, (void)key, (void)scratch;
+    acc_state *a = st;
+    accumulate_pemb(x->cfg, x->w[l], AT(a, a->cos, l), AT(a, a->sin, l), tok, ld, B, T);
+    a->r.tab = acc_rotation(a, T, x->hd / 2, 0);
+}
+
+/* theta = pi tanh(e) + omega: dtheta/de = pi (1 - tanh^2 e), into E_l at
+ * the token ids */
+static void pemb_input_backward(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                                const uint16_t *tok, long ld, int B, int T, float *dln)
+{
+    (void)ln, (void)dln;
+    float *dang = ((acc_state *)st)->r.dang;
+    const int P = x->hd / 2;
+    const long N = (long)B * T;
+    reverse_running_sum(dang, B, T, P);
+    const float *E = x->w[l];
 #pragma omp parallel for schedule(static)
-        for (long row = 0; row < N; row++) {
-            const float *e = E + (long)m->tok[(row / T) * m->ldtok + row % T] * P;
-            for (int p = 0; p < P; p++) {
-                const float th = tanhf(e[p]);
-                dang[row * P + p] *= (float)M_PI * (1.0f - th * th);
-            }
+    for (long row = 0; row < N; row++) {
+        const float *e = E + (long)tok[(row / T) * ld + row % T] * P;
+        for (int p = 0; p < P; p++) {
+            const float th = tanhf(e[p]);
+            dang[row * P + p] *= (float)M_PI * (1.0f - th * th);
         }
-        rl_embed_backward(m->g.pemb[l], dang, m->tok, m->ldtok, B, T, P);
-        return;
     }
-    /* lf: theta = U |y|: dy = U sign(y) dtheta; then the LayerNorm, the MLP */
-    float *const *pw = m->p.lf, *const *gw = m->g.lf;
-    float *dz = scratch, *dh = dz + N * HP, *dx = dh + N * C;
+    rl_embed_backward(x->g[l], dang, tok, ld, B, T, P);
+}
+
+const rl_scheme rl_scheme_pemb = {
+    .name = "pemb",
+    .names = { { "pemb_qk", "pemb_qkv" }, { "alibi+pemb_qk", "alibi+pemb_qkv" } },
+    .rot = RL_ROT_PEMB,
+    .logits = "q.k / sqrt(hd), q and k turned by running sums of learned per-token angles",
+    .params = pemb_params,
+    .state_bytes = sizeof(acc_state),
+    .layout = pemb_layout,
+    .prepare = pemb_prepare,
+    .attend = rl_rot_attend,
+    .attend_backward = rl_rot_attend_backward,
+    .input_backward = pemb_input_backward,
+};
+
+/* ---- lf: theta = U |LN(MLP(LN1 output))| -------------------------------- */
+
+static void lf_params(const rl_gpt_config *c, rl_tensor_fn add, void *ctx)
+{
+    const long C = c->width, HP = C / 2;
+    add(ctx, "lf.fc.w", -1, C * C, RL_T_MATRIX);
+    add(ctx, "lf.fc.b", -1, C, RL_T_BIAS);
+    add(ctx, "lf.proj.w", -1, HP * C, RL_T_MATRIX);
+    add(ctx, "lf.proj.b", -1, HP, RL_T_BIAS);
+    add(ctx, "lf.ln.w", -1, HP, RL_T_NORM_W);
+    add(ctx, "lf.ln.b", -1, HP, RL_T_NORM_B);
+}
+
+/* the shared MLP runs once per layer */
+static double lf_matmul_weights(const rl_gpt_config *c)
+{
+    const double C = c->width, L = c->layers;
+    return L * (C * C + C * C / 2);
+}
+
+static void lf_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a)
+{
+    acc_layout(st, x, B, T, eval, a, (size_t)x->cfg->width / 2, 1, 1);
+}
+
+static void lf_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                       const uint16_t *tok, long ld, int B, int T, uint64_t key, float *scratch)
+{
+    (void)tok, (void)ld;
+    acc_state *a = st;
+    const int C = x->cfg->width, HP = C / 2;
+    const long N = (long)B * T;
+    if (!a->eval) { /* training: keep the activations of layer l */
+        lf_mlp_forward(x, ln, N, AT(a, a->h, l), AT(a, a->hg, l), AT(a, a->z, l), AT(a, a->y, l),
+                       AT(a, a->mean, l), AT(a, a->rstd, l));
+        accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), AT(a, a->y, l),
+                         AT(a, a->u, l), B, T, key);
+    } else {
+        /* evaluation: y = LN(MLP(ln)) row chunk by row chunk into cos (hidden
+         * layer and z in the lent scratch), then the angles in place */
+        float *h = scratch, *z = scratch + (size_t)RL_EVAL_CHUNK * C;
+        for (long r0 = 0; r0 < N; r0 += RL_EVAL_CHUNK) {
+            const long n = N - r0 < RL_EVAL_CHUNK ? N - r0 : RL_EVAL_CHUNK;
+            lf_mlp_forward(x, ln + r0 * C, n, h, h, z, a->cos + r0 * HP, NULL, NULL);
+        }
+        accumulate_noise(x->cfg, l, a->cos, a->sin, a->cos, NULL, B, T, key);
+    }
+    a->r.tab = acc_rotation(a, T, HP, x->hd / 2);
+}
+
+/* theta = U |y|: dy = U sign(y) dtheta; then the LayerNorm, the MLP, and
+ * into the LN1 output */
+static void lf_input_backward(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                              const uint16_t *tok, long ld, int B, int T, float *dln)
+{
+    (void)tok, (void)ld;
+    acc_state *a = st;
+    const int C = x->cfg->width, HP = C / 2;
+    const long N = (long)B * T;
+    float *dang = a->r.dang, *const *pw = x->w, *const *gw = x->g;
+    const float *u = AT(a, a->u, l), *y = AT(a, a->y, l);
+    reverse_running_sum(dang, B, T, HP);
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < N * HP; i++)
-        dang[i] *= ra->u[i] * (float)((ra->y[i] > 0) - (ra->y[i] < 0));
-    memset(dz, 0, sizeof(float) * N * HP);
-    rl_layernorm_backward(dz, gw[RL_LF_LNW], gw[RL_LF_LNB], dang, ra->z, pw[RL_LF_LNW], ra->mean,
-                          ra->rstd, N, HP);
-    rl_matmul_backward(dh, gw[RL_LF_PROJW], gw[RL_LF_PROJB], dz, ra->hg, pw[RL_LF_PROJW], N, C,
-                       HP);
-    rl_gelu_backward(dh, ra->h, dh, N * C);
-    rl_matmul_backward(dx, gw[RL_LF_FCW], gw[RL_LF_FCB], dh, ln, pw[RL_LF_FCW], N, C, C);
-    rl_residual_forward(dln, dln, dx, N * C);
+        dang[i] *= u[i] * (float)((y[i] > 0) - (y[i] < 0));
+    memset(a->dz, 0, sizeof(float) * N * HP);
+    rl_layernorm_backward(a->dz, gw[RL_LF_LNW], gw[RL_LF_LNB], dang, AT(a, a->z, l), pw[RL_LF_LNW],
+                          AT(a, a->mean, l), AT(a, a->rstd, l), N, HP);
+    rl_matmul_backward(a->dh, gw[RL_LF_PROJW], gw[RL_LF_PROJB], a->dz, AT(a, a->hg, l),
+                       pw[RL_LF_PROJW], N, C, HP);
+    rl_gelu_backward(a->dh, AT(a, a->h, l), a->dh, N * C);
+    rl_matmul_backward(a->dx, gw[RL_LF_FCW], gw[RL_LF_FCB], a->dh, ln, pw[RL_LF_FCW], N, C, C);
+    rl_residual_forward(dln, dln, a->dx, N * C);
 }
+
+const rl_scheme rl_scheme_lf = {
+    .name = "lf",
+    .names = { { "lf_qk", "lf_qkv" }, { "alibi+lf_qk", "alibi+lf_qkv" } },
+    .rot = RL_ROT_LF,
+    .logits = "q.k / sqrt(hd), q and k turned by running sums of noise scaled by an MLP of the input",
+    .params = lf_params,
+    .matmul_weights = lf_matmul_weights,
+    .state_bytes = sizeof(acc_state),
+    .layout = lf_layout,
+    .prepare = lf_prepare,
+    .attend = rl_rot_attend,
+    .attend_backward = rl_rot_attend_backward,
+    .input_backward = lf_input_backward,
+};

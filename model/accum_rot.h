@@ -1,6 +1,8 @@
 /* accum_rot.h: the accumulated rotation schemes random, pemb and lf (study,
- * "Variants"), as angle tables that feed rl_rotate around the one attention
- * kernel, and the backward of the learned ones.
+ * "Variants"): three scheme objects (scheme.h, registered in scheme.c) whose
+ * angle tables feed rl_rotate around the one attention kernel through the
+ * rotation schemes' shared sublayer (scheme_rot.h), and the backward of the
+ * learned ones.
  *
  * Each layer l has its own table A_l(b, t, h, p) = sum_{s=1..t} theta_l(b, s, h, p)
  * with A_l(b, 0, h, p) = 0 (position 0 unrotated, as in RoPE), summed in
@@ -25,55 +27,13 @@
 #ifndef RL_MODEL_ACCUM_ROT_H
 #define RL_MODEL_ACCUM_ROT_H
 
-#include <stdint.h>
+#include "scheme.h"
 
-#include "gpt.h"
+extern const rl_scheme rl_scheme_random, rl_scheme_pemb, rl_scheme_lf;
 
-/* What a training forward keeps per layer. */
-struct rl_rot_acts {
-    float *cos, *sin;   /* the layer's table, B*T rows of rl_acc_width floats */
-    float *u;           /* lf: the noise U, N x HP (HP = H*hd/2 = C/2) */
-    float *h, *hg;      /* lf: MLP hidden before / after GELU, N x C */
-    float *z, *y;       /* lf: MLP output and its LayerNorm, N x HP; f = |y| */
-    float *mean, *rstd; /* lf: that LayerNorm's statistics, N */
-};
-
-/* Whether the scheme accumulates angles / has learned angles. */
-int rl_acc_active(const rl_gpt_config *c);
-int rl_acc_learned(const rl_gpt_config *c);
-/* Floats of a layer's table per position: H*hd/2 (random, lf), hd/2
- * (pemb: no head index), 0 for other schemes. */
-long rl_acc_width(const rl_gpt_config *c);
-/* The rotation reading a table of T positions per window. */
-rl_rotation rl_acc_rotation(const rl_gpt_config *c, const float *cos, const float *sin, long T);
-
-/* Training: layer l's table for B windows of T tokens tok[b*ld + t], LN1
- * output ln (N x C); keeps lf's activations in ra. */
-rl_rotation rl_acc_forward(const rl_gpt *m, int l, const struct rl_rot_acts *ra,
-                           const float *ln, const uint16_t *tok, long ld, int B, int T,
-                           uint64_t key);
-
-/* Evaluation: layer l's table for one window of L tokens into cos, sin
- * (L x width each); lf's MLP runs in chunks of `chunk` rows through the
- * scratch h (chunk x C) and z (chunk x HP).  Same numbers as rl_acc_forward
- * with B = 1 and the same key. */
-rl_rotation rl_acc_forward_window(const rl_gpt *m, int l, float *cos, float *sin,
-                                  const float *ln, const uint16_t *tok, long L, uint64_t key,
-                                  float *h, float *z, long chunk);
-
-/* Angle gradients into dang (the table's layout): of the output y = R(-A) x
- * of the inverse rotation (qkv mode), given y and dy; and of the rotated
- * q, k (and v when values is set) of a qkv buffer (row stride 3C) given
- * their gradients. */
-void rl_acc_grad_out(float *dang, const rl_rotation *tab, const float *y, const float *dy,
-                     int B, int T, int H, int hd);
-void rl_acc_grad_qkv(float *dang, const rl_rotation *tab, const float *qkv, const float *dqkv,
-                     int B, int T, int H, int hd, int values);
-
-/* Backward of layer l's learned angles from dang = dL/dA (overwritten):
- * pemb into m->g.pemb[l]; lf into m->g.lf and added into dln (N x C, the
- * gradient of the LN1 output ln).  scratch: N x (2 C + C/2) floats. */
-void rl_acc_backward(rl_gpt *m, int l, const struct rl_rot_acts *ra, const float *ln,
-                     float *dang, float *dln, float *scratch);
+/* The tensors of lf's shared MLP, in their order (rl_scheme_ctx.w[i]):
+ * W1, b1 (C -> C), W2, b2 (C -> H*hd/2), the LayerNorm's gain and bias.
+ * pemb's tensors: layer l's table E_l (V x hd/2) is w[l]. */
+enum { RL_LF_FCW, RL_LF_FCB, RL_LF_PROJW, RL_LF_PROJB, RL_LF_LNW, RL_LF_LNB, RL_LF_TENSORS };
 
 #endif

@@ -4,21 +4,22 @@
 
 #include <stddef.h>
 
-/* A position scheme is a rotation of q and k around the one attention kernel
- * (position-indexed RoPE, or angles accumulated as running sums of steps:
- * random, pemb, lf), a mode (qkv also rotates the values and inverse-rotates
- * each head's output: value transport), and an optional ALiBi bias that the
- * kernel adds to the scaled logits.  The study's names (random_qkv,
- * fixed-rope, ...) are configurations of these three fields. */
+/* The description of a position scheme, as the checkpoint stores it: the
+ * scheme's code (rot, path: see the registry, scheme.h), a mode (qkv: the
+ * values are rotated too and each head's output inverse-rotated: value
+ * transport) and an optional ALiBi bias that the kernel adds to the scaled
+ * logits.  The study's names (random_qkv, fixed-rope, ...) are
+ * configurations of these fields.  The codes of the schemes written so
+ * far (a new scheme takes an unused one in its own file): */
 typedef enum { RL_ROT_NONE = 0, RL_ROT_ROPE, RL_ROT_RANDOM, RL_ROT_PEMB, RL_ROT_LF,
                RL_ROT_KINDS } rl_rot_kind;
 typedef enum { RL_MODE_QK = 0, RL_MODE_QKV } rl_rot_mode;
 
 typedef struct {
-    int rot;   /* rl_rot_kind */
+    int rot;   /* the scheme's code: rl_rot_kind for those below */
     int mode;  /* rl_rot_mode */
     int alibi; /* 1: ALiBi bias -m_h (i - j) on the logits */
-    int path;  /* PaTH attention (model/path.h): Householder transport of the scores */
+    int path;  /* 1 (with rot 0): PaTH attention's code (scheme_path.c) */
 } rl_pos_config;
 
 /* The names `--pos` takes (see rl_pos_parse). */
@@ -27,7 +28,8 @@ typedef struct {
     "(rope, qkv); NAME_qk / NAME_qkv for a rotation NAME (random_qk, pemb_qkv, ...); "   \
     "alibi+NAME for ALiBi with a rotation (alibi+random = alibi+random_qkv)"
 
-/* Parse a scheme name; mode is RL_MODE_QK/QKV when --mode was given, else -1.
+/* Parse a scheme name (scheme.c, from the registry); mode is RL_MODE_QK/QKV
+ * when --mode was given, else -1.
  * 0, or -1 with a one-line reason in err (unknown name, a mode that
  * contradicts the name, path). */
 int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size_t n);
@@ -54,15 +56,16 @@ typedef struct {
 /* NULL when the configuration is usable, else a one-line reason in buf. */
 const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n);
 
-/* Parameters of the position scheme: pemb's per-layer tables (V x hd/2
- * each), lf's shared MLP C -> C -> H*hd/2 with its LayerNorm. */
+/* Parameters of the position scheme: the floats of the tensors its object
+ * declares (pemb's per-layer tables, lf's shared MLP, PaTH's projections). */
 long rl_pos_param_count(const rl_gpt_config *c);
 
 /* Parameter count of the whole model (embedding and scheme included). */
 long rl_gpt_param_count(const rl_gpt_config *c);
 
 /* Model FLOPs per trained token, PaLM's accounting: 6 N for every matmul
- * weight (embedding lookup and pemb tables excluded; lf's MLP included)
+ * weight (embedding lookup and pemb tables excluded; the scheme's matmul
+ * weights, e.g. lf's MLP once per layer, included)
  * plus 12 L C T for the attention products QK^T and PV over the full (not
  * causally halved) T x T. */
 double rl_gpt_flops_per_token(const rl_gpt_config *c, int T);

@@ -6,7 +6,9 @@
  * then LNf and an untied head with bias.  No absolute position embedding:
  * positions enter only through the position scheme (config.h: a rotation of
  * q and k, and in qkv mode of v with the inverse rotation of the output;
- * and/or the ALiBi bias on the logits).  Training forward/backward work on B windows of
+ * PaTH's transport of the scores; and/or the ALiBi bias on the logits),
+ * an object behind one interface (scheme.h) that this decoder calls
+ * without knowing which it is.  Training forward/backward work on B windows of
  * T <= ctx tokens; long evaluation runs one window of any length L through
  * the streaming attention with memory O(L * width). */
 #ifndef RL_MODEL_GPT_H
@@ -15,25 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/err.h"
 #include "config.h"
-#include "position.h"
+#include "scheme.h"
 
 /* Tensors of one block, in their order in the parameter buffer. */
 enum { RL_LN1W, RL_LN1B, RL_QKVW, RL_QKVB, RL_PROJW, RL_PROJB,
        RL_LN2W, RL_LN2B, RL_FCW, RL_FCB, RL_FC2W, RL_FC2B, RL_BLOCK_TENSORS };
-
-/* The tensors of lf's shared MLP (accum_rot.h), after the head. */
-enum { RL_LF_FCW, RL_LF_FCB, RL_LF_PROJW, RL_LF_PROJB, RL_LF_LNW, RL_LF_LNB, RL_LF_TENSORS };
-
-/* The per-layer tensors of PaTH attention (model/path.h), after the head:
- * w = normalise(LN1(x) W_w^T + b_w) per head, beta = 2 sigmoid(LN1(x) u^T + b). */
-enum { RL_PATH_WW, RL_PATH_WB, RL_PATH_UW, RL_PATH_UB, RL_PATH_TENSORS };
-
-/* What a tensor is, for initialisation and weight decay.  RL_T_TABLE:
- * pemb's angle tables, zero-initialised and not decayed (decay would pull
- * them toward E = 0, i.e. toward RoPE's position-indexed angles). */
-typedef enum { RL_T_EMBED, RL_T_MATRIX, RL_T_RESID_MATRIX, RL_T_BIAS, RL_T_NORM_W,
-               RL_T_NORM_B, RL_T_TABLE } rl_tensor_kind;
 
 typedef struct {
     char name[24];
@@ -45,23 +35,14 @@ typedef struct {
 typedef struct {
     float *wte, *lnfw, *lnfb, *headw, *headb;
     float *(*blk)[RL_BLOCK_TENSORS]; /* blk[l][RL_QKVW] ... */
-    float **pemb;                    /* pemb: per-layer tables V x hd/2 (else NULL) */
-    float *lf[RL_LF_TENSORS];        /* lf: the shared MLP (else NULL) */
-    float *(*path)[RL_PATH_TENSORS]; /* path: path[l][RL_PATH_WW] ... (else NULL) */
+    float **pos;                     /* the position scheme's tensors, in the order it
+                                      * declares them (accum_rot.h, scheme_path.c) */
 } rl_gpt_weights;
 
 typedef struct {
     float *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *atty, *res2;
     float *ln2, *ln2_mean, *ln2_rstd, *fch, *fch_gelu, *res3;
-    float *pw, *prn, *pbeta; /* PaTH: normalised w (N x C), 1/|w_raw| and beta (N x H) */
 } rl_block_acts;
-
-/* Rotations a layer applies around the attention kernel (NULL: none):
- * qk turns q and k; v turns the values and, inversely at the query's
- * position, each head's output (value transport). */
-typedef struct {
-    const rl_rotation *qk, *v;
-} rl_layer_rot;
 
 typedef struct rl_gpt {
     rl_gpt_config cfg;
@@ -78,11 +59,10 @@ typedef struct rl_gpt {
     rl_block_acts *a;
     float *enc, *lnf, *lnf_mean, *lnf_rstd, *logits, *losses;
     float *dres, *dC1, *dC2, *d3C, *d4C, *datt;
-    float *rope_cos, *rope_sin, *slopes;
-    rl_rotation rope;
-    struct rl_rot_acts *ra; /* accumulated schemes: per-layer tables (accum_rot.h) */
-    float *dang;            /* learned angles: dL/dA of one layer, B*T x table width */
-    float *path_work, *dbeta; /* PaTH: the kernel's scratch, dL/dbeta of one layer */
+    float *slopes;          /* H ALiBi slopes (used when the configuration asks) */
+    int npos;               /* tensors of the position scheme (the last npos) */
+    rl_scheme_ctx sx;       /* the position scheme and its view of the model */
+    rl_scheme_state ss;     /* its training activations */
     /* set by the last forward, read by the backward */
     const uint16_t *tok;
     long ldtok;
@@ -92,7 +72,10 @@ typedef struct rl_gpt {
                             * rotation noise (random, lf) */
 } rl_gpt;
 
-/* Allocate for B windows of cfg->ctx tokens (dies on a bad configuration). */
+/* Allocate for B windows of cfg->ctx tokens; RL_EINPUT for a configuration
+ * that rl_gpt_config_check refuses. */
+rl_status rl_gpt_new(rl_gpt **out, const rl_gpt_config *cfg, int B, rl_err *err);
+/* The same for a configuration already checked: NULL when it is not valid. */
 rl_gpt *rl_gpt_alloc(const rl_gpt_config *cfg, int B);
 void rl_gpt_free(rl_gpt *m);
 
@@ -101,7 +84,7 @@ void rl_gpt_free(rl_gpt *m);
  * draws from stream i of seed.  Zeroes gradients and optimizer state. */
 void rl_gpt_init(rl_gpt *m, uint64_t seed);
 
-/* Forward on B windows of T tokens: inputs tok[b*ld + t], targets
+/* Forward on B <= m->B windows of T <= ctx tokens (NAN beyond): inputs tok[b*ld + t], targets
  * tok[b*ld + t + 1] (t < T).  Dropout applies when train is set, with masks
  * keyed by drop_key; the rotation noise of random and lf is drawn from
  * streams of drop_key at every forward, training or not.  Returns the mean cross-entropy (summed in double, in
@@ -116,10 +99,9 @@ void rl_gpt_backward(rl_gpt *m, float scale);
 
 void rl_gpt_zero_grad(rl_gpt *m);
 
-/* The rotations of layer l given its angle table tab (RoPE's, or the
- * layer's accumulated one): qk for every rotation, v as well in qkv mode;
- * NULL for schemes that do not rotate. */
-rl_layer_rot rl_gpt_layer_rot(const rl_gpt *m, int l, const rl_rotation *tab);
+/* What probe asks of the scheme: the ALiBi slopes the kernel adds
+ * (-m_h (i - j) after the scaling), or NULL without a bias. */
+const float *rl_gpt_alibi_slopes(const rl_gpt *m);
 
 /* Long-window evaluation workspace for windows of up to L tokens. */
 typedef struct rl_gpt_eval rl_gpt_eval;
@@ -133,7 +115,8 @@ typedef void (*rl_gpt_observe_fn)(void *ctx, int layer, int b, int h, long i0, l
 void rl_gpt_eval_observe(rl_gpt_eval *e, rl_gpt_observe_fn fn, void *ctx);
 /* Bytes the workspace holds (for reports). */
 size_t rl_gpt_eval_bytes(const rl_gpt_eval *e);
-/* Sum of the cross-entropies at every position of one window: inputs
+/* Sum of the cross-entropies at every position of one window of L <=
+ * the workspace's length (NAN beyond): inputs
  * tok[0..L-1], targets tok[1..L]; streaming attention, positions in chunks.
  * key draws the rotation noise (random, lf) as a forward with drop_key =
  * key does for a single window: same key, same numbers. */

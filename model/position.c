@@ -3,8 +3,6 @@
 
 #include <math.h>
 
-#include "../core/util.h"
-
 void rl_rotate(float *x, long ld, int B, int T, int H, int hd, const rl_rotation *r,
                long t0, int dir)
 {
@@ -30,9 +28,10 @@ void rl_rotate_angle_grad(float *dang, long sb, long st, long sh, const float *y
                           const float *dy, long ld, int B, int T, int H, int hd, long t0)
 {
     const int P = hd / 2;
-    if ((B > 1 && sb == 0) || (T > 1 && st == 0))
-        rl_die("rotate: angle gradients need a table that does not broadcast over batch or position");
-#pragma omp parallel for schedule(static)
+    /* a table broadcast over windows or positions sums rows into one entry:
+     * those rows must not run in parallel */
+    const int shared = (B > 1 && sb == 0) || (T > 1 && st == 0);
+#pragma omp parallel for schedule(static) if (!shared)
     for (long row = 0; row < (long)B * T; row++) {
         long b = row / T, t = row % T + t0;
         for (int h = 0; h < H; h++) {

@@ -36,9 +36,10 @@ void rl_rotate(float *x, long ld, int B, int T, int H, int hd, const rl_rotation
  * dy = (dy1, dy2) in a plane, dL/da = y1 dy2 - y2 dy1 (the derivative of
  * R(a) is R(a) times the quarter turn).  Adds, for every (b, t, h, p), into
  * dang at b*sb + t*st + h*sh + p (+ t0 * st); y is the rotated x (row stride
- * ld), dy its gradient.  For learned or data-dependent angles of later
- * schemes; the layout must not broadcast over b or t (sb, st != 0 when B, T
- * > 1); sh = 0 sums the heads. */
+ * ld), dy its gradient.  For learned or data-dependent angles; a layout
+ * that broadcasts (sh = 0: the heads; sb or st = 0: windows or positions)
+ * sums the rows that share an entry (serially when they are rows: the same
+ * numbers for any thread count). */
 void rl_rotate_angle_grad(float *dang, long sb, long st, long sh, const float *y,
                           const float *dy, long ld, int B, int T, int H, int hd, long t0);
 

@@ -1,6 +1,7 @@
 /* test_model_attn.c: streaming attention against the plain kernel, ALiBi
- * slopes, the chunked long-window evaluation against the training forward,
- * and thread-count independence. */
+ * slopes, RoPE's table, and thread-count independence (the chunked
+ * long-window evaluation against the training forward, for every scheme:
+ * test_model_schemes.c). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
@@ -76,39 +77,6 @@ Test(model_attn, rope_table)
             cr_expect_float_eq(c[t * 8 + p], (float)cos(a), 2e-6f);
             cr_expect_float_eq(s[t * 8 + p], (float)sin(a), 2e-6f);
         }
-}
-
-static rl_gpt *small_model(const char *pos, int T)
-{
-    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, tm_pos(pos) };
-    rl_gpt *m = rl_gpt_alloc(&cfg, 1);
-    rl_gpt_init(m, 3);
-    tm_randn(m->params, m->nparams, 4, 0.1f); /* away from init: nontrivial attention */
-    return m;
-}
-
-/* The chunked streaming evaluation equals the training forward on the same
- * window (loss sums agree to 1e-5 relative), for every scheme; windows longer
- * than the 256-row chunk and the 64-query block.  The forward and the
- * evaluation get the same key, so random and lf draw the same noise. */
-Test(model_attn, eval_window_equals_forward)
-{
-    const int T = 300;
-    uint16_t tok[301];
-    for (int i = 0; i <= T; i++)
-        tok[i] = (uint16_t)((i * 37 + i / 7) % 64);
-    const char *pos[] = { "none", "rope", "alibi", "fixed-rope", "random_qk", "random_qkv",
-                          "pemb_qk", "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv", "path" };
-    for (int i = 0; i < (int)(sizeof pos / sizeof *pos); i++) {
-        rl_gpt *m = small_model(pos[i], T);
-        double a = rl_gpt_forward(m, tok, T + 1, 1, T, 0, 1234) * T;
-        rl_gpt_eval *e = rl_gpt_eval_alloc(m, T);
-        double b = rl_gpt_eval_window(m, e, tok, T, 1234);
-        cr_log_info("%s: forward %.9g eval %.9g", pos[i], a, b);
-        cr_expect_lt(fabs(a - b), 1e-5 * fabs(a), "%s: %g vs %g", pos[i], a, b);
-        rl_gpt_eval_free(e);
-        rl_gpt_free(m);
-    }
 }
 
 /* Same numbers with 1 and 2 threads: forward, gradients, evaluation; RoPE

@@ -1,14 +1,7 @@
-/* test_model_grad.c: every layer, and the whole model under each position
- * scheme, against central finite differences.
- *
- * Each check takes the scalar L = sum(out * R) for a fixed random R (or the
- * model's mean cross-entropy), compares the analytic gradient with
- * (L(x + e) - L(x - e)) / 2e on the 8 coordinates of largest analytic
- * gradient plus 8 random ones per tensor, and requires the relative error
- * ||num - ana|| / ||num|| < 1e-2.  Forward passes run in float and L is
- * summed in double; with e = 1e-2 the rounding noise of a difference is
- * about 1e-5 and the truncation error O(e^2) ~ 1e-4 relative, while a wrong
- * sign gives an error of 2 and a missing term one of order 1. */
+/* test_model_grad.c: every layer, and the whole model with dropout, against
+ * central finite differences (the check: tm_grad_err, test_model_util.h;
+ * the whole model under every registered scheme: test_model_schemes.c).
+ * Each layer check takes the scalar L = sum(out * R) for a fixed random R. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,59 +14,8 @@
 #include "../sampling/rng.h"
 #include "test_model_util.h"
 
-#define TOL 1e-2
-/* The step e; lf's f = |y| has a kink at y = 0, and a difference with
- * e = 1e-2 straddles it for some of the 128 y's of the test model (observed
- * errors 2-4e-2 there, all from that), so lf uses e = 1e-3: its rounding
- * noise ~1e-4 relative stays far below the tolerance (observed <= 6e-4). */
-static float EPS = 1e-2f;
-
-static double dot(const float *a, const float *b, long n)
-{
-    double s = 0;
-    for (long i = 0; i < n; i++)
-        s += (double)a[i] * b[i];
-    return s;
-}
-
-typedef double (*loss_fn)(void *ctx);
-
-/* Relative error of ana against central differences of f in x[0..n-1]. */
-static double grad_err(loss_fn f, void *ctx, float *x, const float *ana, long n, const char *what)
-{
-    long idx[16];
-    int k = 0;
-    char *used = calloc(n, 1);
-    for (; k < 8 && k < n; k++) { /* largest analytic entries */
-        long best = -1;
-        for (long i = 0; i < n; i++)
-            if (!used[i] && (best < 0 || fabsf(ana[i]) > fabsf(ana[best])))
-                best = i;
-        used[best] = 1;
-        idx[k] = best;
-    }
-    for (int j = 0; j < 8 && k < 16 && k < n; j++) /* and a few anywhere */
-        idx[k++] = (long)((j * 2654435761UL + 17) % (unsigned long)n);
-    double num2 = 0, diff2 = 0;
-    for (int j = 0; j < k; j++) {
-        long i = idx[j];
-        float keep = x[i];
-        x[i] = keep + EPS;
-        double lp = f(ctx);
-        x[i] = keep - EPS;
-        double lm = f(ctx);
-        x[i] = keep;
-        double num = (lp - lm) / (2.0 * EPS);
-        num2 += num * num;
-        diff2 += (num - ana[i]) * (num - ana[i]);
-    }
-    free(used);
-    double err = sqrt(diff2) / (sqrt(num2) + 1e-12);
-    cr_log_info("%s: relative gradient error %.2e (norm %.3e)", what, err, sqrt(num2));
-    return err;
-}
-
-#define CHECK(f, ctx, x, g, n, what) cr_expect_lt(grad_err(f, ctx, x, g, n, what), TOL, "%s", what)
+#define CHECK(f, ctx, x, g, n, what)                                                           \
+    cr_expect_lt(tm_grad_err(f, ctx, x, g, n, what, 1e-2f), TM_GRAD_TOL, "%s", what)
 
 /* ---- matmul ---- */
 typedef struct { long N; int C, OC; float *x, *w, *b, *out, *R; } mm_ctx;
@@ -81,7 +23,7 @@ static double mm_loss(void *p)
 {
     mm_ctx *c = p;
     rl_matmul_forward(c->out, c->x, c->w, c->b, c->N, c->C, c->OC);
-    return dot(c->out, c->R, c->N * c->OC);
+    return tm_dot(c->out, c->R, c->N * c->OC);
 }
 
 Test(model_grad, matmul)
@@ -105,7 +47,7 @@ static double ln_loss(void *p)
 {
     ln_ctx *c = p;
     rl_layernorm_forward(c->out, c->mean, c->rstd, c->x, c->w, c->b, c->N, c->C);
-    return dot(c->out, c->R, c->N * c->C);
+    return tm_dot(c->out, c->R, c->N * c->C);
 }
 
 Test(model_grad, layernorm)
@@ -131,7 +73,7 @@ static double gelu_loss(void *p)
 {
     gelu_ctx *c = p;
     rl_gelu_forward(c->out, c->x, c->n);
-    return dot(c->out, c->R, c->n);
+    return tm_dot(c->out, c->R, c->n);
 }
 
 Test(model_grad, gelu)
@@ -153,7 +95,7 @@ static double att_loss(void *p)
     att_ctx *c = p;
     const int C = c->s.H * c->s.hd;
     rl_attention_forward(c->out, C, c->att, c->qkv, c->qkv + C, c->qkv + 2 * C, 3L * C, &c->s);
-    return dot(c->out, c->R, (long)c->s.B * c->s.T * C);
+    return tm_dot(c->out, c->R, (long)c->s.B * c->s.T * C);
 }
 
 static void check_attention(const float *slopes, const char *what)
@@ -187,7 +129,7 @@ static double rot_loss(void *p)
     long n = (long)c->B * c->T * c->H * c->hd;
     memcpy(c->y, c->x, sizeof(float) * n);
     rl_rotate(c->y, (long)c->H * c->hd, c->B, c->T, c->H, c->hd, &c->rot, 0, +1);
-    return dot(c->y, c->R, n);
+    return tm_dot(c->y, c->R, n);
 }
 
 Test(model_grad, rotation)
@@ -212,7 +154,7 @@ Test(model_grad, rotation)
     CHECK(rot_loss, &c, c.x, g, n, "rotation");
     /* and it is a rotation: norms kept, inverse undoes it */
     rot_loss(&c);
-    cr_expect_float_eq(dot(c.y, c.y, n), dot(c.x, c.x, n), 1e-5 * dot(c.x, c.x, n));
+    cr_expect_float_eq(tm_dot(c.y, c.y, n), tm_dot(c.x, c.x, n), 1e-5 * tm_dot(c.x, c.x, n));
     rl_rotate(c.y, 3L * 6, 2, 5, 3, 6, &c.rot, 0, -1);
     for (long i = 0; i < n; i++)
         cr_expect_float_eq(c.y[i], c.x[i], 1e-5f);
@@ -287,7 +229,7 @@ static double emb_loss(void *v)
     emb_ctx *c = v;
     rl_embed_forward(c->out, c->tok, c->T, c->B, c->T, c->wte, c->C);
     rl_dropout(c->out, (long)c->B * c->T * c->C, c->p, 99);
-    return dot(c->out, c->R, (long)c->B * c->T * c->C);
+    return tm_dot(c->out, c->R, (long)c->B * c->T * c->C);
 }
 
 Test(model_grad, embedding_dropout)
@@ -310,60 +252,6 @@ Test(model_grad, embedding_dropout)
 }
 
 /* ---- the whole model ---- */
-typedef struct { rl_gpt *m; uint16_t *tok; } gpt_ctx;
-static double gpt_loss(void *v)
-{
-    gpt_ctx *c = v;
-    return rl_gpt_forward(c->m, c->tok, c->m->T + 1, c->m->B, c->m->T, 1, 1234);
-}
-
-static void check_model(const char *pos, float dropout)
-{
-    rl_gpt_config cfg = { 2, 16, 2, 8, 13, dropout, tm_pos(pos) };
-    rl_gpt *m = rl_gpt_alloc(&cfg, 2);
-    rl_gpt_init(m, 5);
-    /* larger weights than GPT-2's 0.02 so that every tensor's gradient is
-     * well above the finite-difference noise; norms away from (1, 0) */
-    tm_randn(m->params, m->nparams, 19, 0.3f);
-    for (int i = 0; i < m->ntensors; i++)
-        if (m->tensors[i].kind == RL_T_NORM_W)
-            for (long j = 0; j < m->tensors[i].n; j++)
-                m->params[m->tensors[i].off + j] += 1.0f;
-    uint16_t tok[2 * 9];
-    for (int i = 0; i < 18; i++)
-        tok[i] = (uint16_t)((i * 7 + 3) % 13);
-    gpt_ctx c = { m, tok };
-    EPS = cfg.pos.rot == RL_ROT_LF ? 1e-3f : 1e-2f;
-    gpt_loss(&c);
-    rl_gpt_zero_grad(m);
-    rl_gpt_backward(m, 1.0f / (2 * 8));
-    for (int i = 0; i < m->ntensors; i++) {
-        const rl_tensor *t = &m->tensors[i];
-        char what[64];
-        snprintf(what, sizeof what, "%s %s p=%.1f", pos, t->name, dropout);
-        CHECK(gpt_loss, &c, m->params + t->off, m->grads + t->off, t->n, what);
-    }
-    EPS = 1e-2f;
-    rl_gpt_free(m);
-}
-
-Test(model_grad, gpt_none) { check_model("none", 0); }
-Test(model_grad, gpt_rope) { check_model("rope", 0); }
-Test(model_grad, gpt_alibi) { check_model("alibi", 0); }
-Test(model_grad, gpt_rope_dropout) { check_model("rope", 0.2f); }
-/* value rotation and inverse rotation of the output (the Q/K/V variants) */
-Test(model_grad, gpt_rope_values) { check_model("fixed-rope", 0); }
-/* The accumulated schemes (issue 5): the noise of random and lf is held
- * fixed by the forward's key; every parameter is perturbed (sd 0.3), so
- * pemb's tables sit away from 0 where tanh' = 1 would hide a missing factor,
- * and lf's shared MLP and LayerNorm (w + 1) are generic.  The tensors
- * checked include h*.pemb and lf.* (gradients summed over the layers). */
-Test(model_grad, gpt_random_qk) { check_model("random_qk", 0); }
-Test(model_grad, gpt_random_qkv) { check_model("random_qkv", 0); }
-Test(model_grad, gpt_pemb_qk) { check_model("pemb_qk", 0); }
-Test(model_grad, gpt_pemb_qkv) { check_model("pemb_qkv", 0); }
-Test(model_grad, gpt_lf_qk) { check_model("lf_qk", 0); }
-Test(model_grad, gpt_lf_qkv) { check_model("lf_qkv", 0); }
-Test(model_grad, gpt_alibi_random_qkv) { check_model("alibi+random_qkv", 0); }
-/* PaTH: the projections to w and beta (h*.path.*) and, through them, LN1 */
-Test(model_grad, gpt_path) { check_model("path", 0); }
+/* Every registered scheme, both modes and with ALiBi: test_model_schemes.c
+ * (registry_gradients).  Here dropout, whose masks the backward regenerates. */
+Test(model_grad, gpt_rope_dropout) { tm_check_model(tm_pos("rope"), 0.2f); }

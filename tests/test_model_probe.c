@@ -35,7 +35,7 @@ static void probe_matches_forward(const char *pos)
         tok[i] = (uint16_t)((i * 29 + i / 5) % 64);
     rl_gpt_forward(m, tok, T + 1, 1, T, 0, 77);
     long W[] = { 8, 32, 64 };
-    rl_probe *p = rl_probe_alloc(2, 4, T, cfg.pos.alibi ? m->slopes : NULL, W, 3);
+    rl_probe *p = rl_probe_alloc(2, 4, T, rl_gpt_alibi_slopes(m), W, 3);
     rl_gpt_eval *e = rl_gpt_eval_alloc(m, T);
     rl_gpt_eval_observe(e, rl_probe_observe, p);
     rl_gpt_eval_window(m, e, tok, T, 77);

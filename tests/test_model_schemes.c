@@ -1,18 +1,24 @@
-/* test_model_schemes.c: the position schemes of issue 5 (accum_rot.h):
- * names and configurations, pemb at zero equals RoPE, zero angles in qkv
- * mode equal the plain model, evaluation is reproducible for a key, and
- * accumulated angles stay exact at 65,536 positions.  Elsewhere: gradient
- * checks of every scheme (test_model_grad.c), streaming evaluation equals
- * the training forward for every scheme and thread-count independence
- * (test_model_attn.c), the CLI (test_model_cli.c). */
+/* test_model_schemes.c: the position schemes (scheme.h) through their
+ * registry: names and configurations; for EVERY registered scheme, in
+ * every mode it takes and with ALiBi where it composes with it, the
+ * finite-difference gradient of the whole model and streaming evaluation
+ * equal to the training forward; then properties of particular schemes:
+ * pemb at zero equals RoPE, zero angles in qkv mode equal the plain model,
+ * evaluation is reproducible for a key, accumulated angles stay exact at
+ * 65,536 positions.  Elsewhere: thread-count independence
+ * (test_model_attn.c), the CLI (test_model_cli.c), PaTH's kernel
+ * (test_model_path.c). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <criterion/parameterized.h>
+
 #include "../model/accum_rot.h"
 #include "../model/gpt.h"
 #include "../model/position.h"
+#include "../model/scheme_rot.h"
 #include "../sampling/rng.h"
 #include "test_model_util.h"
 
@@ -79,6 +85,115 @@ Test(model_schemes, names_and_configurations)
     cr_expect_eq(rl_gpt_param_count(&c) - base, 16L * 16 + 16 + 8 * 16 + 8 + 16);
 }
 
+
+/* ---- the registry --------------------------------------------------- */
+
+/* One configuration per (scheme, ALiBi, mode) the scheme allows. */
+typedef struct {
+    rl_pos_config pos;
+} scheme_case;
+
+static size_t registry_cases(scheme_case *out, size_t max)
+{
+    size_t n = 0;
+    for (const rl_scheme *const *s = rl_schemes; *s; s++)
+        for (int a = 0; a < 2; a++)
+            for (int m = 0; m < 2; m++)
+                if ((*s)->names[a][m] && n < max)
+                    out[n++] = (scheme_case){ { (*s)->rot, m, a, (*s)->path } };
+    return n;
+}
+
+/* Every scheme has its own code and the hooks a scheme must have; every
+ * configuration the registry allows has a name that parses back to it,
+ * passes the configuration check and allocates a model whose tensors add
+ * up to rl_gpt_param_count; the study's names are all among them. */
+Test(model_schemes, registry)
+{
+    scheme_case c[64];
+    const size_t n = registry_cases(c, 64);
+    char err[512];
+    for (const rl_scheme *const *s = rl_schemes; *s; s++) {
+        cr_expect((*s)->name && (*s)->attend && (*s)->attend_backward && (*s)->logits, "%s",
+                  (*s)->name);
+        cr_expect(rl_scheme_of((rl_pos_config){ (*s)->rot, 0, 0, (*s)->path }) == *s,
+                  "%s: its code is taken by another scheme", (*s)->name);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = rl_pos_name(c[i].pos);
+        rl_pos_config p;
+        cr_assert_eq(rl_pos_parse(name, -1, &p, err, sizeof err), 0, "%s: %s", name, err);
+        cr_expect(rl_pos_equal(p, c[i].pos), "%s parses to another configuration", name);
+        rl_gpt_config cfg = { 2, 16, 2, 8, 13, 0.0f, c[i].pos };
+        cr_expect(rl_gpt_config_check(&cfg, err, sizeof err) == NULL, "%s: %s", name, err);
+        rl_gpt *m = rl_gpt_alloc(&cfg, 1);
+        cr_assert(m, "%s", name);
+        long sum = 0;
+        for (int t = 0; t < m->ntensors; t++)
+            sum += m->tensors[t].n;
+        cr_expect_eq(sum, rl_gpt_param_count(&cfg), "%s", name);
+        cr_expect_eq(m->nparams, sum, "%s", name);
+        rl_gpt_free(m);
+    }
+    for (int i = 0; i < NSCHEMES; i++) {
+        int found = 0;
+        for (size_t k = 0; k < n; k++)
+            found |= rl_pos_equal(tm_pos(SCHEMES[i]), c[k].pos);
+        cr_expect(found, "%s is not a registered configuration", SCHEMES[i]);
+    }
+    cr_log_info("%zu configurations of the registered schemes", n);
+}
+
+ParameterizedTestParameters(model_schemes, gradients)
+{
+    static scheme_case c[64];
+    const size_t n = registry_cases(c, 64);
+    return cr_make_param_array(scheme_case, c, n);
+}
+
+/* The whole model against central differences (tm_check_model), every
+ * tensor: the decoder's and the scheme's (pemb's tables, lf's shared MLP,
+ * PaTH's projections), with every configuration's gradient through the
+ * scheme's attend_backward and input_backward. */
+ParameterizedTest(scheme_case *c, model_schemes, gradients, .timeout = 120)
+{
+    tm_check_model(c->pos, 0.0f);
+}
+
+ParameterizedTestParameters(model_schemes, streaming_equals_forward)
+{
+    static scheme_case c[64];
+    const size_t n = registry_cases(c, 64);
+    return cr_make_param_array(scheme_case, c, n);
+}
+
+/* The chunked streaming evaluation equals the training forward on the same
+ * window (loss sums agree to 1e-5 relative): a window longer than the
+ * 256-row chunk and the 64-query block.  The forward and the evaluation get
+ * the same key, so random and lf draw the same noise. */
+ParameterizedTest(scheme_case *c, model_schemes, streaming_equals_forward, .timeout = 120)
+{
+    const int T = 300;
+    uint16_t tok[301];
+    for (int i = 0; i <= T; i++)
+        tok[i] = (uint16_t)((i * 37 + i / 7) % 64);
+    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, c->pos };
+    rl_gpt *m = rl_gpt_alloc(&cfg, 1);
+    cr_assert(m);
+    rl_gpt_init(m, 3);
+    tm_randn(m->params, m->nparams, 4, 0.1f); /* away from init: nontrivial attention */
+    double a = rl_gpt_forward(m, tok, T + 1, 1, T, 0, 1234) * T;
+    rl_gpt_eval *e = rl_gpt_eval_alloc(m, T);
+    double b = rl_gpt_eval_window(m, e, tok, T, 1234);
+    const char *name = rl_pos_name(c->pos);
+    cr_log_info("%s: forward %.9g eval %.9g", name, a, b);
+    cr_expect_lt(fabs(a - b), 1e-5 * fabs(a), "%s: %g vs %g", name, a, b);
+    rl_gpt_eval_free(e);
+    rl_gpt_free(m);
+}
+
+/* ---- particular schemes ----------------------------------------------- */
+
 /* A model of scheme pos with parameters away from initialisation (sd 0.1,
  * norms near 1); B windows of capacity T. */
 static rl_gpt *model(const char *pos, int T, int B, uint64_t seed)
@@ -132,7 +247,7 @@ Test(model_schemes, pemb_at_zero_equals_rope)
         rl_gpt *r = model(pairs[k][1], T, B, 3), *p = model(pairs[k][0], T, B, 3);
         copy_shared(p, r);
         for (int l = 0; l < 2; l++)
-            memset(p->p.pemb[l], 0, sizeof(float) * 64 * 4);
+            memset(p->p.pos[l], 0, sizeof(float) * 64 * 4); /* E_l */
         double lr = rl_gpt_forward(r, tok, T + 1, B, T, 0, 7);
         double lp = rl_gpt_forward(p, tok, T + 1, B, T, 0, 7);
         double d = max_abs_diff(r->losses, p->losses, (long)B * T);
@@ -161,8 +276,8 @@ Test(model_schemes, qkv_with_zero_angles_equals_plain)
     tokens(tok, 98, 64);
     rl_gpt *n = model("none", T, B, 5), *q = model("lf_qkv", T, B, 5);
     copy_shared(q, n);
-    memset(q->p.lf[RL_LF_LNW], 0, sizeof(float) * 16);
-    memset(q->p.lf[RL_LF_LNB], 0, sizeof(float) * 16);
+    memset(q->p.pos[RL_LF_LNW], 0, sizeof(float) * 16);
+    memset(q->p.pos[RL_LF_LNB], 0, sizeof(float) * 16);
     double ln = rl_gpt_forward(n, tok, T + 1, B, T, 1, 9);
     double lq = rl_gpt_forward(q, tok, T + 1, B, T, 1, 9);
     cr_expect(ln == lq, "loss %.17g vs %.17g", lq, ln);
@@ -241,18 +356,22 @@ Test(model_schemes, angles_exact_at_65536)
     rl_gpt_config cfg = { 1, 8, 1, 8, 5, 0.0f, tm_pos("pemb_qk") };
     rl_gpt *m = rl_gpt_alloc(&cfg, 1);
     rl_gpt_init(m, 1);
-    tm_randn(m->p.pemb[0], 5 * 4, 19, 0.5f);
+    tm_randn(m->p.pos[0], 5 * 4, 19, 0.5f);
     uint16_t *tok = malloc(sizeof(uint16_t) * n);
-    float *cs = malloc(sizeof(float) * n * 4), *sn = malloc(sizeof(float) * n * 4);
     float *ln = calloc(1, sizeof(float)); /* pemb ignores the LN1 output */
     tokens(tok, n, 5);
-    rl_acc_forward_window(m, 0, cs, sn, ln, tok, n, 0, NULL, NULL, 256);
+    /* the streaming evaluation's table of layer 0 (scheme.h: prepare) */
+    rl_scheme_state ss;
+    rl_scheme_state_alloc(&ss, &m->sx, 1, n, 1);
+    m->sx.s->prepare(ss.st, &m->sx, 0, ln, tok, n, 1, (int)n, 0, NULL); /* pemb needs no scratch */
+    const rl_rot_state *rs = ss.st;
+    const float *cs = rs->tab.cos, *sn = rs->tab.sin;
     double worst = 0;
     for (int p = 0; p < 4; p++) {
         long double om = powl(10000.0L, -2.0L * p / 8), a = 0;
         for (long t = 0; t < n; t++) {
             if (t)
-                a += 3.14159265358979323846264338327950288L * tanhl(m->p.pemb[0][tok[t] * 4 + p]) + om;
+                a += 3.14159265358979323846264338327950288L * tanhl(m->p.pos[0][tok[t] * 4 + p]) + om;
             long double ar = remainderl(a, twopi);
             worst = fmax(worst, fabs((double)(cosl(ar) - cs[t * 4 + p])));
             worst = fmax(worst, fabs((double)(sinl(ar) - sn[t * 4 + p])));
@@ -260,9 +379,8 @@ Test(model_schemes, angles_exact_at_65536)
     }
     cr_log_info("pemb table at 65,536 positions: max |cos, sin - long double| = %.2e", worst);
     cr_expect_lt(worst, 3e-7, "%g", worst);
+    rl_scheme_state_free(&ss);
     free(tok);
-    free(cs);
-    free(sn);
     free(ln);
     rl_gpt_free(m);
 }

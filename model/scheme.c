@@ -1,0 +1,197 @@
+/* scheme.c: the registry of position schemes, their names (rl_pos_parse,
+ * rl_pos_name), and the scheme-independent helpers of scheme.h. */
+#include "scheme.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "position.h"
+
+/* The registry: one X(NAME) per scheme, defined in its own file as
+ * `const rl_scheme rl_scheme_NAME`.  The order is the order of listings. */
+#define RL_SCHEME_LIST(X) X(none) X(rope) X(random) X(pemb) X(lf) X(path)
+
+#define RL_SCHEME_DECLARE(n) extern const rl_scheme rl_scheme_##n;
+#define RL_SCHEME_ENTRY(n) &rl_scheme_##n,
+RL_SCHEME_LIST(RL_SCHEME_DECLARE)
+const rl_scheme *const rl_schemes[] = { RL_SCHEME_LIST(RL_SCHEME_ENTRY) NULL };
+
+const rl_scheme *rl_scheme_of(rl_pos_config p)
+{
+    for (const rl_scheme *const *s = rl_schemes; *s; s++)
+        if ((*s)->rot == p.rot && (*s)->path == p.path)
+            return *s;
+    return NULL;
+}
+
+static int valid_bits(rl_pos_config p)
+{
+    return (p.mode == RL_MODE_QK || p.mode == RL_MODE_QKV) && (p.alibi == 0 || p.alibi == 1);
+}
+
+const char *rl_pos_name(rl_pos_config p)
+{
+    const rl_scheme *s = rl_scheme_of(p);
+    if (!s || !valid_bits(p) || !s->names[p.alibi][p.mode])
+        return "?";
+    return s->names[p.alibi][p.mode];
+}
+
+/* The base names of the registered schemes, "none, rope, ...", or of
+ * those that rotate only. */
+static void base_names(char *buf, size_t n, int rotating)
+{
+    size_t u = 0;
+    buf[0] = 0;
+    for (const rl_scheme *const *s = rl_schemes; *s; s++)
+        if ((!rotating || (*s)->names[0][1]) && u < n)
+            u += (size_t)snprintf(buf + u, n - u, "%s%s", u ? ", " : "", (*s)->name);
+}
+
+/* s (without alibi+) as a scheme's base name, BASE_qk or BASE_qkv; *fixed
+ * receives the mode the suffix fixes, or -1. */
+static const rl_scheme *parse_base(const char *s, int *fixed)
+{
+    for (const rl_scheme *const *r = rl_schemes; *r; r++) {
+        size_t k = strlen((*r)->name);
+        if (strncmp(s, (*r)->name, k))
+            continue;
+        if (!s[k] || !strcmp(s + k, "_qk") || !strcmp(s + k, "_qkv")) {
+            *fixed = !s[k] ? -1 : strcmp(s + k, "_qk") ? RL_MODE_QKV : RL_MODE_QK;
+            return *r;
+        }
+    }
+    return NULL;
+}
+
+/* A name is [alibi+]BASE[_qk|_qkv], the mode from --mode when no suffix
+ * gives it, or a canonical name (fixed-rope, alibi, random_qkv, path, ...),
+ * which fixes the mode where the scheme has a choice.  alibi+random is the study's remedy,
+ * far-mass control plus transport: alibi+random_qkv. */
+int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size_t n)
+{
+    const char *base = name;
+    int alibi = 0, fixed = -1;
+    if (!strncmp(name, "alibi+", 6)) {
+        alibi = 1;
+        base = strcmp(name + 6, "random") ? name + 6 : "random_qkv";
+    }
+    const rl_scheme *s = parse_base(base, &fixed);
+    /* else a canonical name; it fixes the mode where the scheme has a choice */
+    for (const rl_scheme *const *r = rl_schemes; *r && !s; r++)
+        for (int a = 0; a < 2 && !s; a++)
+            for (int m = 0; m < 2 && !s; m++)
+                if ((*r)->names[a][m] && !strcmp(name, (*r)->names[a][m])) {
+                    s = *r;
+                    alibi = a;
+                    fixed = (*r)->names[a][1 - m] ? m : -1;
+                }
+    if (!s) {
+        char all[256];
+        base_names(all, sizeof all, 0);
+        snprintf(err, n, "--pos %s: unknown position scheme (registered: %s; names: %s)", name,
+                 all, RL_POS_NAMES);
+        return -1;
+    }
+    if (fixed >= 0 && mode >= 0 && mode != fixed) {
+        snprintf(err, n, "--pos %s fixes mode %s; --mode %s contradicts it", name,
+                 fixed ? "qkv" : "qk", mode ? "qkv" : "qk");
+        return -1;
+    }
+    const int m = fixed >= 0 ? fixed : mode >= 0 ? mode : RL_MODE_QK;
+    if (m == RL_MODE_QKV && !s->names[0][1]) {
+        char rot[256];
+        base_names(rot, sizeof rot, 1);
+        snprintf(err, n, "--pos %s takes no --mode qkv: value transport needs a rotation (%s)", name,
+                 rot);
+        return -1;
+    }
+    if (!s->names[alibi][m]) {
+        snprintf(err, n, "--pos %s: %s takes no ALiBi bias", name, s->name);
+        return -1;
+    }
+    *out = (rl_pos_config){ s->rot, m, alibi, s->path };
+    return 0;
+}
+
+const char *rl_scheme_check(rl_pos_config p, int hd, char *buf, size_t n)
+{
+    const rl_scheme *s = rl_scheme_of(p);
+    if (!s || !valid_bits(p))
+        snprintf(buf, n, "unknown position scheme (rotation %d, mode %d, alibi %d, path %d)",
+                 p.rot, p.mode, p.alibi, p.path);
+    else if (p.mode == RL_MODE_QKV && !s->names[0][1])
+        snprintf(buf, n, "mode qkv (value transport) needs a rotation; %s has none", s->name);
+    else if (!s->names[p.alibi][p.mode])
+        snprintf(buf, n, "%s takes no ALiBi bias", s->name);
+    else if (s->names[0][1] && hd % 2)
+        snprintf(buf, n, "%s needs an even head dimension, got %d", rl_pos_name(p), hd);
+    else
+        return NULL;
+    return buf;
+}
+
+rl_scheme_ctx rl_scheme_ctx_make(const rl_gpt_config *c, float *const *w, float *const *g,
+                                 float *slopes_buf)
+{
+    rl_alibi_slopes(slopes_buf, c->heads);
+    rl_scheme_ctx x = { rl_scheme_of(c->pos), c, c->width / c->heads, w, g,
+                        c->pos.alibi ? slopes_buf : NULL };
+    return x;
+}
+
+typedef struct {
+    int n;
+    long floats;
+} tensor_count;
+
+static void count_tensor(void *ctx, const char *name, int layer, long n, rl_tensor_kind kind)
+{
+    (void)name, (void)layer, (void)kind;
+    tensor_count *c = ctx;
+    c->n++;
+    c->floats += n;
+}
+
+static tensor_count count_tensors(const rl_gpt_config *c)
+{
+    tensor_count k = { 0, 0 };
+    const rl_scheme *s = rl_scheme_of(c->pos);
+    if (s && s->params)
+        s->params(c, count_tensor, &k);
+    return k;
+}
+
+int rl_scheme_ntensors(const rl_gpt_config *c)
+{
+    return count_tensors(c).n;
+}
+
+long rl_pos_param_count(const rl_gpt_config *c)
+{
+    return count_tensors(c).floats;
+}
+
+void rl_scheme_state_alloc(rl_scheme_state *ss, const rl_scheme_ctx *x, long B, long T, int eval)
+{
+    const rl_scheme *s = x->s;
+    ss->st = rl_xcalloc(1, s->state_bytes ? s->state_bytes : 1);
+    rl_arena a = { NULL, 0 };
+    if (s->layout)
+        s->layout(ss->st, x, B, T, eval, &a);
+    ss->n = a.used;
+    ss->arena = rl_xcalloc(a.used ? a.used : 1, sizeof(float));
+    a = (rl_arena){ ss->arena, 0 };
+    if (s->layout)
+        s->layout(ss->st, x, B, T, eval, &a);
+}
+
+void rl_scheme_state_free(rl_scheme_state *ss)
+{
+    free(ss->st);
+    free(ss->arena);
+    ss->st = NULL;
+    ss->arena = NULL;
+}

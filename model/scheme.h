@@ -1,0 +1,149 @@
+/* scheme.h: a position scheme is one object behind this interface, and the
+ * registry of the schemes (NOTES.md sections 6-8).
+ *
+ * The decoder (gpt.c) knows one attention sublayer:
+ *     qkv = LN1(x) Wqkv^T + b;  atty = Attend_l(qkv);  out = atty Wproj^T + b
+ * and every position scheme is what sits in Attend_l and feeds it:
+ *   params     its tensors (count, shapes, kinds: initialisation and weight
+ *              decay follow the kind), after the decoder's own;
+ *   layout     its activations and scratch, for training (B windows of T)
+ *              or for the streaming evaluation of one window of L;
+ *   prepare    layer l's per-position inputs from the LN1 output and the
+ *              tokens (a rotation table, PaTH's w and beta);
+ *   attend     q, k, v -> the attention output: a rotation scheme turns q,
+ *              k (and v, and back the output) around the standard logits;
+ *              PaTH is a logits provider of the same kernel (attention.h).
+ *              att != NULL: the training forward (saves att); att == NULL:
+ *              the streaming evaluation;
+ *   attend_backward  d(atty) -> d(qkv) (and its own inputs' gradients);
+ *   input_backward   its parameters' gradients, and what it adds to d(LN1).
+ * ALiBi is a composition, not a scheme: the kernel adds -m_h (i - j) when
+ * the configuration asks for it (rl_scheme_ctx.slopes), for every scheme
+ * whose names[1] allows it.  What probe asks of a scheme: the bias (the
+ * slopes, or NULL: rl_gpt_alibi_slopes) and how its logits are formed
+ * (`logits`; the streaming kernel's observer hands probe the logits
+ * themselves, whichever the scheme).
+ *
+ * A configuration (rl_pos_config, stored in the checkpoint) names a scheme
+ * by its code (rot, path), a mode (qk, or qkv: value transport) and the
+ * ALiBi bit; rl_scheme_of maps it to the object.  Adding a scheme: write
+ * model/scheme_NAME.c defining `const rl_scheme rl_scheme_NAME` with an
+ * unused code, and add one line to the registry in scheme.c. */
+#ifndef RL_MODEL_SCHEME_H
+#define RL_MODEL_SCHEME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attention.h"
+#include "config.h"
+
+/* What a tensor is, for initialisation and weight decay.  RL_T_TABLE:
+ * pemb's angle tables, zero-initialised and not decayed (decay would pull
+ * them toward E = 0, i.e. toward RoPE's position-indexed angles). */
+typedef enum { RL_T_EMBED, RL_T_MATRIX, RL_T_RESID_MATRIX, RL_T_BIAS, RL_T_NORM_W,
+               RL_T_NORM_B, RL_T_TABLE } rl_tensor_kind;
+
+/* Declare one tensor of n floats ("h<layer>.name" when layer >= 0). */
+typedef void (*rl_tensor_fn)(void *ctx, const char *name, int layer, long n, rl_tensor_kind kind);
+
+/* Rows per chunk of the streaming evaluation's per-position layers. */
+#define RL_EVAL_CHUNK 256
+
+/* A bump allocator over one float arena, 64-byte aligned pieces; with a
+ * NULL base it only counts, so one layout function both sizes and binds. */
+typedef struct {
+    float *base;
+    size_t used;
+} rl_arena;
+
+static inline float *rl_carve(rl_arena *a, size_t n)
+{
+    float *p = a->base ? a->base + a->used : NULL;
+    a->used += (n + 15) & ~(size_t)15;
+    return p;
+}
+
+/* Floats between per-layer copies of n floats carved as one piece. */
+static inline size_t rl_carve_stride(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
+
+typedef struct rl_scheme rl_scheme;
+
+/* What the hooks see of the model. */
+typedef struct {
+    const rl_scheme *s;
+    const rl_gpt_config *cfg;
+    int hd;
+    float *const *w;     /* the scheme's tensors in the parameters, in declaration order */
+    float *const *g;     /* the same tensors in the gradients */
+    const float *slopes; /* H ALiBi slopes when the configuration has ALiBi, else NULL */
+} rl_scheme_ctx;
+
+struct rl_scheme {
+    const char *name;        /* the base name --pos takes ("rope", "random", "path") */
+    const char *names[2][2]; /* canonical name [alibi][mode]; NULL: not allowed.  A
+                              * scheme with names[0][1] rotates (value transport,
+                              * even head dimension); names[1][0] composes with ALiBi */
+    int rot, path;           /* its code in rl_pos_config (the checkpoint); unique */
+    const char *logits;      /* how the scheme forms the logits (reports, probe) */
+    /* parameters (NULL: none) and their model FLOPs: matmul weights per token
+     * beyond the decoder's (PaLM accounting, see rl_gpt_flops_per_token) */
+    void (*params)(const rl_gpt_config *c, rl_tensor_fn add, void *ctx);
+    double (*matmul_weights)(const rl_gpt_config *c);
+    /* activations: state is state_bytes (zeroed); layout carves from a for B
+     * windows of T (eval: 1 window of T, streaming) and, once a->base is
+     * set, fills what is constant (RoPE's table) */
+    size_t state_bytes;
+    /* layout and prepare may be NULL (nothing to carve, nothing per layer) */
+    void (*layout)(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a);
+    /* scratch: in the evaluation, RL_EVAL_CHUNK x 4C floats that the decoder
+     * lends (its MLP chunk buffer, free while the attention sublayer runs);
+     * NULL in training */
+    void (*prepare)(void *st, const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
+                    long ld, int B, int T, uint64_t key, float *scratch);
+    void (*attend)(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
+                   const rl_attn_shape *s);
+    /* datty (row stride C) may be overwritten; dqkv (row stride 3C) written;
+     * datt: B*H*T*T scratch; att, qkv, atty as the training forward left them */
+    void (*attend_backward)(void *st, const rl_scheme_ctx *x, int l, float *datty, float *dqkv,
+                            float *datt, const float *att, const float *qkv, const float *atty,
+                            const rl_attn_shape *s);
+    /* NULL: no parameters and no dependence on LN1 */
+    void (*input_backward)(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                           const uint16_t *tok, long ld, int B, int T, float *dln);
+};
+
+/* ---- the registry ------------------------------------------------------ */
+
+extern const rl_scheme *const rl_schemes[]; /* NULL-terminated */
+
+/* The scheme of a configuration, or NULL when no scheme has its code. */
+const rl_scheme *rl_scheme_of(rl_pos_config p);
+
+/* NULL when p names a registered scheme with a mode and ALiBi bit it
+ * allows, on a head dimension it can use; else a one-line reason in buf. */
+const char *rl_scheme_check(rl_pos_config p, int hd, char *buf, size_t n);
+
+/* The hooks' view of a model: w, g its tensors; slopes_buf (H floats)
+ * receives the ALiBi slopes when p asks for them. */
+rl_scheme_ctx rl_scheme_ctx_make(const rl_gpt_config *c, float *const *w, float *const *g,
+                                 float *slopes_buf);
+
+/* Number of tensors the scheme of c declares (their floats:
+ * rl_pos_param_count, config.h). */
+int rl_scheme_ntensors(const rl_gpt_config *c);
+
+/* A scheme's state with its arena (training: B windows of T; eval: one
+ * window of T). */
+typedef struct {
+    void *st;
+    float *arena;
+    size_t n; /* floats in the arena */
+} rl_scheme_state;
+void rl_scheme_state_alloc(rl_scheme_state *ss, const rl_scheme_ctx *x, long B, long T, int eval);
+void rl_scheme_state_free(rl_scheme_state *ss);
+
+#endif
