@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "../core/streams.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 #include "chain.h"
@@ -34,7 +35,7 @@ double *rl_st_queries(uint64_t seed, int d, int m)
 {
     double *Q = rl_xmalloc(sizeof(double) * m * d);
     gsl_rng *r = rl_rng_alloc();
-    rl_rng_stream(r, seed, rl_stream_key(0xC0C0, (uint64_t)d));
+    rl_rng_stream(r, seed, rl_stream_key(RL_STREAM_TAIL_QUERIES, (uint64_t)d));
     for (int i = 0; i < m; i++) {
         double *x = Q + (long)i * d;
         for (int k = 0; k < d; k++)
