@@ -3,12 +3,13 @@
 #ifndef RL_CLAIM_FNS_H
 #define RL_CLAIM_FNS_H
 
+#include "../core/err.h"
 #include "../report/outdir.h"
 #include "../report/report.h"
 #include "ctx.h"
 
 #define RL_CLAIM_FNS_(id)                                                               \
-    void *rl_exp_##id##_run(const rl_exp_ctx *ctx);                                     \
+    rl_status rl_exp_##id##_run(const rl_exp_ctx *ctx, void **res, rl_err *err);       \
     void rl_exp_##id##_report(const void *res, const rl_outdir *out, rl_report *rep);   \
     void rl_exp_##id##_free(void *res)
 

@@ -69,7 +69,9 @@ void rl_claims_markdown(FILE *fp)
 
 void rl_claim_do(const rl_claim *c, const rl_exp_ctx *ctx, rl_report *rep)
 {
-    void *res = c->run(ctx);
+    void *res = NULL;
+    rl_err err;
+    rl_check(c->run(ctx, &res, &err), &err);
     c->report(res, &ctx->out, rep);
     c->free(res);
 }

@@ -2,13 +2,15 @@
  * the numbering used everywhere (theory.md, `routelab claims`, the per-claim
  * subcommands, NOTES.md, README).
  *
- * Each experiment is two halves: run(ctx) does the Monte Carlo and returns
- * its results struct (no printing, no files); report(res, out, rep) turns the
+ * Each experiment is two halves: run(ctx, &res, err) does the Monte Carlo and
+ * fills its results struct (no printing, no files; a failure is a status and
+ * a message in err); report(res, out, rep) turns the
  * results into TSV files and figures in out->dir and a section (text,
  * figures, verdicts) in rep. */
 #ifndef RL_CLAIMS_H
 #define RL_CLAIMS_H
 
+#include "../core/err.h"
 #include "../report/outdir.h"
 #include "../report/report.h"
 #include "ctx.h"
@@ -18,7 +20,7 @@ typedef struct {
     int number;             /* the claim's number (two experiments may share one) */
     const char *title;
     const char *help;       /* the subcommand's --help text */
-    void *(*run)(const rl_exp_ctx *ctx);
+    rl_status (*run)(const rl_exp_ctx *ctx, void **res, rl_err *err);
     void (*report)(const void *res, const rl_outdir *out, rl_report *rep);
     void (*free)(void *res);
 } rl_claim;
@@ -35,7 +37,8 @@ const char *rl_claim_heading(const rl_claim *c, char *buf, size_t n);
 /* The table as markdown: | claim | id | title | command |. */
 void rl_claims_markdown(FILE *fp);
 
-/* run, then report into rep, then free the results. */
+/* run (a failure: one line and its exit status), then report into rep,
+ * then free the results. */
 void rl_claim_do(const rl_claim *c, const rl_exp_ctx *ctx, rl_report *rep);
 
 #endif

@@ -287,9 +287,11 @@ static void exact_report(const fm_res *R, const rl_outdir *out, rl_report *rep)
                     rl_fmt(b, sizeof b, "max difference %.2g", R->worst_nope));
 }
 
-void *rl_exp_farmass_run(const rl_exp_ctx *ctx)
+rl_status rl_exp_farmass_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
+    (void)err; /* nothing here can fail */
     fm_res *R = rl_xcalloc(1, sizeof *R);
+    *res = R;
     R->z = size_of(ctx->preset);
     for (int h = 1; h <= NSLOPE; h++)
         R->slopes[h - 1] = pow(2.0, -h);
@@ -300,7 +302,7 @@ void *rl_exp_farmass_run(const rl_exp_ctx *ctx)
     exact_run(R);
     for (int k = 0; k < NFAM; k++)
         R->run[k] = run_family(&R->fa[k], k, ctx->seed, &R->z, R->sp, R->grid, R->ng, R->far_from);
-    return R;
+    return RL_OK;
 }
 
 void rl_exp_farmass_free(void *res)
