@@ -80,12 +80,12 @@ typedef struct {
     double cmean; /* E[M] = c I (dense families), for E s = c^n */
 } spec;
 
-static void run_cell(const spec *sp, int d, long reps, int m, const double *Q, unsigned long seed,
-                     unsigned long tag, rl_st_cell *c)
+static rl_status run_cell(const spec *sp, int d, long reps, int m, const double *Q, unsigned long seed,
+                          unsigned long tag, rl_st_cell *c, rl_err *err)
 {
     double t[RL_ST_MAXT];
     int nt = t_grid(d, t);
-    rl_st_run(&sp->st, t, nt, reps, m, Q, seed, tag, c);
+    return rl_st_run(&sp->st, t, nt, reps, m, Q, seed, tag, c, err);
 }
 
 /* One cell of a run: a family at one d (ok = 0: not run at this d). */
@@ -142,7 +142,7 @@ static void cmp_point(cmp *k, const rl_tail_est *e, double p0, double ub, double
 
 /* ---------- (a) Haar transport ---------- */
 
-static void part_haar_run(long seed, conc_res *R)
+static rl_status part_haar_run(long seed, conc_res *R, rl_err *err)
 {
     const conc_size *z = &R->z;
     for (int id = 0; id < z->nd; id++) {
@@ -151,8 +151,10 @@ static void part_haar_run(long seed, conc_res *R)
         o->sp = (spec){ "haar", { d <= 128 ? RL_ST_CHAIN : RL_ST_SPHERE, rl_family_default(RL_FAM_HAAR, d), 1 }, 0 };
         o->reps = z->haar_reps;
         o->ok = 1;
-        run_cell(&o->sp, d, z->haar_reps, m, R->Q[id], seed, rl_stream_key(RL_STREAM_CONC_HAAR, d), &o->c);
+        RL_TRY(run_cell(&o->sp, d, z->haar_reps, m, R->Q[id], seed, rl_stream_key(RL_STREAM_CONC_HAAR, d), &o->c,
+                        err));
     }
+    return RL_OK;
 }
 
 static void part_haar(const conc_res *R, const rl_outdir *out, rl_report *rep)
@@ -379,7 +381,7 @@ static void so2_config_rows(const spec *sp, int law, int d, const rl_st_cell *c,
     }
 }
 
-static void part_families_run(long seed, conc_res *R)
+static rl_status part_families_run(long seed, conc_res *R, rl_err *err)
 {
     const conc_size *z = &R->z;
     for (int id = 0; id < z->nd; id++) {
@@ -389,9 +391,11 @@ static void part_families_run(long seed, conc_res *R)
             if (!(o->ok = fam_spec(fi, d, z, &o->sp)))
                 continue;
             o->reps = routes_for(z, &o->sp, d, m);
-            run_cell(&o->sp, d, o->reps, m, R->Q[id], seed, rl_stream_key(RL_STREAM_CONC_FAMILY + fi, d), &o->c);
+            RL_TRY(run_cell(&o->sp, d, o->reps, m, R->Q[id], seed, rl_stream_key(RL_STREAM_CONC_FAMILY + fi, d),
+                            &o->c, err));
         }
     }
+    return RL_OK;
 }
 
 static void part_families(const conc_res *R, const rl_outdir *out, rl_report *rep)
@@ -613,14 +617,13 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
 
 rl_status rl_exp_concentration_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    (void)err; /* nothing here can fail */
     conc_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
     for (int id = 0; id < R->z.nd; id++)
         R->Q[id] = rl_st_queries(ctx->seed, R->z.d[id], queries_per_route(&R->z, R->z.d[id]));
-    part_haar_run(ctx->seed, R);
-    part_families_run(ctx->seed, R);
+    RL_TRY(part_haar_run(ctx->seed, R, err));
+    RL_TRY(part_families_run(ctx->seed, R, err));
     return RL_OK;
 }
 

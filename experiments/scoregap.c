@@ -386,7 +386,6 @@ typedef struct {
 
 rl_status rl_exp_scoregap_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    (void)err; /* nothing here can fail */
     gap_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
@@ -402,8 +401,8 @@ rl_status rl_exp_scoregap_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
             o->sp = make_spec(fi, d);
             predict(&o->sp, aw, mmax, &o->p);
             long reps = reps_for(&R->z, &o->sp, o->sp.gc.delta0 + mmax);
-            rl_gc_run(&o->sp.gc, q, o->p.es, reps, R->g, R->ng, ctx->seed,
-                      rl_stream_key(RL_STREAM_GAP_FAMILY + fi, d), &o->c);
+            RL_TRY(rl_gc_run(&o->sp.gc, q, o->p.es, reps, R->g, R->ng, ctx->seed,
+                             rl_stream_key(RL_STREAM_GAP_FAMILY + fi, d), &o->c, err));
         }
     }
     return RL_OK;

@@ -134,23 +134,59 @@ static int scheme_index(const char *name)
 
 /* ---------- the pieces ---------- */
 
-static void fit_all(long seed, const sty_model *m, const sty_size *z, double *Q, double *curves)
+/* A failure inside a parallel loop: keep the one of the lowest index, so
+ * that the message does not depend on the thread count. */
+typedef struct {
+    long at;
+    rl_err err;
+} first_fail;
+
+static void note_fail(first_fail *ff, long i, const rl_err *e)
+{
+#pragma omp critical(sty_fail)
+    if (ff->at < 0 || i < ff->at) {
+        ff->at = i;
+        ff->err = *e;
+    }
+}
+
+static rl_status fail_status(const first_fail *ff, rl_err *err)
+{
+    if (ff->at < 0)
+        return RL_OK;
+    if (err)
+        *err = ff->err;
+    return ff->err.status;
+}
+
+static rl_status fit_all(long seed, const sty_model *m, const sty_size *z, double *Q, double *curves, rl_err *err)
 {
     sty_fit_opts o = { z->T, z->steps, z->batch, 0.05 * m->lambda / sqrt((double)m->d), (unsigned long)seed,
                        RL_STREAM_STY_FIT };
+    first_fail ff = { -1, { RL_OK, "" } };
 #pragma omp parallel for schedule(dynamic)
-    for (int f = 0; f < STY_NFIT; f++)
-        sty_fit(m, &sty_fits[f], &o, Q + (long)f * m->d, curves + (long)f * z->steps);
+    for (int f = 0; f < STY_NFIT; f++) {
+        rl_err e;
+        if (sty_fit(m, &sty_fits[f], &o, Q + (long)f * m->d, curves + (long)f * z->steps, &e) != RL_OK)
+            note_fail(&ff, f, &e);
+    }
+    return fail_status(&ff, err);
 }
 
-static double *evaluate(long seed, const sty_model *m, const sty_size *z, const double *Q,
-                        const long *grid, int ng)
+static rl_status evaluate(long seed, const sty_model *m, const sty_size *z, const double *Q, const long *grid,
+                          int ng, double **out, rl_err *err)
 {
     const size_t stride = (size_t)STY_NSCHEME * ng * STY_NQ;
+    /* the workspace fails for every thread alike: try it once here */
+    sty_eval_ws *probe;
+    RL_TRY(sty_eval_alloc(m, &probe, err));
+    sty_eval_free(probe);
     double *res = rl_xmalloc(sizeof(double) * stride * z->reps);
+    first_fail ff = { -1, { RL_OK, "" } };
 #pragma omp parallel
     {
-        sty_eval_ws *ws = sty_eval_alloc(m);
+        sty_eval_ws *ws;
+        sty_eval_alloc(m, &ws, NULL); /* succeeded above */
         gsl_rng *rd = rl_rng_alloc(), *rt[STY_TR_COUNT];
         for (int t = 0; t < STY_TR_COUNT; t++)
             rt[t] = rl_rng_alloc();
@@ -160,14 +196,17 @@ static double *evaluate(long seed, const sty_model *m, const sty_size *z, const 
             rl_rng_stream(rd, (uint64_t)seed, rl_stream_key(RL_STREAM_STY_EVAL, (uint64_t)r));
             for (int t = 0; t < STY_TR_COUNT; t++)
                 rl_rng_stream(rt[t], (uint64_t)seed, rl_stream_key(RL_STREAM_STY_EVAL + 1 + t, (uint64_t)r));
-            sty_eval(m, Q, grid, ng, rd, rt, ws, res + stride * r);
+            rl_err e;
+            if (sty_eval(m, Q, grid, ng, rd, rt, ws, res + stride * r, &e) != RL_OK)
+                note_fail(&ff, r, &e);
         }
         for (int t = 0; t < STY_TR_COUNT; t++)
             gsl_rng_free(rt[t]);
         gsl_rng_free(rd);
         sty_eval_free(ws);
     }
-    return res;
+    *out = res;
+    return fail_status(&ff, err);
 }
 
 /* Mean step of transport tr on SO(2) block b as a complex number chi: the
@@ -506,9 +545,8 @@ rl_status rl_exp_stylized_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
     }
     R->Q = rl_xmalloc(sizeof(double) * STY_NFIT * z.d);
     R->curves = rl_xmalloc(sizeof(double) * STY_NFIT * z.steps);
-    fit_all(ctx->seed, &R->m, &z, R->Q, R->curves);
-    R->res = evaluate(ctx->seed, &R->m, &z, R->Q, R->grid, R->ng);
-    return RL_OK;
+    RL_TRY(fit_all(ctx->seed, &R->m, &z, R->Q, R->curves, err));
+    return evaluate(ctx->seed, &R->m, &z, R->Q, R->grid, R->ng, &R->res, err);
 }
 
 void rl_exp_stylized_free(void *res)

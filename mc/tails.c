@@ -7,10 +7,11 @@
 
 #include "../core/util.h"
 
-rl_tails *rl_tails_alloc(const double *t, int nt, long reps, int m)
+rl_status rl_tails_alloc(const double *t, int nt, long reps, int m, rl_tails **out, rl_err *err)
 {
+    *out = NULL;
     if (m > 65535)
-        rl_die("tails: at most 65535 scores per replicate");
+        return rl_fail(err, RL_EINPUT, "tails: at most 65535 scores per replicate, not %d", m);
     rl_tails *T = rl_xcalloc(1, sizeof *T);
     T->nt = nt;
     T->m = m;
@@ -18,7 +19,8 @@ rl_tails *rl_tails_alloc(const double *t, int nt, long reps, int m)
     T->t = rl_xmalloc(sizeof(double) * (nt > 0 ? nt : 1));
     memcpy(T->t, t, sizeof(double) * nt);
     T->cnt = rl_xcalloc((size_t)reps * (nt > 0 ? nt : 1), sizeof(unsigned short));
-    return T;
+    *out = T;
+    return RL_OK;
 }
 
 void rl_tails_free(rl_tails *T)
