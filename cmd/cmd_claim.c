@@ -8,6 +8,14 @@
 #include "../core/util.h"
 #include "../experiments/claims.h"
 
+void cmd_exp_parse(const char *cmd, const char *synopsis, const char *description, rl_opt *opts, int argc,
+                   char **argv, rl_exp_ctx *ctx)
+{
+    rl_opts_parse(cmd, synopsis, description, opts, argc, argv, NULL, 0);
+    rl_set_threads(ctx->threads);
+    rl_mkdir_p(ctx->out.dir);
+}
+
 int cmd_claim(const rl_claim *c, int argc, char **argv)
 {
     char out[256], title[256];
@@ -18,8 +26,8 @@ int cmd_claim(const rl_claim *c, int argc, char **argv)
         RL_EXP_OPTS_(&ctx),
         RL_OPT_END_
     };
-    rl_exp_parse(c->id, "[--out DIR] [--preset quick|full] [--seed S] [--threads N] [--svg]", c->help, opts,
-                 argc, argv, &ctx);
+    cmd_exp_parse(c->id, "[--out DIR] [--preset quick|full] [--seed S] [--threads N] [--svg]", c->help, opts,
+                  argc, argv, &ctx);
     rl_report *rep = rl_report_alloc(rl_claim_heading(c, title, sizeof title));
     rl_claim_do(c, &ctx, rep);
     rl_report_print(rep, stdout);

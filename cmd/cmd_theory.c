@@ -25,12 +25,12 @@ int cmd_theory(int argc, char **argv)
         RL_EXP_OPTS_(&ctx),
         RL_OPT_END_
     };
-    rl_exp_parse("theory", "[--preset quick|full] [--out DIR] [--seed S] [--threads N] [--svg]",
-                 "Run every claim's Monte Carlo experiment (the rows of `routelab claims`, in order)\n"
-                 "and write the theory report DIR/theory.md: one section per claim with its\n"
-                 "figures, the table of predicted vs measured values and the verdicts.  quick (default)\n"
-                 "takes about 3 minutes on 2 cores, full under an hour.",
-                 opts, argc, argv, &ctx);
+    cmd_exp_parse("theory", "[--preset quick|full] [--out DIR] [--seed S] [--threads N] [--svg]",
+                  "Run every claim's Monte Carlo experiment (the rows of `routelab claims`, in order)\n"
+                  "and write the theory report DIR/theory.md: one section per claim with its\n"
+                  "figures, the table of predicted vs measured values and the verdicts.  quick (default)\n"
+                  "takes about 3 minutes on 2 cores, full under an hour.",
+                  opts, argc, argv, &ctx);
     if (only) {
         char *list = strdup(only);
         for (char *p = strtok(list, ","); p; p = strtok(NULL, ","))

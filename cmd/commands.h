@@ -8,6 +8,10 @@
 int cmd_sample(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
 int cmd_claim(const rl_claim *c, int argc, char **argv);
+/* Parse an experiment's flags (opts ends with RL_EXP_OPTS_), create the
+ * output folder, set the threads (cmd_claim.c; also `theory`). */
+void cmd_exp_parse(const char *cmd, const char *synopsis, const char *description, rl_opt *opts, int argc,
+                   char **argv, rl_exp_ctx *ctx);
 int cmd_claims(int argc, char **argv);
 int cmd_theory(int argc, char **argv);
 int cmd_data(int argc, char **argv);

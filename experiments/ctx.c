@@ -1,4 +1,4 @@
-/* ctx.c: an experiment's context: defaults, flags, the driving text. */
+/* ctx.c: an experiment's context: defaults and the driving text. */
 #include "ctx.h"
 
 #include <limits.h>
@@ -13,14 +13,6 @@ rl_exp_ctx rl_exp_default(const char *out)
 {
     rl_exp_ctx c = { { out, 0 }, 1, rl_ncores(), RL_PRESET_QUICK, NULL };
     return c;
-}
-
-void rl_exp_parse(const char *cmd, const char *synopsis, const char *description, rl_opt *opts,
-                  int argc, char **argv, rl_exp_ctx *ctx)
-{
-    rl_opts_parse(cmd, synopsis, description, opts, argc, argv, NULL, 0);
-    rl_set_threads(ctx->threads);
-    rl_mkdir_p(ctx->out.dir);
 }
 
 /* A file relative to the project folder (the binary lives in PROJECT/build),

@@ -17,7 +17,7 @@ typedef struct {
     const char *text;   /* a text file for token-driven steps (NULL: default) */
 } rl_exp_ctx;
 
-/* The flags every experiment takes. */
+/* The flags every experiment takes (the command layer parses them). */
 #define RL_EXP_OPTS_(c)                                                                     \
     RL_OPT_STR_("out", &(c)->out.dir, "output folder for the TSV files and figures"),              \
     RL_OPT_SEED_(&(c)->seed),                                                                           \
@@ -27,11 +27,6 @@ typedef struct {
 
 /* The defaults: out = OUT, seed 1, all cores, quick preset, no SVG. */
 rl_exp_ctx rl_exp_default(const char *out);
-
-/* Parse an experiment's flags (its own table, ending with RL_EXP_OPTS_),
- * create the output folder, set the threads. */
-void rl_exp_parse(const char *cmd, const char *synopsis, const char *description, rl_opt *opts,
-                  int argc, char **argv, rl_exp_ctx *ctx);
 
 /* The text that drives token-dependent steps: ctx->text, else the Brown
  * corpus training split when `routelab data brown` has been run
