@@ -1,5 +1,5 @@
 /* stylized_model.h: one attention layer retrieving a target value among
- * distractors, for `routelab stylized` (claim 6).
+ * distractors, for `routelab stylized` (claim 5).
  *
  * A query at position i attends to the L tokens at distances delta = 1..L.
  * The key at distance delta reaches the query through the route
