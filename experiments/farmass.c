@@ -7,7 +7,7 @@
  * the bound reaches 1/2 at M = K e^{2 lambda}.  An ALiBi bias -m delta makes
  * the far weights a convergent geometric series: rho <= 1/(1 + e^{-2 lambda}
  * (e^{mK} - 1)) < 1 for every M.  Measured here in the stylized model of
- * farmass.h for each transport family, lambda and L = K + M from 64 to 65,536. */
+ * mc/farmass_walk.h for each transport family, lambda and L = K + M from 64 to 65,536. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
