@@ -344,6 +344,15 @@ typedef struct {
 
 static const long near_ns[NNEAR] = { 1, 2, 4, 8, 16 };
 
+/* |measured - predicted| in standard errors; a difference at the rounding
+ * level (<= 1e-12) counts as none, since constant samples (no transport:
+ * P = I) have a standard error of rounding noise too. */
+static double zscore(double diff, double se)
+{
+    diff = fabs(diff);
+    return diff <= 1e-12 ? 0 : se > 0 ? diff / se : INFINITY;
+}
+
 /* E[P_n v] per family: a fixed unit target v, n fresh steps per replicate,
  * against E[P_n] v = chi^n v (per block for SO(2)); for orthogonal P,
  * ||P v - v||^2 = 2 - 2 <v, P v>, so E||P_n v - v||^2 = 2 (1 - <v, E[P_n] v>). */
@@ -399,13 +408,13 @@ static void near_run(long seed, const val_size *z, const vfam *fa, int k, near_r
         for (int i = 0; i < d; i++) {
             double m, se;
             rl_mean_se(xs + i, reps, d + 1, &m, &se);
-            zmax = fmax(zmax, se > 0 ? fabs(m - pv[i]) / se : (fabs(m - pv[i]) > 1e-12 ? INFINITY : 0));
+            zmax = fmax(zmax, zscore(m - pv[i], se));
             pres += vt[i] * m;
             pres_pred += vt[i] * pv[i];
         }
         double dm, dse, dpred = 2 * (1 - pres_pred);
         rl_mean_se(xs + d, reps, d + 1, &dm, &dse);
-        double dz = dse > 0 ? fabs(dm - dpred) / dse : (fabs(dm - dpred) > 1e-12 ? INFINITY : 0);
+        double dz = zscore(dm - dpred, dse);
         o->worst = fmax(o->worst, fmax(zmax, dz));
         /* <v, P v> = 1 - dev2/2 for orthogonal P: its SE is half that of dev2 */
         *c = (near_cell){ pres, dse / 2, pres_pred, dm, dse, dpred, zmax };
