@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "../core/opts.h"
 #include "../core/util.h"
-#include "../report/exp.h"
+#include "../report/plot.h"
 #include "../model/ckpt.h"
 #include "../model/data.h"
 #include "../model/probe.h"
@@ -105,13 +105,12 @@ int cmd_probe(int argc, char **argv)
     }
     if (f)
         fclose(f);
-    rl_exp_ctx ctx = rl_exp_default(out);
-    ctx.svg = svg;
+    const rl_outdir od = { out, svg };
     char vars[256];
     snprintf(vars, sizeof vars, "L=%ld; T=%ld; name='%s'; layers=%d", maxL, T, rl_pos_name(m->cfg.pos),
              m->cfg.layers);
-    rl_plot(&ctx, "probe_farmass", "probe", vars);
-    rl_plot(&ctx, "probe_distance", "distance", vars);
+    rl_plot(&od, "probe_farmass", "probe", vars);
+    rl_plot(&od, "probe_distance", "distance", vars);
     printf("probe: wrote %s, %s, probe.png, distance.png; bound violations: %.0f\n", pp, dp, viol);
     free(pp);
     free(dp);

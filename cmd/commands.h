@@ -1,15 +1,18 @@
-/* commands.h: every subcommand of routelab, one cmd_x(argc, argv) each. */
+/* commands.h: every subcommand of routelab, one cmd_x(argc, argv) each;
+ * the per-claim subcommands are one cmd_claim over the claims table. */
 #ifndef RL_COMMANDS_H
 #define RL_COMMANDS_H
 
+#include "../experiments/claims.h"
+
 int cmd_sample(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
-int cmd_mixing(int argc, char **argv);
-int cmd_concentration(int argc, char **argv);
-int cmd_scoregap(int argc, char **argv);
-int cmd_farmass(int argc, char **argv);
-int cmd_values(int argc, char **argv);
-int cmd_stylized(int argc, char **argv);
+int cmd_claim(const rl_claim *c, int argc, char **argv);
+/* Parse an experiment's flags (opts ends with RL_EXP_OPTS_), create the
+ * output folder, set the threads (cmd_claim.c; also `theory`). */
+void cmd_exp_parse(const char *cmd, const char *synopsis, const char *description, rl_opt *opts, int argc,
+                   char **argv, rl_exp_ctx *ctx);
+int cmd_claims(int argc, char **argv);
 int cmd_theory(int argc, char **argv);
 int cmd_data(int argc, char **argv);
 int cmd_train(int argc, char **argv);

@@ -1,4 +1,6 @@
-/* routelab.c: the command table and dispatch. */
+/* routelab.c: the command table and dispatch.  The per-claim subcommands
+ * (mixing, concentration, ...) come from the claims table, in its order, at
+ * the table's CLAIMS_ row. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,16 +13,14 @@ struct command {
     const char *summary;
 };
 
+#define CLAIMS_ { NULL, NULL, NULL }
+
 static const struct command commands[] = {
     { "sample", cmd_sample, "draw steps of a family (Haar, SO(2), Householder, ...) as text matrices" },
     { "bound", cmd_bound, "print a closed form or bound of the theory as one number" },
-    { "mixing", cmd_mixing, "claim 1: mean routes against E[M]^n, mixing windows (Monte Carlo)" },
-    { "concentration", cmd_concentration, "claim 2: score tails against the Beta law, Levy and Hoeffding" },
-    { "scoregap", cmd_scoregap, "claim 2: near target score vs the maximum of M_L far distractors" },
-    { "farmass", cmd_farmass, "claim 3: far mass of rotation-only attention against the bound, ALiBi" },
-    { "values", cmd_values, "claim 4: far value contribution with and without value transport" },
-    { "stylized", cmd_stylized, "one attention layer end to end: fitted queries, L up to 65,536" },
-    { "theory", cmd_theory, "run every experiment and write the theory report theory.md" },
+    CLAIMS_,
+    { "claims", cmd_claims, "print the claims table (number, id, title, command) as markdown" },
+    { "theory", cmd_theory, "run every claim's experiment and write the theory report theory.md" },
     { "data", cmd_data, "token data sets: the Brown corpus, any text file, token-file checks" },
     { "train", cmd_train, "train a GPT-style decoder on CPU" },
     { "eval", cmd_eval, "perplexity of a checkpoint at context lengths far beyond training" },
@@ -32,8 +32,14 @@ static const struct command commands[] = {
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: routelab COMMAND [flags]   (routelab COMMAND --help for its flags)\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(fp, "  %-14s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (commands[i].name) {
+            fprintf(fp, "  %-14s %s\n", commands[i].name, commands[i].summary);
+            continue;
+        }
+        for (int c = 0; c < rl_nclaims; c++)
+            fprintf(fp, "  %-14s claim %d: %s\n", rl_claims[c].id, rl_claims[c].number, rl_claims[c].title);
+    }
     fprintf(fp, "  %-14s %s\n", "help", "print this list");
 }
 
@@ -49,7 +55,10 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!strcmp(name, commands[i].name))
+        if (commands[i].name && !strcmp(name, commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
+    const rl_claim *c = rl_claim_find(name);
+    if (c)
+        return cmd_claim(c, argc - 1, argv + 1);
     rl_die("unknown command '%s' (see routelab help)", name);
 }

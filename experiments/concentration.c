@@ -21,13 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/stats.h"
+#include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "../report/exp.h"
-#include "experiments.h"
 #include "../mc/scoretails.h"
 #include "../mc/so2score.h"
+#include "../report/plot.h"
+#include "../report/report.h"
+#include "../report/tsv.h"
+#include "claim_fns.h"
 
 #define MAXD 8   /* dimensions in a preset */
 
@@ -76,13 +80,33 @@ typedef struct {
     double cmean; /* E[M] = c I (dense families), for E s = c^n */
 } spec;
 
-static void run_cell(const spec *sp, int d, long reps, int m, const double *Q, unsigned long seed,
-                     unsigned long tag, rl_st_cell *c)
+static rl_status run_cell(const spec *sp, int d, long reps, int m, const double *Q, unsigned long seed,
+                          unsigned long tag, rl_st_cell *c, rl_err *err)
 {
     double t[RL_ST_MAXT];
     int nt = t_grid(d, t);
-    rl_st_run(&sp->st, t, nt, reps, m, Q, seed, tag, c);
+    return rl_st_run(&sp->st, t, nt, reps, m, Q, seed, tag, c, err);
 }
+
+/* One cell of a run: a family at one d (ok = 0: not run at this d). */
+typedef struct {
+    int ok;
+    spec sp;
+    long reps;
+    rl_st_cell c;
+} conc_cell;
+
+/* the families of part (b) */
+enum { F_HOUSEHOLDER, F_LAZY, F_BROWNIAN, F_PATH, F_CIRCLE, F_STUDY, NFAM };
+
+/* The results of one run: Haar transport per d, every family per d, and the
+ * fixed queries of each d. */
+typedef struct {
+    conc_size z;
+    double *Q[MAXD];
+    conc_cell haar[MAXD];
+    conc_cell fam[MAXD][NFAM];
+} conc_res;
 
 /* ---------- comparisons of a tail curve ---------- */
 
@@ -118,18 +142,32 @@ static void cmp_point(cmp *k, const rl_tail_est *e, double p0, double ub, double
 
 /* ---------- (a) Haar transport ---------- */
 
-static void part_haar(const rl_exp_ctx *ctx, const conc_size *z, rl_report *rep)
+static rl_status part_haar_run(long seed, conc_res *R, rl_err *err)
 {
-    rl_tsv *t = rl_tsv_open(ctx, "concentration_haar.tsv",
+    const conc_size *z = &R->z;
+    for (int id = 0; id < z->nd; id++) {
+        const int d = z->d[id], m = queries_per_route(z, d);
+        conc_cell *o = &R->haar[id];
+        o->sp = (spec){ "haar", { d <= 128 ? RL_ST_CHAIN : RL_ST_SPHERE, rl_family_default(RL_FAM_HAAR, d), 1 }, 0 };
+        o->reps = z->haar_reps;
+        o->ok = 1;
+        RL_TRY(run_cell(&o->sp, d, z->haar_reps, m, R->Q[id], seed, rl_stream_key(RL_STREAM_CONC_HAAR, d), &o->c,
+                        err));
+    }
+    return RL_OK;
+}
+
+static void part_haar(const conc_res *R, const rl_outdir *out, rl_report *rep)
+{
+    const conc_size *z = &R->z;
+    rl_tsv *t = rl_tsv_open(out, "concentration_haar.tsv",
                             "d\tt\tx\ttail\tse\tse_binom\tse_cluster\tbeta\tlevy\tscores\treps\tm\tmethod");
     cmp all;
     cmp_init(&all);
     for (int id = 0; id < z->nd; id++) {
         const int d = z->d[id], m = queries_per_route(z, d);
-        spec sp = { "haar", { d <= 128 ? RL_ST_CHAIN : RL_ST_SPHERE, rl_family_default(RL_FAM_HAAR, d), 1 }, 0 };
-        double *Q = rl_st_queries(ctx->seed, d, m);
-        rl_st_cell c;
-        run_cell(&sp, d, z->haar_reps, m, Q, ctx->seed, rl_stream_key(1, d), &c);
+        const spec sp = R->haar[id].sp;
+        const rl_st_cell c = R->haar[id].c;
         for (int k = 0; k < c.nt; k++) {
             rl_tail_est e = rl_tails_est(c.abs, k);
             double b = rl_beta_tail(d, c.t[k]), l = rl_levy_tail(d, c.t[k]);
@@ -138,8 +176,6 @@ static void part_haar(const rl_exp_ctx *ctx, const conc_size *z, rl_report *rep)
                        c.t[k] * sqrt((double)d), e.p, e.se, e.se_binom, e.se_cluster, b, l, e.n, c.reps, m,
                        sp.st.kind == RL_ST_CHAIN ? "haar-matrix" : "uniform-sphere");
         }
-        rl_st_free(&c);
-        free(Q);
     }
     rl_tsv_close(t);
     char a[160], b[200];
@@ -154,9 +190,9 @@ static void part_haar(const rl_exp_ctx *ctx, const conc_size *z, rl_report *rep)
 
 /* The exact Beta law against Levy on a fine grid (for the figures), and the
  * check Beta <= Levy. */
-static void curves(const rl_exp_ctx *ctx, const conc_size *z, rl_report *rep)
+static void curves(const conc_size *z, const rl_outdir *out, rl_report *rep)
 {
-    rl_tsv *t = rl_tsv_open(ctx, "concentration_curves.tsv",
+    rl_tsv *t = rl_tsv_open(out, "concentration_curves.tsv",
                             "d\tt\tx\tbeta\tlevy\thoeffding_spread\thoeffding_low");
     double worst = -INFINITY, wt = 0, wd = 0;
     for (int id = 0; id < z->nd; id++) {
@@ -209,7 +245,6 @@ static long far_length(double c)
     return w < 0 ? -1 : (3 * w > 16 ? 3 * w : 16);
 }
 
-enum { F_HOUSEHOLDER, F_LAZY, F_BROWNIAN, F_PATH, F_CIRCLE, F_STUDY, NFAM };
 static const char *fam_label[NFAM] = { "householder", "lazy-haar-p0.1", "brownian", "path-beta1", "so2-circle",
                                        "so2-study-65536" };
 
@@ -346,15 +381,33 @@ static void so2_config_rows(const spec *sp, int law, int d, const rl_st_cell *c,
     }
 }
 
-static void part_families(const rl_exp_ctx *ctx, const conc_size *z, rl_report *rep)
+static rl_status part_families_run(long seed, conc_res *R, rl_err *err)
 {
-    rl_tsv *t = rl_tsv_open(ctx, "concentration_families.tsv",
+    const conc_size *z = &R->z;
+    for (int id = 0; id < z->nd; id++) {
+        const int d = z->d[id], m = queries_per_route(z, d);
+        for (int fi = 0; fi < NFAM; fi++) {
+            conc_cell *o = &R->fam[id][fi];
+            if (!(o->ok = fam_spec(fi, d, z, &o->sp)))
+                continue;
+            o->reps = routes_for(z, &o->sp, d, m);
+            RL_TRY(run_cell(&o->sp, d, o->reps, m, R->Q[id], seed, rl_stream_key(RL_STREAM_CONC_FAMILY + fi, d),
+                            &o->c, err));
+        }
+    }
+    return RL_OK;
+}
+
+static void part_families(const conc_res *R, const rl_outdir *out, rl_report *rep)
+{
+    const conc_size *z = &R->z;
+    rl_tsv *t = rl_tsv_open(out, "concentration_families.tsv",
                             "family\td\tn\treps\tm\tt\tx\ttail\tse\tbeta\tlevy\ttail_centered\tse_centered\thoeffding\t"
                             "tail_direction\tse_direction");
-    rl_tsv *mo = rl_tsv_open(ctx, "concentration_moments.tsv",
+    rl_tsv *mo = rl_tsv_open(out, "concentration_moments.tsv",
                              "family\td\tn\treps\tm\tmean\tmean_se\tmean_pred\tsq\tsq_se\tsq_beta\tsq_pred\tnorm2\tnorm2_se\t"
                              "norm2_pred");
-    rl_tsv *so = rl_tsv_open(ctx, "concentration_so2.tsv",
+    rl_tsv *so = rl_tsv_open(out, "concentration_so2.tsv",
                              "law\tconfig\td\tn\treps\tt\tx\ttail_centered\tse_centered\thoeffding\ttail_abs\tse_abs\tbeta\t"
                              "levy\tmean_pred");
     fam_summary S[NFAM];
@@ -371,14 +424,13 @@ static void part_families(const rl_exp_ctx *ctx, const conc_size *z, rl_report *
     char w[512], a[256], b[256];
     for (int id = 0; id < z->nd; id++) {
         const int d = z->d[id], m = queries_per_route(z, d), h = d / 2;
-        double *Q = rl_st_queries(ctx->seed, d, m);
+        const double *Q = R->Q[id];
         for (int fi = 0; fi < NFAM; fi++) {
-            spec sp;
-            if (!fam_spec(fi, d, z, &sp))
+            if (!R->fam[id][fi].ok)
                 continue;
-            long reps = routes_for(z, &sp, d, m);
-            rl_st_cell c;
-            run_cell(&sp, d, reps, m, Q, ctx->seed, rl_stream_key(10 + fi, d), &c);
+            const spec sp = R->fam[id][fi].sp;
+            const long reps = R->fam[id][fi].reps;
+            const rl_st_cell c = R->fam[id][fi].c;
             const int so2 = sp.st.kind == RL_ST_SO2;
             fam_summary *s = &S[fi];
             s->cells++;
@@ -444,9 +496,7 @@ static void part_families(const rl_exp_ctx *ctx, const conc_size *z, rl_report *
                 nrows += RL_NCFG;
             }
             free(A);
-            rl_st_free(&c);
         }
-        free(Q);
     }
     rl_tsv_close(t);
     rl_tsv_close(mo);
@@ -498,7 +548,7 @@ static void part_families(const rl_exp_ctx *ctx, const conc_size *z, rl_report *
                         rl_fmt(a, sizeof a, "max |z| = %.2f over %d dimensions", s->mean_z, s->cells));
     }
 
-    rl_tsv *sc = rl_tsv_open(ctx, "concentration_so2_scale.tsv",
+    rl_tsv *sc = rl_tsv_open(out, "concentration_so2_scale.tsv",
                              "law_id\tconfig_id\td\trms_sqrtd\trms_sqrtd_se\trms_sqrtd_pred\tlaw\tconfig\tn\treps\t"
                              "sum_a2\tmean\tmean_se\tmean_pred\tvar\tvar_se\tvar_pred\tt05\ttail05\ttail05_se\tq95_meas\thoeffding_at_q95");
     /* rows by law and configuration, then d (one curve per run of rows) */
@@ -565,9 +615,37 @@ static void part_families(const rl_exp_ctx *ctx, const conc_size *z, rl_report *
     free(tab);
 }
 
-int rl_exp_concentration(const rl_exp_ctx *ctx, rl_report *rep)
+rl_status rl_exp_concentration_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    conc_size z = size_of(ctx->preset);
+    conc_res *R = rl_xcalloc(1, sizeof *R);
+    *res = R;
+    R->z = size_of(ctx->preset);
+    for (int id = 0; id < R->z.nd; id++)
+        R->Q[id] = rl_st_queries(ctx->seed, R->z.d[id], queries_per_route(&R->z, R->z.d[id]));
+    RL_TRY(part_haar_run(ctx->seed, R, err));
+    RL_TRY(part_families_run(ctx->seed, R, err));
+    return RL_OK;
+}
+
+void rl_exp_concentration_free(void *res)
+{
+    conc_res *R = res;
+    if (!R)
+        return;
+    for (int id = 0; id < R->z.nd; id++) {
+        rl_st_free(&R->haar[id].c);
+        for (int fi = 0; fi < NFAM; fi++)
+            if (R->fam[id][fi].ok)
+                rl_st_free(&R->fam[id][fi].c);
+        free(R->Q[id]);
+    }
+    free(R);
+}
+
+void rl_exp_concentration_report(const void *res, const rl_outdir *out, rl_report *rep)
+{
+    const conc_res *R = res;
+    const conc_size z = R->z;
     char ds[64] = "";
     for (int i = 0; i < z.nd; i++)
         snprintf(ds + strlen(ds), sizeof ds - strlen(ds), "%s%d", i ? " " : "", z.d[i]);
@@ -585,15 +663,15 @@ int rl_exp_concentration(const rl_exp_ctx *ctx, rl_report *rep)
                    "(per-route) one; equality with the Beta law is tested where ≥ 10 scores are expected on each "
                    "side of t.",
                    ds, z.haar_reps, z.m, z.dense_dmax, z.brown_dmax);
-    curves(ctx, &z, rep);
-    part_haar(ctx, &z, rep);
-    part_families(ctx, &z, rep);
+    curves(&z, out, rep);
+    part_haar(R, out, rep);
+    part_families(R, out, rep);
 
     char vars[128];
     snprintf(vars, sizeof vars, "ds='%s'", ds);
-    rl_plot(ctx, "concentration_haar", "concentration_haar", vars);
-    rl_plot(ctx, "concentration_families", "concentration_families", vars);
-    rl_plot(ctx, "concentration_so2", "concentration_so2", vars);
+    rl_plot(out, "concentration_haar", "concentration_haar", vars);
+    rl_plot(out, "concentration_families", "concentration_families", vars);
+    rl_plot(out, "concentration_so2", "concentration_so2", vars);
     rl_report_figure(rep, "concentration_haar.png",
                      "Haar transport: P(|q̂ᵀPk̂| ≥ t) against t per d, measured ±SE (points), exact Beta law (lines), "
                      "Lévy 2e^{−dt²/2} (dashed)");
@@ -603,5 +681,4 @@ int rl_exp_concentration(const rl_exp_ctx *ctx, rl_report *rep)
     rl_report_figure(rep, "concentration_so2.png",
                      "SO(2) blocks, q = k spread evenly vs concentrated in the low-frequency quarter: centered tails "
                      "against Hoeffding (lines), and the scale √d·rms(s) of the score itself against d");
-    return 0;
 }

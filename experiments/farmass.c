@@ -7,19 +7,22 @@
  * the bound reaches 1/2 at M = K e^{2 lambda}.  An ALiBi bias -m delta makes
  * the far weights a convergent geometric series: rho <= 1/(1 + e^{-2 lambda}
  * (e^{mK} - 1)) < 1 for every M.  Measured here in the stylized model of
- * farmass.h for each transport family, lambda and L = K + M from 64 to 65,536. */
-#include "farmass.h"
-
+ * mc/farmass_walk.h for each transport family, lambda and L = K + M from 64 to 65,536. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/stats.h"
+#include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "../report/exp.h"
-#include "experiments.h"
+#include "../mc/farmass_walk.h"
+#include "../report/plot.h"
+#include "../report/report.h"
+#include "../report/tsv.h"
+#include "claim_fns.h"
 
 #define MAXLAM 8
 #define NSLOPE 8 /* the study's ALiBi slopes for H = 8 heads: m_h = 2^{-8h/H} = 2^{-h} */
@@ -57,48 +60,6 @@ static void families(int d, fm_fam *fa)
     fa[3] = (fm_fam){ "so2-study", 0, s }; /* U(-w_b, w_b), base 10000 */
 }
 
-void rl_farmass_walk(const rl_family *f, rl_chain *ch, gsl_rng *r, double *q, rl_mass *acc, const long *grid,
-                     int ng, long far_from, double *rho, double *far_mom)
-{
-    const rl_mass_spec *sp = NULL;
-    rl_mass_reset(acc);
-    const int d = f ? f->d : 0;
-    if (f) {
-        rl_unit_vector(r, d, q);
-        rl_chain_reset(ch, q);
-    }
-    double s1 = 0, s2 = 0;
-    long nf = 0;
-    int g = 0;
-    for (long delta = 1; delta <= grid[ng - 1]; delta++) {
-        double s = 1.0;
-        if (f) {
-            rl_chain_step(ch, r, 0);
-            const double *row = rl_chain_rows(ch); /* P_delta^T q */
-            s = 0;
-            for (int i = 0; i < d; i++)
-                s += row[i] * q[i];
-        }
-        rl_mass_add(acc, delta, s);
-        if (delta >= far_from) {
-            s1 += s;
-            s2 += s * s;
-            nf++;
-        }
-        if (delta == grid[g]) {
-            if (!sp)
-                sp = rl_mass_spec_of(acc);
-            const int nc = rl_mass_nconf(sp);
-            for (int l = 0; l < sp->nlam; l++)
-                for (int c = 0; c < nc; c++)
-                    rho[((long)g * sp->nlam + l) * nc + c] = rl_mass_rho(acc, l, c);
-            g++;
-        }
-    }
-    far_mom[0] = nf ? s1 / nf : NAN;
-    far_mom[1] = nf ? s2 / nf : NAN;
-}
-
 /* Context lengths L = lo * 2^{k/per_octave} up to hi (both included). */
 static long *log_grid(long lo, long hi, int per_octave, int *ng)
 {
@@ -124,8 +85,8 @@ typedef struct {
     double *mom;  /* reps x 2 */
 } fm_run;
 
-static fm_run run_family(const fm_fam *fa, int k, const rl_exp_ctx *ctx, const fm_size *z,
-                         const rl_mass_spec *sp, const long *grid, int ng, long far_from)
+static fm_run run_family(const fm_fam *fa, int k, long seed, const fm_size *z, const rl_mass_spec *sp,
+                         const long *grid, int ng, long far_from)
 {
     const long per = (long)ng * z->nlam * rl_mass_nconf(sp);
     fm_run o = { fa->none ? 1 : z->reps, NULL, NULL };
@@ -139,7 +100,7 @@ static fm_run run_family(const fm_fam *fa, int k, const rl_exp_ctx *ctx, const f
         double *q = rl_xmalloc(sizeof(double) * z->d);
 #pragma omp for schedule(dynamic)
         for (long rep = 0; rep < o.reps; rep++) {
-            rl_rng_stream(r, (uint64_t)ctx->seed, rl_stream_key(500 + k, (uint64_t)rep));
+            rl_rng_stream(r, (uint64_t)seed, rl_stream_key(RL_STREAM_FARMASS + k, (uint64_t)rep));
             rl_farmass_walk(fa->none ? NULL : &fa->f, ch, r, q, acc, grid, ng, far_from, o.rho + rep * per,
                             o.mom + 2 * rep);
         }
@@ -197,31 +158,48 @@ static const char *fmt_len(char *buf, size_t n, double L, long lo, long hi)
     return rl_fmt(buf, n, "%.0f", L);
 }
 
+/* The results of one run: the sizes, the grid, every family's replicates,
+ * and the extremal configuration and NoPE through the same accumulator. */
+typedef struct {
+    fm_size z;
+    double slopes[NSLOPE];
+    long *grid;
+    int ng;
+    long far_from;
+    rl_mass_spec *sp;
+    fm_fam fa[NFAM];
+    fm_run run[NFAM];
+    double *ext_rho, *ext_bound; /* nlam x ng: near logits +lambda, far -lambda, and the bound */
+    double worst_nope;           /* max |rho - closed form| of NoPE (equal logits), with and without ALiBi */
+} fm_res;
+
 /* The extremal configuration and NoPE, through the same accumulator: near
  * logits +lambda and far -lambda give the lower bound exactly; equal logits
  * (NoPE) give rl_farmass_lower / rl_farmass_alibi at lambda = 0. */
-static void exact_checks(const rl_exp_ctx *ctx, const fm_size *z, const rl_mass_spec *sp, const long *grid, int ng,
-                         rl_report *rep)
+static void exact_run(fm_res *R)
 {
+    const fm_size *z = &R->z;
+    const rl_mass_spec *sp = R->sp;
+    const long *grid = R->grid;
+    const int ng = R->ng;
     rl_mass *acc = rl_mass_alloc(sp);
-    rl_tsv *t = rl_tsv_open(ctx, "farmass_extremal.tsv", "lambda\tK\tL\tM\trho_extremal\tbound\tdiff");
-    double worst = 0, worst_nope = 0;
+    R->ext_rho = rl_xmalloc(sizeof(double) * z->nlam * ng);
+    R->ext_bound = rl_xmalloc(sizeof(double) * z->nlam * ng);
     for (int l = 0; l < z->nlam; l++) {
         rl_mass_reset(acc);
         int g = 0;
         for (long delta = 1; delta <= grid[ng - 1]; delta++) {
             rl_mass_add(acc, delta, delta <= z->K ? 1.0 : -1.0);
             if (delta == grid[g]) {
-                double M = (double)(delta - z->K), rho = rl_mass_rho(acc, l, 0);
-                double b = rl_farmass_lower(M, z->K, z->lam[l]);
-                worst = fmax(worst, fabs(rho - b));
-                rl_tsv_row(t, "%g\t%d\t%ld\t%.0f\t%.17g\t%.17g\t%.3g", z->lam[l], z->K, delta, M, rho, b, rho - b);
+                double M = (double)(delta - z->K);
+                R->ext_rho[l * ng + g] = rl_mass_rho(acc, l, 0);
+                R->ext_bound[l * ng + g] = rl_farmass_lower(M, z->K, z->lam[l]);
                 g++;
             }
         }
     }
-    rl_tsv_close(t);
     /* NoPE: all scores 1, so all logits equal */
+    double worst_nope = 0;
     rl_mass_reset(acc);
     int g = 0;
     for (long delta = 1; delta <= grid[ng - 1]; delta++) {
@@ -237,31 +215,81 @@ static void exact_checks(const rl_exp_ctx *ctx, const fm_size *z, const rl_mass_
             g++;
         }
     }
+    R->worst_nope = worst_nope;
     rl_mass_free(acc);
+}
+
+static void exact_report(const fm_res *R, const rl_outdir *out, rl_report *rep)
+{
+    const fm_size *z = &R->z;
+    const int ng = R->ng;
+    rl_tsv *t = rl_tsv_open(out, "farmass_extremal.tsv", "lambda\tK\tL\tM\trho_extremal\tbound\tdiff");
+    double worst = 0;
+    for (int l = 0; l < z->nlam; l++)
+        for (int g = 0; g < ng; g++) {
+            const double rho = R->ext_rho[l * ng + g], b = R->ext_bound[l * ng + g];
+            const double M = (double)(R->grid[g] - z->K);
+            worst = fmax(worst, fabs(rho - b));
+            rl_tsv_row(t, "%g\t%d\t%ld\t%.0f\t%.17g\t%.17g\t%.3g", z->lam[l], z->K, R->grid[g], M, rho, b, rho - b);
+        }
+    rl_tsv_close(t);
     char b[160];
     rl_report_check(rep, worst <= 1e-12 ? RL_HOLDS_YES : RL_HOLDS_NO,
                     "extremal configuration (near logits +λ, far −λ) meets the lower bound",
                     "ρ_D = M/(M + K e^{2λ}) to 1e-12",
                     rl_fmt(b, sizeof b, "max ∣ρ_D − bound∣ = %.2g over %d λ × %d lengths", worst, z->nlam, ng));
-    rl_report_check(rep, worst_nope <= 1e-12 ? RL_HOLDS_YES : RL_HOLDS_NO,
+    rl_report_check(rep, R->worst_nope <= 1e-12 ? RL_HOLDS_YES : RL_HOLDS_NO,
                     "NoPE (all logits equal): ρ_D = M/(M+K); with ALiBi, the geometric-series closed form at λ = 0",
                     "equal to 1e-12 (checks the distance convention)",
-                    rl_fmt(b, sizeof b, "max difference %.2g", worst_nope));
+                    rl_fmt(b, sizeof b, "max difference %.2g", R->worst_nope));
 }
 
-int rl_exp_farmass(const rl_exp_ctx *ctx, rl_report *rep)
+rl_status rl_exp_farmass_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    fm_size z = size_of(ctx->preset);
-    double slopes[NSLOPE];
+    (void)err; /* nothing here can fail */
+    fm_res *R = rl_xcalloc(1, sizeof *R);
+    *res = R;
+    R->z = size_of(ctx->preset);
     for (int h = 1; h <= NSLOPE; h++)
-        slopes[h - 1] = pow(2.0, -h);
-    int ng;
-    long *grid = log_grid(64, z.lmax, z.per_octave, &ng);
-    rl_mass_spec *sp = rl_mass_spec_alloc(z.K, z.nlam, z.lam, NSLOPE, slopes, z.lmax);
+        R->slopes[h - 1] = pow(2.0, -h);
+    R->grid = log_grid(64, R->z.lmax, R->z.per_octave, &R->ng);
+    R->sp = rl_mass_spec_alloc(R->z.K, R->z.nlam, R->z.lam, NSLOPE, R->slopes, R->z.lmax);
+    R->far_from = 1024;
+    families(R->z.d, R->fa);
+    exact_run(R);
+    for (int k = 0; k < NFAM; k++)
+        R->run[k] = run_family(&R->fa[k], k, ctx->seed, &R->z, R->sp, R->grid, R->ng, R->far_from);
+    return RL_OK;
+}
+
+void rl_exp_farmass_free(void *res)
+{
+    fm_res *R = res;
+    if (!R)
+        return;
+    for (int k = 0; k < NFAM; k++) {
+        free(R->run[k].rho);
+        free(R->run[k].mom);
+    }
+    free(R->ext_rho);
+    free(R->ext_bound);
+    rl_mass_spec_free(R->sp);
+    free(R->grid);
+    free(R);
+}
+
+void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep)
+{
+    const fm_res *R = res;
+    const fm_size z = R->z;
+    const double *slopes = R->slopes;
+    const long *grid = R->grid;
+    const int ng = R->ng;
+    const rl_mass_spec *sp = R->sp;
     const int nc = rl_mass_nconf(sp), nl = z.nlam;
-    const long per = (long)ng * nl * nc, far_from = 1024;
-    fm_fam fa[NFAM];
-    families(z.d, fa);
+    const long per = (long)ng * nl * nc, far_from = R->far_from;
+    const fm_fam *fa = R->fa;
+    const fm_run *run = R->run;
 
     rl_report_text(rep,
                    "**Claim.** With a full softmax and logits bounded by λ, the far mass satisfies "
@@ -277,13 +305,9 @@ int rl_exp_farmass(const rl_exp_ctx *ctx, rl_report *rep)
                    "(angles U(−π, π): every block mixes in one step), so2-study (U(−ω_b, ω_b), base 10000) and "
                    "none (NoPE). ALiBi: bias −m·δ with the study's slopes for H = 8, m = 2^{−h}, h = 1..8.",
                    z.K, z.d, z.reps, z.lmax, rl_mixing_window(1.0 - 2.0 / z.d, 0.01));
-    exact_checks(ctx, &z, sp, grid, ng, rep);
+    exact_report(R, out, rep);
 
-    fm_run run[NFAM];
-    for (int k = 0; k < NFAM; k++)
-        run[k] = run_family(&fa[k], k, ctx, &z, sp, grid, ng, far_from);
-
-    rl_tsv *t = rl_tsv_open(ctx, "farmass.tsv",
+    rl_tsv *t = rl_tsv_open(out, "farmass.tsv",
                             "family\td\tK\tlambda\tslope\tL\tM\trho\trho_se\trho_min\trho_max\tlower_bound\t"
                             "alibi_bound\tratio\tratio_se\treps");
     /* mean far mass per family, lambda, config and length, for the tables */
@@ -337,7 +361,7 @@ int rl_exp_farmass(const rl_exp_ctx *ctx, rl_report *rep)
     rl_tsv_close(t);
 
     /* far scores: Haar-like for the Householder chain beyond its window */
-    rl_tsv *ts = rl_tsv_open(ctx, "farmass_scores.tsv", "family\td\tfar_from\tmean_s\tmean_s_se\tmean_s2\tmean_s2_se\ts2_pred");
+    rl_tsv *ts = rl_tsv_open(out, "farmass_scores.tsv", "family\td\tfar_from\tmean_s\tmean_s_se\tmean_s2\tmean_s2_se\ts2_pred");
     for (int k = 1; k < NFAM; k++) {
         double m1, e1, m2, e2;
         rl_mean_se(run[k].mom, run[k].reps, 2, &m1, &e1);
@@ -367,7 +391,7 @@ int rl_exp_farmass(const rl_exp_ctx *ctx, rl_report *rep)
     for (int k = 0; k < NFAM; k++)
         u += snprintf(tab + u, cap - u, "\tL where mean ρ_D = 1/2: %s", fa[k].label);
     u += snprintf(tab + u, cap - u, "\n");
-    rl_tsv *th = rl_tsv_open(ctx, "farmass_half.tsv", "lambda\tK\tM_half_bound\tL_half_bound\tfamily\tL_half_measured");
+    rl_tsv *th = rl_tsv_open(out, "farmass_half.tsv", "lambda\tK\tM_half_bound\tL_half_bound\tfamily\tL_half_measured");
     int half_ok = 1;
     double y[ng];
     for (int l = 0; l < nl; l++) {
@@ -421,7 +445,7 @@ int rl_exp_farmass(const rl_exp_ctx *ctx, rl_report *rep)
     u = snprintf(tab, cap, "m\tλ\tB_∞ = sup_M worst case\tL* (worst case ≤ rotation-only bound)\t"
                            "max mean ρ_D(L_max) over families\trotation-only bound at L_max\tbelow at L_max\t"
                            "first L below (worst family)\n");
-    rl_tsv *ta = rl_tsv_open(ctx, "farmass_alibi.tsv",
+    rl_tsv *ta = rl_tsv_open(out, "farmass_alibi.tsv",
                              "slope\tlambda\tK\tB_inf\tL_star\trho_Lmax_worst\tlower_Lmax\tbelow\tL_first_below\tflat_change\tflat_bound");
     const double Mmax = (double)(z.lmax - z.K);
     int g4 = 0;
@@ -493,9 +517,9 @@ int rl_exp_farmass(const rl_exp_ctx *ctx, rl_report *rep)
 
     char vars[256];
     snprintf(vars, sizeof vars, "d=%d; K=%d; lams='1 2 4'", z.d, z.K);
-    rl_plot(ctx, "farmass_families", "farmass_families", vars);
-    rl_plot(ctx, "farmass_alibi", "farmass_alibi", vars);
-    rl_plot(ctx, "farmass_looseness", "farmass_looseness", vars);
+    rl_plot(out, "farmass_families", "farmass_families", vars);
+    rl_plot(out, "farmass_alibi", "farmass_alibi", vars);
+    rl_plot(out, "farmass_looseness", "farmass_looseness", vars);
     rl_report_figure(rep, "farmass_families.png",
                      "Rotation-only far mass ρ_D against context length per family (points ±SE) and the lower bound "
                      "M/(M + K e^{2λ}) (black line), one panel per λ");
@@ -508,11 +532,4 @@ int rl_exp_farmass(const rl_exp_ctx *ctx, rl_report *rep)
     free(col);
     free(mean);
     free(sem);
-    for (int k = 0; k < NFAM; k++) {
-        free(run[k].rho);
-        free(run[k].mom);
-    }
-    rl_mass_spec_free(sp);
-    free(grid);
-    return 0;
 }

@@ -12,15 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../core/streams.h"
 #include "../core/tokfile.h"
+#include "../core/util.h"
 #include "../sampling/so2.h"
 #include "../sampling/tokens.h"
 #include "../theory/theory.h"
-#include "../report/exp.h"
-#include "experiments.h"
 #include "../mc/routes.h"
 #include "../mc/textsteps.h"
+#include "../report/plot.h"
+#include "../report/report.h"
+#include "../report/tsv.h"
+#include "claim_fns.h"
 
 typedef struct {
     long reps;      /* routes per family */
@@ -71,12 +74,44 @@ static int window_agrees(double pred_at, double pred_before, double se_at, doubl
     return pred_at <= eps + 3 * se_at && pred_before >= eps - 3 * se_before;
 }
 
-/* ---------- the family sweep ---------- */
+/* ---------- the results of one run ---------- */
 
 typedef struct {
     const char *label;
     rl_family f;
 } spec;
+
+/* One family of the sweep: its routes up to nmax. */
+typedef struct {
+    spec sp;
+    long nmax, *grid;
+    int ng;
+    rl_route_stats *st;
+} mix_fam;
+
+/* The study's variant at one d, block by block. */
+typedef struct {
+    int d, ng;
+    long *grid;
+    rl_route_stats *st;
+} mix_study;
+
+typedef struct {
+    mix_size z;
+    int nfam;
+    mix_fam fam[16];
+    mix_study study[2];             /* d = 64, 96 */
+    /* text-driven steps: n tokens of path, unigram norms per block, windows
+     * inside a 512- and a 65,536-token context */
+    const char *path;
+    long ntok, *tgrid;
+    int tng;
+    double norms[8];
+    rl_textsteps_stats *ts[2];
+    rl_route_stats *uni, *drift;    /* block 0 of d = 2, uniform and drift laws */
+} mix_res;
+
+/* ---------- the family sweep ---------- */
 
 static int sweep_specs(int d, spec *s)
 {
@@ -123,24 +158,41 @@ static double so2_sq_pred(const rl_family *f, long n)
     return 4.0 / (f->d * (f->d + 2.0)) * (s1 * s1 - s2 + diag);
 }
 
-static void sweep(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
+static void sweep_run(long seed, mix_res *R)
 {
+    const mix_size *z = &R->z;
     spec sp[16];
-    int ns = sweep_specs(z->d, sp);
-    rl_tsv *t = rl_tsv_open(ctx, "mixing_families.tsv",
+    R->nfam = sweep_specs(z->d, sp);
+    for (int k = 0; k < R->nfam; k++) {
+        mix_fam *m = &R->fam[k];
+        const rl_family *f = &sp[k].f;
+        const int so2 = rl_family_is_so2(f);
+        double complex c = pred_chi(f, 0);
+        /* dense families: stop once the prediction is far below eps = 0.01 */
+        long wpred = so2 ? -1 : rl_mixing_window(cabs(c), 0.01);
+        m->sp = sp[k];
+        m->nmax = so2 ? z->nmax : (wpred < 0 ? z->nmax : (wpred * 3 < 8 ? 8 : wpred * 3));
+        m->grid = rl_route_grid(m->nmax, 256, 8, &m->ng);
+        m->st = rl_routes_run(f, m->grid, m->ng, z->reps, seed, RL_STREAM_MIX_FAMILY + k, NULL, 0);
+    }
+}
+
+static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
+{
+    const mix_size *z = &R->z;
+    const int ns = R->nfam;
+    rl_tsv *t = rl_tsv_open(out, "mixing_families.tsv",
                             "family\td\tn\tnorm\tnorm_se\tnorm_pred\topnorm_svd\tcoherence\tcoherence_se\t"
                             "coherence_pred\tsq\tsq_se\tsq_pred\treps\tb0\tb0_se\tb0_pred\tb0_phase\tb0_phase_pred");
     char a[128], b[128], w[256];
     for (int k = 0; k < ns; k++) {
-        const rl_family *f = &sp[k].f;
+        const spec *sp = &R->fam[k].sp;
+        const rl_family *f = &sp->f;
         const int so2 = rl_family_is_so2(f), d = f->d, nb = d / 2;
         double complex c = pred_chi(f, 0);
-        /* dense families: stop once the prediction is far below eps = 0.01 */
-        long wpred = so2 ? -1 : rl_mixing_window(cabs(c), 0.01);
-        long nmax = so2 ? z->nmax : (wpred < 0 ? z->nmax : (wpred * 3 < 8 ? 8 : wpred * 3));
-        int ng;
-        long *grid = rl_route_grid(nmax, 256, 8, &ng);
-        rl_route_stats *st = rl_routes_run(f, grid, ng, z->reps, ctx->seed, 100 + k, NULL, 0);
+        const long nmax = R->fam[k].nmax, *grid = R->fam[k].grid;
+        const int ng = R->fam[k].ng;
+        const rl_route_stats *st = R->fam[k].st;
         double *est = rl_xmalloc(sizeof(double) * ng), *se = rl_xmalloc(sizeof(double) * ng);
         double *pred = rl_xmalloc(sizeof(double) * ng);
         double worst_z = 0;
@@ -181,13 +233,13 @@ static void sweep(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
             /* SO(2): block 0 (omega = scale) on its own, modulus and phase */
             double complex m0 = so2 ? st->chi[(long)g * nb] : NAN, p0 = so2 ? rl_cpow_n(pred_chi(f, 0), n) : NAN;
             rl_tsv_row(t, "%s\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g",
-                       sp[k].label, d, n, est[g], se[g], pred[g], st->op[g], st->coh[g], st->coh_se[g], cp,
+                       sp->label, d, n, est[g], se[g], pred[g], st->op[g], st->coh[g], st->coh_se[g], cp,
                        st->sq[g], st->sq_se[g], so2 ? sqp : 1.0 / d, z->reps, cabs(m0),
                        so2 ? st->chi_se[(long)g * nb] : NAN, cabs(p0), carg(m0), carg(p0));
         }
         /* claim: E[P_n] = E[M]^n at every length, within 5 SE */
         rl_report_check(rep, worst_z <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                        rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", sp[k].label, d, nmax),
+                        rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", sp->label, d, nmax),
                         "|z| <= 5 at every n", rl_fmt(b, sizeof b, "max |z| = %.2f over %d lengths", worst_z, ng));
         if (!so2 || f->law != RL_ANG_CONSTANT) {
             for (int e = 0; e < 2; e++) {
@@ -201,7 +253,7 @@ static void sweep(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
                 long wm = measured_window(grid, est, ng, eps, &at);
                 if (wp < 0 || wp > nmax) {
                     rl_report_check(rep, wm < 0 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                                    rl_fmt(w, sizeof w, "%s: window W(%g)", sp[k].label, eps),
+                                    rl_fmt(w, sizeof w, "%s: window W(%g)", sp->label, eps),
                                     wp < 0 ? "never" : rl_fmt(a, sizeof a, "%ld > %ld", wp, nmax),
                                     wm < 0 ? rl_fmt(b, sizeof b, "not reached by n = %ld", nmax)
                                            : rl_fmt(b, sizeof b, "%ld", wm));
@@ -210,7 +262,7 @@ static void sweep(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
                                                      at ? se[at - 1] : 0, eps);
                     double floor3 = 3 * se[at < 0 ? ng - 1 : at];
                     rl_report_check(rep, ok ? RL_HOLDS_YES : (floor3 > eps ? RL_HOLDS_INFO : RL_HOLDS_NO),
-                                    rl_fmt(w, sizeof w, "%s: window W(%g)", sp[k].label, eps),
+                                    rl_fmt(w, sizeof w, "%s: window W(%g)", sp->label, eps),
                                     rl_fmt(a, sizeof a, "%ld", wp),
                                     rl_fmt(b, sizeof b, "%ld (3 SE = %.3f)%s", wm, floor3,
                                            floor3 > eps ? ", below noise" : ""));
@@ -220,28 +272,33 @@ static void sweep(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
         free(est);
         free(se);
         free(pred);
-        rl_route_stats_free(st);
-        free(grid);
     }
     rl_tsv_close(t);
 }
 
 /* ---------- the study's variant, block by block ---------- */
 
-static void study_blocks(const rl_exp_ctx *ctx, const mix_size *z, int d, rl_report *rep, rl_tsv *curves)
+static void study_run(long seed, const mix_size *z, int d, mix_study *o)
 {
     rl_family f = rl_family_default(RL_FAM_SO2, d);
-    const int nb = d / 2;
-    int ng;
-    long *grid = rl_route_grid(z->nmax, 16, 4, &ng);
-    rl_route_stats *st = rl_routes_run(&f, grid, ng, z->reps, ctx->seed, 200 + d, NULL, 0);
+    o->d = d;
+    o->grid = rl_route_grid(z->nmax, 16, 4, &o->ng);
+    o->st = rl_routes_run(&f, o->grid, o->ng, z->reps, seed, RL_STREAM_MIX_STUDY + d, NULL, 0);
+}
+
+static void study_report(const mix_size *z, const mix_study *o, const rl_outdir *out, rl_report *rep,
+                         rl_tsv *curves)
+{
+    const int d = o->d, nb = d / 2, ng = o->ng;
+    const long *grid = o->grid;
+    const rl_route_stats *st = o->st;
     int g512 = 0, glast = ng - 1;
     for (int g = 0; g < ng; g++)
         if (grid[g] == 512)
             g512 = g;
     char name[64], b[160], w[256];
     snprintf(name, sizeof name, "mixing_blocks_d%d.tsv", d);
-    rl_tsv *t = rl_tsv_open(ctx, name,
+    rl_tsv *t = rl_tsv_open(out, name,
                             "block\tomega\tnorm\tW0.1_pred\tW0.01_pred\tW0.1_meas\tat512\tat512_se\tat512_pred\t"
                             "at65536\tat65536_se\tat65536_pred\tclass");
     size_t cap = 1 << 16, used = 0;
@@ -286,20 +343,22 @@ static void study_blocks(const rl_exp_ctx *ctx, const mix_size *z, int d, rl_rep
                     "|mean P_n| = (sin ω_b/ω_b)^n at n = 512 and 65,536",
                     rl_fmt(b, sizeof b, "%d of %d blocks within 5 SE at both lengths", agree, nb));
     free(tab);
-    rl_route_stats_free(st);
-    free(grid);
 }
 
 /* ---------- token-driven steps on real text ---------- */
 
-static void tokens_part(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
+static rl_status tokens_run(const rl_exp_ctx *ctx, mix_res *R, rl_err *err)
 {
     const char *path = rl_exp_text(ctx);
+    if (!path)
+        return rl_fail(err, RL_EINPUT, "no text for token-driven steps: give --text FILE (or run `routelab data brown`)");
     rl_tokens tk;
-    rl_err err;
-    if (rl_tokens_read(path, 256, &tk, &err) != RL_OK)
-        rl_die("mixing: %s", err.msg);
-    long n = tk.n < z->ntext ? tk.n : z->ntext;
+    rl_status s = rl_tokens_read(path, 256, &tk, err);
+    if (s != RL_OK) {
+        rl_err_prefix(err, "mixing");
+        return s;
+    }
+    long n = tk.n < R->z.ntext ? tk.n : R->z.ntext;
     int *tok = rl_xmalloc(sizeof(int) * n);
     for (long i = 0; i < n; i++)
         tok[i] = tk.tok[i];
@@ -311,18 +370,30 @@ static void tokens_part(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep
     f.vocab = 256;
     double *table = rl_xmalloc(sizeof(double) * 256 * nb);
     f.table = table;
-    rl_so2_table_draw(&f, (unsigned long)ctx->seed, 300, table);
-    double probs[256], norms[8];
+    rl_so2_table_draw(&f, (unsigned long)ctx->seed, RL_STREAM_MIX_TEXT_TABLE, table);
+    double probs[256];
     rl_tokens_unigram(tok, n, 256, probs);
-    rl_family_mean_norm(&f, probs, norms);
+    rl_family_mean_norm(&f, probs, R->norms);
 
     long ctxs[2] = { 512, 65536 };
-    rl_textsteps_stats *s[2];
-    int ng;
-    long *grid = rl_route_grid(511, 64, 8, &ng);
+    R->tgrid = rl_route_grid(511, 64, 8, &R->tng);
     for (int c = 0; c < 2; c++)
-        s[c] = rl_textsteps_run(&f, tok, n, ctxs[c], grid, ng);
-    rl_tsv *t = rl_tsv_open(ctx, "mixing_tokens.tsv", "context\tblock\tn\tmeasured\tse\tunigram_pred");
+        R->ts[c] = rl_textsteps_run(&f, tok, n, ctxs[c], R->tgrid, R->tng);
+    R->path = path;
+    R->ntok = n;
+    free(table);
+    free(tok);
+    return RL_OK;
+}
+
+static void tokens_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
+{
+    const int d = 16, nb = d / 2, ng = R->tng;
+    const long n = R->ntok, *grid = R->tgrid, ctxs[2] = { 512, 65536 };
+    const double *norms = R->norms;
+    rl_textsteps_stats *const *s = R->ts;
+    const char *path = R->path;
+    rl_tsv *t = rl_tsv_open(out, "mixing_tokens.tsv", "context\tblock\tn\tmeasured\tse\tunigram_pred");
     for (int c = 0; c < 2; c++)
         for (int bb = 0; bb < nb; bb++)
             for (int g = 0; g < ng; g++)
@@ -364,23 +435,25 @@ static void tokens_part(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep
                    "inside 512- and 65,536-token contexts in %d of %d (the window is a property of the route "
                    "length, not of the context).",
                    d, n, path, close, resolvable, same, resolvable);
-    for (int c = 0; c < 2; c++)
-        rl_textsteps_free(s[c]);
-    free(grid);
-    free(table);
-    free(tok);
 }
 
 /* ---------- positive drift ---------- */
 
-static void drift_part(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
+static const long drift_grid[] = { 1, 2, 4, 8, 16, 32 };
+
+static void drift_run(long seed, mix_res *R)
 {
     /* block 0 (omega = 1) of d = 2: uniform and drift laws side by side */
     rl_family u = rl_family_default(RL_FAM_SO2, 2), dr = u;
     dr.law = RL_ANG_DRIFT;
-    long grid[] = { 1, 2, 4, 8, 16, 32 };
-    rl_route_stats *su = rl_routes_run(&u, grid, 6, z->reps * 4, ctx->seed, 400, NULL, 0);
-    rl_route_stats *sd = rl_routes_run(&dr, grid, 6, z->reps * 4, ctx->seed, 401, NULL, 0);
+    R->uni = rl_routes_run(&u, drift_grid, 6, R->z.reps * 4, seed, RL_STREAM_MIX_UNIFORM, NULL, 0);
+    R->drift = rl_routes_run(&dr, drift_grid, 6, R->z.reps * 4, seed, RL_STREAM_MIX_DRIFT, NULL, 0);
+}
+
+static void drift_report(const mix_res *R, rl_report *rep)
+{
+    const long *grid = drift_grid;
+    const rl_route_stats *su = R->uni, *sd = R->drift;
     double worst = 0, worst_phase = 0;
     for (int g = 0; g < 6; g++) {
         double se = hypot(su->chi_se[g], sd->chi_se[g]);
@@ -399,34 +472,66 @@ static void drift_part(const rl_exp_ctx *ctx, const mix_size *z, rl_report *rep)
                     "what drift adds: a RoPE-like mean rotation",
                     "arg E[P_n] = n ω (mod 2π)",
                     rl_fmt(b, sizeof b, "max |z| of the phase error = %.2f", worst_phase));
-    rl_route_stats_free(su);
-    rl_route_stats_free(sd);
 }
 
-int rl_exp_mixing(const rl_exp_ctx *ctx, rl_report *rep)
+rl_status rl_exp_mixing_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    mix_size z = size_of(ctx->preset);
+    mix_res *R = rl_xcalloc(1, sizeof *R);
+    *res = R;
+    R->z = size_of(ctx->preset);
+    sweep_run(ctx->seed, R);
+    study_run(ctx->seed, &R->z, 64, &R->study[0]);
+    study_run(ctx->seed, &R->z, 96, &R->study[1]);
+    RL_TRY(tokens_run(ctx, R, err));
+    drift_run(ctx->seed, R);
+    return RL_OK;
+}
+
+void rl_exp_mixing_free(void *res)
+{
+    mix_res *R = res;
+    if (!R)
+        return;
+    for (int k = 0; k < R->nfam; k++) {
+        rl_route_stats_free(R->fam[k].st);
+        free(R->fam[k].grid);
+    }
+    for (int i = 0; i < 2; i++) {
+        rl_route_stats_free(R->study[i].st);
+        free(R->study[i].grid);
+        rl_textsteps_free(R->ts[i]);
+    }
+    free(R->tgrid);
+    rl_route_stats_free(R->uni);
+    rl_route_stats_free(R->drift);
+    free(R);
+}
+
+void rl_exp_mixing_report(const void *res, const rl_outdir *out, rl_report *rep)
+{
+    const mix_res *R = res;
+    const mix_size z = R->z;
     rl_report_text(rep,
                    "**Claim.** With independent steps and ‖E[M]‖ ≤ 1−γ < 1, ‖E[P(j→i)]‖ ≤ (1−γ)^{i−j}: far routes "
                    "decorrelate after W(ε) = ⌈log(1/ε)/log(1/(1−γ))⌉ steps whatever the context length. "
                    "Measured: the mean of P_n over %ld routes per family (d = %d), per block for SO(2) "
                    "(base 10000), for n up to %ld; z-scores are (measured − predicted)/SE.",
                    z.reps, z.d, z.nmax);
-    sweep(ctx, &z, rep);
-    rl_tsv *curves = rl_tsv_open(ctx, "mixing_block_curves.tsv", "d\tblock\tomega\tn\tmeasured\tse\tpred");
-    study_blocks(ctx, &z, 64, rep, curves);
-    study_blocks(ctx, &z, 96, rep, curves);
+    sweep_report(R, out, rep);
+    rl_tsv *curves = rl_tsv_open(out, "mixing_block_curves.tsv", "d\tblock\tomega\tn\tmeasured\tse\tpred");
+    study_report(&z, &R->study[0], out, rep, curves);
+    study_report(&z, &R->study[1], out, rep, curves);
     rl_tsv_close(curves);
-    tokens_part(ctx, &z, rep);
-    drift_part(ctx, &z, rep);
+    tokens_report(R, out, rep);
+    drift_report(R, rep);
 
     char vars[256];
     snprintf(vars, sizeof vars, "d=%d", z.d);
-    rl_plot(ctx, "mixing_families", "mixing_families", vars);
-    rl_plot(ctx, "mixing_laws", "mixing_laws", vars);
-    rl_plot(ctx, "mixing_blocks", "mixing_blocks", NULL);
-    rl_plot(ctx, "mixing_tokens", "mixing_tokens", NULL);
-    rl_plot(ctx, "mixing_coherence", "mixing_coherence", vars);
+    rl_plot(out, "mixing_families", "mixing_families", vars);
+    rl_plot(out, "mixing_laws", "mixing_laws", vars);
+    rl_plot(out, "mixing_blocks", "mixing_blocks", NULL);
+    rl_plot(out, "mixing_tokens", "mixing_tokens", NULL);
+    rl_plot(out, "mixing_coherence", "mixing_coherence", vars);
     rl_report_figure(rep, "mixing_families.png",
                      "‖E[P_n]‖ against n for the non-SO(2) families: measured (points, ±SE) and ‖E[M]‖ⁿ (lines)");
     rl_report_figure(rep, "mixing_laws.png",
@@ -441,5 +546,4 @@ int rl_exp_mixing(const rl_exp_ctx *ctx, rl_report *rep)
     rl_report_figure(rep, "mixing_coherence.png",
                      "E[(q̂ᵀP_n q̂)²] against n: the Haar value 1/d for the isotropic families, 2/(d+2) for "
                      "fully mixed SO(2) blocks");
-    return 0;
 }

@@ -26,13 +26,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/stats.h"
+#include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "../report/exp.h"
-#include "experiments.h"
 #include "../mc/gapchain.h"
 #include "../mc/so2score.h"
+#include "../report/plot.h"
+#include "../report/report.h"
+#include "../report/tsv.h"
+#include "claim_fns.h"
 
 #define NNEAR 3
 static const long near_n[NNEAR] = { 1, 4, 16 };
@@ -104,7 +108,7 @@ static gspec make_spec(int which, int d)
 static void make_query(unsigned long seed, int d, double *q)
 {
     gsl_rng *r = rl_rng_alloc();
-    rl_rng_stream(r, seed, rl_stream_key(0x9A9, (uint64_t)d));
+    rl_rng_stream(r, seed, rl_stream_key(RL_STREAM_GAP_QUERY, (uint64_t)d));
     const int h = d / 2;
     for (int b = 0; b < h; b++) {
         double a = 2 * M_PI * gsl_rng_uniform(r), s = sqrt(2.0 / d);
@@ -365,19 +369,73 @@ static void verdicts(const fam_sum *S, const gap_size *z, long mmax, rl_report *
     }
 }
 
-int rl_exp_scoregap(const rl_exp_ctx *ctx, rl_report *rep)
-{
-    gap_size z = size_of(ctx->preset);
+/* One (family, d) cell of a run: its spec, closed forms and chains. */
+typedef struct {
+    gspec sp;
+    gap_pred p;
+    rl_gc_cell c;
+} gap_cell;
+
+/* The results of one run. */
+typedef struct {
+    gap_size z;
     long g[RL_GC_MAXG];
-    const int ng = m_grid(z.mmax, g);
+    int ng;
+    gap_cell cell[4][NFAM];   /* [d index][family] */
+} gap_res;
+
+rl_status rl_exp_scoregap_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
+{
+    gap_res *R = rl_xcalloc(1, sizeof *R);
+    *res = R;
+    R->z = size_of(ctx->preset);
+    R->ng = m_grid(R->z.mmax, R->g);
+    const long mmax = R->g[R->ng - 1];
+    for (int id = 0; id < R->z.nd; id++) {
+        const int d = R->z.d[id];
+        double q[d], aw[d / 2];
+        make_query(ctx->seed, d, q);
+        rl_so2score_weights(d, q, aw);
+        for (int fi = 0; fi < NFAM; fi++) {
+            gap_cell *o = &R->cell[id][fi];
+            o->sp = make_spec(fi, d);
+            predict(&o->sp, aw, mmax, &o->p);
+            long reps = reps_for(&R->z, &o->sp, o->sp.gc.delta0 + mmax);
+            RL_TRY(rl_gc_run(&o->sp.gc, q, o->p.es, reps, R->g, R->ng, ctx->seed,
+                             rl_stream_key(RL_STREAM_GAP_FAMILY + fi, d), &o->c, err));
+        }
+    }
+    return RL_OK;
+}
+
+void rl_exp_scoregap_free(void *res)
+{
+    gap_res *R = res;
+    if (!R)
+        return;
+    for (int id = 0; id < R->z.nd; id++)
+        for (int fi = 0; fi < NFAM; fi++) {
+            rl_gc_free(&R->cell[id][fi].c);
+            free(R->cell[id][fi].p.es);
+            free(R->cell[id][fi].p.lm);
+        }
+    free(R);
+}
+
+void rl_exp_scoregap_report(const void *res, const rl_outdir *out, rl_report *rep)
+{
+    const gap_res *R = res;
+    const gap_size z = R->z;
+    const long *g = R->g;
+    const int ng = R->ng;
     const long mmax = g[ng - 1];
     gap_out o;
-    o.near = rl_tsv_open(ctx, "scoregap_near.tsv", "family\td\tn_near\treps\tnear\tnear_se\tnear_pred");
-    o.far = rl_tsv_open(ctx, "scoregap_far.tsv",
+    o.near = rl_tsv_open(out, "scoregap_near.tsv", "family\td\tn_near\treps\tnear\tnear_se\tnear_pred");
+    o.far = rl_tsv_open(out, "scoregap_far.tsv",
                         "family\td\tdelta0\tM\treps\tmaxfar\tmaxfar_se\tpred_sqrt2logM_d\tq95_maxabs\tunion_t\t"
                         "union_exceed\tunion_exceed_se\thoeff_union_t\thoeff_union_exceed\tmeanfar\tmeanfar_se\t"
                         "meanfar_pred\tmaxcen\tmaxcen_se");
-    o.gap = rl_tsv_open(ctx, "scoregap_gap.tsv",
+    o.gap = rl_tsv_open(out, "scoregap_gap.tsv",
                         "family\td\tM\tn_near\treps\tlambda\tgap\tgap_se\tgap_bound\tlogR\tlogR_se\tlogR_bound\t"
                         "log10R\tlog10R_se\tlog10R_bound\tgap_upper");
     o.cap = 1 << 14;
@@ -392,24 +450,11 @@ int rl_exp_scoregap(const rl_exp_ctx *ctx, rl_report *rep)
         S[f].gapu_over = -INFINITY;
         S[f].ratio_lo = INFINITY;
     }
-    for (int id = 0; id < z.nd; id++) {
-        const int d = z.d[id];
-        double q[d], aw[d / 2];
-        make_query(ctx->seed, d, q);
-        rl_so2score_weights(d, q, aw);
+    for (int id = 0; id < z.nd; id++)
         for (int fi = 0; fi < NFAM; fi++) {
-            gspec sp = make_spec(fi, d);
-            gap_pred p;
-            predict(&sp, aw, mmax, &p);
-            long reps = reps_for(&z, &sp, sp.gc.delta0 + mmax);
-            rl_gc_cell c;
-            rl_gc_run(&sp.gc, q, p.es, reps, g, ng, ctx->seed, rl_stream_key(20 + fi, d), &c);
-            report_cell(fi, &sp, &p, &c, &o, &S[fi], id == z.nd - 1);
-            rl_gc_free(&c);
-            free(p.es);
-            free(p.lm);
+            const gap_cell *c = &R->cell[id][fi];
+            report_cell(fi, &c->sp, &c->p, &c->c, &o, &S[fi], id == z.nd - 1);
         }
-    }
     rl_tsv_close(o.near);
     rl_tsv_close(o.far);
     rl_tsv_close(o.gap);
@@ -432,13 +477,12 @@ int rl_exp_scoregap(const rl_exp_ctx *ctx, rl_report *rep)
 
     char vars[128];
     snprintf(vars, sizeof vars, "ds='16 64 256'; udelta=%g", UNION_DELTA);
-    rl_plot(ctx, "scoregap_max", "scoregap_max", vars);
-    rl_plot(ctx, "scoregap_gap", "scoregap_gap", vars);
+    rl_plot(out, "scoregap_max", "scoregap_max", vars);
+    rl_plot(out, "scoregap_gap", "scoregap_gap", vars);
     rl_report_figure(rep, "scoregap_max.png",
                      "Largest of M_L far scores against M_L per d: mean ±SE (filled), 95% quantile of max|s_j| "
                      "(open), √(2 log M_L/d) (solid) and the union-bound 95% quantile √(2 log(2M_L/δ)/d) (dashed)");
     rl_report_figure(rep, "scoregap_gap.png",
                      "Gap s_near − max_j s_j and log₁₀ of the softmax weight ratio target / all far tokens (n_near = 4, "
                      "λ = √d) against M_L, with the predicted lower bounds (lines)");
-    return 0;
 }

@@ -1,4 +1,4 @@
-/* stylized.c: claim 6, one attention layer end to end: retrieval of a
+/* stylized.c: claim 5, one attention layer end to end: retrieval of a
  * target value on a near route among M_L distractors, for NoPE, RoPE, random
  * SO(2) Q/K and Q/K/V, accumulated Householder (Haar-type) transport, ALiBi
  * and ALiBi + random SO(2) Q/K/V, with queries fitted inside a training
@@ -18,13 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/stats.h"
+#include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
+#include "../theory/study.h"
 #include "../theory/theory.h"
-#include "../report/exp.h"
-#include "experiments.h"
 #include "../mc/routes.h"
 #include "../mc/stylized_model.h"
+#include "../report/plot.h"
+#include "../report/report.h"
+#include "../report/tsv.h"
+#include "claim_fns.h"
 
 typedef struct {
     int d;
@@ -48,28 +53,9 @@ static sty_size size_of(int preset)
 #define STY_VALNOISE 0.5   /* v = vbar + 0.5 g / sqrt(d) */
 #define STY_SLOPE 0.0625   /* ALiBi m = 2^-4, the 4th of the study's 8 slopes 2^-h */
 
-enum { TAG_DIRS = 0x57100, TAG_FIT = 0x57200, TAG_EVAL = 0x57300 };
-
-/* The study's perplexities (study.md, "Reported perplexities") at L = 512 ... 65,536. */
-typedef struct {
-    const char *scheme, *variant;
-    double ppl[8];
-} study_row;
-static const study_row study[] = {
-    { "rope", "rope", { 23.54, 42.75, 106.96, 223.88, 381.82, 600.53, 808.35, 905.18 } },
-    { "random_qk", "random_qk", { 24.19, 22.75, 22.41, 25.90, 38.81, 70.63, 107.51, 181.27 } },
-    { "random_qkv", "random_qkv", { 24.18, 22.70, 21.93, 22.58, 24.83, 27.54, 28.83, 38.54 } },
-    { "alibi", "alibi", { 23.87, 21.58, 21.38, 21.75, 22.46, 23.19, 21.06, 22.84 } },
-};
-enum { NSTUDY = sizeof study / sizeof study[0] };
-
-static const study_row *study_of(const char *scheme)
-{
-    for (int i = 0; i < NSTUDY; i++)
-        if (!strcmp(study[i].scheme, scheme))
-            return &study[i];
-    return NULL;
-}
+/* The study's variants whose ratios the ratio figure shows (theory/study.h). */
+static const char *const study_variants[] = { "rope", "random_qk", "random_qkv", "alibi" };
+enum { NSTUDY = sizeof study_variants / sizeof *study_variants };
 
 /* ---------- statistics over replicates (in replicate order) ---------- */
 
@@ -88,18 +74,22 @@ static double val(const results *R, long r, int s, int g, int q)
     return R->res[(((size_t)r * STY_NSCHEME + s) * R->ng + g) * STY_NQ + q];
 }
 
-/* Mean and SE of a*X(s,g) - b*X(s2,g2) over replicates (b = 0: one quantity). */
+/* Mean and SE of x[0..reps-1] (core/stats.h); frees x. */
+static est mean_se(double *x, long reps)
+{
+    est e;
+    rl_mean_se(x, reps, 1, &e.mean, &e.se);
+    free(x);
+    return e;
+}
+
+/* Mean and SE of X(s,g) - b X(s2,g2) over replicates (b = 0: one quantity). */
 static est lin(const results *R, int q, int s, int g, double b, int s2, int g2)
 {
-    double m = 0, m2 = 0;
-    for (long r = 0; r < R->reps; r++) {
-        double x = val(R, r, s, g, q) - (b != 0 ? b * val(R, r, s2, g2, q) : 0);
-        m += x;
-        m2 += x * x;
-    }
-    m /= R->reps;
-    double var = (m2 / R->reps - m * m) * R->reps / (R->reps > 1 ? R->reps - 1 : 1);
-    return (est){ m, sqrt(var > 0 ? var / R->reps : 0) };
+    double *x = rl_xmalloc(sizeof(double) * R->reps);
+    for (long r = 0; r < R->reps; r++)
+        x[r] = val(R, r, s, g, q) - (b != 0 ? b * val(R, r, s2, g2, q) : 0);
+    return mean_se(x, R->reps);
 }
 
 static est one(const results *R, int q, int s, int g)
@@ -127,16 +117,11 @@ static est loss_ratio(const results *R, int s, int g, int gT)
 /* Paired difference of the degradations: (nll_s1(L) - nll_s1(T)) - (nll_s2(L) - nll_s2(T)). */
 static est degr_diff(const results *R, int s1, int s2, int g, int gT)
 {
-    double m = 0, m2 = 0;
-    for (long r = 0; r < R->reps; r++) {
-        double x = (val(R, r, s1, g, STY_Q_NLL) - val(R, r, s1, gT, STY_Q_NLL)) -
-                   (val(R, r, s2, g, STY_Q_NLL) - val(R, r, s2, gT, STY_Q_NLL));
-        m += x;
-        m2 += x * x;
-    }
-    m /= R->reps;
-    double var = (m2 / R->reps - m * m) * R->reps / (R->reps - 1);
-    return (est){ m, sqrt(var > 0 ? var / R->reps : 0) };
+    double *x = rl_xmalloc(sizeof(double) * R->reps);
+    for (long r = 0; r < R->reps; r++)
+        x[r] = (val(R, r, s1, g, STY_Q_NLL) - val(R, r, s1, gT, STY_Q_NLL)) -
+               (val(R, r, s2, g, STY_Q_NLL) - val(R, r, s2, gT, STY_Q_NLL));
+    return mean_se(x, R->reps);
 }
 
 static int scheme_index(const char *name)
@@ -149,40 +134,79 @@ static int scheme_index(const char *name)
 
 /* ---------- the pieces ---------- */
 
-static void fit_all(const rl_exp_ctx *ctx, const sty_model *m, const sty_size *z, double *Q, double *curves)
+/* A failure inside a parallel loop: keep the one of the lowest index, so
+ * that the message does not depend on the thread count. */
+typedef struct {
+    long at;
+    rl_err err;
+} first_fail;
+
+static void note_fail(first_fail *ff, long i, const rl_err *e)
 {
-    sty_fit_opts o = { z->T, z->steps, z->batch, 0.05 * m->lambda / sqrt((double)m->d), (unsigned long)ctx->seed,
-                       TAG_FIT };
-#pragma omp parallel for schedule(dynamic)
-    for (int f = 0; f < STY_NFIT; f++)
-        sty_fit(m, &sty_fits[f], &o, Q + (long)f * m->d, curves + (long)f * z->steps);
+#pragma omp critical(sty_fail)
+    if (ff->at < 0 || i < ff->at) {
+        ff->at = i;
+        ff->err = *e;
+    }
 }
 
-static double *evaluate(const rl_exp_ctx *ctx, const sty_model *m, const sty_size *z, const double *Q,
-                        const long *grid, int ng)
+static rl_status fail_status(const first_fail *ff, rl_err *err)
+{
+    if (ff->at < 0)
+        return RL_OK;
+    if (err)
+        *err = ff->err;
+    return ff->err.status;
+}
+
+static rl_status fit_all(long seed, const sty_model *m, const sty_size *z, double *Q, double *curves, rl_err *err)
+{
+    sty_fit_opts o = { z->T, z->steps, z->batch, 0.05 * m->lambda / sqrt((double)m->d), (unsigned long)seed,
+                       RL_STREAM_STY_FIT };
+    first_fail ff = { -1, { RL_OK, "" } };
+#pragma omp parallel for schedule(dynamic)
+    for (int f = 0; f < STY_NFIT; f++) {
+        rl_err e;
+        if (sty_fit(m, &sty_fits[f], &o, Q + (long)f * m->d, curves + (long)f * z->steps, &e) != RL_OK)
+            note_fail(&ff, f, &e);
+    }
+    return fail_status(&ff, err);
+}
+
+static rl_status evaluate(long seed, const sty_model *m, const sty_size *z, const double *Q, const long *grid,
+                          int ng, double **out, rl_err *err)
 {
     const size_t stride = (size_t)STY_NSCHEME * ng * STY_NQ;
+    /* the workspace fails for every thread alike: try it once here */
+    sty_eval_ws *probe;
+    RL_TRY(sty_eval_alloc(m, &probe, err));
+    sty_eval_free(probe);
     double *res = rl_xmalloc(sizeof(double) * stride * z->reps);
+    first_fail ff = { -1, { RL_OK, "" } };
 #pragma omp parallel
     {
-        sty_eval_ws *ws = sty_eval_alloc(m);
+        sty_eval_ws *ws;
+        sty_eval_alloc(m, &ws, NULL); /* succeeded above */
         gsl_rng *rd = rl_rng_alloc(), *rt[STY_TR_COUNT];
         for (int t = 0; t < STY_TR_COUNT; t++)
             rt[t] = rl_rng_alloc();
 #pragma omp for schedule(dynamic)
         for (long r = 0; r < z->reps; r++) {
             /* a stream per replicate (never per thread): data, and one per transport */
-            rl_rng_stream(rd, (uint64_t)ctx->seed, rl_stream_key(TAG_EVAL, (uint64_t)r));
+            rl_rng_stream(rd, (uint64_t)seed, rl_stream_key(RL_STREAM_STY_EVAL, (uint64_t)r));
             for (int t = 0; t < STY_TR_COUNT; t++)
-                rl_rng_stream(rt[t], (uint64_t)ctx->seed, rl_stream_key(TAG_EVAL + 1 + t, (uint64_t)r));
-            sty_eval(m, Q, grid, ng, rd, rt, ws, res + stride * r);
+                rl_rng_stream(rt[t], (uint64_t)seed, rl_stream_key(RL_STREAM_STY_EVAL + 1 + t, (uint64_t)r));
+            rl_err e;
+            if (sty_eval(m, Q, grid, ng, rd, rt, ws, res + stride * r, &e) != RL_OK)
+                note_fail(&ff, r, &e);
         }
         for (int t = 0; t < STY_TR_COUNT; t++)
             gsl_rng_free(rt[t]);
         gsl_rng_free(rd);
         sty_eval_free(ws);
     }
-    return res;
+    *out = res;
+    return fail_status(&ff, err);
 }
 
 /* Mean step of transport tr on SO(2) block b as a complex number chi: the
@@ -211,10 +235,10 @@ static double block_mean(double complex c, const double *q, const double *x, int
  * the block's mean contribution to the logit of the shared key direction u
  * inside the training window (delta = 1..T) and beyond it (T < delta <= 128 T);
  * and the mean logit of u and of w against the distance, in closed form. */
-static void write_query(const rl_exp_ctx *ctx, const sty_model *m, const sty_size *z, const double *Q)
+static void write_query(const rl_outdir *out, const sty_model *m, const sty_size *z, const double *Q)
 {
     const int d = m->d, h = d / 2;
-    rl_tsv *t = rl_tsv_open(ctx, "stylized_query.tsv",
+    rl_tsv *t = rl_tsv_open(out, "stylized_query.tsv",
                             "fit\tblock\tomega\tenergy\tenergy_frac\tq_dot_u\tq_dot_w\tu_energy\tw_energy\t"
                             "u_logit_in_window\tu_logit_beyond\tq_norm\tlambda\tT_train");
     for (int f = 0; f < STY_NFIT; f++) {
@@ -246,7 +270,7 @@ static void write_query(const rl_exp_ctx *ctx, const sty_model *m, const sty_siz
     rl_tsv_close(t);
     int ng;
     long *grid = rl_route_grid(z->lmax, z->T, 16, &ng);
-    t = rl_tsv_open(ctx, "stylized_logit.tsv", "fit\tdelta\tu_logit\tw_logit\tT_train\tlambda");
+    t = rl_tsv_open(out, "stylized_logit.tsv", "fit\tdelta\tu_logit\tw_logit\tT_train\tlambda");
     for (int f = 0; f < STY_NFIT; f++) {
         const double *q = Q + (long)f * d;
         for (int g = 0; g < ng; g++) {
@@ -265,9 +289,9 @@ static void write_query(const rl_exp_ctx *ctx, const sty_model *m, const sty_siz
     free(grid);
 }
 
-static void write_curves(const rl_exp_ctx *ctx, const sty_size *z, const double *curves)
+static void write_curves(const rl_outdir *out, const sty_size *z, const double *curves)
 {
-    rl_tsv *t = rl_tsv_open(ctx, "stylized_fit.tsv", "fit\tstep\tmean_log_alpha\tT_train\tbatch");
+    rl_tsv *t = rl_tsv_open(out, "stylized_fit.tsv", "fit\tstep\tmean_log_alpha\tT_train\tbatch");
     for (int f = 0; f < STY_NFIT; f++)
         for (int s = 0; s < z->steps; s++)
             rl_tsv_row(t, "%s\t%d\t%.6g\t%ld\t%d", sty_fits[f].name, s, curves[(long)f * z->steps + s], z->T,
@@ -275,10 +299,10 @@ static void write_curves(const rl_exp_ctx *ctx, const sty_size *z, const double 
     rl_tsv_close(t);
 }
 
-static void write_main(const rl_exp_ctx *ctx, const sty_model *m, const sty_size *z, const results *R,
+static void write_main(const rl_outdir *out, const sty_model *m, const sty_size *z, const results *R,
                        const long *grid, int gT)
 {
-    rl_tsv *t = rl_tsv_open(ctx, "stylized.tsv",
+    rl_tsv *t = rl_tsv_open(out, "stylized.tsv",
                             "scheme\tL\tL_over_T\tM_L\talpha\talpha_se\trho\trho_se\trho_bound\trho_alibi_upper\t"
                             "nll\tnll_se\tloss_ratio\tloss_ratio_se\tppl_ratio\tppl_ratio_se\tsnr\tsnr_se\tbg\tbg_se\t"
                             "signal\tsignal_se\tviolations\treps\td\tT_train\tlambda\tk_near\tslope");
@@ -299,21 +323,23 @@ static void write_main(const rl_exp_ctx *ctx, const sty_model *m, const sty_size
         }
     rl_tsv_close(t);
     /* the study's ratios, for the ratio figure */
-    t = rl_tsv_open(ctx, "stylized_study.tsv", "variant\tL\tL_over_512\tppl\tppl_ratio");
-    for (int i = 0; i < NSTUDY; i++)
-        for (int k = 0; k < 8; k++)
-            rl_tsv_row(t, "%s\t%ld\t%d\t%.2f\t%.4f", study[i].variant, 512L << k, 1 << k, study[i].ppl[k],
-                       study[i].ppl[k] / study[i].ppl[0]);
+    t = rl_tsv_open(out, "stylized_study.tsv", "variant\tL\tL_over_512\tppl\tppl_ratio");
+    for (int i = 0; i < NSTUDY; i++) {
+        const rl_study_row *st = rl_study_find(study_variants[i]);
+        for (int k = 0; k < RL_STUDY_NLEN; k++)
+            rl_tsv_row(t, "%s\t%ld\t%ld\t%.2f\t%.4f", st->name, rl_study_lengths[k], rl_study_lengths[k] / 512,
+                       st->ppl[k], st->ppl[k] / st->ppl[0]);
+    }
     rl_tsv_close(t);
 }
 
 /* The table at 16 T and 128 T next to the study's 8K/512 and 65K/512. */
-static void write_table(const rl_exp_ctx *ctx, const sty_size *z, const results *R, int gT, int g16, int g128,
+static void write_table(const rl_outdir *out, const sty_size *z, const results *R, int gT, int g16, int g128,
                         rl_report *rep)
 {
     size_t cap = 8192, used = 0;
     char *tab = rl_xmalloc(cap);
-    rl_tsv *t = rl_tsv_open(ctx, "stylized_table.tsv",
+    rl_tsv *t = rl_tsv_open(out, "stylized_table.tsv",
                             "scheme\talpha_T\talpha_16T\talpha_128T\tppl_ratio_16T\tppl_ratio_16T_se\t"
                             "ppl_ratio_128T\tppl_ratio_128T_se\tloss_ratio_16T\tloss_ratio_128T\tsnr_T\tsnr_16T\t"
                             "snr_128T\tstudy_8K_over_512\tstudy_65K_over_512");
@@ -321,8 +347,8 @@ static void write_table(const rl_exp_ctx *ctx, const sty_size *z, const results 
                      "scheme\tα_t(T)\tα_t(16T)\tα_t(128T)\tppl ratio 16T\tppl ratio 128T\tstudy 8K/512\t"
                      "study 65K/512\t−log ratio 16T\t−log ratio 128T\tSNR(T)\tSNR(16T)\tSNR(128T)\n");
     for (int s = 0; s < STY_NSCHEME; s++) {
-        const study_row *st = study_of(sty_schemes[s].name);
-        double s8 = st ? st->ppl[4] / st->ppl[0] : NAN, s65 = st ? st->ppl[7] / st->ppl[0] : NAN;
+        const rl_study_row *st = rl_study_find(sty_schemes[s].name);
+        double s8 = rl_study_ratio(st, 16), s65 = rl_study_ratio(st, 128);
         est a0 = one(R, STY_Q_ALPHA, s, gT), a1 = one(R, STY_Q_ALPHA, s, g16), a2 = one(R, STY_Q_ALPHA, s, g128);
         est p1 = ppl_ratio(R, s, g16, gT), p2 = ppl_ratio(R, s, g128, gT);
         est l1 = loss_ratio(R, s, g16, gT), l2 = loss_ratio(R, s, g128, gT);
@@ -488,34 +514,64 @@ static void checks(const sty_model *m, const sty_size *z, const results *R, cons
     (void)z;
 }
 
-int rl_exp_stylized(const rl_exp_ctx *ctx, rl_report *rep)
+/* The results of one run: the model, the fitted queries and their fitting
+ * curves, and every replicate's measurements on the grid L = T 2^k. */
+typedef struct {
+    sty_size z;
+    sty_model m;
+    long grid[32];
+    int ng, gT, g16, g128;
+    double *Q, *curves, *res;
+} sty_res;
+
+rl_status rl_exp_stylized_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
     sty_size z = size_of(ctx->preset);
     if (128 * z.T > z.lmax)
-        rl_die("stylized: 128 T_train exceeds the longest context");
-    sty_model m;
-    sty_model_init(&m, z.d, STY_KNEAR, STY_LAMBDA, STY_KEYNOISE, STY_VALNOISE, STY_SLOPE, (unsigned long)ctx->seed,
-                   TAG_DIRS);
+        return rl_fail(err, RL_EINTERNAL, "stylized: 128 T_train exceeds the longest context");
+    sty_res *R = rl_xcalloc(1, sizeof *R);
+    *res = R;
+    R->z = z;
+    sty_model_init(&R->m, z.d, STY_KNEAR, STY_LAMBDA, STY_KEYNOISE, STY_VALNOISE, STY_SLOPE, (unsigned long)ctx->seed,
+                   RL_STREAM_STY_DIRS);
 
     /* grid: L = T 2^k from T/4 up to lmax */
-    long grid[32];
-    int ng = 0, gT = -1, g16 = -1, g128 = -1;
-    for (long L = z.T / 4; L <= z.lmax && ng < 32; L *= 2) {
-        gT = L == z.T ? ng : gT;
-        g16 = L == 16 * z.T ? ng : g16;
-        g128 = L == 128 * z.T ? ng : g128;
-        grid[ng++] = L;
+    R->gT = R->g16 = R->g128 = -1;
+    for (long L = z.T / 4; L <= z.lmax && R->ng < 32; L *= 2) {
+        R->gT = L == z.T ? R->ng : R->gT;
+        R->g16 = L == 16 * z.T ? R->ng : R->g16;
+        R->g128 = L == 128 * z.T ? R->ng : R->g128;
+        R->grid[R->ng++] = L;
     }
+    R->Q = rl_xmalloc(sizeof(double) * STY_NFIT * z.d);
+    R->curves = rl_xmalloc(sizeof(double) * STY_NFIT * z.steps);
+    RL_TRY(fit_all(ctx->seed, &R->m, &z, R->Q, R->curves, err));
+    return evaluate(ctx->seed, &R->m, &z, R->Q, R->grid, R->ng, &R->res, err);
+}
 
-    double *Q = rl_xmalloc(sizeof(double) * STY_NFIT * z.d);
-    double *curves = rl_xmalloc(sizeof(double) * STY_NFIT * z.steps);
-    fit_all(ctx, &m, &z, Q, curves);
-    write_query(ctx, &m, &z, Q);
-    write_curves(ctx, &z, curves);
+void rl_exp_stylized_free(void *res)
+{
+    sty_res *S = res;
+    if (!S)
+        return;
+    free(S->res);
+    free(S->Q);
+    free(S->curves);
+    sty_model_free(&S->m);
+    free(S);
+}
 
-    double *res = evaluate(ctx, &m, &z, Q, grid, ng);
-    results R = { res, z.reps, ng };
-    write_main(ctx, &m, &z, &R, grid, gT);
+void rl_exp_stylized_report(const void *res, const rl_outdir *out, rl_report *rep)
+{
+    const sty_res *S = res;
+    const sty_size z = S->z;
+    const sty_model m = S->m;
+    const long *grid = S->grid;
+    const int ng = S->ng, gT = S->gT, g16 = S->g16, g128 = S->g128;
+    write_query(out, &m, &z, S->Q);
+    write_curves(out, &z, S->curves);
+    results R = { S->res, z.reps, ng };
+    write_main(out, &m, &z, &R, grid, gT);
 
     rl_report_text(rep,
                    "**Claim.** Accumulated transports extrapolate where position-indexed ones do not; value "
@@ -539,7 +595,7 @@ int rl_exp_stylized(const rl_exp_ctx *ctx, rl_report *rep)
                    "E[−log α_t(L)]/E[−log α_t(T)] is in the TSV.",
                    z.d, m.slope, m.lambda, m.key_noise, m.k_near, m.value_noise, (int)z.T, z.steps, z.batch, z.reps,
                    z.lmax, rl_mixing_window(1.0 - 2.0 / z.d, 0.1));
-    write_table(ctx, &z, &R, gT, g16, g128, rep);
+    write_table(out, &z, &R, gT, g16, g128, rep);
     rl_report_text(rep,
                    "Reading the table: the SNR is the target's own term α_t v_t·V_t over the norm of everything else "
                    "in the output (background leakage along v_t included); with the target's own value noise it "
@@ -553,11 +609,11 @@ int rl_exp_stylized(const rl_exp_ctx *ctx, rl_report *rep)
 
     char vars[256];
     snprintf(vars, sizeof vars, "T=%ld; d=%d; lambda=%g; K=%d; sv=%g", z.T, z.d, m.lambda, m.k_near, m.value_noise);
-    rl_plot(ctx, "stylized_alpha", "stylized_alpha", vars);
-    rl_plot(ctx, "stylized_farmass", "stylized_farmass", vars);
-    rl_plot(ctx, "stylized_snr", "stylized_snr", vars);
-    rl_plot(ctx, "stylized_ratio", "stylized_ratio", vars);
-    rl_plot(ctx, "stylized_query", "stylized_query", vars);
+    rl_plot(out, "stylized_alpha", "stylized_alpha", vars);
+    rl_plot(out, "stylized_farmass", "stylized_farmass", vars);
+    rl_plot(out, "stylized_snr", "stylized_snr", vars);
+    rl_plot(out, "stylized_ratio", "stylized_ratio", vars);
+    rl_plot(out, "stylized_query", "stylized_query", vars);
     rl_report_figure(rep, "stylized_alpha.png",
                      "Target weight α_t against context length (mean ± SE); T_train and the 16T, 128T points marked");
     rl_report_figure(rep, "stylized_farmass.png",
@@ -576,9 +632,4 @@ int rl_exp_stylized(const rl_exp_ctx *ctx, rl_report *rep)
                      "rope's suppression breaks up beyond T_train, random's relaxes slowly towards 0, Householder's "
                      "is gone after its window. Bottom: each SO(2) block's share of it inside the training window "
                      "and beyond it, against the block frequency");
-    free(res);
-    free(Q);
-    free(curves);
-    sty_model_free(&m);
-    return 0;
 }

@@ -16,12 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/stats.h"
+#include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 #include "../theory/theory.h"
-#include "../report/exp.h"
-#include "experiments.h"
+#include "../report/plot.h"
+#include "../report/report.h"
+#include "../report/tsv.h"
+#include "claim_fns.h"
 #include "../mc/routes.h"
 #include "../mc/value_walk.h"
 
@@ -176,7 +180,7 @@ typedef struct {
     double worst_z, worst_bz, worst_cz, worst_cb; /* max ∣z∣ total, blocks, covariance; max trcov - bound in SE */
 } vres;
 
-static void run_family(const rl_exp_ctx *ctx, const vfam *fa, int k, vres *o)
+static void run_family(long seed, const vfam *fa, int k, vres *o)
 {
     const int d = fa->f.d;
     double *vbar = rl_xmalloc(sizeof(double) * d);
@@ -196,7 +200,7 @@ static void run_family(const rl_exp_ctx *ctx, const vfam *fa, int k, vres *o)
         double *x = rl_xmalloc(sizeof(double) * d), *tmp = rl_xmalloc(sizeof(double) * d);
 #pragma omp for schedule(dynamic)
         for (long rep = 0; rep < reps; rep++) {
-            rl_rng_stream(r, (uint64_t)ctx->seed, rl_stream_key(600 + k, (uint64_t)rep));
+            rl_rng_stream(r, (uint64_t)seed, rl_stream_key(RL_STREAM_VALUES + k, (uint64_t)rep));
             rl_value_walk(st, r, d, vbar, SIGMA, KNEAR, o->grid, ng, x, tmp, out + rep * ng * d);
         }
         free(x);
@@ -205,11 +209,10 @@ static void run_family(const rl_exp_ctx *ctx, const vfam *fa, int k, vres *o)
         rl_stepper_free(st);
     }
 
-    /* statistics, summed in replicate order */
-    double *bs = rl_xcalloc((size_t)ng * nb * 2, sizeof(double));       /* sum, sum of squares of ||r_b||^2 */
-    double *ts = rl_xcalloc((size_t)ng * 2, sizeof(double));            /* total */
+    /* per replicate: ||r_b||^2 at [(g nb + b) reps + rep], ||r||^2 at [g reps + rep] */
+    double *be = rl_xmalloc(sizeof(double) * reps * ng * nb), *te = rl_xmalloc(sizeof(double) * reps * ng);
     double *grp = rl_xcalloc((size_t)NGROUP * ng * (nb + 1), sizeof(double)); /* [b][i][g], b = nb: total */
-    double *mean = rl_xcalloc((size_t)ng * d, sizeof(double));
+    double *mean = rl_xcalloc((size_t)ng * d, sizeof(double)), *col = rl_xmalloc(sizeof(double) * reps);
     for (long rep = 0; rep < reps; rep++) {
         const int gi = (int)(rep * NGROUP / reps);
         for (int g = 0; g < ng; g++) {
@@ -222,13 +225,11 @@ static void run_family(const rl_exp_ctx *ctx, const vfam *fa, int k, vres *o)
                 else
                     for (int i = 0; i < d; i++)
                         e += sc * sc * v[i] * v[i];
-                bs[(g * nb + b) * 2] += e;
-                bs[(g * nb + b) * 2 + 1] += e * e;
+                be[((long)g * nb + b) * reps + rep] = e;
                 grp[((long)b * NGROUP + gi) * ng + g] += e;
                 tot += e;
             }
-            ts[2 * g] += tot;
-            ts[2 * g + 1] += tot * tot;
+            te[(long)g * reps + rep] = tot;
             grp[((long)nb * NGROUP + gi) * ng + g] += tot;
             for (int i = 0; i < d; i++)
                 mean[g * d + i] += sc * v[i] / reps;
@@ -257,9 +258,9 @@ static void run_family(const rl_exp_ctx *ctx, const vfam *fa, int k, vres *o)
             const double a = cabs(o->chi[b]);
             const long i = (long)g * nb + b;
             o->bmsq_pred[i] = sc * sc * (o->vn2[b] * S + noise);
-            double m = bs[2 * i] / reps, v = (bs[2 * i + 1] / reps - m * m) * reps / (reps - 1.0);
+            double m;
+            rl_mean_se(be + i * reps, reps, 1, &m, &o->bmsq_se[i]);
             o->bmsq[i] = m;
-            o->bmsq_se[i] = sqrt(fmax(v, 0) / reps);
             if (o->width == 2)
                 o->worst_bz = fmax(o->worst_bz, fabs(m - o->bmsq_pred[i]) / fmax(o->bmsq_se[i], 1e-300));
             pm += o->bmsq_pred[i];
@@ -269,12 +270,11 @@ static void run_family(const rl_exp_ctx *ctx, const vfam *fa, int k, vres *o)
             pb += sc * sc * (o->vn2[b] * (a < 1 ? fmin((double)M * M, M * (1 + a) / (1 - a)) : (double)M * M) + noise);
         }
         o->msq_pred[g] = pm;
-        double m = ts[2 * g] / reps, v = (ts[2 * g + 1] / reps - m * m) * reps / (reps - 1.0);
+        double m;
+        rl_mean_se(te + (long)g * reps, reps, 1, &m, &o->msq_se[g]);
         o->msq[g] = m;
-        o->msq_se[g] = sqrt(fmax(v, 0) / reps);
         o->worst_z = fmax(o->worst_z, fabs(m - pm) / fmax(o->msq_se[g], 1e-300));
         /* trace of the covariance: sum_k ||r_k - rbar||^2 / (n - 1), its SE from the spread of the terms */
-        double c1 = 0, c2 = 0;
         for (long rep = 0; rep < reps; rep++) {
             const double *x = out + (rep * ng + g) * d;
             double e = 0;
@@ -282,12 +282,9 @@ static void run_family(const rl_exp_ctx *ctx, const vfam *fa, int k, vres *o)
                 double u = sc * x[i] - mean[g * d + i];
                 e += u * u;
             }
-            e *= reps / (reps - 1.0);
-            c1 += e;
-            c2 += e * e;
+            col[rep] = e * (reps / (reps - 1.0));
         }
-        o->trcov[g] = c1 / reps;
-        o->trcov_se[g] = sqrt(fmax(c2 / reps - o->trcov[g] * o->trcov[g], 0) / (reps - 1.0));
+        rl_mean_se(col, reps, 1, &o->trcov[g], &o->trcov_se[g]);
         o->trcov_pred[g] = pm - pmean;
         o->bound[g] = pb;
         o->worst_cz = fmax(o->worst_cz, fabs(o->trcov[g] - o->trcov_pred[g]) / fmax(o->trcov_se[g], 1e-300));
@@ -310,8 +307,9 @@ static void run_family(const rl_exp_ctx *ctx, const vfam *fa, int k, vres *o)
             pb[g] = o->bmsq_pred[(long)g * nb + b];
         o->bslope_pred[b] = pred_slope(o->grid, ng, o->g0, pb);
     }
-    free(bs);
-    free(ts);
+    free(be);
+    free(te);
+    free(col);
     free(grp);
     free(mean);
     free(out);
@@ -331,102 +329,128 @@ static void vres_free(vres *o)
 #define NNEAR 5
 #define NEAR_CHUNK 64
 
+/* One family's near target after n steps: the preserved fraction <v, P_n v>
+ * (SE from the deviation), its prediction, E||P_n v - v||^2 and the largest
+ * |z| over the coordinates of E[P_n v]. */
+typedef struct {
+    double pres, pres_se, pres_pred, dev2, dev2_se, dev2_pred, zmax;
+} near_cell;
+
+typedef struct {
+    double chi;                /* the scalar mean step (non-SO(2)) */
+    double worst;              /* max |z| over lengths, coordinates and the deviation */
+    near_cell cell[NNEAR];
+} near_res;
+
+static const long near_ns[NNEAR] = { 1, 2, 4, 8, 16 };
+
+/* |measured - predicted| in standard errors; a difference at the rounding
+ * level (<= 1e-12) counts as none, since constant samples (no transport:
+ * P = I) have a standard error of rounding noise too. */
+static double zscore(double diff, double se)
+{
+    diff = fabs(diff);
+    return diff <= 1e-12 ? 0 : se > 0 ? diff / se : INFINITY;
+}
+
 /* E[P_n v] per family: a fixed unit target v, n fresh steps per replicate,
  * against E[P_n] v = chi^n v (per block for SO(2)); for orthogonal P,
  * ||P v - v||^2 = 2 - 2 <v, P v>, so E||P_n v - v||^2 = 2 (1 - <v, E[P_n] v>). */
-static void near_part(const rl_exp_ctx *ctx, const val_size *z, const vfam *fa, rl_report *rep)
+static void near_run(long seed, const val_size *z, const vfam *fa, int k, near_res *o)
 {
-    const long ns[NNEAR] = { 1, 2, 4, 8, 16 };
-    rl_tsv *t = rl_tsv_open(ctx, "values_near.tsv",
+    const rl_family *f = &fa->f;
+    const int d = f->d, so2 = !fa->none && rl_family_is_so2(f);
+    const long reps = z->near_reps;
+    double vt[64];
+    o->chi = fa->none ? 1.0 : (so2 ? 0 : rl_family_mean_norm(f, NULL, NULL));
+    gsl_rng *r0 = rl_rng_alloc();
+    rl_rng_stream(r0, (uint64_t)seed, rl_stream_key(RL_STREAM_VALUES_TARGET, (uint64_t)d));
+    rl_unit_vector(r0, d, vt);
+    gsl_rng_free(r0);
+    o->worst = 0;
+    /* per replicate: P_n v (d) and ||P_n v - v||^2 */
+    double *xs = rl_xmalloc(sizeof(double) * reps * (d + 1));
+    for (int j = 0; j < NNEAR; j++) {
+        const long n = near_ns[j];
+#pragma omp parallel
+        {
+            rl_stepper *st = fa->none ? NULL : rl_stepper_alloc(f, 1);
+            gsl_rng *r = rl_rng_alloc();
+#pragma omp for schedule(dynamic, NEAR_CHUNK)
+            for (long rr = 0; rr < reps; rr++) {
+                double *x = xs + rr * (d + 1);
+                rl_rng_stream(r, (uint64_t)seed, rl_stream_key(RL_STREAM_VALUES_NEAR + 16 * k + j, (uint64_t)rr));
+                memcpy(x, vt, sizeof(double) * d);
+                if (st)
+                    rl_transport(st, r, n, NULL, x, 1);
+                double e = 0;
+                for (int i = 0; i < d; i++)
+                    e += (x[i] - vt[i]) * (x[i] - vt[i]);
+                x[d] = e;
+            }
+            gsl_rng_free(r);
+            rl_stepper_free(st);
+        }
+        /* predicted E[P_n] v */
+        double pv[64];
+        if (so2) {
+            for (int bb = 0; bb < d / 2; bb++) {
+                double complex cn = rl_cpow_n(rl_angle_charfn(f->law, f->scale * pow(f->base, -2.0 * bb / d)), n);
+                pv[bb] = creal(cn) * vt[bb] - cimag(cn) * vt[bb + d / 2];
+                pv[bb + d / 2] = cimag(cn) * vt[bb] + creal(cn) * vt[bb + d / 2];
+            }
+        } else {
+            for (int i = 0; i < d; i++)
+                pv[i] = pow(o->chi, (double)n) * vt[i];
+        }
+        near_cell *c = &o->cell[j];
+        double pres = 0, pres_pred = 0, zmax = 0;
+        for (int i = 0; i < d; i++) {
+            double m, se;
+            rl_mean_se(xs + i, reps, d + 1, &m, &se);
+            zmax = fmax(zmax, zscore(m - pv[i], se));
+            pres += vt[i] * m;
+            pres_pred += vt[i] * pv[i];
+        }
+        double dm, dse, dpred = 2 * (1 - pres_pred);
+        rl_mean_se(xs + d, reps, d + 1, &dm, &dse);
+        double dz = zscore(dm - dpred, dse);
+        o->worst = fmax(o->worst, fmax(zmax, dz));
+        /* <v, P v> = 1 - dev2/2 for orthogonal P: its SE is half that of dev2 */
+        *c = (near_cell){ pres, dse / 2, pres_pred, dm, dse, dpred, zmax };
+    }
+    free(xs);
+}
+
+static void near_report(const val_size *z, const vfam *fa, const near_res *nr, const rl_outdir *out, rl_report *rep)
+{
+    rl_tsv *t = rl_tsv_open(out, "values_near.tsv",
                             "family\td\tn_near\tpreserved\tpreserved_se\tpreserved_pred\tdev2\tdev2_se\tdev2_pred\tmax_abs_z\treps");
     size_t cap = 1 << 14, u = 0;
     char *tab = rl_xmalloc(cap), a[200], b[200], w[200];
     u += snprintf(tab + u, cap - u, "family");
     for (int j = 0; j < NNEAR; j++)
-        u += snprintf(tab + u, cap - u, "\t⟨v_t, P_%ld v_t⟩ (pred)", ns[j]);
+        u += snprintf(tab + u, cap - u, "\t⟨v_t, P_%ld v_t⟩ (pred)", near_ns[j]);
     u += snprintf(tab + u, cap - u, "\n");
     for (int k = 0; k < NFAM; k++) {
         const rl_family *f = &fa[k].f;
         const int d = f->d, so2 = !fa[k].none && rl_family_is_so2(f);
-        double vt[64], chi_c = fa[k].none ? 1.0 : (so2 ? 0 : rl_family_mean_norm(f, NULL, NULL));
-        gsl_rng *r0 = rl_rng_alloc();
-        rl_rng_stream(r0, (uint64_t)ctx->seed, rl_stream_key(700, (uint64_t)d));
-        rl_unit_vector(r0, d, vt);
-        gsl_rng_free(r0);
-        double worst = 0;
+        const double chi_c = nr[k].chi;
         u += snprintf(tab + u, cap - u, "%s", fa[k].label);
         for (int j = 0; j < NNEAR; j++) {
-            const long n = ns[j], reps = z->near_reps, nch = (reps + NEAR_CHUNK - 1) / NEAR_CHUNK;
-            /* per chunk: sum of P v (d), of (P v)^2 (d), of dev2, of dev2^2 */
-            double *cs = rl_xcalloc((size_t)nch * (2 * d + 2), sizeof(double));
-#pragma omp parallel
-            {
-                rl_stepper *st = fa[k].none ? NULL : rl_stepper_alloc(f, 1);
-                gsl_rng *r = rl_rng_alloc();
-                double x[64];
-#pragma omp for schedule(dynamic)
-                for (long c = 0; c < nch; c++) {
-                    double *s = cs + c * (2 * d + 2);
-                    for (long rr = c * NEAR_CHUNK; rr < reps && rr < (c + 1) * NEAR_CHUNK; rr++) {
-                        rl_rng_stream(r, (uint64_t)ctx->seed, rl_stream_key(710 + 16 * k + j, (uint64_t)rr));
-                        memcpy(x, vt, sizeof(double) * d);
-                        if (st)
-                            rl_transport(st, r, n, NULL, x, 1);
-                        double e = 0;
-                        for (int i = 0; i < d; i++) {
-                            s[i] += x[i];
-                            s[d + i] += x[i] * x[i];
-                            e += (x[i] - vt[i]) * (x[i] - vt[i]);
-                        }
-                        s[2 * d] += e;
-                        s[2 * d + 1] += e * e;
-                    }
-                }
-                gsl_rng_free(r);
-                rl_stepper_free(st);
-            }
-            for (long c = 1; c < nch; c++)
-                for (int i = 0; i < 2 * d + 2; i++)
-                    cs[i] += cs[c * (2 * d + 2) + i];
-            /* predicted E[P_n] v */
-            double pv[64];
-            if (so2) {
-                for (int bb = 0; bb < d / 2; bb++) {
-                    double complex cn = rl_cpow_n(rl_angle_charfn(f->law, f->scale * pow(f->base, -2.0 * bb / d)), n);
-                    pv[bb] = creal(cn) * vt[bb] - cimag(cn) * vt[bb + d / 2];
-                    pv[bb + d / 2] = cimag(cn) * vt[bb] + creal(cn) * vt[bb + d / 2];
-                }
-            } else {
-                for (int i = 0; i < d; i++)
-                    pv[i] = pow(chi_c, (double)n) * vt[i];
-            }
-            double pres = 0, pres_pred = 0, pres_var = 0, zmax = 0;
-            for (int i = 0; i < d; i++) {
-                double m = cs[i] / reps, var = (cs[d + i] / reps - m * m) * reps / (reps - 1.0);
-                double se = sqrt(fmax(var, 0) / reps);
-                zmax = fmax(zmax, se > 0 ? fabs(m - pv[i]) / se : (fabs(m - pv[i]) > 1e-12 ? INFINITY : 0));
-                pres += vt[i] * m;
-                pres_pred += vt[i] * pv[i];
-            }
-            double dm = cs[2 * d] / reps, dv = (cs[2 * d + 1] / reps - dm * dm) * reps / (reps - 1.0);
-            double dse = sqrt(fmax(dv, 0) / reps), dpred = 2 * (1 - pres_pred);
-            /* <v, P v> = 1 - dev2/2 for orthogonal P: its SE is half that of dev2 */
-            pres_var = dse / 2;
-            double dz = dse > 0 ? fabs(dm - dpred) / dse : (fabs(dm - dpred) > 1e-12 ? INFINITY : 0);
-            worst = fmax(worst, fmax(zmax, dz));
-            rl_tsv_row(t, "%s\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.3g\t%ld", fa[k].label, d, n, pres, pres_var,
-                       pres_pred, dm, dse, dpred, zmax, reps);
-            u += snprintf(tab + u, cap - u, "\t%.3f ± %.3f (%.3f)", pres, pres_var, pres_pred);
-            free(cs);
+            const near_cell *c = &nr[k].cell[j];
+            rl_tsv_row(t, "%s\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.3g\t%ld", fa[k].label, d, near_ns[j],
+                       c->pres, c->pres_se, c->pres_pred, c->dev2, c->dev2_se, c->dev2_pred, c->zmax, z->near_reps);
+            u += snprintf(tab + u, cap - u, "\t%.3f ± %.3f (%.3f)", c->pres, c->pres_se, c->pres_pred);
         }
         u += snprintf(tab + u, cap - u, "\n");
-        rl_report_check(rep, worst <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
+        rl_report_check(rep, nr[k].worst <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
                         rl_fmt(w, sizeof w, "%s: near target on a route of n = 1..16 steps (d = %d)", fa[k].label, d),
                         fa[k].none ? "P = I: P_n v_t = v_t exactly"
                         : so2      ? "E[P_n v_t] = χ_b^n v_t per block; E‖P_n v_t − v_t‖² = 2(1 − ⟨v_t, E P_n v_t⟩)"
                                    : rl_fmt(a, sizeof a, "E[P_n v_t] = %.4g^n v_t; E‖P_n v_t − v_t‖² = 2(1 − %.4g^n)", chi_c, chi_c),
                         rl_fmt(b, sizeof b, "max ∣z∣ = %.2f over %d coordinates and the deviation, %d lengths, %ld routes each",
-                               worst, d, NNEAR, z->near_reps));
+                               nr[k].worst, d, NNEAR, z->near_reps));
     }
     rl_tsv_close(t);
     rl_report_table(rep, "The near target: preserved fraction ⟨v_t, P_n v_t⟩ ± SE (prediction ⟨v_t, E[P_n] v_t⟩) "
@@ -434,11 +458,44 @@ static void near_part(const rl_exp_ctx *ctx, const val_size *z, const vfam *fa, 
     free(tab);
 }
 
-int rl_exp_values(const rl_exp_ctx *ctx, rl_report *rep)
-{
-    val_size z = size_of(ctx->preset);
+/* The results of one run: every family's far contribution and near target. */
+typedef struct {
+    val_size z;
     vfam fa[NFAM];
-    families(&z, fa);
+    vres res[NFAM];
+    near_res near[NFAM];
+} val_res;
+
+rl_status rl_exp_values_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
+{
+    (void)err; /* nothing here can fail */
+    val_res *R = rl_xcalloc(1, sizeof *R);
+    *res = R;
+    R->z = size_of(ctx->preset);
+    families(&R->z, R->fa);
+    for (int k = 0; k < NFAM; k++)
+        run_family(ctx->seed, &R->fa[k], k, &R->res[k]);
+    for (int k = 0; k < NFAM; k++)
+        near_run(ctx->seed, &R->z, &R->fa[k], k, &R->near[k]);
+    return RL_OK;
+}
+
+void rl_exp_values_free(void *res)
+{
+    val_res *R = res;
+    if (!R)
+        return;
+    for (int k = 0; k < NFAM; k++)
+        vres_free(&R->res[k]);
+    free(R);
+}
+
+void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep)
+{
+    const val_res *R = res_;
+    const val_size z = R->z;
+    const vfam *fa = R->fa;
+    const vres *res = R->res;
     rl_report_text(rep,
                    "**Claim.** Transporting the values as well makes far contributions combine incoherently, which "
                    "bounds the far contribution even when values share a background component. **Model.** "
@@ -454,18 +511,16 @@ int rl_exp_values(const rl_exp_ctx *ctx, rl_report *rep)
                    "the same fit of the exact formula.",
                    RHO, SIGMA, SIGMA, KNEAR, z.d, z.reps, z.mmax, z.haar_d, z.haar_mmax, z.haar_reps, NGROUP);
 
-    vres res[NFAM];
-    rl_tsv *tn = rl_tsv_open(ctx, "values_norm.tsv",
+    rl_tsv *tn = rl_tsv_open(out, "values_norm.tsv",
                              "family\td\tM\tmsq\tmsq_se\tmsq_pred\trms\trms_se\trms_pred\tcoherent\ttrcov\ttrcov_se\t"
                              "trcov_pred\ttrcov_bound\treps");
-    rl_tsv *tb = rl_tsv_open(ctx, "values_blocks.tsv",
+    rl_tsv *tb = rl_tsv_open(out, "values_blocks.tsv",
                              "law\td\tblock\tomega\tchi\tM\tmsq\tmsq_se\tmsq_pred\trms_norm\trms_norm_se\trms_norm_pred");
-    rl_tsv *tsl = rl_tsv_open(ctx, "values_slopes.tsv",
+    rl_tsv *tsl = rl_tsv_open(out, "values_slopes.tsv",
                               "family\td\tblock\tomega\tchi\tM_lo\tM_hi\tslope\tslope_se\tslope_pred\tclass");
     char a[256], b[256], w[256];
     for (int k = 0; k < NFAM; k++) {
-        vres *o = &res[k];
-        run_family(ctx, &fa[k], k, o);
+        const vres *o = &res[k];
         const int d = fa[k].f.d, nb = o->nb;
         for (int g = 0; g < o->ng; g++) {
             double rms = sqrt(o->msq[g]);
@@ -574,14 +629,14 @@ int rl_exp_values(const rl_exp_ctx *ctx, rl_report *rep)
                        inc, o->nb, 100 * wsum, o->grid[o->g0], o->grid[o->ng - 1], o->grid[o->ng - 1],
                        sqrt(o->msq[o->ng - 1]), sqrt(res[1].msq[res[1].ng - 1]), o->slope, o->slope_se);
     }
-    near_part(ctx, &z, fa, rep);
+    near_report(&z, fa, R->near, out, rep);
 
     char vars[256];
     snprintf(vars, sizeof vars, "d=%d; rho=%g; hd=%d", z.d, RHO, z.haar_d);
-    rl_plot(ctx, "values_norm", "values_norm", vars);
-    rl_plot(ctx, "values_blocks", "values_blocks", vars);
-    rl_plot(ctx, "values_slopes", "values_slopes", vars);
-    rl_plot(ctx, "values_cov", "values_cov", vars);
+    rl_plot(out, "values_norm", "values_norm", vars);
+    rl_plot(out, "values_blocks", "values_blocks", vars);
+    rl_plot(out, "values_slopes", "values_slopes", vars);
+    rl_plot(out, "values_cov", "values_cov", vars);
     rl_report_figure(rep, "values_norm.png",
                      "‖r‖_rms against the number of far tokens M_L: measured (points ±SE) and the exact formula (lines); "
                      "flat without value transport, ~1/√M_L with mixing transports");
@@ -595,7 +650,4 @@ int rl_exp_values(const rl_exp_ctx *ctx, rl_report *rep)
                      "Trace of Cov(r) against M_L: measured (±SE), exact (lines) and the bound (dashed). Without value "
                      "transport the covariance is only the noise's, ρ²σ²/M_L, while the mean ρv̄ is coherent: the "
                      "covariance alone does not measure the far contribution, ‖r‖ (first figure) does");
-    for (int k = 0; k < NFAM; k++)
-        vres_free(&res[k]);
-    return 0;
 }

@@ -45,25 +45,35 @@ void rl_chain_free(rl_chain *c)
     free(c);
 }
 
-void rl_chain_reset(rl_chain *c, const double *X)
+/* The tracked vectors are in place: start the route at delta = 0. */
+static void reset_route(rl_chain *c)
 {
     const int d = c->f.d;
-    double *dst = c->so2 ? c->x0 : c->rows;
-    if (X) {
-        memcpy(dst, X, sizeof(double) * (size_t)c->nvec * d);
-    } else {
-        if (c->nvec != d)
-            rl_die("chain: identity rows need nvec = d");
-        memset(dst, 0, sizeof(double) * (size_t)d * d);
-        for (int i = 0; i < d; i++)
-            dst[(long)i * d + i] = 1.0;
-    }
     if (c->so2) {
         memset(c->phi, 0, sizeof(double) * d);
         memcpy(c->rows, c->x0, sizeof(double) * (size_t)c->nvec * d);
     }
     c->delta = 0;
     c->dirty = 0;
+}
+
+void rl_chain_reset(rl_chain *c, const double *X)
+{
+    memcpy(c->so2 ? c->x0 : c->rows, X, sizeof(double) * (size_t)c->nvec * c->f.d);
+    reset_route(c);
+}
+
+rl_status rl_chain_reset_identity(rl_chain *c, rl_err *err)
+{
+    const int d = c->f.d;
+    if (c->nvec != d)
+        return rl_fail(err, RL_EINPUT, "chain: identity rows need nvec = d (%d), not %d", d, c->nvec);
+    double *dst = c->so2 ? c->x0 : c->rows;
+    memset(dst, 0, sizeof(double) * (size_t)d * d);
+    for (int i = 0; i < d; i++)
+        dst[(long)i * d + i] = 1.0;
+    reset_route(c);
+    return RL_OK;
 }
 
 void rl_chain_step(rl_chain *c, gsl_rng *r, int token)

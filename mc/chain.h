@@ -11,6 +11,7 @@
 #define RL_CHAIN_H
 
 #include <gsl/gsl_rng.h>
+#include "../core/err.h"
 #include "../sampling/family.h"
 
 typedef struct rl_chain rl_chain;
@@ -19,9 +20,12 @@ typedef struct rl_chain rl_chain;
 rl_chain *rl_chain_alloc(const rl_family *f, int nvec);
 void rl_chain_free(rl_chain *c);
 
-/* delta = 0 (P_0 = I) with the tracked vectors X (nvec x d, row-major), or
- * the identity rows when X is NULL (then nvec must equal d). */
+/* delta = 0 (P_0 = I) with the tracked vectors X (nvec x d, row-major). */
 void rl_chain_reset(rl_chain *c, const double *X);
+
+/* delta = 0 with the identity rows tracked (the whole route); RL_EINPUT
+ * unless the chain tracks nvec = d vectors. */
+rl_status rl_chain_reset_identity(rl_chain *c, rl_err *err);
 
 /* delta <- delta + 1: draw the next older step (token: its token id for
  * token-so2). */

@@ -15,14 +15,14 @@ void rl_gc_free(rl_gc_cell *c)
     free(c->maxs); /* the other per-M arrays live in the same block */
 }
 
-void rl_gc_run(const rl_gc_spec *sp, const double *q, const double *es, long reps, const long *g, int ng,
-               uint64_t seed, uint64_t tag, rl_gc_cell *c)
+rl_status rl_gc_run(const rl_gc_spec *sp, const double *q, const double *es, long reps, const long *g, int ng,
+                    uint64_t seed, uint64_t tag, rl_gc_cell *c, rl_err *err)
 {
     const int d = sp->f.d, nn = sp->nnear;
     const long mmax = g[ng - 1], L = sp->delta0 + mmax - 1;
-    if (ng > RL_GC_MAXG || nn > RL_GC_MAXNEAR || (nn > 0 && sp->near[nn - 1] >= sp->delta0))
-        rl_die("gapchain: bad grid or near distances");
     memset(c, 0, sizeof *c);
+    if (ng > RL_GC_MAXG || nn > RL_GC_MAXNEAR || (nn > 0 && sp->near[nn - 1] >= sp->delta0))
+        return rl_fail(err, RL_EINPUT, "gapchain: bad grid or near distances");
     c->reps = reps;
     c->ng = ng;
     c->nnear = nn;
@@ -75,4 +75,5 @@ void rl_gc_run(const rl_gc_spec *sp, const double *q, const double *es, long rep
         rl_chain_free(ch);
         gsl_rng_free(r);
     }
+    return RL_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/stats.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
@@ -35,21 +36,18 @@ long *rl_route_grid(long nmax, long dense_to, int per_octave, int *ng)
     return g;
 }
 
-/* Sums over the routes of one chunk, per grid point. */
+/* Sums over the routes of one chunk, per grid point (the matrix and block
+ * means); the scalar statistics are kept per route (NSCAL per grid point)
+ * and reduced by core/stats. */
 typedef struct {
-    double *tr, *tr2, *coh, *coh2, *sq, *sq2; /* ng each */
     double *mat;                              /* ng * d * d (dense families) */
     double *re, *im, *ab2;                    /* ng * nb (SO(2)) */
 } sums;
 
+enum { SC_TR, SC_COH, SC_SQ, NSCAL }; /* tr(P)/d, q^T P q, (q^T P q)^2 */
+
 static void sums_alloc(sums *s, int ng, int d, int nb, int dense)
 {
-    s->tr = rl_xcalloc(6 * (size_t)ng, sizeof(double));
-    s->tr2 = s->tr + ng;
-    s->coh = s->tr + 2 * ng;
-    s->coh2 = s->tr + 3 * ng;
-    s->sq = s->tr + 4 * ng;
-    s->sq2 = s->tr + 5 * ng;
     s->mat = dense ? rl_xcalloc((size_t)ng * d * d, sizeof(double)) : NULL;
     s->re = nb ? rl_xcalloc(3 * (size_t)ng * nb, sizeof(double)) : NULL;
     s->im = nb ? s->re + (size_t)ng * nb : NULL;
@@ -58,15 +56,12 @@ static void sums_alloc(sums *s, int ng, int d, int nb, int dense)
 
 static void sums_free(sums *s)
 {
-    free(s->tr);
     free(s->mat);
     free(s->re);
 }
 
 static void sums_add(sums *dst, const sums *src, int ng, int d, int nb)
 {
-    for (int i = 0; i < 6 * ng; i++)
-        dst->tr[i] += src->tr[i];
     if (dst->mat)
         for (long i = 0; i < (long)ng * d * d; i++)
             dst->mat[i] += src->mat[i];
@@ -75,22 +70,20 @@ static void sums_add(sums *dst, const sums *src, int ng, int d, int nb)
             dst->re[i] += src->re[i];
 }
 
-/* Record the scalar statistics of one route at grid point g. */
-static void record(sums *s, int g, double tr, double coh)
+/* Record the scalar statistics of one route at grid point g (sc: the
+ * route's ng x NSCAL values). */
+static void record(double *sc, int g, double tr, double coh)
 {
-    s->tr[g] += tr;
-    s->tr2[g] += tr * tr;
-    s->coh[g] += coh;
-    s->coh2[g] += coh * coh;
-    s->sq[g] += coh * coh;
-    s->sq2[g] += coh * coh * coh * coh;
+    sc[g * NSCAL + SC_TR] = tr;
+    sc[g * NSCAL + SC_COH] = coh;
+    sc[g * NSCAL + SC_SQ] = coh * coh;
 }
 
 /* One SO(2) route: angles summed per block; at each grid length the block
  * phases give E[e^{i Phi_b}] and, for a unit q with block weights
  * w_b = q_b^2 + q_{b+h}^2, q^T P q = sum_b w_b cos Phi_b (x^T R(phi) x = |x|^2 cos phi). */
 static void route_so2(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int nb, const double *w,
-                      const int *tok, sums *s)
+                      const int *tok, sums *s, double *sc)
 {
     double phi[nb], comp[nb];
     for (int b = 0; b < nb; b++)
@@ -113,14 +106,14 @@ static void route_so2(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int 
             coh += w[b] * c;
             tr += c;
         }
-        record(s, g, tr / nb, coh);
+        record(sc, g, tr / nb, coh);
     }
 }
 
 /* One route of any other family: X = P_n^T tracked as d row vectors
  * (apply() maps rows x to M x, and (M P)^T = P^T M^T). */
 static void route_dense(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int d, const double *q,
-                        double *X, double *qx, sums *s)
+                        double *X, double *qx, sums *s, double *sc)
 {
     memset(X, 0, sizeof(double) * d * d);
     for (int i = 0; i < d; i++)
@@ -144,14 +137,8 @@ static void route_dense(rl_stepper *st, gsl_rng *r, const long *grid, int ng, in
         double *m = s->mat + (long)g * d * d;
         for (long i = 0; i < (long)d * d; i++)
             m[i] += X[i];
-        record(s, g, tr / d, coh);
+        record(sc, g, tr / d, coh);
     }
-}
-
-static double se_of(double sum, double sum2, long n)
-{
-    double mean = sum / n, var = (sum2 / n - mean * mean) * n / (n > 1 ? n - 1 : 1);
-    return sqrt(var > 0 ? var / n : 0);
 }
 
 /* ||A||_op of a d x d matrix (largest singular value). */
@@ -173,6 +160,7 @@ rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long
     const int d = f->d, so2 = rl_family_is_so2(f), nb = so2 ? d / 2 : 0;
     const long nmax = grid[ng - 1], nchunks = (reps + CHUNK - 1) / CHUNK;
     sums *part = rl_xcalloc(nchunks, sizeof(sums));
+    double *sc = rl_xmalloc(sizeof(double) * reps * ng * NSCAL); /* per route */
     for (long c = 0; c < nchunks; c++)
         sums_alloc(&part[c], ng, d, nb, !so2);
 
@@ -193,9 +181,9 @@ rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long
                     const int *tok = NULL;
                     if (tokens)
                         tok = tokens + (long)(gsl_rng_uniform(r) * (double)(ntok - nmax + 1));
-                    route_so2(st, r, grid, ng, nb, w, tok, &part[c]);
+                    route_so2(st, r, grid, ng, nb, w, tok, &part[c], sc + k * ng * NSCAL);
                 } else {
-                    route_dense(st, r, grid, ng, d, q, X, qx, &part[c]);
+                    route_dense(st, r, grid, ng, d, q, X, qx, &part[c], sc + k * ng * NSCAL);
                 }
             }
         }
@@ -229,12 +217,10 @@ rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long
     }
     double *mean = so2 ? NULL : rl_xmalloc(sizeof(double) * d * d);
     for (int g = 0; g < ng; g++) {
-        o->tr[g] = S->tr[g] / reps;
-        o->tr_se[g] = se_of(S->tr[g], S->tr2[g], reps);
-        o->coh[g] = S->coh[g] / reps;
-        o->coh_se[g] = se_of(S->coh[g], S->coh2[g], reps);
-        o->sq[g] = S->sq[g] / reps;
-        o->sq_se[g] = se_of(S->sq[g], S->sq2[g], reps);
+        const long stride = (long)ng * NSCAL;
+        rl_mean_se(sc + g * NSCAL + SC_TR, reps, stride, &o->tr[g], &o->tr_se[g]);
+        rl_mean_se(sc + g * NSCAL + SC_COH, reps, stride, &o->coh[g], &o->coh_se[g]);
+        rl_mean_se(sc + g * NSCAL + SC_SQ, reps, stride, &o->sq[g], &o->sq_se[g]);
         if (so2) {
             double best = 0;
             for (int b = 0; b < nb; b++) {
@@ -255,6 +241,7 @@ rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long
         }
     }
     free(mean);
+    free(sc);
     for (long c = 0; c < nchunks; c++)
         sums_free(&part[c]);
     free(part);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "../core/streams.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 #include "chain.h"
@@ -34,7 +35,7 @@ double *rl_st_queries(uint64_t seed, int d, int m)
 {
     double *Q = rl_xmalloc(sizeof(double) * m * d);
     gsl_rng *r = rl_rng_alloc();
-    rl_rng_stream(r, seed, rl_stream_key(0xC0C0, (uint64_t)d));
+    rl_rng_stream(r, seed, rl_stream_key(RL_STREAM_TAIL_QUERIES, (uint64_t)d));
     for (int i = 0; i < m; i++) {
         double *x = Q + (long)i * d;
         for (int k = 0; k < d; k++)
@@ -68,25 +69,27 @@ void rl_st_free(rl_st_cell *c)
     free(c->Es);
 }
 
-void rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, int m, const double *Q, uint64_t seed,
-               uint64_t tag, rl_st_cell *c)
+rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, int m, const double *Q,
+                    uint64_t seed, uint64_t tag, rl_st_cell *c, rl_err *err)
 {
     const int d = sp->f.d, h = d / 2, so2 = sp->kind == RL_ST_SO2;
-    if (nt > RL_ST_MAXT)
-        rl_die("scoretails: at most %d thresholds", RL_ST_MAXT);
     memset(c, 0, sizeof *c);
+    if (nt > RL_ST_MAXT)
+        return rl_fail(err, RL_EINPUT, "scoretails: at most %d thresholds, not %d", RL_ST_MAXT, nt);
+    if (m > 65535)
+        return rl_fail(err, RL_EINPUT, "scoretails: at most 65535 queries per route, not %d", m);
     c->reps = reps;
     c->m = m;
     c->nt = nt;
     memcpy(c->t, t, sizeof(double) * nt);
-    c->abs = rl_tails_alloc(c->t, nt, reps, m);
-    c->dir = rl_tails_alloc(c->t, nt, reps, m);
+    rl_tails_alloc(c->t, nt, reps, m, &c->abs, NULL); /* m <= 65535: checked above */
+    rl_tails_alloc(c->t, nt, reps, m, &c->dir, NULL); /* m <= 65535: checked above */
     c->mean = rl_xcalloc(3 * (size_t)reps, sizeof(double));
     c->sq = c->mean + reps;
     c->nrm2 = c->mean + 2 * reps;
     double *A = NULL, *W = NULL; /* m x h block weights of the queries; RL_NCFG x h of the configurations */
     if (so2) {
-        c->cen = rl_tails_alloc(c->t, nt, reps, m);
+        rl_tails_alloc(c->t, nt, reps, m, &c->cen, NULL); /* m <= 65535: checked above */
         A = rl_xmalloc(sizeof(double) * m * h);
         W = rl_xmalloc(sizeof(double) * RL_NCFG * h);
         c->Es = rl_xmalloc(sizeof(double) * m);
@@ -97,8 +100,8 @@ void rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, int m, 
         for (int k = 0; k < RL_NCFG; k++) {
             rl_st_cfg_weights(k, d, W + (long)k * h);
             c->Ecfg[k] = rl_so2score_mean(&sp->f, W + (long)k * h, sp->n);
-            c->cfg_abs[k] = rl_tails_alloc(c->t, nt, reps, 1);
-            c->cfg_cen[k] = rl_tails_alloc(c->t, nt, reps, 1);
+            rl_tails_alloc(c->t, nt, reps, 1, &c->cfg_abs[k], NULL);
+            rl_tails_alloc(c->t, nt, reps, 1, &c->cfg_cen[k], NULL);
             c->cfg_s[k] = rl_xmalloc(sizeof(double) * reps);
         }
     }
@@ -178,4 +181,5 @@ void rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, int m, 
     }
     free(A);
     free(W);
+    return RL_OK;
 }

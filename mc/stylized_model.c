@@ -156,15 +156,17 @@ void sty_win_free(sty_win_ws *ws)
     free(ws);
 }
 
-double sty_window(const sty_model *m, const sty_fit_spec *f, const double *q, long T, gsl_rng *rd, gsl_rng *rt,
-                  sty_win_ws *ws, double *grad)
+rl_status sty_window(const sty_model *m, const sty_fit_spec *f, const double *q, long T, gsl_rng *rd, gsl_rng *rt,
+                     sty_win_ws *ws, double *grad, double *logp, rl_err *err)
 {
     const int d = m->d;
     if (T > ws->T)
-        rl_die("stylized: window %ld longer than its workspace (%ld)", T, ws->T);
+        return rl_fail(err, RL_EINPUT, "stylized: window %ld longer than its workspace (%ld)", T, ws->T);
     const long dt = draw_target(m, rd);
-    if (ws->chain)
-        rl_chain_reset(ws->chain, ws->so2 ? q : NULL);
+    if (ws->chain && ws->so2)
+        rl_chain_reset(ws->chain, q);
+    else if (ws->chain)
+        RL_TRY(rl_chain_reset_identity(ws->chain, err)); /* nvec = d: sty_win_alloc */
     double lmax = -INFINITY;
     for (long delta = 1; delta <= T; delta++) {
         double *g = ws->g + (delta - 1) * d;
@@ -195,13 +197,16 @@ double sty_window(const sty_model *m, const sty_fit_spec *f, const double *q, lo
                 grad[i] -= a * gj[i];
         }
     }
-    return ws->l[dt - 1] - lse;
+    *logp = ws->l[dt - 1] - lse;
+    return RL_OK;
 }
 
 /* ---------------- the fit ---------------- */
 
-void sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts *o, double *q, double *curve)
+rl_status sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts *o, double *q, double *curve,
+                  rl_err *err)
 {
+    rl_status st = RL_OK;
     const int d = m->d;
     const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
     double *mo = rl_xcalloc(3 * (size_t)d, sizeof(double)), *ve = mo + d, *g = mo + 2 * d;
@@ -215,7 +220,10 @@ void sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts *o, d
             const uint64_t idx = (uint64_t)t * o->batch + b;
             rl_rng_stream(rd, o->seed, rl_stream_key(o->tag, idx));
             rl_rng_stream(rt, o->seed, rl_stream_key(o->tag + 1 + f->tr, idx));
-            obj += sty_window(m, f, q, o->T, rd, rt, ws, g);
+            double lp = 0;
+            if ((st = sty_window(m, f, q, o->T, rd, rt, ws, g, &lp, err)) != RL_OK)
+                goto done;
+            obj += lp;
         }
         if (curve)
             curve[t] = obj / o->batch;
@@ -234,10 +242,12 @@ void sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts *o, d
             for (int i = 0; i < d; i++)
                 q[i] *= m->lambda / n;
     }
+done:
     gsl_rng_free(rd);
     gsl_rng_free(rt);
     sty_win_free(ws);
     free(mo);
+    return st;
 }
 
 /* ---------------- evaluation ---------------- */
@@ -254,9 +264,10 @@ struct sty_eval_ws {
     double Z[STY_NSCHEME], F[STY_NSCHEME], Z2[STY_NSCHEME], Et[STY_NSCHEME];
 };
 
-sty_eval_ws *sty_eval_alloc(const sty_model *m)
+rl_status sty_eval_alloc(const sty_model *m, sty_eval_ws **out, rl_err *err)
 {
     const int d = m->d;
+    *out = NULL;
     sty_eval_ws *ws = rl_xcalloc(1, sizeof *ws);
     int nvec[STY_TR_COUNT] = { 0 };
     for (int f = 0; f < STY_NFIT; f++)
@@ -270,8 +281,10 @@ sty_eval_ws *sty_eval_alloc(const sty_model *m)
             continue;
         /* transported values need P v: only SO(2) chains give it from the
          * tracked query rows alone */
-        if (ws->values[t] && !rl_family_is_so2(&f))
-            rl_die("stylized: value transport along a non-SO(2) chain is not supported");
+        if (ws->values[t] && !rl_family_is_so2(&f)) {
+            sty_eval_free(ws);
+            return rl_fail(err, RL_EINPUT, "stylized: value transport along a non-SO(2) chain is not supported");
+        }
         ws->chain[t] = rl_chain_alloc(&f, nvec[t]);
     }
     ws->X = rl_xmalloc(sizeof(double) * STY_NFIT * d);
@@ -281,7 +294,8 @@ sty_eval_ws *sty_eval_alloc(const sty_model *m)
     ws->pv = ws->k + 3 * d;
     ws->pvt = rl_xmalloc(sizeof(double) * STY_TR_COUNT * d);
     ws->acc = rl_xmalloc(sizeof(double) * STY_NSCHEME * d);
-    return ws;
+    *out = ws;
+    return RL_OK;
 }
 
 void sty_eval_free(sty_eval_ws *ws)
@@ -350,11 +364,14 @@ static void finalize(const sty_model *m, sty_eval_ws *ws, long L, gsl_rng *rd, d
     }
 }
 
-void sty_eval(const sty_model *m, const double *Q, const long *grid, int ng, gsl_rng *rd, gsl_rng *const *rt,
-              sty_eval_ws *ws, double *out)
+rl_status sty_eval(const sty_model *m, const double *Q, const long *grid, int ng, gsl_rng *rd, gsl_rng *const *rt,
+                   sty_eval_ws *ws, double *out, rl_err *err)
 {
     const int d = m->d;
     const long dt = draw_target(m, rd), lmax = grid[ng - 1];
+    /* the grid increases: every context holds the target when the first does */
+    if (grid[0] < dt)
+        return rl_fail(err, RL_EINPUT, "stylized: context %ld shorter than the target distance %ld", grid[0], dt);
     for (int t = 0; t < STY_TR_COUNT; t++) {
         if (!ws->chain[t])
             continue;
@@ -411,10 +428,9 @@ void sty_eval(const sty_model *m, const double *Q, const long *grid, int ng, gsl
                 ws->Et[s] = e;
         }
         if (delta == grid[g]) {
-            if (delta < dt)
-                rl_die("stylized: context %ld shorter than the target distance %ld", delta, dt);
             finalize(m, ws, delta, rd, out, g, ng);
             g++;
         }
     }
+    return RL_OK;
 }

@@ -1,5 +1,5 @@
 /* stylized_model.h: one attention layer retrieving a target value among
- * distractors, for `routelab stylized` (claim 6).
+ * distractors, for `routelab stylized` (claim 5).
  *
  * A query at position i attends to the L tokens at distances delta = 1..L.
  * The key at distance delta reaches the query through the route
@@ -23,6 +23,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "../core/err.h"
 #include "../sampling/family.h"
 #include "../sampling/normal.h"
 
@@ -80,12 +81,13 @@ typedef struct sty_win_ws sty_win_ws;
 sty_win_ws *sty_win_alloc(const sty_model *m, sty_transport tr, long T);
 void sty_win_free(sty_win_ws *ws);
 
-/* One window of length T: draws delta_t and the keys from rd, the transport
- * steps from rt, and returns log alpha_t.  When grad is not NULL it adds
+/* One window of length T (at most the workspace's): draws delta_t and the
+ * keys from rd, the transport steps from rt, and sets *logp = log alpha_t.
+ * When grad is not NULL it adds
  *     d log alpha_t / dq = sum_delta (1[delta = delta_t] - alpha_delta) P_delta k_delta
- * to grad (the bias does not depend on q). */
-double sty_window(const sty_model *m, const sty_fit_spec *f, const double *q, long T, gsl_rng *rd, gsl_rng *rt,
-                  sty_win_ws *ws, double *grad);
+ * to grad (the bias does not depend on q).  RL_EINPUT for T too long. */
+rl_status sty_window(const sty_model *m, const sty_fit_spec *f, const double *q, long T, gsl_rng *rd, gsl_rng *rt,
+                     sty_win_ws *ws, double *grad, double *logp, rl_err *err);
 
 /* ---- fitting the query ---- */
 
@@ -101,7 +103,8 @@ typedef struct {
  * reads data stream (seed, key(tag, t*batch + b)) and transport stream
  * (seed, key(tag + 1 + tr, t*batch + b)): the same data for every process.
  * curve (steps values, may be NULL) gets the batch mean of log alpha_t. */
-void sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts *o, double *q, double *curve);
+rl_status sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts *o, double *q, double *curve,
+                  rl_err *err);
 
 /* ---- evaluation: all schemes on the same draws ---- */
 
@@ -109,7 +112,9 @@ void sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts *o, d
 enum { STY_Q_ALPHA, STY_Q_RHO, STY_Q_NLL, STY_Q_SNR, STY_Q_BG, STY_Q_SIG, STY_Q_VIOL, STY_NQ };
 
 typedef struct sty_eval_ws sty_eval_ws;
-sty_eval_ws *sty_eval_alloc(const sty_model *m);
+/* The evaluation workspace; RL_EINPUT (and *out = NULL) when a scheme
+ * transports values along a non-SO(2) chain (not supported). */
+rl_status sty_eval_alloc(const sty_model *m, sty_eval_ws **out, rl_err *err);
 void sty_eval_free(sty_eval_ws *ws);
 
 /* One query against contexts of every grid length (increasing): walks
@@ -120,8 +125,9 @@ void sty_eval_free(sty_eval_ws *ws);
  * output SNR = signal / |o - signal v_t|, background leakage
  * |sum_{j != t} alpha_j V_j^bg|, signal = the target's own term alpha_t v_t.V_t,
  * and 1 if rho_D < M/(M + K e^{2 lambda}) (the rotation-only bound; ALiBi
- * schemes report 0). */
-void sty_eval(const sty_model *m, const double *Q, const long *grid, int ng, gsl_rng *rd, gsl_rng *const *rt,
-              sty_eval_ws *ws, double *out);
+ * schemes report 0).  RL_EINPUT when the shortest context is shorter than the
+ * target's distance. */
+rl_status sty_eval(const sty_model *m, const double *Q, const long *grid, int ng, gsl_rng *rd, gsl_rng *const *rt,
+                   sty_eval_ws *ws, double *out, rl_err *err);
 
 #endif

@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/stats.h"
 #include "../core/util.h"
 
-rl_tails *rl_tails_alloc(const double *t, int nt, long reps, int m)
+rl_status rl_tails_alloc(const double *t, int nt, long reps, int m, rl_tails **out, rl_err *err)
 {
+    *out = NULL;
     if (m > 65535)
-        rl_die("tails: at most 65535 scores per replicate");
+        return rl_fail(err, RL_EINPUT, "tails: at most 65535 scores per replicate, not %d", m);
     rl_tails *T = rl_xcalloc(1, sizeof *T);
     T->nt = nt;
     T->m = m;
@@ -18,7 +20,8 @@ rl_tails *rl_tails_alloc(const double *t, int nt, long reps, int m)
     T->t = rl_xmalloc(sizeof(double) * (nt > 0 ? nt : 1));
     memcpy(T->t, t, sizeof(double) * nt);
     T->cnt = rl_xcalloc((size_t)reps * (nt > 0 ? nt : 1), sizeof(unsigned short));
-    return T;
+    *out = T;
+    return RL_OK;
 }
 
 void rl_tails_free(rl_tails *T)
@@ -42,19 +45,17 @@ void rl_tails_add(rl_tails *T, long rep, const double *s, int m)
 
 rl_tail_est rl_tails_est(const rl_tails *T, int k)
 {
-    double sum = 0, sum2 = 0;
-    for (long r = 0; r < T->reps; r++) {
-        double f = (double)T->cnt[(size_t)r * T->nt + k] / T->m;
-        sum += f;
-        sum2 += f * f;
-    }
-    rl_tail_est e;
+    /* the per-replicate frequencies c_r / m: their mean is p, their standard
+     * error the cluster one */
     const long N = T->reps;
+    double *f = rl_xmalloc(sizeof(double) * (N > 0 ? N : 1));
+    for (long r = 0; r < N; r++)
+        f[r] = (double)T->cnt[(size_t)r * T->nt + k] / T->m;
+    rl_tail_est e;
     e.n = N * T->m;
-    e.p = sum / N;
+    rl_mean_se(f, N, 1, &e.p, &e.se_cluster);
+    free(f);
     e.se_binom = sqrt(e.p * (1 - e.p) / e.n);
-    double var = N > 1 ? (sum2 - N * e.p * e.p) / (N - 1) : 0;
-    e.se_cluster = sqrt((var > 0 ? var : 0) / N);
     e.se = fmax(e.se_binom, e.se_cluster);
     return e;
 }

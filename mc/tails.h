@@ -9,6 +9,8 @@
 #ifndef RL_TAILS_H
 #define RL_TAILS_H
 
+#include "../core/err.h"
+
 typedef struct {
     int nt, m;
     long reps;
@@ -24,7 +26,9 @@ typedef struct {
     long n;            /* N m */
 } rl_tail_est;
 
-rl_tails *rl_tails_alloc(const double *t, int nt, long reps, int m);
+/* Counts for reps replicates of m scores each (m <= 65535: the counts are
+ * 16-bit) at the nt thresholds t; *out is NULL on failure (RL_EINPUT). */
+rl_status rl_tails_alloc(const double *t, int nt, long reps, int m, rl_tails **out, rl_err *err);
 void rl_tails_free(rl_tails *T);
 
 /* Record replicate rep's scores s[0..m-1] (m <= T->m; a thread-safe write to

@@ -18,6 +18,7 @@
 
 #include "../core/util.h"
 #include "attention.h"
+#include "../theory/theory.h"
 
 #define NSTAT 7 /* far mass, its square, bound, rows, violations, lambda sum, lambda max */
 
@@ -112,7 +113,7 @@ static void rows_done(rl_probe *p, int layer, int h)
             for (long j = 0; j <= i - W; j++)
                 far += a[j];
             const double M = (double)(i + 1 - W), K = (double)W;
-            const double bound = M / (M + K * exp(2.0 * lam));
+            const double bound = rl_farmass_lower(M, K, lam); /* theory/: M/(M + K e^{2 lam}) */
             double *s = st + w * NSTAT;
             s[0] += far;
             s[1] += far * far;

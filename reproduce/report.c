@@ -7,9 +7,10 @@
 #include <unistd.h>
 
 #include "../core/util.h"
-#include "../report/exp.h"
+#include "../report/plot.h"
+#include "../report/tsv.h"
 #include "grid.h"
-#include "study.h"
+#include "../theory/study.h"
 
 #define MAXLEN 32
 
@@ -265,8 +266,8 @@ void rl_repro_report(const rl_repro *r, const char *command)
         free(d);
     }
     /* ---- table.tsv ---- */
-    rl_exp_ctx ctx = rl_exp_default(r->out);
-    rl_tsv *t = rl_tsv_open(&ctx, "table.tsv",
+    const rl_outdir od = { r->out, 0 };
+    rl_tsv *t = rl_tsv_open(&od, "table.tsv",
                             "variant\tlength\tmult\tmean_loss\tstderr\tppl\tratio\tratio_se\tstudy_ppl\tstudy_ratio");
     for (int v = 0; v < nv; v++) {
         const rl_study_row *s = rl_study_find(r->var[v]);
@@ -290,9 +291,9 @@ void rl_repro_report(const rl_repro *r, const char *command)
         if (rl_study_find(r->var[v]))
             so += snprintf(study + so, sizeof study - so, so ? " %s" : "%s", r->var[v]);
     snprintf(vars + off, sizeof vars - off, "\"; study=\"%s\"; ctx=%d", study, r->g.train.ctx);
-    rl_plot(&ctx, "reproduce_ppl", "ppl", vars);
-    rl_plot(&ctx, "reproduce_ratio", "ratio", vars);
-    rl_plot(&ctx, "reproduce_train", "training", vars);
+    rl_plot(&od, "reproduce_ppl", "ppl", vars);
+    rl_plot(&od, "reproduce_ratio", "ratio", vars);
+    rl_plot(&od, "reproduce_train", "training", vars);
 
     /* ---- REPORT.md ---- */
     char *path = rl_path_join(r->out, "REPORT.md");

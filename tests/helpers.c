@@ -13,15 +13,12 @@
 
 void th_add(th_acc *a, double x)
 {
-    a->n++;
-    double d = x - a->mean;
-    a->mean += d / a->n;
-    a->m2 += d * (x - a->mean);
+    rl_welford_add(a, x);
 }
 
 double th_se(const th_acc *a)
 {
-    return a->n > 1 ? sqrt(a->m2 / (a->n - 1) / a->n) : INFINITY;
+    return a->n > 1 ? rl_welford_se(a) : INFINITY;
 }
 
 static int cmp_double(const void *a, const void *b)

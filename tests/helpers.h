@@ -4,13 +4,13 @@
 
 #include <stddef.h>
 
-/* Running mean and standard error (Welford). */
-typedef struct {
-    long n;
-    double mean, m2;
-} th_acc;
+#include "../core/stats.h"
+
+/* Running mean and standard error: core/stats.h's Welford accumulator
+ * (zero-initialise it: {0}). */
+typedef rl_welford th_acc;
 void th_add(th_acc *a, double x);
-double th_se(const th_acc *a); /* standard error of the mean */
+double th_se(const th_acc *a); /* standard error of the mean; INFINITY below 2 samples */
 
 /* Kolmogorov-Smirnov statistic sqrt(n) D of x[0..n-1] (sorted in place)
  * against cdf.  Under the null, P(sqrt(n) D > 2.75) ~ 2 exp(-2 * 2.75^2)

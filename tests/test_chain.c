@@ -22,7 +22,7 @@ static void check_chain(rl_family f)
     memset(P, 0, sizeof P);
     for (int i = 0; i < d; i++)
         P[i * d + i] = 1;
-    rl_chain_reset(c, NULL);
+    cr_assert_eq(rl_chain_reset_identity(c, NULL), RL_OK);
     for (int step = 0; step < 9; step++) {
         rl_chain_step(c, r1, step % 3);
         rl_stepper_draw(s, r2, step % 3);
@@ -97,4 +97,16 @@ Test(chain, route_means_match_the_closed_form)
         cr_assert_leq(fabs(st->coh[g] - c), 5 * st->coh_se[g] + 1e-12);
     }
     rl_route_stats_free(st);
+}
+
+/* The identity rows need a chain that tracks d vectors: anything else is a
+ * bad input (RL_EINPUT with a message), not an exit. */
+Test(chain, identity_reset_needs_d_vectors)
+{
+    rl_family f = rl_family_default(RL_FAM_HOUSEHOLDER, 6);
+    rl_chain *c = rl_chain_alloc(&f, 2);
+    rl_err err;
+    cr_assert_eq(rl_chain_reset_identity(c, &err), RL_EINPUT);
+    cr_assert(strstr(err.msg, "nvec") != NULL, "message: %s", err.msg);
+    rl_chain_free(c);
 }

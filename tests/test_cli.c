@@ -183,3 +183,47 @@ Test(cli, bound_calculator)
     cr_assert_float_eq(bound("value-incoherent --rho 1 --vnorm 1 --ml 100 --c 0"), 0.1, 1e-15);
     cr_assert(isinf(bound("window --norm 1 --eps 0.1")));
 }
+
+/* `routelab claims` prints the claims table: one markdown row per claim, in
+ * the table's order and numbering; each row's subcommand exists, its --help is
+ * the table's help and keeps every experiment flag, and `routelab help` lists
+ * it as "claim N: title". */
+Test(cli, claims_table_and_the_subcommands_it_derives)
+{
+    static const struct {
+        int number;
+        const char *id, *title;
+    } rows[] = {
+        { 1, "mixing", "Mixing window" },
+        { 2, "concentration", "Score concentration of far routes" },
+        { 2, "scoregap", "Score gap: near target against far distractors" },
+        { 3, "farmass", "Far-mass lower bound" },
+        { 4, "values", "Value-side incoherence" },
+        { 5, "stylized", "Length extrapolation of one stylized attention layer" },
+    };
+    const int n = sizeof rows / sizeof *rows;
+    cr_assert_eq(th_run("claims", out, sizeof out, err, sizeof err), 0, "stderr: %s", err);
+    cr_assert(strncmp(out, "| claim | id | title | command |\n|---|---|---|---|\n", 50) == 0, "header: %s", out);
+    cr_assert_eq(th_lines(out), 2 + n, "%s", out);
+    const char *p = strchr(strchr(out, '\n') + 1, '\n') + 1;
+    for (int i = 0; i < n; i++) {
+        char want[256];
+        snprintf(want, sizeof want, "| %d | %s | %s | `routelab %s` |\n", rows[i].number, rows[i].id, rows[i].title,
+                 rows[i].id);
+        cr_assert(strncmp(p, want, strlen(want)) == 0, "row %d: want %s got %.200s", i, want, p);
+        p += strlen(want);
+    }
+    static char help[1 << 16];
+    cr_assert_eq(th_run("help", help, sizeof help, NULL, 0), 0);
+    for (int i = 0; i < n; i++) {
+        char want[256], cmd[64];
+        snprintf(want, sizeof want, "claim %d: %s", rows[i].number, rows[i].title);
+        cr_assert(strstr(help, want), "help lacks '%s'", want);
+        snprintf(cmd, sizeof cmd, "%s --help", rows[i].id);
+        cr_assert_eq(th_run(cmd, out, sizeof out, NULL, 0), 0, "%s", cmd);
+        const char *flags[] = { "--out", "--seed", "--threads", "--preset", "--svg", "--text" };
+        for (size_t f = 0; f < sizeof flags / sizeof *flags; f++)
+            cr_assert(strstr(out, flags[f]), "%s does not document %s", cmd, flags[f]);
+        cr_assert(strstr(out, "go to --out"), "%s: the table's help text is missing", cmd);
+    }
+}

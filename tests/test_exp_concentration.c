@@ -58,14 +58,14 @@ Test(exp_concentration, haar_tail_d32_is_the_beta_law)
     double *Q = rl_st_queries(5, d, m);
     rl_st_spec sp = { RL_ST_CHAIN, rl_family_default(RL_FAM_HAAR, d), 1 };
     rl_st_cell c;
-    rl_st_run(&sp, t, nt, 1500, m, Q, 5, 1, &c);
+    cr_assert_eq(rl_st_run(&sp, t, nt, 1500, m, Q, 5, 1, &c, NULL), RL_OK);
     cr_assert_geq(against_beta(&c, d), 6);
     rl_st_free(&c);
     free(Q);
     /* the large-d equivalent: P k uniform on the sphere */
     Q = rl_st_queries(5, 200, m);
     rl_st_spec sph = { RL_ST_SPHERE, rl_family_default(RL_FAM_HAAR, 200), 1 };
-    rl_st_run(&sph, t, grid(200, t), 1500, m, Q, 5, 2, &c);
+    cr_assert_eq(rl_st_run(&sph, t, grid(200, t), 1500, m, Q, 5, 2, &c, NULL), RL_OK);
     cr_assert_geq(against_beta(&c, 200), 6);
     rl_st_free(&c);
     free(Q);
@@ -94,7 +94,7 @@ Test(exp_concentration, householder_mean_score_is_c_to_the_n)
     double *Q = rl_st_queries(7, d, m), t[16];
     rl_st_spec sp = { RL_ST_CHAIN, rl_family_default(RL_FAM_HOUSEHOLDER, d), n };
     rl_st_cell c;
-    rl_st_run(&sp, t, grid(d, t), reps, m, Q, 7, 3, &c);
+    cr_assert_eq(rl_st_run(&sp, t, grid(d, t), reps, m, Q, 7, 3, &c, NULL), RL_OK);
     double mu, se, cc = 1 - 2.0 / d;
     mean_se(c.mean, reps, &mu, &se);
     cr_assert_leq(fabs(mu - pow(cc, 3)), 5 * se, "E s = %g ± %g, c^3 = %g", mu, se, pow(cc, 3));
@@ -114,7 +114,7 @@ Test(exp_concentration, path_norm_shrinks_as_predicted)
     double *Q = rl_st_queries(8, d, m), t[16];
     rl_st_spec sp = { RL_ST_CHAIN, f, n };
     rl_st_cell c;
-    rl_st_run(&sp, t, grid(d, t), reps, m, Q, 8, 4, &c);
+    cr_assert_eq(rl_st_run(&sp, t, grid(d, t), reps, m, Q, 8, 4, &c, NULL), RL_OK);
     double mu, se, pred = pow(1 - 1.0 / d, (double)n);
     mean_se(c.nrm2, reps, &mu, &se);
     cr_assert_leq(fabs(mu - pred), 5 * se, "E|Pq|^2 = %g ± %g, predicted %g", mu, se, pred);
@@ -133,7 +133,7 @@ Test(exp_concentration, so2_block_scores_have_the_exact_moments)
     double *Q = rl_st_queries(9, d, m), t[16];
     rl_st_spec sp = { RL_ST_SO2, f, n };
     rl_st_cell c;
-    rl_st_run(&sp, t, grid(d, t), reps, m, Q, 9, 5, &c);
+    cr_assert_eq(rl_st_run(&sp, t, grid(d, t), reps, m, Q, 9, 5, &c, NULL), RL_OK);
     for (int g = 0; g < RL_NCFG; g++) {
         double a[h], mu, se;
         rl_st_cfg_weights(g, d, a);
@@ -165,7 +165,7 @@ Test(exp_concentration, so2_centered_tails_below_hoeffding)
     double *Q = rl_st_queries(10, d, m), t[16];
     rl_st_spec sp = { RL_ST_SO2, f, 4 };
     rl_st_cell c;
-    rl_st_run(&sp, t, grid(d, t), 4000, m, Q, 10, 6, &c);
+    cr_assert_eq(rl_st_run(&sp, t, grid(d, t), 4000, m, Q, 10, 6, &c, NULL), RL_OK);
     for (int g = 0; g < RL_NCFG; g++) {
         double a[h];
         rl_st_cfg_weights(g, d, a);
@@ -184,7 +184,8 @@ Test(exp_concentration, cluster_and_binomial_se_agree_for_independent_scores)
     const long reps = 4000;
     const int m = 10;
     double t[1] = { 0.5 }, s[10];
-    rl_tails *T = rl_tails_alloc(t, 1, reps, m);
+    rl_tails *T;
+    cr_assert_eq(rl_tails_alloc(t, 1, reps, m, &T, NULL), RL_OK);
     gsl_rng *r = rl_rng_alloc();
     rl_rng_stream(r, 11, 1);
     for (long k = 0; k < reps; k++) {
@@ -210,4 +211,15 @@ Test(exp_concentration, cli_writes_every_file, .timeout = 120)
     cr_assert_eq(th_run("concentration --no-such-flag", out, sizeof out, err, sizeof err), 2);
     cr_assert(strncmp(err, "routelab: ", 10) == 0, "stderr: %s", err);
     cr_assert_eq(th_run("concentration --preset huge", out, sizeof out, err, sizeof err), 2);
+}
+
+/* Counts are 16-bit: more than 65535 scores per replicate is a bad input. */
+Test(exp_concentration, tails_refuse_more_than_65535_scores)
+{
+    double t[1] = { 0.5 };
+    rl_tails *T = (rl_tails *)1;
+    rl_err err;
+    cr_assert_eq(rl_tails_alloc(t, 1, 4, 70000, &T, &err), RL_EINPUT);
+    cr_assert_null(T);
+    cr_assert(strstr(err.msg, "65535") != NULL, "message: %s", err.msg);
 }

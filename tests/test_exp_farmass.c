@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../experiments/farmass.h"
+#include "../mc/farmass_walk.h"
 #include "../mc/softmax_mass.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"

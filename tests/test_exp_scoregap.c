@@ -40,7 +40,7 @@ Test(exp_scoregap, householder_near_and_far_scores_are_c_to_the_delta)
     double q[16], c = 1 - 2.0 / d;
     spread_query(d, q);
     rl_gc_cell cell;
-    rl_gc_run(&sp, q, NULL, reps, g, 3, 1, 1, &cell);
+    cr_assert_eq(rl_gc_run(&sp, q, NULL, reps, g, 3, 1, 1, &cell, NULL), RL_OK);
     for (int i = 0; i < 3; i++) {
         double m, se, p = pow(c, (double)sp.near[i]);
         mean_se(cell.near + i, reps, 3, &m, &se);
@@ -70,7 +70,7 @@ Test(exp_scoregap, so2_study_scores_follow_the_block_characteristic_functions)
     rl_so2score_mean_range(&sp.f, a, 32, 64, es);
     cr_assert_float_eq(es[10], rl_so2score_mean(&sp.f, a, 42), 1e-12);
     rl_gc_cell cell;
-    rl_gc_run(&sp, q, es, reps, g, 2, 2, 2, &cell);
+    cr_assert_eq(rl_gc_run(&sp, q, es, reps, g, 2, 2, 2, &cell, NULL), RL_OK);
     for (int i = 0; i < 2; i++) {
         double m, se, p = rl_so2score_mean(&sp.f, a, sp.near[i]);
         mean_se(cell.near + i, reps, 2, &m, &se);
@@ -99,7 +99,7 @@ Test(exp_scoregap, circle_far_weights_and_max_match_predictions)
     spread_query(d, q);
     rl_so2score_weights(d, q, a);
     rl_gc_cell cell;
-    rl_gc_run(&sp, q, NULL, reps, g, 1, 3, 3, &cell);
+    cr_assert_eq(rl_gc_run(&sp, q, NULL, reps, g, 1, 3, 3, &cell, NULL), RL_OK);
     double *F = malloc(sizeof(double) * reps), m, se;
     for (long k = 0; k < reps; k++)
         F[k] = exp(cell.lf[k]) / 50;
@@ -168,4 +168,20 @@ Test(exp_scoregap, cli_writes_every_file, .timeout = 120)
     cr_assert_eq(th_run("scoregap --no-such-flag", out, sizeof out, err, sizeof err), 2);
     cr_assert(strncmp(err, "routelab: ", 10) == 0, "stderr: %s", err);
     cr_assert_eq(th_run("scoregap --seed", out, sizeof out, err, sizeof err), 2);
+}
+
+/* A near distance at or beyond delta0 (the far keys) is a bad input: a
+ * status and a message, and an empty cell. */
+Test(exp_scoregap, near_distance_beyond_delta0_is_a_bad_input)
+{
+    const int d = 8;
+    const long g[] = { 4 };
+    rl_gc_spec sp = { rl_family_default(RL_FAM_HOUSEHOLDER, d), 3, 1.0, 1, { 3 } };
+    double q[8];
+    spread_query(d, q);
+    rl_gc_cell cell;
+    rl_err err;
+    cr_assert_eq(rl_gc_run(&sp, q, NULL, 8, g, 1, 1, 1, &cell, &err), RL_EINPUT);
+    cr_assert(strstr(err.msg, "gapchain") != NULL, "message: %s", err.msg);
+    cr_assert_null(cell.near);
 }

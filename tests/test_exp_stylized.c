@@ -51,7 +51,8 @@ Test(exp_stylized, gradient_matches_finite_differences)
         memcpy(q, Q + f * D, sizeof q);
         rl_rng_stream(rd, 9, 1);
         rl_rng_stream(rt, 9, 2);
-        sty_window(&m, &sty_fits[f], q, T, rd, rt, ws, g);
+        double l0;
+        cr_assert_eq(sty_window(&m, &sty_fits[f], q, T, rd, rt, ws, g, &l0, NULL), RL_OK);
         for (int i = 0; i < D; i++) {
             const double h = 1e-5;
             double qp[D], qm[D];
@@ -61,10 +62,11 @@ Test(exp_stylized, gradient_matches_finite_differences)
             qm[i] -= h;
             rl_rng_stream(rd, 9, 1);
             rl_rng_stream(rt, 9, 2);
-            double lp = sty_window(&m, &sty_fits[f], qp, T, rd, rt, ws, NULL);
+            double lp, lm;
+            cr_assert_eq(sty_window(&m, &sty_fits[f], qp, T, rd, rt, ws, NULL, &lp, NULL), RL_OK);
             rl_rng_stream(rd, 9, 1);
             rl_rng_stream(rt, 9, 2);
-            double lm = sty_window(&m, &sty_fits[f], qm, T, rd, rt, ws, NULL);
+            cr_assert_eq(sty_window(&m, &sty_fits[f], qm, T, rd, rt, ws, NULL, &lm, NULL), RL_OK);
             cr_assert_float_eq(g[i], (lp - lm) / (2 * h), 1e-6, "%s: dq_%d %g vs %g", sty_fits[f].name, i, g[i],
                                (lp - lm) / (2 * h));
         }
@@ -87,15 +89,17 @@ Test(exp_stylized, window_and_evaluation_agree)
     for (int t = 0; t < STY_TR_COUNT; t++)
         rt[t] = rl_rng_alloc();
     const long T = 40;
-    sty_eval_ws *ews = sty_eval_alloc(&m);
+    sty_eval_ws *ews;
+    cr_assert_eq(sty_eval_alloc(&m, &ews, NULL), RL_OK);
     for (unsigned long k = 0; k < 5; k++) {
         streams(rd, rt, k);
-        sty_eval(&m, Q, &T, 1, rd, rt, ews, out);
+        cr_assert_eq(sty_eval(&m, Q, &T, 1, rd, rt, ews, out, NULL), RL_OK);
         for (int s = 0; s < STY_NSCHEME; s++) {
             const int f = sty_schemes[s].fit;
             sty_win_ws *ws = sty_win_alloc(&m, sty_fits[f].tr, T);
             streams(rd, rt, k);
-            double la = sty_window(&m, &sty_fits[f], Q + f * D, T, rd, rt[sty_fits[f].tr], ws, NULL);
+            double la;
+            cr_assert_eq(sty_window(&m, &sty_fits[f], Q + f * D, T, rd, rt[sty_fits[f].tr], ws, NULL, &la, NULL), RL_OK);
             cr_assert_float_eq(out[s * STY_NQ + STY_Q_NLL], -la, 1e-10, "%s", sty_schemes[s].name);
             cr_assert_float_eq(out[s * STY_NQ + STY_Q_ALPHA], exp(la), 1e-12);
             sty_win_free(ws);
@@ -121,9 +125,10 @@ Test(exp_stylized, zero_query_gives_exact_weights)
     gsl_rng *rd = rl_rng_alloc(), *rt[STY_TR_COUNT];
     for (int t = 0; t < STY_TR_COUNT; t++)
         rt[t] = rl_rng_alloc();
-    sty_eval_ws *ews = sty_eval_alloc(&m);
+    sty_eval_ws *ews;
+    cr_assert_eq(sty_eval_alloc(&m, &ews, NULL), RL_OK);
     streams(rd, rt, 3);
-    sty_eval(&m, Q, grid, 3, rd, rt, ews, out);
+    cr_assert_eq(sty_eval(&m, Q, grid, 3, rd, rt, ews, out, NULL), RL_OK);
     for (int s = 0; s < STY_NSCHEME; s++)
         for (int g = 0; g < 3; g++) {
             const double *r = out + (s * 3 + g) * STY_NQ, L = grid[g];
@@ -164,9 +169,10 @@ Test(exp_stylized, rope_logits_are_the_explicit_rotation)
     gsl_rng *rd = rl_rng_alloc(), *rt[STY_TR_COUNT];
     for (int t = 0; t < STY_TR_COUNT; t++)
         rt[t] = rl_rng_alloc();
-    sty_eval_ws *ews = sty_eval_alloc(&m);
+    sty_eval_ws *ews;
+    cr_assert_eq(sty_eval_alloc(&m, &ews, NULL), RL_OK);
     streams(rd, rt, 0);
-    sty_eval(&m, Q, &L, 1, rd, rt, ews, out);
+    cr_assert_eq(sty_eval(&m, Q, &L, 1, rd, rt, ews, out, NULL), RL_OK);
     const double *q = Q + 1 * D; /* fit 1: rope */
     double z = 0, et = 0, far = 0;
     for (long dl = 1; dl <= L; dl++) {
@@ -205,11 +211,12 @@ Test(exp_stylized, transported_background_matches_the_closed_form)
     gsl_rng *rd = rl_rng_alloc(), *rt[STY_TR_COUNT];
     for (int t = 0; t < STY_TR_COUNT; t++)
         rt[t] = rl_rng_alloc();
-    sty_eval_ws *ews = sty_eval_alloc(&m);
+    sty_eval_ws *ews;
+    cr_assert_eq(sty_eval_alloc(&m, &ews, NULL), RL_OK);
     th_acc a = { 0 };
     for (long r = 0; r < reps; r++) {
         streams(rd, rt, (unsigned long)r);
-        sty_eval(&m, Q, &L, 1, rd, rt, ews, out);
+        cr_assert_eq(sty_eval(&m, Q, &L, 1, rd, rt, ews, out, NULL), RL_OK);
         th_add(&a, out[s * STY_NQ + STY_Q_BG] * out[s * STY_NQ + STY_Q_BG]);
         cr_assert_float_eq(out[2 * STY_NQ + STY_Q_BG], (L - 1.0) / L, 1e-14);
     }
@@ -239,7 +246,7 @@ Test(exp_stylized, fit_suppresses_the_shared_key)
     sty_model_init(&m, D, 2, 5.0, 0.5, 0.5, 0.1, 8, 1);
     sty_fit_opts o = { 16, 150, 8, 0.1, 3, 40 };
     double q[D], curve[150];
-    sty_fit(&m, &sty_fits[0], &o, q, curve);
+    cr_assert_eq(sty_fit(&m, &sty_fits[0], &o, q, curve, NULL), RL_OK);
     double qu = 0, qw = 0, n = 0;
     for (int i = 0; i < D; i++) {
         qu += q[i] * m.u[i];

@@ -1,30 +1,12 @@
-/* exp.c: experiment context, TSV outputs, gnuplot figures, verdict reports. */
-#include "exp.h"
+/* report.c: report sections and their verdicts, as markdown, a terminal
+ * table and TSV rows. */
+#include "report.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "../core/util.h"
-
-rl_exp_ctx rl_exp_default(const char *out)
-{
-    rl_exp_ctx c = { out, 1, rl_ncores(), 0, RL_PRESET_QUICK, NULL };
-    return c;
-}
-
-void rl_exp_parse(const char *cmd, const char *synopsis, const char *description, rl_opt *opts,
-                  int argc, char **argv, rl_exp_ctx *ctx)
-{
-    rl_opts_parse(cmd, synopsis, description, opts, argc, argv, NULL, 0);
-    rl_set_threads(ctx->threads);
-    rl_mkdir_p(ctx->out);
-}
 
 const char *rl_fmt(char *buf, size_t n, const char *fmt, ...)
 {
@@ -268,102 +250,3 @@ void rl_report_markdown(const rl_report *r, FILE *fp)
     }
 }
 
-/* ---------------- TSV ---------------- */
-
-struct rl_tsv {
-    rl_outfile *o;
-};
-
-rl_tsv *rl_tsv_open(const rl_exp_ctx *ctx, const char *name, const char *header)
-{
-    rl_tsv *t = rl_xcalloc(1, sizeof *t);
-    char *path = rl_path_join(ctx->out, name);
-    t->o = rl_outfile_open(path);
-    free(path);
-    fprintf(t->o->f, "%s\n", header);
-    return t;
-}
-
-void rl_tsv_row(rl_tsv *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(t->o->f, fmt, ap);
-    va_end(ap);
-    fputc('\n', t->o->f);
-}
-
-void rl_tsv_close(rl_tsv *t)
-{
-    rl_outfile_commit(t->o);
-    free(t);
-}
-
-/* ---------------- figures ---------------- */
-
-/* plots/ next to the binary's folder (build/routelab -> plots/), or
- * $ROUTELAB_PLOTS. */
-static char *plots_dir(void)
-{
-    const char *env = getenv("ROUTELAB_PLOTS");
-    if (env)
-        return xstrdup(env);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        rl_die("cannot locate the plots/ folder (set ROUTELAB_PLOTS)");
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = 0;
-    char *p;
-    if (asprintf(&p, "%s/../plots", exe) < 0)
-        rl_die("out of memory");
-    return p;
-}
-
-static void run_gnuplot(const char *script, const char *plotdir, const char *dir, const char *outfile,
-                        const char *term, const char *vars)
-{
-    char *tmp, *defs;
-    if (asprintf(&tmp, "%s.tmp.%ld", outfile, (long)getpid()) < 0 ||
-        asprintf(&defs, "plotdir='%s'; dir='%s'; out='%s'; term='%s'; %s", plotdir, dir, tmp, term,
-                 vars ? vars : "") < 0)
-        rl_die("out of memory");
-    pid_t pid = fork();
-    if (pid < 0)
-        rl_die("cannot start gnuplot: %s", strerror(errno));
-    if (pid == 0) {
-        execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
-        fprintf(stderr, "routelab: cannot run gnuplot: %s\n", strerror(errno));
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(tmp, F_OK) != 0) {
-        unlink(tmp);
-        rl_die("gnuplot failed on %s (status %d)", script, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-    }
-    if (rename(tmp, outfile) != 0)
-        rl_die("cannot rename into %s: %s", outfile, strerror(errno));
-    free(tmp);
-    free(defs);
-}
-
-void rl_plot(const rl_exp_ctx *ctx, const char *script, const char *outname, const char *vars)
-{
-    char *pd = plots_dir(), *sp, *png, *svg;
-    if (asprintf(&sp, "%s/%s.gp", pd, script) < 0 || asprintf(&png, "%s/%s.png", ctx->out, outname) < 0 ||
-        asprintf(&svg, "%s/%s.svg", ctx->out, outname) < 0)
-        rl_die("out of memory");
-    if (access(sp, R_OK) != 0)
-        rl_die("missing plot script %s", sp);
-    run_gnuplot(sp, pd, ctx->out, png, "png", vars);
-    if (ctx->svg)
-        run_gnuplot(sp, pd, ctx->out, svg, "svg", vars);
-    free(pd);
-    free(sp);
-    free(png);
-    free(svg);
-}

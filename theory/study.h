@@ -1,5 +1,5 @@
-/* study.h: the study's reported perplexities (../shared/reference/study.md),
- * so that every report can print them beside ours. */
+/* study.h: the study's reported perplexities (../shared/reference/study.md), typed once,
+ * so that every report (reproduce's table, the stylized claim's ratios) prints them beside ours. */
 #ifndef RL_STUDY_H
 #define RL_STUDY_H
 

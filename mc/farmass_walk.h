@@ -1,17 +1,17 @@
-/* farmass.h: one replicate of the stylized far-mass model (routelab farmass).
+/* farmass_walk.h: one replicate of the stylized far-mass model (routelab farmass).
  *
  * A unit query q; every key equals q (one shared key direction, so that the
  * route is the only thing that tells keys apart: NoPE sees score 1 everywhere,
  * a transport decorrelates far keys as much as it can).  The key at distance
  * delta is seen through one chain, P_delta = M_i ... M_{i-delta+1} (routes share
  * their steps as in attention), with score s_delta = q^T P_delta q = <P_delta^T q, q>. */
-#ifndef RL_FARMASS_H
-#define RL_FARMASS_H
+#ifndef RL_FARMASS_WALK_H
+#define RL_FARMASS_WALK_H
 
 #include <gsl/gsl_rng.h>
 
-#include "../mc/chain.h"
-#include "../mc/softmax_mass.h"
+#include "chain.h"
+#include "softmax_mass.h"
 
 /* Walk delta = 1 .. grid[ng-1] (f == NULL: no transport, s = 1).  ch tracks one
  * vector; q (d) is drawn here.  rho (ng x nlam x nconf) gets rho_D at each

@@ -1,0 +1,44 @@
+/* claims.h: the claims table.  One row per experiment, in the order and with
+ * the numbering used everywhere (theory.md, `routelab claims`, the per-claim
+ * subcommands, NOTES.md, README).
+ *
+ * Each experiment is two halves: run(ctx, &res, err) does the Monte Carlo and
+ * fills its results struct (no printing, no files; a failure is a status and
+ * a message in err); report(res, out, rep) turns the
+ * results into TSV files and figures in out->dir and a section (text,
+ * figures, verdicts) in rep. */
+#ifndef RL_CLAIMS_H
+#define RL_CLAIMS_H
+
+#include "../core/err.h"
+#include "../report/outdir.h"
+#include "../report/report.h"
+#include "ctx.h"
+
+typedef struct {
+    const char *id;         /* the subcommand and the anchor in theory.md */
+    int number;             /* the claim's number (two experiments may share one) */
+    const char *title;
+    const char *help;       /* the subcommand's --help text */
+    rl_status (*run)(const rl_exp_ctx *ctx, void **res, rl_err *err);
+    void (*report)(const void *res, const rl_outdir *out, rl_report *rep);
+    void (*free)(void *res);
+} rl_claim;
+
+extern const rl_claim rl_claims[];
+extern const int rl_nclaims;
+
+/* The row with this id, or NULL. */
+const rl_claim *rl_claim_find(const char *id);
+
+/* The section title "Claim N: title" into buf. */
+const char *rl_claim_heading(const rl_claim *c, char *buf, size_t n);
+
+/* The table as markdown: | claim | id | title | command |. */
+void rl_claims_markdown(FILE *fp);
+
+/* run (a failure: one line and its exit status), then report into rep,
+ * then free the results. */
+void rl_claim_do(const rl_claim *c, const rl_exp_ctx *ctx, rl_report *rep);
+
+#endif

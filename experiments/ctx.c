@@ -1,0 +1,52 @@
+/* ctx.c: an experiment's context: defaults and the driving text. */
+#include "ctx.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+
+rl_exp_ctx rl_exp_default(const char *out)
+{
+    rl_exp_ctx c = { { out, 0 }, 1, rl_ncores(), RL_PRESET_QUICK, NULL };
+    return c;
+}
+
+/* A file relative to the project folder (the binary lives in PROJECT/build),
+ * for runs started from another directory. */
+static char *project_file(const char *name)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;
+    char *p;
+    if (asprintf(&p, "%s/../%s", exe, name) < 0)
+        return NULL;
+    if (access(p, R_OK) == 0)
+        return p;
+    free(p);
+    return NULL;
+}
+
+const char *rl_exp_text(const rl_exp_ctx *ctx)
+{
+    static const char *brown = "data/brown/train.bin";
+    if (ctx->text)
+        return ctx->text;
+    if (access(brown, R_OK) == 0)
+        return brown;
+    /* not in the working directory: the project's own data, else its README
+     * (the one string this keeps is the process's, freed at exit) */
+    char *p = project_file(brown);
+    if (!p)
+        p = project_file("README.md");
+    return p;
+}

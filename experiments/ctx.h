@@ -1,0 +1,37 @@
+/* ctx.h: what a claim's experiment is run with: its output folder, seed,
+ * threads, Monte Carlo size (preset) and the text for token-driven steps. */
+#ifndef RL_EXP_CTX_H
+#define RL_EXP_CTX_H
+
+#include "../core/opts.h"
+#include "../report/outdir.h"
+
+typedef enum { RL_PRESET_QUICK, RL_PRESET_FULL } rl_preset;
+#define RL_PRESET_NAMES "quick|full"
+
+typedef struct {
+    rl_outdir out;      /* output folder (created) and the SVG flag: the report half's */
+    long seed;
+    int threads;
+    int preset;         /* rl_preset: sizes of the Monte Carlo */
+    const char *text;   /* a text file for token-driven steps (NULL: default) */
+} rl_exp_ctx;
+
+/* The flags every experiment takes (the command layer parses them). */
+#define RL_EXP_OPTS_(c)                                                                     \
+    RL_OPT_STR_("out", &(c)->out.dir, "output folder for the TSV files and figures"),              \
+    RL_OPT_SEED_(&(c)->seed),                                                                           \
+    RL_OPT_THREADS_(&(c)->threads),                                                                \
+    RL_OPT_CHOICE_("preset", &(c)->preset, "Monte Carlo size", RL_PRESET_NAMES),                   \
+    RL_OPT_FLAG_("svg", &(c)->out.svg, "also write each figure as SVG")
+
+/* The defaults: out = OUT, seed 1, all cores, quick preset, no SVG. */
+rl_exp_ctx rl_exp_default(const char *out);
+
+/* The text that drives token-dependent steps: ctx->text, else the Brown
+ * corpus training split when `routelab data brown` has been run
+ * (data/brown/train.bin), else this project's README.md; NULL when none is
+ * found. */
+const char *rl_exp_text(const rl_exp_ctx *ctx);
+
+#endif
