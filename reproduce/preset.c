@@ -1,4 +1,4 @@
-/* preset.c: the three presets; NOTES.md (section 8) justifies each size. */
+/* preset.c: the three presets; NOTES.md §9.2 justifies each size. */
 #include "preset.h"
 
 #include <string.h>
