@@ -46,7 +46,7 @@ static sty_size size_of(int preset)
     return preset == RL_PRESET_FULL ? f : q;
 }
 
-/* The model's constants, fixed before any run (NOTES.md §5.6 says why). */
+/* The model's constants, fixed before any run (NOTES.md §5.1 says why). */
 #define STY_KNEAR 4        /* target within distance 1..4; near = those 4 tokens */
 #define STY_LAMBDA 8.0     /* |logit| <= 8 before the bias */
 #define STY_KEYNOISE 0.5   /* k = normalize(u + 0.5 g / sqrt(d)) */

@@ -1,4 +1,4 @@
-/* preset.c: the three presets; NOTES.md section 9.2 ("Presets and why these
+/* preset.c: the three presets; NOTES.md §9.2 ("Presets and why these
  * sizes") justifies each size.
  *
  * A preset only sets defaults: it starts from `routelab train`'s own

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check_layers.sh: the include graph runs one way, downward (NOTES.md, "Layout").
+# check_layers.sh: the include graph runs one way, downward (NOTES.md §0.1, "Layout").
 #
 # Each folder may include only the folders listed for it below; a folder
 # never includes one above it, so no two folders include each other.  The

@@ -65,7 +65,7 @@ Test(exp_mixing, text_routes_of_iid_tokens_follow_chi_power)
 }
 
 /* Second moment of the self-score: Haar value 1/d; fully mixed SO(2)
- * blocks 2/(d+2) (NOTES.md 5.1). */
+ * blocks 2/(d+2) (NOTES.md §1.2). */
 Test(exp_mixing, self_score_second_moments)
 {
     long grid[] = { 1, 3 };

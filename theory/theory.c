@@ -74,7 +74,7 @@ double rl_brownian_mean(int d, double sigma, double *err)
      * remainder |cos x - 1 + x^2/2 - x^4/24| <= x^6/720 for every real x:
      *   c = 1 - sigma^2 m_2/2 + sigma^4 m_4/24 +- sigma^6 m_6/720,
      * m_2k = E[(1/d) tr (A^T A)^k]: m_2 = d-1, m_4 = (d-1)(2d-1) (Wick pairings),
-     * m_6 = 5(d-1)(d^2-d+1) (NOTES.md). */
+     * m_6 = 5(d-1)(d^2-d+1) (NOTES.md §1.1). */
     double s2 = sigma * sigma, dm = d - 1.0;
     double m4 = dm * (2.0 * d - 1.0), m6 = 5.0 * dm * ((double)d * d - d + 1.0);
     if (err)

@@ -17,7 +17,7 @@ double rl_family_mean_norm(const rl_family *f, const double *probs, double *bloc
 
 /* E[exp(sigma A)] = c I for the Brownian family; c from the moment series
  * c = 1 - sigma^2 (d-1)/2 + sigma^4 (d-1)(2d-1)/24, within *err =
- * sigma^6 5(d-1)(d^2-d+1)/720 (the Taylor remainder of cos; NOTES.md). */
+ * sigma^6 5(d-1)(d^2-d+1)/720 (the Taylor remainder of cos; NOTES.md §1.1). */
 double rl_brownian_mean(int d, double sigma, double *err);
 
 /* Mixing window W(eps) = ceil(log(1/eps) / log(1/norm)): the least n >= 1 with
@@ -75,7 +75,7 @@ double rl_value_pair_sum(double complex chi, long m);
 
 /* log E e^{lambda <e,u>} for u uniform on S^{d-1}, d >= 2: the moment
  * generating function of one coordinate, Gamma(d/2) (2/lambda)^{d/2-1}
- * I_{d/2-1}(lambda) = 0F1(; d/2; lambda^2/4) (NOTES.md §5.3).  The score of
+ * I_{d/2-1}(lambda) = 0F1(; d/2; lambda^2/4) (NOTES.md §2.3.2).  The score of
  * a unit query against a Haar-transported unit key has this law, so the mean
  * softmax weight of a far token at logit scale lambda is exp(this).
  * Even in lambda; |lambda| <= 500. */

