@@ -209,7 +209,7 @@ int cmd_train(int argc, char **argv)
             progress(tty, step, meta.steps, loss, val, tps, now() - t0, step - start);
         if (step % to.ckpt_every == 0 || step == meta.steps || step == stop_at) {
             meta.step = step;
-            rl_ckpt_save(ck, m, &meta);
+            check(rl_ckpt_save(ck, m, &meta, &err), &err);
             last_ck = step;
         }
         if (step == stop_at) {

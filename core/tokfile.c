@@ -118,10 +118,10 @@ rl_status rl_tokens_write(const char *path, const uint16_t *tok, long n, rl_err 
     if (n > INT32_MAX)
         return rl_fail(err, RL_EINPUT, "%s: %ld tokens exceed the llm.c header's int32 count", path, n);
     int32_t hdr[RL_LLMC_HEADER_INTS] = { RL_LLMC_MAGIC, 1, (int32_t)n };
-    rl_outfile *o = rl_outfile_open(path);
+    rl_outfile *o;
+    RL_TRY(rl_outfile_create(path, &o, err));
     fwrite(hdr, sizeof hdr, 1, o->f);
     fwrite(tok, sizeof(uint16_t), (size_t)n, o->f);
-    rl_outfile_commit(o);
-    return RL_OK;
+    return rl_outfile_close(o, err);
 }
 

@@ -62,11 +62,16 @@ char *rl_read_file(const char *path, size_t *len)
     long n = -1;
     if (fseek(f, 0, SEEK_END) == 0)
         n = ftell(f);
-    if (n < 0 || fseek(f, 0, SEEK_SET) != 0)
-        rl_die("cannot read %s", path);
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
     char *s = rl_xmalloc((size_t)n + 1);
-    if (fread(s, 1, (size_t)n, f) != (size_t)n)
-        rl_die("read error on %s", path);
+    if (fread(s, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        free(s);
+        return NULL;
+    }
     s[n] = 0;
     fclose(f);
     if (len)
@@ -74,15 +79,30 @@ char *rl_read_file(const char *path, size_t *len)
     return s;
 }
 
-rl_outfile *rl_outfile_open(const char *path)
+rl_status rl_outfile_create(const char *path, rl_outfile **out, rl_err *err)
 {
     rl_outfile *o = rl_xcalloc(1, sizeof *o);
     o->path = strdup(path);
     if (asprintf(&o->tmp, "%s.tmp.%ld", path, (long)getpid()) < 0 || !o->path)
         rl_fatal("out of memory");
     o->f = fopen(o->tmp, "wb");
-    if (!o->f)
-        rl_die("cannot write %s: %s", path, strerror(errno));
+    if (!o->f) {
+        rl_status st = rl_fail(err, RL_EINPUT, "cannot write %s: %s", path, strerror(errno));
+        free(o->path);
+        free(o->tmp);
+        free(o);
+        *out = NULL;
+        return st;
+    }
+    *out = o;
+    return RL_OK;
+}
+
+rl_outfile *rl_outfile_open(const char *path)
+{
+    rl_outfile *o;
+    rl_err err;
+    rl_check(rl_outfile_create(path, &o, &err), &err);
     return o;
 }
 
@@ -93,22 +113,29 @@ static void outfile_release(rl_outfile *o)
     free(o);
 }
 
-void rl_outfile_commit(rl_outfile *o)
+rl_status rl_outfile_close(rl_outfile *o, rl_err *err)
 {
+    rl_status st = RL_OK;
     int bad = ferror(o->f);
     bad |= fflush(o->f) != 0;
     bad |= fsync(fileno(o->f)) != 0 && errno != EINVAL;
     bad |= fclose(o->f) != 0;
     if (bad) {
         unlink(o->tmp);
-        rl_die("write error on %s", o->path);
-    }
-    if (rename(o->tmp, o->path) != 0) {
+        st = rl_fail(err, RL_EINPUT, "write error on %s", o->path);
+    } else if (rename(o->tmp, o->path) != 0) {
         int e = errno;
         unlink(o->tmp);
-        rl_die("cannot rename into %s: %s", o->path, strerror(e));
+        st = rl_fail(err, RL_EINPUT, "cannot rename into %s: %s", o->path, strerror(e));
     }
     outfile_release(o);
+    return st;
+}
+
+void rl_outfile_commit(rl_outfile *o)
+{
+    rl_err err;
+    rl_check(rl_outfile_close(o, &err), &err);
 }
 
 void rl_outfile_abort(rl_outfile *o)
@@ -118,7 +145,7 @@ void rl_outfile_abort(rl_outfile *o)
     outfile_release(o);
 }
 
-void rl_mkdir_p(const char *dir)
+rl_status rl_mkdirs(const char *dir, rl_err *err)
 {
     char *p = strdup(dir);
     if (!p)
@@ -127,17 +154,28 @@ void rl_mkdir_p(const char *dir)
         if (*s == '/' || *s == '\0') {
             char c = *s;
             *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST)
-                rl_die("cannot create directory %s: %s", p, strerror(errno));
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                rl_status st = rl_fail(err, RL_EINPUT, "cannot create directory %s: %s", p,
+                                       strerror(errno));
+                free(p);
+                return st;
+            }
             *s = c;
             if (!c)
                 break;
         }
     }
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        rl_die("%s is not a directory", dir);
     free(p);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return rl_fail(err, RL_EINPUT, "%s is not a directory", dir);
+    return RL_OK;
+}
+
+void rl_mkdir_p(const char *dir)
+{
+    rl_err err;
+    rl_check(rl_mkdirs(dir, &err), &err);
 }
 
 /* "a,b,c" into at most max values: doubles, or integers when ints is set

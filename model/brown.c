@@ -241,11 +241,15 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
                nva);
         return RL_OK;
     }
-    rl_mkdir_p(dir);
+    RL_TRY(rl_mkdirs(dir, err));
     char *tmp;
     if (asprintf(&tmp, "%s/.fetch.%ld", dir, (long)getpid()) < 0)
         rl_fatal("out of memory");
-    rl_mkdir_p(tmp);
+    rl_status mk = rl_mkdirs(tmp, err);
+    if (mk != RL_OK) {
+        free(tmp);
+        return mk;
+    }
     char *log = rl_path_join(tmp, "log.txt"), *pdir = rl_path_join(tmp, "package");
     char *tsvpath = rl_path_join(dir, "documents.tsv");
     char *trp = rl_path_join(dir, "train.bin"), *vap = rl_path_join(dir, "val.bin");
@@ -261,7 +265,8 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
             st = rl_fail(err, RL_EINPUT, "cannot unpack %s (output in %s)", pkg, log);
     }
     if (st == RL_OK) {
-        tsv = rl_outfile_open(tsvpath);
+        st = rl_outfile_create(tsvpath, &tsv, err);
+    if (st == RL_OK)
         st = split_documents(pdir, tsv->f, &tr, &va, &nd, err);
     }
     if (st == RL_OK)
@@ -269,8 +274,10 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     if (st == RL_OK)
         st = rl_tokens_write(trp, tr.t, tr.n, err);
     if (st == RL_OK) {
-        rl_outfile_commit(tsv);
+        st = rl_outfile_close(tsv, err);
         tsv = NULL;
+    }
+    if (st == RL_OK) {
         nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
         printf("data brown: %d documents -> %s (train %ld, val %ld byte tokens)\n", nd, dir, tr.n,
                va.n);

@@ -49,7 +49,7 @@ static void put_header(unsigned char *h, const rl_gpt *m, const rl_ckpt_meta *mt
     snprintf((char *)h + sizeof MAGIC + sizeof f, 128, "%s", mt->lr);
 }
 
-void rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta)
+rl_status rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta, rl_err *err)
 {
     unsigned char h[HEADER_BYTES];
     put_header(h, m, meta);
@@ -57,12 +57,13 @@ void rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta)
     uint64_t sum = rl_fnv64(RL_FNV64_INIT, h, sizeof h);
     sum = rl_fnv64(sum, m->params, np);
     sum = rl_fnv64(sum, m->adam, 2 * np);
-    rl_outfile *o = rl_outfile_open(path);
+    rl_outfile *o;
+    RL_TRY(rl_outfile_create(path, &o, err));
     fwrite(h, sizeof h, 1, o->f);
     fwrite(m->params, 1, np, o->f);
     fwrite(m->adam, 1, 2 * np, o->f);
     fwrite(&sum, sizeof sum, 1, o->f);
-    rl_outfile_commit(o);
+    return rl_outfile_close(o, err);
 }
 
 rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, rl_err *err)

@@ -33,7 +33,7 @@ typedef struct {
 } rl_ckpt_meta;
 
 /* Write through a temporary file and a rename. */
-void rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta);
+rl_status rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta, rl_err *err);
 
 /* Load into a new model *m with activations for B windows.  RL_EINPUT with
  * a one-line reason naming the file when it is unreadable, truncated,

@@ -86,6 +86,16 @@ Test(layers, a_library_floor_that_exits_fails)
     th_rmdir(d);
 }
 
+Test(layers, a_library_floor_with_a_dying_helper_fails)
+{
+    static char out[4096];
+    char *d = th_tmpdir();
+    put(d, "model/w.c", "void f(void) { rl_outfile *o = rl_outfile_open(\"x\"); }\n");
+    cr_assert_eq(check(d, out, sizeof out), 1);
+    cr_assert(strstr(out, "model/w.c calls rl_outfile_open"), "%s", out);
+    th_rmdir(d);
+}
+
 Test(layers, an_unknown_folder_fails)
 {
     static char out[4096];
