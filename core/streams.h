@@ -7,10 +7,9 @@
  * drives; the numbers are those the experiments always used (changing one
  * changes every output that depends on it).
  *
- * TODO (coordinator): model/train.c names its own domains, DOM_WINDOWS
- * (0x57494e44, training windows), DOM_DROPOUT (0x44524f50, dropout masks) and
- * DOM_VAL (0x56414c, validation windows), XORed into the seed; they belong
- * here too. */
+ * The transformer's domains (at the end) are 64-bit tags XORed into the seed
+ * (their ASCII spells the name), kept as they were so that checkpoints stay
+ * the same bytes. */
 #ifndef RL_STREAMS_H
 #define RL_STREAMS_H
 
@@ -50,5 +49,14 @@ enum {
     /* claim 5, stylized: the evaluation contexts (+ 1 + t: per transport) */
     RL_STREAM_STY_EVAL = 0x57300,
 };
+
+/* The transformer (model/train.c, model/accum_rot.c): seed ^ domain, so that
+ * training windows, dropout masks, validation windows and the rotation noise
+ * of the same seed never share a stream (the noise and the dropout masks hash
+ * the same key). */
+#define RL_STREAM_TRAIN_WINDOWS 0x57494e44ULL       /* "WIND": training windows */
+#define RL_STREAM_TRAIN_DROPOUT 0x44524f50ULL       /* "DROP": dropout masks */
+#define RL_STREAM_TRAIN_VAL 0x56414cULL             /* "VAL": validation windows */
+#define RL_STREAM_ROT_NOISE 0x524f544e4f495345ULL   /* "ROTNOISE": random/lf angle noise */
 
 #endif

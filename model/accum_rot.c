@@ -6,14 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "layers.h"
 #include "scheme_rot.h"
-
-/* Stream domain of the rotation noise: never shares a stream with the
- * dropout masks, which hash the same key. */
-#define DOM_NOISE 0x524f544e4f495345ULL
 
 /* What a training forward keeps (per layer: layer l's copy of each
  * per-layer buffer is at + l * block) and the scratch of the backward. */
@@ -112,7 +109,7 @@ static void accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, floa
 #pragma omp for schedule(static)
         for (long bh = 0; bh < (long)B * H; bh++) {
             const long b = bh / H, h = bh % H, row0 = b * T * w + h * P;
-            rl_rng_stream(r, key ^ DOM_NOISE, rl_stream_key(rl_stream_key((uint64_t)l, (uint64_t)b),
+            rl_rng_stream(r, key ^ RL_STREAM_ROT_NOISE, rl_stream_key(rl_stream_key((uint64_t)l, (uint64_t)b),
                                                             (uint64_t)h));
             for (int p = 0; p < P; p++) {
                 a[p] = 0;

@@ -7,14 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
-
-/* Stream domains, so that training windows, dropout masks and validation
- * windows of the same seed never share a stream. */
-#define DOM_WINDOWS 0x57494e44ULL
-#define DOM_DROPOUT 0x44524f50ULL
-#define DOM_VAL 0x56414cULL
 
 rl_status rl_lr_parse(const char *s, rl_lr_schedule *o, rl_err *err)
 {
@@ -173,8 +168,8 @@ double rl_trainer_step(rl_trainer *t, long step, double lr, double *gnorm)
     const float scale = 1.0f / ((float)t->B * t->T * t->accum);
     for (int u = 0; u < t->accum; u++) {
         uint64_t shard = (uint64_t)t->rank * t->accum + u;
-        fill_windows(t, t->train, DOM_WINDOWS, rl_stream_key((uint64_t)step, shard * t->B));
-        uint64_t dkey = rl_stream_key(t->seed ^ DOM_DROPOUT, rl_stream_key((uint64_t)step, shard));
+        fill_windows(t, t->train, RL_STREAM_TRAIN_WINDOWS, rl_stream_key((uint64_t)step, shard * t->B));
+        uint64_t dkey = rl_stream_key(t->seed ^ RL_STREAM_TRAIN_DROPOUT, rl_stream_key((uint64_t)step, shard));
         loss += rl_gpt_forward(m, t->batch, t->T + 1, t->B, t->T, 1, dkey);
         rl_gpt_backward(m, scale);
     }
@@ -191,10 +186,10 @@ double rl_trainer_val_loss(rl_trainer *t, int nb)
 {
     double sum = 0;
     for (int i = 0; i < nb; i++) {
-        fill_windows(t, t->val, DOM_VAL, (uint64_t)i * t->B);
+        fill_windows(t, t->val, RL_STREAM_TRAIN_VAL, (uint64_t)i * t->B);
         /* rotation noise (random, lf): a key per batch, the same at every call */
         sum += rl_gpt_forward(t->m, t->batch, t->T + 1, t->B, t->T, 0,
-                              rl_stream_key(t->seed ^ DOM_VAL, (uint64_t)i));
+                              rl_stream_key(t->seed ^ RL_STREAM_TRAIN_VAL, (uint64_t)i));
     }
     return sum / nb;
 }
