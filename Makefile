@@ -45,9 +45,12 @@ build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# Two test processes (--jobs 2) on two cores, each with OpenMP threads: a
+# spinning barrier then waits on a thread that is not running, and a 0.1 s
+# test took over 120 s in CI.  Passive waiting yields the core instead.
 test: setup
 	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN)
-	ROUTELAB=$(abspath $(BIN)) $(TESTBIN) --jobs 2
+	OMP_WAIT_POLICY=passive ROUTELAB=$(abspath $(BIN)) $(TESTBIN) --jobs 2
 
 run: setup-data
 	@$(MAKE) --no-print-directory $(BIN)

@@ -4,6 +4,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -110,6 +111,7 @@ static inline double tm_gpt_loss(void *v)
  * noise stays ~1e-4 relative).  A wrong gradient fails at both steps. */
 static inline void tm_check_model(rl_pos_config pos, float dropout)
 {
+    omp_set_num_threads(1); /* thousands of tiny forwards: threads only contend */
     rl_gpt_config cfg = { 2, 16, 2, 8, 13, dropout, pos };
     rl_gpt *m = rl_gpt_alloc(&cfg, 2);
     cr_assert(m, "%s: configuration refused", rl_pos_name(pos));
