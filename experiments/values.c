@@ -504,7 +504,7 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
                    "tokens between the query and the far ones; all routes share their steps (one chain, "
                    "Horner-accumulated, O(M_L d) per replicate). d = %d, %ld replicates, M_L up to %ld; Haar steps "
                    "at d = %d, M_L up to %ld, %ld replicates (O(d³) per step). **Theory** (exact for i.i.d. "
-                   "orthogonal steps, NOTES.md §2): E‖r‖² = (ρ/M)²[Σ_b ‖v̄_b‖² S(χ_b, M) + M E‖ξ‖²] with "
+                   "orthogonal steps, NOTES.md §4.1): E‖r‖² = (ρ/M)²[Σ_b ‖v̄_b‖² S(χ_b, M) + M E‖ξ‖²] with "
                    "S(χ, M) = M + 2 Re Σ_{δ<M} (M − δ) χ^δ; χ = 1 gives ρ‖v̄‖ (flat), ∣χ∣ < 1 gives the 1/√M law "
                    "once M is past the block's window. Slopes are least-squares fits of log ‖r‖_rms against log M_L "
                    "over the last six octaves, with jackknife SE (%d groups of replicates); the predicted slope is "
