@@ -165,9 +165,8 @@ int cmd_reproduce(int argc, char **argv)
      * name ones that --variants left out */
     if (opts[probe_opt].seen)
         check_probe(&r);
-    if (report_only && (rl_opt_seen(opts, "stop-at") || rl_opt_seen(opts, "threads")))
-        rl_die("reproduce: --%s does not apply with --report-only (nothing is run)",
-               rl_opt_seen(opts, "stop-at") ? "stop-at" : "threads");
+    if (report_only && rl_opt_seen(opts, "stop-at"))
+        rl_die("reproduce: --stop-at does not apply with --report-only (nothing is trained)");
     rl_set_threads(r.threads);
 
     char command[2048];
