@@ -300,6 +300,7 @@ Test(hardening_inputs, flags_a_command_does_not_read_are_refused)
         "data brown --vocab 300",
         "data text README.md --vocab 300",
         "probe --lengths 1,x --ckpt /nonexistent",
+        "bound hoeffding --a 0.1,0.2 --d 8",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         refused(bad[i], NULL);
@@ -330,6 +331,7 @@ Test(hardening_inputs, no_command_is_one_line)
     cr_assert_eq(run_for(10, "--help"), 0);
     cr_assert(strstr(out, "sample") && strstr(out, "reproduce") && strstr(out, "mixing"));
     cr_assert_eq(err[0], 0);
+    refused("help sample", "unexpected argument");
 }
 
 Test(hardening_inputs, table_lines_and_nul_bytes)
