@@ -67,11 +67,11 @@ rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab,
     *table = NULL;
     char *buf;
     size_t blen;
-    rl_status st = rl_read_regular(path, RL_MAX_ANGLE_TABLE, &buf, &blen, err);
-    if (st != RL_OK) {
-        rl_err_prefix(err, "angle table");
-        return st;
-    }
+    rl_err e;
+    rl_status st = rl_read_regular(path, RL_MAX_ANGLE_TABLE, &buf, &blen, &e);
+    if (st != RL_OK) /* "cannot read PATH: why" as "cannot read angle table PATH: why" */
+        return rl_fail(err, st, "cannot read angle table %s",
+                       strncmp(e.msg, "cannot read ", 12) ? e.msg : e.msg + 12);
     if (memchr(buf, '\0', blen)) {
         free(buf);
         return rl_fail(err, RL_EINPUT, "angle table %s holds a NUL byte: not a text table", path);
