@@ -70,6 +70,8 @@ static double b_beta_tail(bound_args *x) { return rl_beta_tail(x->fa.d, x->t); }
 static double b_hoeffding(bound_args *x)
 {
     if (x->a) {
+        if (rl_opt_seen(x->opts, "d"))
+            rl_die("bound hoeffding: --d does not apply with --a (the list gives the blocks)");
         double a[4096];
         int nb = rl_parse_doubles("--a", x->a, a, 4096);
         for (int b = 0; b < nb; b++)

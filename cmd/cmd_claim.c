@@ -13,7 +13,23 @@ void cmd_exp_parse(const char *cmd, const char *synopsis, const char *descriptio
 {
     rl_opts_parse(cmd, synopsis, description, opts, argc, argv, NULL, 0);
     rl_set_threads(ctx->threads);
-    rl_mkdir_p(ctx->out.dir);
+}
+
+char *cmd_exp_check(const char *cmd, const rl_exp_ctx *ctx, unsigned uses)
+{
+    rl_err err;
+    char *made;
+    rl_check_in(cmd, rl_exp_check(ctx, uses, &err), &err);
+    rl_check_in(cmd, rl_mkdirs_new(ctx->out.dir, &made, &err), &err);
+    return made;
+}
+
+void cmd_exp_fail(const char *cmd, char *made, rl_status st, rl_err *err)
+{
+    if (made)
+        rl_rmtree(made);
+    rl_check(st, err); /* the claim's message names it already */
+    rl_fatal("%s: failed", cmd); /* not reached: st is not RL_OK */
 }
 
 int cmd_claim(const rl_claim *c, int argc, char **argv)
@@ -21,15 +37,25 @@ int cmd_claim(const rl_claim *c, int argc, char **argv)
     char out[256], title[256];
     snprintf(out, sizeof out, "results/%s", c->id);
     rl_exp_ctx ctx = rl_exp_default(out);
-    rl_opt opts[] = {
-        RL_OPT_STR_("text", &ctx.text, "text file for token-driven steps (default: data/brown/train.bin, else README.md)"),
-        RL_EXP_OPTS_(&ctx),
-        RL_OPT_END_
-    };
-    cmd_exp_parse(c->id, "[--out DIR] [--preset quick|full] [--seed S] [--threads N] [--svg]", c->help, opts,
-                  argc, argv, &ctx);
+    /* only the flags this claim reads: --text for token-driven claims */
+    rl_opt text = RL_OPT_STR_("text", &ctx.text, "text file for token-driven steps "
+                                                 "(default: data/brown/train.bin, else README.md)");
+    rl_opt opts[] = { RL_EXP_OPTS_(&ctx), RL_OPT_END_, RL_OPT_END_ };
+    if (c->uses & RL_CLAIM_TEXT) {
+        memmove(opts + 1, opts, sizeof opts - sizeof *opts);
+        opts[0] = text;
+    }
+    cmd_exp_parse(c->id, c->uses & RL_CLAIM_TEXT
+                      ? "[--text FILE] [--out DIR] [--preset quick|full] [--seed S] [--threads N] [--svg]"
+                      : "[--out DIR] [--preset quick|full] [--seed S] [--threads N] [--svg]",
+                  c->help, opts, argc, argv, &ctx);
+    char *made = cmd_exp_check(c->id, &ctx, c->uses);
     rl_report *rep = rl_report_alloc(rl_claim_heading(c, title, sizeof title));
-    rl_claim_do(c, &ctx, rep);
+    rl_err err;
+    rl_status st = rl_claim_do(c, &ctx, rep, &err);
+    if (st != RL_OK)
+        cmd_exp_fail(c->id, made, st, &err);
+    free(made);
     rl_report_print(rep, stdout);
     char md[64];
     snprintf(md, sizeof md, "%s.md", c->id);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "../core/opts.h"
@@ -32,10 +33,24 @@ int cmd_data(int argc, char **argv)
                            opts, argc, argv, pos, 2);
     if (np < 1)
         rl_die("data: which data set? (brown, text FILE or check PATH; see routelab data --help)");
+    /* each flag belongs to some of the data sets: refuse one that would be ignored */
+    static const struct { const char *flag, *sets; } applies[] = {
+        { "dir", "brown, text" }, { "from", "brown" }, { "vocab", "check" },
+    };
+    const int known = !strcmp(pos[0], "brown") || !strcmp(pos[0], "text") || !strcmp(pos[0], "check");
+    for (size_t i = 0; known && i < sizeof applies / sizeof *applies; i++)
+        if (rl_opt_seen(opts, applies[i].flag) && !strstr(applies[i].sets, pos[0]))
+            rl_die("data %s: --%s does not apply (it is for data %s)", pos[0], applies[i].flag, applies[i].sets);
     if (strcmp(pos[0], "brown") == 0) {
         if (np != 1)
             rl_die("data brown: unexpected argument '%s'", pos[1]);
         rl_err err;
+        if (from) { /* the tarball before any folder is made */
+            char *pkg = rl_brown_tarball(from, &err);
+            if (!pkg)
+                rl_check_in("data brown", RL_EINPUT, &err);
+            free(pkg);
+        }
         rl_check_in("data brown", rl_brown_build(dir ? dir : "data/brown", from, &err), &err);
         return 0;
     }
@@ -55,11 +70,21 @@ int cmd_data(int argc, char **argv)
             def = rl_path_join("data", base);
             dir = def;
         }
+        /* FILE, not a data folder (rl_data_load would take a folder's splits) */
+        int fd;
+        rl_check_in("data text", rl_open_regular(pos[1], RL_MAX_TEXT_FILE, &fd, NULL, &err), &err);
+        close(fd);
         rl_check_in("data text", rl_data_load(pos[1], 256, &d, &err), &err);
-        rl_mkdir_p(dir);
+        char *made;
+        rl_check_in("data text", rl_mkdirs_new(dir, &made, &err), &err);
         char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
-        rl_check(rl_tokens_write(va, d.val.tok, d.val.n, &err), &err);
-        rl_check(rl_tokens_write(tr, d.train.tok, d.train.n, &err), &err);
+        rl_status st = rl_tokens_write(va, d.val.tok, d.val.n, &err);
+        if (st == RL_OK && (st = rl_tokens_write(tr, d.train.tok, d.train.n, &err)) != RL_OK)
+            unlink(va); /* not half a data set */
+        if (st != RL_OK && made)
+            rl_rmtree(made);
+        rl_check_in("data text", st, &err);
+        free(made);
         printf("data text: %s -> %s (train %ld, val %ld byte tokens)\n", pos[1], dir, d.train.n,
                d.val.n);
         free(tr);

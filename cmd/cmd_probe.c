@@ -39,6 +39,10 @@ int cmd_probe(int argc, char **argv)
                   "figures far mass vs W against the bound, and logit vs distance.",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
+    long Ls[MAX_LENGTHS];
+    int nl = 0;
+    if (lengths) /* before the checkpoint is read: a malformed list fails at once */
+        nl = rl_parse_longs("probe: --lengths", lengths, Ls, MAX_LENGTHS);
     rl_ckpt_meta meta;
     rl_dataset ds;
     rl_gpt *m;
@@ -48,11 +52,7 @@ int cmd_probe(int argc, char **argv)
         rl_err_exit(&err);
     }
     const long T = m->cfg.ctx;
-    long Ls[MAX_LENGTHS];
-    int nl;
-    if (lengths) {
-        nl = rl_parse_longs("--lengths", lengths, Ls, MAX_LENGTHS);
-    } else {
+    if (!lengths) {
         Ls[0] = T;
         Ls[1] = 16 * T;
         nl = 2;

@@ -26,43 +26,44 @@ static const char *preset_arg(int argc, char **argv)
     return "quick";
 }
 
+/* "a,b,c" into its names, empty ones kept (rl_repro_check refuses them). */
 static char **split(const char *list, int *n)
 {
-    char *s = strdup(list), **v = NULL;
+    char **v = NULL;
     *n = 0;
-    for (char *p = strtok(s, ","); p; p = strtok(NULL, ",")) {
-        v = realloc(v, sizeof(char *) * (*n + 1));
-        if (!v)
-            rl_die("out of memory");
-        v[(*n)++] = strdup(p);
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        v = rl_xrealloc(v, sizeof(char *) * (*n + 1));
+        v[(*n)++] = strndup(p, len);
+        p += len;
+        if (!*p)
+            break;
     }
-    free(s);
     return v;
 }
 
-/* Everything that can be checked before a file is written: each variant
- * names a scheme, the data set exists (a token/text file, or a folder with
- * train.bin and val.bin; their contents are checked by train itself). */
-static void check_inputs(const rl_repro *r)
+/* --probe: "all", "none", or names of the grid's variants, each once. */
+static void check_probe(const rl_repro *r)
 {
-    char err[512];
-    rl_pos_config pos;
-    for (int v = 0; v < r->nvar; v++)
-        if (rl_pos_parse(r->var[v], -1, &pos, err, sizeof err) != 0)
-            rl_die("reproduce: --variants: %s", err);
-    struct stat st;
-    if (stat(r->g.data, &st) != 0)
-        rl_die("reproduce: cannot read the data set %s: %s", r->g.data, strerror(errno));
-    if (S_ISDIR(st.st_mode)) {
-        const char *need[] = { "train.bin", "val.bin" };
-        for (int i = 0; i < 2; i++) {
-            char *p = rl_path_join(r->g.data, need[i]);
-            if (access(p, R_OK) != 0)
-                rl_die("reproduce: the data folder %s has no readable %s (make one with routelab data)",
-                       r->g.data, need[i]);
-            free(p);
-        }
+    const char *p = r->g.probe;
+    if (!strcmp(p, "all") || !strcmp(p, "none"))
+        return;
+    int n;
+    char **names = split(p, &n);
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (int v = 0; v < r->nvar; v++)
+            found |= !strcmp(names[i], r->var[v]);
+        if (!found)
+            rl_die("reproduce: --probe: '%s' is not one of the variants (%s), all or none", names[i],
+                   r->g.variants);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j]))
+                rl_die("reproduce: --probe names %s twice", names[i]);
     }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
 }
 
 /* Fail with one line naming the command. */
@@ -130,6 +131,7 @@ int cmd_reproduce(int argc, char **argv)
                                     1, 1 << 20);
     opts[n++] = (rl_opt)RL_OPT_INT_("eval-batches", &g->eval_batches, "evaluation windows per length", 1, 1 << 20);
     opts[n++] = (rl_opt)RL_OPT_CHOICE_("theory", &theory, "theory report preset", THEORY_PRESETS);
+    const int probe_opt = n;
     opts[n++] = (rl_opt)RL_OPT_STR_("probe", &g->probe, "variants to probe (comma-separated, all, none)");
     opts[n++] = (rl_opt)RL_OPT_INT_("probe-mult", &g->probe_mult, "probe at this multiple of T", 1, 1 << 20);
     opts[n++] = (rl_opt)RL_OPT_THREADS_(&r.threads);
@@ -159,8 +161,12 @@ int cmd_reproduce(int argc, char **argv)
     long steps;
     check(rl_train_opts_steps(t, &steps, &err), &err);
     r.var = split(g->variants, &r.nvar);
-    if (r.nvar == 0)
-        rl_die("reproduce: --variants is empty");
+    /* only an explicit --probe must name variants: the preset's list may
+     * name ones that --variants left out */
+    if (opts[probe_opt].seen)
+        check_probe(&r);
+    if (report_only && rl_opt_seen(opts, "stop-at"))
+        rl_die("reproduce: --stop-at does not apply with --report-only (nothing is trained)");
     rl_set_threads(r.threads);
 
     char command[2048];
@@ -182,7 +188,7 @@ int cmd_reproduce(int argc, char **argv)
         free(cfg);
         free(cp);
     } else {
-        check_inputs(&r);
+        check(rl_repro_check(&r, &err), &err);
         rl_mkdir_p(r.out);
         write_config(&r, command);
         st = rl_repro_run(&r);

@@ -83,6 +83,8 @@ int cmd_sample(int argc, char **argv)
             rl_stepper_free(st);
         }
         if (failed < nk) {
+            if (of)
+                rl_outfile_abort(of); /* no temporary left behind */
             rl_err_prefix(&err, "step %ld", k0 + failed);
             rl_check_in("sample", err.status, &err);
         }

@@ -31,31 +31,52 @@ int cmd_theory(int argc, char **argv)
                   "figures, the table of predicted vs measured values and the verdicts.  quick (default)\n"
                   "takes about 3 minutes on 2 cores, full under an hour.",
                   opts, argc, argv, &ctx);
+    /* the claims to run: all, or --only's, each named once */
+    int run[rl_nclaims];
+    unsigned uses = 0;
+    for (int i = 0; i < rl_nclaims; i++)
+        run[i] = !only;
     if (only) {
-        char *list = strdup(only);
-        for (char *p = strtok(list, ","); p; p = strtok(NULL, ","))
-            if (!rl_claim_find(p))
-                rl_die("theory: --only: unknown experiment '%s'", p);
-        free(list);
+        const char *p = only;
+        for (;;) {
+            size_t n = strcspn(p, ",");
+            char id[64];
+            if (n == 0 || n >= sizeof id)
+                rl_die("theory: --only: '%s' is not a comma-separated list of claim ids (routelab claims)", only);
+            snprintf(id, sizeof id, "%.*s", (int)n, p);
+            const rl_claim *c = rl_claim_find(id);
+            if (!c)
+                rl_die("theory: --only: unknown experiment '%s'", id);
+            if (run[c - rl_claims])
+                rl_die("theory: --only: '%s' is named twice", id);
+            run[c - rl_claims] = 1;
+            if (!p[n])
+                break;
+            p += n + 1;
+        }
     }
+    for (int i = 0; i < rl_nclaims; i++)
+        if (run[i])
+            uses |= rl_claims[i].uses;
+    if (ctx.text && !(uses & RL_CLAIM_TEXT))
+        rl_die("theory: --text does not apply: no claim of --only reads a text (mixing does)");
+    char *made = cmd_exp_check("theory", &ctx, uses);
     rl_report *rep[rl_nclaims];
     double secs[rl_nclaims], t_all = now();
     char title[256];
     for (int i = 0; i < rl_nclaims; i++) {
         rep[i] = NULL;
         secs[i] = 0;
-        if (only) {
-            char key[64], list[320];
-            snprintf(key, sizeof key, ",%s,", rl_claims[i].id);
-            snprintf(list, sizeof list, ",%s,", only);
-            if (!strstr(list, key))
-                continue;
-        }
+        if (!run[i])
+            continue;
         printf("[%d/%d] %s ...\n", i + 1, rl_nclaims, rl_claims[i].id);
         fflush(stdout);
         double t0 = now();
         rep[i] = rl_report_alloc(rl_claim_heading(&rl_claims[i], title, sizeof title));
-        rl_claim_do(&rl_claims[i], &ctx, rep[i]);
+        rl_err err;
+        rl_status st = rl_claim_do(&rl_claims[i], &ctx, rep[i], &err);
+        if (st != RL_OK)
+            cmd_exp_fail("theory", made, st, &err);
         secs[i] = now() - t0;
         rl_report_print(rep[i], stdout);
         printf("    (%.1f s)\n", secs[i]);
@@ -96,6 +117,7 @@ int cmd_theory(int argc, char **argv)
     free(cpath);
     rl_outfile_commit(o);
     printf("theory report: %s (%.0f s)\n", path, t_all);
+    free(made);
     free(path);
     return 0;
 }

@@ -45,12 +45,12 @@ static void usage(FILE *fp)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
+    if (argc < 2)
+        rl_die("no command (see routelab --help)"); /* one line; the table is --help's */
     const char *name = argv[1];
     if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+        if (argc > 2)
+            rl_die("%s: unexpected argument '%s' (for a command's flags: routelab COMMAND --help)", name, argv[2]);
         usage(stdout);
         return 0;
     }

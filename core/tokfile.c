@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "util.h"
 
@@ -29,36 +28,14 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-/* The whole file in memory. */
-static unsigned char *slurp(const char *path, size_t *len, rl_err *err)
-{
-    FILE *fp = fopen(path, "rb");
-    struct stat st;
-    if (!fp || fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        rl_fail(err, RL_EINPUT, "cannot read %s: %s", path, fp ? "not a regular file" : strerror(errno));
-        if (fp)
-            fclose(fp);
-        return NULL;
-    }
-    unsigned char *buf = rl_xmalloc((size_t)st.st_size + 1);
-    size_t got = fread(buf, 1, (size_t)st.st_size, fp);
-    int bad = ferror(fp) || got != (size_t)st.st_size;
-    fclose(fp);
-    if (bad) {
-        rl_fail(err, RL_EINPUT, "%s: read error", path);
-        free(buf);
-        return NULL;
-    }
-    *len = got;
-    return buf;
-}
-
 rl_status rl_tokens_read(const char *path, int vocab, rl_tokens *t, rl_err *err)
 {
     size_t len;
-    unsigned char *buf = slurp(path, &len, err);
-    if (!buf)
-        return RL_EINPUT;
+    char *raw;
+    /* a .bin file is a token file, anything else text: each its own limit */
+    RL_TRY(rl_read_regular(path, ends_with(path, ".bin") ? RL_MAX_TOKEN_FILE : RL_MAX_TEXT_FILE, &raw, &len,
+                           err));
+    unsigned char *buf = (unsigned char *)raw;
     const unsigned char *ids = buf;
     long n;
     int wide = 1;

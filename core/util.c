@@ -3,6 +3,9 @@
 #include "err.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,29 +57,102 @@ char *rl_path_join(const char *dir, const char *name)
     return p;
 }
 
+/* What a non-regular file is, for the message. */
+static const char *kind_of(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "is a directory";
+    if (S_ISFIFO(m))
+        return "is a FIFO, not a regular file";
+    if (S_ISCHR(m) || S_ISBLK(m))
+        return "is a device, not a regular file";
+    if (S_ISSOCK(m))
+        return "is a socket, not a regular file";
+    return "is not a regular file";
+}
+
+rl_status rl_open_regular(const char *path, size_t max, int *fd, size_t *size, rl_err *err)
+{
+    *fd = -1;
+    int f = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (f < 0)
+        return rl_fail(err, RL_EINPUT, "cannot read %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(f, &st) != 0) {
+        int e = errno;
+        close(f);
+        return rl_fail(err, RL_EINPUT, "cannot read %s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(f);
+        return rl_fail(err, RL_EINPUT, "cannot read %s: it %s", path, kind_of(st.st_mode));
+    }
+    if ((uintmax_t)st.st_size > (uintmax_t)max) {
+        close(f);
+        return rl_fail(err, RL_EINPUT, "cannot read %s: %jd bytes, more than the format's limit of %zu",
+                       path, (intmax_t)st.st_size, max);
+    }
+    int fl = fcntl(f, F_GETFL);
+    if (fl < 0 || fcntl(f, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(f);
+        return rl_fail(err, RL_EINPUT, "cannot read %s: %s", path, strerror(e));
+    }
+    *fd = f;
+    if (size)
+        *size = (size_t)st.st_size;
+    return RL_OK;
+}
+
+rl_status rl_fopen_regular(const char *path, size_t max, FILE **fp, size_t *size, rl_err *err)
+{
+    int fd;
+    *fp = NULL;
+    RL_TRY(rl_open_regular(path, max, &fd, size, err));
+    *fp = fdopen(fd, "rb");
+    if (!*fp) {
+        int e = errno;
+        close(fd);
+        return rl_fail(err, RL_EINPUT, "cannot read %s: %s", path, strerror(e));
+    }
+    return RL_OK;
+}
+
+rl_status rl_read_regular(const char *path, size_t max, char **buf, size_t *len, rl_err *err)
+{
+    int fd;
+    size_t n;
+    *buf = NULL;
+    RL_TRY(rl_open_regular(path, max, &fd, &n, err));
+    /* read what fstat reported and no more: a file that grows meanwhile is
+     * read as it was, one that shrinks is an error */
+    char *s = rl_xmalloc(n + 1);
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, s + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : 0;
+            close(fd);
+            free(s);
+            return rl_fail(err, RL_EINPUT, "cannot read %s: %s", path,
+                           e ? strerror(e) : "the file shrank while it was read");
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    s[n] = 0;
+    *buf = s;
+    if (len)
+        *len = n;
+    return RL_OK;
+}
+
 char *rl_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        n = ftell(f);
-    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    char *s = rl_xmalloc((size_t)n + 1);
-    if (fread(s, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(s);
-        return NULL;
-    }
-    s[n] = 0;
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return s;
+    char *s;
+    return rl_read_regular(path, RL_MAX_SMALL_FILE, &s, len, NULL) == RL_OK ? s : NULL;
 }
 
 rl_status rl_outfile_create(const char *path, rl_outfile **out, rl_err *err)
@@ -170,6 +246,51 @@ rl_status rl_mkdirs(const char *dir, rl_err *err)
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return rl_fail(err, RL_EINPUT, "%s is not a directory", dir);
     return RL_OK;
+}
+
+rl_status rl_mkdirs_new(const char *dir, char **made, rl_err *err)
+{
+    *made = NULL;
+    /* the outermost missing folder on the way to dir */
+    char *p = strdup(dir);
+    if (!p)
+        rl_fatal("out of memory");
+    for (char *s = p + 1; ; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (access(p, F_OK) != 0) {
+                *made = strdup(p);
+                break;
+            }
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    free(p);
+    rl_status st = rl_mkdirs(dir, err);
+    if (st != RL_OK) {
+        if (*made)
+            rl_rmtree(*made);
+        free(*made);
+        *made = NULL;
+    }
+    return st;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb;
+    (void)flag;
+    (void)f;
+    remove(p);
+    return 0;
+}
+
+void rl_rmtree(const char *path)
+{
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void rl_mkdir_p(const char *dir)

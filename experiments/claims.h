@@ -15,11 +15,16 @@
 #include "../report/report.h"
 #include "ctx.h"
 
+/* The flags that only some claims read (the others are every claim's):
+ * a claim's subcommand takes these only when its row names them. */
+enum { RL_CLAIM_TEXT = 1 /* --text: token-driven steps */ };
+
 typedef struct {
     const char *id;         /* the subcommand and the anchor in theory.md */
     int number;             /* the claim's number (two experiments may share one) */
     const char *title;
     const char *help;       /* the subcommand's --help text */
+    unsigned uses;          /* RL_CLAIM_* flags it reads */
     rl_status (*run)(const rl_exp_ctx *ctx, void **res, rl_err *err);
     void (*report)(const void *res, const rl_outdir *out, rl_report *rep);
     void (*free)(void *res);
@@ -37,8 +42,8 @@ const char *rl_claim_heading(const rl_claim *c, char *buf, size_t n);
 /* The table as markdown: | claim | id | title | command |. */
 void rl_claims_markdown(FILE *fp);
 
-/* run (a failure: one line and its exit status), then report into rep,
- * then free the results. */
-void rl_claim_do(const rl_claim *c, const rl_exp_ctx *ctx, rl_report *rep);
+/* run, then report into rep (the output folder exists), then free the
+ * results.  A failed run writes nothing and returns its status. */
+rl_status rl_claim_do(const rl_claim *c, const rl_exp_ctx *ctx, rl_report *rep, rl_err *err);
 
 #endif

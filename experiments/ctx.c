@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/tokfile.h"
 #include "../core/util.h"
+#include "claims.h"
 
 rl_exp_ctx rl_exp_default(const char *out)
 {
@@ -49,4 +51,20 @@ const char *rl_exp_text(const rl_exp_ctx *ctx)
     if (!p)
         p = project_file("README.md");
     return p;
+}
+
+rl_status rl_exp_check(const rl_exp_ctx *ctx, unsigned uses, rl_err *err)
+{
+    if (!(uses & RL_CLAIM_TEXT))
+        return RL_OK;
+    const char *path = rl_exp_text(ctx);
+    if (!path)
+        return rl_fail(err, RL_EINPUT,
+                       "no text for token-driven steps: give --text FILE (or run `routelab data brown`)");
+    /* read it as the experiment will (byte tokens), so that a bad file fails
+     * now rather than after minutes of Monte Carlo */
+    rl_tokens t;
+    RL_TRY(rl_tokens_read(path, 256, &t, err));
+    free(t.tok);
+    return RL_OK;
 }

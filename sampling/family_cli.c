@@ -29,6 +29,21 @@ rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsig
     *table_out = NULL;
     if ((a->table || a->text || rl_opt_seen(opts, "vocab")) && f.kind != RL_FAM_TOKEN_SO2)
         return rl_fail(err, RL_EINPUT, "--table, --text and --vocab apply to --family token-so2 only");
+    /* a family flag the chosen family does not read is refused, not ignored */
+    const int drawn_angles = f.kind == RL_FAM_SO2 || (f.kind == RL_FAM_TOKEN_SO2 && !a->table);
+    static const struct { const char *flag; int kind; } own[] = {
+        { "beta", RL_FAM_PATH }, { "p", RL_FAM_LAZY_HAAR }, { "sigma", RL_FAM_BROWNIAN },
+    };
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (rl_opt_seen(opts, own[i].flag) && (int)f.kind != own[i].kind)
+            return rl_fail(err, RL_EINPUT, "--%s does not apply to this --family", own[i].flag);
+    static const char *const angle_flags[] = { "angles", "base", "scale" };
+    for (size_t i = 0; i < 3; i++)
+        if (rl_opt_seen(opts, angle_flags[i]) && !drawn_angles)
+            return rl_fail(err, RL_EINPUT, "--%s applies to so2 and to token-so2 without --table only",
+                           angle_flags[i]);
+    if (a->table && rl_opt_seen(opts, "vocab"))
+        return rl_fail(err, RL_EINPUT, "--vocab does not apply with --table (its rows are the vocabulary)");
     if (f.kind == RL_FAM_TOKEN_SO2) {
         if (f.d % 2)
             return rl_fail(err, RL_EINPUT, "token-so2 needs an even dimension, got d = %d", f.d);

@@ -3,7 +3,6 @@
 #include "rng.h"
 #include "../core/util.h"
 
-#include <errno.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,23 +65,37 @@ void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long str
 rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab, rl_err *err)
 {
     *table = NULL;
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return rl_fail(err, RL_EINPUT, "cannot read angle table %s: %s", path, strerror(errno));
+    char *buf;
+    size_t blen;
+    rl_err e;
+    rl_status st = rl_read_regular(path, RL_MAX_ANGLE_TABLE, &buf, &blen, &e);
+    if (st != RL_OK) /* "cannot read PATH: why" as "cannot read angle table PATH: why" */
+        return rl_fail(err, st, "cannot read angle table %s",
+                       strncmp(e.msg, "cannot read ", 12) ? e.msg : e.msg + 12);
+    if (memchr(buf, '\0', blen)) {
+        free(buf);
+        return rl_fail(err, RL_EINPUT, "angle table %s holds a NUL byte: not a text table", path);
+    }
     const int h = d / 2;
     size_t cap = 256, rows = 0;
     double *t = rl_xmalloc(sizeof(double) * cap * h);
-    char *line = NULL;
-    size_t len = 0;
     long lineno = 0;
-    rl_status st = RL_OK;
-    while (st == RL_OK && getline(&line, &len, fp) >= 0) {
+    for (char *line = buf, *next; st == RL_OK && line < buf + blen; line = next) {
         lineno++;
+        char *nl = strchr(line, '\n');
+        next = nl ? nl + 1 : buf + blen;
+        if (nl)
+            *nl = '\0';
         char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
-        if (*p == '\n' || *p == '\0' || *p == '#')
+        if (*p == '\r' || *p == '\0' || *p == '#')
             continue;
+        if (rows == (size_t)RL_MAX_ANGLE_ROWS) {
+            st = rl_fail(err, RL_EINPUT, "angle table %s has more than %ld rows (token ids)", path,
+                         RL_MAX_ANGLE_ROWS);
+            break;
+        }
         if (rows == cap)
             t = rl_xrealloc(t, sizeof(double) * (cap *= 2) * h);
         for (int b = 0; b < h && st == RL_OK; b++) {
@@ -94,7 +107,7 @@ rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab,
             t[rows * h + b] = x;
             p = end;
         }
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        while (*p == ' ' || *p == '\t' || *p == '\r')
             p++;
         if (st == RL_OK && *p)
             st = rl_fail(err, RL_EINPUT, "%s:%ld: more than %d angles on the line", path, lineno, h);
@@ -102,8 +115,7 @@ rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab,
     }
     if (st == RL_OK && rows == 0)
         st = rl_fail(err, RL_EINPUT, "angle table %s has no rows", path);
-    free(line);
-    fclose(fp);
+    free(buf);
     if (st != RL_OK) {
         free(t);
         return st;
