@@ -7,13 +7,13 @@
 # (an allocation over -rss_limit_mb), leaving the input that caused it as
 # BUILD/findings/TARGET-crash-... ; the run then fails.  Prints the executions of
 # each target (libFuzzer's final stat::number_of_executed_units) and the total.
-# usage: run.sh BUILD SECONDS [TARGET...]   (default: every BUILD/fuzz_* binary)
+# usage: run.sh BUILD SECONDS [TARGET...]   (default: every fuzz/fuzz_T.c)
 set -u
 build=$1
 secs=$2
 shift 2
 cd "$(dirname "$0")/.."
-targets=${*:-$(cd "$build" && ls fuzz_* | grep -v '\.' | sed 's/^fuzz_//')}
+targets=${*:-$(ls fuzz/fuzz_*.c | sed 's|^fuzz/fuzz_||; s|\.c$||')}
 
 maxlen() {
     case "$1" in
