@@ -23,7 +23,7 @@ TESTOBJS := $(TESTSRCS:%.c=build/%.o)
 BIN      := build/routelab
 TESTBIN  := build/routelab-tests
 
-.PHONY: all setup setup-data build test run bench clean layers
+.PHONY: all setup setup-data setup-fuzz build test run bench clean layers fuzz fuzz-build sanitize
 all: build
 
 setup:
@@ -31,6 +31,9 @@ setup:
 
 setup-data:
 	@sh scripts/setup.sh --with-npm
+
+setup-fuzz:
+	@sh scripts/setup.sh --with-fuzz
 
 build: setup
 	@$(MAKE) --no-print-directory $(BIN)
@@ -67,7 +70,80 @@ bench: setup
 layers:
 	@sh scripts/check_layers.sh
 
-clean:
-	rm -rf build
+# Fuzzing (fuzz/): each fuzz/fuzz_T.c is a libFuzzer target, built with clang
+# and AddressSanitizer + UBSan (every report fatal) against the library
+# floors, instrumented for coverage, in build-fuzz/.  `make fuzz` runs each
+# for FUZZ_SECONDS from a copy of its seeds (fuzz/corpus/T) and fails on any
+# crash, leak or sanitizer report (fuzz/run.sh; FUZZ_TARGETS: a subset).
+FUZZCC       := clang
+FUZZDIR      := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -O1 -g -std=c11 -D_GNU_SOURCE -fopenmp -Wall -Wextra -MMD -MP \
+                -Wno-string-concatenation -Wno-pass-failed \
+                -I/usr/include/$(ARCH)/openblas-openmp $(FUZZ_SAN)
+FUZZLIBSRCS  := $(wildcard $(addsuffix /*.c,core sampling theory model))
+FUZZLIBOBJS  := $(FUZZLIBSRCS:%.c=$(FUZZDIR)/%.o)
+FUZZBINS     := $(patsubst fuzz/%.c,$(FUZZDIR)/%,$(wildcard fuzz/fuzz_*.c))
 
--include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) build/cmd/routelab.d
+fuzz: setup-fuzz
+	@$(MAKE) --no-print-directory fuzz-build
+	@sh fuzz/run.sh $(FUZZDIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-build: $(FUZZBINS)
+
+$(FUZZDIR)/librl.a: $(FUZZLIBOBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZDIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZDIR)/librl.a
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZDIR)/librl.a $(LDFLAGS) $(LDLIBS)
+
+# Sanitizers in CI: the library, the tests and the binary again with gcc's
+# AddressSanitizer + UBSan (every report fatal) in build-san/, and a fast
+# subset of the tests run against them: the bad-input table, the parsers,
+# the gradient checks and a tiny train / resume / eval.  Criterion takes one
+# --filter glob, so one run per entry of SAN_FILTERS.  Leaks are findings in
+# the commands the tests run (fuzz/san_routelab.sh), not in the test runner.
+SANDIR      := build-san
+SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SANOBJS     := $(SRCS:%.c=$(SANDIR)/%.o)
+SANTESTOBJS := $(TESTSRCS:%.c=$(SANDIR)/%.o)
+SAN_FILTERS := 'badinput/*' 'hardening_inputs/*' 'cli/*' 'err/*' 'stats/*' \
+               'model_schemes/names_and_configurations' 'model_train/lr_schedules' \
+               'model_train/run_length_of_every_schedule_form' \
+               'model_train/options_round_trip_through_the_table' \
+               'model_train/short_streams_are_a_bad_input' 'model_grad/*' \
+               'model_schemes/gradients' 'model_cli/data_files_checked' \
+               'model_cli/checkpoints_and_exact_resume' 'model_cli/position_schemes' \
+               'model_cli/nonfinite_loss_stops_and_keeps_checkpoint'
+SAN_ENV     := OMP_WAIT_POLICY=passive ROUTELAB=$(abspath fuzz/san_routelab.sh) \
+               ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
+
+sanitize: setup
+	@$(MAKE) --no-print-directory $(SANDIR)/routelab $(SANDIR)/routelab-tests
+	@fail=0; for f in $(SAN_FILTERS); do \
+	    echo "sanitize: routelab-tests --filter $$f"; \
+	    $(SAN_ENV) $(SANDIR)/routelab-tests --jobs 2 --filter "$$f" || fail=1; \
+	done; exit $$fail
+
+$(SANDIR)/routelab: $(SANDIR)/cmd/routelab.o $(SANOBJS)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(SANDIR)/routelab-tests: $(SANTESTOBJS) $(SANOBJS) | $(SANDIR)/routelab
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+$(SANDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+clean:
+	rm -rf build $(FUZZDIR) $(SANDIR)
+
+-include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) build/cmd/routelab.d $(FUZZLIBOBJS:.o=.d) \
+           $(SANOBJS:.o=.d) $(SANTESTOBJS:.o=.d) $(SANDIR)/cmd/routelab.d

@@ -107,7 +107,8 @@ static void print_help(const char *cmd, const char *synopsis, const char *descri
     printf("  %-22s %s\n", "--help", "print this help and exit");
 }
 
-static void check_range(const char *cmd, const rl_opt *o, double v, const char *text)
+static rl_status check_range(const char *cmd, const rl_opt *o, double v, const char *text,
+                             rl_err *err)
 {
     int bad = 0;
     if ((o->bounds & RL_LO) && !(v >= o->lo))
@@ -120,10 +121,12 @@ static void check_range(const char *cmd, const rl_opt *o, double v, const char *
         bad = 1;
     char buf[80];
     if (bad)
-        rl_die("%s: --%s %s is out of range %s", cmd, o->name, text, range_text(o, buf, sizeof buf));
+        return rl_fail(err, RL_EINPUT, "%s: --%s %s is out of range %s", cmd, o->name, text,
+                       range_text(o, buf, sizeof buf));
+    return RL_OK;
 }
 
-static void set_value(const char *cmd, rl_opt *o, const char *v)
+static rl_status set_value(const char *cmd, rl_opt *o, const char *v, rl_err *err)
 {
     char *end;
     errno = 0;
@@ -132,8 +135,8 @@ static void set_value(const char *cmd, rl_opt *o, const char *v)
     case RL_OPT_LONG: {
         long long x = strtoll(v, &end, 10);
         if (end == v || *end || errno)
-            rl_die("%s: --%s expects an integer, got '%s'", cmd, o->name, v);
-        check_range(cmd, o, (double)x, v);
+            return rl_fail(err, RL_EINPUT, "%s: --%s expects an integer, got '%s'", cmd, o->name, v);
+        RL_TRY(check_range(cmd, o, (double)x, v, err));
         if (o->type == RL_OPT_INT)
             *(int *)o->dest = (int)x;
         else
@@ -143,20 +146,22 @@ static void set_value(const char *cmd, rl_opt *o, const char *v)
     case RL_OPT_DOUBLE: {
         double x = strtod(v, &end);
         if (end == v || *end || errno || !isfinite(x))
-            rl_die("%s: --%s expects a finite number, got '%s'", cmd, o->name, v);
-        check_range(cmd, o, x, v);
+            return rl_fail(err, RL_EINPUT, "%s: --%s expects a finite number, got '%s'", cmd,
+                           o->name, v);
+        RL_TRY(check_range(cmd, o, x, v, err));
         *(double *)o->dest = x;
         break;
     }
     case RL_OPT_STRING:
         if (!*v)
-            rl_die("%s: --%s expects a non-empty value", cmd, o->name);
+            return rl_fail(err, RL_EINPUT, "%s: --%s expects a non-empty value", cmd, o->name);
         *(const char **)o->dest = v;
         break;
     case RL_OPT_CHOICE: {
         int i = rl_choice_index(o->choices, v);
         if (i < 0)
-            rl_die("%s: --%s must be one of %s, got '%s'", cmd, o->name, o->choices, v);
+            return rl_fail(err, RL_EINPUT, "%s: --%s must be one of %s, got '%s'", cmd, o->name,
+                           o->choices, v);
         *(int *)o->dest = i;
         break;
     }
@@ -164,21 +169,25 @@ static void set_value(const char *cmd, rl_opt *o, const char *v)
     case RL_OPT_END:
         break;
     }
+    return RL_OK;
 }
 
-int rl_opts_parse(const char *cmd, const char *synopsis, const char *description,
-                  rl_opt *opts, int argc, char **argv, char **pos, int maxpos)
+rl_status rl_opts_parse_status(const char *cmd, rl_opt *opts, int argc, char **argv, char **pos,
+                               int maxpos, int *npos_out, int *help, rl_err *err)
 {
     int npos = 0;
+    *help = 0;
+    *npos_out = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            print_help(cmd, synopsis, description, opts);
-            exit(0);
+            *help = 1; /* the rest is not parsed: --help wins over what follows it */
+            break;
         }
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
             if (npos >= maxpos)
-                rl_die("%s: unexpected argument '%s' (see routelab %s --help)", cmd, a, cmd);
+                return rl_fail(err, RL_EINPUT, "%s: unexpected argument '%s' (see routelab %s --help)",
+                               cmd, a, cmd);
             pos[npos++] = argv[i];
             continue;
         }
@@ -190,11 +199,12 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
             if (strlen(o->name) == nlen && strncmp(o->name, name, nlen) == 0)
                 break;
         if (o->type == RL_OPT_END)
-            rl_die("%s: unknown flag --%.*s (see routelab %s --help)", cmd, (int)nlen, name, cmd);
+            return rl_fail(err, RL_EINPUT, "%s: unknown flag --%.*s (see routelab %s --help)", cmd,
+                           (int)nlen, name, cmd);
         o->seen = 1;
         if (o->type == RL_OPT_FLAG) {
             if (eq)
-                rl_die("%s: --%s takes no value", cmd, o->name);
+                return rl_fail(err, RL_EINPUT, "%s: --%s takes no value", cmd, o->name);
             *(int *)o->dest = 1;
             continue;
         }
@@ -204,8 +214,23 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
         else if (i + 1 < argc)
             v = argv[++i];
         else
-            rl_die("%s: --%s needs a value", cmd, o->name);
-        set_value(cmd, o, v);
+            return rl_fail(err, RL_EINPUT, "%s: --%s needs a value", cmd, o->name);
+        RL_TRY(set_value(cmd, o, v, err));
+    }
+    *npos_out = npos;
+    return RL_OK;
+}
+
+int rl_opts_parse(const char *cmd, const char *synopsis, const char *description,
+                  rl_opt *opts, int argc, char **argv, char **pos, int maxpos)
+{
+    int npos, help;
+    rl_err err = { RL_OK, "" };
+    if (rl_opts_parse_status(cmd, opts, argc, argv, pos, maxpos, &npos, &help, &err) != RL_OK)
+        rl_die("%s", err.msg);
+    if (help) {
+        print_help(cmd, synopsis, description, opts);
+        exit(0);
     }
     return npos;
 }

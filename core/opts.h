@@ -3,6 +3,8 @@
 #ifndef RL_OPTS_H
 #define RL_OPTS_H
 
+#include "err.h"
+
 typedef enum {
     RL_OPT_END = 0,
     RL_OPT_INT,    /* int *           */
@@ -44,6 +46,15 @@ typedef struct {
  * flag or value dies with status 2.  Returns the number of positionals. */
 int rl_opts_parse(const char *cmd, const char *synopsis, const char *description,
                   rl_opt *opts, int argc, char **argv, char **pos, int maxpos);
+
+/* The same parse as a library function that never exits (for the fuzzer and
+ * any caller that handles its own errors): RL_OK with the positionals'
+ * count in *npos, or RL_EINPUT with rl_opts_parse's one line in err
+ * ("CMD: --x expects an integer, got 'y'").  `--help` / `-h` stops the
+ * parse with *help = 1 (the caller prints the help); flags before it have
+ * been applied, those after it are not looked at. */
+rl_status rl_opts_parse_status(const char *cmd, rl_opt *opts, int argc, char **argv, char **pos,
+                               int maxpos, int *npos, int *help, rl_err *err);
 
 /* Whether the flag `name` was given on the command line. */
 int rl_opt_seen(const rl_opt *opts, const char *name);

