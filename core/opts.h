@@ -3,6 +3,8 @@
 #ifndef RL_OPTS_H
 #define RL_OPTS_H
 
+#include <stddef.h>
+
 typedef enum {
     RL_OPT_END = 0,
     RL_OPT_INT,    /* int *           */
@@ -47,6 +49,12 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
 
 /* Whether the flag `name` was given on the command line. */
 int rl_opt_seen(const rl_opt *opts, const char *name);
+
+/* Whether v lies in o's range (the parser's own test: stored values, e.g. a
+ * checkpoint's, are checked against the flag's range with it). */
+int rl_opt_in_range(const rl_opt *o, double v);
+/* o's range as "[lo, hi)" etc. in buf, or "" when it has none. */
+const char *rl_opt_range_text(const rl_opt *o, char *buf, size_t len);
 
 /* Index of s among the '|'-separated choices, or -1. */
 int rl_choice_index(const char *choices, const char *s);
