@@ -186,6 +186,7 @@ Test(hardening_model, every_checkpoint_field_checked, .timeout = 120)
     free(ck);
     free(data);
     th_rmdir(d);
+    free(d);
 }
 
 /* A checkpoint whose context is in the flag's range but whose activations
@@ -220,6 +221,7 @@ Test(hardening_model, huge_stored_context_refused_up_front, .timeout = 60)
     free(ck);
     free(data);
     th_rmdir(d);
+    free(d);
 }
 
 /* Flags whose activation count B H T T overflows 64 bits (it wrapped to 0
@@ -249,6 +251,7 @@ Test(hardening_model, oversized_flags_refused_up_front, .timeout = 60)
     free(data);
     free(out);
     th_rmdir(d);
+    free(d);
 }
 
 /* eval's length check: LONG_MAX + 1 overflowed into "needs
@@ -272,6 +275,7 @@ Test(hardening_model, eval_lengths_overflow_checked, .timeout = 60)
     free(ck);
     free(data);
     th_rmdir(d);
+    free(d);
 }
 
 /* Temporary files of a killed run (kill -9 mid-write): a dead process's are
@@ -315,6 +319,7 @@ Test(hardening_model, stale_temporary_files_removed, .timeout = 60)
     free(ck);
     free(data);
     th_rmdir(d);
+    free(d);
 }
 
 /* A rate that makes the loss NaN at once: one line, exit 2, and no claim
@@ -334,6 +339,7 @@ Test(hardening_model, nan_guard_message_true, .timeout = 60)
     free(data);
     free(out);
     th_rmdir(d);
+    free(d);
 }
 
 /* rl_expf, and the vector exp through rl_exp_shift_sum, against libm on
