@@ -56,7 +56,7 @@ int cmd_eval(int argc, char **argv)
     long maxL;
     rl_err err;
     if (rl_ckpt_open_eval("eval", ckpath, data, &m, &meta, &ds, &err) ||
-        rl_eval_check_lengths(Ls, nl, 1, &ds, data, &maxL, &err)) {
+        rl_eval_check_lengths(m, Ls, nl, 1, &ds, data, &maxL, &err)) {
         rl_err_prefix(&err, "eval");
         rl_err_exit(&err);
     }

@@ -58,7 +58,7 @@ int cmd_probe(int argc, char **argv)
         nl = 2;
     }
     long maxL;
-    if (rl_eval_check_lengths(Ls, nl, 2, &ds, data, &maxL, &err)) {
+    if (rl_eval_check_lengths(m, Ls, nl, 2, &ds, data, &maxL, &err)) {
         rl_err_prefix(&err, "probe");
         rl_err_exit(&err);
     }

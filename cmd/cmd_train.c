@@ -108,13 +108,22 @@ int cmd_train(int argc, char **argv)
     rl_err err;
     rl_gpt_config cfg;
     check(rl_train_opts_config(&to, &cfg, &err), &err);
+    rl_ckpt_meta meta = { 0 };
+    if (strlen(to.lr) >= sizeof meta.lr) /* the checkpoint keeps the schedule's text */
+        rl_die("train: --lr is %zu characters long; a checkpoint keeps at most %zu",
+               strlen(to.lr), sizeof meta.lr - 1);
+    if (!resume) { /* the model's memory, before any file or allocation */
+        size_t bytes;
+        check(rl_gpt_bytes(&cfg, to.batch, &bytes, &err), &err);
+    }
     rl_mkdir_p(out);
     char *ck = rl_path_join(out, "ckpt.bin"), *logp = rl_path_join(out, "log.tsv");
-    rl_ckpt_meta meta = { 0 };
+    rl_ckpt_remove_stale_tmp(out);
     rl_gpt *m = NULL;
     if (resume) {
         rl_ckpt_meta cm;
-        check(rl_ckpt_load(ck, to.batch, &m, &cm, &err), &err);
+        /* without activations first: they are sized by the checkpoint's batch */
+        check(rl_ckpt_load(ck, 0, &m, &cm, &err), &err);
         SAME("layers", cfg.layers, m->cfg.layers);
         SAME("width", cfg.width, m->cfg.width);
         SAME("heads", cfg.heads, m->cfg.heads);
@@ -131,10 +140,8 @@ int cmd_train(int argc, char **argv)
         SAME("val-batches", to.val_batches, cm.val_batches);
         if (rl_opt_seen(opts, "lr") && strcmp(to.lr, cm.lr))
             rl_die("train: --lr %s does not match the checkpoint's %s (%s)", to.lr, cm.lr, ck);
-        if (to.batch != cm.batch) { /* activations sized for the checkpoint's batch */
-            rl_gpt_free(m);
-            check(rl_ckpt_load(ck, cm.batch, &m, &cm, &err), &err);
-        }
+        rl_gpt_free(m);
+        check(rl_ckpt_load(ck, cm.batch, &m, &cm, &err), &err);
         meta = cm;
         if (rl_opt_seen(opts, "steps"))
             meta.steps = to.steps;
@@ -193,6 +200,9 @@ int cmd_train(int argc, char **argv)
             if (tty)
                 printf("\n");
             fclose(log);
+            if (!resume && last_ck == 0) /* a stale ckpt.bin is not this run's */
+                rl_die("train: loss is %g (gradient norm %g) at step %ld; stopped, no "
+                       "checkpoint of this run was written", loss, gn, s + 1);
             rl_die("train: loss is %g (gradient norm %g) at step %ld; stopped, last good "
                    "checkpoint kept: %s (step %ld)", loss, gn, s + 1, ck, last_ck);
         }

@@ -53,8 +53,7 @@ static const char *num_text(double x, char *buf, size_t len)
     return buf;
 }
 
-/* The range of o as "[lo, hi)" etc., or "" when it has none. */
-static const char *range_text(const rl_opt *o, char *buf, size_t len)
+const char *rl_opt_range_text(const rl_opt *o, char *buf, size_t len)
 {
     char lo[32], hi[32];
     if (!(o->bounds & (RL_LO | RL_LO_OPEN | RL_HI | RL_HI_OPEN)))
@@ -69,7 +68,7 @@ static const char *range_text(const rl_opt *o, char *buf, size_t len)
 static void print_range(const rl_opt *o)
 {
     char buf[80];
-    if (*range_text(o, buf, sizeof buf))
+    if (*rl_opt_range_text(o, buf, sizeof buf))
         printf(", range %s", buf);
 }
 
@@ -107,8 +106,7 @@ static void print_help(const char *cmd, const char *synopsis, const char *descri
     printf("  %-22s %s\n", "--help", "print this help and exit");
 }
 
-static rl_status check_range(const char *cmd, const rl_opt *o, double v, const char *text,
-                             rl_err *err)
+int rl_opt_in_range(const rl_opt *o, double v)
 {
     int bad = 0;
     if ((o->bounds & RL_LO) && !(v >= o->lo))
@@ -119,10 +117,16 @@ static rl_status check_range(const char *cmd, const rl_opt *o, double v, const c
         bad = 1;
     if ((o->bounds & RL_HI_OPEN) && !(v < o->hi))
         bad = 1;
+    return !bad;
+}
+
+static rl_status check_range(const char *cmd, const rl_opt *o, double v, const char *text,
+                             rl_err *err)
+{
     char buf[80];
-    if (bad)
+    if (!rl_opt_in_range(o, v))
         return rl_fail(err, RL_EINPUT, "%s: --%s %s is out of range %s", cmd, o->name, text,
-                       range_text(o, buf, sizeof buf));
+                       rl_opt_range_text(o, buf, sizeof buf));
     return RL_OK;
 }
 

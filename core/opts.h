@@ -3,6 +3,8 @@
 #ifndef RL_OPTS_H
 #define RL_OPTS_H
 
+#include <stddef.h>
+
 #include "err.h"
 
 typedef enum {
@@ -58,6 +60,12 @@ rl_status rl_opts_parse_status(const char *cmd, rl_opt *opts, int argc, char **a
 
 /* Whether the flag `name` was given on the command line. */
 int rl_opt_seen(const rl_opt *opts, const char *name);
+
+/* Whether v lies in o's range (the parser's own test: stored values, e.g. a
+ * checkpoint's, are checked against the flag's range with it). */
+int rl_opt_in_range(const rl_opt *o, double v);
+/* o's range as "[lo, hi)" etc. in buf, or "" when it has none. */
+const char *rl_opt_range_text(const rl_opt *o, char *buf, size_t len);
 
 /* Index of s among the '|'-separated choices, or -1. */
 int rl_choice_index(const char *choices, const char *s);

@@ -53,8 +53,8 @@ void rl_attention_forward_logits(float *out, long ldo, float *att, const float *
 {
     const int T = s->T, H = s->H, hd = s->hd;
 #pragma omp parallel for schedule(static)
-    for (int bh = 0; bh < s->B * H; bh++) {
-        const int b = bh / H, h = bh % H;
+    for (long bh = 0; bh < (long)s->B * H; bh++) { /* B H may pass INT_MAX */
+        const int b = (int)(bh / H), h = (int)(bh % H);
         float *P = att + (long)bh * T * T;
         if (lg->prepare)
             lg->prepare(lg, b, h);
@@ -75,8 +75,8 @@ void rl_attention_backward_logits(float *dv, long ldd, float *datt, const float 
 {
     const int T = s->T, H = s->H, hd = s->hd;
 #pragma omp parallel for schedule(static)
-    for (int bh = 0; bh < s->B * H; bh++) {
-        const int b = bh / H, h = bh % H;
+    for (long bh = 0; bh < (long)s->B * H; bh++) { /* B H may pass INT_MAX */
+        const int b = (int)(bh / H), h = (int)(bh % H);
         const float *P = att + (long)bh * T * T, *dO = dout + (long)b * T * lddo + (long)h * hd;
         float *dS = datt + (long)bh * T * T;
         /* dP = dO V^T */
@@ -155,8 +155,8 @@ void rl_attention_forward_streaming_logits(float *out, long ldo, const float *v,
     const long per = (long)SQ * SK + (long)SQ * hd + 2 * SQ + lg->state_floats;
     if (lg->prepare) {
 #pragma omp parallel for schedule(dynamic, 1)
-        for (int bh = 0; bh < s->B * H; bh++)
-            lg->prepare(lg, bh / H, bh % H);
+        for (long bh = 0; bh < (long)s->B * H; bh++)
+            lg->prepare(lg, (int)(bh / H), (int)(bh % H));
     }
     float *scratch = rl_xmalloc(sizeof(float) * per * omp_get_max_threads());
     /* items (b, h, query block), largest (latest) blocks first for balance;

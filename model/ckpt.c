@@ -1,12 +1,19 @@
 /* ckpt.c: checkpoint writing and checked loading (format in ckpt.h). */
 #include "ckpt.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/util.h"
 #include "data.h"
+#include "train.h"
+#include "trainopts.h"
 
 static const char MAGIC[8] = { 'R', 'L', 'G', 'P', 'T', 'C', 'K', 'P' };
 
@@ -66,6 +73,51 @@ rl_status rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *me
     return rl_outfile_close(o, err);
 }
 
+/* A field against the range of its flag (trainopts.c, the one definition),
+ * as a 64-bit value before anything narrows it. */
+#define FIELD(flag, v) RL_TRY(rl_train_opts_check_field(flag, (double)(v), err))
+/* A field without a flag: lo <= v <= hi. */
+#define BOUNDED(name, v, lo, hi)                                                           \
+    do {                                                                                   \
+        if ((v) < (lo) || (v) > (hi))                                                      \
+            return rl_fail(err, RL_EINPUT, name " %lld is outside [%lld, %lld]",           \
+                           (long long)(v), (long long)(lo), (long long)(hi));              \
+    } while (0)
+
+/* Every stored field, before use: the model's shape and the run's settings
+ * with the ranges of their flags, the others with what a run writes. */
+static rl_status check_fields(const int64_t *f, double dropout, const char *lr, rl_err *err)
+{
+    FIELD("layers", f[H_LAYERS]);
+    FIELD("width", f[H_WIDTH]);
+    FIELD("heads", f[H_HEADS]);
+    FIELD("ctx", f[H_CTX]);
+    FIELD("vocab", f[H_VOCAB]);
+    BOUNDED("rotation code", f[H_ROT], 0, INT32_MAX); /* rl_gpt_config_check: a scheme's */
+    BOUNDED("mode", f[H_MODE], RL_MODE_QK, RL_MODE_QKV);
+    BOUNDED("alibi", f[H_ALIBI], 0, 1);
+    BOUNDED("path", f[H_PATH], 0, 1);
+    FIELD("dropout", dropout);
+    FIELD("steps", f[H_STEPS]);
+    BOUNDED("steps", f[H_STEPS], 1, INT64_MAX); /* rl_lr_plan sets it before a run saves */
+    BOUNDED("step", f[H_STEP], 0, f[H_STEPS]);
+    FIELD("batch", f[H_BATCH]);
+    FIELD("accum", f[H_ACCUM]);
+    FIELD("seed", f[H_SEED]);
+    FIELD("val-every", f[H_VAL_EVERY]);
+    FIELD("val-batches", f[H_VAL_BATCHES]);
+    BOUNDED("data_n", f[H_DATA_N], f[H_CTX] + 1, INT64_MAX); /* a stream of ctx + 1 tokens */
+    BOUNDED("adam_t", f[H_ADAM_T], f[H_STEP], f[H_STEP]);    /* one AdamW step per step */
+    BOUNDED("nparams", f[H_NPARAMS], 1, INT64_MAX / 16);
+    if (!memchr(lr, 0, 128))
+        return rl_fail(err, RL_EINPUT, "lr is not a terminated string");
+    rl_lr_schedule s;
+    long total;
+    if (rl_lr_plan(lr, f[H_STEPS], &s, &total, err))
+        return RL_EINPUT;
+    return RL_OK;
+}
+
 rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, rl_err *err)
 {
     *out = NULL;
@@ -98,13 +150,27 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
     }
     double dp;
     memcpy(&dp, &f[H_DROPOUT], 8);
+    if (check_fields(f, dp, (const char *)h + sizeof MAGIC + sizeof f, err)) {
+        rl_err_prefix(err, "%s: corrupt checkpoint", path);
+        goto fail;
+    }
+    /* every field is now in its range: the narrowing below keeps its value */
     rl_gpt_config cfg = { (int)f[H_LAYERS], (int)f[H_WIDTH], (int)f[H_HEADS], (int)f[H_CTX],
                           (int)f[H_VOCAB], (float)dp,
                           { (int)f[H_ROT], (int)f[H_MODE], (int)f[H_ALIBI], (int)f[H_PATH] } };
     char why[160];
-    if (f[H_LAYERS] > 4096 || f[H_WIDTH] > 1 << 16 || f[H_CTX] > 1 << 24 ||
-        rl_gpt_config_check(&cfg, why, sizeof why) || rl_gpt_param_count(&cfg) != f[H_NPARAMS]) {
-        rl_fail(err, st, "%s: corrupt checkpoint (inconsistent configuration)", path);
+    if (rl_gpt_config_check(&cfg, why, sizeof why)) {
+        rl_fail(err, st, "%s: corrupt checkpoint (%s)", path, why);
+        goto fail;
+    }
+    if (rl_gpt_param_count(&cfg) != f[H_NPARAMS]) {
+        rl_fail(err, st, "%s: corrupt checkpoint (nparams %lld, the configuration has %ld)", path,
+                (long long)f[H_NPARAMS], rl_gpt_param_count(&cfg));
+        goto fail;
+    }
+    size_t bytes; /* refuse what the machine cannot hold before reading on */
+    if (rl_gpt_bytes(&cfg, B, &bytes, err)) {
+        rl_err_prefix(err, "%s", path);
         goto fail;
     }
     const size_t np = sizeof(float) * (size_t)f[H_NPARAMS];
@@ -116,7 +182,12 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
         goto fail;
     }
     fseek(fp, (long)sizeof h, SEEK_SET);
-    m = rl_gpt_alloc(&cfg, B);
+    st = rl_gpt_new(&m, &cfg, B, err);
+    if (st) {
+        rl_err_prefix(err, "%s", path);
+        goto fail;
+    }
+    st = RL_EINPUT;
     uint64_t stored;
     if (fread(m->params, 1, np, fp) != np || fread(m->adam, 1, 2 * np, fp) != 2 * np ||
         fread(&stored, 8, 1, fp) != 1) {
@@ -157,23 +228,60 @@ rl_status rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *dat
     *m = NULL;
     if (!ckpath || !data)
         return rl_fail(err, RL_EINPUT, "--ckpt and --data are required");
-    RL_TRY(rl_ckpt_load(ckpath, 1, m, meta, err));
+    /* no training activations: evaluation has its own workspace, and a
+     * checkpoint's context must not size buffers that are never used */
+    RL_TRY(rl_ckpt_load(ckpath, 0, m, meta, err));
     (void)cmd;
     return rl_data_load(data, (*m)->cfg.vocab, ds, err);
 }
 
-rl_status rl_eval_check_lengths(const long *L, int n, long minlen, const rl_dataset *ds,
-                                const char *data, long *maxL, rl_err *err)
+rl_status rl_eval_check_lengths(const rl_gpt *m, const long *L, int n, long minlen,
+                                const rl_dataset *ds, const char *data, long *maxL, rl_err *err)
 {
     *maxL = 0;
     for (int i = 0; i < n; i++) {
         if (L[i] < minlen)
             return rl_fail(err, RL_EINPUT, "length %ld must be at least %ld", L[i], minlen);
-        if (L[i] + 1 > ds->val.n)
+        /* L + 1 tokens, compared as L >= n: L + 1 overflows at LONG_MAX */
+        if (L[i] >= ds->val.n)
             return rl_fail(err, RL_EINPUT,
-                           "length %ld needs %ld validation tokens; the validation stream of %s has %ld",
-                           L[i], L[i] + 1, data, ds->val.n);
+                           "length %ld needs %ld + 1 validation tokens; the validation stream of "
+                           "%s has %ld", L[i], L[i], data, ds->val.n);
         *maxL = L[i] > *maxL ? L[i] : *maxL;
     }
-    return RL_OK;
+    return m ? rl_gpt_eval_check(m, *maxL, err) : RL_OK;
+}
+
+/* "<name>.tmp.<digits>" for a name train writes: the pid, else 0. */
+static long tmp_pid(const char *entry)
+{
+    static const char *const names[] = { "ckpt.bin", "log.tsv" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const size_t k = strlen(names[i]);
+        if (strncmp(entry, names[i], k) || strncmp(entry + k, ".tmp.", 5))
+            continue;
+        const char *d = entry + k + 5;
+        char *end;
+        errno = 0;
+        long pid = strtol(d, &end, 10);
+        return *d >= '0' && *d <= '9' && !*end && !errno && pid > 0 && pid <= INT_MAX ? pid : 0;
+    }
+    return 0;
+}
+
+void rl_ckpt_remove_stale_tmp(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const long pid = tmp_pid(e->d_name);
+        if (pid && kill((pid_t)pid, 0) == -1 && errno == ESRCH) {
+            char *p = rl_path_join(dir, e->d_name);
+            unlink(p);
+            free(p);
+        }
+    }
+    closedir(d);
 }

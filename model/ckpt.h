@@ -2,7 +2,8 @@
  *
  * File: a fixed header of little-endian 64-bit fields (magic "RLGPTCKP",
  * version, model configuration, steps done, the run's settings, the identity
- * of its training stream, AdamW's step count), then the parameters and the
+ * of its training stream, AdamW's step count), the --lr text (128 bytes,
+ * NUL-terminated), then the parameters and the
  * AdamW moments m and v as float32, then FNV-1a-64 of everything before it.
  * Data position and RNG state: every random draw of step s (training windows,
  * dropout masks) comes from streams keyed by (seed, s), so (seed, step)
@@ -35,9 +36,18 @@ typedef struct {
 /* Write through a temporary file and a rename. */
 rl_status rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta, rl_err *err);
 
-/* Load into a new model *m with activations for B windows.  RL_EINPUT with
- * a one-line reason naming the file when it is unreadable, truncated,
- * corrupt or of another format (nothing is allocated then). */
+/* Remove the temporary files (rl_outfile_create's "<name>.tmp.<pid>") of
+ * ckpt.bin and log.tsv in dir whose process no longer exists: what a run
+ * killed mid-write (kill -9) leaves.  A live pid's file is kept (a run
+ * writing there now); a pid since reused by another process keeps its file
+ * until that one ends. */
+void rl_ckpt_remove_stale_tmp(const char *dir);
+
+/* Load into a new model *m with activations for B windows (0: none).
+ * RL_EINPUT with a one-line reason naming the file when it is unreadable,
+ * truncated, corrupt or of another format, when a stored field lies outside
+ * the range of its flag (trainopts.c) or of what a run writes, or when the
+ * model does not fit the machine (rl_gpt_bytes; nothing is allocated then). */
 rl_status rl_ckpt_load(const char *path, int B, rl_gpt **m, rl_ckpt_meta *meta, rl_err *err);
 
 /* For the commands that read a trained model (eval, probe): the model of
@@ -48,9 +58,12 @@ rl_status rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *dat
                             rl_ckpt_meta *meta, rl_dataset *ds, rl_err *err);
 
 /* Every length of L[0..n-1] must be at least minlen and fit the validation
- * stream (L + 1 tokens: inputs and next-token targets), else RL_EINPUT.
- * *maxL receives the longest. */
-rl_status rl_eval_check_lengths(const long *L, int n, long minlen, const rl_dataset *ds,
-                                const char *data, long *maxL, rl_err *err);
+ * stream (L + 1 tokens: inputs and next-token targets), and m's evaluation
+ * workspace for the longest must fit the machine (rl_gpt_eval_check), else
+ * RL_EINPUT.  *maxL receives the longest.  m may be NULL before a model
+ * exists (reproduce's up-front check): then only the data is checked, and
+ * each evaluation checks its workspace when it loads the model. */
+rl_status rl_eval_check_lengths(const rl_gpt *m, const long *L, int n, long minlen,
+                                const rl_dataset *ds, const char *data, long *maxL, rl_err *err);
 
 #endif

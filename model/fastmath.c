@@ -3,6 +3,7 @@
 
 typedef float v4sf __attribute__((vector_size(16)));
 typedef int32_t v4si __attribute__((vector_size(16)));
+typedef uint32_t v4su __attribute__((vector_size(16)));
 
 static inline v4sf vsel(v4si mask, v4sf a, v4sf b) /* mask ? a : b */
 {
@@ -29,6 +30,7 @@ static inline v4sf vexp(v4sf x)
     x = vsel(x > hi, hi, x);
     v4sf t = x * 1.44269504088896341f;
     v4sf fn = (t + 12582912.0f) - 12582912.0f;
+    fn = vsel(fn == fn, fn, (v4sf){ 0, 0, 0, 0 }); /* a NaN lane: 2^0, r keeps the NaN */
     v4si n = __builtin_convertvector(fn, v4si);
     v4sf r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
     v4sf p = r * 1.9875691500e-4f + 1.3981999507e-3f;
@@ -37,7 +39,7 @@ static inline v4sf vexp(v4sf x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    return p * (v4sf)((n + 127) << 23);
+    return p * (v4sf)((v4su)(n + 127) << 23); /* unsigned: no shift of a negative */
 }
 
 float rl_exp_shift_sum(float *x, long n, float shift)

@@ -17,6 +17,8 @@
 
 static inline float rl_expf(float x)
 {
+    if (x != x) /* NaN: (int) of it would be undefined */
+        return x;
     x = x < -87.3f ? -87.3f : x > 88.7f ? 88.7f : x;
     float t = x * 1.44269504088896341f;
     float fn = (t + 12582912.0f) - 12582912.0f; /* round to nearest (1.5 * 2^23) */
@@ -29,7 +31,7 @@ static inline float rl_expf(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    int32_t bits = (n + 127) << 23;
+    uint32_t bits = (uint32_t)(n + 127) << 23; /* n + 127 in [1, 255] after the clamp */
     float s;
     memcpy(&s, &bits, sizeof s);
     return p * s;

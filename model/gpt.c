@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/mem.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "attention.h"
 #include "layers.h"
+#include "trainopts.h"
 
 /* ---- layout ---------------------------------------------------------- */
 
@@ -73,50 +75,124 @@ static void bind_weights(rl_gpt_weights *w, const rl_gpt *m, float *base)
         w->pos[i] = base + t[g + 4 + i].off;
 }
 
-/* The decoder's activations (the scheme carves its own, scheme.h). */
-static size_t layout_acts(rl_gpt *m, float *base)
+/* rl_carve with the count checked: *over is set instead of wrapping. */
+static float *take(rl_arena *u, size_t n, int *over)
+{
+    float *p = u->base ? u->base + u->used : NULL;
+    u->used = rl_szadd(u->used, rl_szadd(n, 15, over) & ~(size_t)15, over);
+    return p;
+}
+
+/* The decoder's activations (the scheme carves its own, scheme.h); m->a
+ * may be NULL when only counting (rl_gpt_bytes).  The products are
+ * checked: B, T, H come from flags and checkpoint headers. */
+static size_t layout_acts(rl_gpt *m, float *base, int *over)
 {
     const size_t B = m->B, T = m->T, C = m->cfg.width, V = m->cfg.vocab, H = m->cfg.heads;
-    const size_t N = B * T, att = B * H * T * T;
+    const size_t N = rl_szmul(B, T, over), NC = rl_szmul(N, C, over);
+    const size_t att = rl_szmul(rl_szmul(B, H, over), rl_szmul(T, T, over), over);
+    const size_t NC3 = rl_szmul(3, NC, over), NC4 = rl_szmul(4, NC, over);
     rl_arena u = { base, 0 };
-    for (int l = 0; l < m->cfg.layers; l++) {
-        rl_block_acts *a = &m->a[l];
-        a->ln1 = rl_carve(&u, N * C);
-        a->ln1_mean = rl_carve(&u, N);
-        a->ln1_rstd = rl_carve(&u, N);
-        a->qkv = rl_carve(&u, 3 * N * C);
-        a->att = rl_carve(&u, att);
-        a->atty = rl_carve(&u, N * C);
-        a->res2 = rl_carve(&u, N * C);
-        a->ln2 = rl_carve(&u, N * C);
-        a->ln2_mean = rl_carve(&u, N);
-        a->ln2_rstd = rl_carve(&u, N);
-        a->fch = rl_carve(&u, 4 * N * C);
-        a->fch_gelu = rl_carve(&u, 4 * N * C);
-        a->res3 = rl_carve(&u, N * C);
+    rl_block_acts dummy;
+    for (int l = 0; l < m->cfg.layers && !*over; l++) {
+        rl_block_acts *a = m->a ? &m->a[l] : &dummy;
+        a->ln1 = take(&u, NC, over);
+        a->ln1_mean = take(&u, N, over);
+        a->ln1_rstd = take(&u, N, over);
+        a->qkv = take(&u, NC3, over);
+        a->att = take(&u, att, over);
+        a->atty = take(&u, NC, over);
+        a->res2 = take(&u, NC, over);
+        a->ln2 = take(&u, NC, over);
+        a->ln2_mean = take(&u, N, over);
+        a->ln2_rstd = take(&u, N, over);
+        a->fch = take(&u, NC4, over);
+        a->fch_gelu = take(&u, NC4, over);
+        a->res3 = take(&u, NC, over);
     }
-    m->enc = rl_carve(&u, N * C);
-    m->lnf = rl_carve(&u, N * C);
-    m->lnf_mean = rl_carve(&u, N);
-    m->lnf_rstd = rl_carve(&u, N);
-    m->logits = rl_carve(&u, N * V);
-    m->losses = rl_carve(&u, N);
-    m->dres = rl_carve(&u, N * C);
-    m->dC1 = rl_carve(&u, N * C);
-    m->dC2 = rl_carve(&u, N * C);
-    m->d3C = rl_carve(&u, 3 * N * C);
-    m->d4C = rl_carve(&u, 4 * N * C);
-    m->datt = rl_carve(&u, att);
-    m->slopes = rl_carve(&u, H);
+    m->enc = take(&u, NC, over);
+    m->lnf = take(&u, NC, over);
+    m->lnf_mean = take(&u, N, over);
+    m->lnf_rstd = take(&u, N, over);
+    m->logits = take(&u, rl_szmul(N, V, over), over);
+    m->losses = take(&u, N, over);
+    m->dres = take(&u, NC, over);
+    m->dC1 = take(&u, NC, over);
+    m->dC2 = take(&u, NC, over);
+    m->d3C = take(&u, NC3, over);
+    m->d4C = take(&u, NC4, over);
+    m->datt = take(&u, att, over);
+    m->slopes = take(&u, H, over);
     return u.used;
+}
+
+/* Floats of a scheme's activations for B windows of T (eval: one
+ * window, streaming), counted by its own layout.  The scheme's products
+ * are not checked; callers first bound the decoder's own activations
+ * (which contain N C, B H T T per layer), and every scheme's buffers are
+ * a few of those at most (acc_layout, path_layout, rope_layout), so they
+ * cannot wrap then. */
+static size_t scheme_floats(const rl_gpt_config *cfg, long B, long T, int eval)
+{
+    const rl_scheme_ctx x = { rl_scheme_of(cfg->pos), cfg, cfg->width / cfg->heads, NULL, NULL,
+                              NULL };
+    if (!x.s->layout)
+        return 0;
+    void *st = rl_xcalloc(1, x.s->state_bytes ? x.s->state_bytes : 1); /* a few pointers */
+    rl_arena a = { NULL, 0 };
+    x.s->layout(st, &x, B, T, eval, &a);
+    free(st);
+    return a.used;
+}
+
+/* Beyond this the decoder's own count stops (see scheme_floats): 2^50
+ * bytes, more than any machine this runs on. */
+#define BYTES_BOUND ((size_t)1 << 50)
+
+/* rl_mem_check, with the counts beyond BYTES_BOUND refused as such. */
+static rl_status checked_need(const char *what, size_t need, int over, rl_err *err)
+{
+    if (!over && need > BYTES_BOUND)
+        return rl_fail(err, RL_EINPUT, "%s needs %zu bytes (%.0f TiB), more than any machine has",
+                       what, need, need / 1099511627776.0);
+    return rl_mem_check(what, need, over, err);
+}
+
+rl_status rl_gpt_bytes(const rl_gpt_config *cfg, int B, size_t *bytes, rl_err *err)
+{
+    char why[160];
+    *bytes = 0;
+    if (rl_gpt_config_check(cfg, why, sizeof why))
+        return rl_fail(err, RL_EINPUT, "model: %s", why);
+    RL_TRY(rl_train_opts_check_field("layers", cfg->layers, err));
+    RL_TRY(rl_train_opts_check_field("width", cfg->width, err));
+    RL_TRY(rl_train_opts_check_field("heads", cfg->heads, err));
+    RL_TRY(rl_train_opts_check_field("ctx", cfg->ctx, err));
+    if (B != 0) /* 0: no training activations (eval, probe) */
+        RL_TRY(rl_train_opts_check_field("batch", B, err));
+    int over = 0;
+    /* within those ranges the count fits in a long (< 2^56) */
+    const size_t P = (size_t)rl_gpt_param_count(cfg);
+    rl_gpt shape = { .cfg = *cfg, .B = B, .T = cfg->ctx };
+    size_t floats = rl_szadd(rl_szmul(4, P, &over), layout_acts(&shape, NULL, &over), &over);
+    size_t need = rl_szmul(floats, sizeof(float), &over);
+    if (!over && need <= BYTES_BOUND)
+        need = rl_szadd(need, sizeof(float) * scheme_floats(cfg, B, cfg->ctx, 0), &over);
+    *bytes = need;
+    char what[200];
+    char acts[64] = " without training activations";
+    if (B)
+        snprintf(acts, sizeof acts, " with activations for %d windows", B);
+    snprintf(what, sizeof what, "a model of %d layers, width %d, %d heads, context %d (%ld "
+             "parameters)%s", cfg->layers, cfg->width, cfg->heads, cfg->ctx, (long)P, acts);
+    return checked_need(what, need, over, err);
 }
 
 rl_status rl_gpt_new(rl_gpt **out, const rl_gpt_config *cfg, int B, rl_err *err)
 {
-    char why[160];
+    size_t bytes;
     *out = NULL;
-    if (rl_gpt_config_check(cfg, why, sizeof why))
-        return rl_fail(err, RL_EINPUT, "model: %s", why);
+    RL_TRY(rl_gpt_bytes(cfg, B, &bytes, err));
     rl_gpt *m = rl_xcalloc(1, sizeof *m);
     m->cfg = *cfg;
     m->B = B;
@@ -134,9 +210,10 @@ rl_status rl_gpt_new(rl_gpt **out, const rl_gpt_config *cfg, int B, rl_err *err)
     bind_weights(&m->p, m, m->params);
     bind_weights(&m->g, m, m->grads);
     m->a = rl_xcalloc(L, sizeof *m->a);
-    m->nacts = layout_acts(m, NULL);
+    int over = 0; /* checked by rl_gpt_bytes */
+    m->nacts = layout_acts(m, NULL, &over);
     m->acts = rl_xcalloc(m->nacts, sizeof(float));
-    layout_acts(m, m->acts);
+    layout_acts(m, m->acts, &over);
     m->sx = rl_scheme_ctx_make(&m->cfg, m->p.pos, m->g.pos, m->slopes);
     rl_scheme_state_alloc(&m->ss, &m->sx, m->B, m->T, 0);
     *out = m;
@@ -377,28 +454,46 @@ void rl_gpt_eval_observe(rl_gpt_eval *e, rl_gpt_observe_fn fn, void *ctx)
     e->observe_ctx = ctx;
 }
 
-static size_t layout_eval(rl_gpt_eval *e, const rl_gpt *m, float *base)
+/* The workspace's layout; L comes from --lengths: the products are
+ * checked (*over). */
+static size_t layout_eval(rl_gpt_eval *e, const rl_gpt *m, float *base, int *over)
 {
     const size_t L = e->L, C = m->cfg.width, V = m->cfg.vocab, ch = EVAL_CHUNK;
+    const size_t LC = rl_szmul(L, C, over);
     rl_arena u = { base, 0 };
-    e->x = rl_carve(&u, L * C);
-    e->ln = rl_carve(&u, L * C);
-    e->qkv = rl_carve(&u, 3 * L * C);
-    e->atty = rl_carve(&u, L * C);
-    e->h = rl_carve(&u, ch * 4 * C);
-    e->out = rl_carve(&u, ch * C);
-    e->logits = rl_carve(&u, ch * V);
-    e->losses = rl_carve(&u, ch);
+    e->x = take(&u, LC, over);
+    e->ln = take(&u, LC, over);
+    e->qkv = take(&u, rl_szmul(3, LC, over), over);
+    e->atty = take(&u, LC, over);
+    e->h = take(&u, ch * 4 * C, over);
+    e->out = take(&u, ch * C, over);
+    e->logits = take(&u, ch * V, over);
+    e->losses = take(&u, ch, over);
     return u.used;
+}
+
+rl_status rl_gpt_eval_check(const rl_gpt *m, long L, rl_err *err)
+{
+    if (L < 1)
+        return rl_fail(err, RL_EINPUT, "window length %ld is not positive", L);
+    int over = 0;
+    rl_gpt_eval e = { .L = L };
+    size_t need = rl_szmul(layout_eval(&e, m, NULL, &over), sizeof(float), &over);
+    if (!over && need <= BYTES_BOUND)
+        need = rl_szadd(need, sizeof(float) * scheme_floats(&m->cfg, 1, L, 1), &over);
+    char what[160];
+    snprintf(what, sizeof what, "the evaluation workspace for windows of %ld tokens", L);
+    return checked_need(what, need, over, err);
 }
 
 rl_gpt_eval *rl_gpt_eval_alloc(const rl_gpt *m, long L)
 {
     rl_gpt_eval *e = rl_xcalloc(1, sizeof *e);
     e->L = L;
-    e->n = layout_eval(e, m, NULL);
+    int over = 0; /* checked by rl_gpt_eval_check */
+    e->n = layout_eval(e, m, NULL, &over);
     e->arena = rl_xmalloc(sizeof(float) * e->n);
-    layout_eval(e, m, e->arena);
+    layout_eval(e, m, e->arena, &over);
     rl_scheme_state_alloc(&e->ss, &m->sx, 1, L, 1);
     return e;
 }

@@ -72,8 +72,16 @@ typedef struct rl_gpt {
                             * rotation noise (random, lf) */
 } rl_gpt;
 
-/* Allocate for B windows of cfg->ctx tokens; RL_EINPUT for a configuration
- * that rl_gpt_config_check refuses. */
+/* Bytes a model of cfg with activations for B windows of cfg->ctx (B = 0:
+ * none, for evaluation) holds: parameters, gradients, AdamW moments, the
+ * decoder's and the scheme's activations, counted without allocating.
+ * RL_EINPUT for a configuration that rl_gpt_config_check or the ranges of
+ * the training flags (trainopts.h) refuse, for a count that overflows, and
+ * for one above rl_mem_limit (core/mem.h), naming the bytes. */
+rl_status rl_gpt_bytes(const rl_gpt_config *cfg, int B, size_t *bytes, rl_err *err);
+
+/* Allocate for B windows of cfg->ctx tokens (B = 0: no training
+ * activations; for evaluation); RL_EINPUT when rl_gpt_bytes refuses. */
 rl_status rl_gpt_new(rl_gpt **out, const rl_gpt_config *cfg, int B, rl_err *err);
 /* The same for a configuration already checked: NULL when it is not valid. */
 rl_gpt *rl_gpt_alloc(const rl_gpt_config *cfg, int B);
@@ -105,6 +113,9 @@ const float *rl_gpt_alibi_slopes(const rl_gpt *m);
 
 /* Long-window evaluation workspace for windows of up to L tokens. */
 typedef struct rl_gpt_eval rl_gpt_eval;
+/* RL_EINPUT when the workspace for L overflows or exceeds rl_mem_limit
+ * (naming the bytes); call before rl_gpt_eval_alloc. */
+rl_status rl_gpt_eval_check(const rl_gpt *m, long L, rl_err *err);
 rl_gpt_eval *rl_gpt_eval_alloc(const rl_gpt *m, long L);
 void rl_gpt_eval_free(rl_gpt_eval *e);
 /* Diagnostics (routelab probe): fn sees every block of layer's scaled

@@ -135,3 +135,20 @@ rl_status rl_train_opts_config(const rl_train_opts *o, rl_gpt_config *cfg, rl_er
         return rl_fail(err, RL_EINPUT, "%s", why);
     return RL_OK;
 }
+
+rl_status rl_train_opts_check_field(const char *flag, double v, rl_err *err)
+{
+    rl_train_opts o = rl_train_opts_default();
+    rl_opt tab[RL_TRAIN_OPTS_MAX];
+    const int n = rl_train_opts_table(&o, RL_TRAIN_OPTS_ALL, tab);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(tab[i].name, flag))
+            continue;
+        char buf[80];
+        if (!rl_opt_in_range(&tab[i], v))
+            return rl_fail(err, RL_EINPUT, "%s %.17g is outside the range %s of --%s", flag, v,
+                           rl_opt_range_text(&tab[i], buf, sizeof buf), flag);
+        return RL_OK;
+    }
+    return rl_fail(err, RL_EINTERNAL, "no training flag --%s", flag);
+}

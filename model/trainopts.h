@@ -59,4 +59,10 @@ rl_status rl_train_opts_steps(const rl_train_opts *o, long *steps, rl_err *err);
 /* The model configuration of o (RL_EINPUT: a bad --pos / --mode). */
 rl_status rl_train_opts_config(const rl_train_opts *o, rl_gpt_config *cfg, rl_err *err);
 
+/* v against the range of --flag in the table above (the one definition of
+ * each range): RL_EINPUT naming flag, v and the range.  For values that do
+ * not come from the command line (a checkpoint's fields); v as a double so
+ * that 64-bit values are checked before they are narrowed. */
+rl_status rl_train_opts_check_field(const char *flag, double v, rl_err *err);
+
 #endif

@@ -471,7 +471,7 @@ rl_status rl_repro_check(const rl_repro *r, rl_err *err)
     if (probing)
         len[n++] = T * r->g.probe_mult; /* the probe's lengths: T (above) and this */
     if (st == RL_OK)
-        st = rl_eval_check_lengths(len, n, 2, &ds, r->g.data, &maxL, err);
+        st = rl_eval_check_lengths(NULL, len, n, 2, &ds, r->g.data, &maxL, err);
     rl_data_free(&ds);
     return st;
 }
