@@ -106,11 +106,10 @@ int cmd_probe(int argc, char **argv)
     if (f)
         fclose(f);
     const rl_outdir od = { out, svg };
-    char vars[256];
-    snprintf(vars, sizeof vars, "L=%ld; T=%ld; name='%s'; layers=%d", maxL, T, rl_pos_name(m->cfg.pos),
-             m->cfg.layers);
-    rl_plot(&od, "probe_farmass", "probe", vars);
-    rl_plot(&od, "probe_distance", "distance", vars);
+    const rl_plotvar vars[] = { RL_PV_I("L", maxL), RL_PV_I("T", T), RL_PV_S("name", rl_pos_name(m->cfg.pos)),
+                                RL_PV_I("layers", m->cfg.layers) };
+    rl_plot(&od, "probe_farmass", "probe", vars, RL_NVARS(vars));
+    rl_plot(&od, "probe_distance", "distance", vars, RL_NVARS(vars));
     printf("probe: wrote %s, %s, probe.png, distance.png; bound violations: %.0f\n", pp, dp, viol);
     free(pp);
     free(dp);

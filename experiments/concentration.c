@@ -667,11 +667,10 @@ void rl_exp_concentration_report(const void *res, const rl_outdir *out, rl_repor
     part_haar(R, out, rep);
     part_families(R, out, rep);
 
-    char vars[128];
-    snprintf(vars, sizeof vars, "ds='%s'", ds);
-    rl_plot(out, "concentration_haar", "concentration_haar", vars);
-    rl_plot(out, "concentration_families", "concentration_families", vars);
-    rl_plot(out, "concentration_so2", "concentration_so2", vars);
+    const rl_plotvar vars[] = { RL_PV_S("ds", ds) };
+    rl_plot(out, "concentration_haar", "concentration_haar", vars, RL_NVARS(vars));
+    rl_plot(out, "concentration_families", "concentration_families", vars, RL_NVARS(vars));
+    rl_plot(out, "concentration_so2", "concentration_so2", vars, RL_NVARS(vars));
     rl_report_figure(rep, "concentration_haar.png",
                      "Haar transport: P(|q̂ᵀPk̂| ≥ t) against t per d, measured ±SE (points), exact Beta law (lines), "
                      "Lévy 2e^{−dt²/2} (dashed)");

@@ -515,11 +515,10 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
     rl_report_table(rep, "ALiBi (study's slopes, H = 8) against the rotation-only lower bound; L* from the closed "
                          "forms (beyond it ALiBi's worst case is below what any rotation-only attention must have)", tab);
 
-    char vars[256];
-    snprintf(vars, sizeof vars, "d=%d; K=%d; lams='1 2 4'", z.d, z.K);
-    rl_plot(out, "farmass_families", "farmass_families", vars);
-    rl_plot(out, "farmass_alibi", "farmass_alibi", vars);
-    rl_plot(out, "farmass_looseness", "farmass_looseness", vars);
+    const rl_plotvar vars[] = { RL_PV_I("d", z.d), RL_PV_I("K", z.K), RL_PV_S("lams", "1 2 4") };
+    rl_plot(out, "farmass_families", "farmass_families", vars, RL_NVARS(vars));
+    rl_plot(out, "farmass_alibi", "farmass_alibi", vars, RL_NVARS(vars));
+    rl_plot(out, "farmass_looseness", "farmass_looseness", vars, RL_NVARS(vars));
     rl_report_figure(rep, "farmass_families.png",
                      "Rotation-only far mass ρ_D against context length per family (points ±SE) and the lower bound "
                      "M/(M + K e^{2λ}) (black line), one panel per λ");

@@ -525,13 +525,12 @@ void rl_exp_mixing_report(const void *res, const rl_outdir *out, rl_report *rep)
     tokens_report(R, out, rep);
     drift_report(R, rep);
 
-    char vars[256];
-    snprintf(vars, sizeof vars, "d=%d", z.d);
-    rl_plot(out, "mixing_families", "mixing_families", vars);
-    rl_plot(out, "mixing_laws", "mixing_laws", vars);
-    rl_plot(out, "mixing_blocks", "mixing_blocks", NULL);
-    rl_plot(out, "mixing_tokens", "mixing_tokens", NULL);
-    rl_plot(out, "mixing_coherence", "mixing_coherence", vars);
+    const rl_plotvar vars[] = { RL_PV_I("d", z.d) };
+    rl_plot(out, "mixing_families", "mixing_families", vars, RL_NVARS(vars));
+    rl_plot(out, "mixing_laws", "mixing_laws", vars, RL_NVARS(vars));
+    rl_plot(out, "mixing_blocks", "mixing_blocks", NULL, 0);
+    rl_plot(out, "mixing_tokens", "mixing_tokens", NULL, 0);
+    rl_plot(out, "mixing_coherence", "mixing_coherence", vars, RL_NVARS(vars));
     rl_report_figure(rep, "mixing_families.png",
                      "‖E[P_n]‖ against n for the non-SO(2) families: measured (points, ±SE) and ‖E[M]‖ⁿ (lines)");
     rl_report_figure(rep, "mixing_laws.png",

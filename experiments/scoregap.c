@@ -475,10 +475,9 @@ void rl_exp_scoregap_report(const void *res, const rl_outdir *out, rl_report *re
                     o.tab);
     free(o.tab);
 
-    char vars[128];
-    snprintf(vars, sizeof vars, "ds='16 64 256'; udelta=%g", UNION_DELTA);
-    rl_plot(out, "scoregap_max", "scoregap_max", vars);
-    rl_plot(out, "scoregap_gap", "scoregap_gap", vars);
+    const rl_plotvar vars[] = { RL_PV_S("ds", "16 64 256"), RL_PV_R("udelta", UNION_DELTA) };
+    rl_plot(out, "scoregap_max", "scoregap_max", vars, RL_NVARS(vars));
+    rl_plot(out, "scoregap_gap", "scoregap_gap", vars, RL_NVARS(vars));
     rl_report_figure(rep, "scoregap_max.png",
                      "Largest of M_L far scores against M_L per d: mean ±SE (filled), 95% quantile of max|s_j| "
                      "(open), √(2 log M_L/d) (solid) and the union-bound 95% quantile √(2 log(2M_L/δ)/d) (dashed)");

@@ -607,13 +607,13 @@ void rl_exp_stylized_report(const void *res, const rl_outdir *out, rl_report *re
                    m.value_noise ? 1.0 / m.value_noise : INFINITY);
     checks(&m, &z, &R, grid, gT, g16, g128, rep);
 
-    char vars[256];
-    snprintf(vars, sizeof vars, "T=%ld; d=%d; lambda=%g; K=%d; sv=%g", z.T, z.d, m.lambda, m.k_near, m.value_noise);
-    rl_plot(out, "stylized_alpha", "stylized_alpha", vars);
-    rl_plot(out, "stylized_farmass", "stylized_farmass", vars);
-    rl_plot(out, "stylized_snr", "stylized_snr", vars);
-    rl_plot(out, "stylized_ratio", "stylized_ratio", vars);
-    rl_plot(out, "stylized_query", "stylized_query", vars);
+    const rl_plotvar vars[] = { RL_PV_I("T", z.T), RL_PV_I("d", z.d), RL_PV_R("lambda", m.lambda),
+                                RL_PV_I("K", m.k_near), RL_PV_R("sv", m.value_noise) };
+    rl_plot(out, "stylized_alpha", "stylized_alpha", vars, RL_NVARS(vars));
+    rl_plot(out, "stylized_farmass", "stylized_farmass", vars, RL_NVARS(vars));
+    rl_plot(out, "stylized_snr", "stylized_snr", vars, RL_NVARS(vars));
+    rl_plot(out, "stylized_ratio", "stylized_ratio", vars, RL_NVARS(vars));
+    rl_plot(out, "stylized_query", "stylized_query", vars, RL_NVARS(vars));
     rl_report_figure(rep, "stylized_alpha.png",
                      "Target weight α_t against context length (mean ± SE); T_train and the 16T, 128T points marked");
     rl_report_figure(rep, "stylized_farmass.png",

@@ -631,12 +631,11 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
     }
     near_report(&z, fa, R->near, out, rep);
 
-    char vars[256];
-    snprintf(vars, sizeof vars, "d=%d; rho=%g; hd=%d", z.d, RHO, z.haar_d);
-    rl_plot(out, "values_norm", "values_norm", vars);
-    rl_plot(out, "values_blocks", "values_blocks", vars);
-    rl_plot(out, "values_slopes", "values_slopes", vars);
-    rl_plot(out, "values_cov", "values_cov", vars);
+    const rl_plotvar vars[] = { RL_PV_I("d", z.d), RL_PV_R("rho", RHO), RL_PV_I("hd", z.haar_d) };
+    rl_plot(out, "values_norm", "values_norm", vars, RL_NVARS(vars));
+    rl_plot(out, "values_blocks", "values_blocks", vars, RL_NVARS(vars));
+    rl_plot(out, "values_slopes", "values_slopes", vars, RL_NVARS(vars));
+    rl_plot(out, "values_cov", "values_cov", vars, RL_NVARS(vars));
     rl_report_figure(rep, "values_norm.png",
                      "‖r‖_rms against the number of far tokens M_L: measured (points ±SE) and the exact formula (lines); "
                      "flat without value transport, ~1/√M_L with mixing transports");

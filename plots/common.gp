@@ -1,5 +1,6 @@
 # common.gp: terminal, output and defaults shared by every routelab figure.
-# Variables set by routelab: plotdir, dir (data folder), out (image file), term.
+# Variables set by plots/run.gp from routelab's arguments (data, never code): plotdir,
+# dir (data folder), out (image file), term, and the figure's own (report/plot.c).
 if (term eq 'svg') {
     set terminal svg size 960,640 dynamic enhanced font 'DejaVu Sans,12'
 } else {

@@ -1,83 +1,311 @@
-/* plot.c: figures by gnuplot, each written through a temporary file. */
+/* plot.c: figures by gnuplot, each written through a temporary file.
+ *
+ * gnuplot runs plots/run.gp with -c; paths and values travel as its
+ * arguments, never pasted into gnuplot code (a path like x';system('...')
+ * is only a file name).  Its stdout and stderr go to a pipe we read, so no
+ * gnuplot message reaches our stderr; a failure ends the process with one
+ * line.  Failures here are internal (status 1): the output folder was already
+ * written to, so what is left is a missing gnuplot, a broken script or a
+ * full disk. */
 #include "plot.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../core/util.h"
+
+/* What we keep of gnuplot's messages (the rest is read and dropped). */
+#define MSG_MAX 65536
+
+/* A path gnuplot may take as a file name: gnuplot pipes a file name that
+ * starts with '<' (load, plot) or '|' (set output) through the shell, so a
+ * relative path gets "./" in front.  malloc'ed. */
+static char *file_name(const char *p)
+{
+    char *s;
+    if (asprintf(&s, "%s%s", p[0] == '/' ? "" : "./", p) < 0)
+        rl_fatal("out of memory");
+    return s;
+}
 
 /* plots/ next to the binary's folder (build/routelab -> plots/), or
  * $ROUTELAB_PLOTS. */
 static char *plots_dir(void)
 {
     const char *env = getenv("ROUTELAB_PLOTS");
-    if (env) {
-        char *p = strdup(env);
-        if (!p)
-            rl_die("out of memory");
-        return p;
-    }
+    if (env && *env)
+        return file_name(env);
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0)
-        rl_die("cannot locate the plots/ folder (set ROUTELAB_PLOTS)");
+        rl_fatal("cannot locate the plots/ folder (set ROUTELAB_PLOTS)");
     exe[n] = 0;
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = 0;
     char *p;
     if (asprintf(&p, "%s/../plots", exe) < 0)
-        rl_die("out of memory");
+        rl_fatal("out of memory");
     return p;
 }
 
-static void run_gnuplot(const char *script, const char *plotdir, const char *dir, const char *outfile,
-                        const char *term, const char *vars)
+/* The only text of ours that run.gp evaluates: it must be an identifier and
+ * must not overwrite run.gp's own variables. */
+static int is_ident(const char *s)
 {
-    char *tmp, *defs;
-    if (asprintf(&tmp, "%s.tmp.%ld", outfile, (long)getpid()) < 0 ||
-        asprintf(&defs, "plotdir='%s'; dir='%s'; out='%s'; term='%s'; %s", plotdir, dir, tmp, term,
-                 vars ? vars : "") < 0)
-        rl_die("out of memory");
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return 0;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_'))
+            return 0;
+    return 1;
+}
+
+static void check_name(const char *script, const char *name)
+{
+    if (!is_ident(name) || !strncmp(name, "rl_", 3) || !strcmp(name, "plotdir") || !strcmp(name, "dir") ||
+        !strcmp(name, "out") || !strcmp(name, "term"))
+        rl_fatal("plot %s: bad variable name '%s'", script, name ? name : "(null)");
+}
+
+/* The NAMES and NUMBERS arguments of run.gp, and the string values in order. */
+typedef struct {
+    char names[1024], nums[1024];
+    const char *str[RL_PLOT_MAXSTR];
+    int nstr;
+} plot_args;
+
+static void build_args(const char *script, const rl_plotvar *v, int n, plot_args *a)
+{
+    size_t no = 0, vo = 0;
+    a->names[0] = a->nums[0] = 0;
+    a->nstr = 0;
+    for (int k = 0; k < n; k++) {
+        check_name(script, v[k].name);
+        const char *kind = v[k].kind == RL_PV_STR ? "s" : v[k].kind == RL_PV_INT ? "i" : "r";
+        no += snprintf(a->names + no, sizeof a->names - no, "%s%s:%s", no ? " " : "", kind, v[k].name);
+        if (no >= sizeof a->names)
+            rl_fatal("plot %s: too many variables", script);
+        if (v[k].kind == RL_PV_STR) {
+            if (a->nstr == RL_PLOT_MAXSTR || !v[k].s)
+                rl_fatal("plot %s: more than %d string variables or a NULL one", script, RL_PLOT_MAXSTR);
+            a->str[a->nstr++] = v[k].s;
+            continue;
+        }
+        if (v[k].kind == RL_PV_REAL && !isfinite(v[k].r))
+            rl_fatal("plot %s: %s is not finite", script, v[k].name);
+        /* %.16e: always a mantissa point, since gnuplot's real("1e30") fails */
+        if (v[k].kind == RL_PV_INT)
+            vo += snprintf(a->nums + vo, sizeof a->nums - vo, "%s%ld", vo ? " " : "", v[k].i);
+        else
+            vo += snprintf(a->nums + vo, sizeof a->nums - vo, "%s%.16e", vo ? " " : "", v[k].r);
+        if (vo >= sizeof a->nums)
+            rl_fatal("plot %s: too many variables", script);
+    }
+}
+
+/* A figure gnuplot finished: a PNG opens with its signature and ends with
+ * the IEND chunk; an SVG ends with </svg>.  gnuplot exits 0 after a write
+ * fails (ENOSPC), leaving a truncated file: this is how we notice. */
+static int figure_complete(const char *path, int svg)
+{
+    static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+    static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    unsigned char head[8], tail[64];
+    int ok = 0;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f), nt = size < 64 ? size : 64;
+        if (size > 0 && fseek(f, size - nt, SEEK_SET) == 0 && fread(tail, 1, nt, f) == (size_t)nt) {
+            if (svg) {
+                while (nt > 0 && isspace(tail[nt - 1]))
+                    nt--;
+                ok = nt >= 6 && !memcmp(tail + nt - 6, "</svg>", 6);
+            } else {
+                ok = nt >= 12 && !memcmp(tail + nt - 12, iend, 12) && fseek(f, 0, SEEK_SET) == 0 &&
+                     fread(head, 1, 8, f) == 8 && !memcmp(head, sig, 8);
+            }
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+/* The line of gnuplot's messages worth quoting: its first error (a line
+ * naming a script line that is not a warning), else the last non-blank
+ * line; control characters become spaces and it is cut at 240 bytes. */
+static void gnuplot_error(const char *msg, char *line, size_t len)
+{
+    const char *pick = NULL, *last = NULL;
+    for (const char *p = msg; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf - 1 ? n : sizeof buf - 1), p);
+        if (strspn(buf, " \t\r^") < strlen(buf)) {
+            last = p;
+            if (!pick && strstr(buf, " line ") && !strcasestr(buf, "warning"))
+                pick = p;
+        }
+        p = e ? e + 1 : p + n;
+    }
+    if (!pick)
+        pick = last;
+    size_t o = 0;
+    for (const char *p = pick; p && *p && *p != '\n' && o + 1 < len && o < 240; p++)
+        line[o++] = (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p;
+    line[o] = 0;
+}
+
+/* Read fd to its end, keeping the first MSG_MAX - 1 bytes (NUL-terminated). */
+static char *drain(int fd)
+{
+    char *buf = rl_xmalloc(MSG_MAX), chunk[4096];
+    size_t n = 0;
+    for (;;) {
+        ssize_t r = read(fd, chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        size_t keep = (size_t)r < MSG_MAX - 1 - n ? (size_t)r : MSG_MAX - 1 - n;
+        memcpy(buf + n, chunk, keep);
+        n += keep;
+    }
+    buf[n] = 0;
+    return buf;
+}
+
+/* gnuplot -c run.gp ...; returns what gnuplot printed (malloc'ed). */
+static char *run_gnuplot(const char *run, const char *script, const char *dir, const char *outfile,
+                         const char *term, const plot_args *a)
+{
+    char *tmp;
+    if (asprintf(&tmp, "%s.tmp.%ld", outfile, (long)getpid()) < 0)
+        rl_fatal("out of memory");
+    const char *argv[16] = { "gnuplot", "-c", run, script, dir, tmp, term, a->names, a->nums };
+    for (int k = 0; k < a->nstr; k++)
+        argv[9 + k] = a->str[k];
+    int msg[2], ex[2];
+    if (pipe(msg) != 0 || pipe2(ex, O_CLOEXEC) != 0)
+        rl_fatal("cannot start gnuplot: %s", strerror(errno));
     pid_t pid = fork();
     if (pid < 0)
-        rl_die("cannot start gnuplot: %s", strerror(errno));
+        rl_fatal("cannot start gnuplot: %s", strerror(errno));
     if (pid == 0) {
-        execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
-        fprintf(stderr, "routelab: cannot run gnuplot: %s\n", strerror(errno));
+        /* the child prints nothing: an exec failure goes back through ex */
+        int in = open("/dev/null", O_RDONLY);
+        if (in >= 0)
+            dup2(in, 0);
+        dup2(msg[1], 1);
+        dup2(msg[1], 2);
+        close(msg[0]);
+        close(msg[1]);
+        close(ex[0]);
+        execvp("gnuplot", (char *const *)argv);
+        int e = errno;
+        ssize_t w = write(ex[1], &e, sizeof e);
+        (void)w;
         _exit(127);
     }
+    close(msg[1]);
+    close(ex[1]);
+    char *text = drain(msg[0]);
+    close(msg[0]);
+    int eno = 0;
+    ssize_t got;
+    while ((got = read(ex[0], &eno, sizeof eno)) < 0 && errno == EINTR)
+        ;
+    close(ex[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(tmp, F_OK) != 0) {
+    if (got == (ssize_t)sizeof eno) {
         unlink(tmp);
-        rl_die("gnuplot failed on %s (status %d)", script, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        rl_fatal("cannot run gnuplot: %s", strerror(eno));
     }
-    if (rename(tmp, outfile) != 0)
-        rl_die("cannot rename into %s: %s", outfile, strerror(errno));
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        char line[256];
+        gnuplot_error(text, line, sizeof line);
+        unlink(tmp);
+        if (WIFSIGNALED(st))
+            rl_fatal("gnuplot killed by signal %d on %s.gp", WTERMSIG(st), script);
+        rl_fatal("gnuplot failed on %s.gp (status %d)%s%s", script, WEXITSTATUS(st), *line ? ": " : "", line);
+    }
+    if (!figure_complete(tmp, !strcmp(term, "svg"))) {
+        struct statvfs fs;
+        int full = statvfs(dir, &fs) == 0 && fs.f_bavail == 0;
+        int made = access(tmp, F_OK) == 0;
+        unlink(tmp);
+        rl_fatal("gnuplot %s %s%s", made ? "wrote an incomplete" : "did not write", outfile,
+                 full ? ": no space left on device" : made ? " (is the disk full?)" : "");
+    }
+    if (rename(tmp, outfile) != 0) {
+        int e = errno;
+        unlink(tmp);
+        rl_fatal("cannot rename into %s: %s", outfile, strerror(e));
+    }
     free(tmp);
-    free(defs);
+    return text;
 }
 
-void rl_plot(const rl_outdir *out, const char *script, const char *outname, const char *vars)
+/* gnuplot's warnings of a figure that was drawn (an empty range, a file
+ * without points): kept next to it for whoever reads the figure, never on
+ * stderr.  A clean run removes the log of an earlier one. */
+static void keep_messages(const char *dir, const char *outname, const char *png, const char *svg)
 {
-    char *pd = plots_dir(), *sp, *png, *svg;
-    if (asprintf(&sp, "%s/%s.gp", pd, script) < 0 || asprintf(&png, "%s/%s.png", out->dir, outname) < 0 ||
-        asprintf(&svg, "%s/%s.svg", out->dir, outname) < 0)
-        rl_die("out of memory");
-    if (access(sp, R_OK) != 0)
-        rl_die("missing plot script %s", sp);
-    run_gnuplot(sp, pd, out->dir, png, "png", vars);
-    if (out->svg)
-        run_gnuplot(sp, pd, out->dir, svg, "svg", vars);
+    char *path;
+    if (asprintf(&path, "%s/%s.gnuplot.log", dir, outname) < 0)
+        rl_fatal("out of memory");
+    if (!*png && !*svg) {
+        unlink(path);
+        free(path);
+        return;
+    }
+    rl_outfile *o;
+    rl_err err;
+    if (rl_outfile_create(path, &o, &err) != RL_OK)
+        rl_fatal("%s", err.msg);
+    fputs(png, o->f);
+    if (*svg && strcmp(png, svg))
+        fprintf(o->f, "%s(svg)\n%s", *png ? "\n" : "", svg);
+    if (rl_outfile_close(o, &err) != RL_OK)
+        rl_fatal("%s", err.msg);
+    free(path);
+}
+
+void rl_plot(const rl_outdir *out, const char *script, const char *outname, const rl_plotvar *vars, int n)
+{
+    if (!is_ident(script))
+        rl_fatal("bad plot script name '%s'", script ? script : "(null)");
+    plot_args a;
+    build_args(script, vars, n, &a);
+    char *pd = plots_dir(), *dir = file_name(out->dir), *sp, *run, *png, *svg;
+    if (asprintf(&sp, "%s/%s.gp", pd, script) < 0 || asprintf(&run, "%s/run.gp", pd) < 0 ||
+        asprintf(&png, "%s/%s.png", dir, outname) < 0 || asprintf(&svg, "%s/%s.svg", dir, outname) < 0)
+        rl_fatal("out of memory");
+    if (access(sp, R_OK) != 0 || access(run, R_OK) != 0)
+        rl_fatal("missing plot script %s", access(sp, R_OK) != 0 ? sp : run);
+    char *mp = run_gnuplot(run, script, dir, png, "png", &a);
+    char *ms = out->svg ? run_gnuplot(run, script, dir, svg, "svg", &a) : NULL;
+    keep_messages(out->dir, outname, mp, ms ? ms : "");
+    free(mp);
+    free(ms);
     free(pd);
+    free(dir);
     free(sp);
+    free(run);
     free(png);
     free(svg);
 }

@@ -1,13 +1,42 @@
-/* plot.h: figures drawn by gnuplot from the plots/ scripts. */
+/* plot.h: figures drawn by gnuplot from the plots/ scripts.
+ *
+ * No string of ours or of a user is ever parsed by gnuplot as code: gnuplot
+ * runs plots/run.gp with `-c`, and every path and value reaches it as an
+ * argument (ARGV), read as data.  A figure variable is a fixed identifier of
+ * our code and a typed value; plots/run.gp assigns it from ARGV. */
 #ifndef RL_PLOT_H
 #define RL_PLOT_H
 
 #include "outdir.h"
 
-/* Run plots/SCRIPT.gp with gnuplot: variables `plotdir`, `dir` (the output folder),
- * `out` (the image file), `term` ("png" or "svg") and the extra definitions
- * in vars ("a='x'; b=2", may be NULL).  Writes OUTNAME.png (and .svg when
- * out->svg) through a temporary file; dies if gnuplot fails. */
-void rl_plot(const rl_outdir *out, const char *script, const char *outname, const char *vars);
+typedef enum { RL_PV_INT, RL_PV_REAL, RL_PV_STR } rl_pv_kind;
+
+/* One variable of a figure script: name = value.  name must be an identifier
+ * ([A-Za-z_][A-Za-z0-9_]*, not plotdir/dir/out/term, not starting with rl_). */
+typedef struct {
+    const char *name;
+    rl_pv_kind kind;
+    long i;        /* RL_PV_INT */
+    double r;      /* RL_PV_REAL (finite) */
+    const char *s; /* RL_PV_STR: any bytes but NUL */
+} rl_plotvar;
+
+#define RL_PV_I(n, v) ((rl_plotvar){ .name = (n), .kind = RL_PV_INT, .i = (v) })
+#define RL_PV_R(n, v) ((rl_plotvar){ .name = (n), .kind = RL_PV_REAL, .r = (v) })
+#define RL_PV_S(n, v) ((rl_plotvar){ .name = (n), .kind = RL_PV_STR, .s = (v) })
+#define RL_NVARS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* At most this many RL_PV_STR variables per figure (gnuplot 5.4 passes
+ * nine arguments to a -c script; run.gp uses the first six). */
+#define RL_PLOT_MAXSTR 3
+
+/* Run plots/SCRIPT.gp with gnuplot: variables `plotdir`, `dir` (the output
+ * folder), `out` (the image file), `term` ("png" or "svg") and vars[0..n-1]
+ * (vars may be NULL when n is 0).  Writes OUTNAME.png (and .svg when out->svg)
+ * through a temporary file, renamed into place only once the image is
+ * complete.  gnuplot's messages never reach stderr: on success they are kept
+ * in OUTNAME.gnuplot.log (removed when gnuplot printed nothing); on failure
+ * the process ends with one line (status 1) quoting gnuplot's error. */
+void rl_plot(const rl_outdir *out, const char *script, const char *outname, const rl_plotvar *vars, int n);
 
 #endif

@@ -282,18 +282,21 @@ void rl_repro_report(const rl_repro *r, const char *command)
     rl_tsv_close(t);
 
     /* ---- figures ---- */
-    char vars[2048], study[1024];
-    int off = snprintf(vars, sizeof vars, "vars=\""), so = 0;
-    for (int v = 0; v < nv; v++)
-        off += snprintf(vars + off, sizeof vars - off, v ? " %s" : "%s", r->var[v]);
-    study[0] = 0;
-    for (int v = 0; v < nv; v++)
+    /* the variant names as two word lists, passed to gnuplot as data */
+    char names[2048], study[1024];
+    int off = 0, so = 0;
+    names[0] = study[0] = 0;
+    for (int v = 0; v < nv; v++) {
+        off += snprintf(names + off, sizeof names - off, v ? " %s" : "%s", r->var[v]);
         if (rl_study_find(r->var[v]))
             so += snprintf(study + so, sizeof study - so, so ? " %s" : "%s", r->var[v]);
-    snprintf(vars + off, sizeof vars - off, "\"; study=\"%s\"; ctx=%d", study, r->g.train.ctx);
-    rl_plot(&od, "reproduce_ppl", "ppl", vars);
-    rl_plot(&od, "reproduce_ratio", "ratio", vars);
-    rl_plot(&od, "reproduce_train", "training", vars);
+        if (off >= (int)sizeof names || so >= (int)sizeof study)
+            rl_fatal("reproduce: too many variants to plot");
+    }
+    const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_S("study", study), RL_PV_I("ctx", r->g.train.ctx) };
+    rl_plot(&od, "reproduce_ppl", "ppl", vars, RL_NVARS(vars));
+    rl_plot(&od, "reproduce_ratio", "ratio", vars, RL_NVARS(vars));
+    rl_plot(&od, "reproduce_train", "training", vars, RL_NVARS(vars));
 
     /* ---- REPORT.md ---- */
     char *path = rl_path_join(r->out, "REPORT.md");
