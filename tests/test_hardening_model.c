@@ -570,3 +570,19 @@ Test(hardening_model, lr_stage_lengths_checked, .timeout = 60)
     th_rmdir(d);
     free(d);
 }
+
+/* eval keeps one loss per window: --batches 1e9 --batch-size 2^20 asked
+ * malloc for 8e15 bytes and died "out of memory" (status 1); it is now a
+ * bad input naming the bytes, found before the checkpoint is read. */
+Test(hardening_model, eval_window_count_checked, .timeout = 60)
+{
+    char *d = th_tmpdir(), *data, args[2048];
+    char *ck = tiny_ckpt(d, &data);
+    snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 16 --batches 1000000000 "
+             "--batch-size 1048576", ck, data);
+    expect_rejected(args, "bytes", "out of memory");
+    free(ck);
+    free(data);
+    th_rmdir(d);
+    free(d);
+}
