@@ -20,7 +20,7 @@ rl_status rl_lr_parse(const char *s, rl_lr_schedule *o, rl_err *err)
         o->cosine = 1;
         errno = 0;
         o->peak = strtod(s + 7, &end);
-        if (end == s + 7 || *end != ':' || !(o->peak > 0))
+        if (end == s + 7 || *end != ':' || !(o->peak > 0) || !isfinite(o->peak))
             goto bad;
         const char *w = end + 1;
         errno = 0;
@@ -33,7 +33,7 @@ rl_status rl_lr_parse(const char *s, rl_lr_schedule *o, rl_err *err)
         if (*end) {
             const char *mn = end + 1;
             o->min = strtod(mn, &end);
-            if (end == mn || *end || !(o->min >= 0))
+            if (end == mn || *end || !(o->min >= 0) || !isfinite(o->min))
                 goto bad;
         }
         return RL_OK;
@@ -101,8 +101,12 @@ rl_status rl_lr_plan(const char *lr, long steps, rl_lr_schedule *s, long *total,
 double rl_lr_at(const rl_lr_schedule *s, long step, long total)
 {
     if (s->cosine) {
-        if (step < s->warmup)
-            return s->peak * (step + 1) / (double)s->warmup;
+        if (step < s->warmup) {
+            const double r = s->peak * (step + 1) / (double)s->warmup;
+            /* a peak near DBL_MAX overflows the product; the quotient first
+             * stays below it (not the default: it rounds differently) */
+            return isfinite(r) ? r : s->peak * ((step + 1) / (double)s->warmup);
+        }
         long span = total - s->warmup;
         double f = span > 1 ? (double)(step - s->warmup) / (double)(span - 1) : 1.0;
         if (f > 1)

@@ -18,6 +18,7 @@
 #include "../core/util.h"
 #include "../core/tokfile.h"
 #include "../model/fastmath.h"
+#include "../model/train.h"
 #include "helpers.h"
 
 /* Exit status 2, one line on stderr, containing what (and not bad). */
@@ -546,7 +547,8 @@ Test(hardening_model, failed_fresh_run_leaves_nothing_half_made, .timeout = 120)
 /* --lr stage lengths near LONG_MAX: their sum overflowed (signed overflow,
  * found by fuzz/fuzz_lr.c) and `1:10,1:9223372036854775807` was accepted.
  * Each stage and warm-up is now at most --steps's limit, 10^12, and so is
- * the sum. */
+ * the sum.  A cosine peak or floor must be finite too (fuzz/fuzz_lr.c found
+ * cosine:3e420:0, an infinite peak). */
 Test(hardening_model, lr_stage_lengths_checked, .timeout = 60)
 {
     char *d = th_tmpdir(), args[2048];
@@ -565,6 +567,20 @@ Test(hardening_model, lr_stage_lengths_checked, .timeout = 60)
         cr_expect(!exists(out), "%s left %s", args, out);
         th_rmdir(out);
     }
+    /* an infinite peak or floor (strtod's overflow) gave infinite rates */
+    const char *inf[] = { "cosine:3e420:0", "cosine:1e-3:0:1e999", "cosine:inf:5" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "train --data %s --out %s " TINY " --lr %s", data, out, inf[i]);
+        expect_rejected_soon(args, "--lr");
+        cr_expect(!exists(out), "%s left %s", args, out);
+    }
+    /* the largest finite peak: warm-up rates stay finite */
+    rl_lr_schedule s;
+    long total;
+    rl_err err;
+    cr_assert_eq(rl_lr_plan("cosine:1.7e308:1000", 2000, &s, &total, &err), RL_OK);
+    for (long t = 0; t < total; t += 37)
+        cr_expect(isfinite(rl_lr_at(&s, t, total)), "rate at step %ld is not finite", t);
     free(out);
     free(data);
     th_rmdir(d);
