@@ -490,6 +490,7 @@ Test(hardening_model, refused_train_makes_no_folder, .timeout = 120)
         { NULL, "--pos bogus", "bogus" },
         { NULL, "--ctx 4096", "" }, /* more context than the data */
         { shortf, "", "" },
+        { NULL, "--resume", "ckpt.bin" }, /* nothing to resume */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(args, sizeof args, "train --data %s --out %s " TINY " --steps 2 %s",
