@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "../core/mem.h"
 #include "../core/opts.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
@@ -55,7 +56,13 @@ int cmd_eval(int argc, char **argv)
     rl_gpt *m;
     long maxL;
     rl_err err;
-    if (rl_ckpt_open_eval("eval", ckpath, data, &m, &meta, &ds, &err) ||
+    /* one loss per window: batches x batch-size doubles, checked like the
+     * model's own memory before anything is loaded */
+    int over = 0;
+    const long nw = batches * bsize; /* at most 1e9 x 2^20: fits in a long */
+    const size_t wl_bytes = rl_szmul(sizeof(double), (size_t)nw, &over);
+    if (rl_mem_check("a loss for each of the --batches x --batch-size windows", wl_bytes, over, &err) ||
+        rl_ckpt_open_eval("eval", ckpath, data, &m, &meta, &ds, &err) ||
         rl_eval_check_lengths(m, Ls, nl, 1, &ds, data, &maxL, &err)) {
         rl_err_prefix(&err, "eval");
         rl_err_exit(&err);
@@ -68,7 +75,6 @@ int cmd_eval(int argc, char **argv)
         out = def;
     }
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m, maxL);
-    const long nw = batches * bsize;
     double *wl = rl_xmalloc(sizeof(double) * nw), ppl0 = 0;
     rl_outfile *o = rl_outfile_open(out);
     fprintf(o->f, "length\twindows\tmean_loss\tstderr\tppl\tratio\n");

@@ -24,9 +24,14 @@ static double now(void)
  * the interrupted one logged after its checkpoint). */
 static void trim_log(const char *path, long step)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp)
+    if (access(path, F_OK) != 0) /* no log yet: nothing to keep */
         return;
+    FILE *fp; /* a regular file only: a FIFO put there would block the read */
+    rl_err err;
+    if (rl_fopen_regular(path, RL_MAX_TEXT_FILE, &fp, NULL, &err)) {
+        rl_err_prefix(&err, "train");
+        rl_err_exit(&err);
+    }
     rl_outfile *o = rl_outfile_open(path);
     char line[512];
     while (fgets(line, sizeof line, fp)) {
@@ -53,6 +58,35 @@ static void check(rl_status s, rl_err *err)
     if (s != RL_OK) {
         rl_err_prefix(err, "train");
         rl_err_exit(err);
+    }
+}
+
+/* What this invocation wrote into OUT, undone when it fails before its
+ * first checkpoint: a failed fresh run leaves no half-made run behind.  A
+ * run with a checkpoint on disk (and every resume) keeps its folder: the
+ * checkpoint is the last good state. */
+typedef struct {
+    char *made;       /* the outermost folder this invocation created, or NULL */
+    const char *logp; /* the log.tsv a fresh run started, or NULL */
+    int saved;        /* a checkpoint of this run is on disk */
+} run_undo;
+
+static void undo(const run_undo *u)
+{
+    if (u->saved)
+        return;
+    if (u->made)
+        rl_rmtree(u->made);
+    else if (u->logp)
+        unlink(u->logp);
+}
+
+/* check() after undo(). */
+static void check_run(const run_undo *u, rl_status s, rl_err *err)
+{
+    if (s != RL_OK) {
+        undo(u);
+        check(s, err);
     }
 }
 
@@ -116,9 +150,9 @@ int cmd_train(int argc, char **argv)
         size_t bytes;
         check(rl_gpt_bytes(&cfg, to.batch, &bytes, &err), &err);
     }
-    rl_mkdir_p(out);
+    /* every input (flags, checkpoint, data, memory) is checked before OUT is
+     * created or touched: a refused run leaves nothing behind */
     char *ck = rl_path_join(out, "ckpt.bin"), *logp = rl_path_join(out, "log.tsv");
-    rl_ckpt_remove_stale_tmp(out);
     rl_gpt *m = NULL;
     if (resume) {
         rl_ckpt_meta cm;
@@ -167,21 +201,33 @@ int cmd_train(int argc, char **argv)
     if (resume) {
         if (ds.train.n != meta.data_n || data_hash != meta.data_hash)
             rl_die("train: %s is not the training data of checkpoint %s", data, ck);
-        trim_log(logp, start);
     } else {
         check(rl_gpt_new(&m, &cfg, to.batch, &err), &err);
         rl_gpt_init(m, (uint64_t)to.seed);
         meta.data_n = ds.train.n;
         meta.data_hash = data_hash;
-        rl_outfile *o = rl_outfile_open(logp);
-        fprintf(o->f, "step\ttrain_loss\tval_loss\tlr\ttokens_per_s\n");
-        rl_outfile_commit(o);
     }
     rl_trainer *tr;
     check(rl_trainer_alloc(m, &ds.train, &ds.val, meta.batch, meta.accum, meta.seed, &tr, &err), &err);
+    /* now OUT: created (remembering what this invocation made), its stale
+     * temporary files removed, the log started or trimmed */
+    run_undo u = { NULL, NULL, 0 };
+    check(rl_mkdirs_new(out, &u.made, &err), &err);
+    rl_ckpt_remove_stale_tmp(out);
+    if (resume) {
+        trim_log(logp, start);
+    } else {
+        u.logp = logp;
+        rl_outfile *o;
+        check_run(&u, rl_outfile_create(logp, &o, &err), &err);
+        fprintf(o->f, "step\ttrain_loss\tval_loss\tlr\ttokens_per_s\n");
+        check_run(&u, rl_outfile_close(o, &err), &err);
+    }
     FILE *log = fopen(logp, "a");
-    if (!log)
+    if (!log) {
+        undo(&u);
         rl_die("train: cannot append to %s", logp);
+    }
     const int tty = isatty(STDOUT_FILENO);
     printf("train: %s, %ld parameters, %d layers width %d heads %d ctx %d pos %s; "
            "batch %d x %d, %ld steps from %ld, lr %s\n", data, m->nparams, cfg.layers, cfg.width,
@@ -200,6 +246,7 @@ int cmd_train(int argc, char **argv)
             if (tty)
                 printf("\n");
             fclose(log);
+            undo(&u);
             if (!resume && last_ck == 0) /* a stale ckpt.bin is not this run's */
                 rl_die("train: loss is %g (gradient norm %g) at step %ld; stopped, no "
                        "checkpoint of this run was written", loss, gn, s + 1);
@@ -219,8 +266,9 @@ int cmd_train(int argc, char **argv)
             progress(tty, step, meta.steps, loss, val, tps, now() - t0, step - start);
         if (step % to.ckpt_every == 0 || step == meta.steps || step == stop_at) {
             meta.step = step;
-            check(rl_ckpt_save(ck, m, &meta, &err), &err);
+            check_run(&u, rl_ckpt_save(ck, m, &meta, &err), &err);
             last_ck = step;
+            u.saved = 1;
         }
         if (step == stop_at) {
             if (tty)
@@ -236,6 +284,7 @@ int cmd_train(int argc, char **argv)
     rl_trainer_free(tr);
     rl_gpt_free(m);
     rl_data_free(&ds);
+    free(u.made);
     free(ck);
     free(logp);
     return 0;

@@ -121,14 +121,15 @@ static rl_status check_fields(const int64_t *f, double dropout, const char *lr, 
 rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, rl_err *err)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return rl_fail(err, RL_EINPUT, "cannot read checkpoint %s", path);
+    /* a regular file only: a FIFO would block the read, a device never ends */
+    FILE *fp;
+    size_t size;
+    RL_TRY(rl_fopen_regular(path, RL_MAX_CKPT_FILE, &fp, &size, err));
     unsigned char h[HEADER_BYTES];
     int64_t f[H_FIELDS];
     rl_gpt *m = NULL;
     rl_status st = RL_EINPUT;
-    if (fread(h, sizeof h, 1, fp) != 1) {
+    if (size < sizeof h || fread(h, sizeof h, 1, fp) != 1) {
         rl_fail(err, st, "%s: truncated checkpoint (shorter than its header)", path);
         goto fail;
     }
@@ -174,14 +175,11 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
         goto fail;
     }
     const size_t np = sizeof(float) * (size_t)f[H_NPARAMS];
-    fseek(fp, 0, SEEK_END);
-    long size = ftell(fp);
-    if (size < 0 || (size_t)size != sizeof h + 3 * np + 8) {
-        rl_fail(err, st, "%s: truncated or padded checkpoint (%ld bytes, expected %zu)", path, size,
+    if (size != sizeof h + 3 * np + 8) {
+        rl_fail(err, st, "%s: truncated or padded checkpoint (%zu bytes, expected %zu)", path, size,
                 sizeof h + 3 * np + 8);
         goto fail;
     }
-    fseek(fp, (long)sizeof h, SEEK_SET);
     st = rl_gpt_new(&m, &cfg, B, err);
     if (st) {
         rl_err_prefix(err, "%s", path);

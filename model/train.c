@@ -2,6 +2,7 @@
 #include "train.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,17 +20,20 @@ rl_status rl_lr_parse(const char *s, rl_lr_schedule *o, rl_err *err)
         o->cosine = 1;
         errno = 0;
         o->peak = strtod(s + 7, &end);
-        if (end == s + 7 || *end != ':' || !(o->peak > 0))
+        if (end == s + 7 || *end != ':' || !(o->peak > 0) || !isfinite(o->peak))
             goto bad;
         const char *w = end + 1;
+        errno = 0;
         o->warmup = strtol(w, &end, 10);
         if (end == w || o->warmup < 0 || (*end && *end != ':'))
             goto bad;
+        if (errno || o->warmup > RL_LR_MAX_STEPS)
+            goto too_long;
         o->min = o->peak / 10;
         if (*end) {
             const char *mn = end + 1;
             o->min = strtod(mn, &end);
-            if (end == mn || *end || !(o->min >= 0))
+            if (end == mn || *end || !(o->min >= 0) || !isfinite(o->min))
                 goto bad;
         }
         return RL_OK;
@@ -45,9 +49,12 @@ rl_status rl_lr_parse(const char *s, rl_lr_schedule *o, rl_err *err)
         o->len[o->n] = 0;
         if (*end == ':') {
             const char *q = end + 1;
+            errno = 0;
             o->len[o->n] = strtol(q, &end, 10);
             if (end == q || o->len[o->n] < 1)
                 goto bad;
+            if (errno || o->len[o->n] > RL_LR_MAX_STEPS)
+                goto too_long;
         } else if (*end || o->n) /* a bare rate only as the whole schedule */
             goto bad;
         o->n++;
@@ -63,13 +70,17 @@ rl_status rl_lr_parse(const char *s, rl_lr_schedule *o, rl_err *err)
 bad:
     return rl_fail(err, RL_EINPUT,
                    "--lr '%s' is neither LR, LR:STEPS,LR:STEPS,... nor cosine:PEAK:WARMUP[:MIN]", s);
+too_long: /* before any sum: stage lengths near LONG_MAX would overflow it */
+    return rl_fail(err, RL_EINPUT, "--lr '%s': a stage or warm-up is longer than the %ld steps "
+                   "a run may have", s, RL_LR_MAX_STEPS);
 }
 
 long rl_lr_stage_total(const rl_lr_schedule *s)
 {
     long t = 0;
     for (int i = 0; !s->cosine && i < s->n; i++)
-        t += s->len[i];
+        if (__builtin_add_overflow(t, s->len[i], &t))
+            return LONG_MAX;
     return t;
 }
 
@@ -77,6 +88,9 @@ rl_status rl_lr_plan(const char *lr, long steps, rl_lr_schedule *s, long *total,
 {
     RL_TRY(rl_lr_parse(lr, s, err));
     const long stages = rl_lr_stage_total(s);
+    if (stages > RL_LR_MAX_STEPS)
+        return rl_fail(err, RL_EINPUT, "--lr '%s': its stages add up to %ld steps, more than the "
+                       "%ld a run may have", lr, stages, RL_LR_MAX_STEPS);
     *total = steps > 0 ? steps : stages > 0 ? stages : RL_LR_DEFAULT_STEPS;
     if (s->cosine && s->warmup >= *total)
         return rl_fail(err, RL_EINPUT, "warm-up of %ld steps does not fit in %ld steps", s->warmup,
@@ -87,8 +101,12 @@ rl_status rl_lr_plan(const char *lr, long steps, rl_lr_schedule *s, long *total,
 double rl_lr_at(const rl_lr_schedule *s, long step, long total)
 {
     if (s->cosine) {
-        if (step < s->warmup)
-            return s->peak * (step + 1) / (double)s->warmup;
+        if (step < s->warmup) {
+            const double r = s->peak * (step + 1) / (double)s->warmup;
+            /* a peak near DBL_MAX overflows the product; the quotient first
+             * stays below it (not the default: it rounds differently) */
+            return isfinite(r) ? r : s->peak * ((step + 1) / (double)s->warmup);
+        }
         long span = total - s->warmup;
         double f = span > 1 ? (double)(step - s->warmup) / (double)(span - 1) : 1.0;
         if (f > 1)

@@ -20,6 +20,10 @@
 /* The steps of a run whose schedule does not count them (a constant rate,
  * cosine) and whose --steps is 0. */
 #define RL_LR_DEFAULT_STEPS 1000
+/* The longest stage, warm-up and sum of stages: --steps's own limit, so that
+ * a schedule's sum cannot overflow and a run cannot be longer than --steps
+ * allows. */
+#define RL_LR_MAX_STEPS 1000000000000L
 
 /* "LR:STEPS,LR:STEPS,..." constant stages (after the last one its rate
  * stays), "LR" constant, or "cosine:PEAK:WARMUP[:MIN]": linear warm-up from
@@ -35,7 +39,8 @@ typedef struct {
 
 /* RL_OK, or RL_EINPUT with the schedule's forms in err. */
 rl_status rl_lr_parse(const char *s, rl_lr_schedule *out, rl_err *err);
-/* Sum of the stage lengths (0 for a constant or cosine schedule). */
+/* Sum of the stage lengths (0 for a constant or cosine schedule), saturated
+ * at LONG_MAX (a parsed schedule's sum is at most 32 RL_LR_MAX_STEPS). */
 long rl_lr_stage_total(const rl_lr_schedule *s);
 /* The one rule for a run's length: parse lr into *s and set *total to steps
  * when it is > 0, else the sum of the LR:STEPS stages when there are any,

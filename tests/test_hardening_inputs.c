@@ -141,7 +141,7 @@ Test(hardening_inputs, devices_fifos_folders_refused_for_data_and_data_text)
         snprintf(a, sizeof a, "train --data %s --layers 1 --width 16 --heads 2 --ctx 8 --steps 2 --out %s",
                  bad[i], o);
         refused(a, "not a regular file");
-        rmdir(o); /* cmd/cmd_train.c makes --out before it reads the data: see the ckpt test */
+        cr_assert(!exists(o), "train left %s behind", o);
         snprintf(a, sizeof a, "mixing --text %s --out %s", bad[i], o);
         refused(a, "not a regular file");
         cr_assert(!exists(o), "mixing left %s behind", o);
@@ -167,11 +167,10 @@ Test(hardening_inputs, devices_fifos_folders_refused_for_data_and_data_text)
     free_fixture(&x);
 }
 
-/* The checkpoint loader (model/ckpt.c) and `train` (cmd/cmd_train.c) are
- * the "ckpt" branch's: until it reads checkpoints through rl_open_regular a
- * FIFO blocks the loader (this test then fails by its 10 s limit), and
- * until train makes --out after reading its data a refused --data leaves
- * the folder behind. */
+/* The checkpoint loader (model/ckpt.c) reads through rl_fopen_regular (a
+ * FIFO blocked it before; this test then failed by its 10 s limit), and
+ * train makes --out only after its data is read (a refused --data left the
+ * folder behind). */
 Test(hardening_inputs, devices_fifos_folders_refused_for_ckpt)
 {
     fixture x = make_fixture();

@@ -1,7 +1,9 @@
 /* test_hardening_model.c: the model's bad inputs of issue 11 (faults 2, 4,
  * 6, 7, 10): crafted checkpoints, stale temporary files, the NaN guard's
  * message, eval's length arithmetic, sizes that overflow or exceed the
- * machine, and the fast exp against libm. */
+ * machine, and the fast exp against libm; checkpoints that are not regular
+ * files, train's inputs checked before its folder is made, and --lr stage
+ * lengths that overflow. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -9,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../core/util.h"
 #include "../core/tokfile.h"
 #include "../model/fastmath.h"
+#include "../model/train.h"
 #include "helpers.h"
 
 /* Exit status 2, one line on stderr, containing what (and not bad). */
@@ -32,7 +36,29 @@ static void expect_rejected(const char *args, const char *what, const char *bad)
 static int exists(const char *p)
 {
     struct stat sb;
-    return stat(p, &sb) == 0;
+    return lstat(p, &sb) == 0;
+}
+
+/* expect_rejected for commands that might block (a FIFO) or run for long:
+ * killed after 10 s, which fails the test instead of hanging it. */
+static void expect_rejected_soon(const char *args, const char *what)
+{
+    const char *bin = getenv("ROUTELAB");
+    char e[] = "/tmp/rl-hm-err-XXXXXX", cmd[4096], err[4096];
+    close(mkstemp(e));
+    snprintf(cmd, sizeof cmd, "timeout -s KILL 10 %s %s >/dev/null 2>%s </dev/null",
+             bin ? bin : "build/routelab", args, e);
+    int st = system(cmd);
+    FILE *f = fopen(e, "r");
+    size_t n = fread(err, 1, sizeof err - 1, f);
+    err[n] = 0;
+    fclose(f);
+    unlink(e);
+    st = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    cr_expect_neq(st, 137, "routelab %s: still running after 10 s", args);
+    cr_expect_eq(st, 2, "routelab %s: status %d, stderr %s", args, st, err);
+    cr_expect_eq(th_lines(err), 1, "routelab %s: stderr not one line: %s", args, err);
+    cr_expect(strstr(err, what) != NULL, "routelab %s: stderr lacks '%s': %s", args, what, err);
 }
 
 /* A corpus and a 2-step checkpoint of a tiny model in d: returns its path
@@ -335,6 +361,7 @@ Test(hardening_model, nan_guard_message_true, .timeout = 60)
     expect_rejected(args, "no checkpoint of this run was written", "kept");
     char *ck = th_path(out, "ckpt.bin");
     cr_expect(!exists(ck));
+    cr_expect(!exists(out), "the failed run left its folder %s", out);
     free(ck);
     free(data);
     free(out);
@@ -379,4 +406,200 @@ Test(hardening_model, fast_exp_against_libm)
     cr_expect_eq(gy[2], 1e30f);
     cr_expect(fabsf(gy[3]) < 1e-6f);
     cr_expect_float_eq(gy[4], 30.0f, 1e-5);
+}
+
+/* A text of 10 bytes: too short for windows of 16 tokens. */
+static void f_write_short(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("too short\n", f);
+    fclose(f);
+}
+
+/* A checkpoint that is not a regular file: a FIFO blocked the loader's
+ * fopen forever, /dev/zero was read as a header; now each is refused at
+ * once by name, for eval and for train --resume (whose OUT/log.tsv, read to
+ * trim it, is checked the same way). */
+Test(hardening_model, checkpoint_must_be_a_regular_file, .timeout = 120)
+{
+    char *d = th_tmpdir(), *data, args[2048];
+    char *ck = tiny_ckpt(d, &data);
+    char *fifo = th_path(d, "fifo"), *run = th_path(d, "fiforun"), *rck = th_path(run, "ckpt.bin");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    const char *bad[] = { fifo, "/dev/zero", d };
+    const char *why[] = { "FIFO", "device", "directory" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 16", bad[i], data);
+        expect_rejected_soon(args, why[i]);
+    }
+    mkdir(run, 0755);
+    cr_assert_eq(mkfifo(rck, 0600), 0);
+    snprintf(args, sizeof args, "train --data %s --out %s --resume --threads 1", data, run);
+    expect_rejected_soon(args, "FIFO");
+    /* a real checkpoint beside a FIFO log.tsv */
+    char *log = th_path(run, "log.tsv"), cp[2048];
+    unlink(rck);
+    snprintf(cp, sizeof cp, "cp %s %s", ck, rck);
+    cr_assert_eq(system(cp), 0);
+    cr_assert_eq(mkfifo(log, 0600), 0);
+    snprintf(args, sizeof args, "train --data %s --out %s --resume --steps 3 --threads 1", data, run);
+    expect_rejected_soon(args, "FIFO");
+    /* the size fstat gave still decides truncation */
+    size_t n;
+    unsigned char *b = slurp_file(ck, &n);
+    char *cut = th_path(d, "cut.bin");
+    FILE *f = fopen(cut, "wb");
+    cr_assert_eq(fwrite(b, 1, n - 9, f), n - 9);
+    fclose(f);
+    snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 16", cut, data);
+    expect_rejected(args, "truncated or padded", NULL);
+    free(b);
+    free(cut);
+    free(log);
+    free(rck);
+    free(run);
+    free(fifo);
+    free(ck);
+    free(data);
+    th_rmdir(d);
+    free(d);
+}
+
+/* Every refused input of a fresh run (flags, data, schedule, memory, a data
+ * set too short for the context) is found before --out is made: nothing is
+ * left behind, nested folders included.  train made --out first, then
+ * read --data (a FIFO there left the folder), then checked the rest. */
+Test(hardening_model, refused_train_makes_no_folder, .timeout = 120)
+{
+    char *d = th_tmpdir(), args[2048];
+    char *data = th_path(d, "corpus.txt"), *fifo = th_path(d, "fifo"), *top = th_path(d, "a");
+    char *out = th_path(top, "b/c"), *shortf = th_path(d, "short.txt");
+    th_write_text(data, 100);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    f_write_short(shortf);
+    struct {
+        const char *data, *flags, *what;
+    } cases[] = {
+        { fifo, "", "FIFO" },
+        { "/dev/zero", "", "device" },
+        { "/nonexistent/x.bin", "", "nonexistent" },
+        { NULL, "--lr 1:10,1:9223372036854775807", "--lr" },
+        { NULL, "--lr cosine:1e-3:50 --steps 20", "warm-up" },
+        { NULL, "--lr bogus", "--lr" },
+        { NULL, "--pos bogus", "bogus" },
+        { NULL, "--ctx 4096", "" }, /* more context than the data */
+        { shortf, "", "" },
+        { NULL, "--resume", "ckpt.bin" }, /* nothing to resume */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args, "train --data %s --out %s " TINY " --steps 2 %s",
+                 cases[i].data ? cases[i].data : data, out, cases[i].flags);
+        expect_rejected_soon(args, cases[i].what);
+        cr_expect(!exists(top), "%s left %s behind", args, top);
+        th_rmdir(top);
+    }
+    free(shortf);
+    free(out);
+    free(top);
+    free(fifo);
+    free(data);
+    th_rmdir(d);
+    free(d);
+}
+
+/* A fresh run that fails before its first checkpoint (NaN) removes the
+ * folder it made, or only its log.tsv when the folder was there already;
+ * one that fails after a checkpoint keeps the folder and the checkpoint.
+ * Before, every failed run left its folder and a log.tsv. */
+Test(hardening_model, failed_fresh_run_leaves_nothing_half_made, .timeout = 120)
+{
+    char *d = th_tmpdir(), args[2048];
+    char *data = th_path(d, "corpus.txt"), *out = th_path(d, "x/run");
+    char *top = th_path(d, "x"), *log = th_path(out, "log.tsv"), *ck = th_path(out, "ckpt.bin");
+    th_write_text(data, 100);
+    snprintf(args, sizeof args, "train --data %s --out %s " TINY " --steps 5 --lr 1e30", data, out);
+    expect_rejected(args, "no checkpoint of this run was written", NULL);
+    cr_expect(!exists(top), "the failed run left %s", top);
+    /* the folder exists already (with a file of the user's): only the log goes */
+    mkdir(top, 0755);
+    mkdir(out, 0755);
+    char *mine = th_path(out, "notes.txt");
+    FILE *f = fopen(mine, "w");
+    fclose(f);
+    expect_rejected(args, "no checkpoint of this run was written", NULL);
+    cr_expect(exists(mine) && !exists(log), "log.tsv of a failed run kept, or notes.txt removed");
+    th_rmdir(top);
+    /* a checkpoint at step 2, then the rate jumps: the run and its checkpoint stay */
+    snprintf(args, sizeof args, "train --data %s --out %s " TINY " --lr 1e-3:2,1e30:4 "
+             "--ckpt-every 1", data, out);
+    expect_rejected(args, "last good checkpoint kept", NULL);
+    cr_expect(exists(ck) && exists(log), "a run with a checkpoint lost it");
+    free(mine);
+    free(ck);
+    free(log);
+    free(top);
+    free(out);
+    free(data);
+    th_rmdir(d);
+    free(d);
+}
+
+/* --lr stage lengths near LONG_MAX: their sum overflowed (signed overflow,
+ * found by fuzz/fuzz_lr.c) and `1:10,1:9223372036854775807` was accepted.
+ * Each stage and warm-up is now at most --steps's limit, 10^12, and so is
+ * the sum.  A cosine peak or floor must be finite too (fuzz/fuzz_lr.c found
+ * cosine:3e420:0, an infinite peak). */
+Test(hardening_model, lr_stage_lengths_checked, .timeout = 60)
+{
+    char *d = th_tmpdir(), args[2048];
+    char *data = th_path(d, "corpus.txt"), *out = th_path(d, "run");
+    th_write_text(data, 100);
+    const char *lrs[] = {
+        "1:10,1:9223372036854775807",
+        "1e3:10,5e-2:20,53:3333333333333333333310,5e-2:20,5e-4:20", /* the fuzzer's */
+        "1:99999999999999999999",
+        "1:600000000000,1:600000000000",
+        "cosine:1e-3:99999999999999999999",
+    };
+    for (int i = 0; i < 5; i++) {
+        snprintf(args, sizeof args, "train --data %s --out %s " TINY " --lr %s", data, out, lrs[i]);
+        expect_rejected_soon(args, "steps");
+        cr_expect(!exists(out), "%s left %s", args, out);
+        th_rmdir(out);
+    }
+    /* an infinite peak or floor (strtod's overflow) gave infinite rates */
+    const char *inf[] = { "cosine:3e420:0", "cosine:1e-3:0:1e999", "cosine:inf:5" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "train --data %s --out %s " TINY " --lr %s", data, out, inf[i]);
+        expect_rejected_soon(args, "--lr");
+        cr_expect(!exists(out), "%s left %s", args, out);
+    }
+    /* the largest finite peak: warm-up rates stay finite */
+    rl_lr_schedule s;
+    long total;
+    rl_err err;
+    cr_assert_eq(rl_lr_plan("cosine:1.7e308:1000", 2000, &s, &total, &err), RL_OK);
+    for (long t = 0; t < total; t += 37)
+        cr_expect(isfinite(rl_lr_at(&s, t, total)), "rate at step %ld is not finite", t);
+    free(out);
+    free(data);
+    th_rmdir(d);
+    free(d);
+}
+
+/* eval keeps one loss per window: --batches 1e9 --batch-size 2^20 asked
+ * malloc for 8e15 bytes and died "out of memory" (status 1); it is now a
+ * bad input naming the bytes, found before the checkpoint is read. */
+Test(hardening_model, eval_window_count_checked, .timeout = 60)
+{
+    char *d = th_tmpdir(), *data, args[2048];
+    char *ck = tiny_ckpt(d, &data);
+    snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 16 --batches 1000000000 "
+             "--batch-size 1048576", ck, data);
+    expect_rejected(args, "bytes", "out of memory");
+    free(ck);
+    free(data);
+    th_rmdir(d);
+    free(d);
 }
