@@ -85,13 +85,16 @@ typedef struct {
     double *mom;  /* reps x 2 */
 } fm_run;
 
-static fm_run run_family(const fm_fam *fa, int k, long seed, const fm_size *z, const rl_mass_spec *sp,
-                         const long *grid, int ng, long far_from)
+/* A failed draw (sampling/steps.h) is returned as its status; *out then
+ * holds its arrays all the same (freed with the result). */
+static rl_status run_family(const fm_fam *fa, int k, long seed, const fm_size *z, const rl_mass_spec *sp,
+                            const long *grid, int ng, long far_from, fm_run *out, rl_err *err)
 {
     const long per = (long)ng * z->nlam * rl_mass_nconf(sp);
     fm_run o = { fa->none ? 1 : z->reps, NULL, NULL };
     o.rho = rl_xmalloc(sizeof(double) * per * o.reps);
     o.mom = rl_xmalloc(sizeof(double) * 2 * o.reps);
+    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
 #pragma omp parallel
     {
         rl_chain *ch = rl_chain_alloc(&fa->f, 1);
@@ -107,9 +110,14 @@ static fm_run run_family(const fm_fam *fa, int k, long seed, const fm_size *z, c
         free(q);
         gsl_rng_free(r);
         rl_mass_free(acc);
+#pragma omp critical(fm_fail)
+        rl_chain_status_merge(ch, &fail);
         rl_chain_free(ch);
     }
-    return o;
+    *out = o;
+    if (fail.status != RL_OK && err)
+        *err = fail;
+    return fail.status;
 }
 
 /* The least M at which ALiBi's worst case falls to the rotation-only lower
@@ -246,7 +254,6 @@ static void exact_report(const fm_res *R, const rl_outdir *out, rl_report *rep)
 
 rl_status rl_exp_farmass_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    (void)err; /* nothing here can fail */
     fm_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
@@ -258,7 +265,7 @@ rl_status rl_exp_farmass_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
     families(R->z.d, R->fa);
     exact_run(R);
     for (int k = 0; k < NFAM; k++)
-        R->run[k] = run_family(&R->fa[k], k, ctx->seed, &R->z, R->sp, R->grid, R->ng, R->far_from);
+        RL_TRY(run_family(&R->fa[k], k, ctx->seed, &R->z, R->sp, R->grid, R->ng, R->far_from, &R->run[k], err));
     return RL_OK;
 }
 

@@ -158,7 +158,7 @@ static double so2_sq_pred(const rl_family *f, long n)
     return 4.0 / (f->d * (f->d + 2.0)) * (s1 * s1 - s2 + diag);
 }
 
-static void sweep_run(long seed, mix_res *R)
+static rl_status sweep_run(long seed, mix_res *R, rl_err *err)
 {
     const mix_size *z = &R->z;
     spec sp[16];
@@ -173,8 +173,9 @@ static void sweep_run(long seed, mix_res *R)
         m->sp = sp[k];
         m->nmax = so2 ? z->nmax : (wpred < 0 ? z->nmax : (wpred * 3 < 8 ? 8 : wpred * 3));
         m->grid = rl_route_grid(m->nmax, 256, 8, &m->ng);
-        m->st = rl_routes_run(f, m->grid, m->ng, z->reps, seed, RL_STREAM_MIX_FAMILY + k, NULL, 0);
+        RL_TRY(rl_routes_run(f, m->grid, m->ng, z->reps, seed, RL_STREAM_MIX_FAMILY + k, NULL, 0, &m->st, err));
     }
+    return RL_OK;
 }
 
 static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
@@ -278,12 +279,12 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
 
 /* ---------- the study's variant, block by block ---------- */
 
-static void study_run(long seed, const mix_size *z, int d, mix_study *o)
+static rl_status study_run(long seed, const mix_size *z, int d, mix_study *o, rl_err *err)
 {
     rl_family f = rl_family_default(RL_FAM_SO2, d);
     o->d = d;
     o->grid = rl_route_grid(z->nmax, 16, 4, &o->ng);
-    o->st = rl_routes_run(&f, o->grid, o->ng, z->reps, seed, RL_STREAM_MIX_STUDY + d, NULL, 0);
+    return rl_routes_run(&f, o->grid, o->ng, z->reps, seed, RL_STREAM_MIX_STUDY + d, NULL, 0, &o->st, err);
 }
 
 static void study_report(const mix_size *z, const mix_study *o, const rl_outdir *out, rl_report *rep,
@@ -441,13 +442,13 @@ static void tokens_report(const mix_res *R, const rl_outdir *out, rl_report *rep
 
 static const long drift_grid[] = { 1, 2, 4, 8, 16, 32 };
 
-static void drift_run(long seed, mix_res *R)
+static rl_status drift_run(long seed, mix_res *R, rl_err *err)
 {
     /* block 0 (omega = 1) of d = 2: uniform and drift laws side by side */
     rl_family u = rl_family_default(RL_FAM_SO2, 2), dr = u;
     dr.law = RL_ANG_DRIFT;
-    R->uni = rl_routes_run(&u, drift_grid, 6, R->z.reps * 4, seed, RL_STREAM_MIX_UNIFORM, NULL, 0);
-    R->drift = rl_routes_run(&dr, drift_grid, 6, R->z.reps * 4, seed, RL_STREAM_MIX_DRIFT, NULL, 0);
+    RL_TRY(rl_routes_run(&u, drift_grid, 6, R->z.reps * 4, seed, RL_STREAM_MIX_UNIFORM, NULL, 0, &R->uni, err));
+    return rl_routes_run(&dr, drift_grid, 6, R->z.reps * 4, seed, RL_STREAM_MIX_DRIFT, NULL, 0, &R->drift, err);
 }
 
 static void drift_report(const mix_res *R, rl_report *rep)
@@ -479,12 +480,11 @@ rl_status rl_exp_mixing_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
     mix_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
-    sweep_run(ctx->seed, R);
-    study_run(ctx->seed, &R->z, 64, &R->study[0]);
-    study_run(ctx->seed, &R->z, 96, &R->study[1]);
+    RL_TRY(sweep_run(ctx->seed, R, err));
+    RL_TRY(study_run(ctx->seed, &R->z, 64, &R->study[0], err));
+    RL_TRY(study_run(ctx->seed, &R->z, 96, &R->study[1], err));
     RL_TRY(tokens_run(ctx, R, err));
-    drift_run(ctx->seed, R);
-    return RL_OK;
+    return drift_run(ctx->seed, R, err);
 }
 
 void rl_exp_mixing_free(void *res)

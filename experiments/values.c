@@ -180,7 +180,9 @@ typedef struct {
     double worst_z, worst_bz, worst_cz, worst_cb; /* max ∣z∣ total, blocks, covariance; max trcov - bound in SE */
 } vres;
 
-static void run_family(long seed, const vfam *fa, int k, vres *o)
+/* A failed draw (sampling/steps.h) is returned as its status before any
+ * statistic is formed (o keeps only its grid, freed by vres_free). */
+static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *err)
 {
     const int d = fa->f.d;
     double *vbar = rl_xmalloc(sizeof(double) * d);
@@ -192,6 +194,7 @@ static void run_family(long seed, const vfam *fa, int k, vres *o)
     const int nb = o->nb;
     const long reps = fa->reps;
     double *out = rl_xmalloc(sizeof(double) * reps * ng * d);
+    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
 
 #pragma omp parallel
     {
@@ -206,7 +209,16 @@ static void run_family(long seed, const vfam *fa, int k, vres *o)
         free(x);
         free(tmp);
         gsl_rng_free(r);
+#pragma omp critical(val_fail)
+        rl_stepper_status_merge(st, &fail);
         rl_stepper_free(st);
+    }
+    if (fail.status != RL_OK) {
+        free(out);
+        free(vbar);
+        if (err)
+            *err = fail;
+        return fail.status;
     }
 
     /* per replicate: ||r_b||^2 at [(g nb + b) reps + rep], ||r||^2 at [g reps + rep] */
@@ -314,6 +326,7 @@ static void run_family(long seed, const vfam *fa, int k, vres *o)
     free(mean);
     free(out);
     free(vbar);
+    return RL_OK;
 }
 
 static void vres_free(vres *o)
@@ -356,7 +369,8 @@ static double zscore(double diff, double se)
 /* E[P_n v] per family: a fixed unit target v, n fresh steps per replicate,
  * against E[P_n] v = chi^n v (per block for SO(2)); for orthogonal P,
  * ||P v - v||^2 = 2 - 2 <v, P v>, so E||P_n v - v||^2 = 2 (1 - <v, E[P_n] v>). */
-static void near_run(long seed, const val_size *z, const vfam *fa, int k, near_res *o)
+/* A failed draw (sampling/steps.h) is returned as its status. */
+static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, near_res *o, rl_err *err)
 {
     const rl_family *f = &fa->f;
     const int d = f->d, so2 = !fa->none && rl_family_is_so2(f);
@@ -370,6 +384,7 @@ static void near_run(long seed, const val_size *z, const vfam *fa, int k, near_r
     o->worst = 0;
     /* per replicate: P_n v (d) and ||P_n v - v||^2 */
     double *xs = rl_xmalloc(sizeof(double) * reps * (d + 1));
+    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
     for (int j = 0; j < NNEAR; j++) {
         const long n = near_ns[j];
 #pragma omp parallel
@@ -389,7 +404,15 @@ static void near_run(long seed, const val_size *z, const vfam *fa, int k, near_r
                 x[d] = e;
             }
             gsl_rng_free(r);
+#pragma omp critical(val_fail)
+            rl_stepper_status_merge(st, &fail);
             rl_stepper_free(st);
+        }
+        if (fail.status != RL_OK) {
+            free(xs);
+            if (err)
+                *err = fail;
+            return fail.status;
         }
         /* predicted E[P_n] v */
         double pv[64];
@@ -420,6 +443,7 @@ static void near_run(long seed, const val_size *z, const vfam *fa, int k, near_r
         *c = (near_cell){ pres, dse / 2, pres_pred, dm, dse, dpred, zmax };
     }
     free(xs);
+    return RL_OK;
 }
 
 static void near_report(const val_size *z, const vfam *fa, const near_res *nr, const rl_outdir *out, rl_report *rep)
@@ -468,15 +492,14 @@ typedef struct {
 
 rl_status rl_exp_values_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    (void)err; /* nothing here can fail */
     val_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
     families(&R->z, R->fa);
     for (int k = 0; k < NFAM; k++)
-        run_family(ctx->seed, &R->fa[k], k, &R->res[k]);
+        RL_TRY(run_family(ctx->seed, &R->fa[k], k, &R->res[k], err));
     for (int k = 0; k < NFAM; k++)
-        near_run(ctx->seed, &R->z, &R->fa[k], k, &R->near[k]);
+        RL_TRY(near_run(ctx->seed, &R->z, &R->fa[k], k, &R->near[k], err));
     return RL_OK;
 }
 

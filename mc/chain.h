@@ -28,8 +28,16 @@ void rl_chain_reset(rl_chain *c, const double *X);
 rl_status rl_chain_reset_identity(rl_chain *c, rl_err *err);
 
 /* delta <- delta + 1: draw the next older step (token: its token id for
- * token-so2). */
+ * token-so2).  A failed draw does not return a status (see sampling/steps.h):
+ * it leaves NaN rows and is kept for rl_chain_status. */
 void rl_chain_step(rl_chain *c, gsl_rng *r, int token);
+
+/* RL_OK, or the first failed draw since rl_chain_alloc (its message copied
+ * into err, which may be NULL): ask once after the loop that stepped c. */
+rl_status rl_chain_status(const rl_chain *c, rl_err *err);
+
+/* rl_stepper_status_merge for a chain (c may be NULL). */
+void rl_chain_status_merge(const rl_chain *c, rl_err *acc);
 
 /* Current P_delta^T x_k for the tracked vectors (nvec x d, row-major). */
 const double *rl_chain_rows(rl_chain *c);

@@ -33,6 +33,7 @@ rl_status rl_gc_run(const rl_gc_spec *sp, const double *q, const double *es, lon
     c->maxcen = c->maxs + 2 * reps * ng;
     c->lf = c->maxs + 3 * reps * ng;
     c->meanfar = c->maxs + 4 * reps * ng;
+    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
 #pragma omp parallel
     {
         gsl_rng *r = rl_rng_alloc();
@@ -72,8 +73,17 @@ rl_status rl_gc_run(const rl_gc_spec *sp, const double *q, const double *es, lon
                 }
             }
         }
+#pragma omp critical(rl_gc_fail)
+        rl_chain_status_merge(ch, &fail);
         rl_chain_free(ch);
         gsl_rng_free(r);
+    }
+    if (fail.status != RL_OK) { /* no score of a NaN route passes for a result */
+        rl_gc_free(c);
+        memset(c, 0, sizeof *c);
+        if (err)
+            *err = fail;
+        return fail.status;
     }
     return RL_OK;
 }

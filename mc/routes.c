@@ -154,15 +154,17 @@ static double opnorm(const double *A, int d)
     return v;
 }
 
-rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
-                              unsigned long seed, unsigned long tag, const int *tokens, long ntok)
+rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps, unsigned long seed,
+                        unsigned long tag, const int *tokens, long ntok, rl_route_stats **out, rl_err *err)
 {
+    *out = NULL;
     const int d = f->d, so2 = rl_family_is_so2(f), nb = so2 ? d / 2 : 0;
     const long nmax = grid[ng - 1], nchunks = (reps + CHUNK - 1) / CHUNK;
     sums *part = rl_xcalloc(nchunks, sizeof(sums));
     double *sc = rl_xmalloc(sizeof(double) * reps * ng * NSCAL); /* per route */
     for (long c = 0; c < nchunks; c++)
         sums_alloc(&part[c], ng, d, nb, !so2);
+    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
 
 #pragma omp parallel
     {
@@ -192,7 +194,18 @@ rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long
         free(X);
         free(qx);
         gsl_rng_free(r);
+#pragma omp critical(rl_routes_fail)
+        rl_stepper_status_merge(st, &fail);
         rl_stepper_free(st);
+    }
+    if (fail.status != RL_OK) {
+        free(sc);
+        for (long c = 0; c < nchunks; c++)
+            sums_free(&part[c]);
+        free(part);
+        if (err)
+            *err = fail;
+        return fail.status;
     }
     for (long c = 1; c < nchunks; c++)
         sums_add(&part[0], &part[c], ng, d, nb);
@@ -245,7 +258,8 @@ rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long
     for (long c = 0; c < nchunks; c++)
         sums_free(&part[c]);
     free(part);
-    return o;
+    *out = o;
+    return RL_OK;
 }
 
 void rl_route_stats_free(rl_route_stats *s)

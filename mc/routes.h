@@ -6,6 +6,7 @@
 #define RL_ROUTES_H
 
 #include <complex.h>
+#include "../core/err.h"
 #include "../sampling/family.h"
 
 /* n = 1, 2, ..., dense_to, then about per_octave points per doubling up to
@@ -31,9 +32,11 @@ typedef struct {
  * replicate k on stream (seed, key(tag, k)).  Deterministic for any thread
  * count (replicates summed in fixed chunks, chunks in order).  token-so2
  * routes read tokens[start + t] with start drawn uniformly in
- * [0, ntok - nmax] (ntok >= nmax). */
-rl_route_stats *rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
-                              unsigned long seed, unsigned long tag, const int *tokens, long ntok);
+ * [0, ntok - nmax] (ntok >= nmax).  RL_OK with the statistics in *out, or
+ * the failure of a draw (LAPACK: RL_EINTERNAL; a token outside the family's
+ * table: RL_EINPUT) with *out = NULL: a failed route never reaches a mean. */
+rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps, unsigned long seed,
+                        unsigned long tag, const int *tokens, long ntok, rl_route_stats **out, rl_err *err);
 void rl_route_stats_free(rl_route_stats *s);
 
 #endif

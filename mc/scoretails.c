@@ -105,6 +105,7 @@ rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, in
             c->cfg_s[k] = rl_xmalloc(sizeof(double) * reps);
         }
     }
+    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
 #pragma omp parallel
     {
         gsl_rng *r = rl_rng_alloc();
@@ -175,11 +176,23 @@ rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, in
         free(u);
         free(cs);
         free(phi);
+#pragma omp critical(rl_st_fail)
+        {
+            rl_chain_status_merge(ch, &fail);
+            rl_stepper_status_merge(st, &fail);
+        }
         rl_chain_free(ch);
         rl_stepper_free(st);
         gsl_rng_free(r);
     }
     free(A);
     free(W);
+    if (fail.status != RL_OK) { /* no tail of a NaN route passes for a result */
+        rl_st_free(c);
+        memset(c, 0, sizeof *c);
+        if (err)
+            *err = fail;
+        return fail.status;
+    }
     return RL_OK;
 }

@@ -181,6 +181,8 @@ rl_status sty_window(const sty_model *m, const sty_fit_spec *f, const double *q,
         ws->l[delta - 1] = l;
         lmax = fmax(lmax, l);
     }
+    if (ws->chain) /* a failed draw (sampling/steps.h) leaves NaN logits */
+        RL_TRY(rl_chain_status(ws->chain, err));
     double z = 0;
     for (long j = 0; j < T; j++)
         z += exp(ws->l[j] - lmax);
@@ -432,5 +434,8 @@ rl_status sty_eval(const sty_model *m, const double *Q, const long *grid, int ng
             g++;
         }
     }
+    for (int t = 0; t < STY_TR_COUNT; t++) /* a failed draw (sampling/steps.h) left NaN in out */
+        if (ws->chain[t])
+            RL_TRY(rl_chain_status(ws->chain[t], err));
     return RL_OK;
 }

@@ -85,7 +85,9 @@ void sty_win_free(sty_win_ws *ws);
  * keys from rd, the transport steps from rt, and sets *logp = log alpha_t.
  * When grad is not NULL it adds
  *     d log alpha_t / dq = sum_delta (1[delta = delta_t] - alpha_delta) P_delta k_delta
- * to grad (the bias does not depend on q).  RL_EINPUT for T too long. */
+ * to grad (the bias does not depend on q).  RL_EINPUT for T too long; a
+ * failed draw of the workspace's chain (sampling/steps.h), now or in an
+ * earlier window, is returned as its status. */
 rl_status sty_window(const sty_model *m, const sty_fit_spec *f, const double *q, long T, gsl_rng *rd, gsl_rng *rt,
                      sty_win_ws *ws, double *grad, double *logp, rl_err *err);
 
@@ -126,7 +128,8 @@ void sty_eval_free(sty_eval_ws *ws);
  * |sum_{j != t} alpha_j V_j^bg|, signal = the target's own term alpha_t v_t.V_t,
  * and 1 if rho_D < M/(M + K e^{2 lambda}) (the rotation-only bound; ALiBi
  * schemes report 0).  RL_EINPUT when the shortest context is shorter than the
- * target's distance. */
+ * target's distance; a failed draw of a chain (sampling/steps.h), now or in
+ * an earlier call, is returned as its status. */
 rl_status sty_eval(const sty_model *m, const double *Q, const long *grid, int ng, gsl_rng *rd, gsl_rng *const *rt,
                    sty_eval_ws *ws, double *out, rl_err *err);
 

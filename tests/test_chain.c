@@ -89,7 +89,8 @@ Test(chain, route_means_match_the_closed_form)
 {
     rl_family f = rl_family_default(RL_FAM_HOUSEHOLDER, 6);
     long grid[] = { 1, 2, 5, 10 };
-    rl_route_stats *st = rl_routes_run(&f, grid, 4, 4000, 5, 1, NULL, 0);
+    rl_route_stats *st = NULL;
+    cr_assert_eq(rl_routes_run(&f, grid, 4, 4000, 5, 1, NULL, 0, &st, NULL), RL_OK);
     for (int g = 0; g < 4; g++) {
         double c = pow(1 - 2.0 / 6, grid[g]);
         cr_assert_leq(fabs(st->tr[g] - c), 5 * st->tr_se[g] + 1e-12, "n=%ld: %g +- %g vs %g", grid[g], st->tr[g],

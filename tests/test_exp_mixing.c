@@ -70,12 +70,13 @@ Test(exp_mixing, self_score_second_moments)
 {
     long grid[] = { 1, 3 };
     rl_family h = rl_family_default(RL_FAM_HAAR, 6);
-    rl_route_stats *s = rl_routes_run(&h, grid, 2, 20000, 7, 1, NULL, 0);
+    rl_route_stats *s = NULL;
+    cr_assert_eq(rl_routes_run(&h, grid, 2, 20000, 7, 1, NULL, 0, &s, NULL), RL_OK);
     cr_assert_lt(fabs(s->sq[0] - 1.0 / 6), 5 * s->sq_se[0], "Haar: %g +- %g", s->sq[0], s->sq_se[0]);
     rl_route_stats_free(s);
     rl_family c = rl_family_default(RL_FAM_SO2, 6);
     c.law = RL_ANG_CIRCLE;
-    s = rl_routes_run(&c, grid, 2, 20000, 7, 2, NULL, 0);
+    cr_assert_eq(rl_routes_run(&c, grid, 2, 20000, 7, 2, NULL, 0, &s, NULL), RL_OK);
     for (int g = 0; g < 2; g++)
         cr_assert_lt(fabs(s->sq[g] - 2.0 / 8), 5 * s->sq_se[g], "SO(2): %g +- %g", s->sq[g], s->sq_se[g]);
     rl_route_stats_free(s);
