@@ -3,7 +3,7 @@
 #ifndef RL_TEST_BADINPUT_RUN_H
 #define RL_TEST_BADINPUT_RUN_H
 
-#define BI_MAXARGS 24
+#define BI_MAXARGS 40
 
 /* One row: the subcommand and its arguments (NULL-terminated; "@NAME"
  * placeholders), the expected exit status and a POSIX extended regex the

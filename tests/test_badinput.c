@@ -54,7 +54,10 @@
               "--heads", "2", "--ctx", "8", "--batch", "2", "--steps", "1", "--threads", "1"
 #define RESUME(ck) "train", "--resume", "--data", "@text.txt", "--out", "@RUN:" ck, "--threads", "1"
 #define TOKSO2 "sample", "--family", "token-so2", "--d", "8"
-#define REPRO "reproduce", "--out", "@OUT", "--theory", "none"
+/* a grid that takes a fraction of a second: a flag wrongly accepted fails fast */
+#define REPRO "reproduce", "--out", "@OUT", "--theory", "none", "--data", "@text.txt", "--steps", \
+              "1", "--max-mult", "1", "--eval-batches", "1", "--probe", "none", "--layers", "1", \
+              "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--threads", "1"
 
 static const bi_case cases[] = {
     /* ---- the dispatcher ---- */
@@ -470,7 +473,7 @@ static const bi_case cases[] = {
     R(2, "--variants: --pos bogus", REPRO, "--variants", "bogus"),
     R(2, "--variants", REPRO, "--variants", ""),
     R(2, "--variants", REPRO, "--variants", "rope,,alibi"),
-    R(2, "--probe", REPRO, "--probe", "bogus", "--data", "@text.txt"), /* fault 8 */
+    R(2, "--probe", REPRO, "--probe", "bogus"), /* fault 8 */
     R(2, "--max-mult 0 is " RANGE, REPRO, "--max-mult", "0"),
     R(2, "--ctx 1 is " RANGE, REPRO, "--ctx", "1"),
     R(2, "--lr", REPRO, "--lr", "abc"),
