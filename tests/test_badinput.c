@@ -32,7 +32,8 @@
 #define CKBAD "checkpoint|corrupt|truncated|magic|version"
 #define NOWRITE "cannot (write|create|rename)|[Nn]ot a directory|write error"
 #define FULL "write error|No space|cannot (write|create|rename)|space"
-#define TOKBAD "truncated|corrupt|header|odd length|no tokens|too few|outside the vocabulary"
+/* a length too long for any stream: never a negative count of tokens */
+#define LONGLEN "needs [0-9]|too (long|large|big)|exceed|overflow|at most|--lengths"
 
 /* The rows of a claim's experiment command (all share ctx.c's options). */
 #define EXPERIMENT(cmd)                                                                 \
@@ -381,8 +382,8 @@ static const bi_case cases[] = {
     R(2, "--lengths", EVAL("@run/ckpt.bin"), "--lengths", "8.5"),
     R(2, "length 0 must be at least|--lengths", EVAL("@run/ckpt.bin"), "--lengths", "0"),
     R(2, "length -8 must be at least|--lengths", EVAL("@run/ckpt.bin"), "--lengths", "-8"),
-    R(2, "length 9223372036854775807 needs|--lengths", EVAL("@run/ckpt.bin"), "--lengths",
-      "9223372036854775807"), /* fault 7: said -9223372036854775808 tokens */
+    /* fault 7: said it "needs -9223372036854775808 validation tokens" */
+    R(2, LONGLEN, EVAL("@run/ckpt.bin"), "--lengths", "9223372036854775807"),
     R(2, "--lengths", EVAL("@run/ckpt.bin"), "--lengths", "99999999999999999999"),
     R(2, "validation (tokens|stream)", EVAL("@run/ckpt.bin"), "--lengths", "1000000"),
     R(2, "--batches 0 is " RANGE, EVAL("@run/ckpt.bin"), "--batches", "0"),
@@ -453,7 +454,7 @@ static const bi_case cases[] = {
     R(2, "--lengths", PROBE("@run/ckpt.bin"), "--lengths", "8,,16"),
     R(2, "--lengths", PROBE("@run/ckpt.bin"), "--lengths", "x"),
     R(2, "length|--lengths", PROBE("@run/ckpt.bin"), "--lengths", "-8"),
-    R(2, "length|--lengths", PROBE("@run/ckpt.bin"), "--lengths", "9223372036854775807"),
+    R(2, LONGLEN, PROBE("@run/ckpt.bin"), "--lengths", "9223372036854775807"),
     R(2, "validation (tokens|stream)", PROBE("@run/ckpt.bin"), "--lengths", "1000000"),
     R(2, "cannot read checkpoint", PROBE("@MISSING")),
     R(2, "bad magic", PROBE("@ck_magic.bin")),
@@ -486,6 +487,16 @@ static const bi_case cases[] = {
     R(2, "--what " CHOICE, "bench", "--what", "x"),
     R(2, UNKNOWN, "bench", "--bogus"),
     R(2, "unexpected argument", "bench", "extra"),
+
+    /* ---- found while building the table (beyond the ten) ---- */
+    /* two stage lengths of LONG_MAX: their sum overflows (UB), wraps negative, and the default
+     * 1000 steps run instead */
+    R(2, "--lr", "train", "--data", "@text.txt", "--out", "@OUT", "--lr",
+      "1e-3:9223372036854775807,1e-4:9223372036854775807", "--layers", "1", "--width", "8",
+      "--heads", "2", "--ctx", "8", "--batch", "2", "--threads", "1"),
+    /* a stage length beyond the long range, clamped silently */
+    R(2, "--lr", "train", "--data", "@text.txt", "--out", "@OUT", "--lr", "1e-3:99999999999999999999",
+      "--layers", "1", "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--threads", "1"),
 };
 
 Test(badinput, table, .timeout = 0)
