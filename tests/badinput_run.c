@@ -1,0 +1,733 @@
+/* badinput_run.c: the harness of the bad-input table (see badinput_run.h).
+ *
+ * Each case runs the real binary ($ROUTELAB) by fork/exec with an argv (never
+ * through a shell), in its own empty folder (so outputs a command writes by
+ * default land there too), in its own process group, stdin /dev/null, stdout
+ * discarded, stderr to a file, killed with its children after BI_TIMEOUT_S.
+ * It holds when: the exit status is the expected one; stderr is exactly one
+ * line, ending in a newline, starting "routelab:", matching the pattern; and
+ * neither the case folder nor the fixture folder holds anything new after
+ * it (no output, no folder, no *.tmp.* file). */
+#include "badinput_run.h"
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/tokfile.h"
+#include "helpers.h"
+
+#define BI_TIMEOUT_S 20
+/* Unfixed readers of /dev/zero grow until memory runs out: the child's
+ * address space is capped (not under ASan, whose shadow needs terabytes). */
+#define BI_MEM_CAP ((rlim_t)4 << 30)
+#define BI_FULL_SIZE "size=256k"
+
+struct bi_env {
+    char *bin, *root, *fx, *errpath;
+    char **base;     /* the fixture folder's entries after set-up */
+    int nbase;
+    int asan;        /* the binary is built with ASan: no memory cap */
+    int tmpfs;       /* mount -t tmpfs works here */
+    char tmpfs_why[256];
+};
+
+/* ---- listings ------------------------------------------------------------ */
+
+typedef struct {
+    char **v;
+    int n, cap;
+    size_t skip; /* prefix length removed from each path */
+} bi_list;
+
+static bi_list *walk_target;
+
+static int walk_add(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb;
+    (void)flag;
+    if (f->level == 0)
+        return 0;
+    bi_list *l = walk_target;
+    if (l->n == l->cap)
+        l->v = realloc(l->v, sizeof(char *) * (l->cap = l->cap ? 2 * l->cap : 64));
+    l->v[l->n++] = strdup(p + l->skip);
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every path under dir (relative, sorted); FTW_PHYS: never follows links and
+ * never opens a FIFO. */
+static bi_list list_tree(const char *dir)
+{
+    bi_list l = { NULL, 0, 0, strlen(dir) + 1 };
+    walk_target = &l;
+    nftw(dir, walk_add, 16, FTW_PHYS);
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, cmp_str);
+    return l;
+}
+
+static void list_free(bi_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
+/* Append to msg each entry of now missing from before (sorted both). */
+static int list_new(char **before, int nb, const bi_list *now, char *msg, size_t len)
+{
+    int found = 0;
+    for (int i = 0; i < now->n; i++) {
+        if (nb && bsearch(&now->v[i], before, nb, sizeof *before, cmp_str))
+            continue;
+        size_t k = strlen(msg);
+        snprintf(msg + k, len - k, "%s%s", found ? ", " : "", now->v[i]);
+        found++;
+    }
+    return found;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb;
+    (void)flag;
+    (void)f;
+    return remove(p);
+}
+
+static void rm_tree(const char *p)
+{
+    nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- running the binary ---------------------------------------------------- */
+
+/* Run bin argv in cwd; stderr into errpath.  Returns the wait status, or -1
+ * when killed at the timeout (*secs: the time it took). */
+static int run_argv(const bi_env *e, char *const argv[], const char *cwd, double *secs)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "fork failed");
+    if (pid == 0) {
+        setpgid(0, 0);
+        int in = open("/dev/null", O_RDONLY), out = open("/dev/null", O_WRONLY);
+        int err = open(e->errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0 || chdir(cwd) != 0)
+            _exit(126);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        if (!e->asan) {
+            struct rlimit r = { BI_MEM_CAP, BI_MEM_CAP };
+            setrlimit(RLIMIT_AS, &r);
+        }
+        execv(e->bin, argv);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    int st = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        *secs = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+        if (w == pid)
+            break;
+        if (*secs > BI_TIMEOUT_S) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -1;
+        }
+        struct timespec d = { 0, 2000000 };
+        nanosleep(&d, NULL);
+    }
+    kill(-pid, SIGKILL); /* children it left behind (gnuplot, grid runs) */
+    return st;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("");
+    char *buf = malloc(1 << 16);
+    *len = fread(buf, 1, (1 << 16) - 1, f);
+    buf[*len] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* ---- fixtures ---------------------------------------------------------------- */
+
+static void write_bytes(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "cannot write fixture %s", path);
+    if (n)
+        fwrite(p, 1, n, f);
+    fclose(f);
+}
+
+static void write_str(const bi_env *e, const char *name, const char *s)
+{
+    char *p = th_path(e->fx, name);
+    write_bytes(p, s, strlen(s));
+    free(p);
+}
+
+/* An llm.c token file: header (magic, version, count), then n ids. */
+static void write_llmc(const bi_env *e, const char *name, int32_t magic, int32_t version,
+                       int32_t count, const uint16_t *ids, int n, size_t hbytes)
+{
+    size_t len = hbytes + 2 * (size_t)n;
+    unsigned char *b = calloc(1, len + 16);
+    int32_t h[3] = { magic, version, count };
+    memcpy(b, h, hbytes < sizeof h ? hbytes : sizeof h);
+    memcpy(b + hbytes, ids, 2 * (size_t)n);
+    char *p = th_path(e->fx, name);
+    write_bytes(p, b, len);
+    free(p);
+    free(b);
+}
+
+static void token_files(const bi_env *e)
+{
+    uint16_t ids[400];
+    for (int i = 0; i < 400; i++)
+        ids[i] = (uint16_t)(32 + i % 90);
+    const size_t H = RL_LLMC_HEADER_INTS * 4;
+    write_llmc(e, "tok_version.bin", RL_LLMC_MAGIC, 2, 400, ids, 400, H);
+    write_llmc(e, "tok_negcount.bin", RL_LLMC_MAGIC, 1, -1, ids, 400, H);
+    write_llmc(e, "tok_overcount.bin", RL_LLMC_MAGIC, 1, 1000, ids, 400, H);
+    write_llmc(e, "tok_undercount.bin", RL_LLMC_MAGIC, 1, 5, ids, 400, H);
+    write_llmc(e, "tok_hugecount.bin", RL_LLMC_MAGIC, 1, INT32_MAX, ids, 400, H);
+    write_llmc(e, "tok_shorthdr.bin", RL_LLMC_MAGIC, 1, 0, ids, 0, 12);
+    write_llmc(e, "tok_zero.bin", RL_LLMC_MAGIC, 1, 0, ids, 0, H);
+    write_llmc(e, "tok_few.bin", RL_LLMC_MAGIC, 1, 10, ids, 10, H);
+    write_llmc(e, "tok_ok.bin", RL_LLMC_MAGIC, 1, 400, ids, 400, H);
+    ids[123] = 300;
+    write_llmc(e, "tok_bigid.bin", RL_LLMC_MAGIC, 1, 400, ids, 400, H);
+    ids[123] = 65535;
+    write_llmc(e, "tok_maxid.bin", RL_LLMC_MAGIC, 1, 400, ids, 400, H);
+    ids[123] = 1000;
+    write_llmc(e, "raw_bigid.bin", 0, 0, 0, ids, 400, 0); /* headerless uint16 (nanoGPT) */
+    write_str(e, "raw_odd.bin", "abcdefg");
+    write_str(e, "raw_empty.bin", "");
+    write_str(e, "raw_text.bin", "this text has an odd number of bytes!");
+    /* data folders: no val.bin; a val.bin of odd length */
+    ids[123] = 40;
+    char *p = th_path(e->fx, "noval");
+    mkdir(p, 0755);
+    free(p);
+    write_llmc(e, "noval/train.bin", RL_LLMC_MAGIC, 1, 400, ids, 400, H);
+    p = th_path(e->fx, "badval");
+    mkdir(p, 0755);
+    free(p);
+    write_llmc(e, "badval/train.bin", RL_LLMC_MAGIC, 1, 400, ids, 400, H);
+    write_str(e, "badval/val.bin", "odd");
+}
+
+static void angle_tables(const bi_env *e)
+{
+    write_str(e, "tab_ok.txt", "0.1 0.2 0.3 0.4\n0.5 0.6 0.7 0.8\n");
+    write_str(e, "tab_alpha.txt", "a b c d\n");
+    write_str(e, "tab_short.txt", "0.1 0.2 0.3\n");
+    write_str(e, "tab_long.txt", "0.1 0.2 0.3 0.4 0.5\n");
+    write_str(e, "tab_row2.txt", "0.1 0.2 0.3 0.4\n0.1 0.2\n");
+    write_str(e, "tab_nan.txt", "nan 0.2 0.3 0.4\n");
+    write_str(e, "tab_inf.txt", "0.1 inf 0.3 0.4\n");
+    write_str(e, "tab_1e999.txt", "0.1 0.2 1e999 0.4\n");
+    write_str(e, "tab_empty.txt", "");
+    write_str(e, "tab_comments.txt", "# nothing but comments\n\n   \n");
+    write_str(e, "tab_comma.txt", "0.1,0.2,0.3,0.4\n");
+    write_str(e, "tab_binary.txt", "\x01\x02\xff\xfe\n\x7f");
+}
+
+/* Run a tool (tar) in dir; 0 on success. */
+static int tool(const char *dir, char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int nul = open("/dev/null", O_WRONLY);
+        dup2(nul, 1);
+        dup2(nul, 2);
+        if (chdir(dir) == 0)
+            execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void archives(const bi_env *e)
+{
+    unsigned char junk[4096];
+    uint64_t x = 88172645463325252ULL;
+    for (size_t i = 0; i < sizeof junk; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        junk[i] = (unsigned char)x;
+    }
+    char *p = th_path(e->fx, "tgz_garbage.tgz");
+    write_bytes(p, junk, sizeof junk);
+    free(p);
+    /* gzip magic, then garbage */
+    junk[0] = 0x1f, junk[1] = 0x8b, junk[2] = 8;
+    p = th_path(e->fx, "tgz_badgz.tgz");
+    write_bytes(p, junk, sizeof junk);
+    free(p);
+    write_str(e, "tgz_empty.tgz", "");
+    write_str(e, "tgz_text.tgz", "not a tarball\n");
+    /* real tarballs: one with no documents, one with too few for a split */
+    const char *mk[] = { "pk1", "pk1/package", "pk2", "pk2/package" };
+    for (int i = 0; i < 4; i++) {
+        char *q = th_path(e->fx, mk[i]);
+        mkdir(q, 0755);
+        free(q);
+    }
+    write_str(e, "pk1/package/README", "no documents here\n");
+    char *d1 = th_path(e->fx, "pk1");
+    char *a1[] = { "tar", "-czf", "../tgz_nodocs.tgz", "package", NULL };
+    cr_assert_eq(tool(d1, a1), 0, "tar failed");
+    write_str(e, "pk2/package/ca01", "The/at Fulton/np-tl County/nn-tl ./.\n");
+    write_str(e, "pk2/package/ca02", "Its/pp$ grand/jj jury/nn ./.\n");
+    char *d2 = th_path(e->fx, "pk2");
+    char *a2[] = { "tar", "-czf", "../tgz_fewdocs.tgz", "package", NULL };
+    cr_assert_eq(tool(d2, a2), 0, "tar failed");
+    rm_tree(d1);
+    rm_tree(d2);
+    free(d1);
+    free(d2);
+}
+
+/* ---- checkpoints ------------------------------------------------------------ */
+
+/* model/ckpt.c's layout: magic[8], 22 int64 fields, lr[128], then nparams
+ * float32 parameters, 2 nparams float32 AdamW moments, then FNV-1a-64 (of
+ * core/tokfile.h, word-wise) chained over header, parameters, moments. */
+enum { F_VERSION, F_LAYERS, F_WIDTH, F_HEADS, F_CTX, F_VOCAB, F_ROT, F_MODE, F_ALIBI, F_PATH,
+       F_DROPOUT, F_STEP, F_STEPS, F_BATCH, F_ACCUM, F_SEED, F_VAL_EVERY, F_VAL_BATCHES,
+       F_DATA_N, F_DATA_HASH, F_ADAM_T, F_NPARAMS, F_FIELDS };
+#define CK_HEADER (8 + 8 * F_FIELDS + 128)
+#define CK_FIELD(i) (8 + 8 * (i))
+
+static unsigned char *ck_buf;
+static size_t ck_len;
+
+static void ck_write(const bi_env *e, const char *name, const unsigned char *b, size_t n)
+{
+    char *p = th_path(e->fx, name);
+    write_bytes(p, b, n);
+    free(p);
+}
+
+static void ck_fix_sum(unsigned char *b, size_t n)
+{
+    int64_t np;
+    memcpy(&np, b + CK_FIELD(F_NPARAMS), 8);
+    size_t bytes = 4 * (size_t)(np < 0 ? 0 : np);
+    if (CK_HEADER + 3 * bytes + 8 != n) /* a crafted count: the stored one's sizes */
+        memcpy(&np, ck_buf + CK_FIELD(F_NPARAMS), 8), bytes = 4 * (size_t)np;
+    uint64_t s = rl_fnv64(RL_FNV64_INIT, b, CK_HEADER);
+    s = rl_fnv64(s, b + CK_HEADER, bytes);
+    s = rl_fnv64(s, b + CK_HEADER + bytes, 2 * bytes);
+    memcpy(b + n - 8, &s, 8);
+}
+
+/* The valid checkpoint with field i set to v, checksum recomputed. */
+static void ck_field(const bi_env *e, const char *name, int i, int64_t v)
+{
+    unsigned char *b = malloc(ck_len);
+    memcpy(b, ck_buf, ck_len);
+    memcpy(b + CK_FIELD(i), &v, 8);
+    ck_fix_sum(b, ck_len);
+    ck_write(e, name, b, ck_len);
+    free(b);
+}
+
+static void checkpoints(bi_env *e, const char *ckpath)
+{
+    size_t n;
+    FILE *f = fopen(ckpath, "rb");
+    cr_assert(f, "set-up: train wrote no %s", ckpath);
+    fseek(f, 0, SEEK_END);
+    n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    ck_buf = malloc(n);
+    cr_assert_eq(fread(ck_buf, 1, n, f), n);
+    fclose(f);
+    ck_len = n;
+    int64_t ver, np;
+    memcpy(&ver, ck_buf + CK_FIELD(F_VERSION), 8);
+    memcpy(&np, ck_buf + CK_FIELD(F_NPARAMS), 8);
+    cr_assert(memcmp(ck_buf, "RLGPTCKP", 8) == 0 && ver == 2 && n == CK_HEADER + 12 * (size_t)np + 8,
+              "set-up: the checkpoint format changed (model/ckpt.c); update the crafted fields "
+              "in tests/badinput_run.c");
+    unsigned char *b = malloc(n + 16);
+    /* truncated at several offsets, padded */
+    const size_t cuts[] = { 0, 4, 8, 100, CK_HEADER - 1, CK_HEADER, CK_HEADER + 1, n / 2, n - 8, n - 1 };
+    for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "ck_cut%zu.bin", k);
+        ck_write(e, name, ck_buf, cuts[k]);
+    }
+    memcpy(b, ck_buf, n);
+    b[n] = 0;
+    ck_write(e, "ck_pad.bin", b, n + 1);
+    /* wrong magic (checksum recomputed), flipped byte, flipped checksum */
+    memcpy(b, ck_buf, n);
+    memcpy(b, "NOTACKPT", 8);
+    ck_fix_sum(b, n);
+    ck_write(e, "ck_magic.bin", b, n);
+    memcpy(b, ck_buf, n);
+    b[CK_HEADER + 17] ^= 0x40;
+    ck_write(e, "ck_flip.bin", b, n);
+    memcpy(b, ck_buf, n);
+    b[n - 3] ^= 1;
+    ck_write(e, "ck_sum.bin", b, n);
+    memcpy(b, ck_buf, n);
+    b[CK_FIELD(F_STEP)] ^= 1; /* a header byte changed, checksum not fixed */
+    ck_write(e, "ck_hdrflip.bin", b, n);
+    memcpy(b, ck_buf, n);
+    memset(b + CK_FIELD(F_FIELDS), 'x', 128); /* lr without its NUL, checksum fixed */
+    ck_fix_sum(b, n);
+    ck_write(e, "ck_lrnul.bin", b, n);
+    free(b);
+    /* crafted fields, checksum recomputed */
+    ck_field(e, "ck_v1.bin", F_VERSION, 1);
+    ck_field(e, "ck_v3.bin", F_VERSION, 3);
+    ck_field(e, "ck_layers0.bin", F_LAYERS, 0);
+    ck_field(e, "ck_layersneg.bin", F_LAYERS, -1);
+    ck_field(e, "ck_layers32.bin", F_LAYERS, ((int64_t)1 << 32) + 1); /* reads as 1 if cut */
+    ck_field(e, "ck_width0.bin", F_WIDTH, 0);
+    ck_field(e, "ck_width7.bin", F_WIDTH, 7);
+    ck_field(e, "ck_heads0.bin", F_HEADS, 0);
+    ck_field(e, "ck_heads3.bin", F_HEADS, 3);
+    ck_field(e, "ck_ctx0.bin", F_CTX, 0);
+    ck_field(e, "ck_ctxneg.bin", F_CTX, -8);
+    ck_field(e, "ck_ctx32.bin", F_CTX, -((int64_t)1 << 32) + 8); /* fault 2: reads as 8 if cut */
+    ck_field(e, "ck_ctxhuge.bin", F_CTX, (int64_t)1 << 24);     /* fault 10: GBs of activations */
+    ck_field(e, "ck_vocab1.bin", F_VOCAB, 1);
+    ck_field(e, "ck_vocabbig.bin", F_VOCAB, 70000);
+    ck_field(e, "ck_rot.bin", F_ROT, 99);
+    ck_field(e, "ck_mode.bin", F_MODE, 7);
+    ck_field(e, "ck_alibi.bin", F_ALIBI, -3);
+    ck_field(e, "ck_path.bin", F_PATH, 5);
+    double d = NAN;
+    int64_t di;
+    memcpy(&di, &d, 8);
+    ck_field(e, "ck_dropnan.bin", F_DROPOUT, di);
+    d = 1.0;
+    memcpy(&di, &d, 8);
+    ck_field(e, "ck_drop1.bin", F_DROPOUT, di);
+    ck_field(e, "ck_nparams.bin", F_NPARAMS, np + 1);
+    ck_field(e, "ck_nparamsneg.bin", F_NPARAMS, -np);
+    /* the run's settings, used by train --resume (fault 2) */
+    ck_field(e, "ck_valevery0.bin", F_VAL_EVERY, 0);
+    ck_field(e, "ck_valeveryneg.bin", F_VAL_EVERY, -1);
+    ck_field(e, "ck_stepneg.bin", F_STEP, -5);
+    ck_field(e, "ck_stepsneg.bin", F_STEPS, -1);
+    ck_field(e, "ck_accumneg.bin", F_ACCUM, -1);
+    ck_field(e, "ck_batch0.bin", F_BATCH, 0);
+    ck_field(e, "ck_batch32.bin", F_BATCH, ((int64_t)1 << 32) + 2);
+    ck_field(e, "ck_valbatches0.bin", F_VAL_BATCHES, 0);
+    ck_field(e, "ck_adamneg.bin", F_ADAM_T, -1);
+    ck_field(e, "ck_datan.bin", F_DATA_N, -1);
+}
+
+/* ---- set-up ------------------------------------------------------------------- */
+
+static int binary_has(const char *path, const char *needle)
+{
+    size_t len;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    fseek(f, 0, SEEK_END);
+    len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc(len + 1);
+    len = fread(b, 1, len, f);
+    fclose(f);
+    int hit = memmem(b, len, needle, strlen(needle)) != NULL;
+    free(b);
+    return hit;
+}
+
+/* Whether a 256 KB tmpfs can be mounted here (root with CAP_SYS_ADMIN). */
+static void probe_tmpfs(bi_env *e)
+{
+    char *m = th_path(e->root, "mnt");
+    mkdir(m, 0755);
+    if (mount("tmpfs", m, "tmpfs", 0, BI_FULL_SIZE) == 0) {
+        umount2(m, MNT_DETACH);
+        e->tmpfs = 1;
+    } else {
+        snprintf(e->tmpfs_why, sizeof e->tmpfs_why, "mount -t tmpfs: %s", strerror(errno));
+    }
+    rmdir(m);
+    free(m);
+}
+
+bi_env *bi_setup(void)
+{
+    bi_env *e = calloc(1, sizeof *e);
+    const char *bin = getenv("ROUTELAB");
+    e->bin = realpath(bin ? bin : "build/routelab", NULL);
+    cr_assert(e->bin, "ROUTELAB (%s) not found", bin ? bin : "build/routelab");
+    e->asan = binary_has(e->bin, "__asan_init");
+    e->root = th_tmpdir();
+    e->fx = th_path(e->root, "fx");
+    e->errpath = th_path(e->root, "stderr.txt");
+    mkdir(e->fx, 0755);
+    /* texts */
+    char *text = th_path(e->fx, "text.txt");
+    th_write_text(text, 60);
+    char *text2 = th_path(e->fx, "text2.txt");
+    th_write_text(text2, 61);
+    write_str(e, "empty.txt", "");
+    write_str(e, "tiny.txt", "abcde");
+    char *dir = th_path(e->fx, "dir");
+    mkdir(dir, 0755);
+    char *fifo = th_path(e->fx, "fifo");
+    cr_assert_eq(mkfifo(fifo, 0644), 0, "mkfifo: %s", strerror(errno));
+    token_files(e);
+    angle_tables(e);
+    archives(e);
+    /* a tiny model stopped after step 1 of 2: --resume has a step to run */
+    char *run = th_path(e->fx, "run");
+    char *argv[] = { "routelab", "train", "--data", text, "--out", run, "--layers", "1",
+                     "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--steps", "2",
+                     "--stop-at", "1", "--val-every", "1", "--val-batches", "1", "--ckpt-every", "1",
+                     "--log-every", "1", "--lr", "1e-3", "--threads", "1", NULL };
+    double secs;
+    int st = run_argv(e, argv, e->root, &secs);
+    size_t n;
+    char *err = slurp(e->errpath, &n);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "set-up: train failed: %s", err);
+    free(err);
+    char *ck = th_path(run, "ckpt.bin");
+    checkpoints(e, ck);
+    probe_tmpfs(e);
+    bi_list l = list_tree(e->fx);
+    e->base = l.v;
+    e->nbase = l.n;
+    free(ck);
+    free(run);
+    free(fifo);
+    free(dir);
+    free(text);
+    free(text2);
+    return e;
+}
+
+void bi_teardown(bi_env *e)
+{
+    rm_tree(e->root);
+    for (int i = 0; i < e->nbase; i++)
+        free(e->base[i]);
+    free(e->base);
+    free(e->bin);
+    free(e->root);
+    free(e->fx);
+    free(e->errpath);
+    free(e);
+    free(ck_buf);
+    ck_buf = NULL;
+}
+
+/* ---- one case ------------------------------------------------------------------ */
+
+/* Fill the tmpfs at dir to the last byte. */
+static void fill(const char *dir)
+{
+    char *p = th_path(dir, "filler");
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    static char block[4096];
+    while (fd >= 0 && write(fd, block, sizeof block) > 0)
+        ;
+    while (fd >= 0 && write(fd, block, 1) > 0)
+        ;
+    if (fd >= 0)
+        close(fd);
+    free(p);
+}
+
+/* "@NAME" and "@NAME/rest" in one argument: fixtures by file name (@fx/NAME),
+ * @OUT (a fresh path in the case folder), @CASE (the case folder), @FULL (a
+ * full tmpfs there), @RUN:FIXTURE (a run folder holding the fixture as
+ * ckpt.bin, for train --resume), @MISSING (a path that does not exist). */
+static char *subst(const bi_env *e, const char *a, const char *cdir, int *full)
+{
+    if (a[0] != '@')
+        return strdup(a);
+    const char *slash = strncmp(a, "@RUN:", 5) ? strchr(a, '/') : NULL;
+    size_t k = slash ? (size_t)(slash - a) : strlen(a);
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)k - 1, a + 1);
+    const char *rest = a + k;
+    char *base;
+    if (!strcmp(name, "OUT"))
+        base = th_path(cdir, "out");
+    else if (!strcmp(name, "CASE"))
+        base = strdup(cdir);
+    else if (!strcmp(name, "MISSING"))
+        base = th_path(cdir, "missing");
+    else if (!strcmp(name, "FULL")) {
+        base = th_path(cdir, "full");
+        if (!*full) {
+            mkdir(base, 0755);
+            cr_assert_eq(mount("tmpfs", base, "tmpfs", 0, BI_FULL_SIZE), 0, "mount: %s",
+                         strerror(errno));
+            fill(base);
+            *full = 1;
+        }
+    } else if (!strncmp(name, "RUN:", 4)) {
+        base = th_path(cdir, "run");
+        mkdir(base, 0755);
+        char *src = th_path(e->fx, name + 4), *dst = th_path(base, "ckpt.bin");
+        struct stat sb;
+        if (lstat(src, &sb) == 0 && S_ISFIFO(sb.st_mode)) { /* never open it here */
+            cr_assert_eq(mkfifo(dst, 0644), 0);
+            free(src);
+            free(dst);
+            goto done;
+        }
+        FILE *f = fopen(src, "rb");
+        cr_assert(f, "no fixture %s", name + 4);
+        fseek(f, 0, SEEK_END);
+        size_t n = (size_t)ftell(f);
+        fseek(f, 0, SEEK_SET);
+        char *b = malloc(n + 1);
+        cr_assert_eq(fread(b, 1, n, f), n);
+        fclose(f);
+        write_bytes(dst, b, n);
+        free(b);
+        free(src);
+        free(dst);
+    } else {
+        base = th_path(e->fx, name);
+    }
+done:;
+    char *r = malloc(strlen(base) + strlen(rest) + 1);
+    sprintf(r, "%s%s", base, rest);
+    free(base);
+    return r;
+}
+
+/* One stderr line, ending in a newline, "routelab:", matching pat. */
+static const char *judge_stderr(const char *s, size_t n, const char *pat)
+{
+    if (n == 0)
+        return "nothing on stderr";
+    if (th_lines(s) != 1 || s[n - 1] != '\n')
+        return "not exactly one line on stderr";
+    if (strncmp(s, "routelab:", 9))
+        return "the line does not start with \"routelab:\"";
+    regex_t re;
+    cr_assert_eq(regcomp(&re, pat, REG_EXTENDED | REG_NOSUB), 0, "bad pattern %s", pat);
+    int hit = regexec(&re, s, 0, NULL, 0) == 0;
+    regfree(&re);
+    return hit ? NULL : "the line does not match the pattern";
+}
+
+int bi_run_case(bi_env *e, const bi_case *c, int i)
+{
+    int uses_full = 0;
+    for (int a = 0; c->argv[a]; a++)
+        uses_full |= !strncmp(c->argv[a], "@FULL", 5);
+    char shown[2048] = "routelab";
+    for (int a = 0; c->argv[a]; a++) {
+        size_t k = strlen(shown);
+        snprintf(shown + k, sizeof shown - k, " %s", c->argv[a]);
+    }
+    if (uses_full && !e->tmpfs) {
+        cr_log_warn("badinput case %d skipped (%s): no full tmpfs here: %s", i + 1, shown,
+                    e->tmpfs_why);
+        return -1;
+    }
+    char *cdir = th_path(e->root, "case-XXXXXX");
+    cr_assert(mkdtemp(cdir), "mkdtemp");
+    char *argv[BI_MAXARGS + 1];
+    int na = 0, full = 0;
+    argv[na++] = "routelab";
+    for (int a = 0; c->argv[a]; a++)
+        argv[na++] = subst(e, c->argv[a], cdir, &full);
+    argv[na] = NULL;
+    bi_list before = list_tree(cdir);
+    double secs;
+    int st = run_argv(e, argv, cdir, &secs);
+    size_t n = 0;
+    char *err = slurp(e->errpath, &n);
+    char what[4096] = "";
+    if (st < 0)
+        snprintf(what, sizeof what, "killed after %d s (hangs)", BI_TIMEOUT_S);
+    else if (WIFSIGNALED(st))
+        snprintf(what, sizeof what, "killed by signal %d", WTERMSIG(st));
+    else if (WEXITSTATUS(st) != c->status)
+        snprintf(what, sizeof what, "exit status %d, expected %d", WEXITSTATUS(st), c->status);
+    const char *bad = judge_stderr(err, n, c->pat);
+    if (bad) {
+        size_t k = strlen(what);
+        snprintf(what + k, sizeof what - k, "%s%s (pattern /%s/)", k ? "; " : "", bad, c->pat);
+    }
+    bi_list now = list_tree(cdir), fxnow = list_tree(e->fx);
+    char left[2048] = "";
+    int nl = list_new(before.v, before.n, &now, left, sizeof left);
+    char fxleft[2048] = "";
+    int nfx = list_new(e->base, e->nbase, &fxnow, fxleft, sizeof fxleft);
+    if (nl || nfx) {
+        size_t k = strlen(what);
+        snprintf(what + k, sizeof what - k, "%sleft behind: %s%s%s%s", k ? "; " : "",
+                 nl ? left : "", nl && nfx ? ", " : "", nfx ? "in the fixtures: " : "",
+                 nfx ? fxleft : "");
+    }
+    /* restore the fixture folder for the next case */
+    for (int j = 0; j < fxnow.n; j++)
+        if (!e->nbase || !bsearch(&fxnow.v[j], e->base, e->nbase, sizeof *e->base, cmp_str)) {
+            char *p = th_path(e->fx, fxnow.v[j]);
+            rm_tree(p);
+            remove(p);
+            free(p);
+        }
+    if (full) {
+        char *m = th_path(cdir, "full");
+        umount2(m, MNT_DETACH);
+        free(m);
+    }
+    rm_tree(cdir);
+    int ok = what[0] == 0;
+    cr_expect(ok, "badinput case %d: %s\n    %s\n    stderr (%zu bytes, %.1f s): %s", i + 1, what,
+              shown, n, secs, n ? err : "(empty)\n");
+    list_free(&before);
+    list_free(&now);
+    list_free(&fxnow);
+    for (int a = 1; a < na; a++)
+        free(argv[a]);
+    free(err);
+    free(cdir);
+    return ok;
+}
