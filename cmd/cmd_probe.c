@@ -13,6 +13,23 @@
 
 #define MAX_LENGTHS 16
 
+/* A table that cannot be written (a full disk): the other's temporary goes,
+ * and so does the folder when this run made it, with a table already
+ * renamed into it.  In a folder that was there before, a table renamed
+ * before the failure stays: it is complete. */
+static void fail_outputs(char *made, rl_outfile *a, rl_outfile *b, rl_err *err)
+{
+    if (a)
+        rl_outfile_abort(a);
+    if (b)
+        rl_outfile_abort(b);
+    if (made)
+        rl_rmtree(made);
+    free(made);
+    rl_check_in("probe", err->status ? err->status : RL_EINTERNAL, err);
+    abort(); /* not reached */
+}
+
 int cmd_probe(int argc, char **argv)
 {
     const char *ckpath = NULL, *data = NULL, *lengths = NULL, *out = "results/probe";
@@ -62,9 +79,13 @@ int cmd_probe(int argc, char **argv)
         rl_err_prefix(&err, "probe");
         rl_err_exit(&err);
     }
-    rl_mkdir_p(out);
+    /* the folder only now, after every check; a failed write undoes it */
+    char *made = NULL;
+    rl_check_in("probe", rl_mkdirs_new(out, &made, &err), &err);
     char *pp = rl_path_join(out, "probe.tsv"), *dp = rl_path_join(out, "distance.tsv");
-    rl_outfile *po = rl_outfile_open(pp), *dout = rl_outfile_open(dp);
+    rl_outfile *po = NULL, *dout = NULL;
+    if (rl_outfile_create(pp, &po, &err) != RL_OK || rl_outfile_create(dp, &dout, &err) != RL_OK)
+        fail_outputs(made, po, NULL, &err);
     fprintf(po->f, "length\tlayer\thead\tW\tfar_mass\tfar_mass_se\tbound_mean\tbound_at_max_lambda\t"
                    "lambda_mean\tlambda_max\trows\tviolations\n");
     fprintf(dout->f, "length\tlayer\thead\tdist_lo\tdist_hi\tmean_logit\tmean_weight\n");
@@ -93,8 +114,11 @@ int cmd_probe(int argc, char **argv)
         printf("probe: L = %ld done\n", L);
         fflush(stdout);
     }
-    rl_outfile_commit(po);
-    rl_outfile_commit(dout);
+    if (rl_outfile_close(po, &err) != RL_OK)
+        fail_outputs(made, NULL, dout, &err);
+    if (rl_outfile_close(dout, &err) != RL_OK)
+        fail_outputs(made, NULL, NULL, &err);
+    free(made);
     /* violations of the bound would be a bug in the kernel or the probe */
     FILE *f = fopen(pp, "r");
     char line[1024];

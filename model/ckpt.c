@@ -124,7 +124,11 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
     /* a regular file only: a FIFO would block the read, a device never ends */
     FILE *fp;
     size_t size;
-    RL_TRY(rl_fopen_regular(path, RL_MAX_CKPT_FILE, &fp, &size, err));
+    rl_status open = rl_fopen_regular(path, RL_MAX_CKPT_FILE, &fp, &size, err);
+    if (open != RL_OK) { /* "checkpoint: cannot read PATH: why": say which file it is */
+        rl_err_prefix(err, "checkpoint");
+        return open;
+    }
     unsigned char h[HEADER_BYTES];
     int64_t f[H_FIELDS];
     rl_gpt *m = NULL;
