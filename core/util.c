@@ -260,7 +260,10 @@ rl_status rl_mkdirs_new(const char *dir, char **made, rl_err *err)
             char c = *s;
             *s = '\0';
             if (access(p, F_OK) != 0) {
-                *made = strdup(p);
+                /* only a folder that is missing is ours to make (and to undo):
+                 * ENOTDIR or EACCES leave nothing to remove */
+                if (errno == ENOENT)
+                    *made = strdup(p);
                 break;
             }
             *s = c;

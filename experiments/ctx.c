@@ -18,46 +18,42 @@ rl_exp_ctx rl_exp_default(const char *out)
 }
 
 /* A file relative to the project folder (the binary lives in PROJECT/build),
- * for runs started from another directory. */
-static char *project_file(const char *name)
+ * for runs started from another directory: written into buf, NULL when it
+ * is not there (or the path does not fit). */
+static const char *project_file(const char *name, char *buf, size_t n)
 {
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
         return NULL;
-    exe[n] = 0;
+    exe[len] = 0;
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = 0;
-    char *p;
-    if (asprintf(&p, "%s/../%s", exe, name) < 0)
+    int k = snprintf(buf, n, "%s/../%s", exe, name);
+    if (k < 0 || (size_t)k >= n || access(buf, R_OK) != 0)
         return NULL;
-    if (access(p, R_OK) == 0)
-        return p;
-    free(p);
-    return NULL;
+    return buf;
 }
 
-const char *rl_exp_text(const rl_exp_ctx *ctx)
+const char *rl_exp_text(const rl_exp_ctx *ctx, char *buf, size_t n)
 {
     static const char *brown = "data/brown/train.bin";
     if (ctx->text)
         return ctx->text;
     if (access(brown, R_OK) == 0)
         return brown;
-    /* not in the working directory: the project's own data, else its README
-     * (the one string this keeps is the process's, freed at exit) */
-    char *p = project_file(brown);
-    if (!p)
-        p = project_file("README.md");
-    return p;
+    /* not in the working directory: the project's own data, else its README */
+    const char *p = project_file(brown, buf, n);
+    return p ? p : project_file("README.md", buf, n);
 }
 
 rl_status rl_exp_check(const rl_exp_ctx *ctx, unsigned uses, rl_err *err)
 {
     if (!(uses & RL_CLAIM_TEXT))
         return RL_OK;
-    const char *path = rl_exp_text(ctx);
+    char buf[PATH_MAX];
+    const char *path = rl_exp_text(ctx, buf, sizeof buf);
     if (!path)
         return rl_fail(err, RL_EINPUT,
                        "no text for token-driven steps: give --text FILE (or run `routelab data brown`)");

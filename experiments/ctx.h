@@ -3,6 +3,8 @@
 #ifndef RL_EXP_CTX_H
 #define RL_EXP_CTX_H
 
+#include <stddef.h>
+
 #include "../core/err.h"
 #include "../core/opts.h"
 #include "../report/outdir.h"
@@ -32,8 +34,9 @@ rl_exp_ctx rl_exp_default(const char *out);
 /* The text that drives token-dependent steps: ctx->text, else the Brown
  * corpus training split when `routelab data brown` has been run
  * (data/brown/train.bin), else this project's README.md; NULL when none is
- * found. */
-const char *rl_exp_text(const rl_exp_ctx *ctx);
+ * found.  A path found next to the binary is written into buf (n bytes), so
+ * nothing is allocated. */
+const char *rl_exp_text(const rl_exp_ctx *ctx, char *buf, size_t n);
 
 /* The inputs of a run, checked before any work: when uses has
  * RL_CLAIM_TEXT (claims.h), the driving text is there and is a readable

@@ -7,6 +7,7 @@
  * moment against the Haar value, the window, the study's U(-w_b, w_b) variant
  * block by block at d = 64 and 96, token-driven steps on real text, and the
  * positive-drift law. */
+#include <limits.h>
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -350,7 +351,8 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
 
 static rl_status tokens_run(const rl_exp_ctx *ctx, mix_res *R, rl_err *err)
 {
-    const char *path = rl_exp_text(ctx);
+    char buf[PATH_MAX];
+    const char *path = rl_exp_text(ctx, buf, sizeof buf);
     if (!path)
         return rl_fail(err, RL_EINPUT, "no text for token-driven steps: give --text FILE (or run `routelab data brown`)");
     rl_tokens tk;
