@@ -221,57 +221,64 @@ void rl_outfile_abort(rl_outfile *o)
     outfile_release(o);
 }
 
-rl_status rl_mkdirs(const char *dir, rl_err *err)
+/* Call visit on each prefix of dir that ends a path component ("a", "a/b",
+ * "a/b/c" for "a/b/c"), outermost first, until it returns nonzero (which is
+ * returned).  The one walk behind rl_mkdirs and rl_mkdirs_new. */
+static int walk_prefixes(const char *dir, int (*visit)(const char *prefix, void *ctx), void *ctx)
 {
     char *p = strdup(dir);
     if (!p)
         rl_fatal("out of memory");
-    for (char *s = p + 1; ; s++) {
+    int r = 0;
+    for (char *s = p + 1; !r; s++) {
         if (*s == '/' || *s == '\0') {
             char c = *s;
             *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                rl_status st = rl_fail(err, RL_EINPUT, "cannot create directory %s: %s", p,
-                                       strerror(errno));
-                free(p);
-                return st;
-            }
+            r = visit(p, ctx);
             *s = c;
             if (!c)
                 break;
         }
     }
-    struct stat st;
     free(p);
+    return r;
+}
+
+static int make_one(const char *prefix, void *ctx)
+{
+    if (mkdir(prefix, 0777) == 0 || errno == EEXIST)
+        return 0;
+    rl_fail(ctx, RL_EINPUT, "cannot create directory %s: %s", prefix, strerror(errno));
+    return 1;
+}
+
+rl_status rl_mkdirs(const char *dir, rl_err *err)
+{
+    rl_err local;
+    if (walk_prefixes(dir, make_one, err ? err : &local))
+        return RL_EINPUT;
+    struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return rl_fail(err, RL_EINPUT, "%s is not a directory", dir);
     return RL_OK;
 }
 
+/* The outermost prefix that is missing.  Only a folder that is missing
+ * (ENOENT) is ours to make and to undo: ENOTDIR or EACCES leave nothing to
+ * remove. */
+static int first_missing(const char *prefix, void *ctx)
+{
+    if (access(prefix, F_OK) == 0)
+        return 0;
+    if (errno == ENOENT)
+        *(char **)ctx = strdup(prefix);
+    return 1;
+}
+
 rl_status rl_mkdirs_new(const char *dir, char **made, rl_err *err)
 {
     *made = NULL;
-    /* the outermost missing folder on the way to dir */
-    char *p = strdup(dir);
-    if (!p)
-        rl_fatal("out of memory");
-    for (char *s = p + 1; ; s++) {
-        if (*s == '/' || *s == '\0') {
-            char c = *s;
-            *s = '\0';
-            if (access(p, F_OK) != 0) {
-                /* only a folder that is missing is ours to make (and to undo):
-                 * ENOTDIR or EACCES leave nothing to remove */
-                if (errno == ENOENT)
-                    *made = strdup(p);
-                break;
-            }
-            *s = c;
-            if (!c)
-                break;
-        }
-    }
-    free(p);
+    walk_prefixes(dir, first_missing, made);
     rl_status st = rl_mkdirs(dir, err);
     if (st != RL_OK) {
         if (*made)
