@@ -209,7 +209,8 @@ Test(docs, section_references_resolve)
 
 /* ---- repository paths ---- */
 
-/* Every Test(suite, name) of tests/ as "suite/name", and the suites. */
+/* Every Test(suite, name) and ParameterizedTest(param, suite, name) of
+ * tests/ as "suite/name", and the suites. */
 static void tests_of(strlist *names, strlist *suites)
 {
     glob_t g;
@@ -217,10 +218,19 @@ static void tests_of(strlist *names, strlist *suites)
     for (size_t i = 0; i < g.gl_pathc; i++) {
         char *t = slurp(g.gl_pathv[i]);
         for (char *p = strstr(t, "Test("); p; p = strstr(p + 1, "Test(")) {
-            if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            /* ParameterizedTest(type *param, suite, name, ...): the names
+             * follow the parameter */
+            const char *args = p + 5;
+            if (p - t >= 13 && strncmp(p - 13, "Parameterized", 13) == 0 &&
+                (p - t == 13 || !(isalnum((unsigned char)p[-14]) || p[-14] == '_'))) {
+                args = strchr(args, ',');
+                if (!args)
+                    continue;
+                args++;
+            } else if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
                 continue;
             char s[128], n[128];
-            if (sscanf(p + 5, " %127[A-Za-z0-9_] , %127[A-Za-z0-9_]", s, n) != 2)
+            if (sscanf(args, " %127[A-Za-z0-9_] , %127[A-Za-z0-9_]", s, n) != 2)
                 continue;
             char full[260];
             snprintf(full, sizeof full, "%s/%s", s, n);
