@@ -1,0 +1,55 @@
+/* moment2.h: second-moment certificates of a step family.
+ *
+ * ||E M|| alone certifies no concentration (M = +-I: E M = 0, yet
+ * |q^T P q| = 1 forever).  The score s_n = q^T P_n k, P_n = M_n ... M_1,
+ * has E[s_n^2] = <q q^T, T^n(k k^T)> with the second-moment operator
+ *     T(X) = E[M X M^T]    (on d x d matrices; row-major vec: E[M (x) M]).
+ * Let F be the family's fixed space (X with M X M^T = X for every step).
+ * For orthogonal steps T maps F and its complement to themselves, so
+ *     |E[s_n^2] - q^T Pi_F(k k^T) q| <= rate^n |q|^2 |k|^2,
+ *     rate = ||T restricted to F^perp||_op,
+ * and the level it settles at is at most limit_max |q|^2 |k|^2.  A
+ * certificate needs both: rate < 1 and limit_max small (1/d for Haar; 1/2
+ * for any SO(2) family: q, k in one block never concentrate).  W2(eps) =
+ * rl_mixing_window(rate, eps).  Derivations: /work/wt/notes_moment2.md.
+ *
+ * F used here is the family's nominal one (span(I); span{I_b, J_b} for SO(2)
+ * blocks; {0} for PaTH with beta < 2).  When a degenerate law fixes more
+ * (M = +-I; a constant angle), the extra part shows up as rate 1: no
+ * certificate, as it should. */
+#ifndef RL_MOMENT2_H
+#define RL_MOMENT2_H
+
+#include <complex.h>
+
+#include "../core/err.h"
+#include "../sampling/family.h"
+
+typedef struct {
+    double rate;      /* ||T on F^perp||_op; NAN when there is no closed form */
+    int fixdim;       /* dim F */
+    double limit_max; /* sup over unit q, k of q^T Pi_F(k k^T) q */
+} rl_moment2;
+
+/* E[exp(2 i theta)] for one angle step theta ~ law(omega) (the 2x2 block's
+ * symmetric traceless part turns by 2 theta). */
+double complex rl_angle_charfn2(rl_angle_law law, double omega);
+
+/* Closed forms (any d).  SO(2) families: block_rate[b] (d/2 values, may be
+ * NULL) = max(|E e^{2i theta_b}|, max_{b' != b} |E e^{i(theta_b +- theta_b')}|),
+ * block_diag[b] = |E e^{2i theta_b}| (may be NULL); token-so2 under the token
+ * probabilities probs (NULL: uniform).  m->rate is NAN for brownian, d >= 3. */
+void rl_moment2_closed(const rl_family *f, const double *probs, rl_moment2 *m, double *block_diag,
+                       double *block_rate);
+
+/* dim F, and an orthonormal basis of F (fixdim rows of d*d, row-major vec,
+ * Frobenius inner product) into basis. */
+int rl_moment2_fixed_dim(const rl_family *f);
+void rl_moment2_fixed_basis(const rl_family *f, double *basis);
+
+/* ||Pi T Pi||_op, Pi the projector onto the complement of span(basis) (k
+ * orthonormal rows of n = d*d; k = 0: no projection), T n x n row-major. */
+rl_status rl_moment2_perp_norm(int d, const double *T, int k, const double *basis, double *out,
+                               rl_err *err);
+
+#endif
