@@ -220,8 +220,8 @@ rl_status sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts 
         memset(g, 0, sizeof(double) * d);
         for (int b = 0; b < o->batch; b++) {
             const uint64_t idx = (uint64_t)t * o->batch + b;
-            rl_rng_stream(rd, o->seed, rl_stream_key(o->tag, idx));
-            rl_rng_stream(rt, o->seed, rl_stream_key(o->tag + 1 + f->tr, idx));
+            rl_rng_stream(rd, o->seed, rl_stream_key(rl_stream_key(o->tag, o->rep), idx));
+            rl_rng_stream(rt, o->seed, rl_stream_key(rl_stream_key(o->tag + 1 + f->tr, o->rep), idx));
             double lp = 0;
             if ((st = sty_window(m, f, q, o->T, rd, rt, ws, g, &lp, err)) != RL_OK)
                 goto done;
@@ -438,4 +438,15 @@ rl_status sty_eval(const sty_model *m, const double *Q, const long *grid, int ng
         if (ws->chain[t])
             RL_TRY(rl_chain_status(ws->chain[t], err));
     return RL_OK;
+}
+
+/* ---------------- the verdict rule ---------------- */
+
+sty_verdict sty_decide(double mean, double se, double k)
+{
+    if (mean > k * se)
+        return STY_HOLDS;
+    if (mean < -k * se)
+        return STY_CONTRADICTED;
+    return STY_UNRESOLVED; /* within k SE of 0, or NaN (every comparison false) */
 }

@@ -98,12 +98,14 @@ typedef struct {
     int steps, batch;
     double lr;       /* Adam step size (decays linearly to lr/10) */
     unsigned long seed, tag;
+    unsigned long rep; /* the fit's index among independent fits (0: the first) */
 } sty_fit_opts;
 
 /* Fit q (d values, started at 0) for score process f: Adam ascent on the
  * batch mean of log alpha_t, projected on |q| <= lambda.  Window b of step t
- * reads data stream (seed, key(tag, t*batch + b)) and transport stream
- * (seed, key(tag + 1 + tr, t*batch + b)): the same data for every process.
+ * reads data stream (seed, key(key(tag, rep), t*batch + b)) and transport
+ * stream (seed, key(key(tag + 1 + tr, rep), t*batch + b)): the same data for
+ * every process of one fit index, independent data for another fit index.
  * curve (steps values, may be NULL) gets the batch mean of log alpha_t. */
 rl_status sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts *o, double *q, double *curve,
                   rl_err *err);
@@ -132,5 +134,16 @@ void sty_eval_free(sty_eval_ws *ws);
  * an earlier call, is returned as its status. */
 rl_status sty_eval(const sty_model *m, const double *Q, const long *grid, int ng, gsl_rng *rd, gsl_rng *const *rt,
                    sty_eval_ws *ws, double *out, rl_err *err);
+
+/* ---- verdicts over independent fits ---- */
+
+typedef enum { STY_UNRESOLVED = 0, STY_HOLDS = 1, STY_CONTRADICTED = 2 } sty_verdict;
+
+/* The rule every stylized check uses, fixed before any run: given the mean
+ * of per-fit differences that the claim predicts positive, and its standard
+ * error across fits, the claim holds when mean > k se, is contradicted when
+ * mean < -k se, and is unresolved otherwise (k = STY_RULE_K in the
+ * experiment; NaN is unresolved).  se = 0 decides on the sign alone. */
+sty_verdict sty_decide(double mean, double se, double k);
 
 #endif

@@ -4,7 +4,7 @@ load plotdir.'/stylized_common.gp'
 f = dir.'/stylized.tsv'
 set title sprintf("One attention layer, fitted queries (d = %d, T_{train} = %d, λ = %g): target weight vs context length", d, T, lambda)
 set xlabel 'context length L (tokens)'
-set ylabel 'target weight α_t (mean ± SE)'
+set ylabel sprintf('target weight α_t (mean ± SE across %d fits)', nfit)
 set logscale xy
 set yrange [*:1.5]
 set key inside left bottom box opaque width 2

@@ -4,7 +4,7 @@ load plotdir.'/stylized_common.gp'
 f = dir.'/stylized.tsv'
 set title sprintf("Far mass ρ_D (distances > %d) vs context length, |logit| ≤ λ = %g (d = %d, T_{train} = %d)", K, lambda, d, T)
 set xlabel 'context length L (tokens)'
-set ylabel 'far mass ρ_D (mean ± SE)'
+set ylabel sprintf('far mass ρ_D (mean ± SE across %d fits)', nfit)
 set logscale xy
 set format y '10^{%T}'
 set yrange [1e-9:2]

@@ -3,7 +3,7 @@ load plotdir.'/common.gp'
 load plotdir.'/stylized_common.gp'
 f = dir.'/stylized.tsv'
 s = dir.'/stylized_study.tsv'
-set title sprintf("Degradation past T_{train}: this model (filled, d = %d, T_{train} = %d) vs the study (open, dashed)", d, T)
+set title sprintf("Degradation past T_{train}: this model (filled, d = %d, T_{train} = %d, ± SE across %d fits) vs the study (open, dashed)", d, T, nfit)
 set xlabel 'L / T_{train}   (study: L / 512)'
 set ylabel 'exp(E[−log α_t(L)] − E[−log α_t(T)]);  study: ppl(L) / ppl(512)'
 set logscale xy

@@ -5,7 +5,7 @@ f = dir.'/stylized.tsv'
 set title sprintf("Output SNR vs context length (d = %d, T_{train} = %d): s = α_t v_t·V_t over |o − s v_t|", d, T)
 set key inside left bottom box opaque
 set xlabel 'context length L (tokens)'
-set ylabel 'output SNR (mean ± SE)'
+set ylabel sprintf('output SNR (mean ± SE across %d fits)', nfit)
 set logscale xy
 set arrow from T, graph 0 to T, graph 1 nohead lc rgb 'black' dt 2 lw 1.5
 set label 'T_{train}' at T*1.1, graph 0.95

@@ -244,7 +244,7 @@ Test(exp_stylized, fit_suppresses_the_shared_key)
 {
     sty_model m;
     sty_model_init(&m, D, 2, 5.0, 0.5, 0.5, 0.1, 8, 1);
-    sty_fit_opts o = { 16, 150, 8, 0.1, 3, 40 };
+    sty_fit_opts o = { 16, 150, 8, 0.1, 3, 40, 0 };
     double q[D], curve[150];
     cr_assert_eq(sty_fit(&m, &sty_fits[0], &o, q, curve, NULL), RL_OK);
     double qu = 0, qw = 0, n = 0;
@@ -258,6 +258,45 @@ Test(exp_stylized, fit_suppresses_the_shared_key)
     cr_assert_float_eq(sqrt(n), m.lambda, 1e-9);
     cr_assert_gt(curve[149], curve[0]);
     sty_model_free(&m);
+}
+
+/* Independent fits: fit index 1 reads other streams than fit index 0 (a
+ * different query), and a fit index gives the same query every time. */
+Test(exp_stylized, fit_index_keys_its_own_streams)
+{
+    sty_model m;
+    sty_model_init(&m, D, 2, 5.0, 0.5, 0.5, 0.1, 8, 1);
+    sty_fit_opts o = { 16, 20, 4, 0.1, 3, 40, 0 };
+    double q0[D], q0b[D], q1[D];
+    cr_assert_eq(sty_fit(&m, &sty_fits[1], &o, q0, NULL, NULL), RL_OK);
+    cr_assert_eq(sty_fit(&m, &sty_fits[1], &o, q0b, NULL, NULL), RL_OK);
+    o.rep = 1;
+    cr_assert_eq(sty_fit(&m, &sty_fits[1], &o, q1, NULL, NULL), RL_OK);
+    double diff = 0;
+    for (int i = 0; i < D; i++) {
+        cr_assert_eq(q0[i], q0b[i]);
+        diff += fabs(q0[i] - q1[i]);
+    }
+    cr_assert_gt(diff, 1e-3, "fit 1 reused fit 0's streams");
+    sty_model_free(&m);
+}
+
+/* The verdict rule gives each of its three outcomes: beyond 3 SE in the
+ * predicted direction holds, beyond 3 SE against it is contradicted, within
+ * 3 SE (or NaN) is unresolved; SE = 0 decides on the sign. */
+Test(exp_stylized, verdict_rule_gives_each_outcome)
+{
+    cr_assert_eq(sty_decide(1.0, 0.2, 3), STY_HOLDS);          /* z = 5 */
+    cr_assert_eq(sty_decide(-1.0, 0.2, 3), STY_CONTRADICTED);  /* z = -5 */
+    cr_assert_eq(sty_decide(0.5, 0.2, 3), STY_UNRESOLVED);     /* z = 2.5: right sign, not enough */
+    cr_assert_eq(sty_decide(-0.5, 0.2, 3), STY_UNRESOLVED);    /* z = -2.5 */
+    cr_assert_eq(sty_decide(0.61, 0.2, 3), STY_HOLDS);         /* just beyond 3 SE */
+    cr_assert_eq(sty_decide(0.59, 0.2, 3), STY_UNRESOLVED);    /* just within */
+    cr_assert_eq(sty_decide(1e-30, 0, 3), STY_HOLDS);
+    cr_assert_eq(sty_decide(-1e-30, 0, 3), STY_CONTRADICTED);
+    cr_assert_eq(sty_decide(0, 0, 3), STY_UNRESOLVED);
+    cr_assert_eq(sty_decide(NAN, 1, 3), STY_UNRESOLVED);
+    cr_assert_eq(sty_decide(1, NAN, 3), STY_UNRESOLVED);
 }
 
 static int exists(const char *dir, const char *name)
