@@ -31,8 +31,12 @@ static double b_norm(bound_args *x)
     rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
     double *probs = NULL, v;
     if (f.kind == RL_FAM_BROWNIAN) {
-        v = rl_brownian_mean(f.d, f.sigma, NULL);
+        double e;
+        v = rl_brownian_mean(f.d, f.sigma, &e);
         free(table);
+        if (e > 1e-9)
+            rl_die("bound norm: the Brownian mean at d = %d, sigma = %g is not certain to 1e-9 "
+                   "(rounding estimate %g)", f.d, f.sigma, e);
         return fabs(v);
     }
     if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
@@ -58,9 +62,59 @@ static double b_norm(bound_args *x)
     return v;
 }
 
+/* Family flags or --block given: the window of a family (slowest block, or
+ * --block B), from log ||E M|| so that slow blocks come out exact. */
+static int window_of_family(const bound_args *x)
+{
+    static const char *fl[] = { "family", "d", "angles", "base", "scale", "beta", "p", "sigma",
+                                "vocab", "table", "text", "block" };
+    for (size_t i = 0; i < sizeof fl / sizeof *fl; i++)
+        if (rl_opt_seen(x->opts, fl[i]))
+            return 1;
+    return 0;
+}
+
 static double b_window(bound_args *x)
 {
-    long w = rl_mixing_window(x->norm, x->eps);
+    if (!window_of_family(x)) {
+        long w = rl_mixing_window(x->norm, x->eps);
+        return w < 0 ? INFINITY : (double)w;
+    }
+    if (rl_opt_seen(x->opts, "norm"))
+        rl_die("bound window: --norm and the family flags exclude each other");
+    double *table, *probs = NULL, lv;
+    rl_family f;
+    rl_err err;
+    rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
+    if (f.kind == RL_FAM_BROWNIAN) {
+        double e;
+        rl_brownian_mean(f.d, f.sigma, &e);
+        double c = rl_brownian_mean(f.d, f.sigma, &e);
+        if (e > 1e-7 * (1 - fabs(c)))
+            rl_die("bound window: 1 - |E M| of brownian at d = %d, sigma = %g is not certain to 1e-7 "
+                   "(rounding estimate %g)", f.d, f.sigma, e);
+    }
+    if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
+        long n;
+        int *tok;
+        rl_check_in("bound", rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &n, &err), &err);
+        probs = rl_xmalloc(sizeof(double) * f.vocab);
+        rl_tokens_unigram(tok, n, f.vocab, probs);
+        free(tok);
+    }
+    double *blocks = rl_xmalloc(sizeof(double) * (f.d / 2 + 1));
+    lv = rl_family_log_mean_norm(&f, probs, blocks);
+    if (x->block >= 0) {
+        if (!rl_family_is_so2(&f))
+            rl_die("bound window: --block applies to the SO(2) families only");
+        if (x->block >= f.d / 2)
+            rl_die("bound window: --block %d is out of range [0, %d]", x->block, f.d / 2 - 1);
+        lv = blocks[x->block];
+    }
+    free(blocks);
+    free(probs);
+    free(table);
+    long w = rl_mixing_window_log(lv, x->eps);
     return w < 0 ? INFINITY : (double)w;
 }
 
@@ -111,7 +165,8 @@ struct bound {
 
 static const struct bound bounds[] = {
     { "norm", b_norm, "FAMILY block", "||E[M]||_op of a step family (SO(2): max over blocks, or --block B)" },
-    { "window", b_window, "norm eps", "mixing window W(eps) = ceil(log(1/eps)/log(1/norm)) (inf: never)" },
+    { "window", b_window, "FAMILY block norm eps", "mixing window W(eps) = ceil(log(1/eps)/log(1/norm)) (inf: never), "
+                                                 "of --norm or of a family (slowest block, or --block B)" },
     { "levy", b_levy, "d t", "Levy cap bound 2 exp(-d t^2/2) on P(|<e,u>| >= t), u uniform on S^{d-1}" },
     { "beta-tail", b_beta_tail, "d t", "exact P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2)" },
     { "hoeffding", b_hoeffding, "d t a", "Hoeffding 2 exp(-t^2/(2 sum a_b^2)) for SO(2) block scores "
@@ -146,7 +201,7 @@ int cmd_bound(int argc, char **argv)
                      .ml = 1000, .k = 8, .lambda = 1, .slope = 0.0625, .rho = 1, .vnorm = 1, .c = 0 };
     rl_opt opts[] = {
         RL_FAMILY_OPTS_(&x.fa),
-        RL_OPT_INT_("block", &x.block, "norm: one SO(2) block b (-1: the maximum)", -1, 2048),
+        RL_OPT_INT_("block", &x.block, "norm, window: one SO(2) block b (-1: the maximum)", -1, 2048),
         RL_OPT_DBL_("t", &x.t, "threshold t", 0, 0, RL_LO),
         RL_OPT_DBL_("eps", &x.eps, "tolerance of the mixing window", 0, 1, RL_LO_OPEN | RL_HI_OPEN),
         RL_OPT_DBL_("norm", &x.norm, "spectral norm ||E[M]||", 0, 0, RL_LO),

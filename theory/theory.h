@@ -9,16 +9,35 @@
  * E[R(theta)] equals |chi| times a rotation, so its norm is |chi|. */
 double complex rl_angle_charfn(rl_angle_law law, double omega);
 
+/* 1 - sin(w)/w to ~1 ulp for every w (a series below |w| = 2, where the
+ * direct form cancels). */
+double rl_one_minus_sinc(double w);
+/* log |rl_angle_charfn(law, w)| without forming 1 - |chi| by subtraction:
+ * log1p of the series above (uniform, drift), of -2 sin^2(w/2) (pm). */
+double rl_angle_log_norm(rl_angle_law law, double w);
+
 /* ||E[M]||_op in closed form.  SO(2) families: the per-block norms |chi_b|
  * go to blocks (d/2 values, may be NULL) and the result is their maximum;
  * token-so2 uses the token probabilities probs (vocab values; NULL: uniform).
  * Returns NAN for brownian, which has no closed form: see rl_brownian_mean. */
 double rl_family_mean_norm(const rl_family *f, const double *probs, double *blocks);
 
-/* E[exp(sigma A)] = c I for the Brownian family; c from the moment series
- * c = 1 - sigma^2 (d-1)/2 + sigma^4 (d-1)(2d-1)/24, within *err =
- * sigma^6 5(d-1)(d^2-d+1)/720 (the Taylor remainder of cos; NOTES.md §1.1). */
+/* E[exp(sigma A)] = c I for the Brownian family, exactly (a sum of Laguerre
+ * polynomials, see theory.c), in [-1, 1]; *err (may be NULL) estimates its
+ * rounding error (distance to the same sum carried in double). */
 double rl_brownian_mean(int d, double sigma, double *err);
+
+/* log ||E[M]||_op: for SO(2) families per block from rl_angle_log_norm (to
+ * blocks' logs in logblocks, d/2 values, may be NULL) and their maximum; for
+ * brownian log |c|; householder, lazy-haar through log1p.  token-so2: the log
+ * of rl_family_mean_norm's values (no cancellation-free form). */
+double rl_family_log_mean_norm(const rl_family *f, const double *probs, double *logblocks);
+
+/* W(eps) from log ||E M|| (<= 0): ceil(-log(eps) / -lognorm), at least 1;
+ * -1 (never) for lognorm >= 0 or a window beyond 9e18.  Exact to the integer
+ * when lognorm is good to a few ulps (rl_family_log_mean_norm), which a norm
+ * near 1 stored as a double is not. */
+long rl_mixing_window_log(double lognorm, double eps);
 
 /* Mixing window W(eps) = ceil(log(1/eps) / log(1/norm)): the least n >= 1 with
  * norm^n <= eps.  Returns 1 for norm = 0 and -1 (never) for norm >= 1. */
