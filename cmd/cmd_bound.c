@@ -1,5 +1,6 @@
 /* cmd_bound.c: `routelab bound NAME`, the theory as a calculator. */
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,9 @@ static double b_farmass(bound_args *x) { return rl_farmass_lower(x->ml, x->k, x-
 static double b_farmass_upper(bound_args *x) { return rl_farmass_upper(x->ml, x->k, x->lambda); }
 static double b_farmass_half(bound_args *x) { return rl_farmass_half(x->k, x->lambda); }
 static double b_alibi(bound_args *x) { return rl_farmass_alibi(x->ml, x->k, x->lambda, x->slope, x->best); }
+static double b_farmass_log(bound_args *x) { return rl_farmass_lower_log(x->ml, x->k, x->lambda); }
+static double b_farmass_half_log(bound_args *x) { return rl_farmass_half_log(x->k, x->lambda); }
+static double b_alibi_log(bound_args *x) { return rl_farmass_alibi_log(x->ml, x->k, x->lambda, x->slope, x->best); }
 static double b_value_coherent(bound_args *x) { return rl_value_coherent(x->rho, x->vnorm); }
 
 static double b_value_incoherent(bound_args *x)
@@ -171,14 +175,27 @@ static const struct bound bounds[] = {
     { "beta-tail", b_beta_tail, "d t", "exact P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2)" },
     { "hoeffding", b_hoeffding, "d t a", "Hoeffding 2 exp(-t^2/(2 sum a_b^2)) for SO(2) block scores "
                                          "(--a a_b list, or unit q,k spread over d/2 blocks)" },
-    { "farmass", b_farmass, "ml k lambda", "far-mass lower bound M/(M + K e^{2 lambda})" },
+    { "farmass", b_farmass, "ml k lambda", "far-mass lower bound M/(M + K e^{2 lambda}) (exp(LOG) when below 2.2e-308)" },
     { "farmass-upper", b_farmass_upper, "ml k lambda", "far-mass upper bound M/(M + K e^{-2 lambda})" },
-    { "farmass-half", b_farmass_half, "k lambda", "far tokens at which the lower bound reaches 1/2: K e^{2 lambda}" },
+    { "farmass-half", b_farmass_half, "k lambda", "far tokens at which the lower bound reaches 1/2: K e^{2 lambda} (exp(LOG) past 1.8e308)" },
     { "alibi", b_alibi, "ml k lambda slope best", "far mass under an ALiBi bias: worst case (or --best)" },
     { "value-coherent", b_value_coherent, "rho vnorm", "far value norm without transport: rho ||v||" },
     { "value-incoherent", b_value_incoherent, "rho vnorm ml c",
       "rms far value norm with transport, E[M] = cI: rho ||v|| sqrt(S(c,M))/M" },
 };
+
+/* The bounds that underflow (or overflow) a double, with their logs: printed
+ * as exp(LOG) when the value is not a normal double. */
+static bound_fn log_form(const char *name)
+{
+    static const struct { const char *name; bound_fn fn; } logs[] = {
+        { "farmass", b_farmass_log }, { "farmass-half", b_farmass_half_log }, { "alibi", b_alibi_log }
+    };
+    for (size_t i = 0; i < sizeof logs / sizeof *logs; i++)
+        if (!strcmp(name, logs[i].name))
+            return logs[i].fn;
+    return NULL;
+}
 
 static int takes(const struct bound *b, const char *flag)
 {
@@ -218,7 +235,7 @@ int cmd_bound(int argc, char **argv)
     };
     x.opts = opts;
     char desc[4096];
-    int off = snprintf(desc, sizeof desc, "Print one closed form or bound as a number (%%.17g).  NAME is one of:\n");
+    int off = snprintf(desc, sizeof desc, "Print one closed form or bound as a number (%%.17g; far-mass values beyond a double as exp(LOG)).  NAME is one of:\n");
     for (size_t i = 0; i < sizeof bounds / sizeof *bounds; i++)
         off += snprintf(desc + off, sizeof desc - off, "  %-17s %s\n", bounds[i].name, bounds[i].what);
     snprintf(desc + off, sizeof desc - off, "Example: routelab bound farmass --ml 65024 --k 8 --lambda 2");
@@ -235,6 +252,11 @@ int cmd_bound(int argc, char **argv)
     for (rl_opt *o = opts; o->type != RL_OPT_END; o++)
         if (o->seen && !takes(b, o->name))
             rl_die("bound %s: --%s does not apply (it takes: %s)", b->name, o->name, b->flags);
-    printf("%.17g\n", b->fn(&x));
+    double v = b->fn(&x);
+    bound_fn logfn = log_form(b->name);
+    if (logfn && !(v >= DBL_MIN && v <= DBL_MAX))
+        printf("exp(%.17g)\n", logfn(&x));
+    else
+        printf("%.17g\n", v);
     return 0;
 }

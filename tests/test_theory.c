@@ -388,3 +388,38 @@ Test(theory, bound_commands_norm_and_window)
     cr_assert_eq(th_run("bound window --norm 0.9 --eps 0.01", out, sizeof out, NULL, 0), 0);
     cr_assert_str_eq(out, "44\n");
 }
+
+/* Far mass in log space: e^{2 lambda} overflows past lambda ~ 354, where the
+ * bound was 0; the log form is finite for every finite lambda. */
+Test(theory, farmass_log_space)
+{
+    const double lam[] = { 0, 0.5, 2, 10, 100, 300 };
+    for (size_t i = 0; i < sizeof lam / sizeof *lam; i++) {
+        double m = 65024, k = 8;
+        cr_assert_float_eq(rl_farmass_lower_log(m, k, lam[i]), log(rl_farmass_lower(m, k, lam[i])), 1e-12);
+        cr_assert_float_eq(rl_farmass_half_log(k, lam[i]), log(rl_farmass_half(k, lam[i])), 1e-12);
+        for (int best = 0; best < 2; best++)
+            cr_assert_float_eq(rl_farmass_alibi_log(m, k, lam[i], 0.0625, best),
+                               log(rl_farmass_alibi(m, k, lam[i], 0.0625, best)), 1e-12);
+    }
+    /* subnormal range: no longer 0 */
+    double v = rl_farmass_lower(1000, 8, 360);
+    cr_assert(v > 0 && v < 1e-300, "lambda 360: %g", v);
+    cr_assert_float_eq(log(v), log(1000.0 / 8) - 720, 1e-3);
+    /* far beyond: log M - log K - 2 lambda, exactly as lambda grows */
+    const double big[] = { 400, 1000, 1e6, 1e300 };
+    for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+        double l = rl_farmass_lower_log(1000, 8, big[i]);
+        cr_assert(isfinite(l), "lambda %g", big[i]);
+        cr_assert_float_eq(l, log(1000.0 / 8) - 2 * big[i], 1e-12 * 2 * big[i]);
+        cr_assert(isfinite(rl_farmass_alibi_log(1000, 8, big[i], 100, 1)));
+        cr_assert(isfinite(rl_farmass_half_log(8, big[i])));
+    }
+    char out[128];
+    cr_assert_eq(th_run("bound farmass --ml 1000 --k 8 --lambda 1000", out, sizeof out, NULL, 0), 0);
+    double lv;
+    cr_assert_eq(sscanf(out, "exp(%lf)", &lv), 1, "'%s'", out);
+    cr_assert_float_eq(lv, log(1000.0 / 8) - 2000, 1e-9);
+    cr_assert_eq(th_run("bound farmass --ml 65024 --k 8 --lambda 2", out, sizeof out, NULL, 0), 0);
+    cr_assert_str_eq(out, "0.99332752885672093\n");
+}

@@ -261,9 +261,24 @@ double rl_hoeffding_so2(double t, const double *a, int nb)
     return v < 1.0 ? v : 1.0;
 }
 
+/* log(e^a + e^b) without forming e^a or e^b */
+static double logaddexp(double a, double b)
+{
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    return hi == -INFINITY ? hi : hi + log1p(exp(lo - hi));
+}
+
+double rl_farmass_lower_log(double m, double k, double lambda)
+{
+    return log(m) - logaddexp(log(m), log(k) + 2.0 * lambda);
+}
+
 double rl_farmass_lower(double m, double k, double lambda)
 {
-    return m / (m + k * exp(2.0 * lambda));
+    /* the direct form where it is a normal number (outputs unchanged there);
+     * past lambda ~ 354, e^{2 lambda} overflows and it gave 0 */
+    double v = m / (m + k * exp(2.0 * lambda));
+    return v >= DBL_MIN ? v : exp(rl_farmass_lower_log(m, k, lambda));
 }
 
 double rl_farmass_upper(double m, double k, double lambda)
@@ -276,6 +291,11 @@ double rl_farmass_half(double k, double lambda)
     return k * exp(2.0 * lambda);
 }
 
+double rl_farmass_half_log(double k, double lambda)
+{
+    return log(k) + 2.0 * lambda;
+}
+
 double rl_farmass_alibi(double m, double k, double lambda, double slope, int best)
 {
     /* N = sum_{delta<K} e^{-slope delta}, F = sum_{K<=delta<K+M} e^{-slope delta};
@@ -283,6 +303,16 @@ double rl_farmass_alibi(double m, double k, double lambda, double slope, int bes
      * slope -> 0 gives K/M, the unbiased case. */
     double ratio = slope > 0 ? expm1(slope * k) / -expm1(-slope * m) : k / m;
     return 1.0 / (1.0 + exp((best ? 2.0 : -2.0) * lambda) * ratio);
+}
+
+double rl_farmass_alibi_log(double m, double k, double lambda, double slope, int best)
+{
+    /* log(1 / (1 + e^z)) = -logaddexp(0, z), z = +-2 lambda + log(N/F), with
+     * log expm1(y) = y + log1p(-e^{-y}) for large y (expm1 overflows past 709) */
+    double sk = slope * k, lr = log(k / m);
+    if (slope > 0)
+        lr = (sk > 1 ? sk + log1p(-exp(-sk)) : log(expm1(sk))) - log(-expm1(-slope * m));
+    return -logaddexp(0.0, (best ? 2.0 : -2.0) * lambda + lr);
 }
 
 double rl_value_coherent(double rho, double vnorm)

@@ -60,10 +60,16 @@ double rl_hoeffding_so2(double t, const double *a, int nb);
  * tokens: rho_D >= M / (M + K e^{2 lambda}); equality when every near logit is
  * +lambda and every far logit -lambda. */
 double rl_farmass_lower(double m, double k, double lambda);
+/* Its log, log M - logaddexp(log M, log K + 2 lambda): finite for every
+ * finite lambda (rl_farmass_lower falls back to its exp when the direct form
+ * is not a normal number; it underflows to 0 past lambda ~ 372). */
+double rl_farmass_lower_log(double m, double k, double lambda);
 /* The matching upper bound M / (M + K e^{-2 lambda}). */
 double rl_farmass_upper(double m, double k, double lambda);
 /* Far tokens M at which the lower bound reaches 1/2: M = K e^{2 lambda}. */
 double rl_farmass_half(double k, double lambda);
+/* Its log, log K + 2 lambda (the count overflows past lambda ~ 354). */
+double rl_farmass_half_log(double k, double lambda);
 
 /* Far mass under an ALiBi bias -slope * distance, near tokens at distances
  * 0..K-1 and far ones at K..K+M-1, logits in [-lambda, lambda] before the bias.
@@ -71,6 +77,8 @@ double rl_farmass_half(double k, double lambda);
  *   rho <= 1 / (1 + e^{-2 lambda} N/F),  N/F = (e^{slope K} - 1) / (1 - e^{-slope M}).
  * best == 1 gives the matching lower bound (e^{+2 lambda}). */
 double rl_farmass_alibi(double m, double k, double lambda, double slope, int best);
+/* Its log, finite for every finite lambda and slope. */
+double rl_farmass_alibi_log(double m, double k, double lambda, double slope, int best);
 
 /* The far value contribution r = sum_far alpha_j P(j->i) v_j, alpha_j = rho/M,
  * every v_j = v (a shared background).  Without transport ||r|| = rho ||v||. */
