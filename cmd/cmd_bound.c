@@ -120,6 +120,7 @@ static double b_window(bound_args *x)
 }
 
 static double b_levy(bound_args *x) { return rl_levy_tail(x->fa.d, x->t); }
+static double b_levy_so(bound_args *x) { return rl_levy_so_tail(x->fa.d, x->t); }
 static double b_beta_tail(bound_args *x) { return rl_beta_tail(x->fa.d, x->t); }
 
 static double b_hoeffding(bound_args *x)
@@ -171,7 +172,9 @@ static const struct bound bounds[] = {
     { "norm", b_norm, "FAMILY block", "||E[M]||_op of a step family (SO(2): max over blocks, or --block B)" },
     { "window", b_window, "FAMILY block norm eps", "mixing window W(eps) = ceil(log(1/eps)/log(1/norm)) (inf: never), "
                                                  "of --norm or of a family (slowest block, or --block B)" },
-    { "levy", b_levy, "d t", "Levy cap bound 2 exp(-d t^2/2) on P(|<e,u>| >= t), u uniform on S^{d-1}" },
+    { "levy", b_levy, "d t", "cap bound (Ball) 2 exp(-d t^2/2) on P(|<e,u>| >= t), u uniform on S^{d-1}" },
+    { "cap", b_levy, "d t", "the same cap bound (Ball) under its own name" },
+    { "levy-so", b_levy_so, "d t", "Levy on SO(d): 2 exp(-(d-2) t^2/8) on P(|f - E f| >= t), f 1-Lipschitz (HS)" },
     { "beta-tail", b_beta_tail, "d t", "exact P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2)" },
     { "hoeffding", b_hoeffding, "d t a", "Hoeffding 2 exp(-t^2/(2 sum a_b^2)) for SO(2) block scores "
                                          "(--a a_b list, or unit q,k spread over d/2 blocks)" },

@@ -423,3 +423,16 @@ Test(theory, farmass_log_space)
     cr_assert_eq(th_run("bound farmass --ml 65024 --k 8 --lambda 2", out, sizeof out, NULL, 0), 0);
     cr_assert_str_eq(out, "0.99332752885672093\n");
 }
+
+/* Levy's bound on SO(d) bounds the coordinate tail <q, U k> (1-Lipschitz in
+ * U), so it lies above the exact Beta tail; the cap bound is the tighter. */
+Test(theory, levy_so_above_exact_and_cap)
+{
+    for (int d = 3; d <= 1024; d *= 2)
+        for (double t = 0.01; t < 1; t += 0.07) {
+            double ex = rl_beta_tail(d, t), cap = rl_levy_tail(d, t), so = rl_levy_so_tail(d, t);
+            cr_assert_leq(ex, so, "d=%d t=%g", d, t);
+            cr_assert_leq(cap, so + 1e-300, "d=%d t=%g", d, t);
+        }
+    cr_assert_float_eq(rl_levy_so_tail(66, 0.5), 2 * exp(-64 * 0.25 / 8), 1e-15);
+}

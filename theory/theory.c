@@ -227,6 +227,19 @@ double rl_levy_tail(int d, double t)
     return b < 1.0 ? b : 1.0;
 }
 
+double rl_levy_so_tail(int d, double t)
+{
+    /* SO(d), d >= 3, with the Hilbert-Schmidt metric has Ricci curvature
+     * (d-2)/4, so by Bakry-Emery a log-Sobolev constant 4/(d-2) and by
+     * Herbst's argument P(f >= E f + t) <= exp(-(d-2) t^2 / 8) for 1-Lipschitz
+     * f (Meckes, The Random Matrix Theory of the Classical Compact Groups,
+     * 2019, Thms 5.16-5.17); both sides give the factor 2. */
+    if (t <= 0 || d < 3)
+        return 1.0;
+    double b = 2.0 * exp(-(d - 2.0) * t * t / 8.0);
+    return b < 1.0 ? b : 1.0;
+}
+
 double rl_beta_tail(int d, double t)
 {
     if (t <= 0)

@@ -43,9 +43,15 @@ long rl_mixing_window_log(double lognorm, double eps);
  * norm^n <= eps.  Returns 1 for norm = 0 and -1 (never) for norm >= 1. */
 long rl_mixing_window(double norm, double eps);
 
-/* Levy / spherical-cap bound for u uniform on S^{d-1}:
- * P(|<e,u>| >= t) <= 2 exp(-d t^2 / 2)  (Ball 1997, Lemma 2.2), capped at 1. */
+/* The spherical-cap bound (Ball) for u uniform on S^{d-1}, one coordinate:
+ * P(|<e,u>| >= t) <= 2 exp(-d t^2 / 2)  (Ball 1997, Lemma 2.2), capped at 1.
+ * (Named "levy" in the code for history; Levy's bound on SO(d) is below.) */
 double rl_levy_tail(int d, double t);
+/* Levy's concentration on SO(d), d >= 3: P(|f - E f| >= t) <= 2 exp(-(d-2)
+ * t^2 / 8) for f 1-Lipschitz in the Hilbert-Schmidt metric, capped at 1 (1
+ * for d < 3).  f(U) = <q, U k>, unit q, k, is 1-Lipschitz, so this also bounds
+ * the coordinate tail, looser than the cap bound by the factor 4 in d t^2. */
+double rl_levy_so_tail(int d, double t);
 
 /* Exact tail P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2). */
 double rl_beta_tail(int d, double t);
