@@ -164,6 +164,7 @@ static const bi_case cases[] = {
     R(2, "--block applies to the SO\\(2\\) families", "bound", "window", "--family", "haar", "--block", "1"),
     R(2, "--block 40 is out of range", "bound", "window", "--d", "64", "--block", "40"),
     R(2, "sigma .* " RANGE, "bound", "window", "--family", "brownian", "--sigma", "-1"),
+    R(2, "not certain to 1e-7", "bound", "window", "--family", "brownian", "--d", "4096", "--sigma", "1e-8"),
     R(2, "--t -1 is " RANGE, "bound", "levy", "--t", "-1"),
     R(2, "--t " NOTNUM, "bound", "levy", "--t", "nan"),
     R(2, "--t " NOVALUE, "bound", "levy", "--t"),
