@@ -1,5 +1,6 @@
 /* cmd_bound.c: `routelab bound NAME`, the theory as a calculator. */
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +37,12 @@ static double b_norm(bound_args *x)
     rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
     double *probs = NULL, v;
     if (f.kind == RL_FAM_BROWNIAN) {
-        v = rl_brownian_mean(f.d, f.sigma, NULL);
+        double e;
+        v = rl_brownian_mean(f.d, f.sigma, &e);
         free(table);
+        if (e > 1e-9)
+            rl_die("bound norm: the Brownian mean at d = %d, sigma = %g is not certain to 1e-9 "
+                   "(rounding estimate %g)", f.d, f.sigma, e);
         return fabs(v);
     }
     if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
@@ -137,13 +142,63 @@ static double b_norm2(bound_args *x)
     return w < 0 ? INFINITY : (double)w;
 }
 
+/* Family flags or --block given: the window of a family (slowest block, or
+ * --block B), from log ||E M|| so that slow blocks come out exact. */
+static int window_of_family(const bound_args *x)
+{
+    static const char *fl[] = { "family", "d", "angles", "base", "scale", "beta", "p", "sigma",
+                                "vocab", "table", "text", "block" };
+    for (size_t i = 0; i < sizeof fl / sizeof *fl; i++)
+        if (rl_opt_seen(x->opts, fl[i]))
+            return 1;
+    return 0;
+}
+
 static double b_window(bound_args *x)
 {
-    long w = rl_mixing_window(x->norm, x->eps);
+    if (!window_of_family(x)) {
+        long w = rl_mixing_window(x->norm, x->eps);
+        return w < 0 ? INFINITY : (double)w;
+    }
+    if (rl_opt_seen(x->opts, "norm"))
+        rl_die("bound window: --norm and the family flags exclude each other");
+    double *table, *probs = NULL, lv;
+    rl_family f;
+    rl_err err;
+    rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
+    if (f.kind == RL_FAM_BROWNIAN) {
+        double e;
+        double c = rl_brownian_mean(f.d, f.sigma, &e);
+        if (e > 1e-7 * (1 - fabs(c)))
+            rl_die("bound window: 1 - |E M| of brownian at d = %d, sigma = %g is not certain to 1e-7 "
+                   "(rounding estimate %g)", f.d, f.sigma, e);
+    }
+    if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
+        long n;
+        int *tok;
+        rl_check_in("bound", rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &n, &err), &err);
+        probs = rl_xmalloc(sizeof(double) * f.vocab);
+        rl_tokens_unigram(tok, n, f.vocab, probs);
+        free(tok);
+    }
+    double *blocks = rl_xmalloc(sizeof(double) * (f.d / 2 + 1));
+    lv = rl_family_log_mean_norm(&f, probs, blocks);
+    if (x->block >= 0) {
+        if (!rl_family_is_so2(&f))
+            rl_die("bound window: --block applies to the SO(2) families only");
+        if (x->block >= f.d / 2)
+            rl_die("bound window: --block %d is out of range [0, %d]", x->block, f.d / 2 - 1);
+        lv = blocks[x->block];
+    }
+    free(blocks);
+    free(probs);
+    free(table);
+    long w = rl_mixing_window_log(lv, x->eps);
     return w < 0 ? INFINITY : (double)w;
 }
 
 static double b_levy(bound_args *x) { return rl_levy_tail(x->fa.d, x->t); }
+static double b_levy_so(bound_args *x) { return rl_levy_so_tail(x->fa.d, x->t); }
 static double b_beta_tail(bound_args *x) { return rl_beta_tail(x->fa.d, x->t); }
 
 static double b_hoeffding(bound_args *x)
@@ -172,6 +227,9 @@ static double b_farmass(bound_args *x) { return rl_farmass_lower(x->ml, x->k, x-
 static double b_farmass_upper(bound_args *x) { return rl_farmass_upper(x->ml, x->k, x->lambda); }
 static double b_farmass_half(bound_args *x) { return rl_farmass_half(x->k, x->lambda); }
 static double b_alibi(bound_args *x) { return rl_farmass_alibi(x->ml, x->k, x->lambda, x->slope, x->best); }
+static double b_farmass_log(bound_args *x) { return rl_farmass_lower_log(x->ml, x->k, x->lambda); }
+static double b_farmass_half_log(bound_args *x) { return rl_farmass_half_log(x->k, x->lambda); }
+static double b_alibi_log(bound_args *x) { return rl_farmass_alibi_log(x->ml, x->k, x->lambda, x->slope, x->best); }
 static double b_value_coherent(bound_args *x) { return rl_value_coherent(x->rho, x->vnorm); }
 
 static double b_value_incoherent(bound_args *x)
@@ -192,19 +250,35 @@ static const struct bound bounds[] = {
     { "norm", b_norm, "FAMILY block", "||E[M]||_op of a step family (SO(2): max over blocks, or --block B)" },
     { "norm2", b_norm2, "FAMILY samples seed eps",
       "second-moment certificate: ||E[M X M^T] on F^perp||, W2(eps) (prints # lines, then W2)" },
-    { "window", b_window, "norm eps", "mixing window W(eps) = ceil(log(1/eps)/log(1/norm)) (inf: never)" },
-    { "levy", b_levy, "d t", "Levy cap bound 2 exp(-d t^2/2) on P(|<e,u>| >= t), u uniform on S^{d-1}" },
+    { "window", b_window, "FAMILY block norm eps", "mixing window W(eps) = ceil(log(1/eps)/log(1/norm)) (inf: never), "
+                                                 "of --norm or of a family (slowest block, or --block B)" },
+    { "levy", b_levy, "d t", "cap bound (Ball) 2 exp(-d t^2/2) on P(|<e,u>| >= t), u uniform on S^{d-1}" },
+    { "cap", b_levy, "d t", "the same cap bound (Ball) under its own name" },
+    { "levy-so", b_levy_so, "d t", "Levy on SO(d): 2 exp(-(d-2) t^2/8) on P(|f - E f| >= t), f 1-Lipschitz (HS)" },
     { "beta-tail", b_beta_tail, "d t", "exact P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2)" },
     { "hoeffding", b_hoeffding, "d t a", "Hoeffding 2 exp(-t^2/(2 sum a_b^2)) for SO(2) block scores "
                                          "(--a a_b list, or unit q,k spread over d/2 blocks)" },
-    { "farmass", b_farmass, "ml k lambda", "far-mass lower bound M/(M + K e^{2 lambda})" },
+    { "farmass", b_farmass, "ml k lambda", "far-mass lower bound M/(M + K e^{2 lambda}) (exp(LOG) when below 2.2e-308)" },
     { "farmass-upper", b_farmass_upper, "ml k lambda", "far-mass upper bound M/(M + K e^{-2 lambda})" },
-    { "farmass-half", b_farmass_half, "k lambda", "far tokens at which the lower bound reaches 1/2: K e^{2 lambda}" },
+    { "farmass-half", b_farmass_half, "k lambda", "far tokens at which the lower bound reaches 1/2: K e^{2 lambda} (exp(LOG) past 1.8e308)" },
     { "alibi", b_alibi, "ml k lambda slope best", "far mass under an ALiBi bias: worst case (or --best)" },
     { "value-coherent", b_value_coherent, "rho vnorm", "far value norm without transport: rho ||v||" },
     { "value-incoherent", b_value_incoherent, "rho vnorm ml c",
       "rms far value norm with transport, E[M] = cI: rho ||v|| sqrt(S(c,M))/M" },
 };
+
+/* The bounds that underflow (or overflow) a double, with their logs: printed
+ * as exp(LOG) when the value is not a normal double. */
+static bound_fn log_form(const char *name)
+{
+    static const struct { const char *name; bound_fn fn; } logs[] = {
+        { "farmass", b_farmass_log }, { "farmass-half", b_farmass_half_log }, { "alibi", b_alibi_log }
+    };
+    for (size_t i = 0; i < sizeof logs / sizeof *logs; i++)
+        if (!strcmp(name, logs[i].name))
+            return logs[i].fn;
+    return NULL;
+}
 
 static int takes(const struct bound *b, const char *flag)
 {
@@ -228,7 +302,7 @@ int cmd_bound(int argc, char **argv)
                      .samples = 10000, .seed = 1 };
     rl_opt opts[] = {
         RL_FAMILY_OPTS_(&x.fa),
-        RL_OPT_INT_("block", &x.block, "norm: one SO(2) block b (-1: the maximum)", -1, 2048),
+        RL_OPT_INT_("block", &x.block, "norm, window: one SO(2) block b (-1: the maximum)", -1, 2048),
         RL_OPT_DBL_("t", &x.t, "threshold t", 0, 0, RL_LO),
         RL_OPT_DBL_("eps", &x.eps, "tolerance of the mixing window", 0, 1, RL_LO_OPEN | RL_HI_OPEN),
         RL_OPT_DBL_("norm", &x.norm, "spectral norm ||E[M]||", 0, 0, RL_LO),
@@ -247,7 +321,7 @@ int cmd_bound(int argc, char **argv)
     };
     x.opts = opts;
     char desc[4096];
-    int off = snprintf(desc, sizeof desc, "Print one closed form or bound as a number (%%.17g).  NAME is one of:\n");
+    int off = snprintf(desc, sizeof desc, "Print one closed form or bound as a number (%%.17g; far-mass values beyond a double as exp(LOG)).  NAME is one of:\n");
     for (size_t i = 0; i < sizeof bounds / sizeof *bounds; i++)
         off += snprintf(desc + off, sizeof desc - off, "  %-17s %s\n", bounds[i].name, bounds[i].what);
     snprintf(desc + off, sizeof desc - off, "Example: routelab bound farmass --ml 65024 --k 8 --lambda 2");
@@ -264,6 +338,11 @@ int cmd_bound(int argc, char **argv)
     for (rl_opt *o = opts; o->type != RL_OPT_END; o++)
         if (o->seen && !takes(b, o->name))
             rl_die("bound %s: --%s does not apply (it takes: %s)", b->name, o->name, b->flags);
-    printf("%.17g\n", b->fn(&x));
+    double v = b->fn(&x);
+    bound_fn logfn = log_form(b->name);
+    if (logfn && !(v >= DBL_MIN && v <= DBL_MAX))
+        printf("exp(%.17g)\n", logfn(&x));
+    else
+        printf("%.17g\n", v);
     return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sf_bessel.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -19,6 +20,43 @@ double complex rl_angle_charfn(rl_angle_law law, double w)
     case RL_ANG_GAUSS: return exp(-0.5 * w * w);      /* Gaussian characteristic function */
     case RL_ANG_CIRCLE: return 0;                     /* uniform on the circle */
     case RL_ANG_DRIFT: return cexp(I * w) * sinc;     /* U(0, 2w) = w + U(-w, w) */
+    default: return NAN;
+    }
+}
+
+double rl_one_minus_sinc(double w)
+{
+    /* Below |w| = 2 the alternating series x/6 (1 - x/20 (1 - x/42 (...))),
+     * x = w^2, whose terms are below its sum (ratio <= 1.25 at w = 2), so the
+     * result is good to ~1 ulp; above, 1 - sin w / w subtracts at most 0.46
+     * from 1, also ~1 ulp.  The direct form below 2 loses log2(1/(1 - sinc))
+     * bits: all of them near w = 0. */
+    w = fabs(w);
+    if (w >= 2)
+        return 1.0 - sin(w) / w;
+    const double x = w * w;
+    double r = 1.0;
+    for (int k = 15; k >= 1; k--) /* factor k: x / ((2k+2)(2k+3)) */
+        r = 1.0 - x / ((2.0 * k + 2) * (2.0 * k + 3)) * r;
+    return x / 6.0 * r;
+}
+
+double rl_angle_log_norm(rl_angle_law law, double w)
+{
+    switch (law) {
+    case RL_ANG_CONSTANT: return 0.0;
+    case RL_ANG_UNIFORM:
+    case RL_ANG_DRIFT: {
+        double s = rl_one_minus_sinc(w);
+        return s < 1 ? log1p(-s) : log(fabs(sin(w) / w));
+    }
+    case RL_ANG_PM: {
+        /* cos w = 1 - 2 sin^2(w/2) */
+        double h = sin(0.5 * w), s = 2 * h * h;
+        return s < 1 ? log1p(-s) : log(fabs(cos(w)));
+    }
+    case RL_ANG_GAUSS: return -0.5 * w * w;
+    case RL_ANG_CIRCLE: return -INFINITY;
     default: return NAN;
     }
 }
@@ -67,19 +105,98 @@ double rl_family_mean_norm(const rl_family *f, const double *probs, double *bloc
     }
 }
 
+/* The Laguerre sum behind rl_brownian_mean, c = (2 e^{-x/2} S + (d odd)) / d,
+ * S = sum of L_m(x) over m <= d-2 with m = d (mod 2), x = sigma^2.  Forward
+ * recurrence (m+1) L_{m+1} = (2m+1-x) L_m - m L_{m-1} in long double, rescaled
+ * so that neither e^{-x/2} (underflow) nor L_m (overflow) is formed alone.
+ * dbl != 0 rounds every step to double: the same sum in double, whose distance
+ * from the long double one estimates the rounding error. */
+static long double brownian_c(int d, long double x, int dbl)
+{
+#define RD(v) (dbl ? (long double)(double)(v) : (v))
+    long double p0 = 1, p1 = RD(1 - x), sum = (d % 2) ? p1 : p0, scale = -x / 2;
+    for (int m = 1; m + 1 <= d - 2; m++) {
+        long double p2 = RD(RD(RD((2 * m + 1 - x) * p1) - RD(m * p0)) / (m + 1));
+        p0 = p1;
+        p1 = p2;
+        if ((m + 1) % 2 == d % 2)
+            sum = RD(sum + p1);
+        if (fabsl(p1) > 1e200L || fabsl(sum) > 1e200L) {
+            p0 *= 1e-200L, p1 *= 1e-200L, sum *= 1e-200L;
+            scale += 200 * logl(10.0L);
+        }
+    }
+    long double mag = fabsl(sum) > 0 ? expl(scale + logl(fabsl(sum))) : 0;
+    return (2 * (sum < 0 ? -mag : mag) + (d % 2)) / d;
+#undef RD
+}
+
 double rl_brownian_mean(int d, double sigma, double *err)
 {
-    /* E[exp(sigma A)] = c I with c = E[(1/d) tr cos(sigma B)], B = iA Hermitian
-     * (the sine part is odd and averages out).  Taylor to x^4 with the
-     * remainder |cos x - 1 + x^2/2 - x^4/24| <= x^6/720 for every real x:
-     *   c = 1 - sigma^2 m_2/2 + sigma^4 m_4/24 +- sigma^6 m_6/720,
-     * m_2k = E[(1/d) tr (A^T A)^k]: m_2 = d-1, m_4 = (d-1)(2d-1) (Wick pairings),
-     * m_6 = 5(d-1)(d^2-d+1) (NOTES.md §1.1). */
-    double s2 = sigma * sigma, dm = d - 1.0;
-    double m4 = dm * (2.0 * d - 1.0), m6 = 5.0 * dm * ((double)d * d - d + 1.0);
+    /* E[exp(sigma A)] = c I, c = E[(1/d) tr cos(sigma B)], B = iA Hermitian.
+     * The eigenvalues of B are +-x_k (and 0 when d is odd) with joint law
+     * prop. to prod_{j<k} (x_j^2 - x_k^2)^2 prod x_j^{2(d mod 2)} e^{-x_j^2/2}
+     * (Mehta, Random Matrices, ch. 13): a determinantal process whose kernel
+     * is built from the even (d even) or odd (d odd) Hermite functions psi_m
+     * of the weight e^{-x^2/2}.  So E tr cos(sigma B) = (d mod 2) + 2 sum_m
+     * int cos(sigma x) psi_m(x)^2 dx over those m <= d-2, and the Fourier
+     * transform of psi_m^2 is e^{-t^2/2} L_m(t^2).  Checks: d = 2 gives
+     * e^{-sigma^2/2}; the Taylor terms give m_2 = d-1, m_4 = (d-1)(2d-1). */
+    const long double x = (long double)sigma * sigma;
+    long double c = brownian_c(d, x, 0);
     if (err)
-        *err = s2 * s2 * s2 * m6 / 720.0;
-    return 1.0 - s2 * dm / 2.0 + s2 * s2 * m4 / 24.0;
+        /* the recurrence amplifies rounding (~m^2 at x -> 0); the double run's
+         * distance bounds the long double run's error with room (2^11 on
+         * x86: checked against __float128 over d <= 4096, NOTES) */
+        *err = (double)fabsl(brownian_c(d, x, 1) - c) + DBL_EPSILON;
+    /* c is a mean of cosines: outside [-1, 1] only by rounding */
+    return (double)(c > 1 ? 1 : c < -1 ? -1 : c);
+}
+
+double rl_family_log_mean_norm(const rl_family *f, const double *probs, double *logblocks)
+{
+    const int d = f->d, h = d / 2;
+    if (f->kind == RL_FAM_BROWNIAN)
+        return log(fabs(rl_brownian_mean(d, f->sigma, NULL)));
+    if (f->kind == RL_FAM_HOUSEHOLDER)
+        return log1p(-2.0 / d);
+    if (f->kind == RL_FAM_PATH)
+        return log(fabs(1.0 - f->beta / d)); /* exact for beta / d a power of two */
+    if (f->kind == RL_FAM_LAZY_HAAR)
+        return log1p(-f->p);
+    if (f->kind != RL_FAM_SO2) {
+        /* haar (0) and token-so2 (|chi_b| from sums, logged as they are) */
+        double *nb = logblocks ? logblocks : malloc(sizeof(double) * (h > 0 ? h : 1));
+        double top = log(rl_family_mean_norm(f, probs, nb));
+        if (logblocks)
+            for (int b = 0; b < h; b++)
+                logblocks[b] = log(logblocks[b]);
+        else
+            free(nb);
+        return top;
+    }
+    double omega[h], best = -INFINITY;
+    rl_so2_freqs(d, f->base, f->scale, omega);
+    for (int b = 0; b < h; b++) {
+        double l = rl_angle_log_norm(f->law, omega[b]);
+        if (logblocks)
+            logblocks[b] = l;
+        if (l > best)
+            best = l;
+    }
+    return best;
+}
+
+long rl_mixing_window_log(double lognorm, double eps)
+{
+    if (!(lognorm < 0))
+        return -1;
+    /* -log(eps), not log(1/eps): 1/eps would round first */
+    double q = -log(eps) / -lognorm;
+    if (q > 9e18)
+        return -1;
+    long n = (long)ceil(q);
+    return n < 1 ? 1 : n;
 }
 
 long rl_mixing_window(double norm, double eps)
@@ -107,6 +224,19 @@ double rl_levy_tail(int d, double t)
     if (t <= 0)
         return 1.0;
     double b = 2.0 * exp(-0.5 * d * t * t);
+    return b < 1.0 ? b : 1.0;
+}
+
+double rl_levy_so_tail(int d, double t)
+{
+    /* SO(d), d >= 3, with the Hilbert-Schmidt metric has Ricci curvature
+     * (d-2)/4, so by Bakry-Emery a log-Sobolev constant 4/(d-2) and by
+     * Herbst's argument P(f >= E f + t) <= exp(-(d-2) t^2 / 8) for 1-Lipschitz
+     * f (Meckes, The Random Matrix Theory of the Classical Compact Groups,
+     * 2019, Thms 5.16-5.17); both sides give the factor 2. */
+    if (t <= 0 || d < 3)
+        return 1.0;
+    double b = 2.0 * exp(-(d - 2.0) * t * t / 8.0);
     return b < 1.0 ? b : 1.0;
 }
 
@@ -144,9 +274,24 @@ double rl_hoeffding_so2(double t, const double *a, int nb)
     return v < 1.0 ? v : 1.0;
 }
 
+/* log(e^a + e^b) without forming e^a or e^b */
+static double logaddexp(double a, double b)
+{
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    return hi == -INFINITY ? hi : hi + log1p(exp(lo - hi));
+}
+
+double rl_farmass_lower_log(double m, double k, double lambda)
+{
+    return log(m) - logaddexp(log(m), log(k) + 2.0 * lambda);
+}
+
 double rl_farmass_lower(double m, double k, double lambda)
 {
-    return m / (m + k * exp(2.0 * lambda));
+    /* the direct form where it is a normal number (outputs unchanged there);
+     * past lambda ~ 354, e^{2 lambda} overflows and it gave 0 */
+    double v = m / (m + k * exp(2.0 * lambda));
+    return v >= DBL_MIN ? v : exp(rl_farmass_lower_log(m, k, lambda));
 }
 
 double rl_farmass_upper(double m, double k, double lambda)
@@ -159,6 +304,11 @@ double rl_farmass_half(double k, double lambda)
     return k * exp(2.0 * lambda);
 }
 
+double rl_farmass_half_log(double k, double lambda)
+{
+    return log(k) + 2.0 * lambda;
+}
+
 double rl_farmass_alibi(double m, double k, double lambda, double slope, int best)
 {
     /* N = sum_{delta<K} e^{-slope delta}, F = sum_{K<=delta<K+M} e^{-slope delta};
@@ -166,6 +316,16 @@ double rl_farmass_alibi(double m, double k, double lambda, double slope, int bes
      * slope -> 0 gives K/M, the unbiased case. */
     double ratio = slope > 0 ? expm1(slope * k) / -expm1(-slope * m) : k / m;
     return 1.0 / (1.0 + exp((best ? 2.0 : -2.0) * lambda) * ratio);
+}
+
+double rl_farmass_alibi_log(double m, double k, double lambda, double slope, int best)
+{
+    /* log(1 / (1 + e^z)) = -logaddexp(0, z), z = +-2 lambda + log(N/F), with
+     * log expm1(y) = y + log1p(-e^{-y}) for large y (expm1 overflows past 709) */
+    double sk = slope * k, lr = log(k / m);
+    if (slope > 0)
+        lr = (sk > 1 ? sk + log1p(-exp(-sk)) : log(expm1(sk))) - log(-expm1(-slope * m));
+    return -logaddexp(0.0, (best ? 2.0 : -2.0) * lambda + lr);
 }
 
 double rl_value_coherent(double rho, double vnorm)

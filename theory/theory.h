@@ -9,24 +9,49 @@
  * E[R(theta)] equals |chi| times a rotation, so its norm is |chi|. */
 double complex rl_angle_charfn(rl_angle_law law, double omega);
 
+/* 1 - sin(w)/w to ~1 ulp for every w (a series below |w| = 2, where the
+ * direct form cancels). */
+double rl_one_minus_sinc(double w);
+/* log |rl_angle_charfn(law, w)| without forming 1 - |chi| by subtraction:
+ * log1p of the series above (uniform, drift), of -2 sin^2(w/2) (pm). */
+double rl_angle_log_norm(rl_angle_law law, double w);
+
 /* ||E[M]||_op in closed form.  SO(2) families: the per-block norms |chi_b|
  * go to blocks (d/2 values, may be NULL) and the result is their maximum;
  * token-so2 uses the token probabilities probs (vocab values; NULL: uniform).
  * Returns NAN for brownian, which has no closed form: see rl_brownian_mean. */
 double rl_family_mean_norm(const rl_family *f, const double *probs, double *blocks);
 
-/* E[exp(sigma A)] = c I for the Brownian family; c from the moment series
- * c = 1 - sigma^2 (d-1)/2 + sigma^4 (d-1)(2d-1)/24, within *err =
- * sigma^6 5(d-1)(d^2-d+1)/720 (the Taylor remainder of cos; NOTES.md §1.1). */
+/* E[exp(sigma A)] = c I for the Brownian family, exactly (a sum of Laguerre
+ * polynomials, see theory.c), in [-1, 1]; *err (may be NULL) estimates its
+ * rounding error (distance to the same sum carried in double). */
 double rl_brownian_mean(int d, double sigma, double *err);
+
+/* log ||E[M]||_op: for SO(2) families per block from rl_angle_log_norm (to
+ * blocks' logs in logblocks, d/2 values, may be NULL) and their maximum; for
+ * brownian log |c|; householder, lazy-haar through log1p.  token-so2: the log
+ * of rl_family_mean_norm's values (no cancellation-free form). */
+double rl_family_log_mean_norm(const rl_family *f, const double *probs, double *logblocks);
+
+/* W(eps) from log ||E M|| (<= 0): ceil(-log(eps) / -lognorm), at least 1;
+ * -1 (never) for lognorm >= 0 or a window beyond 9e18.  Exact to the integer
+ * when lognorm is good to a few ulps (rl_family_log_mean_norm), which a norm
+ * near 1 stored as a double is not. */
+long rl_mixing_window_log(double lognorm, double eps);
 
 /* Mixing window W(eps) = ceil(log(1/eps) / log(1/norm)): the least n >= 1 with
  * norm^n <= eps.  Returns 1 for norm = 0 and -1 (never) for norm >= 1. */
 long rl_mixing_window(double norm, double eps);
 
-/* Levy / spherical-cap bound for u uniform on S^{d-1}:
- * P(|<e,u>| >= t) <= 2 exp(-d t^2 / 2)  (Ball 1997, Lemma 2.2), capped at 1. */
+/* The spherical-cap bound (Ball) for u uniform on S^{d-1}, one coordinate:
+ * P(|<e,u>| >= t) <= 2 exp(-d t^2 / 2)  (Ball 1997, Lemma 2.2), capped at 1.
+ * (Named "levy" in the code for history; Levy's bound on SO(d) is below.) */
 double rl_levy_tail(int d, double t);
+/* Levy's concentration on SO(d), d >= 3: P(|f - E f| >= t) <= 2 exp(-(d-2)
+ * t^2 / 8) for f 1-Lipschitz in the Hilbert-Schmidt metric, capped at 1 (1
+ * for d < 3).  f(U) = <q, U k>, unit q, k, is 1-Lipschitz, so this also bounds
+ * the coordinate tail, looser than the cap bound by the factor 4 in d t^2. */
+double rl_levy_so_tail(int d, double t);
 
 /* Exact tail P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2). */
 double rl_beta_tail(int d, double t);
@@ -41,10 +66,16 @@ double rl_hoeffding_so2(double t, const double *a, int nb);
  * tokens: rho_D >= M / (M + K e^{2 lambda}); equality when every near logit is
  * +lambda and every far logit -lambda. */
 double rl_farmass_lower(double m, double k, double lambda);
+/* Its log, log M - logaddexp(log M, log K + 2 lambda): finite for every
+ * finite lambda (rl_farmass_lower falls back to its exp when the direct form
+ * is not a normal number; it underflows to 0 past lambda ~ 372). */
+double rl_farmass_lower_log(double m, double k, double lambda);
 /* The matching upper bound M / (M + K e^{-2 lambda}). */
 double rl_farmass_upper(double m, double k, double lambda);
 /* Far tokens M at which the lower bound reaches 1/2: M = K e^{2 lambda}. */
 double rl_farmass_half(double k, double lambda);
+/* Its log, log K + 2 lambda (the count overflows past lambda ~ 354). */
+double rl_farmass_half_log(double k, double lambda);
 
 /* Far mass under an ALiBi bias -slope * distance, near tokens at distances
  * 0..K-1 and far ones at K..K+M-1, logits in [-lambda, lambda] before the bias.
@@ -52,6 +83,8 @@ double rl_farmass_half(double k, double lambda);
  *   rho <= 1 / (1 + e^{-2 lambda} N/F),  N/F = (e^{slope K} - 1) / (1 - e^{-slope M}).
  * best == 1 gives the matching lower bound (e^{+2 lambda}). */
 double rl_farmass_alibi(double m, double k, double lambda, double slope, int best);
+/* Its log, finite for every finite lambda and slope. */
+double rl_farmass_alibi_log(double m, double k, double lambda, double slope, int best);
 
 /* The far value contribution r = sum_far alpha_j P(j->i) v_j, alpha_j = rho/M,
  * every v_j = v (a shared background).  Without transport ||r|| = rho ||v||. */
