@@ -58,7 +58,7 @@ Test(exp_farmass, householder_walk_respects_bound_and_far_scores_are_haar_like)
     th_acc s2 = { 0 };
     for (long rep = 0; rep < 200; rep++) {
         rl_rng_stream(r, 5, (uint64_t)rep);
-        rl_farmass_walk(&f, ch, r, q, acc, grid, ng, 512, rho, mom);
+        rl_farmass_walk(&f, ch, r, q, acc, grid, ng, 512, rho, mom, NULL);
         for (int g = 0; g < ng; g++)
             for (int l = 0; l < 3; l++)
                 cr_assert_geq(rho[g * 3 + l] - rl_farmass_lower((double)(grid[g] - K), K, lam[l]), -1e-12);
@@ -88,14 +88,14 @@ Test(exp_farmass, so2_far_score_follows_route_length)
     th_acc s1 = { 0 };
     for (long rep = 0; rep < 40000; rep++) {
         rl_rng_stream(r, 6, (uint64_t)rep);
-        rl_farmass_walk(&f, ch, r, q, acc, grid, 2, 4, rho, mom);
+        rl_farmass_walk(&f, ch, r, q, acc, grid, 2, 4, rho, mom, NULL);
         th_add(&s1, mom[0]);
     }
     double pred = 0;
     for (int delta = 4; delta <= 8; delta++)
         pred += 0.5 * (pow(sin(1.0), delta) + pow(sin(0.5) / 0.5, delta)) / 5;
     cr_assert_lt(fabs(s1.mean - pred), 5 * th_se(&s1), "mean far score %g +- %g, predicted %g", s1.mean, th_se(&s1), pred);
-    rl_farmass_walk(NULL, ch, r, q, acc, grid, 2, 4, rho, mom);
+    rl_farmass_walk(NULL, ch, r, q, acc, grid, 2, 4, rho, mom, NULL);
     cr_assert_float_eq(rho[0], 3.0 / 5.0, 1e-15);
     cr_assert_float_eq(rho[1], 6.0 / 8.0, 1e-15);
     gsl_rng_free(r);
