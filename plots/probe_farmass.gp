@@ -5,7 +5,7 @@ load plotdir.'/common.gp'
 f = dir.'/probe.tsv'
 set title sprintf("%s: attention mass beyond the last W positions, last queries of %d-token windows (trained at %d)", name, L, T) noenhanced
 set xlabel 'W (tokens)'
-set ylabel 'far mass ρ_D (mean over heads; bounds: max |logit| dashed, realised range dotted)'
+set ylabel 'far mass ρ_D (mean over heads)'
 # log y: the bound is often orders of magnitude below the measured mass
 set logscale xy
 set yrange [*:1.5]
