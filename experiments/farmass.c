@@ -7,7 +7,12 @@
  * the bound reaches 1/2 at M = K e^{2 lambda}.  An ALiBi bias -m delta makes
  * the far weights a convergent geometric series: rho <= 1/(1 + e^{-2 lambda}
  * (e^{mK} - 1)) < 1 for every M.  Measured here in the stylized model of
- * mc/farmass_walk.h for each transport family, lambda and L = K + M from 64 to 65,536. */
+ * mc/farmass_walk.h for each transport family, lambda and L = K + M from 64 to 65,536.
+ * Beside lambda as set, the data-dependent forms with the replicate's
+ * observed max |logit| and its realised range Delta = max near - min far
+ * logit (theory.h, rl_farmass_range), their looseness and L*(1/2).  Every
+ * comparison of rho_D with a bound is an identity of the construction:
+ * shown, not counted (identity_check); the unit tests assert them. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
