@@ -51,7 +51,9 @@ int cmd_probe(int argc, char **argv)
                   "each evaluation window (the same windows as routelab eval), every layer and\n"
                   "head: the attention mass on keys at distance >= W (far mass rho_D, for W =\n"
                   "T/4 .. L/2), the largest logit magnitude lambda, the bound\n"
-                  "M_L / (M_L + K e^{2 lambda}) with K = W and M_L = i + 1 - W, and the mean logit\n"
+                  "M_L / (M_L + K e^{2 lambda}) with K = W and M_L = i + 1 - W, its shift-invariant\n"
+                  "form M_L / (M_L + K e^{Delta}) (Delta = max near - min far logit), the length\n"
+                  "L*(1/2) = K + K e^{Delta} where that forces rho_D >= 1/2, and the mean logit\n"
                   "and attention weight against distance.  Writes probe.tsv, distance.tsv and\n"
                   "figures far mass vs W against the bound, and logit vs distance.",
                   opts, argc, argv, NULL, 0);
@@ -87,7 +89,8 @@ int cmd_probe(int argc, char **argv)
     if (rl_outfile_create(pp, &po, &err) != RL_OK || rl_outfile_create(dp, &dout, &err) != RL_OK)
         fail_outputs(made, po, NULL, &err);
     fprintf(po->f, "length\tlayer\thead\tW\tfar_mass\tfar_mass_se\tbound_mean\tbound_at_max_lambda\t"
-                   "lambda_mean\tlambda_max\trows\tviolations\n");
+                   "lambda_mean\tlambda_max\trows\tviolations\tbound_range_mean\tbound_range_at_max_delta\t"
+                   "delta_mean\tdelta_max\tL_star_half\tviolations_range\n");
     fprintf(dout->f, "length\tlayer\thead\tdist_lo\tdist_hi\tmean_logit\tmean_weight\n");
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m, maxL);
     double viol = 0;
@@ -123,9 +126,13 @@ int cmd_probe(int argc, char **argv)
     FILE *f = fopen(pp, "r");
     char line[1024];
     while (f && fgets(line, sizeof line, f)) {
-        char *last = strrchr(line, '\t');
-        if (last && line[0] != 'l')
-            viol += atof(last + 1);
+        /* columns 12 (the max |logit| form) and 18 (the realised range form) */
+        double v[18];
+        if (line[0] != 'l' &&
+            sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15],
+                   &v[16], &v[17]) == 18)
+            viol += v[11] + v[17];
     }
     if (f)
         fclose(f);

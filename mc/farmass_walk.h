@@ -16,8 +16,11 @@
 /* Walk delta = 1 .. grid[ng-1] (f == NULL: no transport, s = 1).  ch tracks one
  * vector; q (d) is drawn here.  rho (ng x nlam x nconf) gets rho_D at each
  * grid distance L (= K + M); far_mom[0], far_mom[1] get the mean of s and s^2
- * over delta >= far_from (NAN when no such delta). */
+ * over delta >= far_from (NAN when no such delta).  srange (ng x 3, may be
+ * NULL) gets the realised scores at each grid L: max near score (delta <= K),
+ * min far score (K < delta <= L) and max |score| (delta <= L); the logits are
+ * lambda times these, so the data-dependent bounds need nothing else. */
 void rl_farmass_walk(const rl_family *f, rl_chain *ch, gsl_rng *r, double *q, rl_mass *acc, const long *grid,
-                     int ng, long far_from, double *rho, double *far_mom);
+                     int ng, long far_from, double *rho, double *far_mom, double *srange);
 
 #endif

@@ -7,7 +7,11 @@
  * M_L / (M_L + K e^{2 lambda}) with K = W near and M_L = i + 1 - W far keys
  * (a row's logits all lie in [-lambda, lambda], so the bound holds row by
  * row: a violation would be a bug), and the mean logit and attention weight
- * by distance.  The logits come from the streaming kernel's observer, so
+ * by distance.  Beside it the shift-invariant form M_L / (M_L + K e^{Delta}),
+ * Delta = max near logit - min far logit of the row (theory.h,
+ * rl_farmass_range: the tightest of the forms that holds for the realised
+ * logits; a violation would again be a bug), and the admissible length
+ * L*(1/2) = K + K e^{Delta} at which it forces far mass >= 1/2.  The logits come from the streaming kernel's observer, so
  * they are exactly those of the evaluation (every position scheme, PaTH
  * included); the ALiBi bias is added here. */
 #include "probe.h"
@@ -20,7 +24,9 @@
 #include "attention.h"
 #include "../theory/theory.h"
 
-#define NSTAT 7 /* far mass, its square, bound, rows, violations, lambda sum, lambda max */
+/* far mass, its square, bound, rows, violations, lambda sum, lambda max;
+ * range bound, its violations, Delta sum, Delta max */
+#define NSTAT 11
 
 struct rl_probe {
     int layers, H;
@@ -91,6 +97,18 @@ static void rows_done(rl_probe *p, int layer, int h)
             mx = fmax(mx, a[j]);
             lam = fmax(lam, fabs(a[j]));
         }
+        /* the realised range per W: max near logit (j > i - W), min far (j <= i - W) */
+        double nearmax[RL_PROBE_MAXW], farmin[RL_PROBE_MAXW];
+        for (int w = 0; w < p->nw; w++) {
+            const long W = p->W[w];
+            nearmax[w] = -INFINITY;
+            farmin[w] = INFINITY;
+            for (long j = 0; j <= i && W <= i; j++)
+                if (j <= i - W)
+                    farmin[w] = fmin(farmin[w], a[j]);
+                else
+                    nearmax[w] = fmax(nearmax[w], a[j]);
+        }
         double *dist = p->dist + ((long)layer * p->H + h) * p->nbins * 3;
         for (long j = 0; j <= i; j++) {
             double *d = dist + 3 * dbin(i - j);
@@ -122,6 +140,11 @@ static void rows_done(rl_probe *p, int layer, int h)
             s[4] += far < bound * (1 - 1e-6) - 1e-12; /* a violation: impossible but for a bug */
             s[5] += lam;
             s[6] = fmax(s[6], lam);
+            const double dr = nearmax[w] - farmin[w], br = rl_farmass_range(M, K, dr);
+            s[7] += br;
+            s[8] += far < br * (1 - 1e-6) - 1e-12;
+            s[9] += dr;
+            s[10] = s[3] == 1 ? dr : fmax(s[10], dr);
         }
     }
 }
@@ -151,9 +174,14 @@ void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv)
                 const double mean = s[0] / n, var = n > 1 ? (s[1] - n * mean * mean) / (n - 1) : 0;
                 /* the bound at the largest lambda seen, for the last query */
                 const double M = (double)(p->L - p->W[w]), K = (double)p->W[w];
-                fprintf(probe_tsv, "%ld\t%d\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.4g\t%.4g\t%.0f\t%.0f\n", p->L,
-                        l, h, p->W[w], mean, sqrt(fmax(var, 0) / n), s[2] / n, M / (M + K * exp(2 * s[6])),
-                        s[5] / n, s[6], n, s[4]);
+                /* appended after the first twelve columns, whose meaning is
+                 * unchanged: the range form, Delta, and L*(1/2) at the
+                 * largest Delta seen (every row forced to >= 1/2 beyond it) */
+                fprintf(probe_tsv, "%ld\t%d\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.4g\t%.4g\t%.0f\t%.0f\t"
+                                   "%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\n", p->L,
+                        l, h, p->W[w], mean, sqrt(fmax(var, 0) / n), s[2] / n, rl_farmass_range(M, K, 2 * s[6]),
+                        s[5] / n, s[6], n, s[4], s[7] / n, rl_farmass_range(M, K, s[10]), s[9] / n, s[10],
+                        K + rl_farmass_admissible(K, 0.5, s[10]), s[8]);
             }
             const double *d = p->dist + ((long)l * p->H + h) * p->nbins * 3;
             for (int b = 0; b < p->nbins; b++)

@@ -19,7 +19,11 @@ void rl_probe_observe(void *ctx, int layer, int b, int h, long i0, long i1, long
                       const float *S, long lds);
 
 /* Rows of probe.tsv (length, layer, head, W, far_mass, far_mass_se, bound_mean,
- * bound_at_max_lambda, lambda_mean, lambda_max, rows, violations) and of
+ * bound_at_max_lambda, lambda_mean, lambda_max, rows, violations, then
+ * bound_range_mean, bound_range_at_max_delta, delta_mean, delta_max,
+ * L_star_half, violations_range: bound_* with lambda the row's max |logit|,
+ * bound_range_* with Delta = max near - min far logit, L_star_half =
+ * K + K e^{delta_max}, K = W) and of
  * distance.tsv (length, layer, head, dist_lo, dist_hi, mean_logit,
  * mean_weight per key). */
 void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv);

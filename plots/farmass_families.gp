@@ -17,6 +17,7 @@ do for [j=1:words(lams)] {
     lam = word(lams,j)+0
     set title sprintf("λ = %g (|logit| ≤ λ): the bound reaches 1/2 at L = %.0f", lam, K + K*exp(2*lam))
     plot for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $4 == lam && $5 == 0 ? $6 : 1/0):8:9 w yerrorbars pt (word(pts,i)+0) ps 0.7 lc i+1, \
+         for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $4 == lam && $5 == 0 ? $6 : 1/0):18 w lines lw 1 lc i+1, \
          f u (strcol(1) eq 'none' && $4 == lam && $5 == 0 ? $6 : 1/0):8 w lines lw 1.5 dt 2 lc rgb 'gray30', \
          f u (strcol(1) eq 'householder' && $4 == lam && $5 == 0 ? $6 : 1/0):12 w lines lw 2.5 lc rgb 'black', \
          0.5 w lines lc rgb 'gray50' dt 3
@@ -28,5 +29,6 @@ set key center center box opaque font ',12' spacing 1.4
 plot for [i=1:words(fams)] NaN w points pt (word(pts,i)+0) ps 1.2 lc i+1 title word(fams,i).' (mean ± SE)', \
      NaN w lines lw 1.5 dt 2 lc rgb 'gray30' title 'none (NoPE): M/(M+K)', \
      NaN w lines lw 2.5 lc rgb 'black' title 'lower bound M/(M + K e^{2λ})', \
+     NaN w lines lw 1 lc rgb 'gray40' title 'realised-range bound M/(M + K e^{Δ}) (family colour)', \
      NaN w lines lc rgb 'gray50' dt 3 title 'ρ_D = 1/2'
 unset multiplot

@@ -54,14 +54,22 @@ Test(exp_farmass, householder_walk_respects_bound_and_far_scores_are_haar_like)
     rl_mass *acc = rl_mass_alloc(sp);
     rl_chain *ch = rl_chain_alloc(&f, 1);
     gsl_rng *r = rl_rng_alloc();
-    double q[16], rho[3 * 3], mom[2];
+    double q[16], rho[3 * 3], mom[2], sr[3 * 3];
     th_acc s2 = { 0 };
     for (long rep = 0; rep < 200; rep++) {
         rl_rng_stream(r, 5, (uint64_t)rep);
-        rl_farmass_walk(&f, ch, r, q, acc, grid, ng, 512, rho, mom);
+        rl_farmass_walk(&f, ch, r, q, acc, grid, ng, 512, rho, mom, sr);
         for (int g = 0; g < ng; g++)
-            for (int l = 0; l < 3; l++)
-                cr_assert_geq(rho[g * 3 + l] - rl_farmass_lower((double)(grid[g] - K), K, lam[l]), -1e-12);
+            for (int l = 0; l < 3; l++) {
+                /* the identities the report no longer counts: rho >= (c) >= (b) >= (a) */
+                const double M = (double)(grid[g] - K);
+                const double ba = rl_farmass_lower(M, K, lam[l]);
+                const double bb = rl_farmass_range(M, K, 2 * lam[l] * sr[3 * g + 2]);
+                const double bc = rl_farmass_range(M, K, lam[l] * (sr[3 * g] - sr[3 * g + 1]));
+                cr_assert_geq(rho[g * 3 + l] - bc, -1e-12);
+                cr_assert_geq(bc - bb, -1e-15);
+                cr_assert_geq(bb - ba, -1e-15);
+            }
         th_add(&s2, mom[1]);
     }
     cr_assert_lt(fabs(s2.mean - 1.0 / d), 5 * th_se(&s2), "E s^2 = %g +- %g, Haar %g", s2.mean, th_se(&s2), 1.0 / d);
@@ -88,16 +96,22 @@ Test(exp_farmass, so2_far_score_follows_route_length)
     th_acc s1 = { 0 };
     for (long rep = 0; rep < 40000; rep++) {
         rl_rng_stream(r, 6, (uint64_t)rep);
-        rl_farmass_walk(&f, ch, r, q, acc, grid, 2, 4, rho, mom);
+        rl_farmass_walk(&f, ch, r, q, acc, grid, 2, 4, rho, mom, NULL);
         th_add(&s1, mom[0]);
     }
     double pred = 0;
     for (int delta = 4; delta <= 8; delta++)
         pred += 0.5 * (pow(sin(1.0), delta) + pow(sin(0.5) / 0.5, delta)) / 5;
     cr_assert_lt(fabs(s1.mean - pred), 5 * th_se(&s1), "mean far score %g +- %g, predicted %g", s1.mean, th_se(&s1), pred);
-    rl_farmass_walk(NULL, ch, r, q, acc, grid, 2, 4, rho, mom);
+    double sr[6];
+    rl_farmass_walk(NULL, ch, r, q, acc, grid, 2, 4, rho, mom, sr);
     cr_assert_float_eq(rho[0], 3.0 / 5.0, 1e-15);
     cr_assert_float_eq(rho[1], 6.0 / 8.0, 1e-15);
+    /* NoPE: every score 1, Delta = 0, and the range form is exact */
+    for (int g = 0; g < 2; g++) {
+        cr_assert(sr[3 * g] == 1 && sr[3 * g + 1] == 1 && sr[3 * g + 2] == 1);
+        cr_assert_float_eq(rho[g], rl_farmass_range((double)(grid[g] - 2), 2, 0), 1e-15);
+    }
     gsl_rng_free(r);
     rl_chain_free(ch);
     rl_mass_free(acc);
@@ -107,7 +121,7 @@ Test(exp_farmass, so2_far_score_follows_route_length)
 Test(exp_farmass, cli_writes_every_promised_file, .timeout = 240)
 {
     const char *files[] = { "farmass.md", "farmass.tsv", "farmass_extremal.tsv", "farmass_scores.tsv",
-                            "farmass_half.tsv", "farmass_alibi.tsv", "farmass_families.png", "farmass_alibi.png",
+                            "farmass_half.tsv", "farmass_admissible.tsv", "farmass_alibi.tsv", "farmass_families.png", "farmass_alibi.png",
                             "farmass_looseness.png", NULL };
     const char *same[] = { "farmass.tsv", "farmass_scores.tsv", NULL };
     th_cli_quick("farmass", files, same);
@@ -119,4 +133,109 @@ Test(exp_farmass, bad_flags_exit_2)
     cr_assert_eq(th_run("farmass --preset huge", NULL, 0, err, sizeof err), 2);
     cr_assert_eq(th_run("farmass --no-such-flag", NULL, 0, err, sizeof err), 2);
     cr_assert_eq(th_run("farmass --threads 0", NULL, 0, err, sizeof err), 2);
+}
+
+/* Far mass of K near logits all equal to hi and M far ones all equal to lo,
+ * summed directly. */
+static double far_mass_two_levels(long K, long M, double hi, double lo)
+{
+    double n = 0, f = 0;
+    for (long j = 0; j < K; j++)
+        n += exp(hi);
+    for (long j = 0; j < M; j++)
+        f += exp(lo);
+    return f / (f + n);
+}
+
+/* Near logits all at their max, far all at their min: the realised-range form
+ * (c) is met exactly, while (b) (max |logit|) and (a) (lambda as set) are
+ * strictly looser.  The logits are shifted (hi = 1.5, lo = 0.5): only the
+ * difference enters (c), the shift makes max |logit| 1.5, Delta = 1. */
+Test(exp_farmass, range_form_is_tight_where_the_others_are_loose)
+{
+    const double hi = 1.5, lo = 0.5, lam_set = 2.0;
+    const long Ks[3] = { 1, 16, 64 }, Ms[3] = { 1, 100, 5000 };
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            const double K = (double)Ks[a], M = (double)Ms[b];
+            const double rho = far_mass_two_levels(Ks[a], Ms[b], hi, lo);
+            const double c = rl_farmass_range(M, K, hi - lo);
+            const double bo = rl_farmass_range(M, K, 2 * fmax(fabs(hi), fabs(lo)));
+            const double ba = rl_farmass_lower(M, K, lam_set);
+            cr_assert_float_eq(rho / c, 1.0, 1e-13, "K %g M %g: rho %.17g (c) %.17g", K, M, rho, c);
+            cr_assert_gt(rho / bo, 1.001, "(b) should be loose: %g", rho / bo);
+            cr_assert_gt(bo / ba, 1.001, "(a) should be looser than (b): %g", bo / ba);
+            /* (c) = M e^{lo} / (M e^{lo} + K e^{hi}) literally */
+            cr_assert_float_eq(c, M * exp(lo) / (M * exp(lo) + K * exp(hi)), 1e-15);
+        }
+    /* log space: finite where e^{Delta} overflows */
+    const double lg = rl_farmass_range_log(65536, 16, 2000);
+    cr_assert(isfinite(lg));
+    cr_assert_float_eq(lg, log(65536.0) - log(16.0) - 2000, 1e-9);
+    cr_assert_float_eq(rl_farmass_range_log(1e6, 1, -50), -log1p(exp(-50) / 1e6), 1e-25);
+}
+
+/* L*(p): the far keys M* where M/(M + K e^{Delta}) = p, against a bisection
+ * on the bound itself (to 1e-10: near p = 1 the bound is flat, and the
+ * bisection only finds M* to the bound's rounding). */
+Test(exp_farmass, admissible_length_matches_bisection)
+{
+    const double Ks[3] = { 1, 16, 512 }, ps[4] = { 0.1, 0.5, 0.9, 0.999 }, Ds[4] = { -3, 0, 5.779, 30 };
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 4; b++)
+            for (int c = 0; c < 4; c++) {
+                const double K = Ks[a], p = ps[b], D = Ds[c];
+                double lo = 0, hi = 1;
+                while (rl_farmass_range(hi, K, D) < p)
+                    hi *= 2;
+                for (int i = 0; i < 200; i++) {
+                    const double mid = 0.5 * (lo + hi);
+                    if (rl_farmass_range(mid, K, D) < p)
+                        lo = mid;
+                    else
+                        hi = mid;
+                }
+                const double Ms = rl_farmass_admissible(K, p, D);
+                cr_assert_float_eq(Ms / hi, 1.0, 1e-10, "K %g p %g D %g: %.17g vs bisection %.17g", K, p, D, Ms, hi);
+                cr_assert_float_eq(rl_farmass_admissible_log(K, p, D), log(hi), 1e-9);
+            }
+    /* delta = 1/2: M* = K e^{Delta}; at Delta = 2 lambda, rl_farmass_half */
+    cr_assert_float_eq(rl_farmass_admissible(16, 0.5, 8), rl_farmass_half(16, 4), 1e-9);
+}
+
+/* The report counts no identity as evidence: every check labelled an
+ * identity is info, and the counted holds are the checks that could fail. */
+Test(exp_farmass, report_does_not_count_identities, .timeout = 240)
+{
+    char *dir = th_tmpdir(), line[1024], out[1 << 14];
+    static char err[1 << 14];
+    snprintf(line, sizeof line, "farmass --preset quick --threads 2 --out %s", dir);
+    cr_assert_eq(th_run(line, out, sizeof out, err, sizeof err), 0, "%s", err);
+    char *p = th_path(dir, "farmass.md");
+    FILE *f = fopen(p, "r");
+    cr_assert(f);
+    char row[8192];
+    int ident = 0, holds = 0, no = 0, counted_holds = -1, counted_no = -1;
+    while (fgets(row, sizeof row, f)) {
+        if (sscanf(row, "Verdicts: %d checks hold, %d do not", &counted_holds, &counted_no) == 2)
+            continue;
+        if (strncmp(row, "| ", 2) != 0)
+            continue;
+        const size_t n = strlen(row);
+        const int is_info = n > 9 && strstr(row + n - 9, "info |"), is_hold = n > 10 && strstr(row + n - 10, "holds |");
+        if (strstr(row, "| identity (not counted)") == row) {
+            ident++;
+            cr_expect(is_info, "an identity counted: %s", row);
+        }
+        holds += is_hold != 0;
+        no += strstr(row, "DOES NOT HOLD |") != NULL;
+    }
+    fclose(f);
+    cr_expect_geq(ident, 10, "%d identities", ident);
+    cr_expect_eq(counted_holds, holds);
+    cr_expect_eq(counted_no, no);
+    cr_expect_leq(holds, 4, "%d counted holds: identities among them?", holds);
+    free(p);
+    th_rmdir(dir);
+    free(dir);
 }

@@ -49,9 +49,10 @@ static void probe_matches_forward(const char *pos)
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
         long L, Wv;
         int l, h;
-        double fm, fse, bmean, bmax, lmean, lmax, cnt, viol;
-        cr_assert_eq(sscanf(line, "%ld %d %d %ld %lf %lf %lf %lf %lf %lf %lf %lf", &L, &l, &h, &Wv, &fm, &fse, &bmean,
-                            &bmax, &lmean, &lmax, &cnt, &viol), 12, "%s", line);
+        double fm, fse, bmean, bmax, lmean, lmax, cnt, viol, rmean, rmax, dmean, dmax, lstar, rviol;
+        cr_assert_eq(sscanf(line, "%ld %d %d %ld %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &L, &l, &h,
+                            &Wv, &fm, &fse, &bmean, &bmax, &lmean, &lmax, &cnt, &viol, &rmean, &rmax, &dmean, &dmax,
+                            &lstar, &rviol), 18, "%s", line);
         /* queries 64 .. 127 (the last block) */
         double want = 0;
         for (long i = 64; i < T; i++)
@@ -62,6 +63,16 @@ static void probe_matches_forward(const char *pos)
                      fm, want);
         cr_expect_eq(viol, 0, "%s: the bound was violated", pos);
         cr_expect_geq(fm + 1e-9, bmean * (1 - 1e-6) - 1e-9);
+        /* the realised-range form: never violated, and per row at least the
+         * max |logit| form (Delta <= 2 lambda), hence on average too */
+        cr_expect_eq(rviol, 0, "%s: the range bound was violated", pos);
+        cr_expect_geq(fm + 1e-9, rmean * (1 - 1e-6) - 1e-9);
+        cr_expect_geq(rmean, bmean * (1 - 1e-5), "%s: range %g < max |logit| form %g", pos, rmean, bmean);
+        cr_expect_leq(dmean, dmax + 1e-3);
+        cr_expect_leq(dmax, 2 * lmax + 1e-3);
+        const double M = (double)(L - Wv);
+        cr_expect_float_eq(rmax, M / (M + Wv * exp(dmax)), 1e-4 * rmax + 1e-12);
+        cr_expect_float_eq(lstar, Wv + Wv * exp(dmax), 1e-3 * lstar);
         rows++;
     }
     cr_expect_eq(rows, 2 * 4 * 3);

@@ -428,3 +428,40 @@ double rl_so2_cos_log_mgf(rl_angle_law law, double omega, long n, double z)
     rl_so2_cos_log_mgf_range(law, omega, n, 1, z, &v);
     return v;
 }
+
+/* The far-mass bound in its data-dependent forms (issue 12).  Softmax is
+ * shift-invariant: subtracting min_far from every logit changes no weight.
+ * Then every far weight is >= e^{0} and every near one <= e^{Delta}, with
+ * Delta = max near logit - min far logit, so
+ *   rho_D = F/(F + N) >= M e^{min far} / (M e^{min far} + K e^{max near})
+ *        = M / (M + K e^{Delta})
+ * (x/(x + N) increases in x and decreases in N).  Equality when every near
+ * logit equals the max and every far one the min.  With |logit| <= lambda,
+ * Delta <= 2 lambda gives rl_farmass_lower; the observed max |logit|
+ * lambda_obs gives Delta <= 2 lambda_obs: three bounds, ordered
+ * range >= observed >= as set.  Computed in log space,
+ *   log rho = log M - logaddexp(log M, log K + Delta),
+ * so no finite Delta overflows. */
+double rl_farmass_range_log(double m, double k, double delta_range)
+{
+    const double a = log(m), b = log(k) + delta_range;
+    const double hi = fmax(a, b), lo = fmin(a, b);
+    return a - (hi + log1p(exp(lo - hi)));
+}
+
+double rl_farmass_range(double m, double k, double delta_range)
+{
+    return exp(rl_farmass_range_log(m, k, delta_range));
+}
+
+/* M / (M + K e^Delta) >= p  <=>  M (1 - p) >= p K e^Delta
+ *                            <=>  M >= K p e^Delta / (1 - p). */
+double rl_farmass_admissible_log(double k, double p, double delta_range)
+{
+    return log(k) + log(p) - log1p(-p) + delta_range;
+}
+
+double rl_farmass_admissible(double k, double p, double delta_range)
+{
+    return exp(rl_farmass_admissible_log(k, p, delta_range));
+}

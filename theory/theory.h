@@ -123,4 +123,18 @@ double rl_so2_cos_log_mgf(rl_angle_law law, double omega, long n, double z);
  * (the powers chi^n carried from one n to the next: O(count sqrt z)). */
 void rl_so2_cos_log_mgf_range(rl_angle_law law, double omega, long n0, long count, double z, double *out);
 
+/* The shift-invariant far-mass bound for realised logits: with K near and M
+ * far keys and Delta = max near logit - min far logit,
+ *   rho_D >= M / (M + K e^{Delta})
+ * (the proof is at the definition; equality when all near logits equal their
+ * max and all far ones their min).  Delta = 2 lambda_obs (observed max
+ * |logit|) or 2 lambda (as set) give the looser forms.  _log returns the log
+ * (finite for every finite Delta). */
+double rl_farmass_range(double m, double k, double delta_range);
+double rl_farmass_range_log(double m, double k, double delta_range);
+/* Far keys at which that bound forces rho_D >= p (0 < p < 1):
+ * M*(p) = K p e^{Delta} / (1 - p); the context is L* = K + M*.  _log: its log. */
+double rl_farmass_admissible(double k, double p, double delta_range);
+double rl_farmass_admissible_log(double k, double p, double delta_range);
+
 #endif
