@@ -82,11 +82,16 @@ static double b_norm2(bound_args *x)
     rl_err err;
     rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
     const int want = rl_opt_seen(x->opts, "samples") ? x->samples > 0 : f.d <= RL_MOMENT2_MAX_D;
-    if (want && f.d > RL_MOMENT2_MAX_D)
+    if (want && f.d > RL_MOMENT2_MAX_D) {
+        free(table);
         rl_die("bound norm2: --samples needs d <= %d (the estimate forms d^2 x d^2 matrices), got d = %d",
                RL_MOMENT2_MAX_D, f.d);
+    }
     if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
-        rl_check_in("bound", rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &ntok, &err), &err);
+        rl_status ts = rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &ntok, &err);
+        if (ts != RL_OK)
+            free(table);
+        rl_check_in("bound", ts, &err);
         probs = rl_xmalloc(sizeof(double) * f.vocab);
         rl_tokens_unigram(tok, ntok, f.vocab, probs);
     }
@@ -94,13 +99,26 @@ static double b_norm2(bound_args *x)
     double *diag = rl_xmalloc(sizeof(double) * (h + 1)), *brate = rl_xmalloc(sizeof(double) * (h + 1));
     rl_moment2 m;
     rl_moment2_closed(&f, probs, &m, diag, brate);
-    if (isnan(m.rate) && !want)
+    if (isnan(m.rate) && !want) { /* freed first: the sanitizer build counts what exit leaves */
+        free(diag);
+        free(brate);
+        free(probs);
+        free(tok);
+        free(table);
         rl_die("bound norm2: %s at d = %d has no closed form and the estimate needs d <= %d",
                rl_family_name(f.kind), f.d, RL_MOMENT2_MAX_D);
+    }
     rl_moment2_est e; /* drawn before any output: a failure leaves stdout empty */
-    if (want)
-        rl_check_in("bound", rl_moment2_estimate_family(&f, tok, ntok, x->samples, (unsigned long)x->seed,
-                                                        &e, &err), &err);
+    rl_status est = want ? rl_moment2_estimate_family(&f, tok, ntok, x->samples,
+                                                     (unsigned long)x->seed, &e, &err) : RL_OK;
+    if (est != RL_OK) {
+        free(diag);
+        free(brate);
+        free(probs);
+        free(tok);
+        free(table);
+        rl_check_in("bound", est, &err);
+    }
     printf("# T(X) = E[M X M^T] of %s, d = %d: fixed space F of dim %d; E[(q^T P_n k)^2] settles "
            "at <= %.6g |q|^2 |k|^2 (Haar: 1/d = %.6g)\n",
            rl_family_name(f.kind), f.d, m.fixdim, m.limit_max, 1.0 / f.d);
