@@ -29,43 +29,57 @@ typedef struct {
 
 typedef double (*bound_fn)(bound_args *);
 
-static double b_norm(bound_args *x)
+/* ||E M|| (as_log 0) or log ||E M|| (as_log 1, exact for slow blocks) of
+ * the family the flags name: the slowest block, or --block B.  The
+ * Brownian mean is refused where its rounding estimate is not below tol
+ * (norm: 1e-9; window: 1e-7 (1 - |c|), since W divides by 1 - |c|). */
+static double family_norm(bound_args *x, const char *cmd, int as_log)
 {
-    double *table;
+    double *table, *probs = NULL, v;
     rl_family f;
     rl_err err;
     rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
-    double *probs = NULL, v;
     if (f.kind == RL_FAM_BROWNIAN) {
-        double e;
-        v = rl_brownian_mean(f.d, f.sigma, &e);
+        double e, c = rl_brownian_mean(f.d, f.sigma, &e);
         free(table);
-        if (e > 1e-9)
-            rl_die("bound norm: the Brownian mean at d = %d, sigma = %g is not certain to 1e-9 "
-                   "(rounding estimate %g)", f.d, f.sigma, e);
-        return fabs(v);
+        if (e > (as_log ? 1e-7 * (1 - fabs(c)) : 1e-9))
+            rl_die("bound %s: the Brownian mean at d = %d, sigma = %g is not certain to %s "
+                   "(rounding estimate %g)", cmd, f.d, f.sigma, as_log ? "1e-7 (1 - |E M|)" : "1e-9", e);
+        return as_log ? log(fabs(c)) : fabs(c);
     }
     if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
         long n;
         int *tok;
-        rl_check_in("bound", rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &n, &err), &err);
+        rl_status ts = rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &n, &err);
+        if (ts != RL_OK)
+            free(table);
+        rl_check_in("bound", ts, &err);
         probs = rl_xmalloc(sizeof(double) * f.vocab);
         rl_tokens_unigram(tok, n, f.vocab, probs);
         free(tok);
     }
     double *blocks = rl_xmalloc(sizeof(double) * (f.d / 2 + 1));
-    v = rl_family_mean_norm(&f, probs, blocks);
-    if (x->block >= 0) {
-        if (!rl_family_is_so2(&f))
-            rl_die("bound norm: --block applies to the SO(2) families only");
-        if (x->block >= f.d / 2)
-            rl_die("bound norm: --block %d is out of range [0, %d]", x->block, f.d / 2 - 1);
-        v = blocks[x->block];
-    }
-    free(blocks);
+    v = as_log ? rl_family_log_mean_norm(&f, probs, blocks) : rl_family_mean_norm(&f, probs, blocks);
     free(probs);
     free(table);
+    if (x->block >= 0) {
+        const int h = f.d / 2, so2 = rl_family_is_so2(&f);
+        if (so2 && x->block < h)
+            v = blocks[x->block];
+        free(blocks);
+        if (!so2)
+            rl_die("bound %s: --block applies to the SO(2) families only", cmd);
+        if (x->block >= h)
+            rl_die("bound %s: --block %d is out of range [0, %d]", cmd, x->block, h - 1);
+        return v;
+    }
+    free(blocks);
     return v;
+}
+
+static double b_norm(bound_args *x)
+{
+    return family_norm(x, "norm", 0);
 }
 
 /* norm2: the second-moment certificate (theory/moment2.h): closed form, the
@@ -160,58 +174,15 @@ static double b_norm2(bound_args *x)
     return w < 0 ? INFINITY : (double)w;
 }
 
-/* Family flags or --block given: the window of a family (slowest block, or
- * --block B), from log ||E M|| so that slow blocks come out exact. */
-static int window_of_family(const bound_args *x)
-{
-    static const char *fl[] = { "family", "d", "angles", "base", "scale", "beta", "p", "sigma",
-                                "vocab", "table", "text", "block" };
-    for (size_t i = 0; i < sizeof fl / sizeof *fl; i++)
-        if (rl_opt_seen(x->opts, fl[i]))
-            return 1;
-    return 0;
-}
-
+/* The window of --norm, or of a family when family flags or --block are
+ * given (from log ||E M||, so that slow blocks come out exact). */
 static double b_window(bound_args *x)
 {
-    if (!window_of_family(x)) {
-        long w = rl_mixing_window(x->norm, x->eps);
-        return w < 0 ? INFINITY : (double)w;
-    }
-    if (rl_opt_seen(x->opts, "norm"))
+    const int fam = rl_family_flag_seen(x->opts) || rl_opt_seen(x->opts, "block");
+    if (fam && rl_opt_seen(x->opts, "norm"))
         rl_die("bound window: --norm and the family flags exclude each other");
-    double *table, *probs = NULL, lv;
-    rl_family f;
-    rl_err err;
-    rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
-    if (f.kind == RL_FAM_BROWNIAN) {
-        double e;
-        double c = rl_brownian_mean(f.d, f.sigma, &e);
-        if (e > 1e-7 * (1 - fabs(c)))
-            rl_die("bound window: 1 - |E M| of brownian at d = %d, sigma = %g is not certain to 1e-7 "
-                   "(rounding estimate %g)", f.d, f.sigma, e);
-    }
-    if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
-        long n;
-        int *tok;
-        rl_check_in("bound", rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &n, &err), &err);
-        probs = rl_xmalloc(sizeof(double) * f.vocab);
-        rl_tokens_unigram(tok, n, f.vocab, probs);
-        free(tok);
-    }
-    double *blocks = rl_xmalloc(sizeof(double) * (f.d / 2 + 1));
-    lv = rl_family_log_mean_norm(&f, probs, blocks);
-    if (x->block >= 0) {
-        if (!rl_family_is_so2(&f))
-            rl_die("bound window: --block applies to the SO(2) families only");
-        if (x->block >= f.d / 2)
-            rl_die("bound window: --block %d is out of range [0, %d]", x->block, f.d / 2 - 1);
-        lv = blocks[x->block];
-    }
-    free(blocks);
-    free(probs);
-    free(table);
-    long w = rl_mixing_window_log(lv, x->eps);
+    long w = fam ? rl_mixing_window_log(family_norm(x, "window", 1), x->eps)
+                 : rl_mixing_window(x->norm, x->eps);
     return w < 0 ? INFINITY : (double)w;
 }
 

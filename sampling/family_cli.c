@@ -100,3 +100,13 @@ rl_status rl_family_tokens(const rl_family_args *a, const rl_family *f, long n, 
     *tok_out = tok;
     return RL_OK;
 }
+
+int rl_family_flag_seen(const rl_opt *opts)
+{
+    rl_family_args a = rl_family_args_default();
+    const rl_opt fam[] = { RL_FAMILY_OPTS_(&a), RL_OPT_END_ };
+    for (const rl_opt *o = fam; o->type != RL_OPT_END; o++)
+        if (rl_opt_seen(opts, o->name))
+            return 1;
+    return 0;
+}

@@ -33,6 +33,10 @@ rl_family_args rl_family_args_default(void);
     RL_OPT_STR_("table", &(a)->table, "token-so2: angle table file, one row of d/2 angles per token"), \
     RL_OPT_STR_("text", &(a)->text, "token-so2: read tokens as the bytes of this file")
 
+/* Whether any flag of RL_FAMILY_OPTS_ was given (opts: the parsed table),
+ * read off the family's own option table. */
+int rl_family_flag_seen(const rl_opt *opts);
+
 /* Build the family *f from parsed flags: checks it, loads or draws the token
  * table (stream `table_stream` of seed; vocab 256 when --text is given and no
  * table).  The table is malloc'ed into *table_out (NULL when not token-so2);
