@@ -101,7 +101,7 @@ $(FUZZDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZDIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZDIR)/librl.a
+$(FUZZDIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h fuzz/ckpt_load.h $(FUZZDIR)/librl.a
 	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZDIR)/librl.a $(LDFLAGS) $(LDLIBS)
 
 # Sanitizers in CI: the library, the tests and the binary again with gcc's
