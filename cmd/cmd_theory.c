@@ -93,19 +93,39 @@ int cmd_theory(int argc, char **argv)
                 "on %s in %.0f s. Every number below is measured in this run; predicted values come from "
                 "the closed forms of theory/ (derivations in NOTES.md). A check *holds* when the "
                 "measurement agrees with the prediction within its stated uncertainty (5 standard "
-                "errors unless said otherwise); *info* rows are measurements without a pass/fail.\n\n",
+                "errors unless said otherwise). Verdicts are of six kinds, each decided by a rule fixed in the "
+                "claims table before the run (the rules are listed under each claim's checks): *holds* and "
+                "*contradicted* are the evidence; *unresolved*: this run is too small to decide; *hypothesis "
+                "not met*: the theorem does not apply there (the row says which hypothesis fails); "
+                "*identity*: follows from the construction, shown but never counted; *info*: a reading of "
+                "ours, not a claim of the study.\n\n",
             ctx.preset == RL_PRESET_FULL ? "full" : "quick", ctx.seed, ctx.threads, date, t_all);
-    fprintf(fp, "| claim | checks that hold | checks that do not | time (s) |\n|---|---|---|---|\n");
+    fprintf(fp, "| claim |");
+    for (int k = 0; k < RL_NVERDICT; k++)
+        fprintf(fp, " %s |", rl_verdict_name(k));
+    fprintf(fp, " time (s) |\n|---|");
+    for (int k = 0; k <= RL_NVERDICT; k++)
+        fprintf(fp, "---|");
+    fputc('\n', fp);
+    int tot[RL_NVERDICT] = { 0 };
     for (int i = 0; i < rl_nclaims; i++)
         if (rep[i]) {
-            int y, n;
-            rl_report_counts(rep[i], &y, &n);
-            fprintf(fp, "| [%s](#%s) | %d | %d | %.1f |\n", rl_report_title(rep[i]), rl_claims[i].id, y, n, secs[i]);
+            int n[RL_NVERDICT];
+            rl_report_kinds(rep[i], n);
+            fprintf(fp, "| [%s](#%s) |", rl_report_title(rep[i]), rl_claims[i].id);
+            for (int k = 0; k < RL_NVERDICT; k++) {
+                fprintf(fp, " %d |", n[k]);
+                tot[k] += n[k];
+            }
+            fprintf(fp, " %.1f |\n", secs[i]);
         }
-    fputc('\n', fp);
+    fprintf(fp, "| all |");
+    for (int k = 0; k < RL_NVERDICT; k++)
+        fprintf(fp, " %d |", tot[k]);
+    fprintf(fp, " %.1f |\n\n", t_all);
     char *cpath = rl_path_join(ctx.out.dir, "checks.tsv");
     rl_outfile *co = rl_outfile_open(cpath);
-    fprintf(co->f, "experiment\tverdict\tcheck\tpredicted\tmeasured\n");
+    fputs(RL_REPORT_TSV_HEADER, co->f);
     for (int i = 0; i < rl_nclaims; i++)
         if (rep[i]) {
             fprintf(fp, "<a id=\"%s\"></a>\n\n", rl_claims[i].id);

@@ -7,36 +7,60 @@
 
 #include "claim_fns.h"
 
-#define ROW_(id, number, title, uses, help) \
-    { #id, number, title, help, uses, rl_exp_##id##_run, rl_exp_##id##_report, rl_exp_##id##_free }
+const rl_rule rl_rule_agree = { "agree", RL_RULE_ABS, 5,
+                                 "a measurement against an exact value (a closed form or an exact law), z = "
+                                 "(measured − exact)/SE: |z| ≤ 5 holds, otherwise contradicted" };
+const rl_rule rl_rule_bound = { "bound", RL_RULE_LE, 5,
+                                "a measurement against a bound, x = (measured − bound)/SE on the side the bound "
+                                "forbids: x ≤ 5 holds, otherwise contradicted" };
+const rl_rule rl_rule_sign = { "sign", RL_RULE_SIGN, 3,
+                               "an effect the claim predicts positive, z = mean/SE across independent repeats (fits, "
+                               "seeds): z ≥ 3 holds, z ≤ −3 contradicted, otherwise unresolved (the run is too small "
+                               "to decide)" };
+const rl_rule rl_rule_below = { "below", RL_RULE_BAND, 3,
+                                "a quantity predicted below a threshold, x = (measured − threshold)/SE: x ≤ −3 "
+                                "holds, x > 3 contradicted, otherwise unresolved (the noise hides the threshold)" };
+const rl_rule rl_rule_exact = { "exact", RL_RULE_TRUE, 0,
+                                "closed forms compared without sampling noise: true holds, false contradicted" };
+
+#define RULES_(...) ((const rl_rule *const[]){ __VA_ARGS__, NULL })
+
+#define ROW_(id, number, title, uses, rules, help) \
+    { #id, number, title, help, uses, rules, rl_exp_##id##_run, rl_exp_##id##_report, rl_exp_##id##_free }
 
 const rl_claim rl_claims[] = {
     ROW_(mixing, 1, "Mixing window", RL_CLAIM_TEXT,
+         RULES_(&rl_rule_agree, &rl_rule_bound, &rl_rule_below, &rl_rule_exact),
          "Mean route E[P_n] against E[M]^n for every step family, the mixing window W(eps),\n"
          "the study's U(-w_b, w_b) variant block by block (d = 64, 96), text-driven steps,\n"
          "and positive-drift angles.  TSV files, figures and mixing.md go to --out."),
     ROW_(concentration, 2, "Score concentration of far routes", 0,
+         RULES_(&rl_rule_agree, &rl_rule_bound, &rl_rule_exact),
          "Tails P(|q^T P k| >= t) for d = 8 ... 512: Haar transport and every step family far\n"
          "beyond its window against the exact Beta law and Levy's bound; SO(2) block scores\n"
          "against Hoeffding (q, k spread evenly or in the low-frequency blocks).  TSV files,\n"
          "figures and concentration.md go to --out."),
     ROW_(scoregap, 2, "Score gap: near target against far distractors", 0,
+         RULES_(&rl_rule_agree, &rl_rule_bound),
          "One chain back from a query: the target key on a near route (n = 1, 4, 16), M_L aligned\n"
          "distractors on far routes.  Near score, maximum far score against sqrt(2 log M_L / d)\n"
          "and the union bound, the gap and the softmax weight ratio, for d = 16, 64, 256.  TSV\n"
          "files, figures and scoregap.md go to --out."),
     ROW_(farmass, 3, "Far-mass lower bound", 0,
+         RULES_(&rl_rule_agree),
          "Far mass rho_D against context length (64 .. 65,536) for rotation-only attention\n"
          "(Householder, SO(2) circle, the study's U(-w_b, w_b), NoPE) with logits bounded by\n"
          "lambda, against the lower bound M/(M + K e^{2 lambda}); the same with ALiBi biases.\n"
          "TSV files, figures and farmass.md go to --out."),
     ROW_(values, 4, "Value-side incoherence", 0,
+         RULES_(&rl_rule_agree, &rl_rule_bound, &rl_rule_below),
          "The far contribution r = sum_far alpha_j P(j->i) v_j of values sharing a background\n"
          "component, without value transport, with SO(2) transport (circle-uniform angles and the\n"
          "study's U(-w_b, w_b), block by block), Householder and Haar, against the exact\n"
          "E||r||^2 = (rho/M)^2 sum_b ||v_b||^2 S(chi_b, M); covariance and the near target.\n"
          "TSV files, figures and values.md go to --out."),
     ROW_(stylized, 5, "Length extrapolation of one stylized attention layer", 0,
+         RULES_(&rl_rule_sign, &rl_rule_bound),
          "Retrieval of a target value on a near route among L - 1 distractors with queries\n"
          "fitted inside a training window: target weight, far mass, output SNR and a\n"
          "perplexity-like ratio against L (up to 65,536) for nope, rope, random_qk,\n"
@@ -70,6 +94,7 @@ void rl_claims_markdown(FILE *fp)
 rl_status rl_claim_do(const rl_claim *c, const rl_exp_ctx *ctx, rl_report *rep, rl_err *err)
 {
     void *res = NULL;
+    rl_report_rules(rep, c->rules);
     rl_status st = c->run(ctx, &res, err);
     if (st == RL_OK)
         c->report(res, &ctx->out, rep);

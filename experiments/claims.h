@@ -25,10 +25,20 @@ typedef struct {
     const char *title;
     const char *help;       /* the subcommand's --help text */
     unsigned uses;          /* RL_CLAIM_* flags it reads */
+    const rl_rule *const *rules; /* the decision rules its checks may use (NULL-terminated) */
     rl_status (*run)(const rl_exp_ctx *ctx, void **res, rl_err *err);
     void (*report)(const void *res, const rl_outdir *out, rl_report *rep);
     void (*free)(void *res);
 } rl_claim;
+
+/* The decision rules (report/verdict.h), written here once, before any run;
+ * each claim's row names the ones it uses, and NOTES.md §12.5 records every
+ * change with the verdicts before and after. */
+extern const rl_rule rl_rule_agree; /* |z| <= 5 against an exact value */
+extern const rl_rule rl_rule_bound; /* excess over a bound <= 5 SE */
+extern const rl_rule rl_rule_sign;  /* an effect predicted positive: +-3 SE across repeats, else unresolved */
+extern const rl_rule rl_rule_below; /* a quantity predicted below a threshold the noise may hide */
+extern const rl_rule rl_rule_exact; /* closed forms compared, no noise */
 
 extern const rl_claim rl_claims[];
 extern const int rl_nclaims;

@@ -20,7 +20,8 @@ const char *rl_fmt(char *buf, size_t n, const char *fmt, ...)
 /* ---------------- report ---------------- */
 
 typedef struct {
-    rl_holds holds;
+    rl_verdict v;
+    const rl_rule *rule; /* NULL for identity / info */
     char *what, *predicted, *measured;
 } check;
 
@@ -37,6 +38,7 @@ struct rl_report {
     int nitems, capitems;
     check *checks;
     int nchecks, capchecks;
+    const rl_rule *const *rules; /* the claim's rules (NULL-terminated) */
 };
 
 static char *xstrdup(const char *s)
@@ -116,8 +118,13 @@ void rl_report_table(rl_report *r, const char *caption, const char *tsv)
     add_item(r, ITEM_TABLE, caption, tsv);
 }
 
-void rl_report_check(rl_report *r, rl_holds holds, const char *what, const char *predicted,
-                     const char *measured)
+void rl_report_rules(rl_report *r, const rl_rule *const *rules)
+{
+    r->rules = rules;
+}
+
+static void add_check(rl_report *r, rl_verdict v, const rl_rule *rule, const char *what, const char *predicted,
+                      const char *measured)
 {
     add_item(r, ITEM_CHECKS, NULL, NULL);
     if (r->nchecks == r->capchecks) {
@@ -126,21 +133,83 @@ void rl_report_check(rl_report *r, rl_holds holds, const char *what, const char 
         if (!r->checks)
             rl_die("out of memory");
     }
-    r->checks[r->nchecks++] = (check){ holds, xstrdup(what), xstrdup(predicted), xstrdup(measured) };
+    r->checks[r->nchecks++] = (check){ v, rule, xstrdup(what), xstrdup(predicted), xstrdup(measured) };
 }
 
-static const char *holds_word(rl_holds h)
+/* A rule not in the claim's row would be a rule chosen after seeing the
+ * data: refused outright. */
+static void rule_declared(const rl_report *r, const rl_rule *rule)
 {
-    return h == RL_HOLDS_YES ? "holds" : h == RL_HOLDS_NO ? "DOES NOT HOLD" : "info";
+    if (r->rules)
+        for (const rl_rule *const *p = r->rules; *p; p++)
+            if (*p == rule)
+                return;
+    rl_die("internal: report \"%s\" decides by rule \"%s\", which its claim's row does not name", r->title,
+           rule ? rule->id : "(null)");
 }
 
-void rl_report_counts(const rl_report *r, int *yes, int *no)
+void rl_report_decide(rl_report *r, const rl_rule *rule, double x, const char *unmet, const char *what,
+                      const char *predicted, const char *measured)
 {
-    *yes = *no = 0;
-    for (int i = 0; i < r->nchecks; i++) {
-        *yes += r->checks[i].holds == RL_HOLDS_YES;
-        *no += r->checks[i].holds == RL_HOLDS_NO;
+    rule_declared(r, rule);
+    if (unmet) {
+        char *m;
+        if (asprintf(&m, "%s (hypothesis not met: %s)", measured, unmet) < 0)
+            rl_die("out of memory");
+        add_check(r, RL_V_HYPOTHESIS, rule, what, predicted, m);
+        free(m);
+        return;
     }
+    add_check(r, rl_rule_decide(rule, x), rule, what, predicted, measured);
+}
+
+void rl_report_identity(rl_report *r, int ok, const char *what, const char *predicted, const char *measured)
+{
+    if (ok) {
+        add_check(r, RL_V_IDENTITY, NULL, what, predicted, measured);
+        return;
+    }
+    char *m;
+    if (asprintf(&m, "%s (the identity fails: the construction is broken)", measured) < 0)
+        rl_die("out of memory");
+    add_check(r, RL_V_CONTRADICTED, NULL, what, predicted, m);
+    free(m);
+}
+
+void rl_report_info(rl_report *r, const char *what, const char *predicted, const char *measured)
+{
+    add_check(r, RL_V_INFO, NULL, what, predicted, measured);
+}
+
+void rl_report_check(rl_report *r, rl_holds holds, const char *what, const char *predicted,
+                     const char *measured)
+{
+    add_check(r, holds == RL_HOLDS_YES ? RL_V_HOLDS : holds == RL_HOLDS_NO ? RL_V_CONTRADICTED : RL_V_INFO, NULL, what,
+              predicted, measured);
+}
+
+void rl_report_kinds(const rl_report *r, int n[RL_NVERDICT])
+{
+    for (int k = 0; k < RL_NVERDICT; k++)
+        n[k] = 0;
+    for (int i = 0; i < r->nchecks; i++)
+        n[r->checks[i].v]++;
+}
+
+const char *rl_report_kinds_phrase(const int n[RL_NVERDICT], char *buf, size_t len)
+{
+    static const char *const one[RL_NVERDICT] = { "holds", "contradicted", "unresolved", "hypothesis not met",
+                                                  "identity (not counted)", "info" };
+    static const char *const many[RL_NVERDICT] = { "hold", "contradicted", "unresolved", "hypothesis not met",
+                                                   "identities (not counted)", "info" };
+    size_t used = 0;
+    buf[0] = 0;
+    for (int k = 0; k < RL_NVERDICT; k++)
+        if (n[k] && used < len)
+            used += snprintf(buf + used, len - used, "%s%d %s", used ? ", " : "", n[k], n[k] == 1 ? one[k] : many[k]);
+    if (!used)
+        snprintf(buf, len, "no checks");
+    return buf;
 }
 
 static void tsv_field(const char *s, FILE *fp)
@@ -153,7 +222,7 @@ void rl_report_tsv(const rl_report *r, FILE *fp, const char *name)
 {
     for (int i = 0; i < r->nchecks; i++) {
         const check *c = &r->checks[i];
-        fprintf(fp, "%s\t%s\t", name, c->holds == RL_HOLDS_YES ? "holds" : c->holds == RL_HOLDS_NO ? "does not hold" : "info");
+        fprintf(fp, "%s\t%s\t%s\t", name, rl_verdict_name(c->v), c->rule ? c->rule->id : "-");
         tsv_field(c->what, fp);
         fputc('\t', fp);
         tsv_field(c->predicted, fp);
@@ -165,12 +234,13 @@ void rl_report_tsv(const rl_report *r, FILE *fp, const char *name)
 
 void rl_report_print(const rl_report *r, FILE *fp)
 {
-    int yes, no;
-    rl_report_counts(r, &yes, &no);
-    fprintf(fp, "== %s: %d checks hold, %d do not\n", r->title, yes, no);
+    int n[RL_NVERDICT];
+    char ph[256];
+    rl_report_kinds(r, n);
+    fprintf(fp, "== %s: %s\n", r->title, rl_report_kinds_phrase(n, ph, sizeof ph));
     for (int i = 0; i < r->nchecks; i++) {
         const check *c = &r->checks[i];
-        fprintf(fp, "  [%-13s] %s\n                  predicted %s | measured %s\n", holds_word(c->holds),
+        fprintf(fp, "  [%-18s] %s\n                       predicted %s | measured %s\n", rl_verdict_name(c->v),
                 c->what, c->predicted, c->measured);
     }
 }
@@ -214,8 +284,9 @@ static void tsv_markdown(const char *tsv, FILE *fp)
 
 void rl_report_markdown(const rl_report *r, FILE *fp)
 {
-    int yes, no;
-    rl_report_counts(r, &yes, &no);
+    int n[RL_NVERDICT];
+    char ph[256];
+    rl_report_kinds(r, n);
     fprintf(fp, "## %s\n\n", r->title);
     for (int i = 0; i < r->nitems; i++) {
         const item *it = &r->items[i];
@@ -232,8 +303,8 @@ void rl_report_markdown(const rl_report *r, FILE *fp)
             fputc('\n', fp);
             break;
         case ITEM_CHECKS:
-            fprintf(fp, "Verdicts: %d checks hold, %d do not.\n\n", yes, no);
-            fprintf(fp, "| check | predicted | measured | verdict |\n|---|---|---|---|\n");
+            fprintf(fp, "Verdicts: %s.\n\n", rl_report_kinds_phrase(n, ph, sizeof ph));
+            fprintf(fp, "| check | predicted | measured | verdict | rule |\n|---|---|---|---|---|\n");
             for (int c = 0; c < r->nchecks; c++) {
                 const check *k = &r->checks[c];
                 const char *cells[3] = { k->what, k->predicted, k->measured };
@@ -242,9 +313,15 @@ void rl_report_markdown(const rl_report *r, FILE *fp)
                     md_cell(cells[j], strlen(cells[j]), fp);
                     fputc(' ', fp);
                 }
-                fprintf(fp, "| %s |\n", holds_word(k->holds));
+                fprintf(fp, "| %s | %s |\n", rl_verdict_name(k->v), k->rule ? k->rule->id : "–");
             }
             fputc('\n', fp);
+            if (r->rules && r->rules[0]) {
+                fprintf(fp, "Decision rules (fixed in the claims table before the run):\n\n");
+                for (const rl_rule *const *p = r->rules; *p; p++)
+                    fprintf(fp, "- *%s*: %s\n", (*p)->id, (*p)->text);
+                fputc('\n', fp);
+            }
             break;
         }
     }

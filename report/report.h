@@ -6,6 +6,11 @@
 
 #include <stdio.h>
 
+#include "verdict.h"
+
+/* Transitional: the old two-word checks (rl_report_check maps YES to holds,
+ * NO to contradicted, INFO to info).  Removed once every claim decides
+ * through its rules. */
 typedef enum { RL_HOLDS_NO = 0, RL_HOLDS_YES = 1, RL_HOLDS_INFO = 2 } rl_holds;
 
 typedef struct rl_report rl_report;
@@ -14,8 +19,23 @@ rl_report *rl_report_alloc(const char *title);
 void rl_report_free(rl_report *r);
 /* A paragraph of markdown (printf-style). */
 void rl_report_text(rl_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* One check: what, the predicted value, the measured value with its
- * uncertainty, and whether the claim holds. */
+/* The decision rules this section may use (its claim's row in the claims
+ * table; NULL-terminated, kept by pointer).  They are printed under the
+ * checks; a check by any other rule is a programming error (rl_die). */
+void rl_report_rules(rl_report *r, const rl_rule *const *rules);
+/* One check decided by rule on the statistic x.  unmet != NULL: the
+ * theorem's hypothesis is not met here (unmet says which, e.g. "slow blocks
+ * unmixed at n: rate^n > 1/d") and the row is *hypothesis not met* whatever
+ * x says.  what: the claim checked; predicted, measured: shown as given. */
+void rl_report_decide(rl_report *r, const rl_rule *rule, double x, const char *unmet, const char *what,
+                      const char *predicted, const char *measured);
+/* A check that follows from the construction: *identity* when ok (shown,
+ * never counted as evidence); when not ok the construction is broken (a bug)
+ * and the row is *contradicted*. */
+void rl_report_identity(rl_report *r, int ok, const char *what, const char *predicted, const char *measured);
+/* A reading that is ours, not the study's claim: *info*. */
+void rl_report_info(rl_report *r, const char *what, const char *predicted, const char *measured);
+/* Transitional (see rl_holds). */
 void rl_report_check(rl_report *r, rl_holds holds, const char *what, const char *predicted,
                      const char *measured);
 /* A figure file (relative to the output folder) and its caption. */
@@ -26,11 +46,16 @@ void rl_report_table(rl_report *r, const char *caption, const char *tsv);
 void rl_report_print(const rl_report *r, FILE *fp);
 /* The section in markdown. */
 void rl_report_markdown(const rl_report *r, FILE *fp);
-/* The checks as TSV rows: name, verdict (holds / does not hold / info),
- * what, predicted, measured (tabs and newlines inside become spaces). */
+/* The checks as TSV rows: name, verdict (rl_verdict_name), rule (its id;
+ * "-" for identity / info), what, predicted, measured (tabs and newlines
+ * inside become spaces).  RL_REPORT_TSV_HEADER names the columns. */
+#define RL_REPORT_TSV_HEADER "experiment\tverdict\trule\tcheck\tpredicted\tmeasured\n"
 void rl_report_tsv(const rl_report *r, FILE *fp, const char *name);
-/* Counts of checks that hold / do not. */
-void rl_report_counts(const rl_report *r, int *yes, int *no);
+/* Number of checks of each kind: n[RL_NVERDICT]. */
+void rl_report_kinds(const rl_report *r, int n[RL_NVERDICT]);
+/* The counts as one phrase ("3 hold, 1 contradicted, 2 identities (not
+ * counted)"; kinds with no check left out) into buf. */
+const char *rl_report_kinds_phrase(const int n[RL_NVERDICT], char *buf, size_t len);
 const char *rl_report_title(const rl_report *r);
 
 /* printf into a caller-owned buffer and return it (for building

@@ -8,6 +8,7 @@
 
 #include "../core/util.h"
 #include "../report/plot.h"
+#include "../report/report.h"
 #include "../report/tsv.h"
 #include "grid.h"
 #include "../theory/study.h"
@@ -121,7 +122,7 @@ static void ordering_line(FILE *fp, const char *claim, int holds, const char *de
 }
 
 /* The theory report's verdicts on the experiments of one claim (a
- * NULL-terminated list), with every check that does not hold spelled out. */
+ * NULL-terminated list), with every contradicted or unresolved check spelled out. */
 static void theory_checks(const rl_repro *r, FILE *fp, const char *const *exps)
 {
     char *p = rl_path_join(r->out, "theory/checks.tsv");
@@ -135,29 +136,36 @@ static void theory_checks(const rl_repro *r, FILE *fp, const char *const *exps)
     static char fails[1 << 14];
     for (; *exps; exps++) {
         const char *exp = *exps;
-        int yes = 0, no = 0, off = 0;
-        size_t n = strlen(exp);
+        int n[RL_NVERDICT] = { 0 }, off = 0;
+        size_t len = strlen(exp);
         fails[0] = 0;
         rewind(f);
         while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, exp, n) || line[n] != '\t')
+            if (strncmp(line, exp, len) || line[len] != '\t')
                 continue;
-            char *v = line + n + 1;
-            if (!strncmp(v, "holds\t", 6)) {
-                yes++;
-            } else if (!strncmp(v, "does not hold\t", 14)) {
-                no++;
-                char *what = v + 14, *pred = strchr(what, '\t'), *meas = pred ? strchr(pred + 1, '\t') : NULL;
-                if (pred && meas && off < (int)sizeof fails - 600) {
-                    *pred = *meas = 0;
-                    meas[strcspn(meas + 1, "\n") + 1] = 0;
-                    off += snprintf(fails + off, sizeof fails - off, "%s%s (predicted %s; measured %s)",
-                                    off ? "; " : "", what, pred + 1, meas + 1);
-                }
+            /* experiment, verdict, rule, check, predicted, measured */
+            char *col[6] = { line };
+            int nc = 1;
+            for (char *q = line; nc < 6 && (q = strchr(q, '\t')); q++) {
+                *q = 0;
+                col[nc++] = q + 1;
             }
+            if (nc < 6)
+                continue;
+            col[5][strcspn(col[5], "\n")] = 0;
+            int k = 0;
+            while (k < RL_NVERDICT && strcmp(col[1], rl_verdict_name(k)))
+                k++;
+            if (k == RL_NVERDICT)
+                continue;
+            n[k]++;
+            if ((k == RL_V_CONTRADICTED || k == RL_V_UNRESOLVED) && off < (int)sizeof fails - 600)
+                off += snprintf(fails + off, sizeof fails - off, "%s%s: %s (predicted %s; measured %s)", off ? "; " : "",
+                                rl_verdict_name(k), col[3], col[4], col[5]);
         }
-        fprintf(fp, "Monte Carlo (`theory/theory.md#%s`): %d checks hold, %d %s%s%s. ", exp, yes, no,
-                no == 1 ? "does not" : "do not", no ? ": " : "", no ? fails : "");
+        char ph[256];
+        fprintf(fp, "Monte Carlo (`theory/theory.md#%s`): %s%s%s. ", exp, rl_report_kinds_phrase(n, ph, sizeof ph),
+                off ? ": " : "", off ? fails : "");
     }
     fclose(f);
 }

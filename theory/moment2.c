@@ -180,3 +180,21 @@ rl_status rl_moment2_perp_norm(int d, const double *T, int k, const double *basi
         return rl_fail(err, RL_EINTERNAL, "LAPACKE_dgesvd failed (info %d)", (int)info);
     return RL_OK;
 }
+
+/* rate^n <= 1/d, in logs: n log rate <= -log d (rate 0 meets it at n >= 1). */
+const char *rl_moment2_unmet(double rate, int d, long n, char *buf, size_t len)
+{
+    if (isnan(rate)) {
+        snprintf(buf, len, "no second-moment certificate (no closed form for the rate at d = %d)", d);
+        return buf;
+    }
+    if (rate <= 0 ? n >= 1 : (double)n * log(rate) <= -log((double)d))
+        return NULL;
+    long w = rl_mixing_window(rate, 1.0 / d);
+    if (w < 0)
+        snprintf(buf, len, "second-moment rate %.6g at d = %d: rate^n > 1/d at n = %ld, and for every n", rate, d, n);
+    else
+        snprintf(buf, len, "second-moment rate %.6g at d = %d: rate^n = %.3g > 1/d at n = %ld; met from n = %ld", rate,
+                 d, pow(rate, (double)n), n, w);
+    return buf;
+}

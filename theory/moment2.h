@@ -52,4 +52,16 @@ void rl_moment2_fixed_basis(const rl_family *f, double *basis);
 rl_status rl_moment2_perp_norm(int d, const double *T, int k, const double *basis, double *out,
                                rl_err *err);
 
+/* The hypothesis of claim 2's concentration at route length n, one fact
+ * used by every report that labels rows "hypothesis not met": the second
+ * moment of the score has settled to within the Haar level of its limit,
+ *     rate^n <= 1/d      (n >= W2(1/d)),
+ * so E[s_n^2] <= q^T Pi_F(k k^T) q + 1/d (|q| = |k| = 1).  (The level
+ * q^T Pi_F(k k^T) q depends on q and k: 1/d for Haar-like F = span(I) and
+ * for q spread evenly over SO(2) blocks; the caller states it.)  Returns
+ * NULL when met; otherwise the reason, one phrase, in buf ("rate 0.9999 at
+ * d = 64: rate^n = 0.51 > 1/d at n = 4096; met from n = 2.3e+07"); a NAN
+ * rate (no closed form) is not met ("no second-moment certificate"). */
+const char *rl_moment2_unmet(double rate, int d, long n, char *buf, size_t len);
+
 #endif

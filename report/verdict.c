@@ -1,0 +1,36 @@
+/* verdict.c: verdict kinds and the decision rules (verdict.h). */
+#include "verdict.h"
+
+#include <math.h>
+
+const char *rl_verdict_name(rl_verdict v)
+{
+    static const char *const name[RL_NVERDICT] = { "holds",     "contradicted", "unresolved", "hypothesis not met",
+                                                   "identity", "info" };
+    return (unsigned)v < RL_NVERDICT ? name[v] : "?";
+}
+
+double rl_effect_z(double mean, double se)
+{
+    if (se > 0)
+        return mean / se;
+    return mean > 0 ? INFINITY : mean < 0 ? -INFINITY : 0;
+}
+
+rl_verdict rl_rule_decide(const rl_rule *r, double x)
+{
+    switch (r->kind) {
+    case RL_RULE_ABS:
+        return fabs(x) <= r->k ? RL_V_HOLDS : RL_V_CONTRADICTED;
+    case RL_RULE_LE:
+        return x <= r->k ? RL_V_HOLDS : RL_V_CONTRADICTED;
+    case RL_RULE_SIGN:
+        /* NaN compares false both ways: unresolved, never a hold */
+        return x >= r->k ? RL_V_HOLDS : x <= -r->k ? RL_V_CONTRADICTED : RL_V_UNRESOLVED;
+    case RL_RULE_BAND:
+        return x <= -r->k ? RL_V_HOLDS : x > r->k ? RL_V_CONTRADICTED : RL_V_UNRESOLVED;
+    case RL_RULE_TRUE:
+        return x != 0 && !isnan(x) ? RL_V_HOLDS : RL_V_CONTRADICTED;
+    }
+    return RL_V_CONTRADICTED;
+}

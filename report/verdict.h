@@ -1,0 +1,61 @@
+/* verdict.h: the kinds of verdict a check can get, and the decision rules
+ * that give them.
+ *
+ * A verdict is evidence only if it could have come out the other way, so the
+ * kinds keep apart what would otherwise share one word:
+ *   holds / contradicted  the measurement decided the claim (counted);
+ *   unresolved            the run's size cannot decide it (counted apart);
+ *   hypothesis not met    the theorem does not apply here (which hypothesis
+ *                         is said in the row); not evidence either way;
+ *   identity              follows from the construction: a unit test, shown
+ *                         for the reader, never counted;
+ *   info                  a reading of ours, not a claim of the study.
+ * A rule maps one statistic to holds / contradicted / unresolved; the rules
+ * are written once, in the claims table (experiments/claims.c), before any
+ * run, and a claim may use only the rules its row names. */
+#ifndef RL_VERDICT_H
+#define RL_VERDICT_H
+
+typedef enum {
+    RL_V_HOLDS,
+    RL_V_CONTRADICTED,
+    RL_V_UNRESOLVED,
+    RL_V_HYPOTHESIS, /* hypothesis not met */
+    RL_V_IDENTITY,
+    RL_V_INFO,
+    RL_NVERDICT
+} rl_verdict;
+
+/* "holds", "contradicted", "unresolved", "hypothesis not met", "identity", "info". */
+const char *rl_verdict_name(rl_verdict v);
+
+/* How a rule reads its statistic x with its threshold k:
+ *   RL_RULE_ABS   |x| <= k holds, otherwise contradicted (x: a z-score
+ *                 against an exact value; NaN is contradicted);
+ *   RL_RULE_LE    x <= k holds, otherwise contradicted (x: the excess over a
+ *                 bound in standard errors);
+ *   RL_RULE_SIGN  x >= k holds, x <= -k contradicted, otherwise unresolved
+ *                 (x: an effect predicted positive over its SE across
+ *                 repeats; +-inf when the SE is 0);
+ *   RL_RULE_BAND  x <= -k holds (below the threshold by more than k SE),
+ *                 x > k contradicted, otherwise unresolved (x: (measured -
+ *                 threshold)/SE for a quantity predicted below a threshold
+ *                 that the noise may hide);
+ *   RL_RULE_TRUE  x != 0 holds, x == 0 contradicted (a comparison of exact
+ *                 values, no sampling noise). */
+typedef enum { RL_RULE_ABS, RL_RULE_LE, RL_RULE_SIGN, RL_RULE_BAND, RL_RULE_TRUE } rl_rule_kind;
+
+typedef struct {
+    const char *id;   /* short name, shown in each row */
+    rl_rule_kind kind;
+    double k;
+    const char *text; /* the rule in words, shown under the claim's checks */
+} rl_rule;
+
+/* The verdict of rule r on x (holds, contradicted or unresolved). */
+rl_verdict rl_rule_decide(const rl_rule *r, double x);
+
+/* z of an effect: mean / se, +-inf when se is 0 and mean is not, 0 for 0/0. */
+double rl_effect_z(double mean, double se);
+
+#endif
