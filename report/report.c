@@ -144,8 +144,11 @@ static void rule_declared(const rl_report *r, const rl_rule *rule)
         for (const rl_rule *const *p = r->rules; *p; p++)
             if (*p == rule)
                 return;
-    rl_die("internal: report \"%s\" decides by rule \"%s\", which its claim's row does not name", r->title,
-           rule ? rule->id : "(null)");
+    /* a programming error, not bad input: one line, exit 1 */
+    fflush(stdout);
+    fprintf(stderr, "routelab: internal: report \"%s\" decides by rule \"%s\", which its claim's row does not name\n",
+            r->title, rule ? rule->id : "(null)");
+    exit(1);
 }
 
 void rl_report_decide(rl_report *r, const rl_rule *rule, double x, const char *unmet, const char *what,

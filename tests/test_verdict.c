@@ -1,0 +1,174 @@
+/* test_verdict.c: the verdict kinds and decision rules (report/verdict.h,
+ * report/report.h, the rules of experiments/claims.c) and claim 2's
+ * hypothesis at a length (rl_moment2_unmet).  Each rule is driven to each of
+ * its outcomes by a constructed statistic: a rule that could not come out
+ * the other way would fail here. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../experiments/claims.h"
+#include "../report/report.h"
+#include "../report/verdict.h"
+#include "../theory/moment2.h"
+#include "../theory/theory.h"
+
+Test(verdict, names)
+{
+    cr_assert_str_eq(rl_verdict_name(RL_V_HOLDS), "holds");
+    cr_assert_str_eq(rl_verdict_name(RL_V_CONTRADICTED), "contradicted");
+    cr_assert_str_eq(rl_verdict_name(RL_V_UNRESOLVED), "unresolved");
+    cr_assert_str_eq(rl_verdict_name(RL_V_HYPOTHESIS), "hypothesis not met");
+    cr_assert_str_eq(rl_verdict_name(RL_V_IDENTITY), "identity");
+    cr_assert_str_eq(rl_verdict_name(RL_V_INFO), "info");
+}
+
+/* agree: |z| <= 5 either side; beyond, or NaN, contradicted. */
+Test(verdict, rule_agree_both_outcomes)
+{
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, 0.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, 5.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, -5.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, 5.01), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, -5.01), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, NAN), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, INFINITY), RL_V_CONTRADICTED);
+}
+
+/* bound: one-sided; far below the bound holds, 5 SE above does not. */
+Test(verdict, rule_bound_one_sided)
+{
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, -100.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, 5.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, 5.01), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, NAN), RL_V_CONTRADICTED);
+}
+
+/* sign: three outcomes; z = 4 in the predicted direction holds, z = 2.9 is
+ * unresolved (not a failure, not a hold), the opposite sign contradicts. */
+Test(verdict, rule_sign_three_outcomes)
+{
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, 4.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, 3.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, 2.9), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, 0.0), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, -2.9), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, -3.0), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, NAN), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, rl_effect_z(1e-30, 0)), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, rl_effect_z(-1e-30, 0)), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, rl_effect_z(0, 0)), RL_V_UNRESOLVED);
+    cr_assert_float_eq(rl_effect_z(1.0, 0.25), 4.0, 1e-15);
+}
+
+/* below: a quantity under a threshold the noise may hide. */
+Test(verdict, rule_below_three_outcomes)
+{
+    cr_assert_eq(rl_rule_decide(&rl_rule_below, -3.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_below, -2.9), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_below, 3.0), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_below, 3.1), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_below, NAN), RL_V_UNRESOLVED);
+}
+
+Test(verdict, rule_exact)
+{
+    cr_assert_eq(rl_rule_decide(&rl_rule_exact, 1), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_exact, 0), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_exact, NAN), RL_V_CONTRADICTED);
+}
+
+/* Every claim's row names at least one rule, each one of the table's. */
+Test(verdict, claims_name_their_rules)
+{
+    const rl_rule *known[] = { &rl_rule_agree, &rl_rule_bound, &rl_rule_sign, &rl_rule_below, &rl_rule_exact };
+    for (int i = 0; i < rl_nclaims; i++) {
+        cr_assert(rl_claims[i].rules && rl_claims[i].rules[0], "%s names no rule", rl_claims[i].id);
+        for (const rl_rule *const *p = rl_claims[i].rules; *p; p++) {
+            int ok = 0;
+            for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+                ok |= *p == known[k];
+            cr_assert(ok, "%s: unknown rule", rl_claims[i].id);
+            cr_assert(strlen((*p)->text) > 20);
+        }
+    }
+}
+
+static const rl_rule *const only_agree[] = { &rl_rule_agree, NULL };
+
+/* The section's markdown and TSV for one check of every kind. */
+static char *render(int tsv)
+{
+    rl_report *r = rl_report_alloc("t");
+    rl_report_rules(r, only_agree);
+    rl_report_decide(r, &rl_rule_agree, 1.0, NULL, "a", "p", "m");             /* holds */
+    rl_report_decide(r, &rl_rule_agree, 9.0, NULL, "b", "p", "m");             /* contradicted */
+    rl_report_decide(r, &rl_rule_agree, 9.0, "rate^n > 1/d", "c", "p", "m");  /* hypothesis not met */
+    rl_report_identity(r, 1, "d", "p", "m");
+    rl_report_identity(r, 0, "e", "p", "m"); /* a broken identity is contradicted */
+    rl_report_info(r, "f", "p", "m");
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    if (tsv)
+        rl_report_tsv(r, fp, "x");
+    else
+        rl_report_markdown(r, fp);
+    fclose(fp);
+    int k[RL_NVERDICT];
+    rl_report_kinds(r, k);
+    cr_assert_eq(k[RL_V_HOLDS], 1);
+    cr_assert_eq(k[RL_V_CONTRADICTED], 2);
+    cr_assert_eq(k[RL_V_UNRESOLVED], 0);
+    cr_assert_eq(k[RL_V_HYPOTHESIS], 1);
+    cr_assert_eq(k[RL_V_IDENTITY], 1);
+    cr_assert_eq(k[RL_V_INFO], 1);
+    rl_report_free(r);
+    return buf;
+}
+
+Test(verdict, report_counts_kinds)
+{
+    char *md = render(0);
+    cr_assert(strstr(md, "Verdicts: 1 holds, 2 contradicted, 1 hypothesis not met, 1 identity (not counted), 1 info."),
+              "%s", md);
+    cr_assert(strstr(md, "| c | p | m (hypothesis not met: rate^n > 1/d) | hypothesis not met | agree |"), "%s", md);
+    cr_assert(strstr(md, "the identity fails") && strstr(md, "| d | p | m | identity | – |"), "%s", md);
+    cr_assert(strstr(md, "- *agree*: "), "rules not listed: %s", md);
+    free(md);
+    char *t = render(1);
+    cr_assert(strstr(t, "x\tholds\tagree\ta\tp\tm\n"), "%s", t);
+    cr_assert(strstr(t, "x\tidentity\t-\td\tp\tm\n"), "%s", t);
+    int lines = 0;
+    for (char *p = t; *p; p++)
+        lines += *p == '\n';
+    cr_assert_eq(lines, 6);
+    free(t);
+}
+
+/* A rule the claim's row does not name is refused: one line, exit 1. */
+Test(verdict, undeclared_rule_refused, .exit_code = 1)
+{
+    rl_report *r = rl_report_alloc("t");
+    rl_report_rules(r, only_agree);
+    rl_report_decide(r, &rl_rule_sign, 4.0, NULL, "a", "p", "m");
+}
+
+/* Claim 2's hypothesis: rate^n <= 1/d, met exactly from n = W2(1/d). */
+Test(verdict, moment2_unmet_boundary)
+{
+    char buf[256];
+    cr_assert_null(rl_moment2_unmet(0.0, 16, 1, buf, sizeof buf)); /* Haar */
+    cr_assert_not_null(rl_moment2_unmet(1.0, 16, 1000000000L, buf, sizeof buf)); /* +-I: never */
+    cr_assert(strstr(buf, "every n"), "%s", buf);
+    cr_assert_not_null(rl_moment2_unmet(NAN, 16, 10, buf, sizeof buf));
+    cr_assert(strstr(buf, "no second-moment certificate"), "%s", buf);
+    const double rate = 0.6; /* Householder at d = 8 */
+    long w = rl_mixing_window(rate, 1.0 / 8);
+    cr_assert_eq(w, 5); /* 0.6^4 = 0.1296 > 1/8 >= 0.6^5 = 0.0778 */
+    cr_assert_null(rl_moment2_unmet(rate, 8, w, buf, sizeof buf));
+    cr_assert_not_null(rl_moment2_unmet(rate, 8, w - 1, buf, sizeof buf));
+    cr_assert(strstr(buf, "met from n = 5"), "%s", buf);
+}
