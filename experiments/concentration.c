@@ -2,7 +2,8 @@
  * concentrates at the O(1/sqrt d) scale.
  *
  * For u uniform on S^{d-1}, <e,u>^2 ~ Beta(1/2, (d-1)/2) (the exact law,
- * rl_beta_tail) and P(|<e,u>| >= t) <= 2 e^{-d t^2/2} (Levy, rl_levy_tail).
+ * rl_beta_tail) and P(|<e,u>| >= t) <= 2 e^{-d t^2/2} (Ball's cap bound for one
+ * coordinate, rl_levy_tail; Levy's concentration on SO(d) is rl_levy_so_tail).
  * The score q^T P k of unit vectors with P Haar has exactly this law.
  * Measured here:
  *   (a) Haar transport, d = 8 ... 512;
@@ -16,7 +17,11 @@
  *       low-frequency quarter, for circle angles and the study's U(-w_b, w_b).
  * Each route carries m fixed orthonormal queries q_1..q_m (rows of one Haar
  * matrix drawn from the seed), so a route gives m dependent scores; standard
- * errors are the larger of the binomial and the cluster one (tails.h). */
+ * errors are the larger of the binomial and the cluster one (tails.h).
+ * Checks that need the far routes near Haar (a Beta-law tail, the cap bound,
+ * the O(1/sqrt d) scale) are decided only at the d where the second-moment
+ * hypothesis holds (rl_conc_unmet); closed-form moments and Hoeffding for
+ * independent blocks are exact at any n and need none. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +30,7 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
+#include "../theory/moment2.h"
 #include "../theory/theory.h"
 #include "../mc/scoretails.h"
 #include "../mc/so2score.h"
@@ -32,6 +38,8 @@
 #include "../report/report.h"
 #include "../report/tsv.h"
 #include "claim_fns.h"
+#include "claims.h"
+#include "concentration.h"
 
 #define MAXD 8   /* dimensions in a preset */
 
@@ -140,6 +148,88 @@ static void cmp_point(cmp *k, const rl_tail_est *e, double p0, double ub, double
     }
 }
 
+/* ---------- the decision pieces (concentration.h) ---------- */
+
+const char *rl_conc_unmet(const rl_family *f, long n, double *rate, char *buf, size_t len)
+{
+    rl_moment2 m;
+    rl_moment2_closed(f, NULL, &m, NULL, NULL);
+    if (rate)
+        *rate = m.rate;
+    return rl_moment2_unmet(m.rate, f->d, n, buf, len);
+}
+
+void rl_conc_decide(rl_report *rep, const rl_rule *rule, const rl_conc_dstat *s, int nd, const char *what,
+                    const char *predicted)
+{
+    for (int side = 0; side < 2; side++) { /* 0: hypothesis met, 1: not met */
+        double x = -INFINITY, t = NAN;
+        int xd = 0, pts = 0, cnt = 0;
+        const rl_conc_dstat *first = NULL;
+        char ds[96] = "", others[96] = "";
+        for (int i = 0; i < nd; i++) {
+            if ((s[i].unmet[0] != 0) != side)
+                continue;
+            snprintf(ds + strlen(ds), sizeof ds - strlen(ds), "%s%d", cnt ? ", " : "", s[i].d);
+            if (first)
+                snprintf(others + strlen(others), sizeof others - strlen(others), "%s%d", others[0] ? ", " : "",
+                         s[i].d);
+            else
+                first = &s[i];
+            cnt++;
+            pts += s[i].tested;
+            if (!isnan(x) && (isnan(s[i].x) || s[i].x > x))
+                x = s[i].x, t = s[i].t, xd = s[i].d;
+        }
+        if (!cnt)
+            continue;
+        char w[512], m[256], u[512], tp[48] = "", pp[48] = "";
+        if (!isnan(t))
+            snprintf(tp, sizeof tp, ", t = %.3f", t);
+        if (pts)
+            snprintf(pp, sizeof pp, ", %d points", pts);
+        rl_fmt(m, sizeof m, "max %.2f (d = %d%s) over d ∈ {%s}%s", x, xd, tp, ds, pp);
+        if (side) {
+            rl_fmt(u, sizeof u, "%s%s%s", first->unmet, others[0] ? "; also not met at d = " : "", others);
+            rl_fmt(w, sizeof w, "%s [d ∈ {%s}]", what, ds);
+        }
+        rl_report_decide(rep, rule, x, side ? u : NULL, side ? w : what, predicted, m);
+    }
+}
+
+double rl_conc_scale_excess(double ms, double se, double level, double rate, long n)
+{
+    double excess = ms - (level + pow(rate, (double)n));
+    if (isnan(excess))
+        return NAN;
+    return se > 0 ? excess / se : excess > 0 ? INFINITY : -INFINITY;
+}
+
+double rl_conc_beta_over_cap(int d, double a, double *tw)
+{
+    double worst = -INFINITY, tmax = fmin(1.0, 7.5 / sqrt((double)d));
+    *tw = 0;
+    for (int k = 1; k <= 200; k++) {
+        double v = tmax * k / 200.0, e = rl_beta_tail(d, v) - 2 * exp(-a * d * v * v);
+        if (e > worst)
+            worst = e, *tw = v;
+    }
+    return worst;
+}
+
+/* The readings of one check per d from its cmp (over: the bound's excess;
+ * otherwise |z| against the exact law) with each d's hypothesis. */
+static void dstats(int nd, const int *d, const cmp *c, char (*unmet)[256], int over, rl_conc_dstat *o)
+{
+    for (int j = 0; j < nd; j++) {
+        o[j].d = d[j];
+        o[j].x = over ? c[j].over : c[j].zmax;
+        o[j].t = over ? c[j].over_t : c[j].zmax_t;
+        o[j].tested = over ? 0 : c[j].tested;
+        snprintf(o[j].unmet, sizeof o[j].unmet, "%s", unmet[j]);
+    }
+}
+
 /* ---------- (a) Haar transport ---------- */
 
 static rl_status part_haar_run(long seed, conc_res *R, rl_err *err)
@@ -161,59 +251,62 @@ static void part_haar(const conc_res *R, const rl_outdir *out, rl_report *rep)
 {
     const conc_size *z = &R->z;
     rl_tsv *t = rl_tsv_open(out, "concentration_haar.tsv",
-                            "d\tt\tx\ttail\tse\tse_binom\tse_cluster\tbeta\tlevy\tscores\treps\tm\tmethod");
-    cmp all;
-    cmp_init(&all);
+                            "d\tt\tx\ttail\tse\tse_binom\tse_cluster\tbeta\tcap\tscores\treps\tm\tmethod");
+    cmp all[MAXD];
+    char unmet[MAXD][256];
     for (int id = 0; id < z->nd; id++) {
         const int d = z->d[id], m = queries_per_route(z, d);
         const spec sp = R->haar[id].sp;
         const rl_st_cell c = R->haar[id].c;
+        cmp_init(&all[id]);
+        if (!rl_conc_unmet(&sp.st.f, sp.st.n, NULL, unmet[id], sizeof unmet[id]))
+            unmet[id][0] = 0;
         for (int k = 0; k < c.nt; k++) {
             rl_tail_est e = rl_tails_est(c.abs, k);
             double b = rl_beta_tail(d, c.t[k]), l = rl_levy_tail(d, c.t[k]);
-            cmp_point(&all, &e, b, l, c.t[k], d);
+            cmp_point(&all[id], &e, b, l, c.t[k], d);
             rl_tsv_row(t, "%d\t%.6g\t%.4g\t%.6g\t%.3g\t%.3g\t%.3g\t%.6g\t%.6g\t%ld\t%ld\t%d\t%s", d, c.t[k],
                        c.t[k] * sqrt((double)d), e.p, e.se, e.se_binom, e.se_cluster, b, l, e.n, c.reps, m,
                        sp.st.kind == RL_ST_CHAIN ? "haar-matrix" : "uniform-sphere");
         }
     }
     rl_tsv_close(t);
-    char a[160], b[200];
-    rl_report_check(rep, all.zmax <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                    "Haar transport: tail P(|q̂ᵀPk̂| ≥ t) = exact Beta law, every d and t",
-                    "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f (d = %.0f, t = %.3f) over %d points", all.zmax,
-                                     all.zmax_d, all.zmax_t, all.tested));
-    rl_report_check(rep, all.over <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                    "Haar transport: tail ≤ Lévy 2e^{−dt²/2} + 5 SE", "(measured − Lévy)/SE ≤ 5",
-                    rl_fmt(b, sizeof b, "max %.1f (d = %.0f, t = %.3f)", all.over, all.over_d, all.over_t));
+    rl_conc_dstat ds[MAXD];
+    dstats(z->nd, z->d, all, unmet, 0, ds);
+    rl_conc_decide(rep, &rl_rule_agree, ds, z->nd, "Haar transport: tail P(|q̂ᵀPk̂| ≥ t) = exact Beta law, every d and t",
+                   "|z| ≤ 5");
+    dstats(z->nd, z->d, all, unmet, 1, ds);
+    rl_conc_decide(rep, &rl_rule_bound, ds, z->nd, "Haar transport: tail ≤ cap bound (Ball) 2e^{−dt²/2} + 5 SE",
+                   "(measured − cap)/SE ≤ 5");
 }
 
-/* The exact Beta law against Levy on a fine grid (for the figures), and the
- * check Beta <= Levy. */
+/* The exact Beta law against the cap bound on a fine grid (for the figures),
+ * and the check Beta <= cap. */
 static void curves(const conc_size *z, const rl_outdir *out, rl_report *rep)
 {
     rl_tsv *t = rl_tsv_open(out, "concentration_curves.tsv",
-                            "d\tt\tx\tbeta\tlevy\thoeffding_spread\thoeffding_low");
+                            "d\tt\tx\tbeta\tcap\thoeffding_spread\thoeffding_low");
     double worst = -INFINITY, wt = 0, wd = 0;
     for (int id = 0; id < z->nd; id++) {
         const int d = z->d[id], h = d / 2;
-        double as[h], al[h];
+        double as[h], al[h], tw;
         rl_st_cfg_weights(RL_CFG_SPREAD, d, as);
         rl_st_cfg_weights(RL_CFG_LOW, d, al);
+        double o = rl_conc_beta_over_cap(d, 0.5, &tw);
+        if (o > worst)
+            worst = o, wt = tw, wd = d;
         double tmax = fmin(1.0, 7.5 / sqrt((double)d));
         for (int k = 1; k <= 200; k++) {
             double v = tmax * k / 200.0, b = rl_beta_tail(d, v), l = rl_levy_tail(d, v);
-            if (b - l > worst)
-                worst = b - l, wt = v, wd = d;
             rl_tsv_row(t, "%d\t%.6g\t%.5g\t%.6g\t%.6g\t%.6g\t%.6g", d, v, v * sqrt((double)d), b, l,
                        rl_hoeffding_so2(v, as, h), rl_hoeffding_so2(v, al, h));
         }
     }
     rl_tsv_close(t);
     char a[160];
-    rl_report_check(rep, worst <= 0 ? RL_HOLDS_YES : RL_HOLDS_NO, "exact Beta tail ≤ Lévy bound (closed forms)",
-                    "Beta − Lévy ≤ 0 on 200 t per d",
-                    rl_fmt(a, sizeof a, "max Beta − Lévy = %.2g (d = %.0f, t = %.3f)", worst, wd, wt));
+    rl_report_decide(rep, &rl_rule_exact, worst <= 0, NULL, "exact Beta tail ≤ cap bound (Ball) (closed forms)",
+                     "Beta − cap ≤ 0 on 200 t per d",
+                     rl_fmt(a, sizeof a, "max Beta − cap = %.2g (d = %.0f, t = %.3f)", worst, wd, wt));
 }
 
 /* ---------- (b) the families far beyond their windows ---------- */
@@ -297,8 +390,13 @@ static int fam_spec(int which, int d, const conc_size *z, spec *sp)
     return 1;
 }
 
+/* one family over d: per-d readings of the checks that need the hypothesis
+ * (cell j is dimension dd[j]), the others pooled */
 typedef struct {
-    cmp beta, levy, hoeff, dir;
+    cmp beta[MAXD], levy[MAXD], dir[MAXD];
+    int dd[MAXD];
+    char unmet[MAXD][256]; /* "" where the hypothesis holds */
+    cmp hoeff, beta_all, levy_all;
     double mean_z, norm_z, sq_ratio_min, sq_ratio_max;
     int cells;
     char depart[256];
@@ -313,7 +411,16 @@ typedef struct {
     double sum_a2, mean, mean_se, mean_pred, var, var_se, var_pred, ms, ms_se, ms_pred;
     double t05, tail05, tail05_se, hcen_over;
     double q95, hoeff_q95; /* measured 95% quantile of |s - Es|, Hoeffding's bound there */
+    double rate;           /* the family's second-moment rate (moment2.h) */
+    char unmet[256];       /* its hypothesis at (d, n); "" when met */
 } so2_row;
+
+/* d (level + rate^n): the bound on d E[s^2] under the hypothesis, level =
+ * q^T Pi_F(q q^T) q = sum_b |q_b|^4 / 2 = sum_b a_b^2 / 2 for k = q */
+static double so2_scale_bound(const so2_row *o)
+{
+    return o->d * (o->sum_a2 / 2 + pow(o->rate, (double)o->n));
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -409,14 +516,17 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
                              "norm2_pred");
     rl_tsv *so = rl_tsv_open(out, "concentration_so2.tsv",
                              "law\tconfig\td\tn\treps\tt\tx\ttail_centered\tse_centered\thoeffding\ttail_abs\tse_abs\tbeta\t"
-                             "levy\tmean_pred");
-    fam_summary S[NFAM];
-    memset(S, 0, sizeof S);
+                             "cap\tmean_pred");
+    fam_summary *S = rl_xcalloc(NFAM, sizeof *S);
     for (int f = 0; f < NFAM; f++) {
-        cmp_init(&S[f].beta);
-        cmp_init(&S[f].levy);
+        for (int j = 0; j < MAXD; j++) {
+            cmp_init(&S[f].beta[j]);
+            cmp_init(&S[f].levy[j]);
+            cmp_init(&S[f].dir[j]);
+        }
         cmp_init(&S[f].hoeff);
-        cmp_init(&S[f].dir);
+        cmp_init(&S[f].beta_all);
+        cmp_init(&S[f].levy_all);
         S[f].sq_ratio_min = INFINITY;
     }
     so2_row rows[2 * MAXD * RL_NCFG];
@@ -433,7 +543,11 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
             const rl_st_cell c = R->fam[id][fi].c;
             const int so2 = sp.st.kind == RL_ST_SO2;
             fam_summary *s = &S[fi];
-            s->cells++;
+            const int j = s->cells++;
+            double rate;
+            s->dd[j] = d;
+            if (!rl_conc_unmet(&sp.st.f, sp.st.n, &rate, s->unmet[j], sizeof s->unmet[j]))
+                s->unmet[j][0] = 0;
             /* the Hoeffding bound of each query, averaged: the pooled tail is
              * the average of the m per-query tails */
             double *A = so2 ? rl_xmalloc(sizeof(double) * m * h) : NULL;
@@ -449,10 +563,12 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
                         hb += rl_hoeffding_so2(c.t[k], A + (long)i * h, h) / m;
                     cmp_point(&s->hoeff, &ec, NAN, hb, c.t[k], d);
                 }
-                cmp_point(&s->beta, &e, bt, NAN, c.t[k], d);
-                cmp_point(&s->levy, &e, NAN, lv, c.t[k], d);
+                cmp_point(&s->beta[j], &e, bt, NAN, c.t[k], d);
+                cmp_point(&s->levy[j], &e, NAN, lv, c.t[k], d);
+                cmp_point(&s->beta_all, &e, bt, NAN, c.t[k], d);
+                cmp_point(&s->levy_all, &e, NAN, lv, c.t[k], d);
                 if (fi == F_PATH)
-                    cmp_point(&s->dir, &ed, bt, NAN, c.t[k], d);
+                    cmp_point(&s->dir[j], &ed, bt, NAN, c.t[k], d);
                 rl_tsv_row(t, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g",
                            sp.label, d, sp.st.n, reps, m, c.t[k], c.t[k] * sqrt((double)d), e.p, e.se, bt, lv,
                            so2 ? ec.p : NAN, so2 ? ec.se : NAN, hb, so2 ? NAN : ed.p, so2 ? NAN : ed.se);
@@ -493,6 +609,10 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
             }
             if (so2) {
                 so2_config_rows(&sp, fi == F_STUDY, d, &c, so, rows + nrows);
+                for (int g = 0; g < RL_NCFG; g++) {
+                    rows[nrows + g].rate = rate;
+                    snprintf(rows[nrows + g].unmet, sizeof rows[nrows + g].unmet, "%s", s->unmet[j]);
+                }
                 nrows += RL_NCFG;
             }
             free(A);
@@ -508,59 +628,68 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
         if (!s->cells)
             continue;
         const char *lab = fam_label[fi];
+        rl_conc_dstat ds[MAXD];
         if (fi == F_HOUSEHOLDER || fi == F_LAZY || fi == F_BROWNIAN) {
-            rl_report_check(rep, s->beta.zmax <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                            rl_fmt(w, sizeof w, "%s, n far beyond its window (3 W(0.01)): tail = Beta law", lab),
-                            "|z| ≤ 5",
-                            rl_fmt(a, sizeof a, "max |z| = %.2f (d = %.0f, t = %.3f) over %d points, %d dimensions",
-                                   s->beta.zmax, s->beta.zmax_d, s->beta.zmax_t, s->beta.tested, s->cells));
+            dstats(s->cells, s->dd, s->beta, s->unmet, 0, ds);
+            rl_conc_decide(rep, &rl_rule_agree, ds, s->cells,
+                           rl_fmt(w, sizeof w, "%s, n far beyond its window (3 W(0.01)): tail = Beta law", lab),
+                           "|z| ≤ 5");
         }
         if (fi == F_PATH) {
-            rl_report_check(rep, s->norm_z <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                            "path-beta1 (not orthogonal): the key's norm shrinks, E|Pk̂|² = (1 − β(2−β)/d)^n",
-                            "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f over %d dimensions", s->norm_z, s->cells));
-            rl_report_check(rep, s->dir.zmax <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                            "path-beta1: the direction Pk̂/|Pk̂| has mixed: q̂ᵀPk̂/|Pk̂| = Beta law", "|z| ≤ 5",
-                            rl_fmt(a, sizeof a, "max |z| = %.2f (d = %.0f, t = %.3f) over %d points", s->dir.zmax,
-                                   s->dir.zmax_d, s->dir.zmax_t, s->dir.tested));
+            /* exact at any n: no hypothesis */
+            rl_report_decide(rep, &rl_rule_agree, s->norm_z, NULL,
+                             "path-beta1 (not orthogonal): the key's norm shrinks, E|Pk̂|² = (1 − β(2−β)/d)^n",
+                             "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f over %d dimensions", s->norm_z, s->cells));
+            dstats(s->cells, s->dd, s->dir, s->unmet, 0, ds);
+            rl_conc_decide(rep, &rl_rule_agree, ds, s->cells,
+                           "path-beta1: the direction Pk̂/|Pk̂| has mixed: q̂ᵀPk̂/|Pk̂| = Beta law", "|z| ≤ 5");
         }
         if (fi == F_CIRCLE || fi == F_STUDY) {
-            rl_report_check(rep, s->hoeff.over <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                            rl_fmt(w, sizeof w, "%s: centered tail P(|s − Es| ≥ t) ≤ Hoeffding with the queries' a_b + 5 SE", lab),
-                            "(measured − bound)/SE ≤ 5",
-                            rl_fmt(a, sizeof a, "max %.1f (d = %.0f, t = %.3f)", s->hoeff.over, s->hoeff.over_d,
-                                   s->hoeff.over_t));
-            rl_report_check(rep, RL_HOLDS_INFO,
-                            rl_fmt(w, sizeof w, "%s: tail against the sphere's Beta law (not claimed for SO(2))", lab),
-                            "SO(2) routes keep the block norms: Var s = Σ a_b²/2 ≈ 2/(d+2) when mixed, not 1/d",
-                            fi == F_STUDY ? s->depart
-                                          : rl_fmt(b, sizeof b, "max |z| = %.1f; d·E s² = %.2f … %.2f (sphere: 1)",
-                                                   s->beta.zmax, s->sq_ratio_min, s->sq_ratio_max));
+            /* independent bounded block terms: Hoeffding holds at any n */
+            rl_report_decide(rep, &rl_rule_bound, s->hoeff.over, NULL,
+                             rl_fmt(w, sizeof w, "%s: centered tail P(|s − Es| ≥ t) ≤ Hoeffding with the queries' a_b + 5 SE", lab),
+                             "(measured − bound)/SE ≤ 5",
+                             rl_fmt(a, sizeof a, "max %.1f (d = %.0f, t = %.3f)", s->hoeff.over, s->hoeff.over_d,
+                                    s->hoeff.over_t));
+            rl_report_info(rep, rl_fmt(w, sizeof w, "%s: tail against the sphere's Beta law (not claimed for SO(2))", lab),
+                           "SO(2) routes keep the block norms: Var s = Σ a_b²/2 ≈ 2/(d+2) when mixed, not 1/d",
+                           fi == F_STUDY ? s->depart
+                                         : rl_fmt(b, sizeof b, "max |z| = %.1f; d·E s² = %.2f … %.2f (sphere: 1)",
+                                                  s->beta_all.zmax, s->sq_ratio_min, s->sq_ratio_max));
+            rl_report_info(rep, rl_fmt(w, sizeof w, "%s: tail ≤ cap bound (Ball) + 5 SE (the cap bound is not the SO(2) claim)", lab),
+                           "(measured − cap)/SE ≤ 5",
+                           rl_fmt(a, sizeof a, "max %.1f (d = %.0f, t = %.3f)", s->levy_all.over, s->levy_all.over_d,
+                                  s->levy_all.over_t));
+        } else {
+            dstats(s->cells, s->dd, s->levy, s->unmet, 1, ds);
+            rl_conc_decide(rep, &rl_rule_bound, ds, s->cells,
+                           rl_fmt(w, sizeof w, "%s: tail ≤ cap bound (Ball) 2e^{−dt²/2} + 5 SE", lab),
+                           "(measured − cap)/SE ≤ 5");
         }
-        rl_report_check(rep,
-                        fi >= F_CIRCLE ? RL_HOLDS_INFO : (s->levy.over <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO),
-                        rl_fmt(w, sizeof w, "%s: tail ≤ Lévy + 5 SE%s", lab, fi >= F_CIRCLE ? " (Lévy is not the SO(2) claim)" : ""),
-                        "(measured − Lévy)/SE ≤ 5",
-                        rl_fmt(a, sizeof a, "max %.1f (d = %.0f, t = %.3f)", s->levy.over, s->levy.over_d, s->levy.over_t));
-        rl_report_check(rep, s->mean_z <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                        rl_fmt(w, sizeof w, "%s: mean score E q̂ᵀPq̂ = closed form", lab),
-                        fi >= F_CIRCLE ? "Σ_b a_b Re χ_b^n" : "c^n (E[M] = cI)",
-                        rl_fmt(a, sizeof a, "max |z| = %.2f over %d dimensions", s->mean_z, s->cells));
+        /* exact at any n: no hypothesis */
+        rl_report_decide(rep, &rl_rule_agree, s->mean_z, NULL,
+                         rl_fmt(w, sizeof w, "%s: mean score E q̂ᵀPq̂ = closed form", lab),
+                         fi >= F_CIRCLE ? "Σ_b a_b Re χ_b^n" : "c^n (E[M] = cI)",
+                         rl_fmt(a, sizeof a, "max |z| = %.2f over %d dimensions", s->mean_z, s->cells));
     }
+    free(S);
 
     rl_tsv *sc = rl_tsv_open(out, "concentration_so2_scale.tsv",
                              "law_id\tconfig_id\td\trms_sqrtd\trms_sqrtd_se\trms_sqrtd_pred\tlaw\tconfig\tn\treps\t"
-                             "sum_a2\tmean\tmean_se\tmean_pred\tvar\tvar_se\tvar_pred\tt05\ttail05\ttail05_se\tq95_meas\thoeffding_at_q95");
+                             "sum_a2\tmean\tmean_se\tmean_pred\tvar\tvar_se\tvar_pred\tt05\ttail05\ttail05_se\tq95_meas\thoeffding_at_q95\t"
+                             "d_ms\td_ms_se\td_ms_bound\trate2");
     /* rows by law and configuration, then d (one curve per run of rows) */
     for (int i = 0; i < nrows * 2 * RL_NCFG; i++) {
         so2_row *o = &rows[i % nrows];
         if (o->law * RL_NCFG + o->cfg != i / nrows)
             continue;
         double r = sqrt(o->ms * o->d);
-        rl_tsv_row(sc, "%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%s\t%s\t%ld\t%ld\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g",
+        rl_tsv_row(sc, "%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%s\t%s\t%ld\t%ld\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g"
+                   "\t%.6g\t%.3g\t%.6g\t%.10g",
                    o->law, o->cfg, o->d, r, o->ms_se * o->d / (2 * r), sqrt(o->ms_pred * o->d),
                    o->law ? "study-uniform" : "circle", rl_st_cfg_name[o->cfg], o->n, o->reps, o->sum_a2, o->mean, o->mean_se,
-                   o->mean_pred, o->var, o->var_se, o->var_pred, o->t05, o->tail05, o->tail05_se, o->q95, o->hoeff_q95);
+                   o->mean_pred, o->var, o->var_se, o->var_pred, o->t05, o->tail05, o->tail05_se, o->q95, o->hoeff_q95,
+                   o->d * o->ms, o->d * o->ms_se, so2_scale_bound(o), o->rate);
     }
     rl_tsv_close(sc);
 
@@ -569,44 +698,51 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
     char *tab = rl_xmalloc(cap);
     used += snprintf(tab + used, cap - used,
                      "angles\tq, k\td\tΣa_b²\tE s (exact)\tE s measured\tVar s (exact)\tΣa_b² / Var s\t"
-                     "√d·rms(s)\tt₉₅ measured / t₀₅ Hoeffding\tHoeffding at t₉₅ / 0.05\n");
+                     "d·E s² measured\td·(Σa_b²/2 + rateⁿ)\tt₉₅ measured / t₀₅ Hoeffding\tHoeffding at t₉₅ / 0.05\n");
     for (int law = 0; law < 2; law++)
         for (int g = 0; g < RL_NCFG; g++) {
-            double zm = 0, zv = 0, over = -INFINITY, r0 = NAN, r1 = NAN;
-            int d0 = 0, d1 = 0, cnt = 0;
+            double zm = 0, zv = 0, over = -INFINITY;
+            int cnt = 0;
+            rl_conc_dstat ds[MAXD];
             for (int i = 0; i < nrows; i++) {
                 so2_row *o = &rows[i];
                 if (o->law != law || o->cfg != g)
                     continue;
+                if (cnt < MAXD) {
+                    rl_conc_dstat *q = &ds[cnt];
+                    q->d = o->d;
+                    q->x = rl_conc_scale_excess(o->ms, o->ms_se, o->sum_a2 / 2, o->rate, o->n);
+                    q->t = NAN;
+                    q->tested = 0;
+                    snprintf(q->unmet, sizeof q->unmet, "%s", o->unmet);
+                }
                 cnt++;
                 zm = fmax(zm, fabs(o->mean - o->mean_pred) / fmax(o->mean_se, 1e-300));
                 zv = fmax(zv, fabs(o->var - o->var_pred) / fmax(o->var_se, 1e-300));
                 over = fmax(over, o->hcen_over);
-                double sc = sqrt(o->ms * o->d);
-                if (!d0)
-                    d0 = o->d, r0 = sc;
-                d1 = o->d, r1 = sc;
                 if (used + 512 < cap)
                     used += snprintf(tab + used, cap - used,
-                                     "%s (n = %ld)\t%s\t%d\t%.4g\t%.4f\t%.4f ± %.4f\t%.3g\t%.3g\t%.3f ± %.3f\t%.3g\t%.3g\n",
+                                     "%s (n = %ld)\t%s\t%d\t%.4g\t%.4f\t%.4f ± %.4f\t%.3g\t%.3g\t%.3f ± %.3f\t%.3g\t%.3g\t%.3g\n",
                                      law ? "U(−ω_b, ω_b)" : "circle", o->n, rl_st_cfg_name[g], o->d, o->sum_a2, o->mean_pred,
-                                     o->mean, o->mean_se, o->var_pred, o->sum_a2 / o->var_pred, sc,
-                                     o->ms_se * o->d / (2 * sc), o->q95 / o->t05, o->hoeff_q95 / 0.05);
+                                     o->mean, o->mean_se, o->var_pred, o->sum_a2 / o->var_pred, o->d * o->ms,
+                                     o->d * o->ms_se, so2_scale_bound(o), o->q95 / o->t05, o->hoeff_q95 / 0.05);
             }
             if (!cnt)
                 continue;
             const char *ln = law ? "study U(−ω_b, ω_b), n = 65,536" : "circle angles";
-            rl_report_check(rep, over <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                            rl_fmt(w, sizeof w, "SO(2) %s, q = k %s: P(|s − Es| ≥ t) ≤ Hoeffding 2exp(−t²/(2Σa_b²)) + 5 SE",
-                                   ln, rl_st_cfg_name[g]),
-                            "(measured − bound)/SE ≤ 5", rl_fmt(a, sizeof a, "max %.1f over %d dimensions", over, cnt));
-            rl_report_check(rep, zm <= 5 && zv <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                            rl_fmt(w, sizeof w, "SO(2) %s, %s: E s and Var s = exact (χ_b^n)", ln, rl_st_cfg_name[g]),
-                            "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f (mean), %.2f (variance)", zm, zv));
-            rl_report_check(rep, r1 <= 1.5 * r0 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                            rl_fmt(w, sizeof w, "SO(2) %s, %s: |s| itself at the O(1/√d) scale", ln, rl_st_cfg_name[g]),
-                            "√d·rms(s) flat in d (ratio ≤ 1.5 from smallest to largest d)",
-                            rl_fmt(b, sizeof b, "√d·rms(s) = %.2f (d = %d) → %.2f (d = %d)", r0, d0, r1, d1));
+            /* independent bounded block terms: Hoeffding, and the moments
+             * from chi_b^n, are exact at any n (no hypothesis) */
+            rl_report_decide(rep, &rl_rule_bound, over, NULL,
+                             rl_fmt(w, sizeof w, "SO(2) %s, q = k %s: P(|s − Es| ≥ t) ≤ Hoeffding 2exp(−t²/(2Σa_b²)) + 5 SE",
+                                    ln, rl_st_cfg_name[g]),
+                             "(measured − bound)/SE ≤ 5", rl_fmt(a, sizeof a, "max %.1f over %d dimensions", over, cnt));
+            rl_report_decide(rep, &rl_rule_agree, fmax(zm, zv), NULL,
+                             rl_fmt(w, sizeof w, "SO(2) %s, %s: E s and Var s = exact (χ_b^n)", ln, rl_st_cfg_name[g]),
+                             "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f (mean), %.2f (variance)", zm, zv));
+            rl_conc_decide(rep, &rl_rule_bound, ds, cnt < MAXD ? cnt : MAXD,
+                           rl_fmt(w, sizeof w, "SO(2) %s, %s: |s| itself at the O(1/√d) scale, d·E s² ≤ d·(Σa_b²/2 + rateⁿ) + 5 SE",
+                                  ln, rl_st_cfg_name[g]),
+                           "(measured − bound)/SE ≤ 5 (second-moment certificate, moment2.h)");
         }
     rl_report_table(rep, "SO(2) block scores, q = k: exact moments from χ_b^n; looseness of Hoeffding: its variance proxy "
                          "Σa_b² over the true variance, the measured 95% quantile t₉₅ of |s − Es| over the t₀₅ at which "
@@ -652,7 +788,9 @@ void rl_exp_concentration_report(const void *res, const rl_outdir *out, rl_repor
     rl_report_text(rep,
                    "**Claim.** The score of a unit query against a transported unit key is exponentially unlikely "
                    "to be large in high dimension: for Haar transport it has the exact law ⟨e,u⟩² ~ Beta(1/2, (d−1)/2) "
-                   "and P(|s| ≥ t) ≤ 2e^{−dt²/2} (Lévy); for block-diagonal SO(2), P(|s − Es| ≥ t) ≤ "
+                   "and P(|s| ≥ t) ≤ 2e^{−dt²/2} (the cap bound (Ball) for one coordinate of the sphere; Lévy's "
+                   "concentration on SO(d), 2e^{−(d−2)t²/8} for 1-Lipschitz functions, is `routelab bound levy-so`); "
+                   "for block-diagonal SO(2), P(|s − Es| ≥ t) ≤ "
                    "2exp(−t²/(2Σ_b a_b²)) (Hoeffding, a_b = |q_b||k_b|). Measured for d ∈ {%s} on t = x/√d, "
                    "x = 0.25 … 5. Haar matrices from sampling/haar for d ≤ 128 (%ld per d); for d > 128 the exact "
                    "equivalence that Pk̂ is uniform on the sphere for Haar P (rl_unit_vector). The families use the "
@@ -663,6 +801,16 @@ void rl_exp_concentration_report(const void *res, const rl_outdir *out, rl_repor
                    "(per-route) one; equality with the Beta law is tested where ≥ 10 scores are expected on each "
                    "side of t.",
                    ds, z.haar_reps, z.m, z.dense_dmax, z.brown_dmax);
+    rl_report_text(rep,
+                   "**Hypothesis.** ‖E M‖ alone certifies no concentration (M = ±I). A Beta-law tail, the cap bound "
+                   "and the O(1/√d) scale need the far routes near Haar in the second moment: with T(X) = E[M X Mᵀ] "
+                   "and F its fixed space, |E s² − qᵀΠ_F(kkᵀ)q| ≤ rateⁿ, rate = ‖T on F^⊥‖ (theory/moment2.h, closed "
+                   "forms of the sampled family); the hypothesis at (d, n) is rateⁿ ≤ 1/d. Those checks are decided "
+                   "only over the d where it holds, and a separate row names the d where it does not (*hypothesis "
+                   "not met*; Brownian steps at d ≥ 3 have no closed-form rate). The closed-form moments (E s, "
+                   "Var s, the PaTH norm) and Hoeffding for independent SO(2) blocks are exact at any n and need no "
+                   "hypothesis. The scale check: d·E s² ≤ d·(Σ_b a_b²/2 + rateⁿ) (the level for F = span{I_b, J_b}, "
+                   "k = q; 1/d for q spread evenly over the blocks).");
     curves(&z, out, rep);
     part_haar(R, out, rep);
     part_families(R, out, rep);
@@ -673,10 +821,10 @@ void rl_exp_concentration_report(const void *res, const rl_outdir *out, rl_repor
     rl_plot(out, "concentration_so2", "concentration_so2", vars, RL_NVARS(vars));
     rl_report_figure(rep, "concentration_haar.png",
                      "Haar transport: P(|q̂ᵀPk̂| ≥ t) against t per d, measured ±SE (points), exact Beta law (lines), "
-                     "Lévy 2e^{−dt²/2} (dashed)");
+                     "cap bound (Ball) 2e^{−dt²/2} (dashed)");
     rl_report_figure(rep, "concentration_families.png",
                      "Each family far beyond its window, key aligned with the query, per d: tails against Beta "
-                     "(line) and Lévy (dashed); the study's U(−ω_b, ω_b) at n = 65,536 stays near 1 (unmixed blocks)");
+                     "(line) and the cap bound (Ball) (dashed); the study's U(−ω_b, ω_b) at n = 65,536 stays near 1 (unmixed blocks)");
     rl_report_figure(rep, "concentration_so2.png",
                      "SO(2) blocks, q = k spread evenly vs concentrated in the low-frequency quarter: centered tails "
                      "against Hoeffding (lines), and the scale √d·rms(s) of the score itself against d");

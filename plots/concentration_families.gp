@@ -13,7 +13,7 @@ if (term eq 'svg') {
 }
 set output out
 fams = "householder lazy-haar-p0.1 brownian path-beta1 so2-circle so2-study-65536"
-set multiplot layout nrow,ncol title "Score tails far beyond the mixing window (k̂ = q̂): measured ±SE, exact Beta law (black), Lévy bound (dashed); path-beta1 plotted as the direction q̂^T Pk̂/|Pk̂|"
+set multiplot layout nrow,ncol title "Score tails far beyond the mixing window (k̂ = q̂): measured ±SE, exact Beta law (black), cap bound (Ball) (dashed); path-beta1 plotted as the direction q̂^T Pk̂/|Pk̂|"
 set logscale y
 set format y '10^{%L}'
 set yrange [1e-4:1.5]
@@ -27,6 +27,6 @@ do for [j=1:n] {
     plot for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $2 == dd ? $6 : 1/0):(i == 4 ? $15 : $8):(i == 4 ? $16 : $9) \
             w yerrorbars pt 7 ps 0.5 lc rgb word(cols,i) title word(fams,i), \
          c u ($1 == dd ? $2 : 1/0):4 w lines lw 2 lc rgb 'black' title 'Beta (exact)', \
-         c u ($1 == dd ? $2 : 1/0):5 w lines dt 2 lw 1.5 lc rgb 'gray30' title 'Lévy'
+         c u ($1 == dd ? $2 : 1/0):5 w lines dt 2 lw 1.5 lc rgb 'gray30' title 'cap bound (Ball)'
 }
 unset multiplot

@@ -1,6 +1,8 @@
 /* test_exp_concentration.c: `routelab concentration` (claim 2): aligned scores
  * after a route against the exact Beta law, c^n, the PaTH norm law and the
- * exact SO(2) moments, within 5 standard errors; the subcommand's files. */
+ * exact SO(2) moments, within 5 standard errors; the subcommand's files; the
+ * report's decisions (the second-moment hypothesis, the scale bound, the
+ * closed-form cap check) each turned the other way on a counterexample. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../experiments/claims.h"
+#include "../experiments/concentration.h"
 #include "../mc/scoretails.h"
 #include "../mc/so2score.h"
 #include "../sampling/rng.h"
@@ -222,4 +226,134 @@ Test(exp_concentration, tails_refuse_more_than_65535_scores)
     cr_assert_eq(rl_tails_alloc(t, 1, 4, 70000, &T, &err), RL_EINPUT);
     cr_assert_null(T);
     cr_assert(strstr(err.msg, "65535") != NULL, "message: %s", err.msg);
+}
+
+/* ---------- the report's decisions ---------- */
+
+/* The report's TSV rows as one string (caller frees). */
+static char *report_tsv(const rl_report *r)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    rl_report_tsv(r, fp, "concentration");
+    fclose(fp);
+    return buf;
+}
+
+static rl_report *conc_report(void)
+{
+    rl_report *r = rl_report_alloc("claim 2");
+    rl_report_rules(r, rl_claim_find("concentration")->rules);
+    return r;
+}
+
+Test(exp_concentration, hypothesis_follows_the_second_moment_rate)
+{
+    char buf[256];
+    double rate;
+    /* the study's U(-w_b, w_b) at n = 65,536: the slow blocks are unmixed */
+    rl_family st = rl_family_default(RL_FAM_SO2, 64);
+    const char *u = rl_conc_unmet(&st, 65536, &rate, buf, sizeof buf);
+    cr_assert_not_null(u);
+    cr_assert(rate > 0.999 && rate < 1, "rate %g", rate);
+    cr_assert(strstr(u, "d = 64") != NULL, "%s", u);
+    /* circle angles: rate 0, met at n = 16 */
+    rl_family ci = st;
+    ci.law = RL_ANG_CIRCLE;
+    cr_assert_null(rl_conc_unmet(&ci, 16, &rate, buf, sizeof buf));
+    cr_assert_float_eq(rate, 0, 1e-12);
+    /* Householder: met far beyond its window, not after two steps */
+    rl_family hh = rl_family_default(RL_FAM_HOUSEHOLDER, 32);
+    cr_assert_null(rl_conc_unmet(&hh, 500, NULL, buf, sizeof buf));
+    cr_assert_not_null(rl_conc_unmet(&hh, 2, NULL, buf, sizeof buf));
+    /* Brownian at d >= 3: no closed-form rate, no certificate */
+    rl_family br = rl_family_default(RL_FAM_BROWNIAN, 8);
+    u = rl_conc_unmet(&br, 1000, &rate, buf, sizeof buf);
+    cr_assert(isnan(rate));
+    cr_assert(u && strstr(u, "no second-moment certificate"), "%s", u ? u : "(met)");
+    /* Haar transport: one step suffices */
+    rl_family ha = rl_family_default(RL_FAM_HAAR, 16);
+    cr_assert_null(rl_conc_unmet(&ha, 1, NULL, buf, sizeof buf));
+}
+
+Test(exp_concentration, decisions_split_by_the_hypothesis)
+{
+    rl_conc_dstat s[3] = { { 8, 1.0, 0.2, 10, "" }, { 32, 2.0, 0.1, 10, "" }, { 128, 9.0, 0.05, 10, "" } };
+    int n[RL_NVERDICT];
+    /* all met: one row, holds; a met d above 5 SE: contradicted */
+    rl_report *r = conc_report();
+    rl_conc_decide(r, &rl_rule_agree, s, 2, "tail = Beta law", "|z| ≤ 5");
+    rl_report_kinds(r, n);
+    cr_assert_eq(n[RL_V_HOLDS], 1);
+    cr_assert_eq(n[RL_V_HYPOTHESIS], 0);
+    rl_report_free(r);
+    r = conc_report();
+    rl_conc_decide(r, &rl_rule_agree, s, 3, "tail = Beta law", "|z| ≤ 5");
+    rl_report_kinds(r, n);
+    cr_assert_eq(n[RL_V_CONTRADICTED], 1);
+    cr_assert_eq(n[RL_V_HOLDS] + n[RL_V_HYPOTHESIS], 0);
+    rl_report_free(r);
+    /* the hypothesis fails at d = 128: that d leaves the decision (holds over
+     * 8, 32) and gets its own row, hypothesis not met, naming it */
+    snprintf(s[2].unmet, sizeof s[2].unmet, "second-moment rate 0.99 at d = 128: rate^n > 1/d");
+    r = conc_report();
+    rl_conc_decide(r, &rl_rule_agree, s, 3, "tail = Beta law", "|z| ≤ 5");
+    rl_report_kinds(r, n);
+    cr_assert_eq(n[RL_V_HOLDS], 1);
+    cr_assert_eq(n[RL_V_HYPOTHESIS], 1);
+    cr_assert_eq(n[RL_V_CONTRADICTED], 0);
+    char *tsv = report_tsv(r);
+    cr_assert(strstr(tsv, "hypothesis not met") && strstr(tsv, "d ∈ {128}") && strstr(tsv, "rate 0.99 at d = 128"),
+              "%s", tsv);
+    cr_assert(strstr(tsv, "d ∈ {8, 32}"), "%s", tsv);
+    free(tsv);
+    rl_report_free(r);
+    /* unmet everywhere (Brownian): only the hypothesis row, naming the others */
+    for (int i = 0; i < 3; i++)
+        snprintf(s[i].unmet, sizeof s[i].unmet, "no second-moment certificate (d = %d)", s[i].d);
+    r = conc_report();
+    rl_conc_decide(r, &rl_rule_bound, s, 3, "tail ≤ cap", "x ≤ 5");
+    rl_report_kinds(r, n);
+    cr_assert_eq(n[RL_V_HYPOTHESIS], 1);
+    cr_assert_eq(n[RL_V_HOLDS] + n[RL_V_CONTRADICTED], 0);
+    tsv = report_tsv(r);
+    cr_assert(strstr(tsv, "also not met at d = 32, 128"), "%s", tsv);
+    free(tsv);
+    rl_report_free(r);
+}
+
+Test(exp_concentration, scale_bound_decides_both_ways)
+{
+    /* q spread evenly over d/2 = 32 blocks: level = sum a_b^2 / 2 = 1/d */
+    const int d = 64;
+    const double level = 1.0 / d, se = 1e-4;
+    double rate = 0.5;
+    long n = 40; /* rate^n ~ 1e-12 */
+    /* at the level: holds; 6 SE above level + rate^n: contradicted */
+    double x = rl_conc_scale_excess(level, se, level, rate, n);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, x), RL_V_HOLDS);
+    x = rl_conc_scale_excess(level + pow(rate, n) + 6 * se, se, level, rate, n);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, x), RL_V_CONTRADICTED);
+    /* the old ratio rule could not see this: a score at the O(1) scale is
+     * far above the bound */
+    x = rl_conc_scale_excess(0.5, 0.01, level, rate, n);
+    cr_assert_gt(x, 5);
+    /* an unmixed family's rate^n raises the bound (and its row is then
+     * hypothesis not met: rl_conc_decide above) */
+    cr_assert_lt(rl_conc_scale_excess(0.5, 0.01, level, 0.9999, n), 5);
+    /* zero SE: the sign decides */
+    cr_assert_eq(rl_conc_scale_excess(level + 1e-3, 0, level, 0, n), INFINITY);
+}
+
+Test(exp_concentration, beta_tail_below_the_cap_bound_not_a_tighter_one)
+{
+    double tw;
+    for (int d = 8; d <= 512; d *= 4) {
+        /* Ball's cap bound 2 exp(-d t^2/2) is above the exact tail */
+        cr_assert_leq(rl_conc_beta_over_cap(d, 0.5, &tw), 0, "d = %d", d);
+        /* the counterexample: 2 exp(-2 d t^2) is not a bound */
+        cr_assert_gt(rl_conc_beta_over_cap(d, 2.0, &tw), 0, "d = %d", d);
+    }
+    cr_assert_eq(rl_rule_decide(&rl_rule_exact, rl_conc_beta_over_cap(32, 2.0, &tw) <= 0), RL_V_CONTRADICTED);
 }
