@@ -31,6 +31,7 @@
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/moment2.h"
+#include "../mc/moment2_brownian.h"
 #include "../theory/theory.h"
 #include "../mc/scoretails.h"
 #include "../mc/so2score.h"
@@ -150,10 +151,23 @@ static void cmp_point(cmp *k, const rl_tail_est *e, double p0, double ub, double
 
 /* ---------- the decision pieces (concentration.h) ---------- */
 
+/* Brownian steps at d >= 3 have no closed-form rate: the character estimate
+ * (mc/moment2_brownian.h) at its upper end, estimate + 5 SE, certifies.  It
+ * is a property of the family, not of the run: a fixed stream, so every run
+ * sees the same certificate. */
+#define CONC_BROWN_DRAWS 4000
+#define CONC_BROWN_SEED 0x6d326272UL
+
 const char *rl_conc_unmet(const rl_family *f, long n, double *rate, char *buf, size_t len)
 {
     rl_moment2 m;
     rl_moment2_closed(f, NULL, &m, NULL, NULL);
+    if (isnan(m.rate) && f->kind == RL_FAM_BROWNIAN) {
+        rl_moment2_est e;
+        rl_err err;
+        if (rl_moment2_brownian(f->d, f->sigma, CONC_BROWN_DRAWS, CONC_BROWN_SEED, &e, &err) == RL_OK)
+            m.rate = fmin(e.rate + 5 * e.se, 1.0);
+    }
     if (rate)
         *rate = m.rate;
     return rl_moment2_unmet(m.rate, f->d, n, buf, len);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../mc/moment2_brownian.h"
 #include "../mc/moment2_mc.h"
 #include "../theory/moment2.h"
 #include "../theory/theory.h"
@@ -160,6 +161,30 @@ Test(moment2, path_lazy_token_closed_forms)
     t.vocab = 8;
     t.table = table;
     agree(&t, 20000, 0.05);
+}
+
+/* Brownian at any d from characters (mc/moment2_brownian.h): the exact
+ * e^{-2 sigma^2} at d = 2, and the d^4 estimate of the whole operator at
+ * d = 3, 5, 8 within 5 combined SE plus its noise floor. */
+Test(moment2, brownian_rate_from_characters)
+{
+    rl_moment2_est c, e;
+    rl_err err;
+    cr_assert_eq(rl_moment2_brownian(2, 0.5, 20000, 3, &c, &err), RL_OK);
+    cr_assert_lt(fabs(c.rate - exp(-0.5)), 5 * c.se, "%g vs %g +- %g", c.rate, exp(-0.5), c.se);
+    int ds[] = { 3, 5, 8 };
+    for (int i = 0; i < 3; i++) {
+        rl_family f = rl_family_default(RL_FAM_BROWNIAN, ds[i]);
+        f.sigma = 0.7;
+        cr_assert_eq(rl_moment2_brownian(ds[i], f.sigma, 20000, 5, &c, &err), RL_OK);
+        cr_assert_eq(rl_moment2_estimate_family(&f, NULL, 0, 20000, 9, &e, &err), RL_OK);
+        double tol = 5 * hypot(c.se, e.se) + e.noise;
+        cr_assert_lt(fabs(c.rate - e.rate), tol, "d = %d: characters %g +- %g, estimate %g +- %g (noise %g)", ds[i],
+                     c.rate, c.se, e.rate, e.se, e.noise);
+        cr_assert(c.rate > 0 && c.rate < 1);
+    }
+    cr_assert_eq(rl_moment2_brownian(1, 0.5, 100, 1, &c, &err), RL_EINPUT);
+    cr_assert_eq(rl_moment2_brownian(4, NAN, 100, 1, &c, &err), RL_EINPUT);
 }
 
 Test(moment2, bad_inputs_are_refused)
