@@ -9,7 +9,7 @@ if (term eq 'svg') {
 }
 set output out
 fams = "householder so2-circle so2-study"
-set multiplot layout 1,words(ds) title sprintf("Largest of M_L aligned far scores on one chain: E max_j s_j ±SE (filled), 95%% quantile of max_j |s_j| (open); √(2 log M_L/d) (solid), union bound √(2 log(2M_L/δ)/d), δ = %g (dashed)", udelta)
+set multiplot layout 1,words(ds) title sprintf("Largest of M_L aligned far scores on one chain: E max_j s_j ±SE (filled), 95%% quantile of max_j |s_j| (open); √(2 log M_L/d) (solid), union of cap bounds (Ball) √(2 log(2M_L/δ)/d), δ = %g (dashed)", udelta)
 set logscale x
 set xrange [0.8:*]
 set yrange [0:1.05]
@@ -22,6 +22,6 @@ do for [j=1:words(ds)] {
     plot for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $2 == dd ? $4 : 1/0):6:7 w yerrorlines pt 7 ps 0.6 lc rgb word(cols,i) title word(fams,i), \
          for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $2 == dd ? $4 : 1/0):9 w points pt 6 ps 0.9 lc rgb word(cols,i) notitle, \
          f u (strcol(1) eq 'householder' && $2 == dd ? $4 : 1/0):8 w lines lw 2 lc rgb 'black' title '√(2 log M_L/d)', \
-         f u (strcol(1) eq 'householder' && $2 == dd ? $4 : 1/0):10 w lines lw 2 dt 2 lc rgb 'black' title 'union bound (1−δ)'
+         f u (strcol(1) eq 'householder' && $2 == dd ? $4 : 1/0):10 w lines lw 2 dt 2 lc rgb 'black' title 'union of cap bounds (Ball), 1−δ'
 }
 unset multiplot

@@ -1,6 +1,8 @@
 /* test_exp_scoregap.c: `routelab scoregap`: near and far scores on one chain
  * against their closed forms within 5 standard errors, the moment generating
- * functions behind the weight-ratio prediction, and the subcommand's files. */
+ * functions behind the weight-ratio prediction, the subcommand's files, and
+ * every decision of its report (rule, hypothesis label) made to come out
+ * the other way on a hand-built summary. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_sf_bessel.h>
 #include <math.h>
@@ -9,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../experiments/claims.h"
+#include "../experiments/scoregap.h"
 #include "../mc/gapchain.h"
 #include "../mc/so2score.h"
 #include "../theory/theory.h"
@@ -164,7 +168,37 @@ Test(exp_scoregap, cli_writes_every_file, .timeout = 120)
     static char out[1 << 16], err[1 << 14];
     const char *files[] = { "scoregap.md", "scoregap_near.tsv", "scoregap_far.tsv", "scoregap_gap.tsv",
                             "scoregap_max.png", "scoregap_gap.png", NULL };
-    th_cli_quick("scoregap", files, NULL);
+    char *dir = th_tmpdir(), line[1024];
+    snprintf(line, sizeof line, "scoregap --preset quick --threads 2 --out %s", dir);
+    cr_assert_eq(th_run(line, out, sizeof out, err, sizeof err), 0, "%s", err);
+    for (const char *const *f = files; *f; f++) {
+        char *p = th_path(dir, *f);
+        cr_assert_eq(access(p, R_OK), 0, "missing %s", *f);
+        free(p);
+    }
+    /* the run's cells wired to the certificate: the study's slow blocks are
+     * unmixed at 512, Householder and circle angles are certified; the
+     * Householder weight-ratio bound is the one that needs mixing */
+    char *md = th_path(dir, "scoregap.md");
+    FILE *fp = fopen(md, "r");
+    cr_assert_not_null(fp);
+    static char row[1 << 14];
+    int study_unmet = 0, householder_ratio = 0;
+    while (fgets(row, sizeof row, fp)) {
+        cr_assert_null(strstr(row, "Lévy"), "%s", row);
+        if (strstr(row, "| so2-study: P(max_j") || strstr(row, "| so2-study: E max_j"))
+            study_unmet += strstr(row, "| hypothesis not met |") != NULL;
+        if (strstr(row, "| householder: ") || strstr(row, "| so2-circle: "))
+            cr_assert_null(strstr(row, "hypothesis not met"), "%s", row);
+        if (strstr(row, "| householder: log weight ratio"))
+            householder_ratio += strstr(row, "sphere's mgf") != NULL;
+    }
+    fclose(fp);
+    free(md);
+    cr_assert_eq(study_unmet, 2);
+    cr_assert_eq(householder_ratio, 1);
+    th_rmdir(dir);
+    free(dir);
     cr_assert_eq(th_run("scoregap --no-such-flag", out, sizeof out, err, sizeof err), 2);
     cr_assert(strncmp(err, "routelab: ", 10) == 0, "stderr: %s", err);
     cr_assert_eq(th_run("scoregap --seed", out, sizeof out, err, sizeof err), 2);
@@ -184,4 +218,211 @@ Test(exp_scoregap, near_distance_beyond_delta0_is_a_bad_input)
     cr_assert_eq(rl_gc_run(&sp, q, NULL, 8, g, 1, 1, 1, &cell, &err), RL_EINPUT);
     cr_assert(strstr(err.msg, "gapchain") != NULL, "message: %s", err.msg);
     cr_assert_null(cell.near);
+}
+
+/* ---- the report half: verdicts on hand-built summaries ---- */
+
+/* A summary where every check holds comfortably and every d is certified. */
+static void good_sums(rl_sg_sum S[RL_SG_NFAM])
+{
+    memset(S, 0, sizeof(rl_sg_sum) * RL_SG_NFAM);
+    for (int f = 0; f < RL_SG_NFAM; f++) {
+        rl_sg_sum *s = &S[f];
+        s->near_z = s->meanfar_z = 1.0;
+        s->gapu_over = s->hunion_over = -1.0;
+        s->hunion_worst = 0.01;
+        s->logr_needs_mixing = f == RL_SG_HOUSEHOLDER;
+        s->nd = 3;
+        for (int k = 0; k < 3; k++) {
+            rl_sg_dsum *t = &s->at[k];
+            t->d = 16 << (2 * k);
+            t->max_over = t->gap_over = t->union_over = t->logr_over = 0.5;
+            t->ratio_lo = 0.5;
+            t->ratio_hi = 0.9;
+            t->union_worst = 0.02;
+        }
+    }
+}
+
+/* The verdicts as rl_report_tsv rows, in buf. */
+static char *verdict_rows(const rl_sg_sum S[RL_SG_NFAM])
+{
+    const rl_claim *c = rl_claim_find("scoregap");
+    cr_assert_not_null(c);
+    rl_report *rep = rl_report_alloc("scoregap");
+    rl_report_rules(rep, c->rules);
+    rl_scoregap_verdicts(S, 256, 10000, rep);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    rl_report_tsv(rep, fp, "scoregap");
+    fclose(fp);
+    rl_report_free(rep);
+    return buf;
+}
+
+/* The verdict of the one row whose check contains every one of key1, key2
+ * (key2 may be NULL), copied into v; the number of such rows is returned. */
+static int verdict_of(const char *rows, const char *key1, const char *key2, char *v, size_t vn)
+{
+    int hits = 0;
+    for (const char *line = rows; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char *l = strndup(line, len);
+        char *f1 = strchr(l, '\t'), *f2 = f1 ? strchr(f1 + 1, '\t') : NULL, *f3 = f2 ? strchr(f2 + 1, '\t') : NULL;
+        char *f4 = f3 ? strchr(f3 + 1, '\t') : NULL;
+        if (f4) {
+            *f4 = 0;
+            if (strstr(f3 + 1, key1) && (!key2 || strstr(f3 + 1, key2))) {
+                *f2 = 0;
+                snprintf(v, vn, "%s", f1 + 1);
+                hits++;
+            }
+        }
+        free(l);
+        line = end ? end + 1 : line + len;
+    }
+    return hits;
+}
+
+static void expect(const char *rows, const char *k1, const char *k2, const char *verdict)
+{
+    char v[64] = "";
+    cr_assert_eq(verdict_of(rows, k1, k2, v, sizeof v), 1, "one row for [%s][%s] in\n%s", k1, k2 ? k2 : "", rows);
+    cr_assert_str_eq(v, verdict, "[%s][%s]: %s, expected %s", k1, k2 ? k2 : "", v, verdict);
+}
+
+#define UNMET_ "second-moment rate 0.999 at d = 16: rate^n = 0.6 > 1/d at n = 512"
+
+Test(exp_scoregap, verdicts_hold_on_a_good_summary)
+{
+    rl_sg_sum S[RL_SG_NFAM];
+    good_sums(S);
+    char *rows = verdict_rows(S);
+    cr_assert_null(strstr(rows, "contradicted"), "%s", rows);
+    cr_assert_null(strstr(rows, "hypothesis not met"), "%s", rows);
+    cr_assert_null(strstr(rows, "Lévy"), "Ball's cap bound is not Lévy's: %s", rows);
+    expect(rows, "householder: P(max_j", "cap bounds (Ball)", "holds");
+    expect(rows, "so2-study: E max_j", NULL, "holds");
+    expect(rows, "householder: log weight ratio", "sphere's mgf", "holds");
+    expect(rows, "so2-circle: log weight ratio", "exact mgf", "holds");
+    free(rows);
+}
+
+/* Closed forms decide by agree (|z| <= 5); bounds by bound (excess <= 5 SE):
+ * one step past the threshold is contradicted, whatever the certificate. */
+Test(exp_scoregap, an_excess_beyond_five_se_is_contradicted)
+{
+    rl_sg_sum S[RL_SG_NFAM];
+    good_sums(S);
+    S[RL_SG_HOUSEHOLDER].near_z = 5.1;
+    S[RL_SG_CIRCLE].meanfar_z = 7;
+    S[RL_SG_CIRCLE].at[1].max_over = 5.2;
+    S[RL_SG_HOUSEHOLDER].at[2].gap_over = 6;
+    S[RL_SG_CIRCLE].at[0].union_over = 5.01;
+    S[RL_SG_HOUSEHOLDER].at[1].logr_over = 9;
+    S[RL_SG_STUDY].at[2].logr_over = 9;
+    S[RL_SG_STUDY].gapu_over = 5.5;
+    S[RL_SG_STUDY].hunion_over = 12;
+    S[RL_SG_STUDY].near_z = 4.99; /* inside */
+    char *rows = verdict_rows(S);
+    expect(rows, "householder: near score", NULL, "contradicted");
+    expect(rows, "so2-circle: mean far score", NULL, "contradicted");
+    expect(rows, "so2-circle: E max_j", NULL, "contradicted");
+    expect(rows, "householder: gap s_near − max_j s_j ≥", NULL, "contradicted");
+    expect(rows, "so2-circle: P(max_j |s_j| ≥", NULL, "contradicted");
+    expect(rows, "householder: log weight ratio", NULL, "contradicted");
+    expect(rows, "so2-study: log weight ratio", NULL, "contradicted");
+    expect(rows, "so2-study: gap s_near − max_j s_j ≤", NULL, "contradicted");
+    expect(rows, "so2-study: centered", NULL, "contradicted");
+    expect(rows, "so2-study: near score", NULL, "holds");
+    expect(rows, "householder: mean far score", NULL, "holds");
+    expect(rows, "so2-circle: near score", NULL, "holds");
+    free(rows);
+}
+
+/* Where the certificate fails at every d, the checks that assume mixed far
+ * routes are "hypothesis not met" (with the phrase) even far past 5 SE;
+ * the checks that hold at any length are still decided by their rule. */
+Test(exp_scoregap, unmet_certificate_labels_only_the_mixing_checks)
+{
+    rl_sg_sum S[RL_SG_NFAM];
+    good_sums(S);
+    for (int f = 0; f < RL_SG_NFAM; f++)
+        for (int k = 0; k < 3; k++) {
+            rl_sg_dsum *t = &S[f].at[k];
+            snprintf(t->unmet, sizeof t->unmet, UNMET_);
+            t->max_over = t->gap_over = t->union_over = t->logr_over = 40;
+        }
+    S[RL_SG_STUDY].gapu_over = 8;
+    char *rows = verdict_rows(S);
+    for (int f = 0; f < RL_SG_NFAM; f++) {
+        char k[64];
+        const char *lab = rl_sg_label[f];
+        expect(rows, rl_fmt(k, sizeof k, "%s: E max_j", lab), NULL, "hypothesis not met");
+        expect(rows, rl_fmt(k, sizeof k, "%s: gap s_near − max_j s_j ≥", lab), NULL, "hypothesis not met");
+        expect(rows, rl_fmt(k, sizeof k, "%s: P(max_j |s_j| ≥", lab), NULL, "hypothesis not met");
+        expect(rows, rl_fmt(k, sizeof k, "%s: near score", lab), NULL, "holds");
+    }
+    cr_assert_not_null(strstr(rows, UNMET_), "the phrase is in the row: %s", rows);
+    expect(rows, "householder: log weight ratio", NULL, "hypothesis not met");
+    /* exact mgf at each length, Hoeffding, E max >= max E: no mixing needed */
+    expect(rows, "so2-study: log weight ratio", NULL, "contradicted");
+    expect(rows, "so2-circle: log weight ratio", NULL, "contradicted");
+    expect(rows, "so2-study: gap s_near − max_j s_j ≤", NULL, "contradicted");
+    expect(rows, "so2-circle: centered", NULL, "holds");
+    free(rows);
+    /* the same numbers with the certificate met: contradicted, not excused */
+    for (int f = 0; f < RL_SG_NFAM; f++)
+        for (int k = 0; k < 3; k++)
+            S[f].at[k].unmet[0] = 0;
+    rows = verdict_rows(S);
+    expect(rows, "so2-study: P(max_j |s_j| ≥", NULL, "contradicted");
+    expect(rows, "householder: log weight ratio", NULL, "contradicted");
+    cr_assert_null(strstr(rows, "hypothesis not met"), "%s", rows);
+    free(rows);
+}
+
+/* A certificate met at some d's only: one row decided on those d's, one
+ * "hypothesis not met" row for the others; an excess where unmet does not
+ * leak into the decided row. */
+Test(exp_scoregap, certificate_splits_the_ds)
+{
+    rl_sg_sum S[RL_SG_NFAM];
+    good_sums(S);
+    rl_sg_dsum *t = &S[RL_SG_HOUSEHOLDER].at[0];
+    snprintf(t->unmet, sizeof t->unmet, UNMET_);
+    t->union_over = 30;
+    char *rows = verdict_rows(S);
+    expect(rows, "householder: P(max_j |s_j| ≥", "(d = 64, 256)", "holds");
+    expect(rows, "householder: P(max_j |s_j| ≥", "(d = 16)", "hypothesis not met");
+    expect(rows, "householder: E max_j", "(d = 16)", "hypothesis not met");
+    expect(rows, "so2-circle: P(max_j |s_j| ≥", NULL, "holds");
+    free(rows);
+    S[RL_SG_HOUSEHOLDER].at[2].union_over = 5.3;
+    rows = verdict_rows(S);
+    expect(rows, "householder: P(max_j |s_j| ≥", "(d = 64, 256)", "contradicted");
+    free(rows);
+}
+
+/* The certificate of the run's cells: Householder at 3 W(0.01) and circle
+ * angles at 64 are certified, the study's U(-w_b, w_b) at 512 is not (its
+ * slow blocks), nor Householder after one step. */
+Test(exp_scoregap, certificate_of_the_runs_families)
+{
+    char buf[256];
+    for (int d = 16; d <= 256; d *= 4) {
+        rl_family h = rl_family_default(RL_FAM_HOUSEHOLDER, d);
+        long w = 3 * rl_mixing_window(1 - 2.0 / d, 0.01);
+        cr_assert_null(rl_scoregap_unmet(&h, w, buf, sizeof buf), "householder d = %d: %s", d, buf);
+        cr_assert_not_null(rl_scoregap_unmet(&h, 1, buf, sizeof buf));
+        rl_family c = rl_family_default(RL_FAM_SO2, d);
+        c.law = RL_ANG_CIRCLE;
+        cr_assert_null(rl_scoregap_unmet(&c, 64, buf, sizeof buf), "circle d = %d: %s", d, buf);
+        rl_family s = rl_family_default(RL_FAM_SO2, d);
+        cr_assert_eq(s.law, RL_ANG_UNIFORM);
+        cr_assert_not_null(rl_scoregap_unmet(&s, 512, buf, sizeof buf));
+        cr_assert_not_null(strstr(buf, "second-moment rate"), "%s", buf);
+    }
 }
