@@ -369,6 +369,40 @@ Test(exp_stylized, cli_quick_writes_every_file, .timeout = 120)
                             "stylized_snr.png",    "stylized_ratio.png",  "stylized_query.png" };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         cr_assert(exists(dir, files[i]), "missing %s", files[i]);
+    /* each row's kind, chosen from what it means: identities of the
+     * construction, readings of ours (info), the study's claims by sign */
+    static const char *const ident[] = { "for every scheme without a bias", "random_qk vs random_qkv: target weight",
+                                         "alibi: far mass bounded", "alibi flat" };
+    static const char *const info[] = { "below the rotation-only lower bound", "ordering by ppl ratio" };
+    char *p = th_path(dir, "stylized.md");
+    FILE *f = fopen(p, "r");
+    cr_assert(f);
+    static char row[8192];
+    int nid = 0, ninfo = 0, nsign = 0;
+    while (fgets(row, sizeof row, f)) {
+        cr_expect(!strstr(row, "UNRESOLVED"), "%s", row);
+        const char *end = strrchr(row, '|');
+        if (strncmp(row, "| ", 2) || !end || !strstr(row, " | "))
+            continue;
+        int is_id = 0, is_info = 0;
+        for (size_t i = 0; i < sizeof ident / sizeof *ident; i++)
+            is_id |= strstr(row, ident[i]) != NULL;
+        for (size_t i = 0; i < sizeof info / sizeof *info; i++)
+            is_info |= strstr(row, info[i]) != NULL;
+        if (is_id) {
+            nid++;
+            cr_expect(strstr(row, "| identity | – |"), "%s", row);
+        } else if (is_info) {
+            ninfo++;
+            cr_expect(strstr(row, "| info | – |"), "%s", row);
+        } else if (strstr(row, " | sign |"))
+            nsign++;
+    }
+    fclose(f);
+    free(p);
+    cr_expect_eq(nid, 4);
+    cr_expect_eq(ninfo, 2);
+    cr_expect_eq(nsign, 7);
     th_rmdir(dir);
     free(dir);
     cr_assert_eq(th_run("stylized --no-such-flag", NULL, 0, NULL, 0), 2);
