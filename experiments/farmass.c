@@ -12,7 +12,8 @@
  * observed max |logit| and its realised range Delta = max near - min far
  * logit (theory.h, rl_farmass_range), their looseness and L*(1/2).  Every
  * comparison of rho_D with a bound is an identity of the construction:
- * shown, not counted (identity_check); the unit tests assert them. */
+ * shown, not counted (rl_report_identity); the unit tests assert them.  The
+ * evidence is the two far-score checks (rule agree). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "../report/report.h"
 #include "../report/tsv.h"
 #include "claim_fns.h"
+#include "claims.h"
 
 #define MAXLAM 8
 #define NSLOPE 8 /* the study's ALiBi slopes for H = 8 heads: m_h = 2^{-8h/H} = 2^{-h} */
@@ -236,18 +238,6 @@ static void exact_run(fm_res *R)
     rl_mass_free(acc);
 }
 
-/* A check that follows from the construction (an algebraic identity of the
- * model, e.g. rho_D >= the bound when every logit lies in [-lambda, lambda])
- * is not evidence: it is shown, labelled, as info and not counted.  Its
- * failure is a bug, so then it is counted as not holding.  The unit tests of
- * exp_farmass assert each identity exactly. */
-static void identity_check(rl_report *rep, int ok, const char *what, const char *predicted, const char *measured)
-{
-    char w[512];
-    rl_report_check(rep, ok ? RL_HOLDS_INFO : RL_HOLDS_NO, rl_fmt(w, sizeof w, "identity (not counted): %s", what),
-                    predicted, measured);
-}
-
 static void exact_report(const fm_res *R, const rl_outdir *out, rl_report *rep)
 {
     const fm_size *z = &R->z;
@@ -263,14 +253,14 @@ static void exact_report(const fm_res *R, const rl_outdir *out, rl_report *rep)
         }
     rl_tsv_close(t);
     char b[160];
-    identity_check(rep, worst <= 1e-12,
-                    "extremal configuration (near logits +λ, far −λ) meets the lower bound",
-                    "ρ_D = M/(M + K e^{2λ}) to 1e-12",
-                    rl_fmt(b, sizeof b, "max ∣ρ_D − bound∣ = %.2g over %d λ × %d lengths", worst, z->nlam, ng));
-    identity_check(rep, R->worst_nope <= 1e-12,
-                    "NoPE (all logits equal): ρ_D = M/(M+K); with ALiBi, the geometric-series closed form at λ = 0",
-                    "equal to 1e-12 (checks the distance convention)",
-                    rl_fmt(b, sizeof b, "max difference %.2g", R->worst_nope));
+    rl_report_identity(rep, worst <= 1e-12,
+                       "extremal configuration (near logits +λ, far −λ) meets the lower bound",
+                       "ρ_D = M/(M + K e^{2λ}) to 1e-12",
+                       rl_fmt(b, sizeof b, "max ∣ρ_D − bound∣ = %.2g over %d λ × %d lengths", worst, z->nlam, ng));
+    rl_report_identity(rep, R->worst_nope <= 1e-12,
+                       "NoPE (all logits equal): ρ_D = M/(M+K); with ALiBi, the geometric-series closed form at λ = 0",
+                       "equal to 1e-12 (checks the distance convention)",
+                       rl_fmt(b, sizeof b, "max difference %.2g", R->worst_nope));
 }
 
 rl_status rl_exp_farmass_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
@@ -408,19 +398,19 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
                                m / low, se / low, run[k].reps, f[FO_BOBS], f[FO_BRANGE], f[FO_ROBS], f[FO_ROBS_SE],
                                f[FO_RRANGE], f[FO_RRANGE_SE], f[FO_LOBS], f[FO_DELTA]);
                 }
-        identity_check(rep, worst_low >= -1e-12 && worst_range >= -1e-12,
-                       rl_fmt(w, sizeof w, "%s: rotation-only far mass never below M/(M + K e^{2λ}), nor below the "
-                              "realised-range form M/(M + K e^{Δ})", fa[k].label),
-                       "min over replicates, λ, L of ρ_D − bound ≥ 0 (both forms)",
-                       rl_fmt(b, sizeof b, "min = %.3g (λ as set; at λ = %g, L = %.0f), %.3g (realised Δ); "
-                              "replicates %ld × %d λ × %d L", worst_low, wl_lam, wl_L, worst_range, run[k].reps, nl, ng));
+        rl_report_identity(rep, worst_low >= -1e-12 && worst_range >= -1e-12,
+                           rl_fmt(w, sizeof w, "%s: rotation-only far mass never below M/(M + K e^{2λ}), nor below the "
+                                  "realised-range form M/(M + K e^{Δ})", fa[k].label),
+                           "min over replicates, λ, L of ρ_D − bound ≥ 0 (both forms)",
+                           rl_fmt(b, sizeof b, "min = %.3g (λ as set; at λ = %g, L = %.0f), %.3g (realised Δ); "
+                                  "replicates %ld × %d λ × %d L", worst_low, wl_lam, wl_L, worst_range, run[k].reps, nl, ng));
         double wa = -INFINITY;
         for (int c = 0; c < NSLOPE; c++)
             wa = fmax(wa, worst_alibi[c]);
-        identity_check(rep, wa <= 1e-12,
-                        rl_fmt(w, sizeof w, "%s + ALiBi (8 slopes): far mass below the worst-case closed form", fa[k].label),
-                        "max over replicates, λ, L, m of ρ_D − bound ≤ 0",
-                        rl_fmt(b, sizeof b, "max = %.3g", wa));
+        rl_report_identity(rep, wa <= 1e-12,
+                           rl_fmt(w, sizeof w, "%s + ALiBi (8 slopes): far mass below the worst-case closed form", fa[k].label),
+                           "max over replicates, λ, L, m of ρ_D − bound ≤ 0",
+                           rl_fmt(b, sizeof b, "max = %.3g", wa));
     }
     rl_tsv_close(t);
 
@@ -435,11 +425,11 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
         double pred = k == 1 ? 1.0 / z.d : k == 2 ? 2.0 / (z.d + 2) : NAN;
         rl_tsv_row(ts, "%s\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g", fa[k].label, z.d, far_from, m1, e1, m2, e2, pred);
         if (k <= 2)
-            rl_report_check(rep, fabs(m2 - pred) <= 5 * e2 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                            rl_fmt(w, sizeof w, "%s: far scores (δ ≥ %ld) %s", fa[k].label, far_from,
-                                   k == 1 ? "are Haar-like" : "are fully mixed"),
-                            rl_fmt(a, sizeof a, "E s² = %s = %.5f", k == 1 ? "1/d" : "2/(d+2)", pred),
-                            rl_fmt(b, sizeof b, "%.5f ± %.5f (E s = %.4f ± %.4f)", m2, e2, m1, e1));
+            rl_report_decide(rep, &rl_rule_agree, rl_effect_z(m2 - pred, e2), NULL,
+                             rl_fmt(w, sizeof w, "%s: far scores (δ ≥ %ld) %s", fa[k].label, far_from,
+                                    k == 1 ? "are Haar-like" : "are fully mixed"),
+                             rl_fmt(a, sizeof a, "E s² = %s = %.5f", k == 1 ? "1/d" : "2/(d+2)", pred),
+                             rl_fmt(b, sizeof b, "%.5f ± %.5f (E s = %.4f ± %.4f)", m2, e2, m1, e1));
         else
             rl_report_text(rep,
                            "so2-study far scores (δ ≥ %ld): mean %.3f ± %.3f, E s² = %.3f ± %.3f: the low-frequency "
@@ -476,10 +466,10 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
     rl_tsv_close(th);
     rl_report_table(rep, "Context length at which the bound forces ρ_D ≥ 1/2 (L = K + K e^{2λ}), and where the "
                          "measured mean far mass reaches 1/2 (log-interpolated on the grid)", tab);
-    identity_check(rep, half_ok,
-                    "the measured far mass reaches 1/2 no later than the bound forces it",
-                    "L_1/2(measured) ≤ K + K e^{2λ} for every family and λ with K e^{2λ} in range",
-                    half_ok ? "holds for all" : "violated (see table)");
+    rl_report_identity(rep, half_ok,
+                       "the measured far mass reaches 1/2 no later than the bound forces it",
+                       "L_1/2(measured) ≤ K + K e^{2λ} for every family and λ with K e^{2λ} in range",
+                       half_ok ? "holds for all" : "violated (see table)");
 
     /* looseness table at two lengths */
     long Ls[2] = { 1024, z.lmax };
@@ -600,21 +590,22 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
         rl_fmt(w2, sizeof w2, "λ = %g: with ALiBi the far mass falls below the rotation-only lower bound "
                                "at L = %ld%s", z.lam[l], z.lmax,
                                guaranteed ? "" : " (out of range: every L* > L_max, the bound is still small)");
+        /* not a claim of the study (issue 12): never counted */
         if (guaranteed == 0)
-            rl_report_check(rep, RL_HOLDS_INFO, w2, rl_fmt(a, sizeof a, "below for the %d of 8 slopes whose L* ≤ %ld "
-                            "(all slopes beyond L*)", guaranteed, z.lmax),
-                            rl_fmt(b, sizeof b, "%d of 8 slopes below (worst family's mean)", below));
+            rl_report_info(rep, w2, rl_fmt(a, sizeof a, "below for the %d of 8 slopes whose L* ≤ %ld "
+                           "(all slopes beyond L*)", guaranteed, z.lmax),
+                           rl_fmt(b, sizeof b, "%d of 8 slopes below (worst family's mean)", below));
         else
-            identity_check(rep, gbelow == guaranteed, w2,
-                        rl_fmt(a, sizeof a, "below for the %d of 8 slopes whose L* ≤ %ld (all slopes beyond L*)",
-                               guaranteed, z.lmax),
-                        rl_fmt(b, sizeof b, "%d of 8 slopes below (worst family's mean)", below));
+            rl_report_identity(rep, gbelow == guaranteed, w2,
+                               rl_fmt(a, sizeof a, "below for the %d of 8 slopes whose L* ≤ %ld (all slopes beyond L*)",
+                                      guaranteed, z.lmax),
+                               rl_fmt(b, sizeof b, "%d of 8 slopes below (worst family's mean)", below));
     }
     rl_tsv_close(ta);
-    identity_check(rep, flat_ok,
-                    "with ALiBi the far mass stays bounded as L grows: change from L_max/4 to L_max",
-                    "≤ e^{2λ − m L_max/4}/(1 − e^{−mK}) (every replicate, λ, m)",
-                    rl_fmt(b, sizeof b, "max change %.3g", worst_flat));
+    rl_report_identity(rep, flat_ok,
+                       "with ALiBi the far mass stays bounded as L grows: change from L_max/4 to L_max",
+                       "≤ e^{2λ − m L_max/4}/(1 − e^{−mK}) (every replicate, λ, m)",
+                       rl_fmt(b, sizeof b, "max change %.3g", worst_flat));
     rl_report_table(rep, "ALiBi (study's slopes, H = 8) against the rotation-only lower bound; L* from the closed "
                          "forms (beyond it ALiBi's worst case is below what any rotation-only attention must have)", tab);
 

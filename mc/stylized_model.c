@@ -439,14 +439,3 @@ rl_status sty_eval(const sty_model *m, const double *Q, const long *grid, int ng
             RL_TRY(rl_chain_status(ws->chain[t], err));
     return RL_OK;
 }
-
-/* ---------------- the verdict rule ---------------- */
-
-sty_verdict sty_decide(double mean, double se, double k)
-{
-    if (mean > k * se)
-        return STY_HOLDS;
-    if (mean < -k * se)
-        return STY_CONTRADICTED;
-    return STY_UNRESOLVED; /* within k SE of 0, or NaN (every comparison false) */
-}

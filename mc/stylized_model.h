@@ -135,15 +135,4 @@ void sty_eval_free(sty_eval_ws *ws);
 rl_status sty_eval(const sty_model *m, const double *Q, const long *grid, int ng, gsl_rng *rd, gsl_rng *const *rt,
                    sty_eval_ws *ws, double *out, rl_err *err);
 
-/* ---- verdicts over independent fits ---- */
-
-typedef enum { STY_UNRESOLVED = 0, STY_HOLDS = 1, STY_CONTRADICTED = 2 } sty_verdict;
-
-/* The rule every stylized check uses, fixed before any run: given the mean
- * of per-fit differences that the claim predicts positive, and its standard
- * error across fits, the claim holds when mean > k se, is contradicted when
- * mean < -k se, and is unresolved otherwise (k = STY_RULE_K in the
- * experiment; NaN is unresolved).  se = 0 decides on the sign alone. */
-sty_verdict sty_decide(double mean, double se, double k);
-
 #endif

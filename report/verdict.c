@@ -12,6 +12,8 @@ const char *rl_verdict_name(rl_verdict v)
 
 double rl_effect_z(double mean, double se)
 {
+    if (isnan(se)) /* no standard error: no z (a sign rule leaves it unresolved) */
+        return NAN;
     if (se > 0)
         return mean / se;
     return mean > 0 ? INFINITY : mean < 0 ? -INFINITY : 0;

@@ -55,7 +55,8 @@ typedef struct {
 /* The verdict of rule r on x (holds, contradicted or unresolved). */
 rl_verdict rl_rule_decide(const rl_rule *r, double x);
 
-/* z of an effect: mean / se, +-inf when se is 0 and mean is not, 0 for 0/0. */
+/* z of an effect: mean / se, +-inf when se is 0 and mean is not, 0 for 0/0,
+ * NaN when either is NaN. */
 double rl_effect_z(double mean, double se);
 
 #endif

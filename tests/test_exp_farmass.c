@@ -6,11 +6,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../experiments/claims.h"
 #include "../mc/farmass_walk.h"
 #include "../mc/softmax_mass.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
+#include "../report/verdict.h"
 #include "helpers.h"
+
+/* The last occurrence of needle in s, or NULL. */
+static char *strrstr_(char *s, const char *needle)
+{
+    char *last = NULL;
+    for (char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+        last = p;
+    return last;
+}
 
 /* Near logits +lambda and far -lambda meet the lower bound exactly; equal
  * logits give M/(M+K) and, with ALiBi, the geometric closed form at lambda = 0.
@@ -203,39 +214,177 @@ Test(exp_farmass, admissible_length_matches_bisection)
     cr_assert_float_eq(rl_farmass_admissible(16, 0.5, 8), rl_farmass_half(16, 4), 1e-9);
 }
 
-/* The report counts no identity as evidence: every check labelled an
- * identity is info, and the counted holds are the checks that could fail. */
+/* One verdict row of a section's markdown ("| what | predicted | measured |
+ * verdict | rule |"): the kind and rule cells into kind and rule, what's
+ * cell into what; 0 if the line is not such a row.  A '|' inside a cell is
+ * written "\|", so " | " only separates cells. */
+static int md_verdict_row(const char *line, rl_verdict *kind, char *rule, size_t rl, char *what, size_t wl)
+{
+    if (strncmp(line, "| ", 2) != 0)
+        return 0;
+    char buf[8192];
+    snprintf(buf, sizeof buf, "%s", line);
+    size_t n = strlen(buf);
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '|'))
+        buf[--n] = 0;
+    char *r = strrstr_(buf, " | ");
+    if (!r)
+        return 0;
+    *r = 0;
+    snprintf(rule, rl, "%s", r + 3);
+    char *v = strrstr_(buf, " | ");
+    if (!v)
+        return 0;
+    for (int k = 0; k < RL_NVERDICT; k++)
+        if (!strcmp(v + 3, rl_verdict_name((rl_verdict)k))) {
+            *kind = (rl_verdict)k;
+            char *e = strstr(buf + 2, " | ");
+            snprintf(what, wl, "%.*s", e ? (int)(e - buf - 2) : 0, buf + 2);
+            return 1;
+        }
+    return 0;
+}
+
+/* farmass.md's verdicts: every identity row is of kind identity, the
+ * counted rows are exactly the two far-score rows (rule agree), ALiBi below
+ * the rotation-only bound (not a claim of the study) is never counted, and
+ * the "Verdicts:" line counts the rows.  Returns the number of problems (the
+ * first one in why). */
+static int farmass_md_problems(const char *path, char *why, size_t wl)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    static char row[8192], verdicts[8192];
+    char rule[64], what[1024];
+    int n[RL_NVERDICT] = { 0 }, far = 0, bad = 0;
+    rl_verdict v;
+    verdicts[0] = why[0] = 0;
+#define BAD_(...) (bad++ ? 0 : snprintf(why, wl, __VA_ARGS__))
+    while (fgets(row, sizeof row, f)) {
+        if (!strncmp(row, "Verdicts: ", 10)) {
+            snprintf(verdicts, sizeof verdicts, "%s", row + 10);
+            continue;
+        }
+        if (!md_verdict_row(row, &v, rule, sizeof rule, what, sizeof what))
+            continue;
+        n[v]++;
+        if (strstr(what, "far scores")) {
+            far++;
+            if (strcmp(rule, "agree") || (v != RL_V_HOLDS && v != RL_V_CONTRADICTED))
+                BAD_("far score not by agree: %.300s", row);
+        } else if (strcmp(rule, "–")) {
+            BAD_("a rule on a row that is no evidence: %.300s", row);
+        } else if (strstr(what, "below the rotation-only lower bound") ? v != RL_V_IDENTITY && v != RL_V_INFO
+                                                                       : v != RL_V_IDENTITY) {
+            BAD_("identity of kind %s: %.300s", rl_verdict_name(v), row);
+        }
+    }
+    fclose(f);
+    if (far != 2)
+        BAD_("%d far-score rows", far);
+    if (n[RL_V_HOLDS] + n[RL_V_CONTRADICTED] + n[RL_V_UNRESOLVED] + n[RL_V_HYPOTHESIS] != far)
+        BAD_("counted rows other than the far scores");
+    if (n[RL_V_IDENTITY] < 10)
+        BAD_("%d identities", n[RL_V_IDENTITY]);
+    char ph[256], want[300];
+    snprintf(want, sizeof want, "%s.\n", rl_report_kinds_phrase(n, ph, sizeof ph));
+    if (strcmp(verdicts, want))
+        BAD_("Verdicts line \"%.300s\", rows give \"%s\"", verdicts, want);
+#undef BAD_
+    return bad;
+}
+
 Test(exp_farmass, report_does_not_count_identities, .timeout = 240)
 {
     char *dir = th_tmpdir(), line[1024], out[1 << 14];
     static char err[1 << 14];
     snprintf(line, sizeof line, "farmass --preset quick --threads 2 --out %s", dir);
     cr_assert_eq(th_run(line, out, sizeof out, err, sizeof err), 0, "%s", err);
-    char *p = th_path(dir, "farmass.md");
-    FILE *f = fopen(p, "r");
-    cr_assert(f);
-    char row[8192];
-    int ident = 0, holds = 0, no = 0, counted_holds = -1, counted_no = -1;
-    while (fgets(row, sizeof row, f)) {
-        if (sscanf(row, "Verdicts: %d checks hold, %d do not", &counted_holds, &counted_no) == 2)
-            continue;
-        if (strncmp(row, "| ", 2) != 0)
-            continue;
-        const size_t n = strlen(row);
-        const int is_info = n > 9 && strstr(row + n - 9, "info |"), is_hold = n > 10 && strstr(row + n - 10, "holds |");
-        if (strstr(row, "| identity (not counted)") == row) {
-            ident++;
-            cr_expect(is_info, "an identity counted: %s", row);
-        }
-        holds += is_hold != 0;
-        no += strstr(row, "DOES NOT HOLD |") != NULL;
-    }
-    fclose(f);
-    cr_expect_geq(ident, 10, "%d identities", ident);
-    cr_expect_eq(counted_holds, holds);
-    cr_expect_eq(counted_no, no);
-    cr_expect_leq(holds, 4, "%d counted holds: identities among them?", holds);
+    char *p = th_path(dir, "farmass.md"), why[1024];
+    cr_assert_eq(farmass_md_problems(p, why, sizeof why), 0, "%s", why);
     free(p);
     th_rmdir(dir);
     free(dir);
+}
+
+/* The checker above refuses each kind of broken farmass.md. */
+Test(exp_farmass, md_checker_refuses_broken_reports)
+{
+    static const char *const head = "Verdicts: %s.\n\n| check | predicted | measured | verdict | rule |\n"
+                                    "|---|---|---|---|---|\n"
+                                    "| householder: far scores (δ ≥ 1024) are Haar-like | p | m | holds | agree |\n"
+                                    "| so2-circle: far scores (δ ≥ 1024) are fully mixed | p | m | holds | agree |\n";
+    static const char *const ids = "| x%d: bound \\| never violated | p | m | identity | – |\n";
+    struct {
+        const char *verdicts, *extra;
+        int nid, ok;
+    } cases[] = {
+        { "2 hold, 10 identities (not counted), 1 info", "| ALiBi below the rotation-only lower bound | p | m | info | – |\n", 10, 1 },
+        { "2 hold, 10 identities (not counted)", "", 10, 1 },
+        { "2 hold, 9 identities (not counted), 1 info", "| y: a bound | p | m | info | – |\n", 9, 0 },
+        { "3 hold, 10 identities (not counted)", "| y: a bound | p | m | holds | – |\n", 10, 0 },
+        { "3 hold, 10 identities (not counted)", "| y: a bound | p | m | holds | agree |\n", 10, 0 },
+        { "2 hold, 10 identities (not counted), 1 contradicted", "| y: a bound | p | m | contradicted | – |\n", 10, 0 },
+        { "2 hold, 11 identities (not counted)", "", 10, 0 },
+        { "2 hold, 9 identities (not counted)", "", 9, 0 },
+    };
+    char *dir = th_tmpdir(), why[1024];
+    char *p = th_path(dir, "farmass.md");
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        FILE *f = fopen(p, "w");
+        cr_assert(f);
+        fprintf(f, head, cases[c].verdicts);
+        for (int k = 0; k < cases[c].nid; k++)
+            fprintf(f, ids, k);
+        fputs(cases[c].extra, f);
+        fclose(f);
+        const int bad = farmass_md_problems(p, why, sizeof why);
+        cr_assert_eq(bad == 0, cases[c].ok, "case %zu: %d problems (%s)", c, bad, why);
+    }
+    free(p);
+    th_rmdir(dir);
+    free(dir);
+}
+
+/* The decisions farmass makes, each made to come out the other way: the far
+ * score's agree rule at |z| = 4.9 / 5.1 (and a zero SE with a difference),
+ * an identity that fails (contradicted, counted), and the parser above on
+ * rows that must be refused: a counted identity and an extra hold. */
+Test(exp_farmass, each_decision_fails_on_a_counterexample)
+{
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(0.0049, 0.001)), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(-0.0049, 0.001)), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(0.0051, 0.001)), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(-0.0051, 0.001)), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(1e-9, 0)), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, NAN), RL_V_CONTRADICTED);
+
+    const rl_claim *c = rl_claim_find("farmass");
+    cr_assert(c);
+    rl_report *rep = rl_report_alloc("farmass");
+    rl_report_rules(rep, c->rules);
+    rl_report_identity(rep, 1, "extremal meets the bound", "0", "0");
+    rl_report_identity(rep, 0, "bound never violated", "≥ 0", "−0.1");
+    rl_report_info(rep, "ALiBi below the rotation-only bound", "-", "-");
+    rl_report_decide(rep, &rl_rule_agree, 5.1, NULL, "householder: far scores are Haar-like", "1/d", "off");
+    int n[RL_NVERDICT];
+    rl_report_kinds(rep, n);
+    cr_assert_eq(n[RL_V_IDENTITY], 1);
+    cr_assert_eq(n[RL_V_CONTRADICTED], 2);
+    cr_assert_eq(n[RL_V_INFO], 1);
+    cr_assert_eq(n[RL_V_HOLDS], 0);
+
+    /* the row parser */
+    rl_verdict v;
+    char rule[64], what[256];
+    cr_assert(md_verdict_row("| a \\| b | p | m | identity | – |\n", &v, rule, sizeof rule, what, sizeof what));
+    cr_assert_eq(v, RL_V_IDENTITY);
+    cr_assert_str_eq(rule, "–");
+    cr_assert_str_eq(what, "a \\| b");
+    cr_assert(md_verdict_row("| x: far scores | p | m | contradicted | agree |\n", &v, rule, sizeof rule, what,
+                             sizeof what));
+    cr_assert_eq(v, RL_V_CONTRADICTED);
+    cr_assert(!md_verdict_row("| check | predicted | measured | verdict | rule |\n", &v, rule, sizeof rule, what,
+                              sizeof what));
+    rl_report_free(rep);
 }

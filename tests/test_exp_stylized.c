@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../experiments/claims.h"
 #include "../mc/stylized_model.h"
+#include "../report/verdict.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "helpers.h"
@@ -281,22 +283,72 @@ Test(exp_stylized, fit_index_keys_its_own_streams)
     sty_model_free(&m);
 }
 
-/* The verdict rule gives each of its three outcomes: beyond 3 SE in the
- * predicted direction holds, beyond 3 SE against it is contradicted, within
- * 3 SE (or NaN) is unresolved; SE = 0 decides on the sign. */
+/* The sign rule (claims table) on z = mean/SE across fits gives each of its
+ * three outcomes: beyond 3 SE in the predicted direction holds, beyond 3 SE
+ * against it is contradicted, within 3 SE (or NaN) is unresolved; SE = 0
+ * decides on the sign.  The cases the old sty_decide was tested on. */
+static rl_verdict sign_of(double mean, double se)
+{
+    return rl_rule_decide(&rl_rule_sign, rl_effect_z(mean, se));
+}
+
 Test(exp_stylized, verdict_rule_gives_each_outcome)
 {
-    cr_assert_eq(sty_decide(1.0, 0.2, 3), STY_HOLDS);          /* z = 5 */
-    cr_assert_eq(sty_decide(-1.0, 0.2, 3), STY_CONTRADICTED);  /* z = -5 */
-    cr_assert_eq(sty_decide(0.5, 0.2, 3), STY_UNRESOLVED);     /* z = 2.5: right sign, not enough */
-    cr_assert_eq(sty_decide(-0.5, 0.2, 3), STY_UNRESOLVED);    /* z = -2.5 */
-    cr_assert_eq(sty_decide(0.61, 0.2, 3), STY_HOLDS);         /* just beyond 3 SE */
-    cr_assert_eq(sty_decide(0.59, 0.2, 3), STY_UNRESOLVED);    /* just within */
-    cr_assert_eq(sty_decide(1e-30, 0, 3), STY_HOLDS);
-    cr_assert_eq(sty_decide(-1e-30, 0, 3), STY_CONTRADICTED);
-    cr_assert_eq(sty_decide(0, 0, 3), STY_UNRESOLVED);
-    cr_assert_eq(sty_decide(NAN, 1, 3), STY_UNRESOLVED);
-    cr_assert_eq(sty_decide(1, NAN, 3), STY_UNRESOLVED);
+    cr_assert_eq(sign_of(1.0, 0.2), RL_V_HOLDS);          /* z = 5 */
+    cr_assert_eq(sign_of(-1.0, 0.2), RL_V_CONTRADICTED);  /* z = -5 */
+    cr_assert_eq(sign_of(0.5, 0.2), RL_V_UNRESOLVED);     /* z = 2.5: right sign, not enough */
+    cr_assert_eq(sign_of(-0.5, 0.2), RL_V_UNRESOLVED);    /* z = -2.5 */
+    cr_assert_eq(sign_of(0.61, 0.2), RL_V_HOLDS);         /* just beyond 3 SE */
+    cr_assert_eq(sign_of(0.59, 0.2), RL_V_UNRESOLVED);    /* just within */
+    cr_assert_eq(sign_of(-0.61, 0.2), RL_V_CONTRADICTED);
+    cr_assert_eq(sign_of(-0.59, 0.2), RL_V_UNRESOLVED);
+    cr_assert_eq(sign_of(1e-30, 0), RL_V_HOLDS);
+    cr_assert_eq(sign_of(-1e-30, 0), RL_V_CONTRADICTED);
+    cr_assert_eq(sign_of(0, 0), RL_V_UNRESOLVED);
+    cr_assert_eq(sign_of(NAN, 1), RL_V_UNRESOLVED);
+    cr_assert_eq(sign_of(1, NAN), RL_V_UNRESOLVED);
+    cr_assert_eq(sign_of(-1, NAN), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, 2.9), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, 3.1), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, -3.1), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, -2.9), RL_V_UNRESOLVED);
+}
+
+/* The report half's three kinds of row, as the stylized section makes them:
+ * a claim of the study by the sign rule (unresolved is its own kind, never
+ * a hold nor a failure), an identity of the construction (not counted; a
+ * broken one is contradicted), a reading of ours (info).  A rule the
+ * claim's row does not name would die (rule_declared). */
+Test(exp_stylized, report_kinds_of_each_row)
+{
+    const rl_claim *c = rl_claim_find("stylized");
+    cr_assert(c);
+    rl_report *rep = rl_report_alloc("stylized");
+    rl_report_rules(rep, c->rules);
+    rl_report_decide(rep, &rl_rule_sign, rl_effect_z(0.58, 0.2), NULL, "z 2.9", "> 0", "0.58 ± 0.2");
+    rl_report_decide(rep, &rl_rule_sign, rl_effect_z(0.62, 0.2), NULL, "z 3.1", "> 0", "0.62 ± 0.2");
+    rl_report_decide(rep, &rl_rule_sign, rl_effect_z(-0.62, 0.2), NULL, "z -3.1", "> 0", "-0.62 ± 0.2");
+    rl_report_identity(rep, 1, "identity ok", "0 violations", "0 violations");
+    rl_report_identity(rep, 0, "identity broken", "0 violations", "1 violation");
+    rl_report_info(rep, "ordering", "study", "ours");
+    int n[RL_NVERDICT];
+    rl_report_kinds(rep, n);
+    cr_assert_eq(n[RL_V_HOLDS], 1);
+    cr_assert_eq(n[RL_V_UNRESOLVED], 1);
+    cr_assert_eq(n[RL_V_CONTRADICTED], 2); /* z = -3.1 and the broken identity */
+    cr_assert_eq(n[RL_V_IDENTITY], 1);
+    cr_assert_eq(n[RL_V_INFO], 1);
+    char buf[4096] = { 0 };
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    rl_report_tsv(rep, f, "stylized");
+    fclose(f);
+    cr_assert(strstr(buf, "stylized\tunresolved\tsign\tz 2.9\t"), "%s", buf);
+    cr_assert(strstr(buf, "stylized\tholds\tsign\tz 3.1\t"), "%s", buf);
+    cr_assert(strstr(buf, "stylized\tcontradicted\tsign\tz -3.1\t"), "%s", buf);
+    cr_assert(strstr(buf, "stylized\tidentity\t-\tidentity ok\t"), "%s", buf);
+    cr_assert(strstr(buf, "stylized\tcontradicted\t-\tidentity broken\t"), "%s", buf);
+    cr_assert(strstr(buf, "stylized\tinfo\t-\tordering\t"), "%s", buf);
+    rl_report_free(rep);
 }
 
 static int exists(const char *dir, const char *name)
@@ -317,6 +369,40 @@ Test(exp_stylized, cli_quick_writes_every_file, .timeout = 120)
                             "stylized_snr.png",    "stylized_ratio.png",  "stylized_query.png" };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         cr_assert(exists(dir, files[i]), "missing %s", files[i]);
+    /* each row's kind, chosen from what it means: identities of the
+     * construction, readings of ours (info), the study's claims by sign */
+    static const char *const ident[] = { "for every scheme without a bias", "random_qk vs random_qkv: target weight",
+                                         "alibi: far mass bounded", "alibi flat" };
+    static const char *const info[] = { "below the rotation-only lower bound", "ordering by ppl ratio" };
+    char *p = th_path(dir, "stylized.md");
+    FILE *f = fopen(p, "r");
+    cr_assert(f);
+    static char row[8192];
+    int nid = 0, ninfo = 0, nsign = 0;
+    while (fgets(row, sizeof row, f)) {
+        cr_expect(!strstr(row, "UNRESOLVED"), "%s", row);
+        const char *end = strrchr(row, '|');
+        if (strncmp(row, "| ", 2) || !end || !strstr(row, " | "))
+            continue;
+        int is_id = 0, is_info = 0;
+        for (size_t i = 0; i < sizeof ident / sizeof *ident; i++)
+            is_id |= strstr(row, ident[i]) != NULL;
+        for (size_t i = 0; i < sizeof info / sizeof *info; i++)
+            is_info |= strstr(row, info[i]) != NULL;
+        if (is_id) {
+            nid++;
+            cr_expect(strstr(row, "| identity | – |"), "%s", row);
+        } else if (is_info) {
+            ninfo++;
+            cr_expect(strstr(row, "| info | – |"), "%s", row);
+        } else if (strstr(row, " | sign |"))
+            nsign++;
+    }
+    fclose(f);
+    free(p);
+    cr_expect_eq(nid, 4);
+    cr_expect_eq(ninfo, 2);
+    cr_expect_eq(nsign, 7);
     th_rmdir(dir);
     free(dir);
     cr_assert_eq(th_run("stylized --no-such-flag", NULL, 0, NULL, 0), 2);
