@@ -37,7 +37,7 @@ const rl_claim rl_claims[] = {
     ROW_(concentration, 2, "Score concentration of far routes", 0,
          RULES_(&rl_rule_agree, &rl_rule_bound, &rl_rule_exact),
          "Tails P(|q^T P k| >= t) for d = 8 ... 512: Haar transport and every step family far\n"
-         "beyond its window against the exact Beta law and Levy's bound; SO(2) block scores\n"
+         "beyond its window against the exact Beta law and the cap bound (Ball); SO(2) block scores\n"
          "against Hoeffding (q, k spread evenly or in the low-frequency blocks).  TSV files,\n"
          "figures and concentration.md go to --out."),
     ROW_(scoregap, 2, "Score gap: near target against far distractors", 0,

@@ -191,10 +191,15 @@ const char *rl_moment2_unmet(double rate, int d, long n, char *buf, size_t len)
     if (rate <= 0 ? n >= 1 : (double)n * log(rate) <= -log((double)d))
         return NULL;
     long w = rl_mixing_window(rate, 1.0 / d);
-    if (w < 0)
-        snprintf(buf, len, "second-moment rate %.6g at d = %d: rate^n > 1/d at n = %ld, and for every n", rate, d, n);
+    char r[48]; /* a rate near 1 as 1 - x: "%.6g" would print 1 */
+    if (rate > 0.999 && rate < 1)
+        snprintf(r, sizeof r, "1 - %.3g", 1 - rate);
     else
-        snprintf(buf, len, "second-moment rate %.6g at d = %d: rate^n = %.3g > 1/d at n = %ld; met from n = %ld", rate,
-                 d, pow(rate, (double)n), n, w);
+        snprintf(r, sizeof r, "%.6g", rate);
+    if (w < 0)
+        snprintf(buf, len, "second-moment rate %s at d = %d: rate^n > 1/d at n = %ld, and for every n", r, d, n);
+    else
+        snprintf(buf, len, "second-moment rate %s at d = %d: rate^n = %.3g > 1/d at n = %ld; met from n = %ld", r, d,
+                 pow(rate, (double)n), n, w);
     return buf;
 }
