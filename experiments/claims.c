@@ -22,6 +22,12 @@ const rl_rule rl_rule_below = { "below", RL_RULE_BAND, 3,
                                 "holds, x > 3 contradicted, otherwise unresolved (the noise hides the threshold)" };
 const rl_rule rl_rule_exact = { "exact", RL_RULE_TRUE, 0,
                                 "closed forms compared without sampling noise: true holds, false contradicted" };
+/* BAND with k = 0: x <= 0 holds, x > 0 contradicted, NaN unresolved */
+const rl_rule rl_rule_agree_n = { "agree-n", RL_RULE_BAND, 0,
+                                  "a measurement against an exact value through z-scores of means of skewed terms "
+                                  "(sums of squares, near χ²₂): a 5-SE test only from 256 replicates on (skewness "
+                                  "2/√n ≤ 1/8), x = max |z| − 5: x ≤ 0 holds, x > 0 contradicted; with fewer "
+                                  "replicates x is not formed and the row is unresolved (the run is too small to decide)" };
 
 #define RULES_(...) ((const rl_rule *const[]){ __VA_ARGS__, NULL })
 
@@ -53,7 +59,7 @@ const rl_claim rl_claims[] = {
          "lambda, against the lower bound M/(M + K e^{2 lambda}); the same with ALiBi biases.\n"
          "TSV files, figures and farmass.md go to --out."),
     ROW_(values, 4, "Value-side incoherence", 0,
-         RULES_(&rl_rule_agree, &rl_rule_bound, &rl_rule_below),
+         RULES_(&rl_rule_agree, &rl_rule_bound, &rl_rule_exact, &rl_rule_agree_n),
          "The far contribution r = sum_far alpha_j P(j->i) v_j of values sharing a background\n"
          "component, without value transport, with SO(2) transport (circle-uniform angles and the\n"
          "study's U(-w_b, w_b), block by block), Householder and Haar, against the exact\n"

@@ -25,6 +25,8 @@
 #include "../report/report.h"
 #include "../report/tsv.h"
 #include "claim_fns.h"
+#include "claims.h"
+#include "mixing.h"
 
 typedef struct {
     long reps;      /* routes per family */
@@ -67,12 +69,64 @@ static long measured_window(const long *n, const double *est, int ng, double eps
     return -1;
 }
 
-/* The measured crossing agrees with the prediction when the predicted curve
- * is within 3 SE of eps on both sides of it: pred(n_cross) <= eps + 3se and
- * pred(previous grid length) >= eps - 3se. */
-static int window_agrees(double pred_at, double pred_before, double se_at, double se_before, double eps)
+void rl_mix_mean_row(rl_report *rep, const char *label, int d, long nmax, int ng, double worst_z,
+                     int deterministic)
 {
-    return pred_at <= eps + 3 * se_at && pred_before >= eps - 3 * se_before;
+    char w[256], b[128];
+    rl_fmt(b, sizeof b, "max |z| = %.2f over %d lengths", worst_z, ng);
+    if (deterministic) {
+        /* one fixed rotation: the mean route is the product itself, so this
+         * checks the arithmetic (z against a 1e-9 rounding floor), not the claim */
+        rl_report_identity(rep, worst_z <= 5,
+                           rl_fmt(w, sizeof w, "%s (d=%d): route = (step)^n for n <= %ld (fixed steps, no sampling)",
+                                  label, d, nmax),
+                           "equal to rounding (1e-9) at every n", b);
+        return;
+    }
+    rl_report_decide(rep, &rl_rule_agree, worst_z, NULL,
+                     rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", label, d, nmax),
+                     "|z| <= 5 at every n", b);
+}
+
+void rl_mix_window_row(rl_report *rep, const char *label, double nrm, double eps, const long *grid,
+                       const double *est, const double *se, int ng)
+{
+    char w[256], a[160], b[320], m[64];
+    const long nmax = grid[ng - 1], wp = rl_mixing_window(nrm, eps);
+    int at;
+    const long wm = measured_window(grid, est, ng, eps, &at);
+    if (wp < 0 || wp > nmax) {
+        /* the claim bounds |E P_n| by eps only from W on: nothing to check here */
+        rl_report_info(rep,
+                       rl_fmt(w, sizeof w, "%s: window W(%g) beyond the longest route (nothing claimed at n <= %ld)",
+                              label, eps, nmax),
+                       wp < 0 ? "never" : rl_fmt(a, sizeof a, "%ld > %ld", wp, nmax),
+                       wm < 0 ? rl_fmt(b, sizeof b, "not reached by n = %ld (|E P_n| = %.4g ± %.2g there)", nmax,
+                                       est[ng - 1], se[ng - 1])
+                              : rl_fmt(b, sizeof b, "first below %g at n = %ld", eps, wm));
+        return;
+    }
+    int g = 0;
+    while (g < ng - 1 && grid[g] < wp)
+        g++;
+    /* |E P_n| <= eps is predicted from n = W on; the first grid length at or
+     * past W is where the prediction is closest to eps */
+    const double x = rl_effect_z(est[g] - eps, se[g]);
+    rl_report_decide(rep, &rl_rule_below, x, NULL,
+                     rl_fmt(w, sizeof w, "%s: window W(%g): |E P_n| <= %g from n = W", label, eps, eps),
+                     rl_fmt(a, sizeof a, "W = %ld; at n = %ld: %.4g", wp, grid[g], pow(nrm, (double)grid[g])),
+                     rl_fmt(b, sizeof b, "at n = %ld: %.4g ± %.2g (x = %.2f; 3 SE = %.3f); %s", grid[g], est[g],
+                            se[g], x, 3 * se[g],
+                            wm < 0 ? rl_fmt(m, sizeof m, "never below %g by n = %ld", eps, nmax)
+                                   : rl_fmt(m, sizeof m, "first below %g at n = %ld", eps, wm)));
+}
+
+double rl_mix_z(double measured, double predicted, double se)
+{
+    double e = fabs(measured - predicted) - 1e-9;
+    if (!(e > 0))
+        return isnan(e) ? NAN : 0;
+    return se > 0 ? e / se : INFINITY;
 }
 
 /* ---------- the results of one run ---------- */
@@ -186,7 +240,6 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
     rl_tsv *t = rl_tsv_open(out, "mixing_families.tsv",
                             "family\td\tn\tnorm\tnorm_se\tnorm_pred\topnorm_svd\tcoherence\tcoherence_se\t"
                             "coherence_pred\tsq\tsq_se\tsq_pred\treps\tb0\tb0_se\tb0_pred\tb0_phase\tb0_phase_pred");
-    char a[128], b[128], w[256];
     for (int k = 0; k < ns; k++) {
         const spec *sp = &R->fam[k].sp;
         const rl_family *f = &sp->f;
@@ -240,36 +293,14 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
                        so2 ? st->chi_se[(long)g * nb] : NAN, cabs(p0), carg(m0), carg(p0));
         }
         /* claim: E[P_n] = E[M]^n at every length, within 5 SE */
-        rl_report_check(rep, worst_z <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                        rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", sp->label, d, nmax),
-                        "|z| <= 5 at every n", rl_fmt(b, sizeof b, "max |z| = %.2f over %d lengths", worst_z, ng));
+        rl_mix_mean_row(rep, sp->label, d, nmax, ng, worst_z, so2 && f->law == RL_ANG_CONSTANT);
         if (!so2 || f->law != RL_ANG_CONSTANT) {
-            for (int e = 0; e < 2; e++) {
-                double eps = e ? 0.01 : 0.1;
-                double nrm = so2 ? 0 : cabs(c);
-                if (so2)
-                    for (int bb = 0; bb < nb; bb++)
-                        nrm = fmax(nrm, cabs(pred_chi(f, bb)));
-                long wp = rl_mixing_window(nrm, eps);
-                int at;
-                long wm = measured_window(grid, est, ng, eps, &at);
-                if (wp < 0 || wp > nmax) {
-                    rl_report_check(rep, wm < 0 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                                    rl_fmt(w, sizeof w, "%s: window W(%g)", sp->label, eps),
-                                    wp < 0 ? "never" : rl_fmt(a, sizeof a, "%ld > %ld", wp, nmax),
-                                    wm < 0 ? rl_fmt(b, sizeof b, "not reached by n = %ld", nmax)
-                                           : rl_fmt(b, sizeof b, "%ld", wm));
-                } else {
-                    int ok = wm > 0 && window_agrees(pred[at], at ? pred[at - 1] : 1.0, se[at],
-                                                     at ? se[at - 1] : 0, eps);
-                    double floor3 = 3 * se[at < 0 ? ng - 1 : at];
-                    rl_report_check(rep, ok ? RL_HOLDS_YES : (floor3 > eps ? RL_HOLDS_INFO : RL_HOLDS_NO),
-                                    rl_fmt(w, sizeof w, "%s: window W(%g)", sp->label, eps),
-                                    rl_fmt(a, sizeof a, "%ld", wp),
-                                    rl_fmt(b, sizeof b, "%ld (3 SE = %.3f)%s", wm, floor3,
-                                           floor3 > eps ? ", below noise" : ""));
-                }
-            }
+            double nrm = so2 ? 0 : cabs(c);
+            if (so2)
+                for (int bb = 0; bb < nb; bb++)
+                    nrm = fmax(nrm, cabs(pred_chi(f, bb)));
+            rl_mix_window_row(rep, sp->label, nrm, 0.1, grid, est, se, ng);
+            rl_mix_window_row(rep, sp->label, nrm, 0.01, grid, est, se, ng);
         }
         free(est);
         free(se);
@@ -307,7 +338,7 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
     char *tab = rl_xmalloc(cap);
     used += snprintf(tab + used, cap - used, "block\tω_b\t‖E R‖\tW(0.1)\tW(0.01)\t|mean P_512|\t|mean P_65536|\tclass\n");
     int mixed = 0, coherent = 0, agree = 0;
-    double est[ng];
+    double est[ng], zmax = 0;
     for (int bb = 0; bb < nb; bb++) {
         double om = pow(10000.0, -2.0 * bb / d), c = sin(om) / om;
         long w1 = rl_mixing_window(c, 0.1), w2 = rl_mixing_window(c, 0.01);
@@ -328,7 +359,9 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
                                               : "between";
         mixed += w1 > 0 && w1 <= 512;
         coherent += !(w1 > 0 && w1 <= 512) && pL >= 0.9;
-        agree += fabs(m512 - p512) <= 5 * s512 + 1e-9 && fabs(mL - pL) <= 5 * sL + 1e-9;
+        const double zb = fmax(rl_mix_z(m512, p512, s512), rl_mix_z(mL, pL, sL));
+        zmax = isnan(zb) ? NAN : fmax(zmax, zb);
+        agree += zb <= 5;
         rl_tsv_row(t, "%d\t%.6g\t%.12g\t%ld\t%ld\t%ld\t%.4g\t%.2g\t%.4g\t%.4g\t%.2g\t%.4g\t%s", bb, om, c, w1, w2, wm,
                    m512, s512, p512, mL, sL, pL, cls);
         if (used + 256 < cap)
@@ -339,11 +372,11 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
     snprintf(w, sizeof w, "The study's random variant, U(−ω_b, ω_b), d = %d, %ld routes per block", d, z->reps);
     rl_report_table(rep, w, tab);
     long wlast = rl_mixing_window(sin(pow(10000.0, -2.0 * (nb - 1) / d)) / pow(10000.0, -2.0 * (nb - 1) / d), 0.1);
-    rl_report_check(rep, agree == nb ? RL_HOLDS_YES : RL_HOLDS_NO,
-                    rl_fmt(w, sizeof w, "d=%d: %d blocks mix within 512 steps, %d stay coherent (> 0.9) past %ld "
-                           "(slowest W(0.1) = %ld)", d, mixed, coherent, z->nmax, wlast),
-                    "|mean P_n| = (sin ω_b/ω_b)^n at n = 512 and 65,536",
-                    rl_fmt(b, sizeof b, "%d of %d blocks within 5 SE at both lengths", agree, nb));
+    rl_report_decide(rep, &rl_rule_agree, zmax, NULL,
+                     rl_fmt(w, sizeof w, "d=%d: %d blocks mix within 512 steps, %d stay coherent (> 0.9) past %ld "
+                            "(slowest W(0.1) = %ld)", d, mixed, coherent, z->nmax, wlast),
+                     "|mean P_n| = (sin ω_b/ω_b)^n at n = 512 and 65,536",
+                     rl_fmt(b, sizeof b, "max |z| = %.2f; %d of %d blocks within 5 SE at both lengths", zmax, agree, nb));
     free(tab);
 }
 
@@ -405,7 +438,6 @@ static void tokens_report(const mix_res *R, const rl_outdir *out, rl_report *rep
                            pow(norms[bb], grid[g]));
     rl_tsv_close(t);
 
-    char a[160], b[200], w[256];
     int same = 0, resolvable = 0, close = 0;
     for (int bb = 0; bb < nb; bb++) {
         double e0[ng], e1[ng], p[ng];
@@ -425,10 +457,7 @@ static void tokens_report(const mix_res *R, const rl_outdir *out, rl_report *rep
                  e0[a1] <= 0.1 + 3 * s[0]->se[(long)a1 * nb + bb];
         same += ok;
         close += wp > 0 && w1 > 0 && labs(wp - w1) <= (wp > w1 ? wp : w1) / 4 + 1;
-        rl_report_check(rep, ok ? RL_HOLDS_YES : RL_HOLDS_NO,
-                        rl_fmt(w, sizeof w, "text-driven steps, block %d: W(0.1) in a 512- vs a 65,536-token context", bb),
-                        rl_fmt(a, sizeof a, "equal (unigram law: %ld)", wp),
-                        rl_fmt(b, sizeof b, "%ld vs %ld", w0, w1));
+        rl_mix_text_row(rep, bb, w0, w1, wp);
     }
     rl_report_text(rep,
                    "Text-driven steps: d = %d, angle of byte v in block b a fixed entry of a random table "
@@ -453,28 +482,44 @@ static rl_status drift_run(long seed, mix_res *R, rl_err *err)
     return rl_routes_run(&dr, drift_grid, 6, R->z.reps * 4, seed, RL_STREAM_MIX_DRIFT, NULL, 0, &R->drift, err);
 }
 
-static void drift_report(const mix_res *R, rl_report *rep)
+void rl_mix_text_row(rl_report *rep, int block, long w0, long w1, long wp)
 {
-    const long *grid = drift_grid;
-    const rl_route_stats *su = R->uni, *sd = R->drift;
+    char a[160], b[200], w[256];
+    /* steps along text are not independent: claim 1 does not cover them, and
+     * both contexts average over start positions of the same text */
+    rl_report_info(rep,
+                   rl_fmt(w, sizeof w, "text-driven steps, block %d: W(0.1) in a 512- vs a 65,536-token context "
+                          "(a reading: steps along text are not independent)", block),
+                   rl_fmt(a, sizeof a, "unigram law: %ld", wp), rl_fmt(b, sizeof b, "%ld vs %ld", w0, w1));
+}
+
+void rl_mix_drift_rows(rl_report *rep, const long *grid, int ng, const double complex *chi_u, const double *se_u,
+                       const double complex *chi_d, const double *se_d)
+{
     double worst = 0, worst_phase = 0;
-    for (int g = 0; g < 6; g++) {
-        double se = hypot(su->chi_se[g], sd->chi_se[g]);
-        worst = fmax(worst, fabs(cabs(su->chi[g]) - cabs(sd->chi[g])) / se);
-        if (cabs(sd->chi[g]) > 5 * sd->chi_se[g]) {
-            double ph = rl_angle_reduce(carg(sd->chi[g]) - (double)grid[g]);
-            worst_phase = fmax(worst_phase, fabs(ph) * cabs(sd->chi[g]) / sd->chi_se[g]);
+    for (int g = 0; g < ng; g++) {
+        double se = hypot(se_u[g], se_d[g]);
+        worst = fmax(worst, rl_mix_z(cabs(chi_u[g]), cabs(chi_d[g]), se));
+        if (cabs(chi_d[g]) > 5 * se_d[g]) {
+            double ph = rl_angle_reduce(carg(chi_d[g]) - (double)grid[g]);
+            worst_phase = fmax(worst_phase, rl_effect_z(fabs(ph) * cabs(chi_d[g]), se_d[g]));
         }
     }
     char a[160], b[160];
-    rl_report_check(rep, worst <= 5 ? RL_HOLDS_NO : RL_HOLDS_YES,
-                    "positive drift U(0, 2ω) does not mix (study: 'positive steps drift like RoPE')",
-                    "|E e^{iθ}| = |sin ω/ω|, the same as U(−ω, ω): drift mixes at the same rate",
-                    rl_fmt(a, sizeof a, "|mean P_n| drift vs uniform, n = 1..32: max |z| = %.2f", worst));
-    rl_report_check(rep, worst_phase <= 5 ? RL_HOLDS_YES : RL_HOLDS_NO,
-                    "what drift adds: a RoPE-like mean rotation",
-                    "arg E[P_n] = n ω (mod 2π)",
-                    rl_fmt(b, sizeof b, "max |z| of the phase error = %.2f", worst_phase));
+    /* the study's remark ("positive steps drift like RoPE") is about trained
+     * models; that drift angles mix at the zero-mean rate is our reading */
+    rl_report_info(rep, "positive drift U(0, 2ω) against U(−ω, ω): the same mixing rate (a reading of ours, not the study's claim)",
+                   "|E e^{iθ}| = |sin ω/ω| for both laws",
+                   rl_fmt(a, sizeof a, "|mean P_n| drift vs uniform, n = 1..%ld: max |z| = %.2f", grid[ng - 1], worst));
+    /* E[P_n] = E[M]^n with E e^{iθ} = e^{iω} sin ω/ω: the phase is n ω */
+    rl_report_decide(rep, &rl_rule_agree, worst_phase, NULL, "what drift adds: a RoPE-like mean rotation",
+                     "arg E[P_n] = n ω (mod 2π)", rl_fmt(b, sizeof b, "max |z| of the phase error = %.2f", worst_phase));
+}
+
+static void drift_report(const mix_res *R, rl_report *rep)
+{
+    const rl_route_stats *su = R->uni, *sd = R->drift;
+    rl_mix_drift_rows(rep, drift_grid, 6, su->chi, su->chi_se, sd->chi, sd->chi_se);
 }
 
 rl_status rl_exp_mixing_run(const rl_exp_ctx *ctx, void **res, rl_err *err)

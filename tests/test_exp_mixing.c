@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../experiments/claims.h"
+#include "../experiments/mixing.h"
 #include "../mc/routes.h"
 #include "../mc/textsteps.h"
 #include "../sampling/rng.h"
@@ -146,4 +148,163 @@ Test(exp_mixing, theory_quick_writes_every_file, .timeout = 600)
     cr_assert(strstr(out, "theory report"));
     th_rmdir(dir);
     free(dir);
+}
+
+/* ---------- the verdict of each check (experiments/mixing.h) ---------- */
+
+/* The verdicts of r's rows, in order (from its TSV rows); returns how many. */
+static int row_verdicts(const rl_report *r, rl_verdict *v, int max)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    rl_report_tsv(r, f, "mixing");
+    fclose(f);
+    int n = 0;
+    for (char *line = buf; line && *line && n < max; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char *a = strchr(line, '\t');
+        cr_assert(a);
+        char *b = strchr(a + 1, '\t');
+        cr_assert(b);
+        int k = 0;
+        while (k < RL_NVERDICT && (strlen(rl_verdict_name((rl_verdict)k)) != (size_t)(b - a - 1) ||
+                                   strncmp(a + 1, rl_verdict_name((rl_verdict)k), b - a - 1)))
+            k++;
+        cr_assert_lt(k, RL_NVERDICT, "unknown verdict in %s", line);
+        v[n++] = (rl_verdict)k;
+    }
+    free(buf);
+    return n;
+}
+
+static rl_report *mixing_report(void)
+{
+    rl_report *r = rl_report_alloc("mixing");
+    rl_report_rules(r, rl_claim_find("mixing")->rules);
+    return r;
+}
+
+/* The window row at eps = 0.01 of a family with ||E M|| = 0.5 (W = 7) on
+ * the grid 1..16: the measurement at n = 7 decides it. */
+static rl_verdict window_verdict(double est7, double se7)
+{
+    long grid[16];
+    double est[16], se[16];
+    for (int g = 0; g < 16; g++) {
+        grid[g] = g + 1;
+        est[g] = pow(0.5, g + 1);
+        se[g] = se7;
+    }
+    est[6] = est7;
+    rl_report *r = mixing_report();
+    rl_mix_window_row(r, "test", 0.5, 0.01, grid, est, se, 16);
+    rl_verdict v[2];
+    cr_assert_eq(row_verdicts(r, v, 2), 1);
+    rl_report_free(r);
+    return v[0];
+}
+
+/* Below eps by more than 3 SE holds; above by more than 3 SE is
+ * contradicted; a noise floor (3 SE) above eps cannot decide: unresolved,
+ * whatever the estimate (the old report counted "below noise" as info or a
+ * hold). */
+Test(exp_mixing, window_row_has_three_outcomes)
+{
+    cr_assert_eq(rl_mixing_window(0.5, 0.01), 7);
+    cr_assert_eq(window_verdict(0.0078, 0.0002), RL_V_HOLDS);        /* x = -11 */
+    cr_assert_eq(window_verdict(0.05, 0.0002), RL_V_CONTRADICTED);   /* x = +200 */
+    cr_assert_eq(window_verdict(0.0078, 0.005), RL_V_UNRESOLVED);    /* 3 SE = 0.015 > eps */
+    cr_assert_eq(window_verdict(0.0, 0.005), RL_V_UNRESOLVED);       /* even an estimate of 0 */
+    cr_assert_eq(window_verdict(0.0095, 0.0002), RL_V_UNRESOLVED);   /* just below eps: too close */
+}
+
+/* A window past the longest route: the claim says nothing there (info),
+ * whether or not the estimate reached eps. */
+Test(exp_mixing, window_past_the_run_is_info)
+{
+    long grid[4] = { 1, 2, 3, 4 };
+    double est[4] = { 0.99, 0.98, 0.97, 0.96 }, low[4] = { 0.5, 0.1, 0.001, 0.0 }, se[4] = { 1e-3, 1e-3, 1e-3, 1e-3 };
+    rl_report *r = mixing_report();
+    rl_mix_window_row(r, "slow", 0.99, 0.1, grid, est, se, 4);
+    rl_mix_window_row(r, "slow", 0.99, 0.1, grid, low, se, 4);
+    rl_mix_window_row(r, "never", 1.0, 0.1, grid, est, se, 4);
+    rl_verdict v[3];
+    cr_assert_eq(row_verdicts(r, v, 3), 3);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(v[i], RL_V_INFO, "row %d: %s", i, rl_verdict_name(v[i]));
+    rl_report_free(r);
+}
+
+/* Mean route = (mean step)^n: rule agree (|z| <= 5 holds, beyond is
+ * contradicted); fixed steps (RoPE's constant law): identity, and a broken
+ * product is still caught (contradicted). */
+Test(exp_mixing, mean_route_row_agree_or_identity)
+{
+    rl_report *r = mixing_report();
+    rl_mix_mean_row(r, "a", 16, 100, 10, 3.9, 0);
+    rl_mix_mean_row(r, "b", 16, 100, 10, 6.1, 0);
+    rl_mix_mean_row(r, "c", 16, 100, 10, 0.0, 1);
+    rl_mix_mean_row(r, "d", 16, 100, 10, 50.0, 1);
+    rl_mix_mean_row(r, "e", 16, 100, 10, NAN, 0);
+    rl_verdict v[5];
+    cr_assert_eq(row_verdicts(r, v, 5), 5);
+    cr_assert_eq(v[0], RL_V_HOLDS);
+    cr_assert_eq(v[1], RL_V_CONTRADICTED);
+    cr_assert_eq(v[2], RL_V_IDENTITY);
+    cr_assert_eq(v[3], RL_V_CONTRADICTED);
+    cr_assert_eq(v[4], RL_V_CONTRADICTED);
+    rl_report_free(r);
+}
+
+/* The study's blocks: z against (sin w/w)^n with a 1e-9 rounding floor. */
+Test(exp_mixing, block_z_has_a_rounding_floor)
+{
+    cr_assert_eq(rl_mix_z(0.5, 0.5 + 5e-10, 1e-12), 0);
+    cr_assert_float_eq(rl_mix_z(0.5, 0.4, 0.01), (0.1 - 1e-9) / 0.01, 1e-9);
+    cr_assert_gt(rl_mix_z(0.5, 0.4, 0), 1e300);
+    cr_assert(isnan(rl_mix_z(NAN, 0.4, 0.01)));
+}
+
+/* Positive drift: "drift mixes at the zero-mean rate" is a reading of ours,
+ * info however the moduli compare (the old report counted it, inverted, as
+ * a failure); its phase n w against the exact law is evidence (agree). */
+Test(exp_mixing, drift_rows_info_and_phase_agree)
+{
+    const long grid[3] = { 1, 2, 4 };
+    double complex u[3], d[3], bad[3], far[3];
+    double se[3] = { 0.01, 0.01, 0.01 };
+    for (int g = 0; g < 3; g++) {
+        double c = pow(sin(1.0) / 1.0, (double)grid[g]);
+        u[g] = c;
+        d[g] = c * cexp(I * (double)grid[g]);
+        bad[g] = c * cexp(I * (0.5 * grid[g]));   /* phase n w / 2: wrong law */
+        far[g] = 0.5 * d[g];                      /* a modulus far from the uniform law's */
+    }
+    rl_report *r = mixing_report();
+    rl_mix_drift_rows(r, grid, 3, u, se, d, se);
+    rl_mix_drift_rows(r, grid, 3, u, se, bad, se);
+    rl_mix_drift_rows(r, grid, 3, u, se, far, se);
+    rl_verdict v[6];
+    cr_assert_eq(row_verdicts(r, v, 6), 6);
+    cr_assert_eq(v[0], RL_V_INFO);
+    cr_assert_eq(v[1], RL_V_HOLDS);
+    cr_assert_eq(v[2], RL_V_INFO);
+    cr_assert_eq(v[3], RL_V_CONTRADICTED);
+    cr_assert_eq(v[4], RL_V_INFO);
+    cr_assert_eq(v[5], RL_V_HOLDS);
+    rl_report_free(r);
+}
+
+/* Text-driven steps are not independent: the windows are a reading, info
+ * even when the two contexts disagree. */
+Test(exp_mixing, text_rows_are_info)
+{
+    rl_report *r = mixing_report();
+    rl_mix_text_row(r, 0, 19, 19, 14);
+    rl_mix_text_row(r, 1, 19, 400, 14);
+    rl_verdict v[2];
+    cr_assert_eq(row_verdicts(r, v, 2), 2);
+    cr_assert_eq(v[0], RL_V_INFO);
+    cr_assert_eq(v[1], RL_V_INFO);
+    rl_report_free(r);
 }

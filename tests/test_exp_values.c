@@ -4,8 +4,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "../experiments/claims.h"
+#include "../experiments/values.h"
 #include "../mc/value_walk.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
@@ -119,4 +122,115 @@ Test(exp_values, bad_flags_exit_2)
     cr_assert_eq(th_run("values --preset huge", NULL, 0, err, sizeof err), 2);
     cr_assert_eq(th_run("values --seed", NULL, 0, err, sizeof err), 2);
     cr_assert_eq(th_run("values --bogus 1", NULL, 0, err, sizeof err), 2);
+}
+
+/* ---------- the verdict of each check (experiments/values.h) ---------- */
+
+/* The verdicts of r's rows, in order (from its TSV rows); returns how many. */
+static int row_verdicts(const rl_report *r, rl_verdict *v, int max)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    rl_report_tsv(r, f, "values");
+    fclose(f);
+    int n = 0;
+    for (char *line = buf; line && *line && n < max; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char *a = strchr(line, '\t');
+        cr_assert(a);
+        char *b = strchr(a + 1, '\t');
+        cr_assert(b);
+        int k = 0;
+        while (k < RL_NVERDICT && (strlen(rl_verdict_name((rl_verdict)k)) != (size_t)(b - a - 1) ||
+                                   strncmp(a + 1, rl_verdict_name((rl_verdict)k), b - a - 1)))
+            k++;
+        cr_assert_lt(k, RL_NVERDICT, "unknown verdict in %s", line);
+        v[n++] = (rl_verdict)k;
+    }
+    free(buf);
+    return n;
+}
+
+static rl_report *values_report(void)
+{
+    rl_report *r = rl_report_alloc("values");
+    rl_report_rules(r, rl_claim_find("values")->rules);
+    return r;
+}
+
+/* Per-block E||r_b||^2: from 256 replicates on, |z| <= 5 holds and beyond is
+ * contradicted; with fewer the z is no 5-SE test and the run cannot decide,
+ * unresolved whatever z is (the old report called it info). */
+Test(exp_values, block_row_unresolved_below_256_replicates)
+{
+    rl_report *r = values_report();
+    rl_val_block_row(r, "a", 32, 10, 512, 4.0);
+    rl_val_block_row(r, "b", 32, 10, 512, 7.0);
+    rl_val_block_row(r, "c", 32, 10, 48, 4.0);
+    rl_val_block_row(r, "d", 32, 10, 48, 70.0);
+    rl_val_block_row(r, "e", 32, 10, 256, NAN);
+    rl_verdict v[5];
+    cr_assert_eq(row_verdicts(r, v, 5), 5);
+    cr_assert_eq(v[0], RL_V_HOLDS);
+    cr_assert_eq(v[1], RL_V_CONTRADICTED);
+    cr_assert_eq(v[2], RL_V_UNRESOLVED);
+    cr_assert_eq(v[3], RL_V_UNRESOLVED);
+    cr_assert_eq(v[4], RL_V_UNRESOLVED);
+    rl_report_free(r);
+}
+
+/* The slope: measured against the exact formula (agree), then the exact
+ * slope against the named law (exact, no noise: 0.05 for the finite-M
+ * correction); no law named: one row.  Without value transport every row
+ * follows from the construction: identity (a broken one is contradicted). */
+Test(exp_values, slope_rows_agree_exact_identity)
+{
+    rl_report *r = values_report();
+    rl_val_slope_rows(r, "circle", 0, 1024, 65536, -0.49, 0.01, -0.5, -0.5);  /* z = 1; law met */
+    rl_val_slope_rows(r, "circle", 0, 1024, 65536, -0.40, 0.01, -0.5, -0.5);  /* z = 10 */
+    rl_val_slope_rows(r, "hh", 0, 1024, 65536, -0.30, 0.01, -0.30, -0.5);     /* agrees; law off by 0.2 */
+    rl_val_slope_rows(r, "study", 0, 1024, 65536, -0.04, 0.01, -0.04, NAN);   /* no law: one row */
+    rl_val_slope_rows(r, "none", 1, 1024, 65536, 0.0, 1e-4, 0.0, 0.0);
+    rl_val_slope_rows(r, "none", 1, 1024, 65536, 0.1, 1e-4, 0.0, 0.0);
+    rl_verdict v[12];
+    cr_assert_eq(row_verdicts(r, v, 12), 11);
+    const rl_verdict want[11] = { RL_V_HOLDS,    RL_V_HOLDS,        RL_V_CONTRADICTED, RL_V_HOLDS,
+                                  RL_V_HOLDS,    RL_V_CONTRADICTED, RL_V_HOLDS,        RL_V_IDENTITY,
+                                  RL_V_IDENTITY, RL_V_CONTRADICTED, RL_V_IDENTITY };
+    for (int i = 0; i < 11; i++)
+        cr_assert_eq(v[i], want[i], "row %d: %s", i, rl_verdict_name(v[i]));
+    rl_report_free(r);
+}
+
+/* tr Cov(r): agree with the exact value and a one-sided bound (an excess of
+ * 6 SE over the bound is contradicted, a deficit of any size holds). */
+Test(exp_values, cov_rows_agree_and_bound)
+{
+    rl_report *r = values_report();
+    rl_val_cov_rows(r, "hh", 0, 2.0, -40.0, "m");
+    rl_val_cov_rows(r, "hh", 0, 9.0, 6.0, "m");
+    rl_val_cov_rows(r, "none", 1, 2.0, -3.0, "m");
+    rl_verdict v[6];
+    cr_assert_eq(row_verdicts(r, v, 6), 6);
+    const rl_verdict want[6] = { RL_V_HOLDS, RL_V_HOLDS, RL_V_CONTRADICTED, RL_V_CONTRADICTED, RL_V_IDENTITY,
+                                 RL_V_IDENTITY };
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(v[i], want[i], "row %d: %s", i, rl_verdict_name(v[i]));
+    rl_report_free(r);
+}
+
+/* An exact law on a transported family is evidence (agree); on the family
+ * without transport it is an identity. */
+Test(exp_values, agree_row_identity_without_transport)
+{
+    rl_report *r = values_report();
+    rl_val_agree_row(r, 0, 4.9, "w", "p", "m");
+    rl_val_agree_row(r, 0, 5.1, "w", "p", "m");
+    rl_val_agree_row(r, 1, 0.0, "w", "p", "m");
+    rl_verdict v[3];
+    cr_assert_eq(row_verdicts(r, v, 3), 3);
+    cr_assert_eq(v[0], RL_V_HOLDS);
+    cr_assert_eq(v[1], RL_V_CONTRADICTED);
+    cr_assert_eq(v[2], RL_V_IDENTITY);
+    rl_report_free(r);
 }

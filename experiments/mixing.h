@@ -1,0 +1,42 @@
+/* mixing.h: the verdict rows of claim 1 (experiments/mixing.c), one
+ * function per kind of check, so that the tests can feed each decision a
+ * hand-built measurement.  Each row's kind follows from what it checks:
+ *   mean route = (mean step)^n   agree (|z| <= 5); deterministic steps: identity;
+ *   window W(eps)                below: |E P_n| <= eps at the first grid n >= W,
+ *                                unresolved when the noise hides eps; W past the
+ *                                longest route: info (the claim says nothing there);
+ *   the study's blocks           agree (max |z| over blocks, n = 512 and nmax);
+ *   text-driven steps            info (steps along text are not independent);
+ *   positive drift               info (not a claim of the study), its phase agree. */
+#ifndef RL_EXP_MIXING_H
+#define RL_EXP_MIXING_H
+
+#include <complex.h>
+
+#include "../report/report.h"
+
+/* The claim's statement for one family: x = max |z| of the mean route
+ * against (mean step)^n over ng lengths up to nmax; deterministic: the steps
+ * are fixed (a check of the construction, shown as identity). */
+void rl_mix_mean_row(rl_report *rep, const char *label, int d, long nmax, int ng, double worst_z,
+                     int deterministic);
+
+/* The window W(eps) of a family whose slowest mean step has norm nrm, against
+ * the measured |E P_n| (est, se on grid[0..ng-1]). */
+void rl_mix_window_row(rl_report *rep, const char *label, double nrm, double eps, const long *grid,
+                       const double *est, const double *se, int ng);
+
+/* |measured - predicted| in SE; differences up to 1e-9 are rounding (the
+ * slow blocks' SE can be that small), 0/0 is 0. */
+double rl_mix_z(double measured, double predicted, double se);
+
+/* Positive drift U(0, 2w) against U(-w, w) on one block (w = 1): the means of
+ * e^{i Phi_n} on grid[0..ng-1] with their SE. */
+void rl_mix_drift_rows(rl_report *rep, const long *grid, int ng, const double complex *chi_u, const double *se_u,
+                       const double complex *chi_d, const double *se_d);
+
+/* One block of text-driven steps: W(0.1) in the 512- and 65,536-token
+ * contexts (w0, w1; -1: not reached) and from the unigram law (wp). */
+void rl_mix_text_row(rl_report *rep, int block, long w0, long w1, long wp);
+
+#endif
