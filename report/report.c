@@ -184,13 +184,6 @@ void rl_report_info(rl_report *r, const char *what, const char *predicted, const
     add_check(r, RL_V_INFO, NULL, what, predicted, measured);
 }
 
-void rl_report_check(rl_report *r, rl_holds holds, const char *what, const char *predicted,
-                     const char *measured)
-{
-    add_check(r, holds == RL_HOLDS_YES ? RL_V_HOLDS : holds == RL_HOLDS_NO ? RL_V_CONTRADICTED : RL_V_INFO, NULL, what,
-              predicted, measured);
-}
-
 void rl_report_kinds(const rl_report *r, int n[RL_NVERDICT])
 {
     for (int k = 0; k < RL_NVERDICT; k++)

@@ -8,10 +8,6 @@
 
 #include "verdict.h"
 
-/* Transitional: the old two-word checks (rl_report_check maps YES to holds,
- * NO to contradicted, INFO to info).  Removed once every claim decides
- * through its rules. */
-typedef enum { RL_HOLDS_NO = 0, RL_HOLDS_YES = 1, RL_HOLDS_INFO = 2 } rl_holds;
 
 typedef struct rl_report rl_report;
 
@@ -35,9 +31,7 @@ void rl_report_decide(rl_report *r, const rl_rule *rule, double x, const char *u
 void rl_report_identity(rl_report *r, int ok, const char *what, const char *predicted, const char *measured);
 /* A reading that is ours, not the study's claim: *info*. */
 void rl_report_info(rl_report *r, const char *what, const char *predicted, const char *measured);
-/* Transitional (see rl_holds). */
-void rl_report_check(rl_report *r, rl_holds holds, const char *what, const char *predicted,
-                     const char *measured);
+
 /* A figure file (relative to the output folder) and its caption. */
 void rl_report_figure(rl_report *r, const char *file, const char *caption);
 /* A markdown table given as TSV text (header row first), shown in the report. */

@@ -73,6 +73,15 @@ Test(verdict, rule_below_three_outcomes)
     cr_assert_eq(rl_rule_decide(&rl_rule_below, NAN), RL_V_UNRESOLVED);
 }
 
+/* agree-n: x = max |z| - 5, NaN (too few replicates to form z) unresolved. */
+Test(verdict, rule_agree_n_three_outcomes)
+{
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, -0.1), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, 0.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, 0.1), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, NAN), RL_V_UNRESOLVED);
+}
+
 Test(verdict, rule_exact)
 {
     cr_assert_eq(rl_rule_decide(&rl_rule_exact, 1), RL_V_HOLDS);
@@ -83,7 +92,8 @@ Test(verdict, rule_exact)
 /* Every claim's row names at least one rule, each one of the table's. */
 Test(verdict, claims_name_their_rules)
 {
-    const rl_rule *known[] = { &rl_rule_agree, &rl_rule_bound, &rl_rule_sign, &rl_rule_below, &rl_rule_exact };
+    const rl_rule *known[] = { &rl_rule_agree, &rl_rule_bound, &rl_rule_sign, &rl_rule_below, &rl_rule_exact,
+                               &rl_rule_agree_n };
     for (int i = 0; i < rl_nclaims; i++) {
         cr_assert(rl_claims[i].rules && rl_claims[i].rules[0], "%s names no rule", rl_claims[i].id);
         for (const rl_rule *const *p = rl_claims[i].rules; *p; p++) {
