@@ -96,7 +96,11 @@ static double b_norm2(bound_args *x)
     rl_family f;
     rl_err err;
     rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
-    const int want = rl_opt_seen(x->opts, "samples") ? x->samples > 0 : f.d <= RL_MOMENT2_MAX_D;
+    /* Brownian: --samples also sets the character estimate's draws, at any d;
+     * the d^4 estimate beside it only where it fits */
+    const int want = rl_opt_seen(x->opts, "samples")
+                         ? x->samples > 0 && (f.kind != RL_FAM_BROWNIAN || f.d <= RL_MOMENT2_MAX_D)
+                         : f.d <= RL_MOMENT2_MAX_D;
     if (want && f.d > RL_MOMENT2_MAX_D) {
         free(table);
         rl_die("bound norm2: --samples needs d <= %d (the estimate forms d^2 x d^2 matrices), got d = %d",
@@ -323,7 +327,7 @@ int cmd_bound(int argc, char **argv)
         RL_OPT_FLAG_("best", &x.best, "alibi: the lower bound (far -lambda, near +lambda)"),
         RL_OPT_DBL_("rho", &x.rho, "far attention mass rho_D", 0, 1, RL_LO | RL_HI),
         RL_OPT_DBL_("vnorm", &x.vnorm, "norm of the shared value component", 0, 0, RL_LO),
-        RL_OPT_LONG_("samples", &x.samples, "norm2: steps drawn for the estimate (0: closed form only)", 0, 100000000),
+        RL_OPT_LONG_("samples", &x.samples, "norm2: steps drawn for the estimate (0: closed form only; brownian: also the character estimate's draws, any d)", 0, 100000000),
         RL_OPT_SEED_(&x.seed),
         RL_OPT_DBL_("c", &x.c, "scalar mean step E[M] = cI", -1, 1, RL_LO | RL_HI),
         RL_OPT_END_

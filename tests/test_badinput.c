@@ -161,7 +161,7 @@ static const bi_case cases[] = {
     R(2, "--samples.*" NOTINT, "bound", "norm2", "--samples", "x"),
     R(2, "needs 20 to 1e8 samples, got 5", "bound", "norm2", "--d", "4", "--samples", "5"),
     R(2, "--samples needs d <= 16", "bound", "norm2", "--d", "20", "--samples", "100"),
-    R(2, "brownian at d = 20 has no closed form", "bound", "norm2", "--family", "brownian", "--d", "20"),
+    R(2, "Brownian second-moment rate needs 2 to 1e8 samples, got 1", "bound", "norm2", "--family", "brownian", "--d", "8", "--samples", "1"),
     R(2, "--beta does not apply", "bound", "norm2", "--family", "haar", "--d", "4", "--beta", "1"),
     R(2, "--eps 1 is " RANGE, "bound", "norm2", "--d", "4", "--eps", "1"),
     R(2, "bound norm: --samples does not apply", "bound", "norm", "--samples", "10"),
