@@ -184,6 +184,16 @@ void rl_report_info(rl_report *r, const char *what, const char *predicted, const
     add_check(r, RL_V_INFO, NULL, what, predicted, measured);
 }
 
+int rl_report_nchecks(const rl_report *r)
+{
+    return r->nchecks;
+}
+
+rl_verdict rl_report_verdict(const rl_report *r, int i)
+{
+    return r->checks[i].v;
+}
+
 void rl_report_kinds(const rl_report *r, int n[RL_NVERDICT])
 {
     for (int k = 0; k < RL_NVERDICT; k++)

@@ -45,6 +45,9 @@ void rl_report_markdown(const rl_report *r, FILE *fp);
  * inside become spaces).  RL_REPORT_TSV_HEADER names the columns. */
 #define RL_REPORT_TSV_HEADER "experiment\tverdict\trule\tcheck\tpredicted\tmeasured\n"
 void rl_report_tsv(const rl_report *r, FILE *fp, const char *name);
+/* The checks in order: how many, and the kind of check i. */
+int rl_report_nchecks(const rl_report *r);
+rl_verdict rl_report_verdict(const rl_report *r, int i);
 /* Number of checks of each kind: n[RL_NVERDICT]. */
 void rl_report_kinds(const rl_report *r, int n[RL_NVERDICT]);
 /* The counts as one phrase ("3 hold, 1 contradicted, 2 identities (not

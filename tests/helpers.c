@@ -171,3 +171,29 @@ void th_cli_quick(const char *cmd, const char *const *files, const char *const *
     th_rmdir(dir);
     free(dir);
 }
+
+int th_in_child(void (*fn)(void *), void *arg, char *err, size_t errlen)
+{
+    int fd[2];
+    cr_assert_eq(pipe(fd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        fn(arg);
+        _exit(0);
+    }
+    close(fd[1]);
+    size_t n = 0;
+    ssize_t got;
+    while (n + 1 < errlen && (got = read(fd[0], err + n, errlen - 1 - n)) > 0)
+        n += (size_t)got;
+    err[n] = 0;
+    close(fd[0]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st), "the child did not exit (status %d)", st);
+    return WEXITSTATUS(st);
+}

@@ -46,4 +46,8 @@ void th_write_text(const char *path, int reps);
  * it again with --threads 1: the files of same must be the same bytes. */
 void th_cli_quick(const char *cmd, const char *const *files, const char *const *same);
 
+/* Run fn(arg) in a child process, its stderr into err (errlen bytes,
+ * NUL-terminated).  Returns the child's exit status (0 when fn returns). */
+int th_in_child(void (*fn)(void *), void *arg, char *err, size_t errlen);
+
 #endif

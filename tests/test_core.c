@@ -11,6 +11,7 @@
 #include "../core/err.h"
 #include "../core/stats.h"
 #include "../sampling/rng.h"
+#include "helpers.h"
 
 /* ---------- err: statuses and one-line messages ---------- */
 
@@ -91,39 +92,32 @@ Test(err, try_propagates_the_first_failure)
 
 enum { EXIT_CHECK, EXIT_CHECK_IN, EXIT_NULL, EXIT_FATAL };
 
+typedef struct {
+    int how;
+    rl_status s;
+    const char *msg;
+} exit_case;
+
+static void do_exit(void *arg)
+{
+    const exit_case *c = arg;
+    rl_err e;
+    rl_fail(&e, c->s, "%s", c->msg);
+    switch (c->how) {
+    case EXIT_CHECK: rl_check(c->s, &e); break;
+    case EXIT_CHECK_IN: rl_check_in("sample", c->s, &e); break;
+    case EXIT_NULL: rl_check(c->s, NULL); break;
+    default: rl_fatal("%s", c->msg);
+    }
+    /* rl_check returned: status RL_OK, exit 0 */
+}
+
 /* Run the command-layer exit `how` with status s and message msg in a child
  * process; its stderr into err.  Returns the exit status. */
 static int child_exit(int how, rl_status s, const char *msg, char *err, size_t errlen)
 {
-    int fd[2];
-    cr_assert_eq(pipe(fd), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        dup2(fd[1], 2);
-        close(fd[0]);
-        rl_err e;
-        rl_fail(&e, s, "%s", msg);
-        switch (how) {
-        case EXIT_CHECK: rl_check(s, &e); break;
-        case EXIT_CHECK_IN: rl_check_in("sample", s, &e); break;
-        case EXIT_NULL: rl_check(s, NULL); break;
-        default: rl_fatal("%s", msg);
-        }
-        _exit(0); /* rl_check returned: status RL_OK */
-    }
-    close(fd[1]);
-    size_t n = 0;
-    ssize_t got;
-    while (n + 1 < errlen && (got = read(fd[0], err + n, errlen - 1 - n)) > 0)
-        n += (size_t)got;
-    err[n] = 0;
-    close(fd[0]);
-    int st;
-    cr_assert_eq(waitpid(pid, &st, 0), pid);
-    cr_assert(WIFEXITED(st));
-    return WEXITSTATUS(st);
+    exit_case c = { how, s, msg };
+    return th_in_child(do_exit, &c, err, errlen);
 }
 
 Test(err, check_exits_1_for_internal_and_2_for_input)

@@ -8,14 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "../experiments/claims.h"
 #include "../report/report.h"
 #include "../report/verdict.h"
 #include "../theory/moment2.h"
 #include "../theory/theory.h"
+#include "helpers.h"
 
 Test(verdict, names)
 {
@@ -160,35 +159,23 @@ Test(verdict, report_counts_kinds)
     free(t);
 }
 
+static void decide_undeclared(void *arg)
+{
+    (void)arg;
+    rl_report *r = rl_report_alloc("t");
+    rl_report_rules(r, only_agree);
+    rl_report_decide(r, &rl_rule_agree, 4.0, NULL, "a", "p", "m"); /* declared: fine */
+    rl_report_decide(r, &rl_rule_sign, 4.0, NULL, "a", "p", "m");
+}
+
 /* A rule the claim's row does not name is refused: one line on stderr, exit
  * 1 (in a child process: the refusal ends the process). */
 Test(verdict, undeclared_rule_refused)
 {
-    int fd[2];
-    cr_assert_eq(pipe(fd), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        dup2(fd[1], 2);
-        close(fd[0]);
-        rl_report *r = rl_report_alloc("t");
-        rl_report_rules(r, only_agree);
-        rl_report_decide(r, &rl_rule_agree, 4.0, NULL, "a", "p", "m"); /* declared: fine */
-        rl_report_decide(r, &rl_rule_sign, 4.0, NULL, "a", "p", "m");
-        _exit(0);
-    }
-    close(fd[1]);
-    char buf[512] = { 0 };
-    ssize_t n = 0, k;
-    while (n < (ssize_t)sizeof buf - 1 && (k = read(fd[0], buf + n, sizeof buf - 1 - n)) > 0)
-        n += k;
-    close(fd[0]);
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
-    cr_assert(strstr(buf, "rule \"sign\", which its claim's row does not name"), "%s", buf);
-    cr_assert_eq(strchr(buf, '\n'), buf + strlen(buf) - 1, "not one line: %s", buf);
+    char err[512];
+    cr_assert_eq(th_in_child(decide_undeclared, NULL, err, sizeof err), 1);
+    cr_assert(strstr(err, "rule \"sign\", which its claim's row does not name"), "%s", err);
+    cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "not one line: %s", err);
 }
 
 /* Claim 2's hypothesis: rate^n <= 1/d, met exactly from n = W2(1/d). */
