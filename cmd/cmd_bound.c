@@ -181,13 +181,16 @@ static double b_norm2(bound_args *x)
     if (h) {
         double omega[h];
         rl_so2_freqs(f.d, f.base, f.scale, omega);
-        printf("# block omega_b |E e^{2i theta_b}| rate_b(with cross terms) W2_b\n");
+        /* n_hyp_b: the length from which block b meets claim 2's hypothesis,
+         * rate_b^n <= 1/d (rl_moment2_unmet, theory/moment2.h) */
+        printf("# block omega_b |E e^{2i theta_b}| rate_b(with cross terms) W2_b(eps) n_hyp_b(rate_b^n <= 1/d)\n");
         for (int b = 0; b < h; b++) {
-            long wb = rl_mixing_window(brate[b], x->eps);
-            char wt[32];
+            long wb = rl_mixing_window(brate[b], x->eps), hb = rl_mixing_window(brate[b], 1.0 / f.d);
+            char wt[32], ht[32];
             snprintf(wt, sizeof wt, wb < 0 ? "never" : "%ld", wb);
-            printf("# %d %.6g %.6g %.6g %s\n", b, f.kind == RL_FAM_SO2 ? omega[b] : NAN, diag[b],
-                   brate[b], wt);
+            snprintf(ht, sizeof ht, hb < 0 ? "never" : "%ld", hb);
+            printf("# %d %.6g %.6g %.6g %s %s\n", b, f.kind == RL_FAM_SO2 ? omega[b] : NAN, diag[b],
+                   brate[b], wt, ht);
         }
     }
     free(diag);

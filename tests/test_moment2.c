@@ -210,4 +210,18 @@ Test(moment2, cli_prints_the_certificate)
     st = th_run("bound norm2 --family so2 --d 2 --angles pm --scale 1.5707963267948966", out, sizeof out, err, sizeof err);
     cr_assert_eq(st, 0, "%s", err);
     cr_assert(strstr(out, "no certificate") && strstr(out, "\ninf\n"), "%s", out);
+    /* per block: W2_b(eps) and the length from which it meets claim 2's
+     * hypothesis, rate_b^n <= 1/d, the same as rl_moment2_unmet's */
+    st = th_run("bound norm2 --family so2 --d 2 --scale 0.7 --samples 0", out, sizeof out, err, sizeof err);
+    cr_assert_eq(st, 0, "%s", err);
+    const char *row = strstr(out, "\n# 0 ");
+    cr_assert(row, "%s", out);
+    double om, dg, rb;
+    long wb, hb;
+    cr_assert_eq(sscanf(row, "\n# 0 %lf %lf %lf %ld %ld", &om, &dg, &rb, &wb, &hb), 5, "%s", out);
+    cr_assert_eq(wb, rl_mixing_window(rb, 0.01));
+    cr_assert_eq(hb, rl_mixing_window(rb, 0.5));
+    char buf[256];
+    cr_assert_null(rl_moment2_unmet(rb, 2, hb, buf, sizeof buf));
+    cr_assert_not_null(rl_moment2_unmet(rb, 2, hb - 1, buf, sizeof buf));
 }
