@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../core/util.h"
+#include "../model/attention.h"
 #include "../model/gpt.h"
 #include "../model/train.h"
 
@@ -100,6 +101,32 @@ static eval_figs bench_eval(int L, rl_pos_config pos)
     free(tok);
     rl_gpt_free(m);
     return f;
+}
+
+/* The streaming attention kernel alone (rl_attention_forward_streaming) on
+ * one window of L tokens, H heads of hd: the share of the long evaluation
+ * that the kernel owns.  FLOPs of the causal window: per head, q.k and p.v
+ * over the L(L+1)/2 pairs, 2 hd each:  2 * 2 hd * L(L+1)/2 = 2 hd L(L+1). */
+static double bench_attention(int L, int H, int hd, double *gflops)
+{
+    const long ld = (long)H * hd, n = (long)L * ld;
+    float *q = rl_xmalloc(sizeof(float) * n), *k = rl_xmalloc(sizeof(float) * n);
+    float *v = rl_xmalloc(sizeof(float) * n), *o = rl_xmalloc(sizeof(float) * n);
+    for (long i = 0; i < n; i++) { /* a fixed pseudo-random fill in [-1, 1) */
+        q[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
+        k[i] = (float)((i * 40503u + 7) % 2001) / 1000.0f - 1.0f;
+        v[i] = (float)((i * 69069u + 3) % 2001) / 1000.0f - 1.0f;
+    }
+    rl_attn_shape sh = { 1, L, H, hd, NULL, NULL };
+    double t = now();
+    rl_attention_forward_streaming(o, ld, q, k, v, ld, &sh);
+    t = now() - t;
+    *gflops = 2.0 * hd * (double)L * (L + 1) * H / t / 1e9;
+    free(q);
+    free(k);
+    free(v);
+    free(o);
+    return t;
 }
 
 /* A model with its trainer on synthetic tokens, for timing full steps. */
@@ -266,6 +293,20 @@ rl_status rl_bench_model(int quick, rl_err *err)
            "%.1f GFLOP/s (%.0f%% of peak)  workspace %.0f MiB  peak RSS %.0f MiB\n", ev.L, ev.sec,
            ev.L / ev.sec, ev.flops / ev.sec / 1e9, 100 * ev.flops / ev.sec / 1e9 / peak,
            ev.work_mib, ev.rss_mib);
+    /* the kernel alone at the eval's shape (4 heads of 64) and at head dim 32 */
+    for (int i = 0; i < 2; i++) {
+        const int H = i ? 8 : 4, hd = i ? 32 : 64, L = 16384;
+        double gf, t = bench_attention(L, H, hd, &gf);
+        printf("model attention alone (streaming forward, causal, T=%d, %d heads x hd %d): %.2f s  "
+               "%.1f GFLOP/s (%.0f%% of peak)\n", L, H, hd, t, gf, 100 * gf / peak);
+    }
+    if (!quick) { /* the study's longest length, its time and resident memory */
+        eval_figs e6 = bench_eval(65536, ROPE);
+        printf("model eval  4L w256 h4 rope T=%d (one window, forward only): %.2f s  %.0f tok/s  "
+               "%.1f GFLOP/s (%.0f%% of peak)  workspace %.0f MiB  peak RSS %.0f MiB\n", e6.L, e6.sec,
+               e6.L / e6.sec, e6.flops / e6.sec / 1e9, 100 * e6.flops / e6.sec / 1e9 / peak, e6.work_mib,
+               e6.rss_mib);
+    }
     fflush(stdout);
     rl_status s = bench_schemes(quick, err);
     rl_set_threads(1);
