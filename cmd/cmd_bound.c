@@ -12,6 +12,8 @@
 #include "../sampling/so2.h"
 #include "../sampling/tokens.h"
 #include "../theory/theory.h"
+#include "../theory/matched.h"
+#include "../theory/study.h"
 #include "../theory/moment2.h"
 #include "../mc/moment2_brownian.h"
 #include "../mc/moment2_mc.h"
@@ -23,6 +25,8 @@ typedef struct {
     double t, eps, norm, ml, k, lambda, slope, rho, vnorm, c;
     const char *a;
     int best;
+    int head_dim;
+    long ctx, mult;
     long samples;
     long seed;
     rl_opt *opts;
@@ -255,6 +259,38 @@ static double b_value_incoherent(bound_args *x)
     return rl_value_incoherent(x->rho, (long)x->ml, 1, &chi, &v2);
 }
 
+/* match: the base at which a head of --head-dim at T = --ctx has the study's
+ * fractions of blocks mixing within T and mult*T (theory/matched.h, with its
+ * rule for "best"); the study's fractions, the study's base as the control,
+ * then the chosen base as the one number. */
+static double b_match(bound_args *x)
+{
+    rl_err err;
+    rl_match_query q = { x->head_dim, x->ctx, x->mult, x->eps, 0, 0, RL_STUDY_BASE };
+    rl_match m;
+    int c1, c2;
+    const long t0 = rl_study_lengths[0];
+    rl_check_in("bound match", rl_match_study(x->eps, x->mult, &q.f_ctx, &q.f_far, &err), &err);
+    rl_check_in("bound match", rl_match_choose(&q, &m, &err), &err);
+    rl_check_in("bound match", rl_match_count(q.d, RL_STUDY_BASE, q.eps, q.ctx, &c1, &err), &err);
+    rl_check_in("bound match", rl_match_count(q.d, RL_STUDY_BASE, q.eps, q.ctx * q.mult, &c2, &err), &err);
+    const int snb = RL_STUDY_HEAD_DIM / 2;
+    printf("# study: head dim %d, base %g, T = %ld, eps = %g: %.0f of %d blocks mix within T (%.4f), "
+           "%.0f of %d within %ldT = %ld (%.4f)\n", RL_STUDY_HEAD_DIM, RL_STUDY_BASE, t0, q.eps,
+           q.f_ctx * snb, snb, q.f_ctx, q.f_far * snb, snb, q.mult, t0 * q.mult, q.f_far);
+    printf("# head dim %d, T = %ld, base %g (study's, control): %d of %d within T (%.4f), %d of %d within "
+           "%ldT = %ld (%.4f)\n", q.d, q.ctx, RL_STUDY_BASE, c1, m.nb, (double)c1 / m.nb, c2, m.nb, q.mult,
+           q.ctx * q.mult, (double)c2 / m.nb);
+    printf("# matched: least |c_T - %d f_T| + |c_%ldT - %d f_%ldT| = %.4g blocks over bases [%g, %g] "
+           "(%d interval%s at that cost; the nearest to %g taken); bases in (%.6g, %.6g) give the same counts\n",
+           m.nb, q.mult, m.nb, q.mult, m.cost, RL_MATCH_BASE_MIN, RL_MATCH_BASE_MAX, m.ties,
+           m.ties == 1 ? "" : "s", RL_STUDY_BASE, m.lo, m.hi);
+    printf("# head dim %d, T = %ld, base %.6g (chosen): %d of %d within T (%.4f), %d of %d within %ldT = %ld (%.4f)\n",
+           q.d, q.ctx, m.base, m.at_ctx, m.nb, (double)m.at_ctx / m.nb, m.at_far, m.nb, q.mult, q.ctx * q.mult,
+           (double)m.at_far / m.nb);
+    return m.base;
+}
+
 struct bound {
     const char *name;
     bound_fn fn;
@@ -281,6 +317,9 @@ static const struct bound bounds[] = {
     { "value-coherent", b_value_coherent, "rho vnorm", "far value norm without transport: rho ||v||" },
     { "value-incoherent", b_value_incoherent, "rho vnorm ml c",
       "rms far value norm with transport, E[M] = cI: rho ||v|| sqrt(S(c,M))/M" },
+    { "match", b_match, "head-dim ctx mult eps",
+      "the rotation base at which the fractions of SO(2) blocks mixing within T and mult*T (eps "
+      "default 0.1) best match the study's (prints # lines, then the base)" },
 };
 
 /* The bounds that underflow (or overflow) a double, with their logs: printed
@@ -315,7 +354,7 @@ int cmd_bound(int argc, char **argv)
 {
     bound_args x = { .fa = rl_family_args_default(), .block = -1, .t = 0.5, .eps = 0.01, .norm = 0.9,
                      .ml = 1000, .k = 8, .lambda = 1, .slope = 0.0625, .rho = 1, .vnorm = 1, .c = 0,
-                     .samples = 10000, .seed = 1 };
+                     .samples = 10000, .seed = 1, .head_dim = 32, .ctx = 128, .mult = rl_study_mult() };
     rl_opt opts[] = {
         RL_FAMILY_OPTS_(&x.fa),
         RL_OPT_INT_("block", &x.block, "norm, window: one SO(2) block b (-1: the maximum)", -1, 2048),
@@ -333,6 +372,9 @@ int cmd_bound(int argc, char **argv)
         RL_OPT_LONG_("samples", &x.samples, "norm2: steps drawn for the estimate (0: closed form only; brownian: also the character estimate's draws, any d)", 0, 100000000),
         RL_OPT_SEED_(&x.seed),
         RL_OPT_DBL_("c", &x.c, "scalar mean step E[M] = cI", -1, 1, RL_LO | RL_HI),
+        RL_OPT_INT_("head-dim", &x.head_dim, "match: head dimension (even; d/2 SO(2) blocks)", 2, RL_MATCH_MAX_D),
+        RL_OPT_LONG_("ctx", &x.ctx, "match: training length T", 1, 1e12),
+        RL_OPT_LONG_("mult", &x.mult, "match: the far length is mult*T (default: the study's 65,536 / 512)", 1, 1e6),
         RL_OPT_END_
     };
     x.opts = opts;
@@ -354,6 +396,8 @@ int cmd_bound(int argc, char **argv)
     for (rl_opt *o = opts; o->type != RL_OPT_END; o++)
         if (o->seen && !takes(b, o->name))
             rl_die("bound %s: --%s does not apply (it takes: %s)", b->name, o->name, b->flags);
+    if (!strcmp(b->name, "match") && !rl_opt_seen(opts, "eps"))
+        x.eps = 0.1; /* the study's mixing regime is quoted at eps = 0.1 */
     double v = b->fn(&x);
     bound_fn logfn = log_form(b->name);
     if (logfn && !(v >= DBL_MIN && v <= DBL_MAX))

@@ -36,3 +36,8 @@ double rl_study_ratio(const rl_study_row *r, long mult)
             return r->ppl[i] / r->ppl[0];
     return NAN;
 }
+
+long rl_study_mult(void)
+{
+    return rl_study_lengths[RL_STUDY_NLEN - 1] / rl_study_lengths[0];
+}

@@ -5,8 +5,19 @@
 
 #define RL_STUDY_NLEN 8
 
-/* Evaluation lengths of the study (trained at 512): 512 .. 65,536. */
+/* Evaluation lengths of the study (trained at 512): 512 .. 65,536.  The
+ * training length T is the first, the farthest is 128T. */
 extern const long rl_study_lengths[RL_STUDY_NLEN];
+
+/* The study's rotation setup: 8 heads of dimension 96 (48 SO(2) blocks),
+ * base frequencies omega_b = 10000^(-2b/96), random angles U(-omega_b,
+ * omega_b).  Its mixing regime (theory/matched.h) is computed from these. */
+#define RL_STUDY_HEAD_DIM 96
+#define RL_STUDY_BASE 10000.0
+
+/* The farthest evaluation length as a multiple of the training length:
+ * rl_study_lengths[last] / rl_study_lengths[0] (128). */
+long rl_study_mult(void);
 
 typedef struct {
     const char *name;              /* the study's variant name */
