@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/streams.h"
 #include "../core/util.h"
 
 rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
@@ -59,4 +60,49 @@ long rl_data_window(const rl_tokens *t, long L, uint64_t seed, long w, uint64_t 
     gsl_rng_free(r);
     *key = rl_stream_key(seed + (uint64_t)L, (uint64_t)w);
     return start;
+}
+
+rl_status rl_eval_windows_plan(const rl_tokens *t, long L, long targets, long windows,
+                               uint64_t seed, rl_eval_windows *w, rl_err *err)
+{
+    memset(w, 0, sizeof *w);
+    if (L < 1 || targets < 0 || windows < 0)
+        return rl_fail(err, RL_EINPUT, "length %ld, targets %ld, windows %ld: must be positive", L,
+                       targets, windows);
+    /* L + 1 tokens, compared as L >= n: L + 1 overflows at LONG_MAX */
+    if (L >= t->n)
+        return rl_fail(err, RL_EINPUT, "length %ld needs %ld + 1 tokens; the stream has %ld", L, L,
+                       t->n);
+    w->L = L;
+    w->wanted = targets > 0 ? targets / L + (targets % L != 0) : windows;
+    w->slots = (t->n - 1) / L;
+    w->n = w->wanted < w->slots ? w->wanted : w->slots;
+    w->start = rl_xmalloc(sizeof(long) * (size_t)(w->n ? w->n : 1));
+    w->key = rl_xmalloc(sizeof(uint64_t) * (size_t)(w->n ? w->n : 1));
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, seed ^ RL_STREAM_EVAL_WINDOWS, (uint64_t)L);
+    /* the slack of the tiling, (n - 1) - slots L tokens, goes before the
+     * first slot by a uniform amount, so no token is never a target */
+    const long off = (long)(rl_rng_next64(r) % (uint64_t)((t->n - 1) - w->slots * L + 1));
+    /* selection sampling (Knuth's algorithm S): slot j is taken with
+     * probability (still needed) / (still available): n of the slots,
+     * uniformly, already in order, in O(slots) time and O(n) memory */
+    long got = 0;
+    for (long j = 0; j < w->slots && got < w->n; j++) {
+        const double u = (double)(rl_rng_next64(r) >> 11) * 0x1p-53;
+        if (u * (double)(w->slots - j) < (double)(w->n - got)) {
+            w->start[got] = off + j * L;
+            w->key[got] = rl_stream_key(seed + (uint64_t)L, (uint64_t)j);
+            got++;
+        }
+    }
+    gsl_rng_free(r);
+    return RL_OK;
+}
+
+void rl_eval_windows_free(rl_eval_windows *w)
+{
+    free(w->start);
+    free(w->key);
+    memset(w, 0, sizeof *w);
 }

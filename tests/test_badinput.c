@@ -49,6 +49,9 @@
 
 #define EVAL(ck) "eval", "--ckpt", ck, "--data", "@text.txt", "--lengths", "8", "--batches", "1", \
                  "--out", "@OUT"
+/* eval's token-matched protocol (no --batches: the two exclude each other) */
+#define EVALT(ck) "eval", "--ckpt", ck, "--data", "@text.txt", "--lengths", "8", "--targets", "16", \
+                  "--out", "@OUT"
 #define PROBE(ck) "probe", "--ckpt", ck, "--data", "@text.txt", "--lengths", "8", "--windows", "1", \
                   "--out", "@OUT"
 #define TRAIN "train", "--data", "@text.txt", "--out", "@OUT", "--layers", "1", "--width", "8", \
@@ -413,6 +416,17 @@ static const bi_case cases[] = {
     R(2, "validation (tokens|stream)", EVAL("@run/ckpt.bin"), "--lengths", "1000000"),
     R(2, "--batches 0 is " RANGE, EVAL("@run/ckpt.bin"), "--batches", "0"),
     R(2, "--batch-size 0 is " RANGE, EVAL("@run/ckpt.bin"), "--batch-size", "0"),
+    R(2, "--targets 0 is " RANGE, EVALT("@run/ckpt.bin"), "--targets", "0"),
+    R(2, "--targets " NOTINT, EVALT("@run/ckpt.bin"), "--targets", "x"),
+    R(2, "--targets " NOVALUE, EVALT("@run/ckpt.bin"), "--targets"),
+    R(2, "exclude each other", EVAL("@run/ckpt.bin"), "--targets", "64"),
+    R(2, "exclude each other", EVALT("@run/ckpt.bin"), "--batch-size", "2"),
+    R(2, "cannot read", EVALT("@run/ckpt.bin"), "--val-log", "@MISSING"),
+    R(2, NOTFILE, EVALT("@run/ckpt.bin"), "--val-log", "@fifo"),
+    R(2, NOTFILE, EVALT("@run/ckpt.bin"), "--val-log", "@dir"),
+    R(2, NOWRITE, EVALT("@run/ckpt.bin"), "--starts", "@text.txt/sub"),
+    R(2, NOWRITE "|[Ii]s a directory", EVALT("@run/ckpt.bin"), "--starts", "@dir"),
+    R(2, FULL, EVALT("@run/ckpt.bin"), "--starts", "@FULL/s.tsv"),
     R(2, "--threads 0 is " RANGE, EVAL("@run/ckpt.bin"), "--threads", "0"),
     R(2, "--seed", EVAL("@run/ckpt.bin"), "--seed", "x"),
     /* eval: data */
