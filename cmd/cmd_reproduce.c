@@ -93,8 +93,8 @@ static void write_config(const rl_repro *r, const char *command)
         free(v[i]);
         free(v[i + 1]);
     }
-    fprintf(o->f, "max-mult\t%d\neval-batches\t%d\ntheory\t%s\nprobe\t%s\nprobe-mult\t%d\ndata\t%s\n",
-            g->max_mult, g->eval_batches, g->theory, g->probe, g->probe_mult, g->data);
+    fprintf(o->f, "seeds\t%d\nmax-mult\t%d\neval-batches\t%d\ntheory\t%s\nprobe\t%s\nprobe-mult\t%d\ndata\t%s\n",
+            g->seeds, g->max_mult, g->eval_batches, g->theory, g->probe, g->probe_mult, g->data);
     rl_outfile_commit(o);
     free(p);
 }
@@ -127,6 +127,9 @@ int cmd_reproduce(int argc, char **argv)
     for (int k = first; k < n; k++)
         if (!strcmp(opts[k].name, "ctx"))
             opts[k].lo = 2; /* a grid probes windows of ctx tokens, and the probe needs 2 */
+    opts[n++] = (rl_opt)RL_OPT_INT_("seeds", &g->seeds,
+                                    "models per variant, seeds --seed, --seed + 1, ... (the replication unit)", 1,
+                                    RL_GRID_MAX_SEEDS);
     opts[n++] = (rl_opt)RL_OPT_INT_("max-mult", &g->max_mult, "evaluate at 1x, 2x, ... up to this multiple of T",
                                     1, 1 << 20);
     opts[n++] = (rl_opt)RL_OPT_INT_("eval-batches", &g->eval_batches, "evaluation windows per length", 1, 1 << 20);
@@ -142,11 +145,14 @@ int cmd_reproduce(int argc, char **argv)
                                      "only rewrite table.tsv, the figures and REPORT.md");
     opts[n] = (rl_opt)RL_OPT_END_;
     rl_opts_parse("reproduce", "[--preset quick|cpu|paper] [--out DIR] [--data PATH] [flags]",
-                  "Train every variant of the grid on the same tokens and seed, evaluate each with the\n"
-                  "study's protocol at 1x, 2x, ..., max-mult x the training context, probe the far mass\n"
+                  "Train every variant of the grid --seeds times (seeds --seed, --seed + 1, ...; every\n"
+                  "variant of a seed on the same initial weights, batches and evaluation windows), evaluate\n"
+                  "each with the study's protocol at 1x, 2x, ..., max-mult x the training context, probe the far mass\n"
                   "inside chosen models, run the theory report, and write OUT/table.tsv, figures and\n"
-                  "OUT/REPORT.md next to the study's numbers.  Resumable: the same command reuses\n"
-                  "finished models and evaluations and resumes a half-trained model from its checkpoint.\n"
+                  "OUT/REPORT.md next to the study's numbers, the orderings decided on paired seed-level\n"
+                  "statistics.  Resumable: the same command reuses finished models and evaluations and\n"
+                  "resumes a half-trained model from its checkpoint; a larger --seeds trains only the new\n"
+                  "seeds.\n"
                   "Every flag's default comes from the preset; the configuration used is written to\n"
                   "OUT/config.txt.",
                   opts, argc, argv, NULL, 0);

@@ -27,6 +27,9 @@
 #include "../model/data.h"
 #include "../model/trainopts.h"
 
+/* The largest seed train takes: RL_OPT_SEED_'s upper bound (core/opts.h). */
+#define RL_SEED_MAX 9200000000000000000L
+
 /* ---- argument lists ---- */
 
 typedef struct {
@@ -64,16 +67,16 @@ static void flag(args *a, const char *name, const char *fmt, ...)
     free(v);
 }
 
-/* `routelab CMD` ... and, last, the grid's seed and threads. */
+/* `routelab CMD` ... and, last, a seed and the grid's threads. */
 static void args_cmd(args *a, const char *cmd)
 {
     arg(a, "routelab");
     arg(a, "%s", cmd);
 }
 
-static void args_seed_threads(args *a, const rl_repro *r)
+static void args_seed_threads(args *a, const rl_repro *r, long seed)
 {
-    flag(a, "--seed", "%ld", r->g.train.seed);
+    flag(a, "--seed", "%ld", seed);
     flag(a, "--threads", "%d", r->threads);
 }
 
@@ -142,17 +145,22 @@ static int exists(const char *path)
     return access(path, F_OK) == 0;
 }
 
-static char *mdir_file(const rl_repro *r, int v, const char *name)
+static char *mdir_file(const rl_repro *r, int v, int k, const char *name)
 {
-    char *d = rl_repro_model_dir(r, v), *p = rl_path_join(d, name);
+    char *d = rl_repro_model_dir(r, v, k), *p = rl_path_join(d, name);
     free(d);
     return p;
 }
 
-char *rl_repro_model_dir(const rl_repro *r, int v)
+long rl_repro_seed(const rl_repro *r, int k)
+{
+    return r->g.train.seed + k;
+}
+
+char *rl_repro_model_dir(const rl_repro *r, int v, int k)
 {
     char *p;
-    if (asprintf(&p, "%s/models/%s", r->out, r->var[v]) < 0)
+    if (asprintf(&p, "%s/models/%s/seed%ld", r->out, r->var[v], rl_repro_seed(r, k)) < 0)
         rl_die("out of memory");
     return p;
 }
@@ -176,12 +184,15 @@ long rl_repro_steps(const rl_repro *r)
     return steps;
 }
 
-/* The training options of variant v: the grid's, with v's scheme. */
-static rl_train_opts train_opts_of(const rl_repro *r, int v)
+/* The training options of variant v, replicate k: the grid's, with v's
+ * scheme and k's seed (which draws the initial weights and every batch:
+ * model/train.c fill_windows keys each window by the seed). */
+static rl_train_opts train_opts_of(const rl_repro *r, int v, int k)
 {
     rl_train_opts t = r->g.train;
     t.pos = r->var[v];
     t.mode = -1;
+    t.seed = rl_repro_seed(r, k);
     return t;
 }
 
@@ -205,7 +216,7 @@ static double now(void)
 /* The model of variant v (its scheme's parameters count towards the work). */
 static rl_gpt_config cfg_of(const rl_repro *r, int v)
 {
-    rl_train_opts t = train_opts_of(r, v);
+    rl_train_opts t = train_opts_of(r, v, 0);
     rl_gpt_config c;
     rl_err err;
     if (rl_train_opts_config(&t, &c, &err) != RL_OK) {
@@ -233,7 +244,7 @@ static double eval_work(const rl_repro *r, int v)
     return w;
 }
 
-static void say(const rl_repro *r, const eta *e, int v, const char *stage)
+static void say(const rl_repro *r, const eta *e, int v, int k, const char *stage)
 {
     double el = now() - e->t0;
     char etas[64] = "unknown";
@@ -241,8 +252,8 @@ static void say(const rl_repro *r, const eta *e, int v, const char *stage)
         double left = (e->total - e->done) / (e->done / e->spent);
         snprintf(etas, sizeof etas, "%.0f min", left / 60.0);
     }
-    printf("\n[reproduce %s] model %d/%d %s: %s  (elapsed %.0f min; ETA for the grid %s)\n", r->g.name, v + 1,
-           r->nvar, r->var[v], stage, el / 60.0, etas);
+    printf("\n[reproduce %s] model %d/%d %s seed %ld: %s  (elapsed %.0f min; ETA for the grid %s)\n", r->g.name,
+           k * r->nvar + v + 1, r->nvar * r->g.seeds, r->var[v], rl_repro_seed(r, k), stage, el / 60.0, etas);
     fflush(stdout);
 }
 
@@ -262,10 +273,10 @@ static void train_opts_args(args *a, const rl_train_opts *t, unsigned parts)
 /* `routelab train` of variant v: what determines the model (the model
  * folder's config.txt).  The steps are written out, so that the text names
  * the run's length. */
-static void train_args(const rl_repro *r, int v, args *a)
+static void train_args(const rl_repro *r, int v, int k, args *a)
 {
-    char *d = rl_repro_model_dir(r, v);
-    rl_train_opts t = train_opts_of(r, v);
+    char *d = rl_repro_model_dir(r, v, k);
+    rl_train_opts t = train_opts_of(r, v, k);
     t.steps = rl_repro_steps(r);
     args_cmd(a, "train");
     flag(a, "--data", "%s", r->g.data);
@@ -296,12 +307,12 @@ static void write_text(const char *path, const char *text)
 }
 
 /* Train variant v unless finished; returns 1 if --stop-at interrupted it. */
-static int stage_train(const rl_repro *r, int v, eta *e)
+static int stage_train(const rl_repro *r, int v, int k, eta *e)
 {
-    char *done = mdir_file(r, v, "trained"), *cfgp = mdir_file(r, v, "config.txt");
-    char *ck = mdir_file(r, v, "ckpt.bin"), *d = rl_repro_model_dir(r, v);
+    char *done = mdir_file(r, v, k, "trained"), *cfgp = mdir_file(r, v, k, "config.txt");
+    char *ck = mdir_file(r, v, k, "ckpt.bin"), *d = rl_repro_model_dir(r, v, k);
     args a = { 0 };
-    train_args(r, v, &a);
+    train_args(r, v, k, &a);
     char *text = args_text(&a), *old = rl_read_file(cfgp, NULL);
     if (old && strcmp(old, text))
         rl_die("reproduce: %s was trained with other settings (see its config.txt): use another --out, "
@@ -312,7 +323,7 @@ static int stage_train(const rl_repro *r, int v, eta *e)
         if (!old)
             write_text(cfgp, text);
         int resume = exists(ck);
-        say(r, e, v, resume ? "resuming training from its checkpoint" : "training");
+        say(r, e, v, k, resume ? "resuming training from its checkpoint" : "training");
         if (resume)
             arg(&a, "--resume");
         /* how to run it, which does not change the model */
@@ -324,7 +335,8 @@ static int stage_train(const rl_repro *r, int v, eta *e)
         char line[512], what[300];
         int st = run_self(&a, line, sizeof line);
         if (st != 0)
-            run_fail((snprintf(what, sizeof what, "training %s", r->var[v]), what), st, line);
+            run_fail((snprintf(what, sizeof what, "training %s seed %ld", r->var[v], rl_repro_seed(r, k)), what), st,
+                     line);
         if (r->stop_at > 0 && r->stop_at < rl_repro_steps(r)) {
             stopped = 1;
         } else {
@@ -345,9 +357,13 @@ static int stage_train(const rl_repro *r, int v, eta *e)
     return stopped;
 }
 
-static void stage_eval(const rl_repro *r, int v, eta *e)
+/* The evaluation of replicate k runs with k's seed: every variant's
+ * replicate k is evaluated on the same windows (paired), and the replicates
+ * on different windows, so that the spread across seeds holds the window
+ * noise too. */
+static void stage_eval(const rl_repro *r, int v, int k, eta *e)
 {
-    char *out = mdir_file(r, v, "eval.tsv"), *ck = mdir_file(r, v, "ckpt.bin");
+    char *out = mdir_file(r, v, k, "eval.tsv"), *ck = mdir_file(r, v, k, "ckpt.bin");
     if (exists(out)) {
         e->total -= eval_work(r, v);
     } else {
@@ -357,7 +373,7 @@ static void stage_eval(const rl_repro *r, int v, eta *e)
         int off = 0;
         for (int i = 0; i < n; i++)
             off += snprintf(lens + off, sizeof lens - off, i ? ",%ld" : "%ld", len[i]);
-        say(r, e, v, "evaluating");
+        say(r, e, v, k, "evaluating");
         args a = { 0 };
         args_cmd(&a, "eval");
         flag(&a, "--ckpt", "%s", ck);
@@ -365,12 +381,13 @@ static void stage_eval(const rl_repro *r, int v, eta *e)
         flag(&a, "--lengths", "%s", lens);
         flag(&a, "--batches", "%d", r->g.eval_batches);
         flag(&a, "--out", "%s", out);
-        args_seed_threads(&a, r);
+        args_seed_threads(&a, r, rl_repro_seed(r, k));
         double t = now();
         char line[512], what[300];
         int st = run_self(&a, line, sizeof line);
         if (st != 0)
-            run_fail((snprintf(what, sizeof what, "evaluating %s", r->var[v]), what), st, line);
+            run_fail((snprintf(what, sizeof what, "evaluating %s seed %ld", r->var[v], rl_repro_seed(r, k)), what),
+                     st, line);
         e->spent += now() - t;
         e->done += eval_work(r, v);
         args_free(&a);
@@ -391,21 +408,23 @@ static int probed(const rl_repro *r, int v)
     return 0;
 }
 
-static void stage_probe(const rl_repro *r, int v, eta *e)
+/* The probe of the first seed's model only: it reads one model's attention,
+ * and the report shows one figure per probed variant. */
+static void stage_probe(const rl_repro *r, int v, int k, eta *e)
 {
-    if (!probed(r, v))
+    if (!probed(r, v) || k != 0)
         return;
-    char *d = rl_repro_model_dir(r, v), *pd = rl_path_join(d, "probe"), *ck = mdir_file(r, v, "ckpt.bin");
+    char *d = rl_repro_model_dir(r, v, k), *pd = rl_path_join(d, "probe"), *ck = mdir_file(r, v, k, "ckpt.bin");
     char *mark = rl_path_join(pd, "probe.tsv");
     if (!exists(mark)) {
-        say(r, e, v, "probing attention");
+        say(r, e, v, k, "probing attention");
         args a = { 0 };
         args_cmd(&a, "probe");
         flag(&a, "--ckpt", "%s", ck);
         flag(&a, "--data", "%s", r->g.data);
         flag(&a, "--lengths", "%ld,%ld", (long)r->g.train.ctx, (long)r->g.train.ctx * r->g.probe_mult);
         flag(&a, "--out", "%s", pd);
-        args_seed_threads(&a, r);
+        args_seed_threads(&a, r, rl_repro_seed(r, k));
         char line[512], what[300];
         int st = run_self(&a, line, sizeof line);
         if (st != 0)
@@ -429,7 +448,7 @@ static void stage_theory(const rl_repro *r)
         args_cmd(&a, "theory");
         flag(&a, "--preset", "%s", r->g.theory);
         flag(&a, "--out", "%s", td);
-        args_seed_threads(&a, r);
+        args_seed_threads(&a, r, r->g.train.seed);
         char line[512];
         int st = run_self(&a, line, sizeof line);
         if (st != 0)
@@ -442,13 +461,19 @@ static void stage_theory(const rl_repro *r)
 
 rl_status rl_repro_check(const rl_repro *r, rl_err *err)
 {
+    if (r->g.seeds < 1 || r->g.seeds > RL_GRID_MAX_SEEDS)
+        return rl_fail(err, RL_EINPUT, "--seeds %d is out of range [1, %d]", r->g.seeds, RL_GRID_MAX_SEEDS);
+    /* the last seed as train takes it (RL_OPT_SEED_'s range) */
+    if (r->g.train.seed > RL_SEED_MAX - (r->g.seeds - 1))
+        return rl_fail(err, RL_EINPUT, "--seed %ld with --seeds %d runs past the largest seed %ld", r->g.train.seed,
+                       r->g.seeds, (long)RL_SEED_MAX);
     for (int v = 0; v < r->nvar; v++) {
         if (!*r->var[v])
             return rl_fail(err, RL_EINPUT, "--variants '%s' has an empty name", r->g.variants);
         for (int u = 0; u < v; u++)
             if (!strcmp(r->var[u], r->var[v]))
                 return rl_fail(err, RL_EINPUT, "--variants names %s twice", r->var[v]);
-        rl_train_opts t = train_opts_of(r, v);
+        rl_train_opts t = train_opts_of(r, v, 0);
         rl_gpt_config c;
         if (rl_train_opts_config(&t, &c, err) != RL_OK) {
             rl_err_prefix(err, "--variants");
@@ -481,16 +506,17 @@ int rl_repro_run(const rl_repro *r)
     rl_mkdir_p(r->out);
     eta e = { 0, 0, now(), 0 };
     for (int v = 0; v < r->nvar; v++) /* also checks every name before any work */
-        e.total += train_work(r, v) + eval_work(r, v);
-    for (int v = 0; v < r->nvar; v++) {
-        if (stage_train(r, v, &e)) {
-            printf("\n[reproduce %s] stopped at step %ld of %s (--stop-at); the same command continues "
-                   "from its checkpoint\n", r->g.name, r->stop_at, r->var[v]);
-            return 1;
+        e.total += r->g.seeds * (train_work(r, v) + eval_work(r, v));
+    for (int k = 0; k < r->g.seeds; k++)
+        for (int v = 0; v < r->nvar; v++) {
+            if (stage_train(r, v, k, &e)) {
+                printf("\n[reproduce %s] stopped at step %ld of %s seed %ld (--stop-at); the same command "
+                       "continues from its checkpoint\n", r->g.name, r->stop_at, r->var[v], rl_repro_seed(r, k));
+                return 1;
+            }
+            stage_eval(r, v, k, &e);
+            stage_probe(r, v, k, &e);
         }
-        stage_eval(r, v, &e);
-        stage_probe(r, v, &e);
-    }
     stage_theory(r);
     return 0;
 }

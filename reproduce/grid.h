@@ -14,13 +14,21 @@ typedef struct {
     char **var;         /* the variants, split from g.variants */
 } rl_repro;
 
+/* The seed of replicate k (0 <= k < g.seeds): the grid's --seed + k.  Every
+ * variant's replicate k has this seed: the same initial weights where the
+ * parameter shapes coincide, the same batches in the same order, and the
+ * same evaluation windows, so differences between variants are paired
+ * within a seed. */
+long rl_repro_seed(const rl_repro *r, int k);
+
 /* Every model's optimizer steps: rl_train_opts_steps of g.train, the rule
  * `routelab train` itself follows (dies on a bad schedule, which the command
  * checks before any work). */
 long rl_repro_steps(const rl_repro *r);
 
-/* The model folder of variant v: OUT/models/NAME (malloc'ed). */
-char *rl_repro_model_dir(const rl_repro *r, int v);
+/* The model folder of variant v, replicate k: OUT/models/NAME/seedS with S
+ * = rl_repro_seed(r, k) (malloc'ed). */
+char *rl_repro_model_dir(const rl_repro *r, int v, int k);
 
 /* Evaluation lengths: ctx * 1, 2, 4, ..., max_mult; returns the count. */
 int rl_repro_lengths(const rl_repro *r, long *len, int max);
@@ -29,10 +37,12 @@ int rl_repro_lengths(const rl_repro *r, long *len, int max);
  * so that no child fails on them: each variant is a distinct scheme whose
  * model can be built, the data set loads with the grid's vocabulary and
  * holds the tokens that training (T + 1 in each split), every evaluation
- * length and the probe need.  RL_EINPUT naming the problem. */
+ * length and the probe need, and the last seed (--seed + --seeds - 1) is
+ * one train accepts.  RL_EINPUT naming the problem. */
 rl_status rl_repro_check(const rl_repro *r, rl_err *err);
 
-/* Train, evaluate and probe every variant, reusing what is finished and
+/* Train, evaluate and probe every variant and seed (seed by seed, so that a
+ * grid stopped part-way holds whole seeds; the probe on the first seed only), reusing what is finished and
  * resuming a half-trained model from its checkpoint; then the theory report.
  * Returns 0 when the grid is complete, 1 when --stop-at interrupted it. */
 int rl_repro_run(const rl_repro *r);

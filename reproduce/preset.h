@@ -15,9 +15,11 @@ typedef struct {
     const char *probe;      /* comma-separated variants to probe (or "all", "none") */
     int probe_mult;         /* probe at this multiple of ctx */
     const char *data;       /* default data set */
+    int seeds;              /* models per variant, seeds --seed, --seed + 1, ... (the replication unit) */
 } rl_grid;
 
 #define RL_GRID_PRESETS "quick|cpu|paper"
+#define RL_GRID_MAX_SEEDS 64 /* --seeds: at most this many models per variant */
 
 /* The named preset: `routelab train`'s defaults (rl_train_opts_default)
  * with the preset's sizes set over them, and the grid's own settings.

@@ -11,6 +11,7 @@
 #include "../report/report.h"
 #include "../report/tsv.h"
 #include "grid.h"
+#include "order.h"
 #include "../theory/study.h"
 
 #define MAXLEN 32
@@ -115,10 +116,183 @@ static const char *fmt_ratio(char *buf, size_t n, double r, double se)
     return buf;
 }
 
-/* One claim about the ordering, checked on our ratios at a multiple. */
-static void ordering_line(FILE *fp, const char *claim, int holds, const char *detail)
+/* ---- seeds ---- */
+
+/* The grid's models: ev[v * K + k] is variant v, seed k. */
+typedef struct {
+    const rl_repro *r;
+    const evalrow *ev;
+    int K;
+} grid_evals;
+
+static const evalrow *ev_of(const grid_evals *G, int v, int k)
 {
-    fprintf(fp, "- **%s** — %s. %s\n", claim, holds < 0 ? "not measurable in this grid" : holds ? "reproduced" : "NOT reproduced", detail);
+    return &G->ev[v * G->K + k];
+}
+
+/* log ratio loss(mult T) - loss(T) of one model; NaN when not evaluated there. */
+static double logratio_at(const evalrow *e, long mult)
+{
+    for (int i = 0; i < e->n; i++)
+        if (e->len[i] == e->len[0] * mult)
+            return e->loss[i] - e->loss[0];
+    return NAN;
+}
+
+/* The per-seed log ratios of variant v at mult into x[0..K-1]. */
+static void seed_logratios(const grid_evals *G, int v, long mult, double *x)
+{
+    for (int k = 0; k < G->K; k++)
+        x[k] = logratio_at(ev_of(G, v, k), mult);
+}
+
+/* Mean ratio across seeds at mult, with the seed SE; with one seed the
+ * ratio and its SE over evaluation windows (*over says which). */
+static double mean_ratio(const grid_evals *G, int v, long mult, double *se, const char **over)
+{
+    if (G->K == 1) {
+        *over = "windows";
+        return ratio_at(ev_of(G, v, 0), mult, se);
+    }
+    double x[RL_GRID_MAX_SEEDS], m;
+    for (int k = 0; k < G->K; k++)
+        x[k] = ratio_at(ev_of(G, v, k), mult, NULL);
+    rl_seed_mean_se(x, G->K, &m, se);
+    *over = "seeds";
+    return m;
+}
+
+/* Mean ppl at the evaluation length index i across seeds, likewise. */
+static double mean_ppl(const grid_evals *G, int v, int i, double *se)
+{
+    if (G->K == 1) {
+        const evalrow *e = ev_of(G, v, 0);
+        *se = e->ppl[i] * e->se[i];
+        return e->ppl[i];
+    }
+    double x[RL_GRID_MAX_SEEDS], m;
+    for (int k = 0; k < G->K; k++)
+        x[k] = ev_of(G, v, k)->ppl[i];
+    rl_seed_mean_se(x, G->K, &m, se);
+    return m;
+}
+
+/* ---- orderings ---- */
+
+/* One ordering: a row of REPORT.md's table and of orderings.tsv.  x: the
+ * per-seed statistic the decision read (K values); note: what the row
+ * compares and the study's numbers. */
+static void order_row(FILE *fp, rl_tsv *t, const grid_evals *G, const char *what, long mult, const double *x,
+                      const rl_order *o, const char *note)
+{
+    char per[1024] = "", tper[1024] = "";
+    int off = 0, toff = 0;
+    for (int k = 0; k < G->K && off < (int)sizeof per - 40; k++) {
+        off += snprintf(per + off, sizeof per - off, "%s%+.3f", k ? ", " : "", x[k]);
+        toff += snprintf(tper + toff, sizeof tper - toff, "%s%.6g", k ? "," : "", x[k]);
+    }
+    char ms[96];
+    if (isnan(o->se))
+        snprintf(ms, sizeof ms, "%+.3f (one seed: no seed SE)", o->mean);
+    else
+        snprintf(ms, sizeof ms, "%+.3f ± %.3f", o->mean, o->se);
+    fprintf(fp, "| %s | %ld× | %s | %s | %.2f | %s | **%s** | %s |\n", what, mult, per, ms, o->x, o->rule,
+            rl_verdict_name(o->v), note);
+    rl_tsv_row(t, "%s\t%ld\t%d\t%s\t%.6g\t%.6g\t%.6g\t%s\t%s", what, mult, o->k, tper, o->mean, o->se, o->x, o->rule,
+               rl_verdict_name(o->v));
+}
+
+/* The study's orderings, each decided on seed-level statistics (order.h):
+ * between two variants the per-seed difference of their log ratios (same
+ * seed, same windows); for one variant its per-seed log ratio. */
+static void orderings_section(FILE *fp, const grid_evals *G)
+{
+    const rl_repro *r = G->r;
+    const int K = G->K;
+    const long mtop = r->g.max_mult, m16 = mtop >= 16 ? 16 : mtop;
+    const rl_outdir od = { r->out, 0 };
+    rl_tsv *t = rl_tsv_open(&od, "orderings.tsv", "ordering\tmult\tseeds\tper_seed\tmean\tse\tx\trule\tverdict");
+    fprintf(fp, "## The study's orderings in this run\n\nDecided on seed-level statistics (%d seed%s: %ld … %ld). "
+                "Between two variants the statistic of seed s is the difference of their log ratios, "
+                "log(ppl(L)/ppl(T)), on that seed's models and evaluation windows (paired: the same initial "
+                "weights where the shapes coincide, the same batches, the same windows); for one variant it is "
+                "its log ratio. Its mean and standard error across seeds go to a rule of the claims table: "
+                "*sign* (z = mean/SE ≥ 3 holds, ≤ −3 contradicted, else unresolved) or *below* ((mean − "
+                "threshold)/SE ≤ −3 holds, > 3 contradicted, else unresolved). %s\n\n",
+            K, K == 1 ? "" : "s", rl_repro_seed(r, 0), rl_repro_seed(r, K - 1),
+            K == 1 ? "One seed: no seed SE, so every ordering is unresolved (`--seeds 2` or more decides them)."
+                   : "");
+    fprintf(fp, "| ordering | at | per seed | mean ± SE | x | rule | verdict | compares |\n"
+                "|---|---|---|---|---|---|---|---|\n");
+    const int irope = find(r, "rope"), iqk = find(r, "random_qk"), iqkv = find(r, "random_qkv");
+    double a[RL_GRID_MAX_SEEDS], b[RL_GRID_MAX_SEEDS], d[RL_GRID_MAX_SEEDS];
+    /* between variants: the first of each pair predicted to degrade more */
+    const struct {
+        int a, b;
+        const char *what, *note;
+    } pairs[] = {
+        { irope, iqk, "rope degrades more than random_qk", "log ratio of rope − that of random_qk (study at 16×: "
+                                                           "16.2× vs 1.60×)" },
+        { iqk, iqkv, "random_qk degrades more than random_qkv", "value transport: random_qk − random_qkv (study "
+                                                                "at 16×: 1.60× vs 1.03×)" },
+        { iqk < 0 ? irope : -1, iqkv, "rope degrades more than random_qkv", "rope − random_qkv (random_qk not in "
+                                                                           "this grid; study at 16×: 16.2× vs 1.03×)" },
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        if (pairs[i].a < 0 || pairs[i].b < 0)
+            continue;
+        seed_logratios(G, pairs[i].a, m16, a);
+        seed_logratios(G, pairs[i].b, m16, b);
+        for (int k = 0; k < K; k++)
+            d[k] = a[k] - b[k];
+        rl_order o = rl_order_above(a, b, K);
+        order_row(fp, t, G, pairs[i].what, m16, d, &o, pairs[i].note);
+    }
+    /* learned angles near flat to 16x: ratio below 1.25 (the rule fixed
+     * before the first cpu run, NOTES.md §9.1) */
+    const char *learned[][2] = { { "pemb_qk", "1.17×" }, { "pemb_qkv", "1.18×" }, { "lf_qk", "0.96×" },
+                                 { "lf_qkv", "1.00×" } };
+    for (int i = 0; i < 4; i++) {
+        int v = find(r, learned[i][0]);
+        if (v < 0)
+            continue;
+        seed_logratios(G, v, m16, a);
+        rl_order o = rl_order_below(a, K, log(1.25));
+        char what[96], note[160];
+        snprintf(what, sizeof what, "%s near flat (ratio < 1.25)", learned[i][0]);
+        snprintf(note, sizeof note, "log ratio against log 1.25 (study at 16×: %s)", learned[i][1]);
+        order_row(fp, t, G, what, m16, a, &o, note);
+    }
+    /* every rotation-only model (a rotation without a distance bias: not
+     * alibi*, none, path) degrades by 128x; a grid that stops short of 128x
+     * cannot show it: unresolved, with its top's numbers shown */
+    for (int v = 0; v < r->nvar; v++) {
+        if (strstr(r->var[v], "alibi") || !strcmp(r->var[v], "none") || !strcmp(r->var[v], "path"))
+            continue;
+        const long m = mtop < 128 ? mtop : 128;
+        seed_logratios(G, v, m, a);
+        rl_order o = rl_order_positive(a, K);
+        char what[96], note[160];
+        snprintf(what, sizeof what, "%s degrades by 128×", r->var[v]);
+        if (mtop < 128) {
+            o.v = RL_V_UNRESOLVED;
+            snprintf(note, sizeof note, "log ratio above 0; this grid stops at %ld× (unresolved whatever its "
+                     "numbers)", mtop);
+        } else {
+            snprintf(note, sizeof note, "log ratio above 0");
+        }
+        order_row(fp, t, G, what, m, a, &o, note);
+    }
+    /* alibi flat: its ratio at the grid's top below 1.1 (within 10% of 1,
+     * the rule fixed before the first cpu run) */
+    int ial = find(r, "alibi");
+    if (ial >= 0) {
+        seed_logratios(G, ial, mtop, a);
+        rl_order o = rl_order_below(a, K, log(1.1));
+        order_row(fp, t, G, "alibi flat (ratio < 1.1)", mtop, a, &o, "log ratio against log 1.1 (study at 128×: 0.96×)");
+    }
+    rl_tsv_close(t);
+    fprintf(fp, "\nPer-seed numbers and the rule's statistic x: `orderings.tsv`.\n\n");
 }
 
 /* The theory report's verdicts on the experiments of one claim (a
@@ -174,7 +348,7 @@ static void theory_checks(const rl_repro *r, FILE *fp, const char *const *exps)
  * its longest probed length and the largest W <= the training context. */
 static int probe_summary(const rl_repro *r, int v, double *rho, double *bound, long *len, long *w)
 {
-    char *d = rl_repro_model_dir(r, v), *p = rl_path_join(d, "probe/probe.tsv");
+    char *d = rl_repro_model_dir(r, v, 0), *p = rl_path_join(d, "probe/probe.tsv");
     FILE *f = fopen(p, "r");
     free(p);
     free(d);
@@ -220,8 +394,9 @@ static int probe_summary(const rl_repro *r, int v, double *rho, double *bound, l
 
 /* A paragraph per claim: the Monte Carlo verdicts and what the trained
  * models of this grid say. */
-static void claims_section(const rl_repro *r, FILE *fp, const evalrow *ev)
+static void claims_section(const grid_evals *G, FILE *fp)
 {
+    const rl_repro *r = G->r;
     long mtop = r->g.max_mult;
     fprintf(fp, "## Claim by claim\n\n");
     fprintf(fp, "**1. Mixing window.** ");
@@ -241,8 +416,11 @@ static void claims_section(const rl_repro *r, FILE *fp, const evalrow *ev)
     }
     int ial = find(r, "alibi");
     if (ial >= 0) {
-        double s, x = ratio_at(&ev[ial], mtop, &s);
-        fprintf(fp, "With the distance bias (alibi), the ratio at %ld× is %.2f× ± %.2f.", mtop, x, s);
+        double s;
+        const char *over;
+        double x = mean_ratio(G, ial, mtop, &s, &over);
+        fprintf(fp, "With the distance bias (alibi), the ratio at %ld× is %.2f× ± %.2f (± over %s).", mtop, x, s,
+                over);
     }
     fprintf(fp, "\n\n**4. Value-side incoherence.** ");
     theory_checks(r, fp, (const char *[]){ "values", NULL });
@@ -252,10 +430,16 @@ static void claims_section(const rl_repro *r, FILE *fp, const evalrow *ev)
         int a = find(r, pairs[i][0]), b = find(r, pairs[i][1]);
         if (a < 0 || b < 0)
             continue;
-        double sa, sb, xa = ratio_at(&ev[a], mtop, &sa), xb = ratio_at(&ev[b], mtop, &sb);
-        fprintf(fp, "At %ld×, %s %.2f× ± %.2f vs %s %.2f× ± %.2f (value transport %s). ", mtop, pairs[i][0], xa, sa,
-                pairs[i][1], xb, sb,
-                xa - xb > 2 * hypot(sa, sb) ? "helps" : xb - xa > 2 * hypot(sa, sb) ? "hurts" : "makes no significant difference");
+        double sa, sb;
+        const char *over;
+        double xa = mean_ratio(G, a, mtop, &sa, &over), xb = mean_ratio(G, b, mtop, &sb, &over);
+        double la[RL_GRID_MAX_SEEDS], lb[RL_GRID_MAX_SEEDS];
+        seed_logratios(G, a, mtop, la);
+        seed_logratios(G, b, mtop, lb);
+        rl_order o = rl_order_above(la, lb, G->K);
+        fprintf(fp, "At %ld×, %s %.2f× ± %.2f vs %s %.2f× ± %.2f (± over %s; value transport lowers the log "
+                    "ratio by %+.3f ± %.3f across seeds, rule %s: %s). ",
+                mtop, pairs[i][0], xa, sa, pairs[i][1], xb, sb, over, o.mean, o.se, o.rule, rl_verdict_name(o.v));
     }
     fprintf(fp, "\n\n**5. Experiments.** The orderings above; the one-layer counterpart: ");
     theory_checks(r, fp, (const char *[]){ "stylized", NULL });
@@ -264,36 +448,56 @@ static void claims_section(const rl_repro *r, FILE *fp, const evalrow *ev)
 
 void rl_repro_report(const rl_repro *r, const char *command)
 {
-    const int nv = r->nvar;
-    evalrow *ev = rl_xcalloc(nv, sizeof *ev);
-    for (int v = 0; v < nv; v++) {
-        char *d = rl_repro_model_dir(r, v), *p = rl_path_join(d, "eval.tsv");
-        if (read_eval(p, &ev[v]) != 0 || ev[v].n == 0)
-            rl_die("reproduce: %s is missing or empty; run the grid first", p);
-        free(p);
-        free(d);
-    }
-    /* ---- table.tsv ---- */
+    const int nv = r->nvar, K = r->g.seeds;
+    evalrow *ev = rl_xcalloc((size_t)nv * K, sizeof *ev);
+    const grid_evals G = { r, ev, K };
+    for (int v = 0; v < nv; v++)
+        for (int k = 0; k < K; k++) {
+            char *d = rl_repro_model_dir(r, v, k), *p = rl_path_join(d, "eval.tsv");
+            evalrow *e = &ev[v * K + k];
+            if (read_eval(p, e) != 0 || e->n == 0)
+                rl_die("reproduce: %s is missing or empty; run the grid first", p);
+            if (e->n != ev[v * K].n || e->len[0] != ev[v * K].len[0])
+                rl_die("reproduce: %s has other lengths than seed %ld's; run the grid first", p, rl_repro_seed(r, 0));
+            free(p);
+            free(d);
+        }
+    /* ---- table.tsv: every model; summary.tsv: across seeds ---- */
     const rl_outdir od = { r->out, 0 };
-    rl_tsv *t = rl_tsv_open(&od, "table.tsv",
-                            "variant\tlength\tmult\tmean_loss\tstderr\tppl\tratio\tratio_se\tstudy_ppl\tstudy_ratio");
+    rl_tsv *t = rl_tsv_open(&od, "table.tsv", "variant\tseed\tlength\tmult\tmean_loss\tstderr\tppl\tratio\tratio_se"
+                                              "\tstudy_ppl\tstudy_ratio");
+    rl_tsv *sm = rl_tsv_open(&od, "summary.tsv", "variant\tlength\tmult\tseeds\tppl\tppl_se\tratio\tratio_se\tse_over"
+                                                 "\tstudy_ppl\tstudy_ratio");
     for (int v = 0; v < nv; v++) {
         const rl_study_row *s = rl_study_find(r->var[v]);
-        for (int i = 0; i < ev[v].n; i++) {
-            long mult = ev[v].len[i] / ev[v].len[0];
-            double se, ra = ratio_at(&ev[v], mult, &se);
-            double sr = rl_study_ratio(s, mult), sp = isnan(sr) ? NAN : sr * s->ppl[0];
-            rl_tsv_row(t, "%s\t%ld\t%ld\t%.6f\t%.6f\t%.4f\t%.4f\t%.4f\t%.2f\t%.4f", r->var[v], ev[v].len[i], mult,
-                       ev[v].loss[i], ev[v].se[i], ev[v].ppl[i], ra, se, sp, sr);
+        const evalrow *e0 = ev_of(&G, v, 0);
+        for (int k = 0; k < K; k++) {
+            const evalrow *e = ev_of(&G, v, k);
+            for (int i = 0; i < e->n; i++) {
+                long mult = e->len[i] / e->len[0];
+                double se, ra = ratio_at(e, mult, &se);
+                double sr = rl_study_ratio(s, mult), sp = isnan(sr) ? NAN : sr * s->ppl[0];
+                rl_tsv_row(t, "%s\t%ld\t%ld\t%ld\t%.6f\t%.6f\t%.4f\t%.4f\t%.4f\t%.2f\t%.4f", r->var[v],
+                           rl_repro_seed(r, k), e->len[i], mult, e->loss[i], e->se[i], e->ppl[i], ra, se, sp, sr);
+            }
+        }
+        for (int i = 0; i < e0->n; i++) {
+            long mult = e0->len[i] / e0->len[0];
+            double pse, rse, sr = rl_study_ratio(s, mult), sp = isnan(sr) ? NAN : sr * s->ppl[0];
+            const char *over;
+            double pm = mean_ppl(&G, v, i, &pse), rm = mean_ratio(&G, v, mult, &rse, &over);
+            rl_tsv_row(sm, "%s\t%ld\t%ld\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%.2f\t%.4f", r->var[v], e0->len[i], mult, K,
+                       pm, pse, rm, rse, over, sp, sr);
         }
     }
     rl_tsv_close(t);
+    rl_tsv_close(sm);
 
     /* ---- figures ---- */
-    /* the variant names as two word lists, passed to gnuplot as data */
-    char names[2048], study[1024];
-    int off = 0, so = 0;
-    names[0] = study[0] = 0;
+    /* the variant names and seeds as word lists, passed to gnuplot as data */
+    char names[2048], study[1024], seeds[2048];
+    int off = 0, so = 0, sd = 0;
+    names[0] = study[0] = seeds[0] = 0;
     for (int v = 0; v < nv; v++) {
         off += snprintf(names + off, sizeof names - off, v ? " %s" : "%s", r->var[v]);
         if (rl_study_find(r->var[v]))
@@ -301,7 +505,10 @@ void rl_repro_report(const rl_repro *r, const char *command)
         if (off >= (int)sizeof names || so >= (int)sizeof study)
             rl_fatal("reproduce: too many variants to plot");
     }
-    const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_S("study", study), RL_PV_I("ctx", r->g.train.ctx) };
+    for (int k = 0; k < K && sd < (int)sizeof seeds; k++)
+        sd += snprintf(seeds + sd, sizeof seeds - sd, k ? " seed%ld" : "seed%ld", rl_repro_seed(r, k));
+    const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_S("study", study), RL_PV_S("seeds", seeds),
+                                RL_PV_I("ctx", r->g.train.ctx) };
     rl_plot(&od, "reproduce_ppl", "ppl", vars, RL_NVARS(vars));
     rl_plot(&od, "reproduce_ratio", "ratio", vars, RL_NVARS(vars));
     rl_plot(&od, "reproduce_train", "training", vars, RL_NVARS(vars));
@@ -312,7 +519,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
     FILE *fp = o->f;
     const rl_grid *g = &r->g;
     time_t tt = time(NULL);
-    char date[64], b1[64], b2[64], b3[64], b4[64];
+    char date[64], b1[64], b2[64], b3[64];
     strftime(date, sizeof date, "%Y-%m-%d", localtime(&tt));
     fprintf(fp, "# routelab reproduction report (preset %s)\n\nProduced by `%s`%s on %s. Every number is "
                 "measured in this run, except the study's columns, copied from the study's table "
@@ -320,13 +527,16 @@ void rl_repro_report(const rl_repro *r, const char *command)
             g->name, command, r->report_only ? " (this text rewritten from its files by `--report-only`)" : "", date);
     fprintf(fp, "## Configuration\n\n| setting | value |\n|---|---|\n| variants | %s |\n| model | %d layers, "
                 "width %d, %d heads (head dim %d), vocabulary %d, dropout %g |\n| training | context %d, "
-                "batch %d × %d, %ld steps, lr `%s`, seed %ld, data `%s` |\n| evaluation | lengths %d × 1, 2, "
-                "4, ..., %d; %d windows per length (the study's protocol: random validation windows, seed + L, "
-                "full causal attention, mean cross-entropy over every position) |\n| theory report | preset %s "
-                "|\n\n",
+                "batch %d × %d, %ld steps, lr `%s`, data `%s` |\n| seeds | %d per variant: %ld … %ld (a seed "
+                "draws the initial weights and the batches; every variant of a seed shares them) |\n"
+                "| evaluation | lengths %d × 1, 2, 4, ..., %d; %d windows per length (the study's protocol: "
+                "random validation windows from the model's seed + L, the same for every variant of a seed, "
+                "full causal attention, mean cross-entropy over every position) |\n| theory report | preset "
+                "%s, seed %ld |\n\n",
             g->variants, g->train.layers, g->train.width, g->train.heads, g->train.width / g->train.heads,
             g->train.vocab, g->train.dropout, g->train.ctx, g->train.batch, g->train.accum, rl_repro_steps(r),
-            g->train.lr, g->train.seed, g->data, g->train.ctx, g->max_mult, g->eval_batches, g->theory);
+            g->train.lr, g->data, K, rl_repro_seed(r, 0), rl_repro_seed(r, K - 1), g->train.ctx, g->max_mult,
+            g->eval_batches, g->theory, g->train.seed);
 
     /* our table next to the study's */
     long mults[MAXLEN];
@@ -335,8 +545,14 @@ void rl_repro_report(const rl_repro *r, const char *command)
         mults[nm++] = m;
     fprintf(fp, "## Perplexity ratio ppl(L)/ppl(T) against the study's\n\nT = %d is our training context; "
                 "the study's ratios at the same multiples of its T = 512 are beside ours (16× = its 8K/512, "
-                "128× = its 65K/512). ± is one standard error (delta method over the evaluation windows).\n\n",
+                "128× = its 65K/512). ",
             g->train.ctx);
+    if (K == 1)
+        fprintf(fp, "One seed: no seed SE. ± is the standard error over the evaluation windows of the one model "
+                    "(delta method), which leaves out the spread between trainings.\n\n");
+    else
+        fprintf(fp, "Each cell is the mean over the %d seeds' models ± the standard error across seeds (sd/√%d), "
+                    "which holds the spread between trainings and between evaluation windows.\n\n", K, K);
     fprintf(fp, "| variant | ppl(T) |");
     for (int i = 1; i < nm; i++)
         fprintf(fp, " %ld× |", mults[i]);
@@ -346,126 +562,54 @@ void rl_repro_report(const rl_repro *r, const char *command)
     fprintf(fp, "---|---|\n");
     for (int v = 0; v < nv; v++) {
         const rl_study_row *s = rl_study_find(r->var[v]);
-        fprintf(fp, "| %s | %.3f |", r->var[v], ev[v].ppl[0]);
+        double pse, pm = mean_ppl(&G, v, 0, &pse);
+        if (K == 1)
+            fprintf(fp, "| %s | %.3f |", r->var[v], pm);
+        else
+            fprintf(fp, "| %s | %.3f ± %.3f |", r->var[v], pm, pse);
         for (int i = 1; i < nm; i++) {
-            double se, ra = ratio_at(&ev[v], mults[i], &se);
+            double se;
+            const char *over;
+            double ra = mean_ratio(&G, v, mults[i], &se, &over);
             fprintf(fp, " %s |", fmt_ratio(b1, sizeof b1, ra, se));
         }
         fprintf(fp, " %s | %s |\n", fmt_ratio(b2, sizeof b2, rl_study_ratio(s, 16), NAN),
                 fmt_ratio(b3, sizeof b3, rl_study_ratio(s, 128), NAN));
     }
-    fprintf(fp, "\nFull numbers: `table.tsv` (every length, mean loss, standard error, ppl, ratio, study).\n\n");
+    fprintf(fp, "\nFull numbers: `summary.tsv` (across seeds: every length, mean ppl and ratio with their SE) and "
+                "`table.tsv` (every model: seed, length, mean loss, its SE over windows, ppl, ratio, study).\n\n");
     fprintf(fp, "![Validation perplexity against evaluation length](ppl.png)\n\n*Validation perplexity against "
-                "evaluation length (log axes), one curve per variant.*\n\n");
+                "evaluation length (log axes), one curve per variant (mean over seeds).*\n\n");
     fprintf(fp, "![Perplexity ratio against the multiple of the training context, ours and the study's](ratio.png)"
-                "\n\n*ppl(L)/ppl(T) against L/T: ours (solid, ± SE) and the study's at the same multiples "
-                "(dashed).*\n\n");
+                "\n\n*ppl(L)/ppl(T) against L/T: ours (solid, mean ± SE %s) and the study's at the same multiples "
+                "(dashed).*\n\n", K == 1 ? "over windows" : "across seeds");
     fprintf(fp, "![Training curves](training.png)\n\n*Training (thin) and validation (points) loss against "
-                "step.*\n\n");
+                "step, every seed.*\n\n");
 
-    /* orderings */
-    long m16 = g->max_mult >= 16 ? 16 : g->max_mult, mtop = g->max_mult;
-    char at[64];
-    if (m16 == mtop)
-        snprintf(at, sizeof at, "At %ld×", mtop);
-    else
-        snprintf(at, sizeof at, "At %ld× and %ld×", m16, mtop);
-    fprintf(fp, "## The study's orderings in this run\n\n%s the training context (the study "
-                "compares 8K/512 = 16× and 65K/512 = 128×). A difference counts when it exceeds 2 standard "
-                "errors of the difference.\n\n",
-            at);
-    int irope = find(r, "rope"), iqk = find(r, "random_qk"), iqkv = find(r, "random_qkv"), ial = find(r, "alibi");
-    double sa, sb, sc;
-    double ra = irope >= 0 ? ratio_at(&ev[irope], m16, &sa) : NAN;
-    double rb = iqk >= 0 ? ratio_at(&ev[iqk], m16, &sb) : NAN;
-    double rc = iqkv >= 0 ? ratio_at(&ev[iqkv], m16, &sc) : NAN;
-    char det[512];
-    /* the study's first ordering, in its two parts: rope far above the
-     * random rotations, and value transport lowering random's ratio */
-    if (irope >= 0 && iqk >= 0) {
-        snprintf(det, sizeof det, "At %ld×: rope %.2f× ± %.2f, random_qk %.2f× ± %.2f (study at 16×: 16.2×, "
-                 "1.60×).", m16, ra, sa, rb, sb);
-        ordering_line(fp, "rope ≫ random_qk", ra - rb > 2 * hypot(sa, sb), det);
-    }
-    if (iqk >= 0 && iqkv >= 0) {
-        snprintf(det, sizeof det, "At %ld×: random_qk %.2f× ± %.2f, random_qkv %.2f× ± %.2f (study at 16×: "
-                 "1.60×, 1.03×).", m16, rb, sb, rc, sc);
-        ordering_line(fp, "random_qk > random_qkv", rb - rc > 2 * hypot(sb, sc), det);
-    } else if (irope >= 0 && iqkv >= 0) {
-        snprintf(det, sizeof det, "At %ld×: rope %.2f× ± %.2f, random_qkv %.2f× ± %.2f (random_qk not in this "
-                 "grid).", m16, ra, sa, rc, sc);
-        ordering_line(fp, "rope ≫ random_qkv", ra - rc > 2 * hypot(sa, sc), det);
-    }
-    /* learned variants near flat to 16x: within 25% of flat */
-    const char *learned[] = { "pemb_qk", "pemb_qkv", "lf_qk", "lf_qkv" };
-    int nl = 0, flat = 0, o2 = 0;
-    char list[512] = "";
-    for (int i = 0; i < 4; i++) {
-        int v = find(r, learned[i]);
-        if (v < 0)
-            continue;
-        double s, x = ratio_at(&ev[v], m16, &s);
-        nl++;
-        flat += x <= 1.25;
-        o2 += snprintf(list + o2, sizeof list - o2, "%s%s %.2f×", o2 ? ", " : "", learned[i], x);
-    }
-    snprintf(det, sizeof det, "\"Near flat\" is taken as a ratio ≤ 1.25 at %ld×: %s (study at 16×: pemb_qk "
-             "1.17×, pemb_qkv 1.18×, lf_qk 0.96×, lf_qkv 1.00×).", m16, nl ? list : "none in this grid");
-    ordering_line(fp, "learned variants near flat to 16×", nl ? flat == nl : -1, det);
-    /* every rotation-only model degrading by 128x */
-    int nr = 0, deg = 0;
-    o2 = 0;
-    list[0] = 0;
-    for (int v = 0; v < nv; v++) {
-        /* rotation-only: a rotation scheme without a distance bias (not
-         * alibi*, not none, not PaTH's Householder transport) */
-        if (strstr(r->var[v], "alibi") || !strcmp(r->var[v], "none") || !strcmp(r->var[v], "path"))
-            continue;
-        double s, x = ratio_at(&ev[v], mtop, &s);
-        nr++;
-        deg += x - 1 > 2 * s;
-        o2 += snprintf(list + o2, sizeof list - o2, "%s%s %.2f×", o2 ? ", " : "", r->var[v], x);
-    }
-    /* a grid that stops short of 128x cannot show a degradation by 128x:
-     * say what it shows at its top instead of a verdict */
-    if (mtop < 128)
-        snprintf(det, sizeof det, "This grid stops at %ld×; ratios there: %s (%d of %d above 1 by more than 2 SE).",
-                 mtop, list, deg, nr);
-    else
-        snprintf(det, sizeof det, "Ratios at %ld×: %s.", mtop, list);
-    ordering_line(fp, "every rotation-only model degrades by 128×", nr && mtop >= 128 ? deg == nr : -1, det);
-    if (ial >= 0) {
-        double s, x = ratio_at(&ev[ial], mtop, &s);
-        /* flat: within 10% of 1, or not distinguishable from 1 (the 2 SE
-         * rule of every other line) */
-        snprintf(det, sizeof det, "alibi at %ld×: %.2f× ± %.2f (study at 128×: 0.96×); \"flat\" = within 10%% "
-                 "of 1 or within 2 standard errors of it.", mtop, x, s);
-        ordering_line(fp, "alibi flat", fabs(x - 1) <= fmax(0.1, 2 * s), det);
-    }
-    fputc('\n', fp);
+    orderings_section(fp, &G);
 
     /* theory */
     fprintf(fp, "## The theory report\n\nThe Monte Carlo checks of the claims (`theory/theory.md`, preset %s):\n\n",
             g->theory);
     copy_theory_summary(r, fp);
 
-    /* probes */
-    fprintf(fp, "## Far mass inside the trained models\n\n`routelab probe` on the probed models: per layer "
-                "and head, the attention mass beyond the last W positions (ρ_D) against the bound "
-                "M_L/(M_L + K e^{2λ}) evaluated with the largest logit magnitude λ observed.\n\n");
+    /* probes: the first seed's models */
+    const long s0 = rl_repro_seed(r, 0);
+    fprintf(fp, "## Far mass inside the trained models\n\n`routelab probe` on the probed models (seed %ld): per "
+                "layer and head, the attention mass beyond the last W positions (ρ_D) against the bound "
+                "M_L/(M_L + K e^{2λ}) evaluated with the largest logit magnitude λ observed.\n\n", s0);
     for (int v = 0; v < nv; v++) {
-        char *d = rl_repro_model_dir(r, v), *pp = rl_path_join(d, "probe/probe.png");
+        char *d = rl_repro_model_dir(r, v, 0), *pp = rl_path_join(d, "probe/probe.png");
         if (access(pp, R_OK) == 0)
-            fprintf(fp, "![Far mass in %s against the bound](models/%s/probe/probe.png)\n\n*%s: measured far "
-                        "mass per layer and head against the bound (`models/%s/probe/`).*\n\n",
-                    r->var[v], r->var[v], r->var[v], r->var[v]);
+            fprintf(fp, "![Far mass in %s against the bound](models/%s/seed%ld/probe/probe.png)\n\n*%s: measured "
+                        "far mass per layer and head against the bound (`models/%s/seed%ld/probe/`).*\n\n",
+                    r->var[v], r->var[v], s0, r->var[v], r->var[v], s0);
         free(pp);
         free(d);
     }
-    claims_section(r, fp, ev);
-    (void)b4;
+    claims_section(&G, fp);
     rl_outfile_commit(o);
-    printf("reproduce: wrote %s, table.tsv and the figures\n", path);
+    printf("reproduce: wrote %s, table.tsv, summary.tsv, orderings.tsv and the figures\n", path);
     free(path);
     free(ev);
 }

@@ -61,7 +61,7 @@
 /* a grid that takes a fraction of a second: a flag wrongly accepted fails fast */
 #define REPRO "reproduce", "--out", "@OUT", "--theory", "none", "--data", "@text.txt", "--steps", \
               "1", "--max-mult", "1", "--eval-batches", "1", "--probe", "none", "--layers", "1", \
-              "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--threads", "1"
+              "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--threads", "1", "--seeds", "1"
 
 static const bi_case cases[] = {
     /* ---- the dispatcher ---- */
@@ -515,6 +515,10 @@ static const bi_case cases[] = {
     R(2, "--variants", REPRO, "--variants", "rope,,alibi"),
     R(2, "--probe", REPRO, "--probe", "bogus"), /* fault 8 */
     R(2, "--max-mult 0 is " RANGE, REPRO, "--max-mult", "0"),
+    R(2, "--seeds 0 is " RANGE, REPRO, "--seeds", "0"),
+    R(2, "--seeds 100000 is " RANGE, REPRO, "--seeds", "100000"),
+    R(2, "--seeds " NOTINT, REPRO, "--seeds", "two"),
+    R(2, "runs past the largest seed", REPRO, "--seed", "9200000000000000000", "--seeds", "2"),
     R(2, "--ctx 1 is " RANGE, REPRO, "--ctx", "1"),
     R(2, "--lr", REPRO, "--lr", "abc"),
     R(2, "no tokens", REPRO, "--data", "@raw_empty.bin"), /* fault 9: two lines */

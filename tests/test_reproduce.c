@@ -12,10 +12,11 @@
 #include "helpers.h"
 
 /* The miniature grid: 1 layer of width 16, context 8, 8 steps, evaluated
- * at 8, 16, 32; no theory report (its own tests cover it). */
+ * at 8, 16, 32; no theory report (its own tests cover it); one seed (42,
+ * the quick preset's), unless a test adds its own --seeds after it. */
 #define MINI                                                                                                   \
     "--layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --lr 1e-3:8 --val-every 4 --val-batches 1 "           \
-    "--ckpt-every 2 --max-mult 4 --eval-batches 2 --theory none --probe-mult 4 --threads 1"
+    "--ckpt-every 2 --max-mult 4 --eval-batches 2 --theory none --probe-mult 4 --threads 1 --seeds 1"
 
 /* A non-empty file under dir (a PNG must start with the PNG signature). */
 static void expect_file(const char *dir, const char *name)
@@ -74,7 +75,7 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
     const char *per[] = { "config.txt", "ckpt.bin", "log.tsv", "eval.tsv", "trained" };
     for (int v = 0; v < 2; v++) {
         char sub[64];
-        snprintf(sub, sizeof sub, "models/%s", var[v]);
+        snprintf(sub, sizeof sub, "models/%s/seed42", var[v]);
         char *md = th_path(g, sub);
         for (size_t i = 0; i < sizeof per / sizeof *per; i++)
             expect_file(md, per[i]);
@@ -88,11 +89,11 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
     }
     /* the probe of rope only */
     const char *probe[] = { "probe.tsv", "distance.tsv", "probe.png", "distance.png" };
-    char *pd = th_path(g, "models/rope/probe");
+    char *pd = th_path(g, "models/rope/seed42/probe");
     for (size_t i = 0; i < sizeof probe / sizeof *probe; i++)
         expect_file(pd, probe[i]);
     struct stat st;
-    char *ap = th_path(g, "models/alibi/probe");
+    char *ap = th_path(g, "models/alibi/seed42/probe");
     cr_expect(stat(ap, &st) != 0, "alibi was probed though --probe rope");
 
     /* table.tsv: a row per variant and length, ratio 1 at T, the study's
@@ -104,11 +105,12 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
     int rows = 0;
     for (char *line = strtok(tab, "\n"); line; line = strtok(NULL, "\n")) {
         char name[32];
-        long L, mult;
+        long seed, L, mult;
         double loss, se, ppl, ratio;
-        if (sscanf(line, "%31s %ld %ld %lf %lf %lf %lf", name, &L, &mult, &loss, &se, &ppl, &ratio) != 7)
+        if (sscanf(line, "%31s %ld %ld %ld %lf %lf %lf %lf", name, &seed, &L, &mult, &loss, &se, &ppl, &ratio) != 8)
             continue;
         rows++;
+        cr_expect_eq(seed, 42, "%s", line);
         cr_expect_eq(L, 8 * mult);
         cr_expect(ppl > 1 && ppl < 1e6, "%s", line);
         if (mult == 1)
@@ -121,7 +123,7 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
     char *rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
     cr_assert(rep);
     const char *want[] = { "routelab reproduce", "| rope |", "| alibi |", "16.22", "38.45", "(ppl.png)",
-                           "(ratio.png)", "(training.png)", "models/rope/probe/probe.png", "orderings",
+                           "(ratio.png)", "(training.png)", "models/rope/seed42/probe/probe.png", "orderings",
                            "Claim by claim", "Configuration" };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_expect(strstr(rep, want[i]) != NULL, "REPORT.md lacks '%s'", want[i]);
@@ -131,10 +133,10 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
               "%s", cfg);
 
     /* --report-only rewrites the report from the files, trains nothing */
-    struct timespec ck = mtime(g, "models/rope/ckpt.bin");
+    struct timespec ck = mtime(g, "models/rope/seed42/ckpt.bin");
     run_grid(d, txt, "--variants rope,alibi --probe rope --report-only", out, sizeof out);
     cr_expect(strstr(out, "training") == NULL, "--report-only trained:\n%s", out);
-    cr_expect(same_time(ck, mtime(g, "models/rope/ckpt.bin")));
+    cr_expect(same_time(ck, mtime(g, "models/rope/seed42/ckpt.bin")));
     th_rmdir(d);
 }
 
@@ -146,17 +148,17 @@ Test(reproduce, interrupted_grid_resumes, .timeout = 240)
     /* rope finishes; then the grid grows by alibi and is interrupted at
      * step 4 of alibi's 8 */
     run_grid(d, txt, "--variants rope --probe none", out, sizeof out);
-    struct timespec rope_ck = mtime(g, "models/rope/ckpt.bin"), rope_ev = mtime(g, "models/rope/eval.tsv");
+    struct timespec rope_ck = mtime(g, "models/rope/seed42/ckpt.bin"), rope_ev = mtime(g, "models/rope/seed42/eval.tsv");
     run_grid(d, txt, "--variants rope,alibi --probe none --stop-at 4", out, sizeof out);
-    cr_expect(strstr(out, "rope: training") == NULL && strstr(out, "rope: resuming") == NULL,
+    cr_expect(strstr(out, "rope seed 42: training") == NULL && strstr(out, "rope seed 42: resuming") == NULL,
               "the finished rope was trained again:\n%s", out);
-    cr_expect(strstr(out, "alibi: training") != NULL, "%s", out);
-    cr_expect(same_time(rope_ck, mtime(g, "models/rope/ckpt.bin")), "rope's checkpoint was rewritten");
+    cr_expect(strstr(out, "alibi seed 42: training") != NULL, "%s", out);
+    cr_expect(same_time(rope_ck, mtime(g, "models/rope/seed42/ckpt.bin")), "rope's checkpoint was rewritten");
     struct stat st;
-    char *tr = th_path(g, "models/alibi/trained"), *ev = th_path(g, "models/alibi/eval.tsv");
+    char *tr = th_path(g, "models/alibi/seed42/trained"), *ev = th_path(g, "models/alibi/seed42/eval.tsv");
     cr_expect(stat(tr, &st) != 0, "alibi marked trained after the interruption");
     cr_expect(stat(ev, &st) != 0, "alibi evaluated after the interruption");
-    char *log = rl_read_file(th_path(g, "models/alibi/log.tsv"), NULL);
+    char *log = rl_read_file(th_path(g, "models/alibi/seed42/log.tsv"), NULL);
     cr_assert(log);
     cr_expect_eq(th_lines(log), 1 + 4, "interrupted at step 4:\n%s", log);
     free(log);
@@ -164,25 +166,25 @@ Test(reproduce, interrupted_grid_resumes, .timeout = 240)
     /* the same command without the interruption: rope reused as it is,
      * alibi resumes from its step-4 checkpoint and finishes */
     run_grid(d, txt, "--variants rope,alibi --probe none", out, sizeof out);
-    cr_expect(strstr(out, "rope: training") == NULL && strstr(out, "rope: evaluating") == NULL,
+    cr_expect(strstr(out, "rope seed 42: training") == NULL && strstr(out, "rope seed 42: evaluating") == NULL,
               "rope redone:\n%s", out);
-    cr_expect(strstr(out, "alibi: resuming training from its checkpoint") != NULL, "%s", out);
-    cr_expect(same_time(rope_ck, mtime(g, "models/rope/ckpt.bin")), "rope's checkpoint was rewritten");
-    cr_expect(same_time(rope_ev, mtime(g, "models/rope/eval.tsv")), "rope was evaluated again");
-    log = rl_read_file(th_path(g, "models/alibi/log.tsv"), NULL);
+    cr_expect(strstr(out, "alibi seed 42: resuming training from its checkpoint") != NULL, "%s", out);
+    cr_expect(same_time(rope_ck, mtime(g, "models/rope/seed42/ckpt.bin")), "rope's checkpoint was rewritten");
+    cr_expect(same_time(rope_ev, mtime(g, "models/rope/seed42/eval.tsv")), "rope was evaluated again");
+    log = rl_read_file(th_path(g, "models/alibi/seed42/log.tsv"), NULL);
     cr_assert(log);
     cr_expect_eq(th_lines(log), 1 + 8, "steps 1..8 once each:\n%s", log);
-    expect_file(g, "models/alibi/trained");
-    expect_file(g, "models/alibi/eval.tsv");
+    expect_file(g, "models/alibi/seed42/trained");
+    expect_file(g, "models/alibi/seed42/eval.tsv");
     expect_file(g, "REPORT.md");
 
     /* once more: nothing left to do, nothing rewritten */
-    struct timespec alibi_ck = mtime(g, "models/alibi/ckpt.bin");
+    struct timespec alibi_ck = mtime(g, "models/alibi/seed42/ckpt.bin");
     run_grid(d, txt, "--variants rope,alibi --probe none", out, sizeof out);
     cr_expect(strstr(out, ": training") == NULL && strstr(out, ": resuming") == NULL &&
                   strstr(out, ": evaluating") == NULL,
               "a finished grid did work again:\n%s", out);
-    cr_expect(same_time(alibi_ck, mtime(g, "models/alibi/ckpt.bin")));
+    cr_expect(same_time(alibi_ck, mtime(g, "models/alibi/seed42/ckpt.bin")));
 
     /* other settings into the same folder are refused, one line, status 2 */
     char args[2048], err[2048];
@@ -223,11 +225,11 @@ Test(reproduce, same_run_as_train_for_every_schedule, .timeout = 240)
         snprintf(args, sizeof args, "train --data %s --out %s/t%zu %s %s", txt, d, i, same, c[i].flags);
         cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "routelab %s: %s", args, err);
         snprintf(args, sizeof args, "reproduce --data %s --out %s/r%zu %s %s --variants rope --probe none "
-                 "--theory none --max-mult 1 --eval-batches 1", txt, d, i, same, c[i].flags);
+                 "--theory none --max-mult 1 --eval-batches 1 --seeds 1", txt, d, i, same, c[i].flags);
         cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "routelab %s: %s", args, err);
         char tdir[64], rdir[64];
         snprintf(tdir, sizeof tdir, "t%zu", i);
-        snprintf(rdir, sizeof rdir, "r%zu/models/rope", i);
+        snprintf(rdir, sizeof rdir, "r%zu/models/rope/seed7", i);
         char *td = th_path(d, tdir), *rd = th_path(d, rdir);
         char *tl = th_path(td, "log.tsv"), *rl = th_path(rd, "log.tsv");
         char *tlog = rl_read_file(tl, NULL), *rlog = rl_read_file(rl, NULL);

@@ -1,0 +1,52 @@
+/* order.c: seed-level decisions of the study's orderings (order.h). */
+#include "order.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "../core/util.h"
+#include "../experiments/claims.h"
+
+void rl_seed_mean_se(const double *x, int k, double *mean, double *se)
+{
+    double s = 0;
+    for (int i = 0; i < k; i++)
+        s += x[i];
+    *mean = k > 0 ? s / k : NAN;
+    *se = NAN;
+    if (k < 2 || isnan(*mean))
+        return;
+    double ss = 0;
+    for (int i = 0; i < k; i++)
+        ss += (x[i] - *mean) * (x[i] - *mean);
+    *se = sqrt(ss / (k - 1) / k);
+}
+
+static rl_order decide(const double *d, int k, double threshold, const rl_rule *rule)
+{
+    rl_order o = { .k = k, .rule = rule->id };
+    rl_seed_mean_se(d, k, &o.mean, &o.se);
+    o.x = rl_effect_z(o.mean - threshold, o.se); /* NaN when se is: unresolved */
+    o.v = rl_rule_decide(rule, o.x);
+    return o;
+}
+
+rl_order rl_order_above(const double *a, const double *b, int k)
+{
+    double *d = rl_xmalloc(sizeof *d * (k > 0 ? k : 1));
+    for (int i = 0; i < k; i++)
+        d[i] = a[i] - b[i];
+    rl_order o = decide(d, k, 0, &rl_rule_sign);
+    free(d);
+    return o;
+}
+
+rl_order rl_order_positive(const double *x, int k)
+{
+    return decide(x, k, 0, &rl_rule_sign);
+}
+
+rl_order rl_order_below(const double *x, int k, double threshold)
+{
+    return decide(x, k, threshold, &rl_rule_below);
+}
