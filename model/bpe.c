@@ -176,7 +176,9 @@ static rl_status encode_part(const rl_spm *sp, const char *text, size_t n, const
     free(ids);
     char *back;
     size_t len;
-    rl_status s = decode_ids(sp, t->tok, t->n, part, &back, &len, err);
+    char name[64];
+    snprintf(name, sizeof name, "the %s text", part);
+    rl_status s = decode_ids(sp, t->tok, t->n, name, &back, &len, err);
     if (s == RL_OK) {
         size_t i = 0;
         while (i < len && i < n && back[i] == text[i])
