@@ -12,11 +12,18 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -fopenmp -Wall -Wextra -MMD -MP \
             -I/usr/include/$(ARCH)/openblas-openmp
 LDFLAGS  += -fopenmp -L$(BLASDIR) -Wl,--disable-new-dtags,-rpath,$(BLASDIR)
-LDLIBS   += -lopenblas -llapacke -lgsl -lm
+LDLIBS   += -lopenblas -llapacke -lgsl -lm $(SPMLIBS)
+# SentencePiece has only a C++ API: one shim (model/spm.cc, extern "C") is
+# compiled with the C++ compiler and the program links its runtime.
+CXX      ?= g++
+CXXFLAGS ?= -O2 -g
+CXXFLAGS += -std=c++17 -Wall -Wextra -MMD -MP
+SPMLIBS  := -lsentencepiece_train -lsentencepiece -lstdc++
 
 MODULES  := core sampling theory mc model report experiments reproduce bench cmd
 SRCS     := $(filter-out cmd/routelab.c,$(wildcard $(addsuffix /*.c,$(MODULES))))
-OBJS     := $(SRCS:%.c=build/%.o)
+CXXSRCS  := $(wildcard $(addsuffix /*.cc,$(MODULES)))
+OBJS     := $(SRCS:%.c=build/%.o) $(CXXSRCS:%.cc=build/%.o)
 TESTSRCS := $(wildcard tests/*.c)
 TESTOBJS := $(TESTSRCS:%.c=build/%.o)
 
@@ -47,6 +54,10 @@ $(TESTBIN): $(TESTOBJS) $(OBJS) | $(BIN)
 build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+build/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -c -o $@ $<
 
 # Two test processes (--jobs 2) on two cores, each with OpenMP threads: a
 # spinning barrier then waits on a thread that is not running, and a 0.1 s
@@ -113,7 +124,7 @@ $(FUZZDIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h fuzz/ckpt_load.h $(FUZZDIR)/librl.a
 # the commands the tests run (fuzz/san_routelab.sh), not in the test runner.
 SANDIR      := build-san
 SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-SANOBJS     := $(SRCS:%.c=$(SANDIR)/%.o)
+SANOBJS     := $(SRCS:%.c=$(SANDIR)/%.o) $(CXXSRCS:%.cc=$(SANDIR)/%.o)
 SANTESTOBJS := $(TESTSRCS:%.c=$(SANDIR)/%.o)
 SAN_FILTERS := 'badinput/*' 'hardening_inputs/*' 'hardening_model/*' 'plot/*' \
                'cli/*' 'err/*' 'stats/*' \
@@ -140,6 +151,10 @@ $(SANDIR)/routelab-tests: $(SANTESTOBJS) $(SANOBJS) | $(SANDIR)/routelab
 $(SANDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+$(SANDIR)/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 clean:
 	rm -rf build $(FUZZDIR) $(SANDIR)

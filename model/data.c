@@ -32,8 +32,8 @@ rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
     }
     rl_tokens all;
     RL_TRY(rl_tokens_read(path, vocab, &all, err));
-    long ntr = all.n - all.n / 10;
-    if (all.n / 10 < 2) {
+    long ntr = rl_data_split(all.n);
+    if (all.n - ntr < 2) {
         free(all.tok);
         return rl_fail(err, RL_EINPUT, "%s has %ld tokens, too few to split 90/10", path, all.n);
     }
@@ -43,6 +43,11 @@ rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
     d->val.n = all.n - ntr;
     memcpy(d->val.tok, all.tok + ntr, sizeof(uint16_t) * d->val.n);
     return RL_OK;
+}
+
+long rl_data_split(long n)
+{
+    return n - n / 10;
 }
 
 void rl_data_free(rl_dataset *d)

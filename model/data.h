@@ -19,6 +19,11 @@ typedef struct {
 rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err);
 void rl_data_free(rl_dataset *d);
 
+/* The split of one stream of n items (tokens, or bytes of text): the first
+ * rl_data_split(n) = n - n/10 train, the rest validate.  rl_data_load and
+ * `data bpe` both split by it. */
+long rl_data_split(long n);
+
 /* probe's window w of length L (L + 1 tokens with the targets) in the
  * stream t: a uniform random start from stream (seed + L, w), windows may
  * overlap; *key receives the window's own key for rotation noise (random,

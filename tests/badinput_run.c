@@ -250,6 +250,30 @@ static void token_files(const bi_env *e)
     write_str(e, "badval/val.bin", "odd");
 }
 
+/* data bpe / decode: texts that are not text, and a tokenizer trained on
+ * text.txt (fx/bpe) with an id it has no text for and a truncated copy. */
+static void bpe_fixtures(const bi_env *e, const char *text)
+{
+    write_str(e, "notutf8.txt", "caf\xe9 au lait is not UTF-8 here\n");
+    write_str(e, "lowline.txt", "a \xe2\x96\x81 b: SentencePiece's space sign\n");
+    write_str(e, "ctl.txt", "a\x01\x02\x03\x04 control characters, more than 1 in 100\n");
+    char *dir = th_path(e->fx, "bpe");
+    char *argv[] = { "routelab", "data", "bpe", "--vocab", "300", "--from", (char *)text, "--out", dir, NULL };
+    double secs;
+    int st = run_argv(e, argv, e->root, &secs);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "set-up: data bpe failed");
+    size_t n;
+    char *mp = th_path(dir, "tokenizer.model"), *m = slurp(mp, &n);
+    char *tp = th_path(e->fx, "bpe_trunc.model");
+    write_bytes(tp, m, n / 2);
+    uint16_t unk[4] = { 60, 61, 0, 62 }; /* id 0: <unk>, a piece with no text */
+    write_llmc(e, "tok_unk.bin", RL_LLMC_MAGIC, 1, 4, unk, 4, RL_LLMC_HEADER_INTS * 4);
+    free(tp);
+    free(m);
+    free(mp);
+    free(dir);
+}
+
 static void angle_tables(const bi_env *e)
 {
     write_str(e, "tab_ok.txt", "0.1 0.2 0.3 0.4\n0.5 0.6 0.7 0.8\n");
@@ -521,6 +545,7 @@ bi_env *bi_setup(void)
     char *fifo = th_path(e->fx, "fifo");
     cr_assert_eq(mkfifo(fifo, 0644), 0, "mkfifo: %s", strerror(errno));
     token_files(e);
+    bpe_fixtures(e, text);
     angle_tables(e);
     archives(e);
     /* a tiny model stopped after step 1 of 2: --resume has a step to run */

@@ -268,14 +268,14 @@ Test(hardening_inputs, reproduce_quotes_a_failed_child_in_one_line)
     fixture x = make_fixture();
     char a[2048], d[512];
     /* a model folder with a corrupt checkpoint: the training child refuses it */
-    snprintf(d, sizeof d, "%s/grid/models/rope", x.dir);
+    snprintf(d, sizeof d, "%s/grid/models/rope/seed42", x.dir); /* the quick preset's first seed */
     snprintf(a, sizeof a, "mkdir -p %s && echo garbage > %s/ckpt.bin", d, d);
     cr_assert_eq(system(a), 0);
     snprintf(a, sizeof a, "reproduce --data %s --out %s/grid --variants rope --theory none --probe none "
              "--layers 1 --width 16 --heads 2 --ctx 16 --lr 1e-3:2 --max-mult 1 --eval-batches 1", x.text, x.dir);
     int st = run_for(60, a);
     cr_assert_eq(st, 2, "exited %d: %s", st, err);
-    cr_assert(th_lines(err) == 1 && !strncmp(err, "routelab: reproduce: training rope failed", 41),
+    cr_assert(th_lines(err) == 1 && !strncmp(err, "routelab: reproduce: training rope seed 42 failed", 49),
               "not one line naming the stage: '%s'", err);
     cr_assert(strstr(err, "train: ") && strstr(err, "ckpt.bin"), "the child's line is not quoted: '%s'", err);
     free_fixture(&x);
