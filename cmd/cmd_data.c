@@ -23,16 +23,24 @@ static int data_bpe(int np, char **pos, const rl_opt *opts, int vocab, const cha
     if (!from || !out)
         rl_die("data bpe: --%s is needed", from ? "out DIR" : "from FILE|DIR");
     rl_err err;
-    char *text;
+    char *text = NULL;
     size_t n;
     rl_bpe b;
     rl_check_in("data bpe", rl_bpe_check_vocab(vocab, &err), &err); /* before reading anything */
-    rl_check_in("data bpe", rl_bpe_read(from, &text, &n, &err), &err);
-    rl_check_in("data bpe", rl_bpe_make(text, n, vocab, &b, &err), &err);
+    if (rl_bpe_is_dataset(from)) { /* data/brown: its split and documents kept */
+        rl_check_in("data bpe", rl_bpe_make_dataset(from, vocab, &b, &err), &err);
+    } else {
+        rl_check_in("data bpe", rl_bpe_read(from, &text, &n, &err), &err);
+        rl_check_in("data bpe", rl_bpe_make(text, n, vocab, &b, &err), &err);
+    }
     rl_check_in("data bpe", rl_bpe_write(&b, out, &err), &err);
+    char docs[96] = "";
+    if (b.train_docs + b.val_docs > 0)
+        snprintf(docs, sizeof docs, "; documents: train %ld, val %ld, each ended by </s>", b.train_docs,
+                 b.val_docs);
     printf("data bpe: %s -> %s (vocabulary %d: train %ld tokens for %zu bytes, val %ld for %zu; "
-           "%.3f bytes per token)\n", from, out, b.pieces, b.train.n, b.train_bytes, b.val.n, b.val_bytes,
-           (double)n / (double)(b.train.n + b.val.n));
+           "%.3f bytes per token%s)\n", from, out, b.pieces, b.train.n, b.train_bytes, b.val.n, b.val_bytes,
+           (double)(b.train_bytes + b.val_bytes) / (double)(b.train.n + b.val.n), docs);
     rl_bpe_free(&b);
     free(text);
     return 0;
@@ -65,9 +73,13 @@ int cmd_data(int argc, char **argv)
                            "  bpe:    a byte-fallback BPE (SentencePiece, identity normalisation) of\n"
                            "          N pieces trained on the first 90% of the text (a FILE, or the\n"
                            "          files of DIR in name order), DIR/tokenizer.model, and the text\n"
-                           "          split like `text` and tokenized; UTF-8 text only.\n"
+                           "          split like `text` and tokenized; UTF-8 text only.  --from a\n"
+                           "          byte data set (a DIR holding train.bin and val.bin, e.g.\n"
+                           "          data/brown) keeps its split: trained on its train.bin, each\n"
+                           "          document (ended by NUL there) ended by </s>.  For the cpu grid:\n"
+                           "          bpe --vocab 4096 --from data/brown --out data/brown-bpe4096\n"
                            "  decode: print the text of a token file made by bpe (train.bin then\n"
-                           "          val.bin give back the input bytes exactly).",
+                           "          val.bin give back the input bytes exactly; </s> is the NUL).",
                            opts, argc, argv, pos, 2);
     if (np < 1)
         rl_die("data: which data set? (brown, text FILE, check PATH, bpe or decode; see routelab data --help)");

@@ -135,15 +135,20 @@ rl_status rl_bpe_read(const char *from, char **text, size_t *n, rl_err *err)
     return s;
 }
 
-/* The bytes of ids[0..n) (malloc'ed, *len bytes); RL_EINPUT naming the first
- * id with no text. */
+/* The bytes of ids[0..n) (malloc'ed, *len bytes); </s> is the NUL byte
+ * that ends a document; RL_EINPUT naming the first id with no text. */
 static rl_status decode_ids(const rl_spm *sp, const uint16_t *ids, long n, const char *name, char **out,
                             size_t *len, rl_err *err)
 {
     size_t cap = 4096, o = 0;
     char *buf = rl_xmalloc(cap), piece[1024], msg[RL_SPM_MSG];
+    const int eos = rl_spm_eos(sp);
     for (long i = 0; i < n; i++) {
-        long k = rl_spm_piece(sp, ids[i], piece, sizeof piece, msg);
+        long k = 1;
+        if (ids[i] == eos)
+            piece[0] = '\0'; /* the end of a document: the byte data set's NUL */
+        else
+            k = rl_spm_piece(sp, ids[i], piece, sizeof piece, msg);
         if (k < 0 || (size_t)k == sizeof piece) {
             free(buf);
             return rl_fail(err, RL_EINPUT, "%s: token at index %ld: %s", name, i,
@@ -159,9 +164,9 @@ static rl_status decode_ids(const rl_spm *sp, const uint16_t *ids, long n, const
     return RL_OK;
 }
 
-/* The ids of text[0..n) as uint16 tokens, checked to decode back to it. */
-static rl_status encode_part(const rl_spm *sp, const char *text, size_t n, const char *part, rl_tokens *t,
-                             rl_err *err)
+/* Append the ids of text[0..n) to t (grown as needed, *cap ids room). */
+static rl_status encode_into(const rl_spm *sp, const char *text, size_t n, const char *part, rl_tokens *t,
+                             size_t *cap, rl_err *err)
 {
     int *ids;
     size_t k;
@@ -169,17 +174,49 @@ static rl_status encode_part(const rl_spm *sp, const char *text, size_t n, const
     int st = rl_spm_encode(sp, text, n, &ids, &k, msg);
     if (st != 0)
         return rl_fail(err, (rl_status)st, "encoding the %s text: %s", part, msg);
-    t->tok = rl_xmalloc(sizeof(uint16_t) * (k ? k : 1));
-    t->n = (long)k;
+    if ((size_t)t->n + k + 1 > *cap)
+        t->tok = rl_xrealloc(t->tok, sizeof(uint16_t) * (*cap = 2 * ((size_t)t->n + k + 1)));
     for (size_t i = 0; i < k; i++)
-        t->tok[i] = (uint16_t)ids[i]; /* ids < pieces <= RL_BPE_VOCAB_MAX */
+        t->tok[t->n++] = (uint16_t)ids[i]; /* ids < pieces <= RL_BPE_VOCAB_MAX */
     free(ids);
+    return RL_OK;
+}
+
+/* The ids of text[0..n) as uint16 tokens, checked to decode back to it.
+ * docs: the text is documents each ended by a NUL byte (the last may have
+ * none); each is encoded on its own and its NUL becomes </s>, so no piece
+ * spans two documents and the boundaries stay. */
+static rl_status encode_part(const rl_spm *sp, const char *text, size_t n, int docs, const char *part,
+                             rl_tokens *t, long *ndocs, rl_err *err)
+{
+    size_t cap = 0;
+    rl_status s = RL_OK;
+    t->tok = NULL;
+    t->n = 0;
+    *ndocs = 0;
+    if (!docs) {
+        s = encode_into(sp, text, n, part, t, &cap, err);
+    } else {
+        for (size_t at = 0; s == RL_OK && at < n;) {
+            const char *nul = memchr(text + at, '\0', n - at);
+            size_t end = nul ? (size_t)(nul - text) : n;
+            s = encode_into(sp, text + at, end - at, part, t, &cap, err);
+            if (s == RL_OK && nul) {
+                if ((size_t)t->n + 1 > cap)
+                    t->tok = rl_xrealloc(t->tok, sizeof(uint16_t) * (cap = 2 * (size_t)t->n + 1));
+                t->tok[t->n++] = (uint16_t)rl_spm_eos(sp);
+                ++*ndocs;
+            }
+            at = end + 1;
+        }
+    }
+    if (!t->tok)
+        t->tok = rl_xmalloc(sizeof(uint16_t));
     char *back;
     size_t len;
     char name[64];
     snprintf(name, sizeof name, "the %s text", part);
-    rl_status s = decode_ids(sp, t->tok, t->n, name, &back, &len, err);
-    if (s == RL_OK) {
+    if (s == RL_OK && (s = decode_ids(sp, t->tok, t->n, name, &back, &len, err)) == RL_OK) {
         size_t i = 0;
         while (i < len && i < n && back[i] == text[i])
             i++;
@@ -209,8 +246,22 @@ rl_status rl_bpe_make(const char *text, size_t n, int vocab, rl_bpe *b, rl_err *
         ntr--; /* not inside a UTF-8 character */
     if (n - ntr < 2 || ntr < 2)
         return rl_fail(err, RL_EINPUT, "%zu bytes of text are too few to split 90/10", n);
-    char msg[RL_SPM_MSG];
-    int st = rl_spm_train(text, ntr, vocab, &b->model, &b->model_len, msg);
+    return rl_bpe_build(text, ntr, text + ntr, n - ntr, vocab, 0, b, err);
+}
+
+rl_status rl_bpe_build(const char *train, size_t ntr, const char *val, size_t nva, int vocab, int docs,
+                       rl_bpe *b, rl_err *err)
+{
+    memset(b, 0, sizeof *b);
+    RL_TRY(rl_bpe_check_vocab(vocab, err));
+    char msg[RL_SPM_MSG], *lines = NULL;
+    if (docs) { /* SentencePiece trains on lines: a document's end ends one */
+        lines = rl_xmalloc(ntr ? ntr : 1);
+        for (size_t i = 0; i < ntr; i++)
+            lines[i] = train[i] ? train[i] : '\n';
+    }
+    int st = rl_spm_train(docs ? lines : train, ntr, vocab, &b->model, &b->model_len, msg);
+    free(lines);
     if (st != 0) {
         int have, need;
         const char *rc = strstr(msg, "required_chars. ");
@@ -230,10 +281,14 @@ rl_status rl_bpe_make(const char *text, size_t n, int vocab, rl_bpe *b, rl_err *
     }
     b->pieces = rl_spm_size(sp);
     b->train_bytes = ntr;
-    b->val_bytes = n - ntr;
-    rl_status s = encode_part(sp, text, ntr, "training", &b->train, err);
+    b->val_bytes = nva;
+    rl_status s = RL_OK;
+    if (docs && (rl_spm_eos(sp) < 0 || rl_spm_eos(sp) >= b->pieces))
+        s = rl_fail(err, RL_EINTERNAL, "the trained tokenizer has no end-of-document piece </s>");
     if (s == RL_OK)
-        s = encode_part(sp, text + ntr, n - ntr, "validation", &b->val, err);
+        s = encode_part(sp, train, ntr, docs, "training", &b->train, &b->train_docs, err);
+    if (s == RL_OK)
+        s = encode_part(sp, val, nva, docs, "validation", &b->val, &b->val_docs, err);
     rl_spm_free(sp);
     if (s != RL_OK)
         rl_bpe_free(b);

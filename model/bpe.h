@@ -6,7 +6,11 @@
  * (rl_data_split: the first 90% of the bytes train), the cut moved back to
  * the start of the UTF-8 character it falls in; the tokenizer is trained on
  * the training part only.  Decoding train.bin then val.bin gives back the
- * input bytes exactly, which is checked before anything is written. */
+ * input bytes exactly, which is checked before anything is written.
+ *
+ * The input may also be a byte data set (a folder holding train.bin and
+ * val.bin, e.g. data/brown): its split is kept, and each document, ended by
+ * a NUL byte there, is ended by the token </s> here (rl_bpe_make_dataset). */
 #ifndef RL_MODEL_BPE_H
 #define RL_MODEL_BPE_H
 
@@ -26,6 +30,7 @@ typedef struct {
     size_t model_len;
     int pieces; /* the tokenizer's vocabulary: every id is below it */
     size_t train_bytes, val_bytes;
+    long train_docs, val_docs; /* documents (</s> tokens); 0 for text */
 } rl_bpe;
 
 /* RL_EINPUT naming the range when vocab is outside it. */
@@ -47,6 +52,25 @@ rl_status rl_bpe_read(const char *from, char **text, size_t *n, rl_err *err);
  * characters, too little text to split). */
 rl_status rl_bpe_make(const char *text, size_t n, int vocab, rl_bpe *b, rl_err *err);
 void rl_bpe_free(rl_bpe *b);
+
+/* The work of rl_bpe_make on a split already made: train on train[0..ntr),
+ * encode it and val[0..nva), check the round trip.  docs: both parts are
+ * documents each ended by a NUL byte (the last one may lack it); the
+ * tokenizer trains on the training documents, each document is encoded on
+ * its own and its NUL becomes </s> (SentencePiece's end-of-sentence id), which
+ * decoding turns back into the NUL byte. */
+rl_status rl_bpe_build(const char *train, size_t ntr, const char *val, size_t nva, int vocab, int docs,
+                       rl_bpe *b, rl_err *err);
+
+/* A byte data set: dir holds train.bin or val.bin (as `data brown` and
+ * `data text` write), not a folder of text. */
+int rl_bpe_is_dataset(const char *dir);
+
+/* A BPE of the byte data set dir (model/bpe_docs.c): its own split kept,
+ * documents ended by NUL (Brown's) ended by </s>.  RL_EINPUT: train.bin or
+ * val.bin missing or not a token file of bytes (ids < 256), a document that
+ * is not text (rl_bpe_check_text), and rl_bpe_build's reasons. */
+rl_status rl_bpe_make_dataset(const char *dir, int vocab, rl_bpe *b, rl_err *err);
 
 /* dir/train.bin, dir/val.bin (llm.c token files) and dir/tokenizer.model,
  * each through a temporary; on failure none of them (and no folder this

@@ -131,6 +131,11 @@ extern "C" int rl_spm_size(const rl_spm *p)
     return p->sp.GetPieceSize();
 }
 
+extern "C" int rl_spm_eos(const rl_spm *p)
+{
+    return p->sp.eos_id();
+}
+
 extern "C" int rl_spm_encode(const rl_spm *p, const char *text, size_t n, int **ids, size_t *nids,
                              char msg[RL_SPM_MSG])
 {

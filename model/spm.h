@@ -26,6 +26,9 @@ rl_spm *rl_spm_load(const char *model, size_t len, char msg[RL_SPM_MSG]);
 void rl_spm_free(rl_spm *p);
 int rl_spm_size(const rl_spm *p);
 
+/* The id of </s>, the end of a sentence (-1 when the model has none). */
+int rl_spm_eos(const rl_spm *p);
+
 /* The ids of text[0..n) (*ids malloc'ed, *nids of them; NULL when n is 0). */
 int rl_spm_encode(const rl_spm *p, const char *text, size_t n, int **ids, size_t *nids,
                   char msg[RL_SPM_MSG]);

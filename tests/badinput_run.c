@@ -266,6 +266,18 @@ static void bpe_fixtures(const bi_env *e, const char *text)
     char *mp = th_path(dir, "tokenizer.model"), *m = slurp(mp, &n);
     char *tp = th_path(e->fx, "bpe_trunc.model");
     write_bytes(tp, m, n / 2);
+    /* a byte data set (data brown's form) whose second training document is
+     * not UTF-8 */
+    char *bs = th_path(e->fx, "bset_notutf8");
+    mkdir(bs, 0755);
+    free(bs);
+    static const char doc[] = "a first document\n\0caf\xe9 au lait\n\0";
+    uint16_t bytes[sizeof doc - 1];
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++)
+        bytes[i] = (unsigned char)doc[i];
+    const int nb = (int)(sizeof bytes / sizeof *bytes);
+    write_llmc(e, "bset_notutf8/train.bin", RL_LLMC_MAGIC, 1, nb, bytes, nb, RL_LLMC_HEADER_INTS * 4);
+    write_llmc(e, "bset_notutf8/val.bin", RL_LLMC_MAGIC, 1, 17, bytes, 17, RL_LLMC_HEADER_INTS * 4);
     uint16_t unk[4] = { 60, 61, 0, 62 }; /* id 0: <unk>, a piece with no text */
     write_llmc(e, "tok_unk.bin", RL_LLMC_MAGIC, 1, 4, unk, 4, RL_LLMC_HEADER_INTS * 4);
     free(tp);

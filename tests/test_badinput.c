@@ -300,6 +300,11 @@ static const bi_case cases[] = {
     R(2, NOTFILE, BPE("300", "@fifo")),
     R(2, NOWRITE, "data", "bpe", "--vocab", "300", "--from", "@text.txt", "--out", "@text.txt/sub"),
     R(2, FULL, "data", "bpe", "--vocab", "300", "--from", "@text.txt", "--out", "@FULL/bpe"),
+    /* data bpe --from a byte data set (data/brown): its two token files */
+    R(2, "noval: a byte data set needs val.bin", BPE("300", "@noval")),
+    R(2, "not a byte data set .*val.bin: truncated", BPE("300", "@badval")),
+    R(2, "not a byte data set .*token id 2[0-9][0-9] .* outside the vocabulary of 256", BPE("300", "@bpe")),
+    R(2, "train.bin, document 1 \\(bytes 18\\.\\.31\\): not UTF-8 at offset 3", BPE("300", "@bset_notutf8")),
     R(2, "--out does not apply", "data", "check", "@text.txt", "--out", "@OUT"),
     R(2, "--tokenizer does not apply", "data", "text", "@text.txt", "--tokenizer", "@bpe/tokenizer.model"),
     /* data decode: tokenizer and token file */
