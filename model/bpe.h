@@ -78,8 +78,9 @@ rl_status rl_bpe_make_dataset(const char *dir, int vocab, rl_bpe *b, rl_err *err
 rl_status rl_bpe_write(const rl_bpe *b, const char *dir, rl_err *err);
 
 /* Write the text of the token file bin to out, with the tokenizer at
- * model_path (RL_EINPUT: not a tokenizer, not a token file, an id with no
- * text). */
+ * model_path; </s> is written as the NUL byte that ends a document
+ * (RL_EINPUT: not a tokenizer, not a token file, an id with no text:
+ * <unk>, <s>, an unused piece). */
 rl_status rl_bpe_decode(const char *model_path, const char *bin, FILE *out, rl_err *err);
 
 #endif
