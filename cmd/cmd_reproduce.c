@@ -93,8 +93,17 @@ static void write_config(const rl_repro *r, const char *command)
         free(v[i]);
         free(v[i + 1]);
     }
-    fprintf(o->f, "seeds\t%d\nmax-mult\t%d\neval-batches\t%d\ntheory\t%s\nprobe\t%s\nprobe-mult\t%d\ndata\t%s\n",
-            g->seeds, g->max_mult, g->eval_batches, g->theory, g->probe, g->probe_mult, g->data);
+    fprintf(o->f, "seeds\t%d\nmax-mult\t%d\n", g->seeds, g->max_mult);
+    if (g->eval_targets > 0)
+        fprintf(o->f, "eval-targets\t%ld\n", g->eval_targets);
+    else
+        fprintf(o->f, "eval-batches\t%d\n", g->eval_batches);
+    /* every rotation scheme's base (a NAME@BASE variant has its own) */
+    fprintf(o->f, "rot-base\t%.17g\nrot-base-from\t%s\n", g->rot_base,
+            g->matched ? "matched (rl_match_choose: the study's fractions of blocks mixing within T and 128T)"
+                       : "the study's");
+    fprintf(o->f, "theory\t%s\nprobe\t%s\nprobe-mult\t%d\ndata\t%s\n", g->theory, g->probe, g->probe_mult,
+            g->data);
     rl_outfile_commit(o);
     free(p);
 }
@@ -115,7 +124,7 @@ int cmd_reproduce(int argc, char **argv)
     rl_opt opts[RL_TRAIN_OPTS_MAX + 16];
     int n = 0;
     opts[n++] = (rl_opt)RL_OPT_CHOICE_("preset", &preset,
-                                       "the grid: quick (make run), cpu (90 min), paper (the study's)",
+                                       "the grid: quick (make run), cpu (the matched scale), paper (the study's)",
                                        RL_GRID_PRESETS);
     opts[n++] = (rl_opt)RL_OPT_STR_("out", &r.out, "output folder");
     opts[n++] = (rl_opt)RL_OPT_STR_("data", &g->data, "data set: DIR with train.bin/val.bin, or a token/text FILE");
@@ -132,7 +141,12 @@ int cmd_reproduce(int argc, char **argv)
                                     RL_GRID_MAX_SEEDS);
     opts[n++] = (rl_opt)RL_OPT_INT_("max-mult", &g->max_mult, "evaluate at 1x, 2x, ... up to this multiple of T",
                                     1, 1 << 20);
-    opts[n++] = (rl_opt)RL_OPT_INT_("eval-batches", &g->eval_batches, "evaluation windows per length", 1, 1 << 20);
+    opts[n++] = (rl_opt)RL_OPT_LONG_("eval-targets", &g->eval_targets,
+                                     "token-matched evaluation: next-token targets per length (eval --targets)", 1,
+                                     1e12);
+    opts[n++] = (rl_opt)RL_OPT_INT_("eval-batches", &g->eval_batches,
+                                    "old protocol: evaluation windows per length (eval --batches; excludes "
+                                    "--eval-targets)", 1, 1 << 20);
     opts[n++] = (rl_opt)RL_OPT_CHOICE_("theory", &theory, "theory report preset", THEORY_PRESETS);
     const int probe_opt = n;
     opts[n++] = (rl_opt)RL_OPT_STR_("probe", &g->probe, "variants to probe (comma-separated, all, none)");
@@ -152,7 +166,9 @@ int cmd_reproduce(int argc, char **argv)
                   "OUT/REPORT.md next to the study's numbers, the orderings decided on paired seed-level\n"
                   "statistics.  Resumable: the same command reuses finished models and evaluations and\n"
                   "resumes a half-trained model from its checkpoint; a larger --seeds trains only the new\n"
-                  "seeds.\n"
+                  "seeds.  A variant NAME@BASE (e.g. rope@10000) trains scheme NAME with rotation\n"
+                  "base BASE in its own folder (a control arm); the others use the preset's base (cpu:\n"
+                  "the mixing-matched one, chosen from the theory for its head dim and T).\n"
                   "Every flag's default comes from the preset; the configuration used is written to\n"
                   "OUT/config.txt.",
                   opts, argc, argv, NULL, 0);
@@ -161,12 +177,23 @@ int cmd_reproduce(int argc, char **argv)
     if (!g->data)
         rl_die("reproduce: preset %s needs --data (a token file, e.g. OpenWebText in nanoGPT or llm.c format)",
                g->name);
+    if (rl_opt_seen(opts, "eval-targets") && rl_opt_seen(opts, "eval-batches"))
+        rl_die("reproduce: --eval-targets and --eval-batches exclude each other");
+    if (rl_opt_seen(opts, "eval-batches"))
+        g->eval_targets = 0; /* the old fixed count instead of the preset's targets */
+    else if (rl_opt_seen(opts, "eval-targets"))
+        g->eval_batches = 0;
     const rl_train_opts *t = &g->train;
     if (t->width % t->heads || (t->width / t->heads) % 2)
         rl_die("reproduce: width %d must split into %d heads of even dimension", t->width, t->heads);
+    if (g->matched) { /* the matched base of the sizes after the command line's */
+        rl_match m;
+        check(rl_grid_match(g, &m, &err), &err);
+        g->rot_base = m.base;
+    }
     long steps;
     check(rl_train_opts_steps(t, &steps, &err), &err);
-    r.var = split(g->variants, &r.nvar);
+    check(rl_repro_set_variants(&r, &err), &err);
     /* only an explicit --probe must name variants: the preset's list may
      * name ones that --variants left out */
     if (opts[probe_opt].seen)
@@ -201,8 +228,6 @@ int cmd_reproduce(int argc, char **argv)
     }
     if (st == 0)
         rl_repro_report(&r, command);
-    for (int i = 0; i < r.nvar; i++)
-        free(r.var[i]);
-    free(r.var);
+    rl_repro_free_variants(&r);
     return 0;
 }

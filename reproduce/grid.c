@@ -12,6 +12,7 @@
 #include "grid.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,59 @@ static char *mdir_file(const rl_repro *r, int v, int k, const char *name)
     return p;
 }
 
+rl_status rl_repro_set_variants(rl_repro *r, rl_err *err)
+{
+    const char *list = r->g.variants;
+    int n = 1;
+    for (const char *p = list; *p; p++)
+        n += *p == ',';
+    r->nvar = 0;
+    r->var = rl_xcalloc(n, sizeof *r->var);
+    r->pos = rl_xcalloc(n, sizeof *r->pos);
+    r->base = rl_xcalloc(n, sizeof *r->base);
+    r->control = rl_xcalloc(n, sizeof *r->control);
+    for (const char *p = list;; p++) {
+        const size_t len = strcspn(p, ",");
+        const int v = r->nvar++;
+        r->var[v] = strndup(p, len);
+        if (!r->var[v])
+            rl_die("out of memory");
+        char *at = strchr(r->var[v], '@');
+        r->pos[v] = strndup(r->var[v], at ? (size_t)(at - r->var[v]) : len);
+        r->base[v] = r->g.rot_base;
+        if (at) {
+            char *end;
+            errno = 0;
+            const double b = strtod(at + 1, &end);
+            if (at[1] == 0 || *end || errno || !isfinite(b) || b < RL_MATCH_BASE_MIN || b > RL_MATCH_BASE_MAX)
+                return rl_fail(err, RL_EINPUT, "--variants: '%s': the base after '@' must be a number in [%g, %g]",
+                               r->var[v], RL_MATCH_BASE_MIN, RL_MATCH_BASE_MAX);
+            r->base[v] = b;
+            r->control[v] = 1;
+        }
+        p += len;
+        if (!*p)
+            break;
+    }
+    return RL_OK;
+}
+
+void rl_repro_free_variants(rl_repro *r)
+{
+    for (int v = 0; v < r->nvar; v++) {
+        free(r->var[v]);
+        free(r->pos[v]);
+    }
+    free(r->var);
+    free(r->pos);
+    free(r->base);
+    free(r->control);
+    r->var = r->pos = NULL;
+    r->base = NULL;
+    r->control = NULL;
+    r->nvar = 0;
+}
+
 long rl_repro_seed(const rl_repro *r, int k)
 {
     return r->g.train.seed + k;
@@ -190,7 +244,7 @@ long rl_repro_steps(const rl_repro *r)
 static rl_train_opts train_opts_of(const rl_repro *r, int v, int k)
 {
     rl_train_opts t = r->g.train;
-    t.pos = r->var[v];
+    t.pos = r->pos[v];
     t.mode = -1;
     t.seed = rl_repro_seed(r, k);
     return t;
@@ -233,6 +287,16 @@ static double train_work(const rl_repro *r, int v)
     return (double)rl_repro_steps(r) * t->batch * t->accum * t->ctx * rl_gpt_flops_per_token(&c, t->ctx);
 }
 
+/* Windows per evaluation length: eval's rule, ceil(targets / L) when
+ * token-matched (fewer when the stream is short, which the estimate
+ * ignores), else the fixed count. */
+static double eval_windows(const rl_repro *r, long L)
+{
+    if (r->g.eval_targets > 0)
+        return (double)((r->g.eval_targets + L - 1) / L);
+    return r->g.eval_batches;
+}
+
 static double eval_work(const rl_repro *r, int v)
 {
     rl_gpt_config c = cfg_of(r, v);
@@ -240,7 +304,7 @@ static double eval_work(const rl_repro *r, int v)
     int n = rl_repro_lengths(r, len, 32);
     double w = 0;
     for (int i = 0; i < n; i++)
-        w += (double)r->g.eval_batches * len[i] * rl_gpt_flops_per_token(&c, (int)len[i]) / 3.0;
+        w += eval_windows(r, len[i]) * len[i] * rl_gpt_flops_per_token(&c, (int)len[i]) / 3.0;
     return w;
 }
 
@@ -282,6 +346,10 @@ static void train_args(const rl_repro *r, int v, int k, args *a)
     flag(a, "--data", "%s", r->g.data);
     flag(a, "--out", "%s", d);
     flag(a, "--pos", "%s", t.pos);
+    /* the variant's rotation base; train must accept --rot-base (issue 13,
+     * helper rotbase's flag, merged by the coordinator) */
+    if (r->base[v] != RL_GRID_BASE_DEFAULT)
+        flag(a, "--rot-base", "%.17g", r->base[v]);
     train_opts_args(a, &t, RL_TRAIN_OPTS_RUN);
     free(d);
 }
@@ -297,6 +365,15 @@ static char *args_text(const args *a)
         p += sprintf(p, "%s\n", a->v[i]);
     *p = 0;
     return s;
+}
+
+char *rl_repro_train_command(const rl_repro *r, int v, int k)
+{
+    args a = { 0 };
+    train_args(r, v, k, &a);
+    char *text = args_text(&a);
+    args_free(&a);
+    return text;
 }
 
 static void write_text(const char *path, const char *text)
@@ -379,7 +456,10 @@ static void stage_eval(const rl_repro *r, int v, int k, eta *e)
         flag(&a, "--ckpt", "%s", ck);
         flag(&a, "--data", "%s", r->g.data);
         flag(&a, "--lengths", "%s", lens);
-        flag(&a, "--batches", "%d", r->g.eval_batches);
+        if (r->g.eval_targets > 0)
+            flag(&a, "--targets", "%ld", r->g.eval_targets); /* token-matched */
+        else
+            flag(&a, "--batches", "%d", r->g.eval_batches); /* the old fixed count */
         flag(&a, "--out", "%s", out);
         args_seed_threads(&a, r, rl_repro_seed(r, k));
         double t = now();
@@ -468,11 +548,12 @@ rl_status rl_repro_check(const rl_repro *r, rl_err *err)
         return rl_fail(err, RL_EINPUT, "--seed %ld with --seeds %d runs past the largest seed %ld", r->g.train.seed,
                        r->g.seeds, (long)RL_SEED_MAX);
     for (int v = 0; v < r->nvar; v++) {
-        if (!*r->var[v])
+        if (!*r->pos[v])
             return rl_fail(err, RL_EINPUT, "--variants '%s' has an empty name", r->g.variants);
         for (int u = 0; u < v; u++)
-            if (!strcmp(r->var[u], r->var[v]))
-                return rl_fail(err, RL_EINPUT, "--variants names %s twice", r->var[v]);
+            if (!strcmp(r->var[u], r->var[v]) || (!strcmp(r->pos[u], r->pos[v]) && r->base[u] == r->base[v]))
+                return rl_fail(err, RL_EINPUT, "--variants names %s twice (%s: the same scheme and base)",
+                               r->var[v], r->var[u]);
         rl_train_opts t = train_opts_of(r, v, 0);
         rl_gpt_config c;
         if (rl_train_opts_config(&t, &c, err) != RL_OK) {

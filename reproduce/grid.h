@@ -11,8 +11,26 @@ typedef struct {
     long stop_at;       /* stop every training at this step (0: never) */
     int report_only;    /* rewriting the report of a grid run earlier */
     int nvar;
-    char **var;         /* the variants, split from g.variants */
+    char **var;         /* the variants, split from g.variants: NAME or NAME@BASE (the model folder's name) */
+    char **pos;         /* each variant's scheme (train --pos): NAME */
+    double *base;       /* each variant's rotation base: BASE, else g.rot_base */
+    int *control;       /* the variant named its own base (NAME@BASE): a control arm */
 } rl_repro;
+
+/* Split g.variants into var, pos, base and control (nvar of each).  A
+ * variant NAME@BASE is scheme NAME trained with rotation base BASE (a
+ * number in [RL_MATCH_BASE_MIN, RL_MATCH_BASE_MAX]), in its own folder
+ * models/NAME@BASE; RL_EINPUT for a BASE that is not.  Empty names are kept
+ * (rl_repro_check refuses them).  rl_repro_free_variants frees them. */
+rl_status rl_repro_set_variants(rl_repro *r, rl_err *err);
+void rl_repro_free_variants(rl_repro *r);
+
+/* The `routelab train` command of variant v, replicate k, one argument a
+ * line: what the model folder's config.txt holds (malloc'ed).  It has
+ * --rot-base only when the variant's base differs from
+ * RL_GRID_BASE_DEFAULT, so that a grid at the study's base trains with the
+ * command lines it always had. */
+char *rl_repro_train_command(const rl_repro *r, int v, int k);
 
 /* The seed of replicate k (0 <= k < g.seeds): the grid's --seed + k.  Every
  * variant's replicate k has this seed: the same initial weights where the

@@ -8,6 +8,18 @@
 
 #include <string.h>
 
+#include "../theory/study.h"
+
+rl_status rl_grid_match(const rl_grid *g, rl_match *m, rl_err *err)
+{
+    const rl_train_opts *t = &g->train;
+    if (t->heads < 1 || t->width % t->heads)
+        return rl_fail(err, RL_EINPUT, "width %d does not split into %d heads", t->width, t->heads);
+    rl_match_query q = { t->width / t->heads, t->ctx, rl_study_mult(), RL_GRID_MATCH_EPS, 0, 0, RL_STUDY_BASE };
+    RL_TRY(rl_match_study(q.eps, q.mult, &q.f_ctx, &q.f_far, err));
+    return rl_match_choose(&q, m, err);
+}
+
 rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
 {
     memset(g, 0, sizeof *g);
@@ -16,6 +28,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
     g->theory = "quick";
     g->probe = "rope,random_qkv";
     g->data = "data/brown";
+    g->rot_base = RL_GRID_BASE_DEFAULT;
     if (!strcmp(name, "quick")) {
         /* what `make run` runs, under 15 minutes on 2 cores with the theory
          * report: three tiny models, evaluated to 32x their context */
@@ -25,25 +38,40 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
         t->lr = "2e-3:600,8e-4:300,2e-4:300";
         t->val_every = 150, t->val_batches = 8, t->ckpt_every = 300, t->seed = 42;
-        g->max_mult = 32, g->eval_batches = 12, g->probe_mult = 16;
+        g->max_mult = 32, g->probe_mult = 16;
+        /* token-matched evaluation, 2^14 targets at each of the six lengths
+         * (256 windows at T, 8 at 32T): about twice the old 12 windows'
+         * tokens, a few seconds a model next to its minutes of training
+         * (NOTES.md §9.2); the study's base, not the matched scale, so that
+         * make run's models stay those of the committed quick runs */
+        g->eval_targets = 16384;
         /* two seeds: the fewest that give a seed SE, so that its orderings
          * can be decided at all (one seed leaves every one unresolved);
          * training doubles, about 4 min more on 2 cores (NOTES.md §9.2) */
         g->seeds = 2;
     } else if (!strcmp(name, "cpu")) {
         /* every variant of the study plus none, path and alibi+random_qkv,
-         * all on the same tokens and seed, evaluated to 128x, under 90
-         * minutes; the study's three constant stages (lr ratios 1 : 0.4 :
-         * 0.1, lengths 2 : 1 : 1) at a small model's rate */
+         * all on the same tokens and seeds, evaluated to 128x; the study's
+         * three constant stages (lr ratios 1 : 0.4 : 0.1, lengths 2 : 1 :
+         * 1) at a small model's rate.  The mixing-matched scale (issue 13):
+         * head dim 32 (width 128 / 4 heads) at T = 128 is the cheapest T at
+         * which a base reaches 3 and 8 of 16 blocks mixing within T and
+         * 128T (the study: 10 and 23 of 48); every rotation scheme trains
+         * with that base (rl_grid_match, about 1966), and rope and
+         * random_qk also at the study's 10000 as control arms (2 and 7 of
+         * 16).  TODO(issue 13, helper bpebrown): BPE data (data bpe on the
+         * Brown corpus) in place of data/brown's bytes. */
         g->name = "cpu";
         g->variants = "rope,fixed-rope,random_qk,random_qkv,pemb_qk,pemb_qkv,lf_qk,lf_qkv,alibi,none,"
-                      "path,alibi+random_qkv";
-        t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 64, t->vocab = 256;
+                      "path,alibi+random_qkv,rope@10000,random_qk@10000";
+        t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 128, t->vocab = 256;
         t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
         t->lr = "2e-3:1500,8e-4:750,2e-4:750";
         t->val_every = 250, t->val_batches = 8, t->ckpt_every = 500, t->seed = 42;
-        g->max_mult = 128, g->eval_batches = 8, g->probe_mult = 32;
+        g->max_mult = 128, g->probe_mult = 32;
+        g->eval_targets = 65536; /* 2^16 targets: 512 windows at T, 4 at 128T = 16,384 */
         g->seeds = 3; /* issue 13: at least three seeds per variant */
+        g->matched = 1;
     } else if (!strcmp(name, "paper")) {
         /* the study's configuration, for a machine that can afford it (a
          * token file of GPT-2 ids, e.g. OpenWebText, given with --data) */
@@ -54,11 +82,20 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         t->batch = 32, t->accum = 1, t->dropout = 0.1, t->steps = 0;
         t->lr = "5e-4:100000,2e-4:50000,5e-5:50000";
         t->val_every = 1000, t->val_batches = 20, t->ckpt_every = 2000, t->seed = 42;
-        g->max_mult = 128, g->eval_batches = 20, g->theory = "full", g->probe_mult = 16;
+        g->max_mult = 128, g->theory = "full", g->probe_mult = 16;
+        /* 2^18 targets: 4 windows at the longest length, 65,536 */
+        g->eval_targets = 262144;
+        /* the study's own scale: the chooser returns its base, 10000 */
+        g->matched = 1;
         g->data = NULL;
         g->seeds = 3;
     } else {
         return rl_fail(err, RL_EINPUT, "--preset must be one of %s, got '%s'", RL_GRID_PRESETS, name);
+    }
+    if (g->matched) {
+        rl_match m;
+        RL_TRY(rl_grid_match(g, &m, err));
+        g->rot_base = m.base;
     }
     return RL_OK;
 }

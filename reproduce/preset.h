@@ -4,26 +4,43 @@
 
 #include "../core/err.h"
 #include "../model/trainopts.h"
+#include "../theory/matched.h"
 
 typedef struct {
     const char *name;       /* quick | cpu | paper */
     const char *variants;   /* comma-separated position schemes (train --pos names) */
     rl_train_opts train;    /* every model's training options (its --pos: one variant each) */
     int max_mult;           /* evaluate at 1x, 2x, ... up to this multiple of ctx */
-    int eval_batches;       /* windows per evaluation length */
+    long eval_targets;      /* token-matched evaluation: next-token targets per length (eval --targets);
+                             * 0 when eval_batches is used instead */
+    int eval_batches;       /* the old protocol: windows per length (eval --batches); 0 when eval_targets */
     const char *theory;     /* theory preset: quick | full | none */
     const char *probe;      /* comma-separated variants to probe (or "all", "none") */
     int probe_mult;         /* probe at this multiple of ctx */
     const char *data;       /* default data set */
     int seeds;              /* models per variant, seeds --seed, --seed + 1, ... (the replication unit) */
+    int matched;            /* the rotation base is chosen by rl_grid_match (the mixing-matched scale) */
+    double rot_base;        /* every rotation scheme's base (train --rot-base), unless a variant's @BASE */
 } rl_grid;
 
 #define RL_GRID_PRESETS "quick|cpu|paper"
 #define RL_GRID_MAX_SEEDS 64 /* --seeds: at most this many models per variant */
+/* The study's rotation base, train's default: a child is passed --rot-base
+ * only when its base differs from this. */
+#define RL_GRID_BASE_DEFAULT 10000.0
+/* The matched scale's tolerance and multiple: the windows W_b(0.1) of the
+ * study's fractions (10 of 48 blocks within T, 23 of 48 within 128T). */
+#define RL_GRID_MATCH_EPS 0.1
 
 /* The named preset: `routelab train`'s defaults (rl_train_opts_default)
  * with the preset's sizes set over them, and the grid's own settings.
  * RL_EINPUT for a name not in RL_GRID_PRESETS. */
 rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err);
+
+/* The mixing-matched scale of g (theory/matched.h): the base whose
+ * fractions of blocks mixing within T and 128T (head dim width/heads, T =
+ * ctx, eps RL_GRID_MATCH_EPS) best match the study's, ties to the study's
+ * base (rl_match_choose).  RL_EINPUT for a head dim the chooser refuses. */
+rl_status rl_grid_match(const rl_grid *g, rl_match *m, rl_err *err);
 
 #endif

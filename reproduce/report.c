@@ -12,23 +12,61 @@
 #include "../report/tsv.h"
 #include "grid.h"
 #include "order.h"
+#include "../theory/matched.h"
 #include "../theory/study.h"
 
 #define MAXLEN 32
 
 /* One model's evaluation: ppl and the standard error of the mean loss by
  * length. */
+typedef enum { VC_UNAVAILABLE, VC_AGREE, VC_DISAGREE } valcheck;
+static const char *const vc_name[] = { "unavailable", "agree", "disagree" };
+
 typedef struct {
     int n;
-    long len[MAXLEN];
+    long len[MAXLEN], targets[MAXLEN];
     double loss[MAXLEN], se[MAXLEN], ppl[MAXLEN];
+    /* eval's check of the loss at L = T against the final validation loss
+     * (eval.tsv columns 10-13 of the L = T row): the validation loss, eval
+     * loss - it, its SE, the verdict; NaN and unavailable when eval.tsv
+     * has no such row or columns (an evaluation before the check) */
+    double val, vdiff, vse;
+    valcheck vc;
 } evalrow;
 
-static int read_eval(const char *path, evalrow *e)
+/* The tab-separated fields of line (modified) into col; returns how many. */
+static int fields(char *line, char **col, int max)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = 0;
+    for (char *p = line; n < max;) {
+        col[n++] = p;
+        p = strchr(p, '\t');
+        if (!p)
+            break;
+        *p++ = 0;
+    }
+    return n;
+}
+
+/* A number of eval.tsv ("NA", "nan" or a bad field: NaN). */
+static double num(const char *s)
+{
+    char *end;
+    double x = strtod(s, &end);
+    return end == s || *end ? NAN : x;
+}
+
+/* eval.tsv of one model: columns 1-6 (length windows mean_loss stderr ppl
+ * ratio), 7 targets, and 10-13 the validation check, read from the row
+ * whose length is T (ctx). */
+static int read_eval(const char *path, long ctx, evalrow *e)
 {
     FILE *f = fopen(path, "r");
-    char line[512];
-    e->n = 0;
+    char line[1024];
+    memset(e, 0, sizeof *e);
+    e->val = e->vdiff = e->vse = NAN;
+    e->vc = VC_UNAVAILABLE;
     if (!f)
         return -1;
     if (!fgets(line, sizeof line, f)) {
@@ -36,14 +74,25 @@ static int read_eval(const char *path, evalrow *e)
         return -1;
     }
     while (e->n < MAXLEN && fgets(line, sizeof line, f)) {
-        long L, w;
-        double m, s, p, ra;
-        if (sscanf(line, "%ld\t%ld\t%lf\t%lf\t%lf\t%lf", &L, &w, &m, &s, &p, &ra) == 6) {
-            e->len[e->n] = L;
-            e->loss[e->n] = m;
-            e->se[e->n] = s;
-            e->ppl[e->n] = p;
-            e->n++;
+        char *c[16];
+        const int nc = fields(line, c, 16);
+        if (nc < 6)
+            continue;
+        const double L = num(c[0]);
+        if (isnan(L) || L < 1)
+            continue;
+        const int i = e->n++;
+        e->len[i] = (long)L;
+        e->loss[i] = num(c[2]);
+        e->se[i] = num(c[3]);
+        e->ppl[i] = num(c[4]);
+        e->targets[i] = nc >= 7 && !isnan(num(c[6])) ? (long)num(c[6]) : 0;
+        if (nc >= 13 && e->len[i] == ctx && e->vc == VC_UNAVAILABLE && isnan(e->val)) {
+            e->val = num(c[9]);
+            e->vdiff = num(c[10]);
+            e->vse = num(c[11]);
+            e->vc = !strcmp(c[12], "agree") ? VC_AGREE : !strcmp(c[12], "disagree") ? VC_DISAGREE
+                                                                                   : VC_UNAVAILABLE;
         }
     }
     fclose(f);
@@ -113,6 +162,16 @@ static const char *fmt_ratio(char *buf, size_t n, double r, double se)
         snprintf(buf, n, "%.2f×", r);
     else
         snprintf(buf, n, "%.2f× ± %.2f", r, se);
+    return buf;
+}
+
+/* The name of variant v in the report's tables: a control arm says so. */
+static const char *row_name(const rl_repro *r, int v, char *buf, size_t n)
+{
+    if (r->control[v])
+        snprintf(buf, n, "%s (control: base %.17g)", r->var[v], r->base[v]);
+    else
+        snprintf(buf, n, "%s", r->var[v]);
     return buf;
 }
 
@@ -267,7 +326,7 @@ static void orderings_section(FILE *fp, const grid_evals *G)
      * alibi*, none, path) degrades by 128x; a grid that stops short of 128x
      * cannot show it: unresolved, with its top's numbers shown */
     for (int v = 0; v < r->nvar; v++) {
-        if (strstr(r->var[v], "alibi") || !strcmp(r->var[v], "none") || !strcmp(r->var[v], "path"))
+        if (strstr(r->pos[v], "alibi") || !strcmp(r->pos[v], "none") || !strcmp(r->pos[v], "path"))
             continue;
         const long m = mtop < 128 ? mtop : 128;
         seed_logratios(G, v, m, a);
@@ -446,6 +505,163 @@ static void claims_section(const grid_evals *G, FILE *fp)
     fprintf(fp, "\n");
 }
 
+/* ---- ppl(T) against the final validation loss ---- */
+
+/* The cell of variant v: agree for every seed, or each disagreeing (and
+ * unavailable) seed spelled out; counts into n[VC_*]. */
+static void val_cell(const grid_evals *G, int v, char *cell, size_t len, int *n)
+{
+    int c[3] = { 0 }, off = 0;
+    for (int k = 0; k < G->K; k++)
+        c[ev_of(G, v, k)->vc]++;
+    for (int i = 0; i < 3; i++)
+        n[i] += c[i];
+    cell[0] = 0;
+    if (c[VC_AGREE] == G->K) {
+        snprintf(cell, len, "agree (%d/%d)", G->K, G->K);
+        return;
+    }
+    if (c[VC_DISAGREE])
+        off += snprintf(cell + off, len - off, "**disagree**");
+    for (int k = 0, j = 0; k < G->K && off < (int)len - 80; k++) {
+        const evalrow *e = ev_of(G, v, k);
+        if (e->vc == VC_DISAGREE)
+            off += snprintf(cell + off, len - off, "%s seed %ld: %+.3f ± %.3f", j++ ? "," : "",
+                            rl_repro_seed(G->r, k), e->vdiff, e->vse);
+    }
+    if (c[VC_UNAVAILABLE])
+        off += snprintf(cell + off, len - off, "%sunavailable for %d/%d", off ? "; " : "", c[VC_UNAVAILABLE], G->K);
+    if (c[VC_AGREE])
+        snprintf(cell + off, len - off, "; agree %d/%d", c[VC_AGREE], G->K);
+}
+
+/* valcheck.tsv: every model's check; returns the counts in n[VC_*]. */
+static void val_table(const grid_evals *G, int *n)
+{
+    const rl_repro *r = G->r;
+    const rl_outdir od = { r->out, 0 };
+    rl_tsv *t = rl_tsv_open(&od, "valcheck.tsv", "variant\tseed\teval_loss_T\tval_loss\tval_diff\tval_diff_se"
+                                                 "\tval_check");
+    for (int v = 0; v < r->nvar; v++)
+        for (int k = 0; k < G->K; k++) {
+            const evalrow *e = ev_of(G, v, k);
+            rl_tsv_row(t, "%s\t%ld\t%.6f\t%.6f\t%.6f\t%.6f\t%s", r->var[v], rl_repro_seed(r, k), e->loss[0],
+                       e->val, e->vdiff, e->vse, vc_name[e->vc]);
+            n[e->vc]++;
+        }
+    rl_tsv_close(t);
+}
+
+/* The summary line: what the ratios divide by, and how many models' ppl(T)
+ * agree with their final validation loss. */
+static void val_line(FILE *fp, const grid_evals *G, const int *n)
+{
+    const rl_repro *r = G->r;
+    const int M = r->nvar * G->K;
+    fprintf(fp, "**Denominator.** Every ratio is ppl(L)/ppl(T) with ppl(T) from this evaluation's own windows at "
+                "L = T, not the final validation loss; the column *ppl(T) vs validation* is eval's check that "
+                "the two agree within 2 SE (eval loss at T − final validation loss, its SE from both; "
+                "`valcheck.tsv`). **Validation check: %s** — ppl(T) agrees with the final validation loss "
+                "within 2 SE for %d of %d models, disagrees for %d",
+            n[VC_DISAGREE] ? "DISAGREE for some models" : n[VC_UNAVAILABLE] ? "incomplete" : "all agree",
+            n[VC_AGREE], M, n[VC_DISAGREE]);
+    int first = 1;
+    for (int v = 0; v < r->nvar; v++)
+        for (int k = 0; k < G->K; k++)
+            if (ev_of(G, v, k)->vc == VC_DISAGREE) {
+                fprintf(fp, "%s%s seed %ld", first ? " (" : ", ", r->var[v], rl_repro_seed(r, k));
+                first = 0;
+            }
+    fprintf(fp, "%s, unavailable for %d.\n\n", first ? "" : ")", n[VC_UNAVAILABLE]);
+}
+
+/* ---- the matched scale ---- */
+
+static void frac(char *buf, size_t n, int c, int nb)
+{
+    snprintf(buf, n, "%d of %d (%.4f)", c, nb, (double)c / nb);
+}
+
+/* One row: a configuration's blocks mixing within T and mult T at base. */
+static void matched_row(FILE *fp, const char *what, int d, long T, double base, const char *used, rl_err *err)
+{
+    const long mult = rl_study_mult();
+    int c1, c2;
+    char a[64], b[64];
+    if (rl_match_count(d, base, RL_GRID_MATCH_EPS, T, &c1, err) ||
+        rl_match_count(d, base, RL_GRID_MATCH_EPS, T * mult, &c2, err)) {
+        fprintf(fp, "| %s | %d | %ld | %.6g | – | – | %s (%s) |\n", what, d, T, base, used, err->msg);
+        return;
+    }
+    frac(a, sizeof a, c1, d / 2);
+    frac(b, sizeof b, c2, d / 2);
+    fprintf(fp, "| %s | %d | %ld | %.6g | %s | %s | %s |\n", what, d, T, base, a, b, used);
+}
+
+/* The variants trained with base b, as a list (or "none"). */
+static const char *users(const rl_repro *r, double b, char *buf, size_t n)
+{
+    int off = 0;
+    buf[0] = 0;
+    for (int v = 0; v < r->nvar && off < (int)n - 40; v++)
+        if (r->base[v] == b)
+            off += snprintf(buf + off, n - off, "%s%s", off ? ", " : "", r->var[v]);
+    if (!off)
+        snprintf(buf, n, "none of this grid's models");
+    return buf;
+}
+
+/* The fractions of SO(2) blocks that mix within T and 128T (theory/
+ * matched.h): the study's, this grid's at the study's base, at the base the
+ * theory chooses for its head dim and T, and at every other base trained. */
+static void matched_section(FILE *fp, const rl_repro *r)
+{
+    const rl_train_opts *t = &r->g.train;
+    const int d = t->width / t->heads;
+    const long T = t->ctx, mult = rl_study_mult();
+    rl_err err;
+    char u[1024];
+    fprintf(fp, "## The matched scale\n\nWhat the theory says matters for extrapolation is how many SO(2) blocks of "
+                "a head mix within T and within %ldT (block b, angles U(−ω_b, ω_b), ω_b = base^(−2b/d), its window "
+                "W_b(ε = %g) from theory's windows; `routelab bound match`). A smaller model keeps the study's "
+                "regime if it keeps the study's two fractions; the knob is the rotation base. This grid trains "
+                "every rotation scheme with base **%.6g** (%s)",
+            mult, RL_GRID_MATCH_EPS, r->g.rot_base,
+            r->g.matched ? "the matched base below" : "the study's; not the matched scale");
+    int nc = 0;
+    for (int v = 0; v < r->nvar; v++)
+        nc += r->control[v];
+    if (nc) {
+        fprintf(fp, "; control arms with their own base:");
+        for (int v = 0, j = 0; v < r->nvar; v++)
+            if (r->control[v])
+                fprintf(fp, "%s %s", j++ ? "," : "", r->var[v]);
+    }
+    fprintf(fp, ".\n\n| configuration | head dim | T | base | blocks mixing within T | within %ldT | trained here (a scheme without rotations ignores its base) |\n"
+                "|---|---|---|---|---|---|---|\n", mult);
+    matched_row(fp, "the study", RL_STUDY_HEAD_DIM, rl_study_lengths[0], RL_STUDY_BASE, "(the study's models)", &err);
+    matched_row(fp, "this grid at the study's base", d, T, RL_STUDY_BASE, users(r, RL_STUDY_BASE, u, sizeof u),
+                &err);
+    rl_match m;
+    if (rl_grid_match(&r->g, &m, &err) == RL_OK) {
+        char what[160];
+        snprintf(what, sizeof what, "this grid at the matched base (cost %.4g blocks; any base in %.6g–%.6g "
+                 "gives the same counts)", m.cost, m.lo, m.hi);
+        matched_row(fp, what, d, T, m.base, users(r, m.base, u, sizeof u), &err);
+    } else {
+        fprintf(fp, "| the matched base | %d | %ld | – | – | – | not available: %s |\n", d, T, err.msg);
+        m.base = NAN;
+    }
+    for (int v = 0; v < r->nvar; v++) {
+        int seen = r->base[v] == RL_STUDY_BASE || r->base[v] == m.base;
+        for (int w = 0; w < v; w++)
+            seen |= r->base[w] == r->base[v];
+        if (!seen)
+            matched_row(fp, "this grid at another base", d, T, r->base[v], users(r, r->base[v], u, sizeof u), &err);
+    }
+    fprintf(fp, "\n");
+}
+
 void rl_repro_report(const rl_repro *r, const char *command)
 {
     const int nv = r->nvar, K = r->g.seeds;
@@ -455,7 +671,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
         for (int k = 0; k < K; k++) {
             char *d = rl_repro_model_dir(r, v, k), *p = rl_path_join(d, "eval.tsv");
             evalrow *e = &ev[v * K + k];
-            if (read_eval(p, e) != 0 || e->n == 0)
+            if (read_eval(p, r->g.train.ctx, e) != 0 || e->n == 0)
                 rl_die("reproduce: %s is missing or empty; run the grid first", p);
             if (e->n != ev[v * K].n || e->len[0] != ev[v * K].len[0])
                 rl_die("reproduce: %s has other lengths than seed %ld's; run the grid first", p, rl_repro_seed(r, 0));
@@ -525,18 +741,28 @@ void rl_repro_report(const rl_repro *r, const char *command)
                 "measured in this run, except the study's columns, copied from the study's table "
                 "(`../shared/reference/study.md`: trained at 512, evaluated to 65,536).\n\n",
             g->name, command, r->report_only ? " (this text rewritten from its files by `--report-only`)" : "", date);
+    char evald[512];
+    if (g->eval_targets > 0)
+        snprintf(evald, sizeof evald, "token-matched: at least %ld next-token targets per length (ceil(%ld/L) "
+                 "disjoint validation windows of L, fewer where the stream is short, as eval.tsv's `targets` says)",
+                 g->eval_targets, g->eval_targets);
+    else
+        snprintf(evald, sizeof evald, "the old protocol: %d windows per length (`--eval-batches`)", g->eval_batches);
     fprintf(fp, "## Configuration\n\n| setting | value |\n|---|---|\n| variants | %s |\n| model | %d layers, "
-                "width %d, %d heads (head dim %d), vocabulary %d, dropout %g |\n| training | context %d, "
-                "batch %d × %d, %ld steps, lr `%s`, data `%s` |\n| seeds | %d per variant: %ld … %ld (a seed "
-                "draws the initial weights and the batches; every variant of a seed shares them) |\n"
-                "| evaluation | lengths %d × 1, 2, 4, ..., %d; %d windows per length (the study's protocol: "
-                "random validation windows from the model's seed + L, the same for every variant of a seed, "
-                "full causal attention, mean cross-entropy over every position) |\n| theory report | preset "
-                "%s, seed %ld |\n\n",
+                "width %d, %d heads (head dim %d), vocabulary %d, dropout %g |\n| rotation base | %.6g (%s) |\n"
+                "| training | context %d, batch %d × %d, %ld steps, lr `%s`, data `%s` |\n| seeds | %d per variant: "
+                "%ld … %ld (a seed draws the initial weights and the batches; every variant of a seed shares them) "
+                "|\n| evaluation | lengths %d × 1, 2, 4, ..., %d; %s; the windows come from the model's seed and L, "
+                "the same for every variant of a seed (paired); full causal attention, mean cross-entropy over "
+                "every position |\n| theory report | preset %s, seed %ld |\n\n",
             g->variants, g->train.layers, g->train.width, g->train.heads, g->train.width / g->train.heads,
-            g->train.vocab, g->train.dropout, g->train.ctx, g->train.batch, g->train.accum, rl_repro_steps(r),
-            g->train.lr, g->data, K, rl_repro_seed(r, 0), rl_repro_seed(r, K - 1), g->train.ctx, g->max_mult,
-            g->eval_batches, g->theory, g->train.seed);
+            g->train.vocab, g->train.dropout, g->rot_base,
+            g->matched ? "the matched scale: see below; NAME@BASE variants their own" : "the study's; NAME@BASE "
+                                                                                      "variants their own",
+            g->train.ctx, g->train.batch, g->train.accum, rl_repro_steps(r), g->train.lr, g->data, K,
+            rl_repro_seed(r, 0), rl_repro_seed(r, K - 1), g->train.ctx, g->max_mult, evald, g->theory,
+            g->train.seed);
+    matched_section(fp, r);
 
     /* our table next to the study's */
     long mults[MAXLEN];
@@ -553,20 +779,26 @@ void rl_repro_report(const rl_repro *r, const char *command)
     else
         fprintf(fp, "Each cell is the mean over the %d seeds' models ± the standard error across seeds (sd/√%d), "
                     "which holds the spread between trainings and between evaluation windows.\n\n", K, K);
-    fprintf(fp, "| variant | ppl(T) |");
+    int nvc[3] = { 0 }, nvc_cells[3] = { 0 };
+    val_table(&G, nvc);
+    val_line(fp, &G, nvc);
+    fprintf(fp, "| variant | ppl(T) | ppl(T) vs validation |");
     for (int i = 1; i < nm; i++)
         fprintf(fp, " %ld× |", mults[i]);
-    fprintf(fp, " study 16× | study 128× |\n|---|---|");
+    fprintf(fp, " study 16× | study 128× |\n|---|---|---|");
     for (int i = 1; i < nm; i++)
         fprintf(fp, "---|");
     fprintf(fp, "---|---|\n");
     for (int v = 0; v < nv; v++) {
         const rl_study_row *s = rl_study_find(r->var[v]);
         double pse, pm = mean_ppl(&G, v, 0, &pse);
+        char rname[160], vcell[512];
+        row_name(r, v, rname, sizeof rname);
+        val_cell(&G, v, vcell, sizeof vcell, nvc_cells);
         if (K == 1)
-            fprintf(fp, "| %s | %.3f |", r->var[v], pm);
+            fprintf(fp, "| %s | %.3f | %s |", rname, pm, vcell);
         else
-            fprintf(fp, "| %s | %.3f ± %.3f |", r->var[v], pm, pse);
+            fprintf(fp, "| %s | %.3f ± %.3f | %s |", rname, pm, pse, vcell);
         for (int i = 1; i < nm; i++) {
             double se;
             const char *over;
@@ -609,7 +841,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
     }
     claims_section(&G, fp);
     rl_outfile_commit(o);
-    printf("reproduce: wrote %s, table.tsv, summary.tsv, orderings.tsv and the figures\n", path);
+    printf("reproduce: wrote %s, table.tsv, summary.tsv, orderings.tsv, valcheck.tsv and the figures\n", path);
     free(path);
     free(ev);
 }

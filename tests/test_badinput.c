@@ -566,6 +566,18 @@ static const bi_case cases[] = {
     R(2, "--seeds " NOTINT, REPRO, "--seeds", "two"),
     R(2, "runs past the largest seed", REPRO, "--seed", "9200000000000000000", "--seeds", "2"),
     R(2, "--ctx 1 is " RANGE, REPRO, "--ctx", "1"),
+    /* issue 13: NAME@BASE variants and the token-matched evaluation */
+    R(2, "the base after '@'", REPRO, "--variants", "rope@x"),
+    R(2, "the base after '@'", REPRO, "--variants", "rope@1"),
+    R(2, "the base after '@'", REPRO, "--variants", "rope@"),
+    R(2, "the base after '@'", REPRO, "--variants", "rope@nan"),
+    R(2, "the base after '@'", REPRO, "--variants", "alibi,rope@1e9"),
+    R(2, "empty name", REPRO, "--variants", "rope,@10000"), /* "@..." alone is a fixture */
+    R(2, "--variants: --pos bogus", REPRO, "--variants", "bogus@500"),
+    R(2, "names rope@10000 twice", REPRO, "--variants", "rope,rope@10000"),
+    R(2, "--eval-targets 0 is " RANGE, REPRO, "--eval-targets", "0"),
+    R(2, "--eval-targets " NOTINT, REPRO, "--eval-targets", "x"),
+    R(2, "--eval-targets and --eval-batches exclude each other", REPRO, "--eval-targets", "64"),
     R(2, "--lr", REPRO, "--lr", "abc"),
     R(2, "no tokens", REPRO, "--data", "@raw_empty.bin"), /* fault 9: two lines */
     R(2, "cannot read|No such file", REPRO, "--data", "@MISSING"),

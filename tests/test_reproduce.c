@@ -278,3 +278,315 @@ Test(reproduce, bad_input_writes_nothing, .timeout = 60)
     }
     th_rmdir(d);
 }
+
+/* ---- issue 13: the grid wired to token-matched evaluation, the
+ * validation check and the matched scale ---- */
+
+#include <math.h>
+
+#include "../reproduce/grid.h"
+#include "../theory/matched.h"
+#include "../theory/study.h"
+
+/* MINI without its evaluation count, so that a test chooses the protocol. */
+#define MINI_NOEVAL                                                                                            \
+    "--layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --lr 1e-3:8 --val-every 4 --val-batches 1 "           \
+    "--ckpt-every 2 --max-mult 4 --theory none --probe none --threads 1 --seeds 1"
+
+static void run_flags(const char *d, const char *txt, const char *flags, char *out, size_t outlen)
+{
+    char args[2048], err[4096];
+    snprintf(args, sizeof args, "reproduce --data %s --out %s/g " MINI_NOEVAL " %s", txt, d, flags);
+    int st = th_run(args, out, outlen, err, sizeof err);
+    cr_assert_eq(st, 0, "routelab %s: status %d: %s", args, st, err);
+}
+
+/* The (windows, targets) of each row of an eval.tsv, in order. */
+static int eval_counts(const char *path, long *win, long *tgt, int max)
+{
+    char *s = rl_read_file(path, NULL);
+    cr_assert(s, "missing: %s", path);
+    int n = 0;
+    for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+        long L, w, t, ww;
+        double m, se, p, r;
+        if (n < max && sscanf(line, "%ld %ld %lf %lf %lf %lf %ld %ld", &L, &w, &m, &se, &p, &r, &t, &ww) == 8) {
+            win[n] = w;
+            tgt[n++] = t;
+        }
+    }
+    free(s);
+    return n;
+}
+
+/* --eval-targets N reaches eval as --targets N: at L = 8, 16, 32 the
+ * windows are ceil(64 / L) and every length has 64 targets; --eval-batches
+ * still asks for a fixed count; the two together are refused. */
+Test(reproduce, eval_targets_token_matched_and_exclusive, .timeout = 120)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    run_flags(d, txt, "--variants rope --eval-targets 64", out, sizeof out);
+    cr_expect(strstr(out, "token-matched, at least 64 targets per length") != NULL, "eval was not token-matched:\n%s",
+              out);
+    long w[8], t[8];
+    char *ev = th_path(g, "models/rope/seed42/eval.tsv");
+    cr_assert_eq(eval_counts(ev, w, t, 8), 3);
+    const long want_w[] = { 8, 4, 2 };
+    for (int i = 0; i < 3; i++) {
+        cr_expect_eq(w[i], want_w[i], "length %d: %ld windows", 8 << i, w[i]);
+        cr_expect_eq(t[i], 64, "length %d: %ld targets", 8 << i, t[i]);
+    }
+    char *cfg = rl_read_file(th_path(g, "config.txt"), NULL), *rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(cfg && rep);
+    cr_expect(strstr(cfg, "eval-targets\t64\n") && !strstr(cfg, "eval-batches"), "%s", cfg);
+    cr_expect(strstr(rep, "at least 64 next-token targets per length") != NULL);
+    free(cfg);
+    free(rep);
+    th_rmdir(g);
+
+    /* the old fixed count: 3 windows at every length, 3 L targets */
+    run_flags(d, txt, "--variants rope --eval-batches 3", out, sizeof out);
+    cr_expect(strstr(out, "3 windows per length (--batches x --batch-size)") != NULL, "%s", out);
+    cr_assert_eq(eval_counts(ev, w, t, 8), 3);
+    for (int i = 0; i < 3; i++) {
+        cr_expect_eq(w[i], 3);
+        cr_expect_eq(t[i], 3L * (8 << i));
+    }
+    cfg = rl_read_file(th_path(g, "config.txt"), NULL);
+    cr_expect(cfg && strstr(cfg, "eval-batches\t3\n") && !strstr(cfg, "eval-targets"), "%s", cfg);
+    free(cfg);
+    th_rmdir(g);
+
+    /* both: one line, status 2, nothing written */
+    char args[2048], err[2048];
+    snprintf(args, sizeof args, "reproduce --data %s --out %s " MINI_NOEVAL " --eval-targets 64 --eval-batches 3",
+             txt, g);
+    cr_expect_eq(th_run(args, NULL, 0, err, sizeof err), 2, "%s", err);
+    cr_expect(strstr(err, "exclude each other") && th_lines(err) == 1, "%s", err);
+    struct stat st;
+    cr_expect(stat(g, &st) != 0, "left %s behind", g);
+    free(ev);
+    th_rmdir(d);
+}
+
+/* A constructed eval.tsv at T = 8 (columns 1-13, the check on the L = T
+ * row). */
+static void write_eval(const char *path, double loss, double val, double diff, double se, const char *check)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "length\twindows\tmean_loss\tstderr\tppl\tratio\ttargets\twindows_wanted\tshort\tval_loss\tval_diff"
+               "\tval_diff_se\tval_check\n");
+    fprintf(f, "8\t8\t%.6f\t0.01\t%.4f\t1\t64\t8\tno\t%.6f\t%.6f\t%.6f\t%s\n", loss, exp(loss), val, diff, se, check);
+    fprintf(f, "16\t4\t%.6f\t0.01\t%.4f\t1.1\t64\t4\tno\tNA\tNA\tNA\tNA\n", loss + 0.1, exp(loss + 0.1));
+    fprintf(f, "32\t2\t%.6f\t0.01\t%.4f\t1.2\t64\t2\tno\tNA\tNA\tNA\tNA\n", loss + 0.2, exp(loss + 0.2));
+    fclose(f);
+}
+
+/* The report says, per model and in one line, whether ppl(T) agrees with
+ * the final validation loss (eval.tsv columns 10-13), and what the ratios
+ * divide by. */
+Test(reproduce, report_states_the_validation_check, .timeout = 120)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64", out, sizeof out);
+    char *rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(rep);
+    cr_expect(strstr(rep, "**Denominator.** Every ratio is ppl(L)/ppl(T) with ppl(T) from this evaluation's own "
+                          "windows at L = T, not the final validation loss") != NULL, "%s", rep);
+    free(rep);
+
+    /* rope agrees, alibi disagrees by 0.5 ± 0.1 */
+    char *er = th_path(g, "models/rope/seed42/eval.tsv"), *ea = th_path(g, "models/alibi/seed42/eval.tsv");
+    write_eval(er, 2.0, 2.01, -0.01, 0.05, "agree");
+    write_eval(ea, 2.5, 2.0, 0.5, 0.1, "disagree");
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
+    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(rep);
+    cr_expect(strstr(rep, "**Validation check: DISAGREE for some models** — ppl(T) agrees with the final "
+                          "validation loss within 2 SE for 1 of 2 models, disagrees for 1 (alibi seed 42), "
+                          "unavailable for 0.") != NULL, "%s", rep);
+    cr_expect(strstr(rep, "| rope | 7.389 | agree (1/1) |") != NULL, "%s", rep);
+    cr_expect(strstr(rep, "| alibi | 12.182 | **disagree** seed 42: +0.500 ± 0.100 |") != NULL, "%s", rep);
+    char *vt = rl_read_file(th_path(g, "valcheck.tsv"), NULL);
+    cr_assert(vt);
+    cr_expect(strstr(vt, "rope\t42\t2.000000\t2.010000\t-0.010000\t0.050000\tagree\n") &&
+                  strstr(vt, "alibi\t42\t2.500000\t2.000000\t0.500000\t0.100000\tdisagree\n"), "%s", vt);
+    free(rep);
+    free(vt);
+
+    /* both agree: the line says so; an eval.tsv of six columns (before the
+     * check) is unavailable */
+    write_eval(ea, 2.5, 2.48, 0.02, 0.1, "agree");
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
+    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(rep);
+    cr_expect(strstr(rep, "**Validation check: all agree** — ppl(T) agrees with the final validation loss within "
+                          "2 SE for 2 of 2 models, disagrees for 0, unavailable for 0.") != NULL, "%s", rep);
+    cr_expect(strstr(rep, "| alibi | 12.182 | agree (1/1) |") != NULL, "%s", rep);
+    free(rep);
+    FILE *f = fopen(ea, "w");
+    cr_assert(f);
+    fprintf(f, "length\twindows\tmean_loss\tstderr\tppl\tratio\n8\t8\t2.5\t0.01\t12.1825\t1\n"
+               "16\t4\t2.6\t0.01\t13.4637\t1.1\n32\t2\t2.7\t0.01\t14.8797\t1.2\n");
+    fclose(f);
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
+    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(rep);
+    cr_expect(strstr(rep, "**Validation check: incomplete** — ppl(T) agrees with the final validation loss within "
+                          "2 SE for 1 of 2 models, disagrees for 0, unavailable for 1.") != NULL, "%s", rep);
+    cr_expect(strstr(rep, "| alibi | 12.182 | unavailable for 1/1 |") != NULL, "%s", rep);
+    free(rep);
+    free(er);
+    free(ea);
+    th_rmdir(d);
+}
+
+/* "k of nb (fraction)", as the report writes a count. */
+static void frac_text(char *buf, size_t n, int c, int nb)
+{
+    snprintf(buf, n, "%d of %d (%.4f)", c, nb, (double)c / nb);
+}
+
+/* The report's matched-scale table holds rl_match_*'s numbers: the study's
+ * counts, the grid's at base 10000 and at rl_match_choose's base for its
+ * head dim and T, and a control arm's base (here 500) in a row of its own. */
+Test(reproduce, matched_scale_table_is_the_choosers, .timeout = 120)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64", out, sizeof out);
+    /* a control arm at another base cannot train before train has
+     * --rot-base: its row comes from its own eval.tsv, written here */
+    char *cd = th_path(g, "models/rope@500/seed42");
+    rl_mkdir_p(cd);
+    char *ce = th_path(cd, "eval.tsv");
+    write_eval(ce, 2.0, 2.0, 0.0, 0.05, "agree");
+    run_flags(d, txt, "--variants rope,alibi,rope@500 --eval-targets 64 --report-only", out, sizeof out);
+    char *rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(rep);
+
+    rl_err err;
+    double fc, ff;
+    cr_assert_eq(rl_match_study(0.1, 128, &fc, &ff, &err), RL_OK);
+    rl_match_query q = { 8, 8, 128, 0.1, fc, ff, RL_STUDY_BASE };
+    rl_match m;
+    cr_assert_eq(rl_match_choose(&q, &m, &err), RL_OK);
+    int s1, s2, c1, c2, o1, o2;
+    cr_assert_eq(rl_match_count(96, 10000, 0.1, 512, &s1, &err), RL_OK);
+    cr_assert_eq(rl_match_count(96, 10000, 0.1, 65536, &s2, &err), RL_OK);
+    cr_assert_eq(rl_match_count(8, 10000, 0.1, 8, &c1, &err), RL_OK);
+    cr_assert_eq(rl_match_count(8, 10000, 0.1, 1024, &c2, &err), RL_OK);
+    cr_assert_eq(rl_match_count(8, 500, 0.1, 8, &o1, &err), RL_OK);
+    cr_assert_eq(rl_match_count(8, 500, 0.1, 1024, &o2, &err), RL_OK);
+    char a[64], b[64], row[512];
+    frac_text(a, sizeof a, s1, 48), frac_text(b, sizeof b, s2, 48);
+    snprintf(row, sizeof row, "| the study | 96 | 512 | 10000 | %s | %s |", a, b);
+    cr_expect(strstr(rep, row) != NULL, "lacks '%s':\n%s", row, rep);
+    frac_text(a, sizeof a, c1, 4), frac_text(b, sizeof b, c2, 4);
+    snprintf(row, sizeof row, "| this grid at the study's base | 8 | 8 | 10000 | %s | %s | rope, alibi |", a, b);
+    cr_expect(strstr(rep, row) != NULL, "lacks '%s':\n%s", row, rep);
+    frac_text(a, sizeof a, m.at_ctx, 4), frac_text(b, sizeof b, m.at_far, 4);
+    snprintf(row, sizeof row, "(cost %.4g blocks; any base in %.6g–%.6g gives the same counts) | 8 | 8 | %.6g | %s | "
+             "%s | none of this grid's models |", m.cost, m.lo, m.hi, m.base, a, b);
+    cr_expect(strstr(rep, row) != NULL, "lacks '%s':\n%s", row, rep);
+    frac_text(a, sizeof a, o1, 4), frac_text(b, sizeof b, o2, 4);
+    snprintf(row, sizeof row, "| this grid at another base | 8 | 8 | 500 | %s | %s | rope@500 |", a, b);
+    cr_expect(strstr(rep, row) != NULL, "lacks '%s':\n%s", row, rep);
+    cr_expect(strstr(rep, "| rope@500 (control: base 500) |") != NULL, "the control row:\n%s", rep);
+    free(rep);
+    free(ce);
+    free(cd);
+    th_rmdir(d);
+}
+
+/* The train command of each model: a NAME@BASE variant gets its own folder
+ * and --rot-base BASE unless BASE is the study's 10000; every other variant
+ * gets the grid's base, passed only when it is not 10000 (so the quick
+ * preset's command lines are those it always had). */
+Test(reproduce, at_base_variants_and_their_train_commands)
+{
+    rl_repro r = { .out = "OUT", .threads = 1 };
+    rl_err err;
+    cr_assert_eq(rl_grid_preset("quick", &r.g, &err), RL_OK);
+    r.g.data = "DATA";
+    r.g.variants = "rope,rope@500,random_qk@10000,alibi";
+    cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK);
+    cr_assert_eq(r.nvar, 4);
+    char *c[4];
+    for (int v = 0; v < 4; v++)
+        c[v] = rl_repro_train_command(&r, v, 0);
+    /* the quick preset's rope, exactly as the grid wrote it before --rot-base */
+    cr_expect_str_eq(c[0], "routelab\ntrain\n--data\nDATA\n--out\nOUT/models/rope/seed42\n--pos\nrope\n--layers\n3\n"
+                           "--width\n96\n--heads\n4\n--ctx\n64\n--vocab\n256\n--dropout\n0\n--batch\n16\n--accum\n1\n"
+                           "--steps\n1200\n--lr\n2e-3:600,8e-4:300,2e-4:300\n--val-every\n150\n--val-batches\n8\n"
+                           "--ckpt-every\n300\n--seed\n42\n");
+    cr_expect(strstr(c[1], "--out\nOUT/models/rope@500/seed42\n--pos\nrope\n--rot-base\n500\n--layers\n") != NULL,
+              "%s", c[1]);
+    cr_expect(strstr(c[2], "--out\nOUT/models/random_qk@10000/seed42\n--pos\nrandom_qk\n--layers\n") != NULL, "%s",
+              c[2]);
+    cr_expect(!strstr(c[0], "--rot-base") && !strstr(c[2], "--rot-base") && !strstr(c[3], "--rot-base"));
+    cr_expect(r.control[1] && r.control[2] && !r.control[0] && !r.control[3]);
+    for (int v = 0; v < 4; v++)
+        free(c[v]);
+    rl_repro_free_variants(&r);
+
+    /* the cpu preset: the matched base for head dim 32 at T = 128, passed to
+     * every variant but the two controls at 10000 */
+    cr_assert_eq(rl_grid_preset("cpu", &r.g, &err), RL_OK);
+    r.g.data = "DATA";
+    double fc, ff;
+    cr_assert_eq(rl_match_study(0.1, 128, &fc, &ff, &err), RL_OK);
+    rl_match_query q = { 32, 128, 128, 0.1, fc, ff, RL_STUDY_BASE };
+    rl_match m;
+    cr_assert_eq(rl_match_choose(&q, &m, &err), RL_OK);
+    cr_expect_eq(r.g.train.ctx, 128);
+    cr_expect_eq(r.g.train.width / r.g.train.heads, 32);
+    cr_expect(r.g.rot_base == m.base && m.at_ctx == 3 && m.at_far == 8, "base %.17g (%d, %d)", r.g.rot_base,
+              m.at_ctx, m.at_far);
+    cr_expect(r.g.rot_base > 1185 && r.g.rot_base < 3260, "%g", r.g.rot_base);
+    cr_expect_eq(r.g.eval_targets, 65536);
+    cr_expect_eq(r.g.seeds, 3);
+    cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK);
+    char want[64];
+    snprintf(want, sizeof want, "--rot-base\n%.17g\n", m.base);
+    int controls = 0;
+    for (int v = 0; v < r.nvar; v++) {
+        char *t = rl_repro_train_command(&r, v, 2);
+        if (r.control[v]) {
+            controls++;
+            cr_expect(r.base[v] == 10000 && !strstr(t, "--rot-base"), "%s", t);
+        } else {
+            cr_expect(strstr(t, want) != NULL, "%s lacks %s", t, want);
+        }
+        cr_expect(strstr(t, "--seed\n44\n") != NULL);
+        free(t);
+    }
+    cr_expect_eq(controls, 2);
+    cr_expect(strstr(r.g.variants, "rope@10000") && strstr(r.g.variants, "random_qk@10000"));
+    rl_repro_free_variants(&r);
+
+    /* paper: the study's own scale gives the study's base; the longest
+     * length has at least 4 windows.  quick: 2^14 targets. */
+    cr_assert_eq(rl_grid_preset("paper", &r.g, &err), RL_OK);
+    cr_expect(r.g.rot_base == 10000.0, "%.17g", r.g.rot_base);
+    long Lmax = (long)r.g.train.ctx * r.g.max_mult;
+    cr_expect_eq(Lmax, 65536);
+    cr_expect_geq((r.g.eval_targets + Lmax - 1) / Lmax, 4);
+    cr_assert_eq(rl_grid_preset("quick", &r.g, &err), RL_OK);
+    cr_expect(r.g.rot_base == 10000.0 && r.g.eval_targets == 16384 && !r.g.matched);
+
+    /* bad bases */
+    const char *bad[] = { "rope@", "rope@x", "rope@1", "rope@1e9", "rope@nan", "rope@inf", "rope@500x" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r.g.variants = bad[i];
+        cr_expect_eq(rl_repro_set_variants(&r, &err), RL_EINPUT, "%s accepted", bad[i]);
+        cr_expect(strstr(err.msg, "the base after '@'") != NULL, "%s: %s", bad[i], err.msg);
+        rl_repro_free_variants(&r);
+    }
+}
