@@ -365,3 +365,56 @@ const rl_scheme rl_scheme_lf = {
     .attend_backward = rl_rot_attend_backward,
     .input_backward = lf_input_backward,
 };
+
+/* ---- the step law of a table, for the theory's reading (steplaw.h) ----- */
+
+int rl_scheme_step_lanes(const rl_scheme_ctx *x)
+{
+    if (x->s == &rl_scheme_random || x->s == &rl_scheme_lf)
+        return x->cfg->width / 2; /* H * hd/2, head-major, as the tables */
+    if (x->s == &rl_scheme_pemb)
+        return x->hd / 2; /* no head index */
+    return 0;
+}
+
+/* The same steps the prepare hooks accumulate, as laws: random U(-omega_p,
+ * omega_p); pemb the point pi tanh(E_l[x, p]) + omega_p; lf U(-|y|, |y|),
+ * y = LN(MLP(ln)) computed as lf_prepare does (in float, then |y| in
+ * double). */
+void rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                     double *center, double *halfw)
+{
+    const int P = x->hd / 2, lanes = rl_scheme_step_lanes(x);
+    double om[P > 0 ? P : 1];
+    omegas(om, x->hd);
+    if (x->s == &rl_scheme_random) {
+        for (long i = 0; i < n; i++)
+            for (int j = 0; j < lanes; j++) {
+                center[i * lanes + j] = 0;
+                halfw[i * lanes + j] = om[j % P];
+            }
+    } else if (x->s == &rl_scheme_pemb) {
+        const float *E = x->w[l];
+        for (long i = 0; i < n; i++)
+            for (int p = 0; p < P; p++) {
+                center[i * P + p] = M_PI * tanh((double)E[(long)tok[i] * P + p]) + om[p];
+                halfw[i * P + p] = 0;
+            }
+    } else if (x->s == &rl_scheme_lf) {
+        const int C = x->cfg->width;
+        float *h = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * C);
+        float *z = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * lanes);
+        float *y = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * lanes);
+        for (long r0 = 0; r0 < n; r0 += RL_EVAL_CHUNK) {
+            const long k = n - r0 < RL_EVAL_CHUNK ? n - r0 : RL_EVAL_CHUNK;
+            lf_mlp_forward(x, ln + r0 * C, k, h, h, z, y, NULL, NULL);
+            for (long i = 0; i < k * lanes; i++) {
+                center[r0 * lanes + i] = 0;
+                halfw[r0 * lanes + i] = fabs((double)y[i]);
+            }
+        }
+        free(h);
+        free(z);
+        free(y);
+    }
+}

@@ -36,4 +36,14 @@ extern const rl_scheme rl_scheme_random, rl_scheme_pemb, rl_scheme_lf;
  * pemb's tensors: layer l's table E_l (V x hd/2) is w[l]. */
 enum { RL_LF_FCW, RL_LF_FCB, RL_LF_PROJW, RL_LF_PROJB, RL_LF_LNW, RL_LF_LNB, RL_LF_TENSORS };
 
+/* The theory's reading of a table (model/steplaw.h): the step theta that
+ * layer l accumulates at a position, as a law theta = center + U(-halfw,
+ * halfw) per lane, from what prepare reads there (ln: the layer's LN1
+ * output row, for lf; tok: the token, for pemb; NULL when unused).  Lanes
+ * per row: rl_scheme_step_lanes (random, lf: H hd/2, head-major; pemb: hd/2;
+ * 0: x's scheme accumulates no steps).  n rows into center, halfw (n x lanes). */
+int rl_scheme_step_lanes(const rl_scheme_ctx *x);
+void rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                     double *center, double *halfw);
+
 #endif

@@ -11,6 +11,7 @@
 #include "../report/report.h"
 #include "../report/tsv.h"
 #include "grid.h"
+#include "horizon.h"
 #include "order.h"
 #include "../theory/matched.h"
 #include "../theory/study.h"
@@ -819,6 +820,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
                 "step, every seed.*\n\n");
 
     orderings_section(fp, &G);
+    rl_repro_horizon_section(r, fp);
 
     /* theory */
     fprintf(fp, "## The theory report\n\nThe Monte Carlo checks of the claims (`theory/theory.md`, preset %s):\n\n",

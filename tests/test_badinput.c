@@ -54,6 +54,7 @@
                   "--out", "@OUT"
 #define PROBE(ck) "probe", "--ckpt", ck, "--data", "@text.txt", "--lengths", "8", "--windows", "1", \
                   "--out", "@OUT"
+#define HORIZON(ck) "horizon", "--ckpt", ck, "--data", "@text.txt", "--out", "@OUT"
 #define TRAIN "train", "--data", "@text.txt", "--out", "@OUT", "--layers", "1", "--width", "8", \
               "--heads", "2", "--ctx", "8", "--batch", "2", "--steps", "1", "--threads", "1"
 #define RESUME(ck) "train", "--resume", "--data", "@text.txt", "--out", "@RUN:" ck, "--threads", "1"
@@ -551,6 +552,25 @@ static const bi_case cases[] = {
     R(2, NOWRITE, PROBE("@run/ckpt.bin"), "--out", "@text.txt/sub"),
     R(2, NOWRITE, PROBE("@run/ckpt.bin"), "--out", "/proc/routelab-badinput"),
     R(2, FULL, PROBE("@run/ckpt.bin"), "--out", "@FULL/p"), /* fault 3: exit 0, truncated PNG */
+
+    /* ---- horizon ---- */
+    R(2, "--ckpt and --data are required", "horizon", "--out", "@OUT"),
+    R(2, "--ckpt and --data are required", "horizon", "--ckpt", "@run/ckpt.bin", "--out", "@OUT"),
+    R(2, UNKNOWN, HORIZON("@run/ckpt.bin"), "--bogus"),
+    R(2, "--eps 0 is " RANGE, HORIZON("@run/ckpt.bin"), "--eps", "0"),
+    R(2, "--eps 1 is " RANGE, HORIZON("@run/ckpt.bin"), "--eps", "1"),
+    R(2, "--eps " NOTNUM, HORIZON("@run/ckpt.bin"), "--eps", "nan"),
+    R(2, "--tokens -1 is " RANGE, HORIZON("@run/ckpt.bin"), "--tokens", "-1"),
+    R(2, "--tokens " NOTINT, HORIZON("@run/ckpt.bin"), "--tokens", "x"),
+    R(2, "checkpoint: cannot read", HORIZON("@MISSING")),
+    R(2, "bad magic", HORIZON("@ck_magic.bin")),
+    R(2, "truncated", HORIZON("@ck_cut7.bin")),
+    R(2, CKBAD "|" NOTFILE, HORIZON("@fifo")),
+    R(2, NOTFILE, HORIZON("@run/ckpt.bin"), "--data", "@fifo"),
+    R(2, "no tokens|too few", HORIZON("@run/ckpt.bin"), "--data", "@empty.txt"),
+    R(2, NOWRITE, HORIZON("@run/ckpt.bin"), "--out", "@text.txt/sub"),
+    R(2, NOWRITE, HORIZON("@run/ckpt.bin"), "--out", "/proc/routelab-badinput.tsv"),
+    R(2, FULL, HORIZON("@run/ckpt.bin"), "--out", "@FULL/h.tsv"),
 
     /* ---- reproduce ---- */
     R(2, UNKNOWN, REPRO, "--bogus"),

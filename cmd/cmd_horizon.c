@@ -1,0 +1,73 @@
+/* cmd_horizon.c: `routelab horizon`, the per-block mixing windows of a
+ * trained model's step law and the horizon they predict (model/steplaw.h). */
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "../core/opts.h"
+#include "../core/util.h"
+#include "../reproduce/horizon.h"
+
+int cmd_horizon(int argc, char **argv)
+{
+    const char *ckpath = NULL, *data = NULL, *out = NULL;
+    long tokens = RL_HORIZON_TOKENS, seed = 42;
+    double eps = RL_HORIZON_EPS;
+    int threads = rl_ncores();
+    rl_opt opts[] = {
+        RL_OPT_STR_("ckpt", &ckpath, "checkpoint written by routelab train"),
+        RL_OPT_STR_("data", &data, "data set: DIR (its val.bin) or FILE (its last 10%)"),
+        RL_OPT_LONG_("tokens", &tokens, "validation tokens the learned steps (pemb, lf) are read on "
+                                        "(0: all)", 0, 1e12),
+        RL_OPT_DBL_("eps", &eps, "window tolerance: W_b = least n with |chi_b|^n <= eps", 0, 1, RL_LO_OPEN | RL_HI_OPEN),
+        RL_OPT_STR_("out", &out, "TSV output, one row per block (default: horizon.tsv beside the checkpoint)"),
+        RL_OPT_SEED_(&seed),
+        RL_OPT_THREADS_(&threads),
+        RL_OPT_END_
+    };
+    rl_opts_parse("horizon", "--ckpt FILE --data DIR|FILE [--tokens 16384] [--eps 0.1] [--out FILE]",
+                  "The model's rotation read as SO(2) blocks: per block the one-step characteristic\n"
+                  "function |chi_b| of its step law (random: the closed form of U(-omega_b, omega_b);\n"
+                  "pemb, lf: the model's own steps on the first --tokens validation tokens; rope:\n"
+                  "constant angles), the mixing window W_b(eps), and the predicted extrapolation\n"
+                  "horizon H = min { W_b : W_b > T } (NOTES.md §1.1): blocks with W_b <= T are noise\n"
+                  "in training, the first coherent block to mix beyond T changes regime at H.\n"
+                  "\"none\": no block mixes beyond T (constant angles) or no block rotation.",
+                  opts, argc, argv, NULL, 0);
+    rl_set_threads(threads);
+    rl_err err;
+    if (!ckpath || !data)
+        rl_check_in("horizon", rl_fail(&err, RL_EINPUT, "--ckpt and --data are required"), &err);
+    char *def = NULL;
+    if (!out) {
+        char *tmp = strdup(ckpath);
+        def = rl_path_join(dirname(tmp), "horizon.tsv");
+        free(tmp);
+        out = def;
+    }
+    rl_steplaw s;
+    rl_status st = rl_horizon_run(ckpath, data, tokens, seed, eps, out, &s, &err);
+    if (st) {
+        rl_err_prefix(&err, "horizon");
+        rl_err_exit(&err);
+    }
+    printf("horizon: %s: step law %s, T = %ld, eps = %g", ckpath, rl_steps_kind_name(s.kind), s.ctx, s.eps);
+    if (s.kind == RL_STEPS_MEASURED)
+        printf(", %ld steps per block", s.positions);
+    printf("\n%6s %6s %6s %14s %16s\n", "block", "layer", "lane", "|chi|", "W(eps)");
+    for (int b = 0; b < s.layers * s.lanes; b++)
+        printf("%6d %6d %6d %14.10f %16ld\n", b, b / s.lanes, b % s.lanes, exp(s.logchi[b]), s.window[b]);
+    printf("horizon: %d of %d blocks mix within T; %d mix beyond it; predicted H = ", s.at_ctx,
+           s.layers * s.lanes, s.beyond);
+    if (s.horizon < 0)
+        printf("none (%s)\n", s.kind == RL_STEPS_NONE ? "no block rotation" : "no block mixes beyond T");
+    else
+        printf("%ld (%.3g T)\n", s.horizon, (double)s.horizon / s.ctx);
+    printf("horizon: wrote %s\n", out);
+    rl_steplaw_free(&s);
+    free(def);
+    return 0;
+}

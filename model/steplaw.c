@@ -1,0 +1,210 @@
+/* steplaw.c: per-block step laws of a trained model's rotation, their
+ * windows and the predicted horizon (definitions in steplaw.h). */
+#include "steplaw.h"
+
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "../sampling/family.h"
+#include "../sampling/rng.h"
+#include "../theory/theory.h"
+#include "accum_rot.h"
+
+const char *rl_steps_kind_name(rl_steps_kind k)
+{
+    static const char *const n[] = { "none", "constant", "closed", "measured" };
+    return (unsigned)k < 4 ? n[k] : "?";
+}
+
+double rl_model_rot_base(const rl_gpt_config *c)
+{
+    (void)c; /* TODO: c->rot_base when the configuration has it */
+    return 10000.0;
+}
+
+long rl_horizon_predict(const long *W, int n, long T)
+{
+    long h = -1;
+    for (int i = 0; i < n; i++)
+        if (W[i] > T && (h < 0 || W[i] < h))
+            h = W[i];
+    return h;
+}
+
+/* windows, counts and H from s->logchi */
+static void finish(rl_steplaw *s)
+{
+    const int nb = s->layers * s->lanes;
+    s->at_ctx = s->beyond = 0;
+    for (int b = 0; b < nb; b++) {
+        s->window[b] = rl_mixing_window_log(s->logchi[b], s->eps);
+        s->at_ctx += s->window[b] >= 1 && s->window[b] <= s->ctx;
+        s->beyond += s->window[b] > s->ctx;
+    }
+    s->horizon = rl_horizon_predict(s->window, nb, s->ctx);
+}
+
+static rl_status alloc_blocks(rl_steplaw *s, int layers, int lanes)
+{
+    s->layers = layers;
+    s->lanes = lanes;
+    s->logchi = rl_xcalloc((size_t)layers * lanes, sizeof(double));
+    s->window = rl_xcalloc((size_t)layers * lanes, sizeof(long));
+    return RL_OK;
+}
+
+static rl_status check_common(long ctx, double eps, rl_err *err)
+{
+    if (ctx < 1)
+        return rl_fail(err, RL_EINPUT, "training context must be at least 1, got %ld", ctx);
+    if (!(eps > 0 && eps < 1))
+        return rl_fail(err, RL_EINPUT, "eps must be in (0, 1), got %g", eps);
+    return RL_OK;
+}
+
+rl_status rl_steplaw_closed(rl_steps_kind kind, int hd, double base, long ctx, double eps, rl_steplaw *s,
+                            rl_err *err)
+{
+    memset(s, 0, sizeof *s);
+    RL_TRY(check_common(ctx, eps, err));
+    if (hd < 2 || hd % 2 || hd > 4096)
+        return rl_fail(err, RL_EINPUT, "head dimension must be even, 2 to 4096, got %d", hd);
+    if (!(base > 1 && base < INFINITY))
+        return rl_fail(err, RL_EINPUT, "rotation base must be finite and > 1, got %g", base);
+    if (kind != RL_STEPS_CLOSED && kind != RL_STEPS_CONSTANT)
+        return rl_fail(err, RL_EINPUT, "a closed-form step law is uniform or constant");
+    s->kind = kind;
+    s->hd = hd;
+    s->heads = 1;
+    s->ctx = ctx;
+    s->base = base;
+    s->eps = eps;
+    alloc_blocks(s, 1, hd / 2);
+    rl_family f = rl_family_default(RL_FAM_SO2, hd);
+    f.law = kind == RL_STEPS_CLOSED ? RL_ANG_UNIFORM : RL_ANG_CONSTANT;
+    f.base = base;
+    f.scale = 1.0;
+    rl_family_log_mean_norm(&f, NULL, s->logchi);
+    finish(s);
+    return RL_OK;
+}
+
+/* One pass over the windows: pass 0 sums s e^{ic} into S; pass 1 sums the
+ * terms of 1 - |chi| about the phases phi into D. */
+static void pass(rl_gpt *m, const uint16_t *tok, long nwin, uint64_t key, int learned_ln, int which,
+                 double complex *S, const double *phi, double *D)
+{
+    const int T = m->cfg.ctx, lanes = rl_scheme_step_lanes(&m->sx);
+    const long rows = (long)m->B * T;
+    double *c = rl_xmalloc(sizeof(double) * rows * lanes), *w = rl_xmalloc(sizeof(double) * rows * lanes);
+    for (long w0 = 0; w0 < nwin; w0 += m->B) {
+        const int nb = nwin - w0 < m->B ? (int)(nwin - w0) : m->B;
+        const uint16_t *t0 = tok + w0 * T;
+        if (learned_ln)
+            rl_gpt_forward(m, t0, T, nb, T, 0, rl_stream_key(key, (uint64_t)w0));
+        for (int l = 0; l < m->cfg.layers; l++) {
+            rl_scheme_steps(&m->sx, l, learned_ln ? m->a[l].ln1 : NULL, t0, (long)nb * T, c, w);
+            for (long r = 0; r < (long)nb * T; r++) {
+                if (r % T == 0) /* position 0 takes no step */
+                    continue;
+                for (int j = 0; j < lanes; j++) {
+                    const long i = r * lanes + j, b = (long)l * lanes + j;
+                    const double hw = w[i], sn = hw == 0 ? 1.0 : sin(hw) / hw;
+                    if (which == 0) {
+                        S[b] += sn * cexp(I * c[i]);
+                    } else {
+                        const double h = sin(0.5 * (c[i] - phi[b]));
+                        D[b] += rl_one_minus_sinc(hw) + sn * 2.0 * h * h;
+                    }
+                }
+            }
+        }
+    }
+    free(c);
+    free(w);
+}
+
+rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t key, double eps,
+                             rl_steplaw *s, rl_err *err)
+{
+    memset(s, 0, sizeof *s);
+    const long T = m->cfg.ctx;
+    RL_TRY(check_common(T, eps, err));
+    const int lanes = rl_scheme_step_lanes(&m->sx);
+    if (lanes <= 0)
+        return rl_fail(err, RL_EINPUT, "scheme %s accumulates no steps to measure", rl_pos_name(m->cfg.pos));
+    if (m->B < 1)
+        return rl_fail(err, RL_EINPUT, "measuring the steps needs a model with activations (B >= 1)");
+    if (T < 2)
+        return rl_fail(err, RL_EINPUT, "a training context of %ld takes no steps", T);
+    if (ntok < T + 1)
+        return rl_fail(err, RL_EINPUT, "measuring the steps needs at least T + 1 = %ld tokens, got %ld", T + 1,
+                       ntok);
+    const long nwin = (ntok - 1) / T;
+    const int L = m->cfg.layers, nb = L * lanes;
+    /* only lf reads the LN1 output; random and pemb need no forward */
+    const int learned_ln = m->cfg.pos.rot == RL_ROT_LF;
+    double complex *S = rl_xcalloc((size_t)nb, sizeof *S);
+    double *phi = rl_xcalloc((size_t)nb, sizeof *phi), *D = rl_xcalloc((size_t)nb, sizeof *D);
+    pass(m, tok, nwin, key, learned_ln, 0, S, NULL, NULL);
+    for (int b = 0; b < nb; b++)
+        phi[b] = carg(S[b]);
+    pass(m, tok, nwin, key, learned_ln, 1, NULL, phi, D);
+    s->kind = RL_STEPS_MEASURED;
+    s->hd = m->hd;
+    s->heads = m->cfg.heads;
+    s->ctx = T;
+    s->base = rl_model_rot_base(&m->cfg);
+    s->eps = eps;
+    s->positions = nwin * (T - 1);
+    alloc_blocks(s, L, lanes);
+    for (int b = 0; b < nb; b++) {
+        const double omc = D[b] / (double)s->positions; /* 1 - |chi| */
+        s->logchi[b] = omc < 1 ? log1p(-omc) : -INFINITY;
+    }
+    free(S);
+    free(phi);
+    free(D);
+    finish(s);
+    return RL_OK;
+}
+
+rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key, double eps, rl_steplaw *s,
+                        rl_err *err)
+{
+    memset(s, 0, sizeof *s);
+    const rl_gpt_config *c = &m->cfg;
+    const int hd = m->hd;
+    switch (c->pos.rot) {
+    case RL_ROT_ROPE:
+        return rl_steplaw_closed(RL_STEPS_CONSTANT, hd, rl_model_rot_base(c), c->ctx, eps, s, err);
+    case RL_ROT_RANDOM:
+        return rl_steplaw_closed(RL_STEPS_CLOSED, hd, rl_model_rot_base(c), c->ctx, eps, s, err);
+    case RL_ROT_PEMB:
+    case RL_ROT_LF:
+        if (ntok < 1 || ntok > val->n)
+            ntok = val->n;
+        return rl_steplaw_measure(m, val->tok, ntok, key, eps, s, err);
+    default:
+        RL_TRY(check_common(c->ctx, eps, err));
+        s->kind = RL_STEPS_NONE;
+        s->hd = hd;
+        s->heads = c->heads;
+        s->ctx = c->ctx;
+        s->base = NAN;
+        s->eps = eps;
+        s->horizon = -1;
+        return RL_OK;
+    }
+}
+
+void rl_steplaw_free(rl_steplaw *s)
+{
+    free(s->logchi);
+    free(s->window);
+    s->logchi = NULL;
+    s->window = NULL;
+}

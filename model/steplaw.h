@@ -1,0 +1,90 @@
+/* steplaw.h: a trained model's rotation read as the theory's SO(2) blocks
+ * (issue 13 part 5, NOTES.md §1.1 and the horizon section): the step law of
+ * each block, its mixing window W_b(eps), and the extrapolation horizon the
+ * windows predict.
+ *
+ * The predicted horizon (NOTES.md §1.1: a route longer than W_b has, on
+ * average, forgotten its start in block b).  A block with W_b <= T is mixed
+ * noise already within the training context: the model learns to read it as
+ * noise.  A block with W_b > T is coherent over every training distance: a
+ * position-like signal the model may rely on.  Beyond T, such a block changes
+ * regime (coherent -> mixed) once the distance passes W_b, so the first
+ * change the model meets is at
+ *     H = min { W_b : W_b > T },
+ * and none at all when no block has a finite window beyond T (constant
+ * angles, RoPE and fixed-rope: |chi| = 1, no window; or every block mixed
+ * within T).  The prediction is that nothing the rotation does changes
+ * before H; it says nothing about other causes (ALiBi, the share of
+ * positions with little context). */
+#ifndef RL_MODEL_STEPLAW_H
+#define RL_MODEL_STEPLAW_H
+
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "../core/tokfile.h"
+#include "gpt.h"
+
+typedef enum {
+    RL_STEPS_NONE,     /* no accumulated rotation (none, alibi, path): no prediction */
+    RL_STEPS_CONSTANT, /* constant angles (rope, fixed-rope): no block mixes */
+    RL_STEPS_CLOSED,   /* random: U(-omega_b, omega_b), the closed form */
+    RL_STEPS_MEASURED  /* pemb, lf: the model's own steps on text */
+} rl_steps_kind;
+
+const char *rl_steps_kind_name(rl_steps_kind k);
+
+typedef struct {
+    rl_steps_kind kind;
+    int layers, lanes; /* blocks: layers x lanes (closed, constant: 1 x hd/2,
+                        * every layer and head alike; measured: per layer,
+                        * lanes as rl_scheme_step_lanes) */
+    int hd, heads;
+    long ctx;          /* T */
+    double base, eps;
+    long positions;    /* steps averaged per block (measured) */
+    double *logchi;    /* layers x lanes: log |chi_b| (<= 0) */
+    long *window;      /* layers x lanes: W_b(eps), -1: never */
+    long horizon;      /* predicted H, -1: none */
+    int at_ctx, beyond; /* blocks with W_b <= T; with a finite W_b > T */
+} rl_steplaw;
+
+/* The rotation base of a model.  TODO: the configuration's rot_base once it
+ * has one (issue 13 part 4); 10000 until then, as model/accum_rot.c. */
+double rl_model_rot_base(const rl_gpt_config *c);
+
+/* H = min { W[i] : W[i] > T } over n windows (-1: never mixes); -1 when no
+ * window is finite and > T. */
+long rl_horizon_predict(const long *W, int n, long T);
+
+/* A law of the theory for hd/2 blocks, omega_b = base^(-2b/hd)
+ * (rl_so2_freqs): windows through rl_family_log_mean_norm and
+ * rl_mixing_window_log (no second formula).  kind CLOSED (uniform) or
+ * CONSTANT.  RL_EINPUT on a bad hd, base, T or eps. */
+rl_status rl_steplaw_closed(rl_steps_kind kind, int hd, double base, long ctx, double eps, rl_steplaw *s,
+                            rl_err *err);
+
+/* The learned steps of m (a scheme with rl_scheme_step_lanes > 0; m with
+ * training activations, m->B >= 1) on windows of T consecutive tokens of
+ * tok[0..ntok-1] (ntok >= T + 1), positions 1..T-1 of each (position 0 takes
+ * no step): per layer and lane the one-step characteristic function
+ *     chi = mean_t E_U e^{i theta_t} = mean_t e^{i c_t} sinc(w_t)
+ * (theta_t = c_t + U(-w_t, w_t): exact over the noise U, averaged over the
+ * text), and W_b from log |chi|.  The steps along a text are not independent
+ * (they follow the tokens), so W_b is a reading of the one-step law, not the
+ * mixing of the actual routes.  |chi| is formed without cancellation: a
+ * first pass finds the phase phi of chi, a second sums 1 - |chi| =
+ * mean[(1 - sinc w) + sinc w * 2 sin^2((c - phi)/2)], so constant angles
+ * give |chi| = 1 to the last bit.  lf runs the forward (no dropout; the
+ * noise of window i keyed by rl_stream_key(key, i)) twice. */
+rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t key, double eps,
+                             rl_steplaw *s, rl_err *err);
+
+/* The law of any model: NONE, CONSTANT and CLOSED from its configuration;
+ * MEASURED on the first ntok tokens of val (rl_steplaw_measure). */
+rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key, double eps,
+                        rl_steplaw *s, rl_err *err);
+
+void rl_steplaw_free(rl_steplaw *s);
+
+#endif

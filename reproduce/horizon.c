@@ -1,0 +1,257 @@
+/* horizon.c: predicted against measured extrapolation horizons (horizon.h;
+ * the prediction's definition: model/steplaw.h, NOTES.md §1.1). */
+#include "horizon.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+#include "../model/ckpt.h"
+#include "../model/data.h"
+#include "../report/plot.h"
+#include "../report/tsv.h"
+#include "../sampling/so2.h"
+
+#define MAXLEN 64
+/* the noise of lf's forward while its steps are read: seed ^ "HORIZON" */
+#define RL_HORIZON_KEY 0x484f52495a4f4eULL
+
+long rl_horizon_measured(const long *len, const double *loss, const double *se, int n)
+{
+    if (n < 1 || isnan(loss[0]) || isnan(se[0]))
+        return -1;
+    for (int i = 1; i < n; i++) {
+        if (len[i] <= len[0] || isnan(loss[i]) || isnan(se[i]))
+            continue;
+        if (loss[i] - loss[0] > 2.0 * hypot(se[i], se[0]))
+            return len[i];
+    }
+    return -1;
+}
+
+rl_status rl_horizon_measured_file(const char *path, long *H, long *top, rl_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return rl_fail(err, RL_EINPUT, "cannot read %s", path);
+    char line[1024];
+    long len[MAXLEN];
+    double loss[MAXLEN], se[MAXLEN];
+    int n = 0;
+    if (fgets(line, sizeof line, f))
+        while (n < MAXLEN && fgets(line, sizeof line, f)) {
+            long w;
+            if (sscanf(line, "%ld\t%ld\t%lf\t%lf", &len[n], &w, &loss[n], &se[n]) == 4)
+                n++;
+        }
+    fclose(f);
+    if (n == 0)
+        return rl_fail(err, RL_EINPUT, "%s holds no evaluated length", path);
+    *H = rl_horizon_measured(len, loss, se, n);
+    *top = 0;
+    for (int i = 0; i < n; i++)
+        *top = len[i] > *top ? len[i] : *top;
+    return RL_OK;
+}
+
+rl_status rl_horizon_write(const char *path, const char *variant, const rl_steplaw *s, rl_err *err)
+{
+    rl_outfile *o;
+    RL_TRY(rl_outfile_create(path, &o, err));
+    FILE *f = o->f;
+    fprintf(f, "variant\tkind\tT\teps\tbase\tblock\tlayer\thead\tpair\tomega\tlog_chi\tchi\twindow\tpredicted\n");
+    const int nb = s->layers * s->lanes, P = s->hd / 2;
+    if (nb == 0)
+        fprintf(f, "%s\t%s\t%ld\t%g\tNA\t-1\tNA\tNA\tNA\tNA\tNA\tNA\tNA\t%ld\n", variant,
+                rl_steps_kind_name(s->kind), s->ctx, s->eps, s->horizon);
+    for (int b = 0; b < nb; b++) {
+        const int l = b / s->lanes, j = b % s->lanes, p = j % P, h = j / P;
+        fprintf(f, "%s\t%s\t%ld\t%g\t%.10g\t%d\t%d\t%d\t%d\t%.10g\t%.12g\t%.15f\t%ld\t%ld\n", variant,
+                rl_steps_kind_name(s->kind), s->ctx, s->eps, s->base, b, l, h, p, pow(s->base, -2.0 * p / s->hd),
+                s->logchi[b], exp(s->logchi[b]), s->window[b], s->horizon);
+    }
+    return rl_outfile_close(o, err);
+}
+
+rl_status rl_horizon_read(const char *path, char *kind, size_t nkind, long *H, rl_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return rl_fail(err, RL_EINPUT, "cannot read %s", path);
+    char line[1024], k[32];
+    int ok = fgets(line, sizeof line, f) && fgets(line, sizeof line, f);
+    fclose(f);
+    char *last = ok ? strrchr(line, '\t') : NULL;
+    if (!last || sscanf(line, "%*[^\t]\t%31[^\t]", k) != 1 || sscanf(last + 1, "%ld", H) != 1)
+        return rl_fail(err, RL_EINPUT, "%s is not a horizon table", path);
+    snprintf(kind, nkind, "%s", k);
+    return RL_OK;
+}
+
+rl_status rl_horizon_run(const char *ckpt, const char *data, long ntok, long seed, double eps,
+                         const char *out, rl_steplaw *s, rl_err *err)
+{
+    memset(s, 0, sizeof *s);
+    if (!(eps > 0 && eps < 1))
+        return rl_fail(err, RL_EINPUT, "--eps must be in (0, 1), got %g", eps);
+    if (ntok < 0)
+        return rl_fail(err, RL_EINPUT, "--tokens must be at least 0, got %ld", ntok);
+    rl_gpt *m;
+    rl_ckpt_meta meta;
+    RL_TRY(rl_ckpt_load(ckpt, 4, &m, &meta, err));
+    rl_dataset ds;
+    rl_status st = rl_data_load(data, m->cfg.vocab, &ds, err);
+    if (st) {
+        rl_gpt_free(m);
+        return st;
+    }
+    if (ntok > ds.val.n)
+        ntok = ds.val.n;
+    st = rl_steplaw_of(m, &ds.val, ntok, (uint64_t)seed ^ RL_HORIZON_KEY, eps, s, err);
+    if (!st && out)
+        st = rl_horizon_write(out, rl_pos_name(m->cfg.pos), s, err);
+    rl_data_free(&ds);
+    rl_gpt_free(m);
+    return st;
+}
+
+/* One model's row: predicted (kind, H) and measured (H, top). */
+typedef struct {
+    char kind[16];
+    long pred, meas, top;
+    int have_pred, have_meas;
+    char why[600];
+} hrow;
+
+static void model_row(const rl_repro *r, int v, int k, hrow *h)
+{
+    memset(h, 0, sizeof *h);
+    snprintf(h->kind, sizeof h->kind, "?");
+    char *d = rl_repro_model_dir(r, v, k), *ev = rl_path_join(d, "eval.tsv"),
+         *hp = rl_path_join(d, "horizon.tsv"), *ck = rl_path_join(d, "ckpt.bin");
+    rl_err err;
+    h->have_meas = rl_horizon_measured_file(ev, &h->meas, &h->top, &err) == RL_OK;
+    if (access(hp, R_OK) != 0 && access(ck, R_OK) == 0) {
+        rl_steplaw s;
+        if (rl_horizon_run(ck, r->g.data, RL_HORIZON_TOKENS, rl_repro_seed(r, k), RL_HORIZON_EPS, hp, &s, &err))
+            snprintf(h->why, sizeof h->why, "%s", err.msg);
+        rl_steplaw_free(&s);
+    }
+    if (access(hp, R_OK) == 0)
+        h->have_pred = rl_horizon_read(hp, h->kind, sizeof h->kind, &h->pred, &err) == RL_OK;
+    else if (!h->why[0])
+        snprintf(h->why, sizeof h->why, "no horizon.tsv and no checkpoint");
+    free(d);
+    free(ev);
+    free(hp);
+    free(ck);
+}
+
+static const char *fmt_h(char *buf, size_t n, long H, long T, const char *never)
+{
+    if (H < 0)
+        return never;
+    snprintf(buf, n, "%ld (%.3g T)", H, (double)H / T);
+    return buf;
+}
+
+/* The first grid length (T, 2T, 4T, ... <= top) at or after H; -1 when
+ * H is none or beyond top. */
+static long grid_at(long H, long T, long top)
+{
+    if (H < 0)
+        return -1;
+    long L = T;
+    while (L < H && L <= top / 2)
+        L *= 2;
+    return L >= H ? L : -1;
+}
+
+/* What a row says: no prediction, or the measured horizon against the grid
+ * length the prediction names. */
+static const char *reading(const hrow *h, long T, long top, int *cls)
+{
+    *cls = 0;
+    if (!h->have_pred || !h->have_meas)
+        return "–";
+    if (!strcmp(h->kind, "none") || !strcmp(h->kind, "constant"))
+        return "no prediction from mixing";
+    const long want = grid_at(h->pred, T, top);
+    if (want == h->meas) {
+        *cls = 1;
+        return want < 0 ? "agrees (nothing within the grid)" : "agrees";
+    }
+    if (h->meas < 0 || (want > 0 && h->meas > want)) {
+        *cls = 3;
+        return "later than predicted";
+    }
+    *cls = 2;
+    return "earlier than predicted";
+}
+
+void rl_repro_horizon_section(const rl_repro *r, FILE *fp)
+{
+    const int nv = r->nvar, K = r->g.seeds;
+    const long T = r->g.train.ctx, top = T * r->g.max_mult;
+    const rl_outdir od = { r->out, 0 };
+    hrow *rows = rl_xcalloc((size_t)nv * K, sizeof *rows);
+    long cap = 2 * top;
+    for (int i = 0; i < nv * K; i++) {
+        model_row(r, i / K, i % K, &rows[i]);
+        if (rows[i].have_pred && rows[i].pred > cap / 2)
+            cap = 2 * rows[i].pred;
+    }
+    rl_tsv *t = rl_tsv_open(&od, "horizons.tsv", "variant\tseed\tkind\tpredicted\tgrid_length\tmeasured\ttop"
+                                                 "\treading\tpredicted_plot\tmeasured_plot");
+    fprintf(fp, "## Predicted against measured horizon\n\nPredicted (NOTES.md §1.1; `routelab horizon`): every "
+                "SO(2) block b of the model's step law has a mixing window W_b(ε), ε = %g. A block with W_b ≤ T "
+                "is noise already in training, one with W_b > T a coherent, position-like signal; the first "
+                "block to change regime beyond T does so at H = min{W_b : W_b > T}. The step law: random, "
+                "the closed form U(−ω_b, ω_b); pemb and lf, the one-step characteristic function of the "
+                "model's own steps on %d validation tokens (steps along a text are not independent: a "
+                "reading); rope and fixed-rope have constant angles (no block mixes: no prediction from "
+                "mixing); none, alibi and path have no block rotation. Measured (from `eval.tsv`): the first "
+                "length L > T whose ratio exceeds 1 by 2 SE (log ratio > 2·hypot(se(L), se(T))), else beyond "
+                "the grid (> %ld). A prediction agrees when the measured horizon is the first grid length at "
+                "or after H (or both lie beyond the grid).\n\n| variant | seed | step law | predicted H | grid "
+                "length | measured | reading |\n|---|---|---|---|---|---|---|\n",
+            RL_HORIZON_EPS, RL_HORIZON_TOKENS, top);
+    int n[4] = { 0 };
+    for (int i = 0; i < nv * K; i++) {
+        const hrow *h = &rows[i];
+        const int v = i / K, k = i % K;
+        char b1[64], b2[64], b3[640], b4[64];
+        const char *ps = !h->have_pred ? (snprintf(b3, sizeof b3, "– (%s)", h->why), b3)
+                                       : fmt_h(b1, sizeof b1, h->pred, T, "none");
+        const char *ms = h->have_meas ? fmt_h(b2, sizeof b2, h->meas, T, "beyond the grid") : "– (no eval.tsv)";
+        const long want = h->have_pred ? grid_at(h->pred, T, top) : -1;
+        const char *ws = !h->have_pred || h->pred < 0 ? "–" : fmt_h(b4, sizeof b4, want, T, "beyond the grid");
+        int cls;
+        const char *rd = reading(h, T, top, &cls);
+        n[cls]++;
+        fprintf(fp, "| %s | %ld | %s | %s | %s | %s | %s |\n", r->var[v], rl_repro_seed(r, k), h->kind, ps, ws, ms,
+                rd);
+        const double pp = h->have_pred ? (h->pred < 0 ? cap : (double)h->pred) : NAN;
+        const double mp = h->have_meas ? (h->meas < 0 ? cap : (double)h->meas) : NAN;
+        rl_tsv_row(t, "%s\t%ld\t%s\t%ld\t%ld\t%ld\t%ld\t%s\t%.6g\t%.6g", r->var[v], rl_repro_seed(r, k),
+                   h->kind, h->pred, want, h->meas, h->top, rd, pp, mp);
+    }
+    rl_tsv_close(t);
+    free(rows);
+    char names[2048];
+    int off = 0;
+    names[0] = 0;
+    for (int v = 0; v < nv && off < (int)sizeof names; v++)
+        off += snprintf(names + off, sizeof names - off, v ? " %s" : "%s", r->var[v]);
+    const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_I("ctx", T), RL_PV_I("cap", cap),
+                                RL_PV_I("top", top) };
+    rl_plot(&od, "reproduce_horizon", "horizon", vars, RL_NVARS(vars));
+    fprintf(fp, "\nOf the models with a prediction: %d agree, %d degrade earlier than predicted, %d later (or "
+                "not within the grid). Every row: `horizons.tsv`; every block: `models/NAME/seedS/horizon.tsv`."
+                "\n\n![Predicted against measured horizon](horizon.png)\n\n*Predicted H against the measured "
+                "horizon, one point per model (log axes; \"none\" and \"beyond the grid\" drawn at %ld; "
+                "dotted: measured = predicted; dashed: the grid's longest length %ld).*\n\n",
+            n[1], n[2], n[3], cap, top);
+}

@@ -1,0 +1,316 @@
+/* test_horizon.c: the predicted horizon from per-block windows
+ * (model/steplaw.h), the measured horizon from an evaluation
+ * (reproduce/horizon.h), and `routelab horizon`.  Suite horizon, < 2 s. */
+#include <criterion/criterion.h>
+
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "test_model_util.h"
+#include "../model/accum_rot.h"
+#include "../model/steplaw.h"
+#include "../reproduce/horizon.h"
+#include "../theory/theory.h"
+
+static rl_gpt *model(const char *pos, int B)
+{
+    rl_gpt_config c = { .layers = 2, .width = 64, .heads = 2, .ctx = 16, .vocab = 16, .dropout = 0.0f,
+                        .pos = tm_pos(pos) };
+    rl_gpt *m;
+    rl_err err;
+    cr_assert_eq(rl_gpt_new(&m, &c, B, &err), RL_OK, "%s", err.msg);
+    rl_gpt_init(m, 7);
+    return m;
+}
+
+/* n tokens of a skewed law over 16 ids (a unigram law far from uniform) */
+static uint16_t *tokens(long n)
+{
+    uint16_t *t = malloc(sizeof *t * n);
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, 3, 0);
+    for (long i = 0; i < n; i++) {
+        double u = gsl_rng_uniform(r);
+        t[i] = (uint16_t)(16 * u * u);
+    }
+    gsl_rng_free(r);
+    return t;
+}
+
+Test(horizon, predict_rule)
+{
+    const long W[] = { 10, 64, -1, 200, 65, 1 };
+    cr_expect_eq(rl_horizon_predict(W, 6, 64), 65, "least window beyond T");
+    cr_expect_eq(rl_horizon_predict(W, 6, 65), 200, "a window at T is mixed in training");
+    const long mixed[] = { 1, 5, 64, -1, -1 };
+    cr_expect_eq(rl_horizon_predict(mixed, 5, 64), -1, "every window <= T or never: no prediction");
+    cr_expect_eq(rl_horizon_predict(mixed, 0, 64), -1, "no blocks");
+}
+
+/* random angles: the windows are the theory's closed form, block by block */
+Test(horizon, closed_form_random)
+{
+    rl_steplaw s;
+    rl_err err;
+    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, 10000.0, 64, 0.1, &s, &err), RL_OK);
+    cr_assert_eq(s.layers * s.lanes, 16);
+    long hmin = -1;
+    int at = 0;
+    for (int b = 0; b < 16; b++) {
+        const double w = pow(10000.0, -2.0 * b / 32), l = log(sin(w) / w);
+        const double q = log(10.0) / -l; /* the window before the ceiling */
+        cr_expect(fabs(s.logchi[b] - l) <= 1e-6 * fabs(l), "block %d: log chi %.17g vs %.17g", b, s.logchi[b], l);
+        if (q < 1e6) /* exact to the integer where log(sin w / w) is good to many digits */
+            cr_expect_eq(s.window[b], (long)ceil(q), "block %d: window %ld vs %.6f", b, s.window[b], q);
+        else
+            cr_expect(fabs(s.window[b] - q) <= 1e-6 * q + 1, "block %d", b);
+        at += s.window[b] <= 64;
+        if (s.window[b] > 64 && (hmin < 0 || s.window[b] < hmin))
+            hmin = s.window[b];
+    }
+    cr_expect_eq(s.at_ctx, at);
+    cr_expect_eq(s.at_ctx, 2, "head dim 32, T = 64: 2 of 16 blocks mix within T (NOTES.md, issue 13)");
+    cr_expect_eq(s.horizon, hmin);
+    /* block 2 (omega = 10000^(-1/8)): the least window beyond 64 */
+    const double w2 = pow(10000.0, -0.125);
+    cr_expect_eq(s.horizon, (long)ceil(log(10.0) / -log(sin(w2) / w2)));
+    rl_steplaw_free(&s);
+    /* constant angles: no block mixes, no prediction */
+    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CONSTANT, 32, 10000.0, 64, 0.1, &s, &err), RL_OK);
+    for (int b = 0; b < 16; b++)
+        cr_expect_eq(s.window[b], -1);
+    cr_expect_eq(s.horizon, -1);
+    rl_steplaw_free(&s);
+}
+
+/* a model's law follows its configuration */
+Test(horizon, law_of_model)
+{
+    rl_tokens val = { tokens(200), 200 };
+    rl_err err;
+    rl_steplaw s, c;
+    rl_gpt *m = model("random_qkv", 1);
+    cr_assert_eq(rl_steplaw_of(m, &val, 0, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
+    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, rl_model_rot_base(&m->cfg), 16, 0.1, &c, &err), RL_OK);
+    cr_expect_eq(s.kind, RL_STEPS_CLOSED);
+    for (int b = 0; b < 16; b++)
+        cr_expect_eq(s.window[b], c.window[b]);
+    cr_expect_eq(s.horizon, c.horizon);
+    rl_steplaw_free(&s);
+    rl_steplaw_free(&c);
+    rl_gpt_free(m);
+    m = model("fixed-rope", 1);
+    cr_assert_eq(rl_steplaw_of(m, &val, 0, 1, 0.1, &s, &err), RL_OK);
+    cr_expect_eq(s.kind, RL_STEPS_CONSTANT);
+    cr_expect_eq(s.horizon, -1);
+    rl_steplaw_free(&s);
+    rl_gpt_free(m);
+    m = model("alibi", 1);
+    cr_assert_eq(rl_steplaw_of(m, &val, 0, 1, 0.1, &s, &err), RL_OK);
+    cr_expect_eq(s.kind, RL_STEPS_NONE);
+    cr_expect_eq(s.layers * s.lanes, 0);
+    cr_expect_eq(s.horizon, -1);
+    rl_steplaw_free(&s);
+    rl_gpt_free(m);
+    free(val.tok);
+}
+
+/* The measurement on random's table (halfwidth omega at every step)
+ * reproduces the closed form: the two passes add no error. */
+Test(horizon, measured_random_is_closed_form)
+{
+    rl_gpt *m = model("random_qk", 2);
+    uint16_t *t = tokens(161);
+    rl_steplaw s, c;
+    rl_err err;
+    cr_assert_eq(rl_steplaw_measure(m, t, 161, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
+    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, rl_model_rot_base(&m->cfg), 16, 0.1, &c, &err), RL_OK);
+    cr_expect_eq(s.positions, 10 * 15, "10 windows of 16, positions 1..15");
+    cr_assert_eq(s.lanes, 32, "H hd/2 lanes");
+    for (int l = 0; l < 2; l++)
+        for (int j = 0; j < 32; j++) {
+            const double a = s.logchi[l * 32 + j], b = c.logchi[j % 16];
+            cr_expect(fabs(a - b) <= 1e-12 * fabs(b), "layer %d lane %d: %.17g vs %.17g", l, j, a, b);
+            cr_expect_eq(s.window[l * 32 + j], c.window[j % 16]);
+        }
+    cr_expect_eq(s.horizon, c.horizon);
+    rl_steplaw_free(&s);
+    rl_steplaw_free(&c);
+    free(t);
+    rl_gpt_free(m);
+}
+
+/* pemb: a constant table gives constant angles, |chi| = 1 exactly (the
+ * constant law, up to ulp^2: no window); a random table gives |chi| in [0, 1] equal to
+ * the unigram sum  sum_v p_v e^{i theta(v)}  (the same quantity formed
+ * another way). */
+Test(horizon, pemb_constant_and_unigram)
+{
+    rl_gpt *m = model("pemb_qk", 1);
+    const int P = 16, V = 16;
+    const long n = 16 * 40 + 1;
+    uint16_t *t = tokens(n);
+    rl_steplaw s;
+    rl_err err;
+    for (int l = 0; l < 2; l++)
+        for (long i = 0; i < (long)V * P; i++)
+            m->p.pos[l][i] = 0.3f; /* every token the same step */
+    cr_assert_eq(rl_steplaw_measure(m, t, n, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
+    for (int b = 0; b < 2 * P; b++) {
+        /* the phase of chi is the step's to an ulp: 1 - |chi| ~ ulp^2 */
+        cr_expect(s.logchi[b] <= 0 && s.logchi[b] > -1e-25, "block %d: log |chi| = %g, not ~0", b, s.logchi[b]);
+        cr_expect_eq(s.window[b], -1);
+    }
+    cr_expect_eq(s.horizon, -1);
+    rl_steplaw_free(&s);
+    tm_randn(m->p.pos[0], (long)V * P, 11, 1.0f);
+    tm_randn(m->p.pos[1], (long)V * P, 12, 0.05f);
+    cr_assert_eq(rl_steplaw_measure(m, t, n, 1, 0.1, &s, &err), RL_OK);
+    double cnt[16] = { 0 };
+    long tot = 0;
+    for (long i = 0; i < n - 1; i++)
+        if (i % 16) { /* positions 1..15 of each window */
+            cnt[t[i]]++;
+            tot++;
+        }
+    for (int l = 0; l < 2; l++)
+        for (int p = 0; p < P; p++) {
+            double complex z = 0;
+            for (int v = 0; v < V; v++)
+                z += cnt[v] / tot * cexp(I * (M_PI * tanh((double)m->p.pos[l][v * P + p]) + pow(10000.0, -2.0 * p / 32)));
+            const double a = exp(s.logchi[l * P + p]);
+            cr_expect(a >= 0 && a <= 1, "|chi| = %g", a);
+            cr_expect(fabs(a - cabs(z)) < 1e-12, "layer %d pair %d: %.15f vs %.15f", l, p, a, cabs(z));
+        }
+    cr_expect(s.window[0] >= 1, "sd-1 offsets mix block 0 of layer 0");
+    rl_steplaw_free(&s);
+    free(t);
+    rl_gpt_free(m);
+}
+
+/* lf: with the MLP's output projection zero, f = |LN bias| at every step:
+ * U(-f, f) steps, the closed form sin f / f; at initialisation |chi| in
+ * [0, 1] */
+Test(horizon, lf_constant_is_uniform_law)
+{
+    rl_gpt *m = model("lf_qkv", 2);
+    const long n = 16 * 12 + 1;
+    uint16_t *t = tokens(n);
+    rl_steplaw s;
+    rl_err err;
+    cr_assert_eq(rl_steplaw_measure(m, t, n, 5, 0.1, &s, &err), RL_OK, "%s", err.msg);
+    cr_expect_eq(s.lanes, 32);
+    for (int b = 0; b < 2 * 32; b++) {
+        const double a = exp(s.logchi[b]);
+        cr_expect(a >= 0 && a <= 1 && s.logchi[b] <= 0, "block %d: |chi| = %g", b, a);
+    }
+    rl_steplaw_free(&s);
+    memset(m->p.pos[RL_LF_PROJW], 0, sizeof(float) * 32 * 64);
+    memset(m->p.pos[RL_LF_PROJB], 0, sizeof(float) * 32);
+    float *bias = m->p.pos[RL_LF_LNB];
+    for (int j = 0; j < 32; j++)
+        bias[j] = (float)(j % 2 ? -1 : 1) * (float)pow(10000.0, -2.0 * (j % 16) / 32);
+    cr_assert_eq(rl_steplaw_measure(m, t, n, 5, 0.1, &s, &err), RL_OK);
+    for (int l = 0; l < 2; l++)
+        for (int j = 0; j < 32; j++) {
+            const double f = fabs((double)bias[j]), want = rl_angle_log_norm(RL_ANG_UNIFORM, f);
+            cr_expect(fabs(s.logchi[l * 32 + j] - want) <= 1e-12 * fabs(want), "layer %d lane %d: %.17g vs %.17g", l,
+                      j, s.logchi[l * 32 + j], want);
+            cr_expect_eq(s.window[l * 32 + j], rl_mixing_window_log(want, 0.1));
+        }
+    rl_steplaw_free(&s);
+    free(t);
+    rl_gpt_free(m);
+}
+
+Test(horizon, measure_bad_input)
+{
+    rl_steplaw s;
+    rl_err err;
+    uint16_t *t = tokens(40);
+    rl_gpt *m = model("pemb_qk", 1);
+    cr_expect_eq(rl_steplaw_measure(m, t, 16, 1, 0.1, &s, &err), RL_EINPUT, "fewer than T + 1 tokens");
+    cr_expect(strstr(err.msg, "T + 1"), "%s", err.msg);
+    cr_expect_eq(rl_steplaw_measure(m, t, 40, 1, 0.0, &s, &err), RL_EINPUT, "eps 0");
+    cr_expect_eq(rl_steplaw_measure(m, t, 40, 1, 1.0, &s, &err), RL_EINPUT, "eps 1");
+    rl_gpt_free(m);
+    m = model("pemb_qk", 0);
+    cr_expect_eq(rl_steplaw_measure(m, t, 40, 1, 0.1, &s, &err), RL_EINPUT, "no activations");
+    rl_gpt_free(m);
+    m = model("rope", 1);
+    cr_expect_eq(rl_steplaw_measure(m, t, 40, 1, 0.1, &s, &err), RL_EINPUT, "rope accumulates no steps");
+    rl_gpt_free(m);
+    cr_expect_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 31, 10000, 64, 0.1, &s, &err), RL_EINPUT);
+    cr_expect_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, 1.0, 64, 0.1, &s, &err), RL_EINPUT);
+    cr_expect_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, 10000, 0, 0.1, &s, &err), RL_EINPUT);
+    free(t);
+}
+
+/* the measured rule: exceeding 1 by 2 SE at the third length -> that length */
+Test(horizon, measured_rule)
+{
+    const long len[] = { 64, 128, 256, 512, 1024 };
+    /* 128: +0.05 with se 0.05 and 0.05 (z = 0.7); 256: +0.2 (z = 2.83) */
+    const double loss[] = { 2.0, 2.05, 2.2, 2.1, 2.5 }, se[] = { 0.05, 0.05, 0.05, 0.05, 0.05 };
+    cr_expect_eq(rl_horizon_measured(len, loss, se, 5), 256);
+    const double flat[] = { 2.0, 1.9, 2.05, 2.1, 2.14 }; /* 2.14: 0.14 = 1.98 SE, not beyond 2 */
+    cr_expect_eq(rl_horizon_measured(len, flat, se, 5), -1, "never: beyond the grid");
+    const double edge[] = { 2.0, 2.0 + 2 * hypot(0.05, 0.05) + 1e-9, 2.0, 2.0, 2.0 };
+    cr_expect_eq(rl_horizon_measured(len, edge, se, 5), 128);
+    /* from a file of eval's format */
+    char *d = th_tmpdir(), *p = th_path(d, "eval.tsv");
+    FILE *f = fopen(p, "w");
+    fprintf(f, "length\twindows\tmean_loss\tstderr\tppl\tratio\n");
+    for (int i = 0; i < 5; i++)
+        fprintf(f, "%ld\t8\t%.6f\t%.6f\t%.4f\t%.4f\n", len[i], loss[i], se[i], exp(loss[i]), exp(loss[i] - 2));
+    fclose(f);
+    long H, top;
+    rl_err err;
+    cr_assert_eq(rl_horizon_measured_file(p, &H, &top, &err), RL_OK);
+    cr_expect_eq(H, 256);
+    cr_expect_eq(top, 1024);
+    f = fopen(p, "w");
+    fprintf(f, "length\twindows\n");
+    fclose(f);
+    cr_expect_eq(rl_horizon_measured_file(p, &H, &top, &err), RL_EINPUT, "no rows");
+    th_rmdir(d);
+    free(p);
+    free(d);
+}
+
+/* the command on a tiny trained lf model: per-block rows, H, exit 0 */
+Test(horizon, command, .timeout = 60)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *run = th_path(d, "run"), cmd[2048], out[8192], err[2048];
+    th_write_text(txt, 200);
+    snprintf(cmd, sizeof cmd, "train --data %s --out %s --pos lf_qk --layers 1 --width 16 --heads 2 --ctx 8 "
+                              "--batch 2 --steps 2 --threads 1", txt, run);
+    cr_assert_eq(th_run(cmd, NULL, 0, err, sizeof err), 0, "%s", err);
+    snprintf(cmd, sizeof cmd, "horizon --ckpt %s/ckpt.bin --data %s --tokens 200 --threads 1", run, txt);
+    cr_assert_eq(th_run(cmd, out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(out, "step law measured"), "%s", out);
+    cr_expect(strstr(out, "predicted H = "), "%s", out);
+    char *tsv = th_path(run, "horizon.tsv");
+    FILE *f = fopen(tsv, "r");
+    cr_assert(f, "no horizon.tsv");
+    char line[512];
+    int rows = 0;
+    while (fgets(line, sizeof line, f))
+        rows++;
+    fclose(f);
+    cr_expect_eq(rows, 1 + 8, "header + 1 layer x 8 lanes");
+    char kind[16];
+    long H;
+    rl_err e;
+    cr_expect_eq(rl_horizon_read(tsv, kind, sizeof kind, &H, &e), RL_OK);
+    cr_expect_str_eq(kind, "measured");
+    th_rmdir(d);
+    free(tsv);
+    free(d);
+    free(txt);
+    free(run);
+}
