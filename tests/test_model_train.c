@@ -25,7 +25,7 @@ static void memorize(const char *pos)
     rl_tokens t = { malloc(strlen(text) * 2), (long)strlen(text) };
     for (long i = 0; i < t.n; i++)
         t.tok[i] = (unsigned char)text[i];
-    rl_gpt_config cfg = { 2, 64, 4, 48, 256, 0.0f, tm_pos(pos) };
+    rl_gpt_config cfg = { 2, 64, 4, 48, 256, 0.0f, tm_pos(pos), RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, 8);
     rl_gpt_init(m, 42);
     rl_trainer *tr;
@@ -151,7 +151,7 @@ Test(model_train, options_round_trip_through_the_table)
  * refuses it with a status and one line, and allocates nothing. */
 Test(model_train, short_streams_are_a_bad_input)
 {
-    rl_gpt_config cfg = { 1, 16, 2, 8, 256, 0.0f, tm_pos("rope") };
+    rl_gpt_config cfg = { 1, 16, 2, 8, 256, 0.0f, tm_pos("rope"), RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, 2);
     uint16_t tok[9] = { 0 };
     rl_tokens ok = { tok, 9 }, shrt = { tok, 8 };

@@ -112,7 +112,7 @@ static inline double tm_gpt_loss(void *v)
 static inline void tm_check_model(rl_pos_config pos, float dropout)
 {
     omp_set_num_threads(1); /* thousands of tiny forwards: threads only contend */
-    rl_gpt_config cfg = { 2, 16, 2, 8, 13, dropout, pos };
+    rl_gpt_config cfg = { 2, 16, 2, 8, 13, dropout, pos, RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, 2);
     cr_assert(m, "%s: configuration refused", rl_pos_name(pos));
     rl_gpt_init(m, 5);
