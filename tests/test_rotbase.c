@@ -350,3 +350,72 @@ Test(rotbase, cli_train_eval_resume, .timeout = 120)
     cr_expect(!strstr(out, "--rot-base"), "probe has a --rot-base: %s", out);
     th_rmdir(d);
 }
+
+/* Checkpoints written before the base existed: fuzz/corpus/ckpt/ holds
+ * one-step runs of tiny models (fuzz/make_seeds.sh) committed by the code
+ * of version 2.  Each loads with base 10000 and evaluates; train with the
+ * same flags, with and without --rot-base 10000, writes the same header
+ * and size (the old format) and the same parameters (bit for bit on the
+ * machine that made them; to float rounding where another BLAS kernel
+ * runs).  The version-3 seed of the corpus loads with its base 500. */
+Test(rotbase, checkpoints_of_the_old_code, .timeout = 60)
+{
+    const char *names[] = { "rope", "pemb", "lf", "path", "alibi+random", "fixed-rope" };
+    char *d = th_tmpdir(), *ids = th_path(d, "d.bin"), args[2048], out[8192];
+    uint16_t tok[64];
+    for (int i = 0; i < 64; i++) /* make_seeds.sh's token file */
+        tok[i] = (uint16_t)((7 * i * i + 3 * i) % 4);
+    spit(ids, (const unsigned char *)tok, sizeof tok);
+    for (int i = 0; i < 6; i++) {
+        char fx[128], name[64];
+        snprintf(name, sizeof name, "%s", names[i]);
+        for (char *c = name; *c; c++)
+            *c = *c == '+' ? '_' : *c;
+        snprintf(fx, sizeof fx, "fuzz/corpus/ckpt/%s", name);
+        size_t no;
+        unsigned char *old = slurp(fx, &no);
+        cr_expect_eq(version_of(old), 2, "%s", fx);
+        rl_gpt *m;
+        rl_ckpt_meta mt;
+        rl_err err;
+        cr_assert_eq(rl_ckpt_load(fx, 0, &m, &mt, &err), RL_OK, "%s", err.msg);
+        cr_expect(m->cfg.rot_base == 10000, "%s: base %g", fx, m->cfg.rot_base);
+        snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 4,5 --batches 1 --out %s/e.tsv --threads 1",
+                 fx, ids, d);
+        run_ok(args, out, sizeof out);
+        cr_expect(strstr(out, "rotation base 10000,"), "%s", out);
+        for (int k = 0; k < 2; k++) {
+            snprintf(args, sizeof args, "train --data %s --vocab 4 --width 4 --heads 2 --layers 1 --ctx 4 "
+                     "--batch 1 --steps 1 --val-every 1 --val-batches 1 --pos %s --out %s/%s%d %s",
+                     ids, names[i], d, name, k, k ? "--rot-base 10000" : "");
+            run_ok(args, out, sizeof out);
+            char ck[512];
+            snprintf(ck, sizeof ck, "%s/%s%d/ckpt.bin", d, name, k);
+            size_t nn;
+            unsigned char *now = slurp(ck, &nn);
+            cr_expect_eq(nn, no, "%s: %zu bytes, the old code wrote %zu", ck, nn, no);
+            cr_expect(nn == no && !memcmp(now, old, CK_HEADER), "%s: header differs from %s", ck, fx);
+            double worst = 0;
+            for (size_t j = CK_HEADER; nn == no && j + 4 <= (size_t)m->nparams * 4 + CK_HEADER; j += 4) {
+                float a, b;
+                memcpy(&a, now + j, 4);
+                memcpy(&b, old + j, 4);
+                worst = fmax(worst, fabs((double)a - b));
+            }
+            cr_log_info("%s: %s the old code's file; parameters within %.1e", ck,
+                        nn == no && !memcmp(now, old, nn) ? "bit for bit" : "not bit for bit", worst);
+            cr_expect_lt(worst, 1e-5, "%s", ck);
+            free(now);
+        }
+        rl_gpt_free(m);
+        free(old);
+    }
+    rl_gpt *m;
+    rl_ckpt_meta mt;
+    rl_err err;
+    cr_assert_eq(rl_ckpt_load("fuzz/corpus/ckpt/random_qkv_base500", 0, &m, &mt, &err), RL_OK, "%s", err.msg);
+    cr_expect(m->cfg.rot_base == 500);
+    rl_gpt_free(m);
+    free(ids);
+    th_rmdir(d);
+}
