@@ -68,7 +68,7 @@ static double peak_rss_mib(void)
 /* The first llm.c shape (4 layers, width 256, 4 heads, T = 128, vocab 256). */
 static rl_gpt_config shape1(rl_pos_config pos)
 {
-    rl_gpt_config c = { 4, 256, 4, 128, 256, 0.0f, pos };
+    rl_gpt_config c = { 4, 256, 4, 128, 256, 0.0f, pos, RL_ROT_BASE_DEFAULT };
     return c;
 }
 
@@ -184,7 +184,7 @@ enum { MAXSTEPS = 512 };
 static rl_status bench_train(int layers, int width, int heads, int T, int B, double budget,
                              double *tps, rl_err *err)
 {
-    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 } };
+    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 }, RL_ROT_BASE_DEFAULT };
     train_run r;
     RL_TRY(run_open(&r, &cfg, B, err));
     /* the median step time: robust to other work on the machine */
@@ -229,7 +229,7 @@ static rl_status bench_scheme_train(rl_pos_config pos, double budget, int cpu, d
 static void report_train(int layers, int width, int heads, int T, int B, double tps,
                          double llmc, double peak)
 {
-    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 } };
+    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 }, RL_ROT_BASE_DEFAULT };
     double gf = tps * rl_gpt_flops_per_token(&cfg, T) / 1e9;
     printf("model train %dL w%d h%d T=%d B=%d: %8.0f tok/s  %6.1f GFLOP/s  %4.0f%% of peak  "
            "%.2fx llm.c (%.0f tok/s)\n", layers, width, heads, T, B, tps, gf, 100 * gf / peak,

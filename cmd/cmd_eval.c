@@ -131,8 +131,9 @@ int cmd_eval(int argc, char **argv)
     }
     fprintf(o->f, "length\twindows\tmean_loss\tstderr\tppl\tratio\ttargets\twindows_wanted\tshort\t"
                   "val_loss\tval_diff\tval_diff_se\tval_check\n");
-    printf("eval: %s (%s, %d layers width %d, trained at %d), %s val %ld tokens; workspace %.0f MiB\n",
-           ckpath, rl_pos_name(m->cfg.pos), m->cfg.layers, m->cfg.width, m->cfg.ctx, data,
+    printf("eval: %s (%s, rotation base %g, %d layers width %d, trained at %d), %s val %ld tokens; "
+           "workspace %.0f MiB\n", ckpath, rl_pos_name(m->cfg.pos), m->cfg.rot_base, m->cfg.layers,
+           m->cfg.width, m->cfg.ctx, data,
            ds.val.n, rl_gpt_eval_bytes(ev) / 1048576.0);
     if (legacy)
         printf("eval: %ld windows per length (--batches x --batch-size), seed %ld\n", batches * bsize, seed);

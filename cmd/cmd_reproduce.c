@@ -99,7 +99,7 @@ static void write_config(const rl_repro *r, const char *command)
     else
         fprintf(o->f, "eval-batches\t%d\n", g->eval_batches);
     /* every rotation scheme's base (a NAME@BASE variant has its own) */
-    fprintf(o->f, "rot-base\t%.17g\nrot-base-from\t%s\n", g->rot_base,
+    fprintf(o->f, "rot-base\t%.17g\nrot-base-from\t%s\n", g->train.rot_base,
             g->matched ? "matched (rl_match_choose: the study's fractions of blocks mixing within T and 128T)"
                        : "the study's");
     fprintf(o->f, "theory\t%s\nprobe\t%s\nprobe-mult\t%d\ndata\t%s\n", g->theory, g->probe, g->probe_mult,
@@ -186,10 +186,10 @@ int cmd_reproduce(int argc, char **argv)
     const rl_train_opts *t = &g->train;
     if (t->width % t->heads || (t->width / t->heads) % 2)
         rl_die("reproduce: width %d must split into %d heads of even dimension", t->width, t->heads);
-    if (g->matched) { /* the matched base of the sizes after the command line's */
+    if (g->matched && !rl_opt_seen(opts, "rot-base")) { /* the matched base of the sizes after the command line's */
         rl_match m;
         check(rl_grid_match(g, &m, &err), &err);
-        g->rot_base = m.base;
+        g->train.rot_base = m.base;
     }
     long steps;
     check(rl_train_opts_steps(t, &steps, &err), &err);

@@ -164,6 +164,7 @@ int cmd_train(int argc, char **argv)
         SAME("ctx", cfg.ctx, m->cfg.ctx);
         SAME("vocab", cfg.vocab, m->cfg.vocab);
         SAME("dropout", cfg.dropout, m->cfg.dropout);
+        SAME("rot-base", cfg.rot_base, m->cfg.rot_base);
         if ((rl_opt_seen(opts, "pos") || rl_opt_seen(opts, "mode")) &&
             !rl_pos_equal(cfg.pos, m->cfg.pos))
             rl_die("train: --pos %s does not match the checkpoint's %s (%s)",
@@ -229,10 +230,10 @@ int cmd_train(int argc, char **argv)
         rl_die("train: cannot append to %s", logp);
     }
     const int tty = isatty(STDOUT_FILENO);
-    printf("train: %s, %ld parameters, %d layers width %d heads %d ctx %d pos %s; "
+    printf("train: %s, %ld parameters, %d layers width %d heads %d ctx %d pos %s (rotation base %g); "
            "batch %d x %d, %ld steps from %ld, lr %s\n", data, m->nparams, cfg.layers, cfg.width,
-           cfg.heads, cfg.ctx, rl_pos_name(cfg.pos), meta.batch, meta.accum, meta.steps, start,
-           meta.lr);
+           cfg.heads, cfg.ctx, rl_pos_name(cfg.pos), cfg.rot_base, meta.batch, meta.accum, meta.steps,
+           start, meta.lr);
     fflush(stdout);
     const double tok_per_step = (double)meta.batch * meta.accum * cfg.ctx;
     const double t0 = now();

@@ -18,6 +18,7 @@
 #include "../core/util.h"
 #include "../sampling/so2.h"
 #include "../sampling/tokens.h"
+#include "../theory/study.h"
 #include "../theory/theory.h"
 #include "../mc/routes.h"
 #include "../mc/textsteps.h"
@@ -46,7 +47,7 @@ static mix_size size_of(int preset)
 static double complex pred_chi(const rl_family *f, int b)
 {
     if (rl_family_is_so2(f)) {
-        double w = f->scale * pow(f->base, -2.0 * b / f->d);
+        double w = rl_so2_freq(f->d, f->base, f->scale, b);
         return rl_angle_charfn(f->law, w);
     }
     if (f->kind == RL_FAM_BROWNIAN)
@@ -203,7 +204,7 @@ static double so2_sq_pred(const rl_family *f, long n)
     const int nb = f->d / 2;
     double s1 = 0, s2 = 0, diag = 0;
     for (int b = 0; b < nb; b++) {
-        double w = f->scale * pow(f->base, -2.0 * b / f->d);
+        double w = rl_so2_freq(f->d, f->base, f->scale, b);
         double rc = creal(rl_cpow_n(rl_angle_charfn(f->law, w), n));
         double rp = creal(rl_cpow_n(rl_angle_charfn(f->law, 2 * w), n));
         s1 += rc;
@@ -340,7 +341,7 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
     int mixed = 0, coherent = 0, agree = 0;
     double est[ng], zmax = 0;
     for (int bb = 0; bb < nb; bb++) {
-        double om = pow(10000.0, -2.0 * bb / d), c = sin(om) / om;
+        double om = rl_so2_freq(d, RL_STUDY_BASE, 1.0, bb), c = sin(om) / om;
         long w1 = rl_mixing_window(c, 0.1), w2 = rl_mixing_window(c, 0.01);
         for (int g = 0; g < ng; g++) {
             est[g] = cabs(st->chi[(long)g * nb + bb]);
@@ -371,7 +372,8 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
     rl_tsv_close(t);
     snprintf(w, sizeof w, "The study's random variant, U(−ω_b, ω_b), d = %d, %ld routes per block", d, z->reps);
     rl_report_table(rep, w, tab);
-    long wlast = rl_mixing_window(sin(pow(10000.0, -2.0 * (nb - 1) / d)) / pow(10000.0, -2.0 * (nb - 1) / d), 0.1);
+    const double omlast = rl_so2_freq(d, RL_STUDY_BASE, 1.0, nb - 1);
+    long wlast = rl_mixing_window(sin(omlast) / omlast, 0.1);
     rl_report_decide(rep, &rl_rule_agree, zmax, NULL,
                      rl_fmt(w, sizeof w, "d=%d: %d blocks mix within 512 steps, %d stay coherent (> 0.9) past %ld "
                             "(slowest W(0.1) = %ld)", d, mixed, coherent, z->nmax, wlast),

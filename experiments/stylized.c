@@ -22,6 +22,7 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
+#include "../sampling/so2.h"
 #include "../theory/study.h"
 #include "../theory/theory.h"
 #include "../mc/routes.h"
@@ -287,7 +288,7 @@ static void write_query(const rl_outdir *out, const sty_model *M, const sty_size
     for (int f = 0; f < STY_NFIT; f++)
         for (int b = 0; b < h; b++) {
             const int i2 = b + h; /* half-split pairing: block b is (x_b, x_{b+d/2}) */
-            const double om = pow(10000.0, -2.0 * b / d);
+            const double om = rl_so2_freq(d, RL_STUDY_BASE, 1.0, b);
             const double complex c = block_chi(sty_fits[f].tr, d, om);
             double complex p = 1, in = 0, beyond = 0;
             for (long delta = 1; delta <= 128 * z->T; delta++) {
@@ -336,7 +337,7 @@ static void write_query(const rl_outdir *out, const sty_model *M, const sty_size
                 double lu = 0, lw = 0;
                 for (int b = 0; b < h; b++) {
                     const double complex c =
-                        cpow(block_chi(sty_fits[f].tr, d, pow(10000.0, -2.0 * b / d)), grid[g]);
+                        cpow(block_chi(sty_fits[f].tr, d, rl_so2_freq(d, RL_STUDY_BASE, 1.0, b)), grid[g]);
                     lu += block_mean(c, q, M[j].u, b, h);
                     lw += block_mean(c, q, M[j].w, b, h);
                 }

@@ -20,7 +20,9 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
+#include "../sampling/so2.h"
 #include "../sampling/steps.h"
+#include "../theory/study.h"
 #include "../theory/theory.h"
 #include "../report/plot.h"
 #include "../report/report.h"
@@ -81,7 +83,7 @@ static int blocks_of(const vfam *fa, const double *vbar, double complex *chi, do
     const int d = f->d;
     if (!fa->none && rl_family_is_so2(f)) {
         for (int b = 0; b < d / 2; b++) {
-            chi[b] = rl_angle_charfn(f->law, f->scale * pow(f->base, -2.0 * b / d));
+            chi[b] = rl_angle_charfn(f->law, rl_so2_freq(d, f->base, f->scale, b));
             vn2[b] = vbar[b] * vbar[b] + vbar[b + d / 2] * vbar[b + d / 2];
         }
         *width = 2;
@@ -488,7 +490,7 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, n
         double pv[64];
         if (so2) {
             for (int bb = 0; bb < d / 2; bb++) {
-                double complex cn = rl_cpow_n(rl_angle_charfn(f->law, f->scale * pow(f->base, -2.0 * bb / d)), n);
+                double complex cn = rl_cpow_n(rl_angle_charfn(f->law, rl_so2_freq(d, f->base, f->scale, bb)), n);
                 pv[bb] = creal(cn) * vt[bb] - cimag(cn) * vt[bb + d / 2];
                 pv[bb + d / 2] = cimag(cn) * vt[bb] + creal(cn) * vt[bb + d / 2];
             }
@@ -628,7 +630,7 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
                 const long i = (long)g * nb + bb;
                 const double vn = sqrt(o->vn2[bb]), rn = sqrt(o->bmsq[i]);
                 rl_tsv_row(tb, "%s\t%d\t%d\t%.6g\t%.12g\t%ld\t%.9g\t%.3g\t%.9g\t%.6g\t%.3g\t%.6g", fa[k].label, d, bb,
-                           pow(10000.0, -2.0 * bb / d) * (fa[k].f.law == RL_ANG_CIRCLE ? NAN : 1), creal(o->chi[bb]),
+                           rl_so2_freq(d, RL_STUDY_BASE, 1.0, bb) * (fa[k].f.law == RL_ANG_CIRCLE ? NAN : 1), creal(o->chi[bb]),
                            o->grid[g], o->bmsq[i], o->bmsq_se[i], o->bmsq_pred[i], rn / vn,
                            o->bmsq_se[i] / (2 * rn * vn), sqrt(o->bmsq_pred[i]) / vn);
             }
@@ -638,7 +640,7 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
         if (o->width == 2)
             for (int bb = 0; bb < nb; bb++)
                 rl_tsv_row(tsl, "%s\t%d\t%d\t%.6g\t%.12g\t%ld\t%ld\t%.6g\t%.3g\t%.6g\t%s", fa[k].label, d, bb,
-                           pow(10000.0, -2.0 * bb / d), creal(o->chi[bb]), mlo, mhi, o->bslope[bb], o->bslope_se[bb],
+                           rl_so2_freq(d, RL_STUDY_BASE, 1.0, bb), creal(o->chi[bb]), mlo, mhi, o->bslope[bb], o->bslope_se[bb],
                            o->bslope_pred[bb], slope_class(o->bslope_pred[bb]));
 
         /* checks: the exact second moment, the slope, the covariance */
@@ -676,7 +678,7 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
             agree += ok;
             cnt[s <= -0.4 ? 0 : s >= -0.1 ? 2 : 1]++;
             u += snprintf(tab + u, cap - u, "%d\t%s\t%.9f\t%ld\t%.4f ± %.2g\t%.4f\t%s%s\n", bb,
-                          k == 1 ? "(circle)" : rl_fmt(a, sizeof a, "%.3g", pow(10000.0, -2.0 * bb / z.d)),
+                          k == 1 ? "(circle)" : rl_fmt(a, sizeof a, "%.3g", rl_so2_freq(z.d, RL_STUDY_BASE, 1.0, bb)),
                           cabs(o->chi[bb]), rl_mixing_window(cabs(o->chi[bb]), 0.1), o->bslope[bb], o->bslope_se[bb], s,
                           slope_class(s), ok ? "" : " (measured differs)");
         }

@@ -29,6 +29,11 @@ for pos in rope pemb lf path alibi+random fixed-rope; do
     cp "$tmp/$name/ckpt.bin" "$C/ckpt/$name"
     cp "$tmp/$name/ckpt.bin" "$C/ckpt_sum/$name"
 done
+# a rotation base other than 10000: checkpoint version 3 (the base after the header)
+"$B" train --data "$tmp/d.bin" --vocab 4 --width 4 --heads 2 --layers 1 --ctx 4 --batch 1 \
+    --steps 1 --val-every 1 --val-batches 1 --pos random_qkv --rot-base 500 --out "$tmp/base500" >/dev/null
+cp "$tmp/base500/ckpt.bin" "$C/ckpt/random_qkv_base500"
+cp "$tmp/base500/ckpt.bin" "$C/ckpt_sum/random_qkv_base500"
 
 cp "$tmp/d.bin" "$C/tokfile_nanogpt/ids64"
 cp "$tmp/llmc.bin" "$C/tokfile_nanogpt/llmc64"

@@ -6,11 +6,12 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../sampling/so2.h"
 #include "../theory/theory.h"
 
 static double omega_of(const rl_family *f, int b)
 {
-    return f->scale * pow(f->base, -2.0 * b / f->d);
+    return rl_so2_freq(f->d, f->base, f->scale, b);
 }
 
 double rl_so2score_mean(const rl_family *f, const double *a, long n)

@@ -9,6 +9,7 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
+#include "../sampling/so2.h"
 #include "layers.h"
 #include "scheme_rot.h"
 
@@ -69,13 +70,6 @@ static void acc_layout(acc_state *st, const rl_scheme_ctx *x, long B, long T, in
     }
 }
 
-/* omega_p = 10000^(-2p/hd), as RoPE's table computes it. */
-static void omegas(double *om, int hd)
-{
-    for (int p = 0; p < hd / 2; p++)
-        om[p] = pow(10000.0, -2.0 * p / hd);
-}
-
 /* A uniform draw in the open interval (-1, 1) from 53 random bits. */
 static inline double uniform_pm1(gsl_rng *r)
 {
@@ -101,7 +95,7 @@ static void accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, floa
     const int H = c->heads, hd = c->width / c->heads, P = hd / 2;
     const long w = (long)H * P;
     double om[P > 0 ? P : 1];
-    omegas(om, hd);
+    rl_so2_freqs(hd, c->rot_base, 1.0, om); /* RoPE's omega_p */
 #pragma omp parallel
     {
         gsl_rng *r = rl_rng_alloc();
@@ -142,7 +136,7 @@ static void accumulate_pemb(const rl_gpt_config *c, const float *E, float *cos_o
 {
     const int hd = c->width / c->heads, P = hd / 2;
     double om[P > 0 ? P : 1];
-    omegas(om, hd);
+    rl_so2_freqs(hd, c->rot_base, 1.0, om); /* RoPE's omega_p */
 #pragma omp parallel for schedule(static)
     for (long bp = 0; bp < (long)B * P; bp++) {
         const long b = bp / P, p = bp % P;
@@ -386,7 +380,7 @@ void rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint1
 {
     const int P = x->hd / 2, lanes = rl_scheme_step_lanes(x);
     double om[P > 0 ? P : 1];
-    omegas(om, x->hd);
+    rl_so2_freqs(x->hd, x->cfg->rot_base, 1.0, om); /* RoPE's omega_p */
     if (x->s == &rl_scheme_random) {
         for (long i = 0; i < n; i++)
             for (int j = 0; j < lanes; j++) {

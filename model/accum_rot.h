@@ -7,7 +7,8 @@
  * Each layer l has its own table A_l(b, t, h, p) = sum_{s=1..t} theta_l(b, s, h, p)
  * with A_l(b, 0, h, p) = 0 (position 0 unrotated, as in RoPE), summed in
  * double and reduced mod 2 pi at every step (rl_angle_add), recomputed at
- * every forward (training and evaluation).  omega_p = 10000^(-2p/hd).
+ * every forward (training and evaluation).  omega_p = B^(-2p/hd), B the
+ * configuration's rot_base (rl_so2_freqs, as RoPE's table).
  *   random: theta ~ U(-omega_p, omega_p), i.i.d. over (b, s, h, p); layer l,
  *           window b, head h draw from stream (key ^ DOMAIN, (l, b, h)) in the
  *           order s = 1..T-1, p = 0..P-1 (key: the forward's key).

@@ -23,12 +23,17 @@ enum { H_VERSION, H_LAYERS, H_WIDTH, H_HEADS, H_CTX, H_VOCAB, H_ROT, H_MODE, H_A
        H_STEPS, H_BATCH, H_ACCUM, H_SEED, H_VAL_EVERY, H_VAL_BATCHES, H_DATA_N, H_DATA_HASH,
        H_ADAM_T, H_NPARAMS, H_FIELDS };
 #define HEADER_BYTES (sizeof MAGIC + 8 * H_FIELDS + 128)
+/* version 3's extension after the header: the rotation base */
+#define EXT_BYTES 8
 
-static void put_header(unsigned char *h, const rl_gpt *m, const rl_ckpt_meta *mt)
+/* The header (and the extension, when the model needs version 3) into h;
+ * returns its length. */
+static size_t put_header(unsigned char *h, const rl_gpt *m, const rl_ckpt_meta *mt)
 {
     int64_t f[H_FIELDS];
     double dp = m->cfg.dropout;
-    f[H_VERSION] = RL_CKPT_VERSION;
+    const int v3 = m->cfg.rot_base != RL_ROT_BASE_DEFAULT;
+    f[H_VERSION] = v3 ? 3 : 2;
     f[H_LAYERS] = m->cfg.layers;
     f[H_WIDTH] = m->cfg.width;
     f[H_HEADS] = m->cfg.heads;
@@ -54,19 +59,23 @@ static void put_header(unsigned char *h, const rl_gpt *m, const rl_ckpt_meta *mt
     memcpy(h + sizeof MAGIC, f, sizeof f);
     memset(h + sizeof MAGIC + sizeof f, 0, 128);
     snprintf((char *)h + sizeof MAGIC + sizeof f, 128, "%s", mt->lr);
+    if (!v3)
+        return HEADER_BYTES;
+    memcpy(h + HEADER_BYTES, &m->cfg.rot_base, EXT_BYTES);
+    return HEADER_BYTES + EXT_BYTES;
 }
 
 rl_status rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta, rl_err *err)
 {
-    unsigned char h[HEADER_BYTES];
-    put_header(h, m, meta);
+    unsigned char h[HEADER_BYTES + EXT_BYTES];
+    const size_t hn = put_header(h, m, meta);
     const size_t np = sizeof(float) * (size_t)m->nparams;
-    uint64_t sum = rl_fnv64(RL_FNV64_INIT, h, sizeof h);
+    uint64_t sum = rl_fnv64(RL_FNV64_INIT, h, hn);
     sum = rl_fnv64(sum, m->params, np);
     sum = rl_fnv64(sum, m->adam, 2 * np);
     rl_outfile *o;
     RL_TRY(rl_outfile_create(path, &o, err));
-    fwrite(h, sizeof h, 1, o->f);
+    fwrite(h, hn, 1, o->f);
     fwrite(m->params, 1, np, o->f);
     fwrite(m->adam, 1, 2 * np, o->f);
     fwrite(&sum, sizeof sum, 1, o->f);
@@ -129,11 +138,12 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
         rl_err_prefix(err, "checkpoint");
         return open;
     }
-    unsigned char h[HEADER_BYTES];
+    unsigned char h[HEADER_BYTES + EXT_BYTES];
+    size_t hn = HEADER_BYTES;
     int64_t f[H_FIELDS];
     rl_gpt *m = NULL;
     rl_status st = RL_EINPUT;
-    if (size < sizeof h || fread(h, sizeof h, 1, fp) != 1) {
+    if (size < hn || fread(h, hn, 1, fp) != 1) {
         rl_fail(err, st, "%s: truncated checkpoint (shorter than its header)", path);
         goto fail;
     }
@@ -148,21 +158,31 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
                 RL_CKPT_VERSION);
         goto fail;
     }
-    if (f[H_VERSION] != RL_CKPT_VERSION) {
-        rl_fail(err, st, "%s: checkpoint version %lld, this routelab reads %d", path,
+    if (f[H_VERSION] != 2 && f[H_VERSION] != RL_CKPT_VERSION) {
+        rl_fail(err, st, "%s: checkpoint version %lld, this routelab reads 2 and %d", path,
                 (long long)f[H_VERSION], RL_CKPT_VERSION);
         goto fail;
     }
+    double base = RL_ROT_BASE_DEFAULT; /* version 2: the base before it was a setting */
+    if (f[H_VERSION] == 3) {
+        if (size < hn + EXT_BYTES || fread(h + hn, EXT_BYTES, 1, fp) != 1) {
+            rl_fail(err, st, "%s: truncated checkpoint (shorter than its header)", path);
+            goto fail;
+        }
+        memcpy(&base, h + hn, EXT_BYTES);
+        hn += EXT_BYTES;
+    }
     double dp;
     memcpy(&dp, &f[H_DROPOUT], 8);
-    if (check_fields(f, dp, (const char *)h + sizeof MAGIC + sizeof f, err)) {
+    if (check_fields(f, dp, (const char *)h + sizeof MAGIC + sizeof f, err) ||
+        rl_train_opts_check_field("rot-base", base, err)) {
         rl_err_prefix(err, "%s: corrupt checkpoint", path);
         goto fail;
     }
     /* every field is now in its range: the narrowing below keeps its value */
     rl_gpt_config cfg = { (int)f[H_LAYERS], (int)f[H_WIDTH], (int)f[H_HEADS], (int)f[H_CTX],
                           (int)f[H_VOCAB], (float)dp,
-                          { (int)f[H_ROT], (int)f[H_MODE], (int)f[H_ALIBI], (int)f[H_PATH] } };
+                          { (int)f[H_ROT], (int)f[H_MODE], (int)f[H_ALIBI], (int)f[H_PATH] }, base };
     char why[160];
     if (rl_gpt_config_check(&cfg, why, sizeof why)) {
         rl_fail(err, st, "%s: corrupt checkpoint (%s)", path, why);
@@ -179,9 +199,9 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
         goto fail;
     }
     const size_t np = sizeof(float) * (size_t)f[H_NPARAMS];
-    if (size != sizeof h + 3 * np + 8) {
+    if (size != hn + 3 * np + 8) {
         rl_fail(err, st, "%s: truncated or padded checkpoint (%zu bytes, expected %zu)", path, size,
-                sizeof h + 3 * np + 8);
+                hn + 3 * np + 8);
         goto fail;
     }
     st = rl_gpt_new(&m, &cfg, B, err);
@@ -196,7 +216,7 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
         rl_fail(err, st, "%s: read error", path);
         goto fail;
     }
-    uint64_t sum = rl_fnv64(RL_FNV64_INIT, h, sizeof h);
+    uint64_t sum = rl_fnv64(RL_FNV64_INIT, h, hn);
     sum = rl_fnv64(sum, m->params, np);
     sum = rl_fnv64(sum, m->adam, 2 * np);
     if (sum != stored) {

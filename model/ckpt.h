@@ -3,7 +3,7 @@
  * File: a fixed header of little-endian 64-bit fields (magic "RLGPTCKP",
  * version, model configuration, steps done, the run's settings, the identity
  * of its training stream, AdamW's step count), the --lr text (128 bytes,
- * NUL-terminated), then the parameters and the
+ * NUL-terminated), in version 3 the rotation base, then the parameters and the
  * AdamW moments m and v as float32, then FNV-1a-64 of everything before it.
  * Data position and RNG state: every random draw of step s (training windows,
  * dropout masks) comes from streams keyed by (seed, s), so (seed, step)
@@ -19,8 +19,13 @@
 #include "data.h"
 #include "gpt.h"
 
-/* 2: the position scheme as (rotation, mode, alibi, path) fields */
-#define RL_CKPT_VERSION 2
+/* 2: the position scheme as (rotation, mode, alibi, path) fields;
+ * 3: version 2's header then the rotation base (a double's bits, 8 bytes)
+ * before the parameters.  A model of base RL_ROT_BASE_DEFAULT is written as
+ * version 2, byte for byte what routelab wrote before the base existed (and
+ * what a routelab of version 2 still reads); a version-2 file loads with
+ * that base.  Any other base is written as version 3. */
+#define RL_CKPT_VERSION 3
 
 typedef struct {
     long step;          /* optimizer steps completed */

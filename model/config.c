@@ -2,6 +2,7 @@
  * scheme's share comes from its object, scheme.h). */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "scheme.h"
@@ -17,6 +18,8 @@ const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n)
         return buf;
     else if (!(c->dropout >= 0 && c->dropout < 1))
         snprintf(buf, n, "dropout %g is outside [0, 1)", c->dropout);
+    else if (!(isfinite(c->rot_base) && c->rot_base > 1))
+        snprintf(buf, n, "rotation base %g must be finite and greater than 1", c->rot_base);
     else if (c->vocab > 65536)
         snprintf(buf, n, "vocabulary %d exceeds 65536 (tokens are uint16)", c->vocab);
     else

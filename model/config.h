@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "../theory/study.h"
+
 /* The description of a position scheme, as the checkpoint stores it: the
  * scheme's code (rot, path: see the registry, scheme.h), a mode (qkv: the
  * values are rotated too and each head's output inverse-rotated: value
@@ -51,7 +53,13 @@ typedef struct {
     int vocab;         /* token vocabulary V */
     float dropout;     /* probability on the embedding and both residual branches */
     rl_pos_config pos; /* position scheme */
+    double rot_base;   /* B of the SO(2) frequencies omega_p = B^(-2p/hd) of every
+                          rotation scheme (rl_so2_freqs); finite, > 1 */
 } rl_gpt_config;
+
+/* `train --rot-base`'s default, the study's base; a checkpoint without the
+ * field (format version 2) holds a model of this base. */
+#define RL_ROT_BASE_DEFAULT RL_STUDY_BASE
 
 /* NULL when the configuration is usable, else a one-line reason in buf. */
 const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n);

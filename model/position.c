@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "../sampling/so2.h"
+
 void rl_rotate(float *x, long ld, int B, int T, int H, int hd, const rl_rotation *r,
                long t0, int dir)
 {
@@ -56,14 +58,15 @@ void rl_angles_cos_sin(const double *angle, float *cos_out, float *sin_out, long
     }
 }
 
-void rl_rope_table(float *cos_out, float *sin_out, long t0, long T, int hd)
+void rl_rope_table(float *cos_out, float *sin_out, long t0, long T, int hd, double base)
 {
     const int P = hd / 2;
+    double om[P > 0 ? P : 1];
+    rl_so2_freqs(hd, base, 1.0, om);
 #pragma omp parallel for schedule(static)
     for (long t = 0; t < T; t++)
         for (int p = 0; p < P; p++) {
-            double omega = pow(10000.0, -2.0 * p / hd);
-            double a = fmod((double)(t + t0) * omega, 2 * M_PI);
+            double a = fmod((double)(t + t0) * om[p], 2 * M_PI);
             cos_out[t * P + p] = (float)cos(a);
             sin_out[t * P + p] = (float)sin(a);
         }

@@ -58,9 +58,9 @@ static inline double rl_angle_add(double a, double step)
 void rl_angles_cos_sin(const double *angle, float *cos, float *sin, long n);
 
 /* RoPE's table for positions t0 .. t0+T-1: angle(t, p) = t * omega_p,
- * omega_p = 10000^(-2p/hd), p < hd/2, products and reduction in double.
- * cos and sin hold T*hd/2 floats each; the rotation uses st = hd/2. */
-void rl_rope_table(float *cos, float *sin, long t0, long T, int hd);
+ * omega_p = base^(-2p/hd) (rl_so2_freqs), p < hd/2, products and reduction
+ * in double.  cos and sin hold T*hd/2 floats each; the rotation uses st = hd/2. */
+void rl_rope_table(float *cos, float *sin, long t0, long T, int hd, double base);
 rl_rotation rl_rope_rotation(const float *cos, const float *sin, int hd);
 
 /* ALiBi slopes for H heads (see position.c for the rule when H is not a

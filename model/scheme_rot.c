@@ -120,7 +120,7 @@ static void rope_layout(void *st, const rl_scheme_ctx *x, long B, long T, int ev
     r->sin = rl_carve(a, (size_t)T * x->hd / 2);
     if (!a->base)
         return;
-    rl_rope_table(r->cos, r->sin, 0, T, x->hd);
+    rl_rope_table(r->cos, r->sin, 0, T, x->hd, x->cfg->rot_base);
     r->r.tab = rl_rope_rotation(r->cos, r->sin, x->hd);
 }
 

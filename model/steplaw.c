@@ -19,12 +19,6 @@ const char *rl_steps_kind_name(rl_steps_kind k)
     return (unsigned)k < 4 ? n[k] : "?";
 }
 
-double rl_model_rot_base(const rl_gpt_config *c)
-{
-    (void)c; /* TODO: c->rot_base when the configuration has it */
-    return 10000.0;
-}
-
 long rl_horizon_predict(const long *W, int n, long T)
 {
     long h = -1;
@@ -157,7 +151,7 @@ rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t
     s->hd = m->hd;
     s->heads = m->cfg.heads;
     s->ctx = T;
-    s->base = rl_model_rot_base(&m->cfg);
+    s->base = m->cfg.rot_base;
     s->eps = eps;
     s->positions = nwin * (T - 1);
     alloc_blocks(s, L, lanes);
@@ -180,9 +174,9 @@ rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key
     const int hd = m->hd;
     switch (c->pos.rot) {
     case RL_ROT_ROPE:
-        return rl_steplaw_closed(RL_STEPS_CONSTANT, hd, rl_model_rot_base(c), c->ctx, eps, s, err);
+        return rl_steplaw_closed(RL_STEPS_CONSTANT, hd, c->rot_base, c->ctx, eps, s, err);
     case RL_ROT_RANDOM:
-        return rl_steplaw_closed(RL_STEPS_CLOSED, hd, rl_model_rot_base(c), c->ctx, eps, s, err);
+        return rl_steplaw_closed(RL_STEPS_CLOSED, hd, c->rot_base, c->ctx, eps, s, err);
     case RL_ROT_PEMB:
     case RL_ROT_LF:
         if (ntok < 1 || ntok > val->n)

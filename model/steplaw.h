@@ -49,10 +49,6 @@ typedef struct {
     int at_ctx, beyond; /* blocks with W_b <= T; with a finite W_b > T */
 } rl_steplaw;
 
-/* The rotation base of a model.  TODO: the configuration's rot_base once it
- * has one (issue 13 part 4); 10000 until then, as model/accum_rot.c. */
-double rl_model_rot_base(const rl_gpt_config *c);
-
 /* H = min { W[i] : W[i] > T } over n windows (-1: never mixes); -1 when no
  * window is finite and > T. */
 long rl_horizon_predict(const long *W, int n, long T);

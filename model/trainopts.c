@@ -14,7 +14,7 @@
 rl_train_opts rl_train_opts_default(void)
 {
     return (rl_train_opts){ .layers = 4, .width = 128, .heads = 4, .ctx = 128, .vocab = 256,
-                            .dropout = 0, .pos = "rope", .mode = -1, .batch = 8, .accum = 1,
+                            .dropout = 0, .rot_base = RL_ROT_BASE_DEFAULT, .pos = "rope", .mode = -1, .batch = 8, .accum = 1,
                             .steps = 0, .lr = "5e-4", .val_every = 100, .val_batches = 8,
                             .ckpt_every = 500, .log_every = 10, .seed = 42 };
 }
@@ -31,6 +31,10 @@ int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab)
                                        "vocabulary (256 for the byte-level Brown corpus)", 2, 65536);
         tab[n++] = (rl_opt)RL_OPT_DBL_("dropout", &o->dropout, "dropout probability", 0, 1,
                                        RL_LO | RL_HI_OPEN);
+        tab[n++] = (rl_opt)RL_OPT_DBL_("rot-base", &o->rot_base,
+                                       "base B of every rotation scheme's frequencies "
+                                       "omega_p = B^(-2p/hd) (the study's: 10000)", 1, 0,
+                                       RL_LO_OPEN);
     }
     if (parts & RL_TRAIN_OPTS_POS) {
         tab[n++] = (rl_opt)RL_OPT_STR_("pos", &o->pos, "position scheme: " RL_POS_NAMES);
@@ -110,6 +114,8 @@ int rl_train_opts_argv(const rl_train_opts *o, unsigned parts, char **argv)
     rl_opt tab[RL_TRAIN_OPTS_MAX];
     int n = rl_train_opts_table(&copy, parts, tab), k = 0;
     for (int i = 0; i < n; i++) {
+        if (tab[i].dest == &copy.rot_base && copy.rot_base == RL_ROT_BASE_DEFAULT)
+            continue; /* train's default: the text written before the flag existed */
         char *v = value_text(&tab[i]);
         if (!v)
             continue;
@@ -129,7 +135,8 @@ rl_status rl_train_opts_steps(const rl_train_opts *o, long *steps, rl_err *err)
 rl_status rl_train_opts_config(const rl_train_opts *o, rl_gpt_config *cfg, rl_err *err)
 {
     *cfg = (rl_gpt_config){ .layers = o->layers, .width = o->width, .heads = o->heads,
-                            .ctx = o->ctx, .vocab = o->vocab, .dropout = (float)o->dropout };
+                            .ctx = o->ctx, .vocab = o->vocab, .dropout = (float)o->dropout,
+                            .rot_base = o->rot_base };
     char why[512];
     if (rl_pos_parse(o->pos, o->mode, &cfg->pos, why, sizeof why))
         return rl_fail(err, RL_EINPUT, "%s", why);

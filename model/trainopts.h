@@ -17,6 +17,7 @@ typedef struct {
     /* the model */
     int layers, width, heads, ctx, vocab;
     double dropout;
+    double rot_base;  /* --rot-base: the rotation schemes' frequency base */
     const char *pos;  /* position scheme, rl_pos_parse's names */
     int mode;         /* --mode: RL_MODE_QK / RL_MODE_QKV, or -1: the name's own */
     /* the run */
@@ -49,7 +50,9 @@ int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab);
 
 /* The same parts of o as command-line arguments, "--name" then its value
  * (each malloc'ed), into argv (room for 2 RL_TRAIN_OPTS_MAX): parsing them
- * with the table gives back o.  Returns how many strings. */
+ * with the table gives back o.  --rot-base at train's default is left out:
+ * a grid folder trained before the flag existed keeps matching its
+ * config.txt.  Returns how many strings. */
 int rl_train_opts_argv(const rl_train_opts *o, unsigned parts, char **argv);
 
 /* The run's optimizer steps (rl_lr_plan of o->lr and o->steps): RL_EINPUT

@@ -172,7 +172,7 @@ rl_status rl_repro_set_variants(rl_repro *r, rl_err *err)
             rl_die("out of memory");
         char *at = strchr(r->var[v], '@');
         r->pos[v] = strndup(r->var[v], at ? (size_t)(at - r->var[v]) : len);
-        r->base[v] = r->g.rot_base;
+        r->base[v] = r->g.train.rot_base;
         if (at) {
             char *end;
             errno = 0;
@@ -247,6 +247,7 @@ static rl_train_opts train_opts_of(const rl_repro *r, int v, int k)
     t.pos = r->pos[v];
     t.mode = -1;
     t.seed = rl_repro_seed(r, k);
+    t.rot_base = r->base[v]; /* NAME@BASE, else the grid's */
     return t;
 }
 
@@ -346,10 +347,8 @@ static void train_args(const rl_repro *r, int v, int k, args *a)
     flag(a, "--data", "%s", r->g.data);
     flag(a, "--out", "%s", d);
     flag(a, "--pos", "%s", t.pos);
-    /* the variant's rotation base; train must accept --rot-base (issue 13,
-     * helper rotbase's flag, merged by the coordinator) */
-    if (r->base[v] != RL_GRID_BASE_DEFAULT)
-        flag(a, "--rot-base", "%.17g", r->base[v]);
+    /* the variant's rotation base travels in t: written only when it is not
+     * train's default (rl_train_opts_argv) */
     train_opts_args(a, &t, RL_TRAIN_OPTS_RUN);
     free(d);
 }

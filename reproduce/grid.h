@@ -13,7 +13,7 @@ typedef struct {
     int nvar;
     char **var;         /* the variants, split from g.variants: NAME or NAME@BASE (the model folder's name) */
     char **pos;         /* each variant's scheme (train --pos): NAME */
-    double *base;       /* each variant's rotation base: BASE, else g.rot_base */
+    double *base;       /* each variant's rotation base: BASE, else g.train.rot_base */
     int *control;       /* the variant named its own base (NAME@BASE): a control arm */
 } rl_repro;
 
@@ -27,8 +27,8 @@ void rl_repro_free_variants(rl_repro *r);
 
 /* The `routelab train` command of variant v, replicate k, one argument a
  * line: what the model folder's config.txt holds (malloc'ed).  It has
- * --rot-base only when the variant's base differs from
- * RL_GRID_BASE_DEFAULT, so that a grid at the study's base trains with the
+ * --rot-base only when the variant's base differs from train's default
+ * (RL_ROT_BASE_DEFAULT), so that a grid at the study's base trains with the
  * command lines it always had. */
 char *rl_repro_train_command(const rl_repro *r, int v, int k);
 

@@ -28,7 +28,6 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
     g->theory = "quick";
     g->probe = "rope,random_qkv";
     g->data = "data/brown";
-    g->rot_base = RL_GRID_BASE_DEFAULT;
     if (!strcmp(name, "quick")) {
         /* what `make run` runs, under 15 minutes on 2 cores with the theory
          * report: three tiny models, evaluated to 32x their context */
@@ -50,21 +49,24 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * training doubles, about 4 min more on 2 cores (NOTES.md §9.2) */
         g->seeds = 2;
     } else if (!strcmp(name, "cpu")) {
-        /* every variant of the study plus none, path and alibi+random_qkv,
-         * all on the same tokens and seeds, evaluated to 128x; the study's
-         * three constant stages (lr ratios 1 : 0.4 : 0.1, lengths 2 : 1 :
-         * 1) at a small model's rate.  The mixing-matched scale (issue 13):
-         * head dim 32 (width 128 / 4 heads) at T = 128 is the cheapest T at
-         * which a base reaches 3 and 8 of 16 blocks mixing within T and
-         * 128T (the study: 10 and 23 of 48); every rotation scheme trains
-         * with that base (rl_grid_match, about 1966), and rope and
-         * random_qk also at the study's 10000 as control arms (2 and 7 of
-         * 16).  TODO(issue 13, helper bpebrown): BPE data (data bpe on the
-         * Brown corpus) in place of data/brown's bytes. */
+        /* the variants issue 13 names (rope, random_qk, random_qkv,
+         * pemb_qk, lf_qk, alibi, none), all on the same tokens and seeds,
+         * evaluated to 128x; the study's three constant stages (lr ratios
+         * 1 : 0.4 : 0.1, lengths 2 : 1 : 1) at a small model's rate.  The
+         * mixing-matched scale (NOTES.md §13.4): head dim 32 (width 128 / 4
+         * heads) at T = 128 is the cheapest T at which a base reaches 3 and
+         * 8 of 16 blocks mixing within T and 128T (the study: 10 and 23 of
+         * 48); every rotation scheme trains with that base (rl_grid_match,
+         * about 1966), and rope and random_qk also at the study's 10000 as
+         * control arms (2 and 7 of 16).  Data: the Brown corpus as a 4096-piece
+         * BPE (NOTES.md §13.3; 3.56 bytes a token), built by `routelab data
+         * brown` then `routelab data bpe --vocab 4096 --from data/brown --out
+         * data/brown-bpe4096`.  The other schemes (fixed-rope, *_qkv of pemb
+         * and lf, path, alibi+random_qkv) are one --variants away. */
         g->name = "cpu";
-        g->variants = "rope,fixed-rope,random_qk,random_qkv,pemb_qk,pemb_qkv,lf_qk,lf_qkv,alibi,none,"
-                      "path,alibi+random_qkv,rope@10000,random_qk@10000";
-        t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 128, t->vocab = 256;
+        g->variants = "rope,random_qk,random_qkv,pemb_qk,lf_qk,alibi,none,rope@10000,random_qk@10000";
+        g->data = "data/brown-bpe4096";
+        t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 128, t->vocab = 4096;
         t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
         t->lr = "2e-3:1500,8e-4:750,2e-4:750";
         t->val_every = 250, t->val_batches = 8, t->ckpt_every = 500, t->seed = 42;
@@ -95,7 +97,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
     if (g->matched) {
         rl_match m;
         RL_TRY(rl_grid_match(g, &m, err));
-        g->rot_base = m.base;
+        g->train.rot_base = m.base;
     }
     return RL_OK;
 }

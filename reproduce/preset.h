@@ -20,14 +20,13 @@ typedef struct {
     const char *data;       /* default data set */
     int seeds;              /* models per variant, seeds --seed, --seed + 1, ... (the replication unit) */
     int matched;            /* the rotation base is chosen by rl_grid_match (the mixing-matched scale) */
-    double rot_base;        /* every rotation scheme's base (train --rot-base), unless a variant's @BASE */
 } rl_grid;
 
 #define RL_GRID_PRESETS "quick|cpu|paper"
 #define RL_GRID_MAX_SEEDS 64 /* --seeds: at most this many models per variant */
-/* The study's rotation base, train's default: a child is passed --rot-base
- * only when its base differs from this. */
-#define RL_GRID_BASE_DEFAULT 10000.0
+/* The grid's rotation base is train's own option (train.rot_base, default
+ * RL_ROT_BASE_DEFAULT = the study's 10000): a child is passed --rot-base only
+ * when its base differs from that default (rl_train_opts_argv). */
 /* The matched scale's tolerance and multiple: the windows W_b(0.1) of the
  * study's fractions (10 of 48 blocks within T, 23 of 48 within 128T). */
 #define RL_GRID_MATCH_EPS 0.1

@@ -627,7 +627,7 @@ static void matched_section(FILE *fp, const rl_repro *r)
                 "W_b(ε = %g) from theory's windows; `routelab bound match`). A smaller model keeps the study's "
                 "regime if it keeps the study's two fractions; the knob is the rotation base. This grid trains "
                 "every rotation scheme with base **%.6g** (%s)",
-            mult, RL_GRID_MATCH_EPS, r->g.rot_base,
+            mult, RL_GRID_MATCH_EPS, r->g.train.rot_base,
             r->g.matched ? "the matched base below" : "the study's; not the matched scale");
     int nc = 0;
     for (int v = 0; v < r->nvar; v++)
@@ -757,7 +757,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
                 "the same for every variant of a seed (paired); full causal attention, mean cross-entropy over "
                 "every position |\n| theory report | preset %s, seed %ld |\n\n",
             g->variants, g->train.layers, g->train.width, g->train.heads, g->train.width / g->train.heads,
-            g->train.vocab, g->train.dropout, g->rot_base,
+            g->train.vocab, g->train.dropout, g->train.rot_base,
             g->matched ? "the matched scale: see below; NAME@BASE variants their own" : "the study's; NAME@BASE "
                                                                                       "variants their own",
             g->train.ctx, g->train.batch, g->train.accum, rl_repro_steps(r), g->train.lr, g->data, K,

@@ -9,10 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+double rl_so2_freq(int d, double base, double scale, int b)
+{
+    return scale * pow(base, -2.0 * b / d);
+}
+
 void rl_so2_freqs(int d, double base, double scale, double *omega)
 {
     for (int b = 0; b < d / 2; b++)
-        omega[b] = scale * pow(base, -2.0 * b / d);
+        omega[b] = rl_so2_freq(d, base, scale, b);
 }
 
 double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega)

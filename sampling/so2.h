@@ -7,7 +7,12 @@
 #include "family.h"
 #include "../core/err.h"
 
-/* omega_b = scale * base^(-2b/d) for b = 0 .. d/2-1 (RoPE's frequencies). */
+/* omega_b = scale * base^(-2b/d) (RoPE's frequencies): the one formula of
+ * every SO(2) frequency in routelab (the model's rotation schemes, the
+ * families, the claims' study base). */
+double rl_so2_freq(int d, double base, double scale, int b);
+
+/* omega_b = rl_so2_freq(d, base, scale, b) for b = 0 .. d/2-1. */
 void rl_so2_freqs(int d, double base, double scale, double *omega);
 
 /* One angle step theta ~ law(omega). */

@@ -361,9 +361,10 @@ static void archives(const bi_env *e)
 
 /* ---- checkpoints ------------------------------------------------------------ */
 
-/* model/ckpt.c's layout: magic[8], 22 int64 fields, lr[128], then nparams
- * float32 parameters, 2 nparams float32 AdamW moments, then FNV-1a-64 (of
- * core/tokfile.h, word-wise) chained over header, parameters, moments. */
+/* model/ckpt.c's layout: magic[8], 22 int64 fields, lr[128], (version 3
+ * only: the rotation base, a double) then nparams float32 parameters,
+ * 2 nparams float32 AdamW moments, then FNV-1a-64 (of core/tokfile.h,
+ * word-wise) chained over header, parameters, moments. */
 enum { F_VERSION, F_LAYERS, F_WIDTH, F_HEADS, F_CTX, F_VOCAB, F_ROT, F_MODE, F_ALIBI, F_PATH,
        F_DROPOUT, F_STEP, F_STEPS, F_BATCH, F_ACCUM, F_SEED, F_VAL_EVERY, F_VAL_BATCHES,
        F_DATA_N, F_DATA_HASH, F_ADAM_T, F_NPARAMS, F_FIELDS };
@@ -391,6 +392,27 @@ static void ck_fix_sum(unsigned char *b, size_t n)
     s = rl_fnv64(s, b + CK_HEADER, bytes);
     s = rl_fnv64(s, b + CK_HEADER + bytes, 2 * bytes);
     memcpy(b + n - 8, &s, 8);
+}
+
+/* The valid (version-2) checkpoint as version 3 with rotation base `base`,
+ * checksum recomputed (unless keep_sum), cut to cut bytes (0: whole). */
+static void ck_base(const bi_env *e, const char *name, double base, int keep_sum, size_t cut)
+{
+    int64_t np, v = 3;
+    memcpy(&np, ck_buf + CK_FIELD(F_NPARAMS), 8);
+    const size_t n = ck_len + 8, bytes = 4 * (size_t)np;
+    unsigned char *b = malloc(n);
+    memcpy(b, ck_buf, CK_HEADER);
+    memcpy(b + CK_FIELD(F_VERSION), &v, 8);
+    memcpy(b + CK_HEADER, &base, 8);
+    memcpy(b + CK_HEADER + 8, ck_buf + CK_HEADER, ck_len - CK_HEADER);
+    uint64_t s = rl_fnv64(RL_FNV64_INIT, b, CK_HEADER + 8);
+    s = rl_fnv64(s, b + CK_HEADER + 8, bytes);
+    s = rl_fnv64(s, b + CK_HEADER + 8 + bytes, 2 * bytes);
+    if (!keep_sum)
+        memcpy(b + n - 8, &s, 8);
+    ck_write(e, name, b, cut ? cut : n);
+    free(b);
 }
 
 /* The valid checkpoint with field i set to v, checksum recomputed. */
@@ -455,6 +477,13 @@ static void checkpoints(bi_env *e, const char *ckpath)
     /* crafted fields, checksum recomputed */
     ck_field(e, "ck_v1.bin", F_VERSION, 1);
     ck_field(e, "ck_v3.bin", F_VERSION, 3);
+    ck_field(e, "ck_v4.bin", F_VERSION, 4);
+    /* version 3's rotation base (train --rot-base's range: finite, > 1) */
+    ck_base(e, "ck_base1.bin", 1.0, 0, 0);
+    ck_base(e, "ck_basenan.bin", NAN, 0, 0);
+    ck_base(e, "ck_baseinf.bin", INFINITY, 0, 0);
+    ck_base(e, "ck_basecut.bin", 500.0, 0, CK_HEADER + 4);
+    ck_base(e, "ck_basesum.bin", 500.0, 1, 0);
     ck_field(e, "ck_layers0.bin", F_LAYERS, 0);
     ck_field(e, "ck_layersneg.bin", F_LAYERS, -1);
     ck_field(e, "ck_layers32.bin", F_LAYERS, ((int64_t)1 << 32) + 1); /* reads as 1 if cut */

@@ -19,7 +19,7 @@
 static rl_gpt *model(const char *pos, int B)
 {
     rl_gpt_config c = { .layers = 2, .width = 64, .heads = 2, .ctx = 16, .vocab = 16, .dropout = 0.0f,
-                        .pos = tm_pos(pos) };
+                        .pos = tm_pos(pos), .rot_base = RL_ROT_BASE_DEFAULT };
     rl_gpt *m;
     rl_err err;
     cr_assert_eq(rl_gpt_new(&m, &c, B, &err), RL_OK, "%s", err.msg);
@@ -95,7 +95,7 @@ Test(horizon, law_of_model)
     rl_steplaw s, c;
     rl_gpt *m = model("random_qkv", 1);
     cr_assert_eq(rl_steplaw_of(m, &val, 0, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
-    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, rl_model_rot_base(&m->cfg), 16, 0.1, &c, &err), RL_OK);
+    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, m->cfg.rot_base, 16, 0.1, &c, &err), RL_OK);
     cr_expect_eq(s.kind, RL_STEPS_CLOSED);
     for (int b = 0; b < 16; b++)
         cr_expect_eq(s.window[b], c.window[b]);
@@ -128,7 +128,7 @@ Test(horizon, measured_random_is_closed_form)
     rl_steplaw s, c;
     rl_err err;
     cr_assert_eq(rl_steplaw_measure(m, t, 161, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
-    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, rl_model_rot_base(&m->cfg), 16, 0.1, &c, &err), RL_OK);
+    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, m->cfg.rot_base, 16, 0.1, &c, &err), RL_OK);
     cr_expect_eq(s.positions, 10 * 15, "10 windows of 16, positions 1..15");
     cr_assert_eq(s.lanes, 32, "H hd/2 lanes");
     for (int l = 0; l < 2; l++)

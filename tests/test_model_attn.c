@@ -70,7 +70,7 @@ Test(model_attn, alibi_slopes)
 Test(model_attn, rope_table)
 {
     float c[4 * 8], s[4 * 8];
-    rl_rope_table(c, s, 70000, 4, 16);
+    rl_rope_table(c, s, 70000, 4, 16, 10000.0);
     for (int t = 0; t < 4; t++)
         for (int p = 0; p < 8; p++) {
             double a = (70000.0 + t) * pow(10000.0, -2.0 * p / 16);
@@ -89,7 +89,7 @@ static void same_for_thread_counts(const char *pos, float dropout)
     uint16_t tok[2 * 65];
     for (int i = 0; i < 130; i++)
         tok[i] = (uint16_t)((i * 11 + 5) % 64);
-    rl_gpt_config cfg = { 2, 64, 4, T, 64, dropout, tm_pos(pos) };
+    rl_gpt_config cfg = { 2, 64, 4, T, 64, dropout, tm_pos(pos), RL_ROT_BASE_DEFAULT };
     double loss[2], ev[2];
     float *g[2];
     for (int k = 0; k < 2; k++) {

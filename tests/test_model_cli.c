@@ -274,7 +274,7 @@ Test(model_cli, train_and_reproduce_share_training_flags)
     static char th[1 << 15], rh[1 << 15];
     cr_assert_eq(th_run("train --help", th, sizeof th, NULL, 0), 0);
     cr_assert_eq(th_run("reproduce --help", rh, sizeof rh, NULL, 0), 0);
-    const char *flags[] = { "layers", "width", "heads", "ctx", "vocab", "dropout", "batch", "accum", "steps", "lr",
+    const char *flags[] = { "layers", "width", "heads", "ctx", "vocab", "dropout", "rot-base", "batch", "accum", "steps", "lr",
                             "val-every", "val-batches", "ckpt-every", "log-every", "seed" };
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
         char tt[512], tr[512], rt[512], rr[512];

@@ -26,7 +26,7 @@ static double far_from_att(const rl_gpt *m, int l, int h, int T, long i, long W)
 static void probe_matches_forward(const char *pos)
 {
     const int T = 128;
-    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, tm_pos(pos) };
+    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, tm_pos(pos), RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, 1);
     rl_gpt_init(m, 3);
     tm_randn(m->params, m->nparams, 4, 0.15f);

@@ -62,7 +62,7 @@ Test(model_schemes, names_and_configurations)
     p = tm_pos("path");
     cr_expect(p.path == 1 && p.rot == RL_ROT_NONE && p.mode == RL_MODE_QK && !p.alibi);
     /* the configuration check refuses what the parser cannot express */
-    rl_gpt_config c = { 2, 12, 4, 8, 16, 0.0f, { RL_ROT_NONE, RL_MODE_QKV, 0, 0 } };
+    rl_gpt_config c = { 2, 12, 4, 8, 16, 0.0f, { RL_ROT_NONE, RL_MODE_QKV, 0, 0 }, RL_ROT_BASE_DEFAULT };
     c.width = 16;
     cr_expect(rl_gpt_config_check(&c, err, sizeof err) != NULL, "qkv without rotation");
     c.pos = tm_pos("random_qk");
@@ -124,7 +124,7 @@ Test(model_schemes, registry)
         rl_pos_config p;
         cr_assert_eq(rl_pos_parse(name, -1, &p, err, sizeof err), 0, "%s: %s", name, err);
         cr_expect(rl_pos_equal(p, c[i].pos), "%s parses to another configuration", name);
-        rl_gpt_config cfg = { 2, 16, 2, 8, 13, 0.0f, c[i].pos };
+        rl_gpt_config cfg = { 2, 16, 2, 8, 13, 0.0f, c[i].pos, RL_ROT_BASE_DEFAULT };
         cr_expect(rl_gpt_config_check(&cfg, err, sizeof err) == NULL, "%s: %s", name, err);
         rl_gpt *m = rl_gpt_alloc(&cfg, 1);
         cr_assert(m, "%s", name);
@@ -177,7 +177,7 @@ ParameterizedTest(scheme_case *c, model_schemes, streaming_equals_forward, .time
     uint16_t tok[301];
     for (int i = 0; i <= T; i++)
         tok[i] = (uint16_t)((i * 37 + i / 7) % 64);
-    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, c->pos };
+    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, c->pos, RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, 1);
     cr_assert(m);
     rl_gpt_init(m, 3);
@@ -198,7 +198,7 @@ ParameterizedTest(scheme_case *c, model_schemes, streaming_equals_forward, .time
  * norms near 1); B windows of capacity T. */
 static rl_gpt *model(const char *pos, int T, int B, uint64_t seed)
 {
-    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, tm_pos(pos) };
+    rl_gpt_config cfg = { 2, 32, 4, T, 64, 0.0f, tm_pos(pos), RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, B);
     rl_gpt_init(m, seed);
     tm_randn(m->params, m->nparams, seed + 1, 0.1f);
@@ -353,7 +353,7 @@ Test(model_schemes, angles_exact_at_65536)
     gsl_rng_free(r);
 
     /* (2) pemb's table through the model's own evaluation path */
-    rl_gpt_config cfg = { 1, 8, 1, 8, 5, 0.0f, tm_pos("pemb_qk") };
+    rl_gpt_config cfg = { 1, 8, 1, 8, 5, 0.0f, tm_pos("pemb_qk"), RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, 1);
     rl_gpt_init(m, 1);
     tm_randn(m->p.pos[0], 5 * 4, 19, 0.5f);

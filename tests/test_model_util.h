@@ -109,10 +109,10 @@ static inline double tm_gpt_loss(void *v)
  * y = 0 that a difference with e = 1e-2 straddles for some of the 128 y's
  * of this model (errors 2-4e-2 there, all from that; at 1e-3 the rounding
  * noise stays ~1e-4 relative).  A wrong gradient fails at both steps. */
-static inline void tm_check_model(rl_pos_config pos, float dropout)
+static inline void tm_check_model_base(rl_pos_config pos, float dropout, double base)
 {
     omp_set_num_threads(1); /* thousands of tiny forwards: threads only contend */
-    rl_gpt_config cfg = { 2, 16, 2, 8, 13, dropout, pos };
+    rl_gpt_config cfg = { 2, 16, 2, 8, 13, dropout, pos, base };
     rl_gpt *m = rl_gpt_alloc(&cfg, 2);
     cr_assert(m, "%s: configuration refused", rl_pos_name(pos));
     rl_gpt_init(m, 5);
@@ -131,7 +131,8 @@ static inline void tm_check_model(rl_pos_config pos, float dropout)
     for (int i = 0; i < m->ntensors; i++) {
         const rl_tensor *t = &m->tensors[i];
         char what[64];
-        snprintf(what, sizeof what, "%s %s p=%.1f", rl_pos_name(pos), t->name, dropout);
+        snprintf(what, sizeof what, "%s %s p=%.1f base %g", rl_pos_name(pos), t->name, dropout,
+                 base);
         double err = tm_grad_err(tm_gpt_loss, &c, m->params + t->off, m->grads + t->off, t->n,
                                  what, 1e-2f);
         if (err >= TM_GRAD_TOL)
@@ -140,6 +141,12 @@ static inline void tm_check_model(rl_pos_config pos, float dropout)
         cr_expect_lt(err, TM_GRAD_TOL, "%s", what);
     }
     rl_gpt_free(m);
+}
+
+/* ... with the study's rotation base */
+static inline void tm_check_model(rl_pos_config pos, float dropout)
+{
+    tm_check_model_base(pos, dropout, RL_ROT_BASE_DEFAULT);
 }
 
 #endif

@@ -526,7 +526,8 @@ Test(reproduce, at_base_variants_and_their_train_commands)
                            "--width\n96\n--heads\n4\n--ctx\n64\n--vocab\n256\n--dropout\n0\n--batch\n16\n--accum\n1\n"
                            "--steps\n1200\n--lr\n2e-3:600,8e-4:300,2e-4:300\n--val-every\n150\n--val-batches\n8\n"
                            "--ckpt-every\n300\n--seed\n42\n");
-    cr_expect(strstr(c[1], "--out\nOUT/models/rope@500/seed42\n--pos\nrope\n--rot-base\n500\n--layers\n") != NULL,
+    cr_expect(strstr(c[1], "--out\nOUT/models/rope@500/seed42\n--pos\nrope\n--layers\n") != NULL &&
+                  strstr(c[1], "\n--rot-base\n500\n") != NULL,
               "%s", c[1]);
     cr_expect(strstr(c[2], "--out\nOUT/models/random_qk@10000/seed42\n--pos\nrandom_qk\n--layers\n") != NULL, "%s",
               c[2]);
@@ -547,9 +548,9 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     cr_assert_eq(rl_match_choose(&q, &m, &err), RL_OK);
     cr_expect_eq(r.g.train.ctx, 128);
     cr_expect_eq(r.g.train.width / r.g.train.heads, 32);
-    cr_expect(r.g.rot_base == m.base && m.at_ctx == 3 && m.at_far == 8, "base %.17g (%d, %d)", r.g.rot_base,
+    cr_expect(r.g.train.rot_base == m.base && m.at_ctx == 3 && m.at_far == 8, "base %.17g (%d, %d)", r.g.train.rot_base,
               m.at_ctx, m.at_far);
-    cr_expect(r.g.rot_base > 1185 && r.g.rot_base < 3260, "%g", r.g.rot_base);
+    cr_expect(r.g.train.rot_base > 1185 && r.g.train.rot_base < 3260, "%g", r.g.train.rot_base);
     cr_expect_eq(r.g.eval_targets, 65536);
     cr_expect_eq(r.g.seeds, 3);
     cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK);
@@ -574,12 +575,12 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     /* paper: the study's own scale gives the study's base; the longest
      * length has at least 4 windows.  quick: 2^14 targets. */
     cr_assert_eq(rl_grid_preset("paper", &r.g, &err), RL_OK);
-    cr_expect(r.g.rot_base == 10000.0, "%.17g", r.g.rot_base);
+    cr_expect(r.g.train.rot_base == 10000.0, "%.17g", r.g.train.rot_base);
     long Lmax = (long)r.g.train.ctx * r.g.max_mult;
     cr_expect_eq(Lmax, 65536);
     cr_expect_geq((r.g.eval_targets + Lmax - 1) / Lmax, 4);
     cr_assert_eq(rl_grid_preset("quick", &r.g, &err), RL_OK);
-    cr_expect(r.g.rot_base == 10000.0 && r.g.eval_targets == 16384 && !r.g.matched);
+    cr_expect(r.g.train.rot_base == 10000.0 && r.g.eval_targets == 16384 && !r.g.matched);
 
     /* bad bases */
     const char *bad[] = { "rope@", "rope@x", "rope@1", "rope@1e9", "rope@nan", "rope@inf", "rope@500x" };
