@@ -12,6 +12,7 @@
 
 #include "../core/util.h"
 #include "fastmath.h"
+#include "softmax_row.h"
 
 /* Query/key block sizes of the streaming kernel: a 64 x 512 score block is
  * 128 KiB, resident in L2 while it is formed, exponentiated and used. */
@@ -105,7 +106,7 @@ void rl_attention_backward_logits(float *dv, long ldd, float *datt, const float 
  * contract fixes; later blocks are all masked).  o, v point at (b, h). */
 static void stream_block(float *o, long ldo, const float *v, long ld, const rl_attn_shape *s,
                          const rl_attn_logits *lg, int b, int h, long i0, long i1, float *S,
-                         float *acc, float *m, float *l, float *state)
+                         float *acc, float *m, float *l, float *state, rl_softmax_row_fn row_step)
 {
     const int hd = s->hd;
     const int nq = (int)(i1 - i0);
@@ -127,7 +128,7 @@ static void stream_block(float *o, long ldo, const float *v, long ld, const rl_a
             /* keys j0 .. min(i, j1-1) are visible to query i */
             const int n = (int)((i < j1 - 1 ? i : j1 - 1) - j0 + 1);
             float sum;
-            const float mx = exp_row(S + (long)r * SK, n, nk, sl, (int)i, (int)j0, m[r], &sum);
+            const float mx = row_step(S + (long)r * SK, n, nk, sl, (int)i, (int)j0, m[r], &sum);
             if (n <= 0)
                 continue;
             /* rescale what has been accumulated to the new max:
@@ -159,6 +160,7 @@ void rl_attention_forward_streaming_logits(float *out, long ldo, const float *v,
             lg->prepare(lg, (int)(bh / H), (int)(bh % H));
     }
     float *scratch = rl_xmalloc(sizeof(float) * per * omp_get_max_threads());
+    const rl_softmax_row_fn row_step = rl_softmax_row_pick();
     /* items (b, h, query block), largest (latest) blocks first for balance;
      * each item's arithmetic is fixed, so the schedule cannot change results */
 #pragma omp parallel for schedule(dynamic, 1)
@@ -169,7 +171,7 @@ void rl_attention_forward_streaming_logits(float *out, long ldo, const float *v,
         float *m = acc + (long)SQ * hd, *l = m + SQ, *state = l + SQ;
         const long i1 = (qb + 1) * SQ < T ? (qb + 1) * SQ : T;
         stream_block(out + b * T * ldo + h * hd, ldo, v + b * T * ld + h * hd, ld, s, lg,
-                     (int)b, (int)h, qb * SQ, i1, S, acc, m, l, state);
+                     (int)b, (int)h, qb * SQ, i1, S, acc, m, l, state, row_step);
     }
     free(scratch);
 }
