@@ -96,13 +96,28 @@ RL_ROW_WIDE(row_avx512, "avx512f", 16)
 RL_ROW_WIDE(row_avx2, "avx2", 8)
 #endif
 
+int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names)
+{
+    int n = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx512f")) {
+        fns[n] = row_avx512;
+        names[n++] = "avx512";
+    }
+    if (__builtin_cpu_supports("avx2")) {
+        fns[n] = row_avx2;
+        names[n++] = "avx2";
+    }
+#endif
+    fns[n] = rl_softmax_row_sse2;
+    names[n++] = "sse2";
+    return n;
+}
+
 rl_softmax_row_fn rl_softmax_row_pick(void)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx512f"))
-        return row_avx512;
-    if (__builtin_cpu_supports("avx2"))
-        return row_avx2;
-#endif
-    return rl_softmax_row_sse2;
+    rl_softmax_row_fn fns[3];
+    const char *names[3];
+    rl_softmax_row_versions(fns, names);
+    return fns[0];
 }

@@ -23,6 +23,10 @@ typedef float (*rl_softmax_row_fn)(float *row, int n, int w, float sl, int i, in
 /* The widest version this CPU runs (a pure function of the CPU). */
 rl_softmax_row_fn rl_softmax_row_pick(void);
 
+/* Every version this CPU runs, widest first, into fns (room for 3) with
+ * their names; returns how many (>= 1: the SSE2 one is always last). */
+int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names);
+
 /* The SSE2 version (every x86-64; the reference for tests). */
 float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, float mx0,
                           float *sum);
