@@ -15,7 +15,8 @@
 #include "softmax_row.h"
 
 /* Query/key block sizes of the streaming kernel: a 64 x 512 score block is
- * 128 KiB, resident in L2 while it is formed, exponentiated and used. */
+ * 128 KiB (128 x 512: 256 KiB), resident in L2 while it is formed,
+ * exponentiated and used. */
 #define SQ RL_ATTN_SQ
 #define SK RL_ATTN_SK
 /* The standard provider forms any block in one sgemm, so its streaming
