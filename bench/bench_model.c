@@ -19,9 +19,19 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+/* CPU seconds of the process: with one thread, the work done whatever
+ * else runs on the machine (wall time under load counts the waits too). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
 /* GFLOP/s of a large square sgemm with OpenBLAS's own threading (all
- * cores): the peak that the model's throughput is a fraction of. */
-static double sgemm_peak(int n, double budget)
+ * cores): the peak that the model's throughput is a fraction of.  cpu:
+ * per CPU second (run it on one thread: the one-core peak). */
+static double sgemm_peak(int n, double budget, int cpu)
 {
     float *a = rl_xmalloc(sizeof(float) * n * n), *b = rl_xmalloc(sizeof(float) * n * n);
     float *c = rl_xcalloc((size_t)n * n, sizeof(float));
@@ -32,24 +42,15 @@ static double sgemm_peak(int n, double budget)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
     double best = 0;
     for (double t0 = now(); now() - t0 < budget;) {
-        double t = now();
+        double t = cpu ? cpu_now() : now();
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
-        double g = 2.0 * n * n * (double)n / (now() - t) / 1e9;
+        double g = 2.0 * n * n * (double)n / ((cpu ? cpu_now() : now()) - t) / 1e9;
         best = g > best ? g : best;
     }
     free(a);
     free(b);
     free(c);
     return best;
-}
-
-/* CPU seconds of the process: with one thread, the work done whatever
- * else runs on the machine (wall time under load counts the waits too). */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -106,8 +107,10 @@ static eval_figs bench_eval(int L, rl_pos_config pos)
 /* The streaming attention kernel alone (rl_attention_forward_streaming) on
  * one window of L tokens, H heads of hd: the share of the long evaluation
  * that the kernel owns.  FLOPs of the causal window: per head, q.k and p.v
- * over the L(L+1)/2 pairs, 2 hd each:  2 * 2 hd * L(L+1)/2 = 2 hd L(L+1). */
-static double bench_attention(int L, int H, int hd, double *gflops)
+ * over the L(L+1)/2 pairs, 2 hd each:  2 * 2 hd * L(L+1)/2 = 2 hd L(L+1).
+ * Wall seconds, or the process's CPU seconds when cpu is set (run it on
+ * one thread). */
+static double bench_attention(int L, int H, int hd, int cpu, double *gflops)
 {
     const long ld = (long)H * hd, n = (long)L * ld;
     float *q = rl_xmalloc(sizeof(float) * n), *k = rl_xmalloc(sizeof(float) * n);
@@ -118,9 +121,9 @@ static double bench_attention(int L, int H, int hd, double *gflops)
         v[i] = (float)((i * 69069u + 3) % 2001) / 1000.0f - 1.0f;
     }
     rl_attn_shape sh = { 1, L, H, hd, NULL, NULL };
-    double t = now();
+    double t = cpu ? cpu_now() : now();
     rl_attention_forward_streaming(o, ld, q, k, v, ld, &sh);
-    t = now() - t;
+    t = (cpu ? cpu_now() : now()) - t;
     *gflops = 2.0 * hd * (double)L * (L + 1) * H / t / 1e9;
     free(q);
     free(k);
@@ -279,12 +282,12 @@ rl_status rl_bench_model(int quick, rl_err *err)
     const double pb = quick ? 1.0 : 3.0, tb = quick ? 3 : 10;
     /* the peak before and after the model runs; the larger one is used, so
      * that other work on the machine cannot inflate the fractions */
-    double p1 = sgemm_peak(2048, pb);
+    double p1 = sgemm_peak(2048, pb, 0);
     eval_figs ev = bench_eval(16384, ROPE); /* first: its peak RSS is its own */
     double t1, t2;
     RL_TRY(bench_train(4, 256, 4, 128, 8, tb, &t1, err));
     RL_TRY(bench_train(6, 384, 6, 256, 4, tb, &t2, err));
-    double p2 = sgemm_peak(2048, pb), peak = p1 > p2 ? p1 : p2;
+    double p2 = sgemm_peak(2048, pb, 0), peak = p1 > p2 ? p1 : p2;
     printf("model sgemm peak (2048^3, %d threads, OpenBLAS, best of %.0f s, before / after): "
            "%.1f / %.1f GFLOP/s\n", rl_ncores(), pb, p1, p2);
     report_train(4, 256, 4, 128, 8, t1, 1358, peak);
@@ -293,12 +296,23 @@ rl_status rl_bench_model(int quick, rl_err *err)
            "%.1f GFLOP/s (%.0f%% of peak)  workspace %.0f MiB  peak RSS %.0f MiB\n", ev.L, ev.sec,
            ev.L / ev.sec, ev.flops / ev.sec / 1e9, 100 * ev.flops / ev.sec / 1e9 / peak,
            ev.work_mib, ev.rss_mib);
-    /* the kernel alone at the eval's shape (4 heads of 64) and at head dim 32 */
+    /* the kernel alone at the eval's shape (4 heads of 64) and at head dim
+     * 32: on all cores (wall time against the peak above), then on one
+     * thread (CPU time against the one-core peak, also in CPU time: the
+     * figure that other work on a shared machine disturbs least) */
+    rl_set_threads(1);
+    const double p1c = sgemm_peak(2048, pb, 1);
+    rl_set_threads(rl_ncores());
     for (int i = 0; i < 2; i++) {
         const int H = i ? 8 : 4, hd = i ? 32 : 64, L = 16384;
-        double gf, t = bench_attention(L, H, hd, &gf);
+        double gf, gfc, t = bench_attention(L, H, hd, 0, &gf);
+        rl_set_threads(1);
+        double tc = bench_attention(L, H, hd, 1, &gfc);
+        rl_set_threads(rl_ncores());
         printf("model attention alone (streaming forward, causal, T=%d, %d heads x hd %d): %.2f s  "
-               "%.1f GFLOP/s (%.0f%% of peak)\n", L, H, hd, t, gf, 100 * gf / peak);
+               "%.1f GFLOP/s (%.0f%% of peak) | 1 thr CPU %.2f s  %.1f GFLOP/s (%.0f%% of the "
+               "1-thread peak %.1f)\n", L, H, hd, t, gf, 100 * gf / peak, tc, gfc, 100 * gfc / p1c,
+               p1c);
     }
     if (!quick) { /* the study's longest length, its time and resident memory */
         eval_figs e6 = bench_eval(65536, ROPE);

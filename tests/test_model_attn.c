@@ -1,7 +1,8 @@
 /* test_model_attn.c: streaming attention against the plain kernel, ALiBi
  * slopes, RoPE's table, and thread-count independence (the chunked
  * long-window evaluation against the training forward, for every scheme:
- * test_model_schemes.c). */
+ * test_model_schemes.c), and the online-softmax row step at every vector
+ * width the CPU runs against the SSE2 one and against double exp. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
@@ -11,6 +12,7 @@
 #include "../model/attention.h"
 #include "../model/gpt.h"
 #include "../model/position.h"
+#include "../model/softmax_row.h"
 #include "../sampling/rng.h"
 #include "test_model_util.h"
 
@@ -122,4 +124,64 @@ Test(model_attn, thread_count_independent)
     same_for_thread_counts("lf_qkv", 0);
     same_for_thread_counts("pemb_qk", 0);
     same_for_thread_counts("path", 0);
+}
+
+/* Every width of the row step (model/softmax_row.h) gives the SSE2 step's
+ * max and entries bit for bit (the same operations per entry), exact zeros
+ * where masked, the sum to float rounding, and e^(x - m) to a few ulps of
+ * double exp; lengths around the 4-, 8- and 16-lane boundaries, with and
+ * without an ALiBi slope, a running max below and above the row's, entries
+ * far below the max (the exp's clamp) and rows with nothing visible. */
+Test(model_attn, row_step_widths_agree)
+{
+    rl_softmax_row_fn fns[3];
+    const char *names[3];
+    const int nv = rl_softmax_row_versions(fns, names);
+    cr_assert_geq(nv, 1);
+    cr_log_info("row step widths: %d (widest %s)", nv, names[0]);
+    const int ns[] = { -3, 0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 33, 100, 511, 512 };
+    const float sls[] = { 0.0f, 0.25f }, mx0s[] = { -INFINITY, 0.5f, 30.0f };
+    float src[520], ref[520], got[520];
+    tm_randn(src, 520, 21, 3.0f);
+    src[5] = -150.0f; /* e^(x - m) below the clamp: ~1e-38 stands for 0 */
+    src[40] = 12.0f;
+    for (unsigned a = 0; a < sizeof ns / sizeof *ns; a++)
+        for (int extra = 0; extra <= 9; extra += 9)
+            for (int b = 0; b < 2; b++)
+                for (int c = 0; c < 3; c++) {
+                    const int n = ns[a], w = (n > 0 ? n : 0) + extra;
+                    if (w > 512)
+                        continue;
+                    const int i = 700 + (n > 0 ? n : 0), j0 = 701; /* keys j0 .. j0 + n - 1 */
+                    memcpy(ref, src, sizeof src);
+                    float rsum;
+                    const float rmx = rl_softmax_row_sse2(ref, n, w, sls[b], i, j0, mx0s[c], &rsum);
+                    /* against double exp of the float argument (the biased
+                     * logit minus the max, each rounded to float as the step does) */
+                    double dsum = 0;
+                    for (int q = 0; q < n; q++) {
+                        const float x = src[q] - sls[b] * (float)(i - j0 - q);
+                        const double e = exp((double)(float)(x - rmx));
+                        dsum += ref[q];
+                        cr_expect(fabs(ref[q] - e) <= 5e-7 * e + 2e-38, "n %d q %d: %.9g vs %.9g", n,
+                                  q, ref[q], e);
+                    }
+                    cr_expect(fabs(rsum - dsum) <= 1e-6 * dsum, "n %d: sum %.9g vs %.9g", n, rsum, dsum);
+                    for (int q = n > 0 ? n : 0; q < w; q++)
+                        cr_expect_eq(ref[q], 0.0f, "n %d w %d: masked entry %d = %g", n, w, q, ref[q]);
+                    if (n <= 0)
+                        cr_expect(rmx == mx0s[c] && rsum == 0.0f, "n %d: max %g sum %g", n, rmx, rsum);
+                    for (int v = 0; v < nv; v++) {
+                        memcpy(got, src, sizeof src);
+                        float sum;
+                        const float mx = fns[v](got, n, w, sls[b], i, j0, mx0s[c], &sum);
+                        cr_expect(mx == rmx, "%s n %d: max %.9g vs %.9g", names[v], n, mx, rmx);
+                        cr_expect(memcmp(got, ref, sizeof(float) * w) == 0,
+                                  "%s n %d w %d sl %g: entries differ from sse2", names[v], n, w, sls[b]);
+                        cr_expect(memcmp(got + w, src + w, sizeof(float) * (520 - w)) == 0,
+                                  "%s n %d w %d: wrote past the row", names[v], n, w);
+                        cr_expect(fabsf(sum - rsum) <= 1e-6f * rsum, "%s n %d: sum %.9g vs %.9g",
+                                  names[v], n, sum, rsum);
+                    }
+                }
 }

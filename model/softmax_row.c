@@ -1,0 +1,123 @@
+/* softmax_row.c: the online-softmax row step at three vector widths (see
+ * softmax_row.h). */
+#include "softmax_row.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "fastmath.h"
+
+float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, float mx0,
+                          float *sum)
+{
+    float mx = mx0;
+    if (sl != 0.0f) {
+#pragma omp simd
+        for (int q = 0; q < n; q++)
+            row[q] -= sl * (float)(i - j0 - q);
+    }
+#pragma omp simd reduction(max : mx)
+    for (int q = 0; q < n; q++)
+        mx = row[q] > mx ? row[q] : mx;
+    *sum = n > 0 ? rl_exp_shift_sum(row, n, mx) : 0.0f;
+    if (w > (n > 0 ? n : 0))
+        memset(row + (n > 0 ? n : 0), 0, sizeof(float) * (w - (n > 0 ? n : 0)));
+    return mx;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* W lanes of GCC vector extensions in a function compiled for TGT; the exp
+ * is fastmath.c's vexp (the operations of rl_expf) and the tail is rl_expf
+ * itself, so every entry is the value the SSE2 version computes. */
+#define RL_ROW_WIDE(NAME, TGT, W)                                                           \
+    __attribute__((target(TGT))) static float NAME(float *row, int n, int w, float sl,    \
+                                                   int i, int j0, float mx0, float *sum)  \
+    {                                                                                       \
+        typedef float vf __attribute__((vector_size(4 * (W))));                             \
+        typedef int32_t vi __attribute__((vector_size(4 * (W))));                           \
+        typedef uint32_t vu __attribute__((vector_size(4 * (W))));                          \
+        const vf zero = { 0 };                                                              \
+        int q;                                                                              \
+        if (n <= 0) {                                                                       \
+            if (w > 0)                                                                      \
+                memset(row, 0, sizeof(float) * w);                                          \
+            *sum = 0.0f;                                                                    \
+            return mx0;                                                                     \
+        }                                                                                   \
+        if (sl != 0.0f)                                                                     \
+            for (q = 0; q < n; q++)                                                         \
+                row[q] -= sl * (float)(i - j0 - q);                                         \
+        vf vm = zero + mx0, x, e, acc = zero;                                               \
+        for (q = 0; q + (W) <= n; q += (W)) {                                               \
+            memcpy(&x, row + q, sizeof x);                                                  \
+            vi gt = x > vm;                                                                 \
+            vm = (vf)(((vi)x & gt) | ((vi)vm & ~gt));                                       \
+        }                                                                                   \
+        float mx = mx0;                                                                     \
+        for (int l = 0; l < (W); l++)                                                       \
+            mx = vm[l] > mx ? vm[l] : mx;                                                   \
+        for (; q < n; q++)                                                                  \
+            mx = row[q] > mx ? row[q] : mx;                                                 \
+        for (q = 0; q + (W) <= n; q += (W)) {                                               \
+            memcpy(&x, row + q, sizeof x);                                                  \
+            x = x - mx;                                                                     \
+            vi lo = x < -87.3f, hi = x > 88.7f;                                             \
+            x = (vf)(((vi)(zero - 87.3f) & lo) | ((vi)x & ~lo));                            \
+            x = (vf)(((vi)(zero + 88.7f) & hi) | ((vi)x & ~hi));                            \
+            vf t = x * 1.44269504088896341f;                                                \
+            vf fn = (t + 12582912.0f) - 12582912.0f;                                        \
+            fn = (vf)((vi)fn & (fn == fn)); /* a NaN lane: 2^0, r keeps the NaN */          \
+            vi nn = __builtin_convertvector(fn, vi);                                        \
+            vf r = x - fn * 0.693359375f + fn * 2.12194440e-4f;                             \
+            vf p = r * 1.9875691500e-4f + 1.3981999507e-3f;                                 \
+            p = p * r + 8.3334519073e-3f;                                                   \
+            p = p * r + 4.1665795894e-2f;                                                   \
+            p = p * r + 1.6666665459e-1f;                                                   \
+            p = p * r + 5.0000001201e-1f;                                                   \
+            p = p * r * r + r + 1.0f;                                                       \
+            e = p * (vf)((vu)(nn + 127) << 23);                                             \
+            memcpy(row + q, &e, sizeof e);                                                  \
+            acc += e;                                                                       \
+        }                                                                                   \
+        float s = 0.0f;                                                                     \
+        for (int l = 0; l < (W); l++)                                                       \
+            s += acc[l];                                                                    \
+        for (; q < n; q++) {                                                                \
+            row[q] = rl_expf(row[q] - mx);                                                  \
+            s += row[q];                                                                    \
+        }                                                                                   \
+        if (w > n)                                                                          \
+            memset(row + n, 0, sizeof(float) * (w - n));                                   \
+        *sum = s;                                                                           \
+        return mx;                                                                          \
+    }
+
+RL_ROW_WIDE(row_avx512, "avx512f", 16)
+RL_ROW_WIDE(row_avx2, "avx2", 8)
+#endif
+
+int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names)
+{
+    int n = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx512f")) {
+        fns[n] = row_avx512;
+        names[n++] = "avx512";
+    }
+    if (__builtin_cpu_supports("avx2")) {
+        fns[n] = row_avx2;
+        names[n++] = "avx2";
+    }
+#endif
+    fns[n] = rl_softmax_row_sse2;
+    names[n++] = "sse2";
+    return n;
+}
+
+rl_softmax_row_fn rl_softmax_row_pick(void)
+{
+    rl_softmax_row_fn fns[3];
+    const char *names[3];
+    rl_softmax_row_versions(fns, names);
+    return fns[0];
+}

@@ -1,0 +1,34 @@
+/* softmax_row.h: one row of the streaming attention's online softmax, at
+ * the widest vector width the CPU offers.
+ *
+ * The project builds without target flags (SSE2: four floats), but the
+ * streaming kernel at small head dims spends a third of its time in this
+ * step (hd 32: exp 24%, bias/max/zeroing 10% of a 1-thread profile), next
+ * to OpenBLAS's sgemm, which picks its own kernel at run time.  So the
+ * step is compiled three times (AVX-512, AVX2, SSE2) and picked at run time
+ * by the CPU's features; every width computes each e^x with the same
+ * operations as rl_expf (no FMA: ISO C mode does not contract), so only the
+ * order of the sum's additions differs between widths. */
+#ifndef RL_MODEL_SOFTMAX_ROW_H
+#define RL_MODEL_SOFTMAX_ROW_H
+
+/* Row i of a block of scaled logits, keys j0 .. j0+n-1 visible, the rest of
+ * the width w masked: subtract the ALiBi bias sl (i - j) (sl = 0: none),
+ * take m = max(mx0, the row's max), replace the visible entries by
+ * e^(x - m) and the masked ones by 0; returns m, and the sum in *sum (0 and
+ * mx0 when n <= 0). */
+typedef float (*rl_softmax_row_fn)(float *row, int n, int w, float sl, int i, int j0,
+                                   float mx0, float *sum);
+
+/* The widest version this CPU runs (a pure function of the CPU). */
+rl_softmax_row_fn rl_softmax_row_pick(void);
+
+/* Every version this CPU runs, widest first, into fns (room for 3) with
+ * their names; returns how many (>= 1: the SSE2 one is always last). */
+int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names);
+
+/* The SSE2 version (every x86-64; the reference for tests). */
+float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, float mx0,
+                          float *sum);
+
+#endif
