@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "../core/blas_arch.h"
 #include "../core/util.h"
 #include "../model/attention.h"
 #include "../model/gpt.h"
@@ -288,8 +289,9 @@ rl_status rl_bench_model(int quick, rl_err *err)
     RL_TRY(bench_train(4, 256, 4, 128, 8, tb, &t1, err));
     RL_TRY(bench_train(6, 384, 6, 256, 4, tb, &t2, err));
     double p2 = sgemm_peak(2048, pb, 0), peak = p1 > p2 ? p1 : p2;
-    printf("model sgemm peak (2048^3, %d threads, OpenBLAS, best of %.0f s, before / after): "
-           "%.1f / %.1f GFLOP/s\n", rl_ncores(), pb, p1, p2);
+    printf("model sgemm peak (2048^3, %d threads, OpenBLAS %s kernels%s, best of %.0f s, before / after): "
+           "%.1f / %.1f GFLOP/s\n", rl_ncores(), rl_blas_core(),
+           getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE)" : "", pb, p1, p2);
     report_train(4, 256, 4, 128, 8, t1, 1358, peak);
     report_train(6, 384, 6, 256, 4, t2, 354, peak);
     printf("model eval  4L w256 h4 rope T=%d (one window, forward only): %.2f s  %.0f tok/s  "

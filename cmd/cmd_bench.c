@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "../core/opts.h"
+#include "../core/blas_arch.h"
 #include "../core/util.h"
 #include "../sampling/haar.h"
 #include "../sampling/rng.h"
@@ -115,6 +116,9 @@ int cmd_bench(int argc, char **argv)
                   "compare like with like), the model on all cores against the sgemm peak.",
                   opts, argc, argv, NULL, 0);
     double budget = quick ? 0.2 : 1.0;
+    /* which kernels every figure below ran on (core/blas_arch.h) */
+    printf("# OpenBLAS kernels: %s%s\n", rl_blas_core(),
+           getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE)" : " (OpenBLAS's own choice)");
     if (what == 0 || what == 1 || what == 2) {
         rl_set_threads(1);
         printf("# sampling (single thread; ratio = time of the sampler / time of LAPACK's QR floor)\n");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/blas_arch.h"
 #include "commands.h"
 #include "../core/util.h"
 
@@ -46,6 +47,7 @@ static void usage(FILE *fp)
 
 int main(int argc, char **argv)
 {
+    rl_blas_fix_arch(argv); /* may run the program again with OpenBLAS's fast kernels */
     if (argc < 2)
         rl_die("no command (see routelab --help)"); /* one line; the table is --help's */
     const char *name = argv[1];

@@ -12,6 +12,7 @@
 #include "../core/stats.h"
 #include "../sampling/rng.h"
 #include "helpers.h"
+#include "../core/blas_arch.h"
 
 /* ---------- err: statuses and one-line messages ---------- */
 
@@ -220,4 +221,42 @@ Test(stats, welford_equals_two_pass)
     cr_assert_float_eq(se, 3.0 / sqrt((double)n), 0.05 * 3.0 / sqrt((double)n));
     free(x);
     gsl_rng_free(r);
+}
+
+/* ---------- blas_arch: OpenBLAS's kernels on virtual machines ---------- */
+
+/* The choice: only a Prescott fallback is overridden, by what the CPU has. */
+Test(blas_arch, choice_overrides_only_the_fallback)
+{
+    cr_assert_str_eq(rl_blas_arch_choice("Prescott", 1, 1), "SkylakeX");
+    cr_assert_str_eq(rl_blas_arch_choice("Prescott", 0, 1), "Haswell");
+    cr_assert_null(rl_blas_arch_choice("Prescott", 0, 0));
+    cr_assert_null(rl_blas_arch_choice("Haswell", 1, 1), "OpenBLAS's own choice stands");
+    cr_assert_null(rl_blas_arch_choice("SkylakeX", 1, 1));
+    cr_assert_null(rl_blas_arch_choice(NULL, 1, 1));
+}
+
+/* routelab runs on the kernels the choice asks for: its bench names them.
+ * This test process did not re-run itself, so its own OpenBLAS shows what
+ * the library picked alone. */
+Test(blas_arch, routelab_runs_on_the_chosen_kernels)
+{
+    const char *own = rl_blas_core();
+    const char *want = own;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (!getenv("OPENBLAS_CORETYPE")) {
+        __builtin_cpu_init();
+        const int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+                           __builtin_cpu_supports("avx512vl");
+        const int avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        const char *c = rl_blas_arch_choice(own, avx512, avx2_fma);
+        if (c)
+            want = c;
+    }
+#endif
+    char out[4096], err[1024], line[256];
+    cr_assert_eq(th_run("bench --what haar --quick", out, sizeof out, err, sizeof err), 0, "%s", err);
+    snprintf(line, sizeof line, "# OpenBLAS kernels: %s ", want);
+    cr_assert(!strncmp(out, line, strlen(line)), "expected '%s', got: %.200s (this process: %s)", line, out, own);
 }

@@ -1,0 +1,27 @@
+/* blas_arch.h: OpenBLAS's kernels on virtual machines.
+ *
+ * OpenBLAS (built with DYNAMIC_ARCH, as Debian's is) picks its kernels from
+ * the CPU's family and model numbers.  A virtual machine that reports a
+ * generic model ("Intel(R) Xeon(R) Processor") gets the oldest x86-64 set,
+ * Prescott (SSE3), even on a CPU with AVX-512: on the machine of NOTES.md
+ * §13.7 a 2048^3 sgemm ran at 34 GFLOP/s per core instead of 177.  OpenBLAS
+ * reads OPENBLAS_CORETYPE once, when it is loaded, before main: the only
+ * fix from inside the program is to set it and run the program again. */
+#ifndef RL_BLAS_ARCH_H
+#define RL_BLAS_ARCH_H
+
+/* The kernel set to ask for: "SkylakeX" when OpenBLAS chose "Prescott" on a
+ * CPU with AVX-512 F, CD, BW, DQ and VL; "Haswell" when it chose "Prescott"
+ * on one with AVX2 and FMA; NULL otherwise (OpenBLAS's own choice stands). */
+const char *rl_blas_arch_choice(const char *core, int avx512, int avx2_fma);
+
+/* When OPENBLAS_CORETYPE is unset and rl_blas_arch_choice asks for a kernel
+ * set, set the variable and exec /proc/self/exe with argv (once: the
+ * variable is then set).  Returns when there is nothing to do or the exec
+ * failed (the program then runs on with OpenBLAS's choice). */
+void rl_blas_fix_arch(char **argv);
+
+/* The kernel set OpenBLAS uses ("SkylakeX", "Haswell", "Prescott", ...). */
+const char *rl_blas_core(void);
+
+#endif
