@@ -197,3 +197,11 @@ int th_in_child(void (*fn)(void *), void *arg, char *err, size_t errlen)
     cr_assert(WIFEXITED(st), "the child did not exit (status %d)", st);
     return WEXITSTATUS(st);
 }
+
+void th_mini_grid(const char *dir, const char *txt, const char *flags, char *out, size_t outlen)
+{
+    char args[2048], err[4096];
+    snprintf(args, sizeof args, "reproduce --data %s --out %s/g " TH_MINI_GRID " %s", txt, dir, flags);
+    int st = th_run(args, out, outlen, err, sizeof err);
+    cr_assert_eq(st, 0, "routelab %s: status %d: %s", args, st, err);
+}

@@ -46,6 +46,17 @@ void th_write_text(const char *path, int reps);
  * it again with --threads 1: the files of same must be the same bytes. */
 void th_cli_quick(const char *cmd, const char *const *files, const char *const *same);
 
+/* The reproduce tests' miniature grid: 1 layer of width 16, context 8, 8
+ * steps, evaluated at 8, 16, 32, no theory report, one thread; each test
+ * adds its evaluation, probe and seed flags. */
+#define TH_MINI_GRID                                                                                           \
+    "--layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --lr 1e-3:8 --val-every 4 --val-batches 1 "           \
+    "--ckpt-every 2 --max-mult 4 --theory none --threads 1"
+
+/* `routelab reproduce --data txt --out dir/g TH_MINI_GRID flags`, asserted to
+ * exit 0; its stdout into out. */
+void th_mini_grid(const char *dir, const char *txt, const char *flags, char *out, size_t outlen);
+
 /* Run fn(arg) in a child process, its stderr into err (errlen bytes,
  * NUL-terminated).  Returns the child's exit status (0 when fn returns). */
 int th_in_child(void (*fn)(void *), void *arg, char *err, size_t errlen);

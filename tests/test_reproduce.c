@@ -14,9 +14,7 @@
 /* The miniature grid: 1 layer of width 16, context 8, 8 steps, evaluated
  * at 8, 16, 32; no theory report (its own tests cover it); one seed (42,
  * the quick preset's), unless a test adds its own --seeds after it. */
-#define MINI                                                                                                   \
-    "--layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --lr 1e-3:8 --val-every 4 --val-batches 1 "           \
-    "--ckpt-every 2 --max-mult 4 --eval-batches 2 --theory none --probe-mult 4 --threads 1 --seeds 1"
+#define MINI TH_MINI_GRID " --eval-batches 2 --probe-mult 4 --seeds 1"
 
 /* A non-empty file under dir (a PNG must start with the PNG signature). */
 static void expect_file(const char *dir, const char *name)
@@ -52,10 +50,9 @@ static int same_time(struct timespec a, struct timespec b)
 
 static void run_grid(const char *d, const char *txt, const char *extra, char *out, size_t outlen)
 {
-    char args[2048], err[4096];
-    snprintf(args, sizeof args, "reproduce --data %s --out %s/g " MINI " %s", txt, d, extra);
-    int st = th_run(args, out, outlen, err, sizeof err);
-    cr_assert_eq(st, 0, "routelab %s: status %d: %s", args, st, err);
+    char f[1024];
+    snprintf(f, sizeof f, "--eval-batches 2 --probe-mult 4 --seeds 1 %s", extra);
+    th_mini_grid(d, txt, f, out, outlen);
 }
 
 Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
@@ -288,17 +285,13 @@ Test(reproduce, bad_input_writes_nothing, .timeout = 60)
 #include "../theory/matched.h"
 #include "../theory/study.h"
 
-/* MINI without its evaluation count, so that a test chooses the protocol. */
-#define MINI_NOEVAL                                                                                            \
-    "--layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --lr 1e-3:8 --val-every 4 --val-batches 1 "           \
-    "--ckpt-every 2 --max-mult 4 --theory none --probe none --threads 1 --seeds 1"
-
+/* The miniature grid without its evaluation count, so that a test chooses
+ * the protocol. */
 static void run_flags(const char *d, const char *txt, const char *flags, char *out, size_t outlen)
 {
-    char args[2048], err[4096];
-    snprintf(args, sizeof args, "reproduce --data %s --out %s/g " MINI_NOEVAL " %s", txt, d, flags);
-    int st = th_run(args, out, outlen, err, sizeof err);
-    cr_assert_eq(st, 0, "routelab %s: status %d: %s", args, st, err);
+    char f[1024];
+    snprintf(f, sizeof f, "--probe none --seeds 1 %s", flags);
+    th_mini_grid(d, txt, f, out, outlen);
 }
 
 /* The (windows, targets) of each row of an eval.tsv, in order. */
@@ -361,7 +354,7 @@ Test(reproduce, eval_targets_token_matched_and_exclusive, .timeout = 120)
 
     /* both: one line, status 2, nothing written */
     char args[2048], err[2048];
-    snprintf(args, sizeof args, "reproduce --data %s --out %s " MINI_NOEVAL " --eval-targets 64 --eval-batches 3",
+    snprintf(args, sizeof args, "reproduce --data %s --out %s " TH_MINI_GRID " --probe none --seeds 1 --eval-targets 64 --eval-batches 3",
              txt, g);
     cr_expect_eq(th_run(args, NULL, 0, err, sizeof err), 2, "%s", err);
     cr_expect(strstr(err, "exclude each other") && th_lines(err) == 1, "%s", err);

@@ -17,17 +17,14 @@
 
 /* The miniature grid of test_reproduce.c: 1 layer of width 16, context 8,
  * 8 steps, evaluated at 8, 16, 32, base seed 42; well under a second a model. */
-#define MINI                                                                                                   \
-    "--layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --lr 1e-3:8 --val-every 4 --val-batches 1 "           \
-    "--ckpt-every 2 --max-mult 4 --eval-batches 2 --theory none --probe none --threads 1 --seed 42 "         \
-    "--variants rope,alibi"
+#define GRID_FLAGS "--eval-batches 2 --probe none --seed 42 --variants rope,alibi"
+#define MINI TH_MINI_GRID " " GRID_FLAGS
 
 static void run_grid(const char *d, const char *txt, const char *extra, char *out, size_t outlen)
 {
-    char args[2048], err[4096];
-    snprintf(args, sizeof args, "reproduce --data %s --out %s/g " MINI " %s", txt, d, extra);
-    int st = th_run(args, out, outlen, err, sizeof err);
-    cr_assert_eq(st, 0, "routelab %s: status %d: %s", args, st, err);
+    char f[1024];
+    snprintf(f, sizeof f, GRID_FLAGS " %s", extra);
+    th_mini_grid(d, txt, f, out, outlen);
 }
 
 static struct timespec mtime_of(const char *path)
