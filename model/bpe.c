@@ -77,10 +77,20 @@ static rl_status list_dir(const char *dir, char ***names, size_t *n, rl_err *err
             continue;
         if (*n == cap)
             *names = rl_xrealloc(*names, sizeof **names * (cap = cap ? 2 * cap : 16));
-        (*names)[(*n)++] = strdup(e->d_name);
+        if (!((*names)[*n] = strdup(e->d_name))) {
+            closedir(d);
+            for (size_t i = 0; i < *n; i++)
+                free((*names)[i]);
+            free(*names);
+            *names = NULL;
+            *n = 0;
+            return rl_fail(err, RL_EINTERNAL, "out of memory listing %s", dir);
+        }
+        (*n)++;
     }
     closedir(d);
-    qsort(*names, *n, sizeof **names, by_name);
+    if (*n) /* qsort's base must not be NULL, even for no elements */
+        qsort(*names, *n, sizeof **names, by_name);
     return RL_OK;
 }
 
