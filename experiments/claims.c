@@ -14,9 +14,10 @@ const rl_rule rl_rule_bound = { "bound", RL_RULE_LE, 5,
                                 "a measurement against a bound, x = (measured − bound)/SE on the side the bound "
                                 "forbids: x ≤ 5 holds, otherwise contradicted" };
 const rl_rule rl_rule_sign = { "sign", RL_RULE_SIGN, 3,
-                               "an effect the claim predicts positive, z = mean/SE across independent repeats (fits, "
-                               "seeds): z ≥ 3 holds, z ≤ −3 contradicted, otherwise unresolved (the run is too small "
-                               "to decide)" };
+                               "an effect the claim predicts positive, from n independent repeats (fits, seeds): "
+                               "t = mean/SE, read as z, the normal quantile of its Student tail with n − 1 degrees "
+                               "of freedom: z ≥ 3 holds, z ≤ −3 contradicted, otherwise unresolved (the run is too "
+                               "small to decide)" };
 const rl_rule rl_rule_below = { "below", RL_RULE_BAND, 3,
                                 "a quantity predicted below a threshold, x = (measured − threshold)/SE: x ≤ −3 "
                                 "holds, x > 3 contradicted, otherwise unresolved (the noise hides the threshold)" };

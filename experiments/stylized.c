@@ -454,8 +454,9 @@ static void write_table(const rl_outdir *out, const sty_size *z, const results *
  * positive: its z and how many fits agree, appended to measured. */
 static const char *fit_text(char *buf, size_t n, const results *R, est d, const char *measured)
 {
-    return rl_fmt(buf, n, "%s; z = %.1f across %d fits, %d/%d fits agree", measured, rl_effect_z(d.mean, d.se),
-                  R->nfit, d.pos, R->nfit);
+    return rl_fmt(buf, n, "%s; t = %.1f across %d fits (z = %.1f, Student with %d df), %d/%d fits agree", measured,
+                  rl_effect_z(d.mean, d.se), R->nfit, rl_effect_z_repeats(d.mean, d.se, R->nfit), R->nfit - 1, d.pos,
+                  R->nfit);
 }
 
 /* A claim of the study on d, decided by the sign rule (claims table):
@@ -464,7 +465,7 @@ static void decide(rl_report *rep, const results *R, est d, const char *what, co
                    const char *measured)
 {
     char ms[768];
-    rl_report_decide(rep, &rl_rule_sign, rl_effect_z(d.mean, d.se), NULL, what, predicted,
+    rl_report_decide(rep, &rl_rule_sign, rl_effect_z_repeats(d.mean, d.se, R->nfit), NULL, what, predicted,
                      fit_text(ms, sizeof ms, R, d, measured));
 }
 

@@ -1,6 +1,7 @@
 /* verdict.c: verdict kinds and the decision rules (verdict.h). */
 #include "verdict.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 
 const char *rl_verdict_name(rl_verdict v)
@@ -17,6 +18,18 @@ double rl_effect_z(double mean, double se)
     if (se > 0)
         return mean / se;
     return mean > 0 ? INFINITY : mean < 0 ? -INFINITY : 0;
+}
+
+double rl_effect_z_repeats(double mean, double se, int n)
+{
+    const double t = rl_effect_z(mean, se);
+    if (n < 2 || isnan(t))
+        return NAN;
+    if (isinf(t))
+        return t;
+    /* from the smaller tail, so that the quantile keeps its digits far out */
+    const double nu = n - 1;
+    return t >= 0 ? -gsl_cdf_ugaussian_Pinv(gsl_cdf_tdist_Q(t, nu)) : gsl_cdf_ugaussian_Pinv(gsl_cdf_tdist_P(t, nu));
 }
 
 rl_verdict rl_rule_decide(const rl_rule *r, double x)

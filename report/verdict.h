@@ -59,4 +59,12 @@ rl_verdict rl_rule_decide(const rl_rule *r, double x);
  * NaN when either is NaN. */
 double rl_effect_z(double mean, double se);
 
+/* The same effect across n independent repeats (fits, seeds) whose SE is
+ * itself estimated from them: t = mean / se has Student's law with n - 1
+ * degrees of freedom, not the normal one, so a rule's thresholds (read as
+ * normal quantiles: 3 is a one-sided tail of 0.00135) are applied to the
+ * normal quantile of the same tail, z = Phi^-1(F_{t,n-1}(t)).  With 2
+ * repeats t = 12.7 is only z = 1.96.  NaN for n < 2 or a NaN t; +-inf kept. */
+double rl_effect_z_repeats(double mean, double se, int n);
+
 #endif

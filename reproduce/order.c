@@ -26,7 +26,9 @@ static rl_order decide(const double *d, int k, double threshold, const rl_rule *
 {
     rl_order o = { .k = k, .rule = rule->id };
     rl_seed_mean_se(d, k, &o.mean, &o.se);
-    o.x = rl_effect_z(o.mean - threshold, o.se); /* NaN when se is: unresolved */
+    /* t across k seeds as the normal quantile of its tail (Student, k - 1
+     * df): the rule's 3 means the same tail at any k; NaN below 2 seeds */
+    o.x = rl_effect_z_repeats(o.mean - threshold, o.se, k);
     o.v = rl_rule_decide(rule, o.x);
     return o;
 }

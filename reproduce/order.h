@@ -16,7 +16,8 @@ typedef struct {
     int k;        /* seeds that entered (a NaN value makes the decision unresolved) */
     double mean;  /* mean across seeds of the per-seed statistic */
     double se;    /* its standard error, sd / sqrt(k); NaN when k < 2 */
-    double x;     /* what the rule reads: mean / se, or (mean - threshold) / se */
+    double x;     /* what the rule reads: t = mean / se, or (mean - threshold) / se, as the
+                   * normal quantile of its Student tail (k - 1 df; rl_effect_z_repeats) */
     const char *rule; /* the rule's id in the claims table */
     rl_verdict v; /* holds, contradicted or unresolved */
 } rl_order;

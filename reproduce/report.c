@@ -277,8 +277,10 @@ static void orderings_section(FILE *fp, const grid_evals *G)
                 "log(ppl(L)/ppl(T)), on that seed's models and evaluation windows (paired: the same initial "
                 "weights where the shapes coincide, the same batches, the same windows); for one variant it is "
                 "its log ratio. Its mean and standard error across seeds go to a rule of the claims table: "
-                "*sign* (z = mean/SE ≥ 3 holds, ≤ −3 contradicted, else unresolved) or *below* ((mean − "
-                "threshold)/SE ≤ −3 holds, > 3 contradicted, else unresolved). %s\n\n",
+                "*sign* (x ≥ 3 holds, ≤ −3 contradicted, else unresolved) on t = mean/SE, or *below* (x ≤ −3 "
+                "holds, > 3 contradicted, else unresolved) on t = (mean − threshold)/SE; x is t read as the "
+                "normal quantile of its Student tail with K − 1 degrees of freedom (with 2 seeds t = 12.7 is x = "
+                "1.96), so that 3 means the same tail whatever the number of seeds. %s\n\n",
             K, K == 1 ? "" : "s", rl_repro_seed(r, 0), rl_repro_seed(r, K - 1),
             K == 1 ? "One seed: no seed SE, so every ordering is unresolved (`--seeds 2` or more decides them)."
                    : "");

@@ -179,11 +179,17 @@ Test(reproduce_seeds, paired_decision_gives_each_verdict)
     o = rl_order_above(gap, b, 4);
     cr_expect_eq(o.v, RL_V_UNRESOLVED);
     /* below a threshold: flat holds, a clear rise is contradicted */
-    const double flat[3] = { 0.00, 0.01, -0.01 }, rise[3] = { 0.50, 0.52, 0.49 };
+    const double flat[3] = { 0.00, 0.002, -0.002 }, rise[3] = { 0.50, 0.52, 0.49 };
     cr_expect_eq(rl_order_below(flat, 3, log(1.1)).v, RL_V_HOLDS);
     cr_expect_eq(rl_order_below(rise, 3, log(1.1)).v, RL_V_CONTRADICTED);
     cr_expect_str_eq(rl_order_below(rise, 3, log(1.1)).rule, "below");
     cr_expect_eq(rl_order_positive(rise, 3).v, RL_V_HOLDS);
+    /* with 3 seeds a spread of 0.01 about 0 is t = -16.5 against log 1.1, only
+     * z = -2.9 with 2 degrees of freedom: not yet decided */
+    const double loose[3] = { 0.00, 0.01, -0.01 };
+    cr_expect_eq(rl_order_below(loose, 3, log(1.1)).v, RL_V_UNRESOLVED);
+    /* two seeds of make run's rope (t = 18.4) are z = 1.8: unresolved, not a hold */
+    cr_expect_eq(rl_order_positive((const double[]){ 1.08478, 1.20961 }, 2).v, RL_V_UNRESOLVED);
     /* mean and SE: sample sd / sqrt(k) */
     double m, se;
     rl_seed_mean_se((const double[]){ 1, 2, 3, 4 }, 4, &m, &se);

@@ -64,6 +64,22 @@ Test(verdict, rule_sign_three_outcomes)
     cr_assert_float_eq(rl_effect_z(1.0, 0.25), 4.0, 1e-15);
 }
 
+/* An effect over n repeats: t read through Student's tail with n - 1 df. */
+Test(verdict, effect_over_repeats_is_student)
+{
+    /* t = 12.71 with 1 df is the 2.5 % tail: z = 1.96 */
+    cr_assert_lt(fabs(rl_effect_z_repeats(12.706204736, 1, 2) - 1.959964), 1e-5);
+    cr_assert_lt(fabs(rl_effect_z_repeats(-12.706204736, 1, 2) + 1.959964), 1e-5);
+    /* many repeats: the normal law */
+    cr_assert_lt(fabs(rl_effect_z_repeats(3.0, 1, 100000) - 3.0), 1e-3);
+    /* 8 fits: t = 3 is z = 2.36, unresolved; t = 6 decides */
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, rl_effect_z_repeats(3.0, 1, 8)), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_sign, rl_effect_z_repeats(6.0, 1, 8)), RL_V_HOLDS);
+    cr_assert(isnan(rl_effect_z_repeats(1, 1, 1)));
+    cr_assert(isinf(rl_effect_z_repeats(1, 0, 3)));
+    cr_assert(fabs(rl_effect_z_repeats(1e-3, 1, 5)) < 1e-3);
+}
+
 /* below: a quantity under a threshold the noise may hide. */
 Test(verdict, rule_below_three_outcomes)
 {
