@@ -167,8 +167,8 @@ static double b_norm2(bound_args *x)
     if (chars) {
         /* the upper end certifies: a rate read low would certify too early */
         printf("# rate from characters (T is a scalar on the symmetric traceless and skew parts): %.6g +- %.2g, "
-               "N = %ld; upper end (+5 SE) %.6g\n", ce.rate, ce.se, ce.n, fmin(ce.rate + 5 * ce.se, 1.0));
-        rate = fmin(ce.rate + 5 * ce.se, 1.0);
+               "N = %ld; upper end (+5 SE) %.6g\n", ce.rate, ce.se, ce.n, rl_moment2_upper(&ce));
+        rate = rl_moment2_upper(&ce);
     }
     if (want) {
         printf("# rate estimate: %.6g +- %.2g (jackknife SE, %d batches), noise floor %.2g, N = %ld; "

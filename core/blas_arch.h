@@ -15,6 +15,10 @@
  * on one with AVX2 and FMA; NULL otherwise (OpenBLAS's own choice stands). */
 const char *rl_blas_arch_choice(const char *core, int avx512, int avx2_fma);
 
+/* rl_blas_arch_choice for this CPU's flags and the kernels OpenBLAS loaded
+ * in this process (NULL where the flags cannot be read). */
+const char *rl_blas_arch_wanted(void);
+
 /* When OPENBLAS_CORETYPE is unset and rl_blas_arch_choice asks for a kernel
  * set, set the variable and exec /proc/self/exe with argv (once: the
  * variable is then set).  Returns when there is nothing to do or the exec

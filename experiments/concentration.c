@@ -166,7 +166,7 @@ const char *rl_conc_unmet(const rl_family *f, long n, double *rate, char *buf, s
         rl_moment2_est e;
         rl_err err;
         if (rl_moment2_brownian(f->d, f->sigma, CONC_BROWN_DRAWS, CONC_BROWN_SEED, &e, &err) == RL_OK)
-            m.rate = fmin(e.rate + 5 * e.se, 1.0);
+            m.rate = rl_moment2_upper(&e);
     }
     if (rate)
         *rate = m.rate;

@@ -11,6 +11,11 @@
 #include "../core/util.h"
 #include "../sampling/rng.h"
 
+double rl_moment2_upper(const rl_moment2_est *e)
+{
+    return fmin(e->rate + 5 * e->se, 1.0);
+}
+
 rl_status rl_moment2_brownian(int d, double sigma, long n, unsigned long seed, rl_moment2_est *out, rl_err *err)
 {
     if (d < 2 || d > 4096)
@@ -27,13 +32,12 @@ rl_status rl_moment2_brownian(int d, double sigma, long n, unsigned long seed, r
     rl_rng_stream(r, seed, 0);
     rl_status st = RL_OK;
     for (long s = 0; s < n; s++) {
-        double *G = A;
         for (int i = 0; i < d; i++) {
-            G[i * d + i] = 0;
+            A[i * d + i] = 0;
             for (int j = i + 1; j < d; j++) {
                 double g = gsl_ran_gaussian_ziggurat(r, 1.0);
-                G[i * d + j] = g;
-                G[j * d + i] = -g;
+                A[i * d + j] = g;
+                A[j * d + i] = -g;
             }
         }
         /* S = A^T A = -A^2 (symmetric, eigenvalues lambda^2 of A's pairs) */
@@ -41,7 +45,7 @@ rl_status rl_moment2_brownian(int d, double sigma, long n, unsigned long seed, r
             for (int j = i; j < d; j++) {
                 double v = 0;
                 for (int k = 0; k < d; k++)
-                    v += G[k * d + i] * G[k * d + j];
+                    v += A[k * d + i] * A[k * d + j];
                 S[i * d + j] = S[j * d + i] = v;
             }
         lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', d, S, d, mu);

@@ -23,4 +23,8 @@
  * not finite and >= 0; RL_EINTERNAL when LAPACK fails. */
 rl_status rl_moment2_brownian(int d, double sigma, long n, unsigned long seed, rl_moment2_est *out, rl_err *err);
 
+/* The rate a certificate may use from an estimate: its upper end, rate + 5
+ * SE, at most 1 (a rate read low would certify too early). */
+double rl_moment2_upper(const rl_moment2_est *e);
+
 #endif

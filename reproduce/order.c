@@ -4,22 +4,20 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../core/stats.h"
 #include "../core/util.h"
 #include "../experiments/claims.h"
 
+/* core/stats.h's mean and SE; one seed has no SE (NaN, not stats.h's 0),
+ * so that no rule can read it as certainty. */
 void rl_seed_mean_se(const double *x, int k, double *mean, double *se)
 {
-    double s = 0;
-    for (int i = 0; i < k; i++)
-        s += x[i];
-    *mean = k > 0 ? s / k : NAN;
-    *se = NAN;
-    if (k < 2 || isnan(*mean))
+    *mean = *se = NAN;
+    if (k < 1)
         return;
-    double ss = 0;
-    for (int i = 0; i < k; i++)
-        ss += (x[i] - *mean) * (x[i] - *mean);
-    *se = sqrt(ss / (k - 1) / k);
+    rl_mean_se(x, k, 1, mean, se);
+    if (k < 2 || isnan(*mean))
+        *se = NAN;
 }
 
 static rl_order decide(const double *d, int k, double threshold, const rl_rule *rule)

@@ -241,20 +241,8 @@ Test(blas_arch, choice_overrides_only_the_fallback)
  * the library picked alone. */
 Test(blas_arch, routelab_runs_on_the_chosen_kernels)
 {
-    const char *own = rl_blas_core();
-    const char *want = own;
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (!getenv("OPENBLAS_CORETYPE")) {
-        __builtin_cpu_init();
-        const int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-                           __builtin_cpu_supports("avx512vl");
-        const int avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        const char *c = rl_blas_arch_choice(own, avx512, avx2_fma);
-        if (c)
-            want = c;
-    }
-#endif
+    const char *own = rl_blas_core(), *c = getenv("OPENBLAS_CORETYPE") ? NULL : rl_blas_arch_wanted();
+    const char *want = c ? c : own;
     char out[4096], err[1024], line[256];
     cr_assert_eq(th_run("bench --what haar --quick", out, sizeof out, err, sizeof err), 0, "%s", err);
     snprintf(line, sizeof line, "# OpenBLAS kernels: %s ", want);
