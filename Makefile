@@ -1,7 +1,11 @@
 # routelab: `make run` and `make test` do all set-up themselves (Debian
 # packages through scripts/setup.sh), then build and run.
 
-CC       ?= gcc
+# OpenMPI's wrapper around gcc (core/par.c): the same binary runs alone or as
+# the ranks of `mpirun` / `srun` (NOTES.md, MPI).
+CC       := mpicc
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 ARCH     := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 # The OpenMP build of OpenBLAS: BLAS calls made inside our own parallel
 # regions then run single-threaded instead of oversubscribing the cores.
@@ -93,7 +97,7 @@ FUZZ_TARGETS ?=
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -O1 -g -std=c11 -D_GNU_SOURCE -fopenmp -Wall -Wextra -MMD -MP \
                 -Wno-string-concatenation -Wno-pass-failed \
-                -I/usr/include/$(ARCH)/openblas-openmp $(FUZZ_SAN)
+                -I/usr/include/$(ARCH)/openblas-openmp $(MPI_CFLAGS) $(FUZZ_SAN)
 FUZZLIBSRCS  := $(wildcard $(addsuffix /*.c,core sampling theory model))
 FUZZLIBOBJS  := $(FUZZLIBSRCS:%.c=$(FUZZDIR)/%.o)
 FUZZBINS     := $(patsubst fuzz/%.c,$(FUZZDIR)/%,$(wildcard fuzz/fuzz_*.c))
@@ -113,7 +117,7 @@ $(FUZZDIR)/%.o: %.c
 	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZDIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h fuzz/ckpt_load.h $(FUZZDIR)/librl.a
-	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZDIR)/librl.a $(LDFLAGS) $(LDLIBS)
+	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZDIR)/librl.a $(LDFLAGS) $(LDLIBS) $(MPI_LIBS)
 
 # Sanitizers in CI: the library, the tests and the binary again with gcc's
 # AddressSanitizer + UBSan (every report fatal) in build-san/, and a fast

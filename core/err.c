@@ -1,6 +1,8 @@
 /* err.c: the error convention of err.h. */
 #include "err.h"
 
+#include "par.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,19 +39,20 @@ void rl_err_prefix(rl_err *err, const char *fmt, ...)
     err->msg[sizeof err->msg - 1] = 0;
 }
 
-static void print_line(const char *msg)
+/* One line and the status; under MPI the whole job stops (par.h). */
+void rl_exit_line(int status, const char *msg)
 {
-    fflush(stdout);
-    fputs("routelab: ", stderr);
-    for (const char *p = msg; *p; p++)
-        fputc(*p == '\n' || *p == '\r' ? ' ' : *p, stderr);
-    fputc('\n', stderr);
+    char line[4096];
+    snprintf(line, sizeof line, "%s", msg);
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    rl_par_exit(status, line);
 }
 
 void rl_err_exit(const rl_err *err)
 {
-    print_line(err && err->msg[0] ? err->msg : "internal error");
-    exit(err && err->status == RL_EINPUT ? 2 : 1);
+    rl_exit_line(err && err->status == RL_EINPUT ? 2 : 1, err && err->msg[0] ? err->msg : "internal error");
 }
 
 void rl_check(rl_status s, const rl_err *err)
@@ -77,6 +80,5 @@ void rl_fatal(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    print_line(msg);
-    exit(1);
+    rl_exit_line(1, msg);
 }

@@ -60,4 +60,9 @@ void rl_check_in(const char *cmd, rl_status s, rl_err *err);
  * exit status 1.  Used by the allocation helpers. */
 void rl_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
+/* Command layer only: "routelab: <msg>" on one line of stderr (newlines in
+ * msg become spaces), then exit with status; under MPI the line names the
+ * rank and the whole job stops (core/par.h, rl_par_exit). */
+void rl_exit_line(int status, const char *msg) __attribute__((noreturn));
+
 #endif

@@ -1,5 +1,7 @@
 /* util.c: errors, safe output files, list parsing. */
 #include "util.h"
+
+#include "par.h"
 #include "err.h"
 
 #include <errno.h>
@@ -15,14 +17,12 @@
 
 void rl_die(const char *fmt, ...)
 {
+    char msg[4096];
     va_list ap;
-    fflush(stdout);
-    fputs("routelab: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
-    exit(2);
+    rl_exit_line(2, msg);
 }
 
 void *rl_xmalloc(size_t n)
@@ -159,7 +159,17 @@ rl_status rl_outfile_create(const char *path, rl_outfile **out, rl_err *err)
 {
     rl_outfile *o = rl_xcalloc(1, sizeof *o);
     o->path = strdup(path);
-    if (asprintf(&o->tmp, "%s.tmp.%ld", path, (long)getpid()) < 0 || !o->path)
+    if (!o->path)
+        rl_fatal("out of memory");
+    if (rl_par_rank() != 0) {
+        /* under MPI the outputs are rank 0's (par.h): the same bytes, discarded */
+        o->f = fopen("/dev/null", "wb");
+        if (!o->f)
+            rl_fatal("cannot open /dev/null: %s", strerror(errno));
+        *out = o;
+        return RL_OK;
+    }
+    if (asprintf(&o->tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
         rl_fatal("out of memory");
     o->f = fopen(o->tmp, "wb");
     if (!o->f) {
@@ -192,6 +202,11 @@ static void outfile_release(rl_outfile *o)
 rl_status rl_outfile_close(rl_outfile *o, rl_err *err)
 {
     rl_status st = RL_OK;
+    if (!o->tmp) { /* another rank's discarded copy */
+        fclose(o->f);
+        outfile_release(o);
+        return RL_OK;
+    }
     int bad = ferror(o->f);
     bad |= fflush(o->f) != 0;
     bad |= fsync(fileno(o->f)) != 0 && errno != EINVAL;
@@ -217,7 +232,8 @@ void rl_outfile_commit(rl_outfile *o)
 void rl_outfile_abort(rl_outfile *o)
 {
     fclose(o->f);
-    unlink(o->tmp);
+    if (o->tmp)
+        unlink(o->tmp);
     outfile_release(o);
 }
 

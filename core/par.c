@@ -1,0 +1,291 @@
+/* par.c: the ranks of one job (par.h). */
+#include "par.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* MPI's own state says whether this process joined a job: no flag of ours. */
+static int par_on(void)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    if (init)
+        MPI_Finalized(&fin);
+    return init && !fin;
+}
+
+int rl_par_rank(void)
+{
+    int r = 0;
+    if (par_on())
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+int rl_par_size(void)
+{
+    int n = 1;
+    if (par_on())
+        MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+static int launched(void)
+{
+    const char *no = getenv("ROUTELAB_NO_MPI");
+    if (no && *no)
+        return 0;
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+}
+
+static void par_finalize(void)
+{
+    if (par_on())
+        MPI_Finalize();
+}
+
+rl_status rl_par_init(int *argc, char ***argv, rl_err *err)
+{
+    if (!launched())
+        return RL_OK;
+    int provided = 0;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return rl_fail(err, RL_EINTERNAL, "MPI_Init_thread failed");
+    /* errors come back as codes (the job then stops through rl_par_exit) */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    atexit(par_finalize);
+    if (rl_par_rank() != 0 && !freopen("/dev/null", "w", stdout))
+        return rl_fail(err, RL_EINTERNAL, "rank %d: cannot silence stdout", rl_par_rank());
+    return RL_OK;
+}
+
+void rl_par_range_of(long n, int rank, int size, long *lo, long *hi)
+{
+    const long q = n / size, r = n % size;
+    *lo = rank * q + (rank < r ? rank : r);
+    *hi = *lo + q + (rank < r ? 1 : 0);
+}
+
+void rl_par_range(long n, long *lo, long *hi)
+{
+    rl_par_range_of(n, rl_par_rank(), rl_par_size(), lo, hi);
+}
+
+static rl_status mpi_fail(rl_err *err, const char *what, int rc)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS)
+        snprintf(s, sizeof s, "code %d", rc);
+    return rl_fail(err, RL_EINTERNAL, "rank %d: %s failed: %s", rl_par_rank(), what, s);
+}
+
+/* MPI counts are ints: move large buffers as pieces of at most this many bytes */
+#define PIECE ((size_t)1 << 30)
+
+rl_status rl_par_bcast(void *buf, size_t bytes, rl_err *err)
+{
+    if (rl_par_size() == 1)
+        return RL_OK;
+    for (size_t off = 0; off < bytes; off += PIECE) {
+        size_t k = bytes - off < PIECE ? bytes - off : PIECE;
+        int rc = MPI_Bcast((char *)buf + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, "MPI_Bcast", rc);
+    }
+    return RL_OK;
+}
+
+/* Every rank's block in turn, broadcast by its owner: the blocks are
+ * contiguous, so item order is kept whatever the rank count. */
+rl_status rl_par_gather(void *buf, long n, size_t item_bytes, rl_err *err)
+{
+    const int size = rl_par_size();
+    if (size == 1)
+        return RL_OK;
+    for (int r = 0; r < size; r++) {
+        long lo, hi;
+        rl_par_range_of(n, r, size, &lo, &hi);
+        char *p = (char *)buf + (size_t)lo * item_bytes;
+        const size_t bytes = (size_t)(hi - lo) * item_bytes;
+        for (size_t off = 0; off < bytes; off += PIECE) {
+            size_t k = bytes - off < PIECE ? bytes - off : PIECE;
+            int rc = MPI_Bcast(p + off, (int)k, MPI_BYTE, r, MPI_COMM_WORLD);
+            if (rc != MPI_SUCCESS)
+                return mpi_fail(err, "MPI_Bcast (gather)", rc);
+        }
+    }
+    return RL_OK;
+}
+
+rl_status rl_par_agree(rl_status st, rl_err *err)
+{
+    const int size = rl_par_size(), rank = rl_par_rank();
+    if (size == 1)
+        return st;
+    /* the largest status, then the lowest rank with it */
+    int mine = (int)st * size + (size - 1 - rank), worst = 0;
+    int rc = MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Allreduce", rc);
+    const rl_status all = (rl_status)(worst / size);
+    if (all == RL_OK)
+        return RL_OK;
+    const int from = size - 1 - worst % size;
+    char msg[sizeof err->msg];
+    memset(msg, 0, sizeof msg);
+    if (rank == from)
+        snprintf(msg, sizeof msg, "rank %d: %.490s", rank, err && err->msg[0] ? err->msg : "failed");
+    rc = MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, from, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Bcast", rc);
+    msg[sizeof msg - 1] = 0;
+    return rl_fail(err, all, "%s", msg);
+}
+
+/* ---- the fixed tree ---------------------------------------------------- */
+
+struct rl_par_tree {
+    size_t len;
+    int depth;
+    float **level; /* level[d]: the right child's sum at recursion depth d */
+};
+
+static int tree_depth(long n)
+{
+    int d = 0;
+    while (((long)1 << d) < n)
+        d++;
+    return d;
+}
+
+rl_par_tree *rl_par_tree_alloc(long n, size_t len)
+{
+    rl_par_tree *t = rl_xcalloc(1, sizeof *t);
+    t->len = len;
+    t->depth = tree_depth(n < 1 ? 1 : n);
+    t->level = rl_xcalloc((size_t)t->depth + 1, sizeof *t->level);
+    for (int d = 0; d <= t->depth; d++)
+        t->level[d] = rl_xmalloc(sizeof(float) * (len ? len : 1));
+    return t;
+}
+
+void rl_par_tree_free(rl_par_tree *t)
+{
+    if (!t)
+        return;
+    for (int d = 0; d <= t->depth; d++)
+        free(t->level[d]);
+    free(t->level);
+    free(t);
+}
+
+/* out += r, element by element: the only addition of the tree */
+static void add_into(float *restrict out, const float *restrict r, size_t len)
+{
+#pragma omp parallel for schedule(static) if (len > 65536)
+    for (size_t i = 0; i < len; i++)
+        out[i] = out[i] + r[i];
+}
+
+typedef struct {
+    rl_par_tree *t;
+    long n;
+    int size;
+    rl_par_item_fn item;
+    void *ctx;
+} tree_run;
+
+static int owner(const tree_run *w, long i)
+{
+    /* the rank whose block holds item i */
+    for (int r = 0; r < w->size; r++) {
+        long lo, hi;
+        rl_par_range_of(w->n, r, w->size, &lo, &hi);
+        if (i >= lo && i < hi)
+            return r;
+    }
+    return -1;
+}
+
+/* S[a, b) of items a single rank owns, computed here */
+static rl_status local_sum(tree_run *w, long a, long b, int d, float *out, rl_err *err)
+{
+    if (b - a == 1)
+        return w->item(w->ctx, a, out, err);
+    const long m = (a + b) / 2;
+    RL_TRY(local_sum(w, a, m, d + 1, out, err));
+    RL_TRY(local_sum(w, m, b, d + 1, w->t->level[d], err));
+    add_into(out, w->t->level[d], w->t->len);
+    return RL_OK;
+}
+
+static rl_status send_recv(float *buf, size_t len, int peer, long tag, int sending, rl_err *err)
+{
+    for (size_t off = 0; off < len; off += PIECE / sizeof(float)) {
+        size_t k = len - off < PIECE / sizeof(float) ? len - off : PIECE / sizeof(float);
+        int rc = sending ? MPI_Send(buf + off, (int)k, MPI_FLOAT, peer, (int)(tag % 32768), MPI_COMM_WORLD)
+                         : MPI_Recv(buf + off, (int)k, MPI_FLOAT, peer, (int)(tag % 32768), MPI_COMM_WORLD,
+                                    MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, sending ? "MPI_Send" : "MPI_Recv", rc);
+    }
+    return RL_OK;
+}
+
+/* Walk the tree from [a, b): a node inside one rank's block is that rank's
+ * (computed there; sent to rank 0 unless it is rank 0's); a node across
+ * blocks is completed on rank 0 from its children. */
+static rl_status walk(tree_run *w, long a, long b, int d, float *out, int rank, rl_err *err)
+{
+    const int oa = owner(w, a), ob = owner(w, b - 1);
+    if (oa == ob) {
+        if (oa == rank) {
+            RL_TRY(local_sum(w, a, b, d, out, err));
+            return rank == 0 ? RL_OK : send_recv(out, w->t->len, 0, a, 1, err);
+        }
+        return rank == 0 ? send_recv(out, w->t->len, oa, a, 0, err) : RL_OK;
+    }
+    const long m = (a + b) / 2;
+    RL_TRY(walk(w, a, m, d + 1, out, rank, err));
+    RL_TRY(walk(w, m, b, d + 1, w->t->level[d], rank, err));
+    if (rank == 0)
+        add_into(out, w->t->level[d], w->t->len);
+    return RL_OK;
+}
+
+rl_status rl_par_tree_sum(rl_par_tree *t, long n, rl_par_item_fn item, void *ctx, float *out, rl_err *err)
+{
+    if (n < 1 || tree_depth(n) > t->depth)
+        return rl_fail(err, RL_EINTERNAL, "tree of %ld items in a workspace for depth %d", n, t->depth);
+    tree_run w = { t, n, rl_par_size(), item, ctx };
+    const int rank = rl_par_rank();
+    if (w.size == 1)
+        return local_sum(&w, 0, n, 0, out, err);
+    RL_TRY(walk(&w, 0, n, 0, out, rank, err));
+    return rl_par_bcast(out, sizeof(float) * t->len, err);
+}
+
+void rl_par_exit(int status, const char *msg)
+{
+    fflush(stdout);
+    if (!par_on()) {
+        fprintf(stderr, "routelab: %s\n", msg);
+        exit(status);
+    }
+    const int rank = rl_par_rank();
+    if (rank != 0)
+        sleep(2); /* a failure rank 0 shares is rank 0's to print */
+    fprintf(stderr, "routelab: rank %d: %s\n", rank, msg);
+    fflush(stderr);
+    usleep(300000); /* the launcher forwards the line before it kills the job */
+    MPI_Abort(MPI_COMM_WORLD, status);
+    exit(status);
+}
