@@ -156,16 +156,18 @@ static rl_status run_open(train_run *r, const rl_gpt_config *cfg, int B, rl_err 
         rl_gpt_free(r->m);
         return s;
     }
-    rl_trainer_step(r->tr, r->step++, 1e-4, NULL); /* warm-up: first touch of the buffers */
-    return RL_OK;
+    double loss;
+    /* warm-up: first touch of the buffers */
+    return rl_trainer_step(r->tr, r->step++, 1e-4, &loss, NULL, err);
 }
 
 /* Seconds of one full step (forward, backward, clipping, AdamW): wall
  * time, or the process's CPU time when cpu is set. */
 static double run_step(train_run *r, int cpu)
 {
-    double t = cpu ? cpu_now() : now();
-    rl_trainer_step(r->tr, r->step++, 1e-4, NULL);
+    double t = cpu ? cpu_now() : now(), loss;
+    /* one process: the step cannot fail (only MPI can make it) */
+    (void)rl_trainer_step(r->tr, r->step++, 1e-4, &loss, NULL, NULL);
     return (cpu ? cpu_now() : now()) - t;
 }
 

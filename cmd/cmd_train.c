@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "../core/mem.h"
 #include "../core/opts.h"
+#include "../core/par.h"
 #include "../core/util.h"
 #include "../model/ckpt.h"
 #include "../model/train.h"
@@ -208,26 +210,43 @@ int cmd_train(int argc, char **argv)
         meta.data_n = ds.train.n;
         meta.data_hash = data_hash;
     }
+    { /* the step's own buffers (the shards' gradient tree) beside the model's */
+        size_t bytes;
+        int over = 0;
+        check(rl_gpt_bytes(&cfg, meta.batch, &bytes, &err), &err);
+        size_t need = rl_szadd(bytes, rl_trainer_extra_bytes(m->nparams, (int)meta.accum), &over);
+        check(rl_mem_check("training (the model, its activations and the shards' gradient tree)", need,
+                           over, &err), &err);
+    }
     rl_trainer *tr;
     check(rl_trainer_alloc(m, &ds.train, &ds.val, meta.batch, meta.accum, meta.seed, &tr, &err), &err);
     /* now OUT: created (remembering what this invocation made), its stale
-     * temporary files removed, the log started or trimmed */
+     * temporary files removed, the log started or trimmed; under MPI by
+     * rank 0 alone, whose files these are (core/par.h) */
     run_undo u = { NULL, NULL, 0 };
-    check(rl_mkdirs_new(out, &u.made, &err), &err);
-    rl_ckpt_remove_stale_tmp(out);
-    if (resume) {
-        trim_log(logp, start);
+    const int writer = rl_par_rank() == 0;
+    FILE *log = NULL;
+    if (writer) {
+        check(rl_mkdirs_new(out, &u.made, &err), &err);
+        rl_ckpt_remove_stale_tmp(out);
+        if (resume) {
+            trim_log(logp, start);
+        } else {
+            u.logp = logp;
+            rl_outfile *o;
+            check_run(&u, rl_outfile_create(logp, &o, &err), &err);
+            fprintf(o->f, "step\ttrain_loss\tval_loss\tlr\ttokens_per_s\n");
+            check_run(&u, rl_outfile_close(o, &err), &err);
+        }
+        log = fopen(logp, "a");
+        if (!log) {
+            undo(&u);
+            rl_die("train: cannot append to %s", logp);
+        }
     } else {
-        u.logp = logp;
-        rl_outfile *o;
-        check_run(&u, rl_outfile_create(logp, &o, &err), &err);
-        fprintf(o->f, "step\ttrain_loss\tval_loss\tlr\ttokens_per_s\n");
-        check_run(&u, rl_outfile_close(o, &err), &err);
-    }
-    FILE *log = fopen(logp, "a");
-    if (!log) {
-        undo(&u);
-        rl_die("train: cannot append to %s", logp);
+        log = fopen("/dev/null", "w");
+        if (!log)
+            rl_die("train: rank %d: cannot open /dev/null", rl_par_rank());
     }
     const int tty = isatty(STDOUT_FILENO);
     printf("train: %s, %ld parameters, %d layers width %d heads %d ctx %d pos %s (rotation base %g); "
@@ -241,7 +260,8 @@ int cmd_train(int argc, char **argv)
     for (long s = start; s < meta.steps; s++) {
         double ts = now(), gn;
         double lrv = rl_lr_at(&sched, s, meta.steps);
-        double loss = rl_trainer_step(tr, s, lrv, &gn);
+        double loss;
+        check_run(&u, rl_trainer_step(tr, s, lrv, &loss, &gn, &err), &err);
         double tps = tok_per_step / (now() - ts);
         if (!isfinite(loss) || !isfinite(gn)) {
             if (tty)
@@ -257,7 +277,7 @@ int cmd_train(int argc, char **argv)
         const long step = s + 1;
         double val = NAN;
         if (step % meta.val_every == 0 || step == meta.steps)
-            val = rl_trainer_val_loss(tr, (int)meta.val_batches);
+            check_run(&u, rl_trainer_val_loss(tr, (int)meta.val_batches, &val, &err), &err);
         if (isnan(val))
             fprintf(log, "%ld\t%.17g\tNA\t%.6g\t%.1f\n", step, loss, lrv, tps);
         else

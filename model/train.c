@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/par.h"
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
@@ -139,15 +140,25 @@ rl_status rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, const rl_tokens *v
     t->B = B;
     t->T = m->T;
     t->accum = accum;
-    t->rank = 0;
-    t->nranks = 1;
     t->seed = seed;
     t->opt = rl_adamw_default();
     t->clip = 1.0;
     t->batch = rl_xmalloc(sizeof(uint16_t) * (size_t)B * (t->T + 1));
     t->rng = rl_rng_alloc();
+    t->gsum = rl_xmalloc(sizeof(float) * (size_t)m->nparams);
+    t->tree = rl_par_tree_alloc(accum, (size_t)m->nparams);
+    t->loss = rl_xcalloc((size_t)accum, sizeof *t->loss);
     *out = t;
     return RL_OK;
+}
+
+size_t rl_trainer_extra_bytes(long nparams, int accum)
+{
+    /* gsum, the tree's depth + 1 vectors (core/par.h), the shard losses */
+    int depth = 0;
+    while (((long)1 << depth) < accum)
+        depth++;
+    return sizeof(float) * (size_t)nparams * (size_t)(depth + 2) + sizeof(double) * (size_t)accum;
 }
 
 void rl_trainer_free(rl_trainer *t)
@@ -156,15 +167,10 @@ void rl_trainer_free(rl_trainer *t)
         return;
     free(t->batch);
     gsl_rng_free(t->rng);
+    free(t->gsum);
+    rl_par_tree_free(t->tree);
+    free(t->loss);
     free(t);
-}
-
-void rl_allreduce_grads(rl_gpt *m, int nranks)
-{
-    /* MPI_Allreduce(MPI_IN_PLACE, m->grads, m->nparams, MPI_FLOAT, MPI_SUM,
-     * comm), then grads /= nranks: every process then takes the same step. */
-    (void)m;
-    (void)nranks;
 }
 
 /* Copy B windows of T+1 tokens into the batch; window w from stream key. */
@@ -178,36 +184,62 @@ static void fill_windows(rl_trainer *t, const rl_tokens *src, uint64_t dom, uint
     }
 }
 
-double rl_trainer_step(rl_trainer *t, long step, double lr, double *gnorm)
+/* Shard s of step t->step: its B windows (stream key (step, s B + w)), the
+ * forward with dropout and rotation noise keyed by (step, s), the backward
+ * from zero with the step's scale 1/(B T accum); its gradient into out. */
+static rl_status shard_grad(void *ctx, long s, float *out, rl_err *err)
 {
+    (void)err;
+    rl_trainer *t = ctx;
     rl_gpt *m = t->m;
     rl_gpt_zero_grad(m);
-    double loss = 0;
-    const float scale = 1.0f / ((float)t->B * t->T * t->accum);
-    for (int u = 0; u < t->accum; u++) {
-        uint64_t shard = (uint64_t)t->rank * t->accum + u;
-        fill_windows(t, t->train, RL_STREAM_TRAIN_WINDOWS, rl_stream_key((uint64_t)step, shard * t->B));
-        uint64_t dkey = rl_stream_key(t->seed ^ RL_STREAM_TRAIN_DROPOUT, rl_stream_key((uint64_t)step, shard));
-        loss += rl_gpt_forward(m, t->batch, t->T + 1, t->B, t->T, 1, dkey);
-        rl_gpt_backward(m, scale);
-    }
-    rl_allreduce_grads(m, t->nranks);
+    fill_windows(t, t->train, RL_STREAM_TRAIN_WINDOWS, rl_stream_key((uint64_t)t->step, (uint64_t)s * t->B));
+    uint64_t dkey = rl_stream_key(t->seed ^ RL_STREAM_TRAIN_DROPOUT, rl_stream_key((uint64_t)t->step, (uint64_t)s));
+    t->loss[s] = rl_gpt_forward(m, t->batch, t->T + 1, t->B, t->T, 1, dkey);
+    rl_gpt_backward(m, t->scale);
+    memcpy(out, m->grads, sizeof(float) * (size_t)m->nparams);
+    return RL_OK;
+}
+
+rl_status rl_trainer_step(rl_trainer *t, long step, double lr, double *loss, double *gnorm, rl_err *err)
+{
+    rl_gpt *m = t->m;
+    t->step = step;
+    t->scale = 1.0f / ((float)t->B * t->T * t->accum);
+    /* g = S[0, accum) of the shards' gradients along the fixed tree, on
+     * whichever ranks hold them; every rank gets the same bytes */
+    RL_TRY(rl_par_tree_sum(t->tree, t->accum, shard_grad, t, t->gsum, err));
+    memcpy(m->grads, t->gsum, sizeof(float) * (size_t)m->nparams);
+    RL_TRY(rl_par_gather(t->loss, t->accum, sizeof *t->loss, err));
+    double sum = 0;
+    for (int u = 0; u < t->accum; u++) /* shard order, as one process adds them */
+        sum += t->loss[u];
     double norm = rl_grad_norm(m->grads, m->nparams);
     if (gnorm)
         *gnorm = norm;
     float gscale = norm > t->clip ? (float)(t->clip / norm) : 1.0f;
     rl_adamw_step(m, &t->opt, (float)lr, gscale);
-    return loss / t->accum;
+    *loss = sum / t->accum;
+    return RL_OK;
 }
 
-double rl_trainer_val_loss(rl_trainer *t, int nb)
+rl_status rl_trainer_val_loss(rl_trainer *t, int nb, double *loss, rl_err *err)
 {
-    double sum = 0;
-    for (int i = 0; i < nb; i++) {
+    /* batch i's loss on the rank that owns i, then the sum in batch order */
+    double *each = rl_xcalloc((size_t)nb, sizeof *each);
+    long lo, hi;
+    rl_par_range(nb, &lo, &hi);
+    for (long i = lo; i < hi; i++) {
         fill_windows(t, t->val, RL_STREAM_TRAIN_VAL, (uint64_t)i * t->B);
         /* rotation noise (random, lf): a key per batch, the same at every call */
-        sum += rl_gpt_forward(t->m, t->batch, t->T + 1, t->B, t->T, 0,
-                              rl_stream_key(t->seed ^ RL_STREAM_TRAIN_VAL, (uint64_t)i));
+        each[i] = rl_gpt_forward(t->m, t->batch, t->T + 1, t->B, t->T, 0,
+                                 rl_stream_key(t->seed ^ RL_STREAM_TRAIN_VAL, (uint64_t)i));
     }
-    return sum / nb;
+    rl_status st = rl_par_gather(each, nb, sizeof *each, err);
+    double sum = 0;
+    for (int i = 0; i < nb; i++)
+        sum += each[i];
+    free(each);
+    *loss = sum / nb;
+    return st;
 }

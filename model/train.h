@@ -1,9 +1,10 @@
 /* train.h: learning-rate schedules and the training step.
  *
- * The step is shaped for data parallelism: each process draws its own shard
- * of windows (stream keys include the rank), accumulates into the one
- * contiguous gradient buffer, and rl_allreduce_grads is the single place
- * where an MPI_Allreduce (sum, then divide by the process count) would go. */
+ * The step is data parallel (core/par.h): the global batch of accum x B
+ * windows is cut into accum shards of B windows, fixed by the run and not by
+ * the rank count; each rank computes the gradients of its block of shards and
+ * the gradient is their sum along one fixed tree, so an update is the same
+ * bytes for 1, 2 or 4 ranks (and for any thread count). */
 #ifndef RL_MODEL_TRAIN_H
 #define RL_MODEL_TRAIN_H
 
@@ -12,6 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "../core/err.h"
+#include "../core/par.h"
 #include "adamw.h"
 #include "data.h"
 #include "gpt.h"
@@ -53,13 +55,17 @@ double rl_lr_at(const rl_lr_schedule *s, long step, long total);
 typedef struct {
     rl_gpt *m;
     const rl_tokens *train, *val;
-    int B, T, accum;
-    int rank, nranks; /* this process's shard (1 process here) */
+    int B, T, accum;  /* accum: the shards of a step */
     uint64_t seed;
     rl_adamw opt;
     double clip;      /* gradient-norm clip (1.0) */
     uint16_t *batch;  /* B windows of T + 1 tokens */
     gsl_rng *rng;
+    long step;        /* the step whose shards are computed */
+    float scale;      /* 1/(B T accum) */
+    float *gsum;      /* the tree's sum of the shards' gradients */
+    double *loss;     /* each shard's mean loss */
+    rl_par_tree *tree;
 } rl_trainer;
 
 /* A trainer of m on the stream train, validated on val (both at least
@@ -68,18 +74,23 @@ rl_status rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, const rl_tokens *v
                            int accum, uint64_t seed, rl_trainer **out, rl_err *err);
 void rl_trainer_free(rl_trainer *t);
 
-/* Sum gradients over processes and divide by their count (no-op for one). */
-void rl_allreduce_grads(rl_gpt *m, int nranks);
+/* The trainer's memory beyond the model (rl_gpt_bytes): the gradient sum,
+ * the tree's workspace and the shard losses. */
+size_t rl_trainer_extra_bytes(long nparams, int accum);
 
-/* One optimizer step (0-based step index): accum micro-batches of B random
- * windows, window w of micro-batch u starting at a uniform position drawn
- * from stream (seed, key(step, (rank accum + u) B + w)); dropout keyed by
- * (seed, step, rank, u).  Clips, steps AdamW at rate lr.  Returns the mean
- * training loss; *gnorm receives the norm before clipping. */
-double rl_trainer_step(rl_trainer *t, long step, double lr, double *gnorm);
+/* One optimizer step (0-based step index) over accum shards of B random
+ * windows: window w of shard s starts at a uniform position drawn from
+ * stream (seed, key(step, s B + w)); dropout and rotation noise keyed by
+ * (seed, step, s).  The gradient is the fixed-tree sum of the shards'
+ * gradients (core/par.h, rl_par_tree_sum; one shard: its gradient); clips,
+ * steps AdamW at rate lr.  *loss: the mean of the shards' losses (added in
+ * shard order); *gnorm (may be NULL): the norm before clipping.  Fails only
+ * when MPI does (RL_EINTERNAL). */
+rl_status rl_trainer_step(rl_trainer *t, long step, double lr, double *loss, double *gnorm, rl_err *err);
 
 /* Mean loss on nb fixed batches of validation windows (same windows at
- * every call: stream (seed, key(VAL, i))), dropout off. */
-double rl_trainer_val_loss(rl_trainer *t, int nb);
+ * every call: stream (seed, key(VAL, i))), dropout off; the batches split
+ * over ranks, their losses added in batch order. */
+rl_status rl_trainer_val_loss(rl_trainer *t, int nb, double *loss, rl_err *err);
 
 #endif

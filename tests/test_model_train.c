@@ -32,10 +32,11 @@ static void memorize(const char *pos)
     cr_assert_eq(rl_trainer_alloc(m, &t, &t, 8, 1, 42, &tr, NULL), RL_OK);
     double loss = 0;
     for (long s = 0; s < 500; s++) {
-        loss = rl_trainer_step(tr, s, s < 350 ? 3e-3 : 1e-3, NULL);
+        cr_assert_eq(rl_trainer_step(tr, s, s < 350 ? 3e-3 : 1e-3, &loss, NULL, NULL), RL_OK);
         cr_assert(isfinite(loss));
     }
-    double val = rl_trainer_val_loss(tr, 4);
+    double val;
+    cr_assert_eq(rl_trainer_val_loss(tr, 4, &val, NULL), RL_OK);
     cr_log_info("%s: train loss %.4f, loss over fixed windows %.4f", pos, loss, val);
     cr_expect_lt(val, 0.1, "%s: loss %g after 500 steps", pos, val);
     rl_trainer_free(tr);
