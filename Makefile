@@ -80,6 +80,7 @@ bench: setup
 	@$(MAKE) --no-print-directory $(BIN)
 	@echo "command: $(BIN) bench"
 	@$(BIN) bench
+	@sh scripts/bench_ranks.sh $(BIN)
 
 # The include graph runs one way, downward (NOTES.md, layout).
 layers:

@@ -15,6 +15,7 @@
 #include "../sampling/steps.h"
 #include "../bench/bench_model.h"
 #include "../bench/bench_path.h"
+#include "../bench/bench_ranks.h"
 
 static double now(void)
 {
@@ -106,14 +107,16 @@ int cmd_bench(int argc, char **argv)
 {
     int quick = 0, what = 0;
     rl_opt opts[] = {
-        RL_OPT_CHOICE_("what", &what, "which benchmarks", "all|haar|steps|model|path"),
+        RL_OPT_CHOICE_("what", &what, "which benchmarks", "all|haar|steps|model|path|ranks"),
         RL_OPT_FLAG_("quick", &quick, "shorter runs (less precise)"),
         RL_OPT_END_
     };
-    rl_opts_parse("bench", "[--what all|haar|steps|model|path] [--quick]",
+    rl_opts_parse("bench", "[--what all|haar|steps|model|path|ranks] [--quick]",
                   "Print speed figures measured in this run against this machine's own\n"
                   "LAPACK/BLAS: Haar sampling and step costs single-threaded (so the ratios\n"
-                  "compare like with like), the model on all cores against the sgemm peak.",
+                  "compare like with like), the model on all cores against the sgemm peak;\n"
+                  "ranks: data-parallel training steps on this job's ranks (run it under\n"
+                  "mpirun -np 2 against one process: the MPI share of a step).",
                   opts, argc, argv, NULL, 0);
     double budget = quick ? 0.2 : 1.0;
     /* which kernels every figure below ran on (core/blas_arch.h) */
@@ -143,6 +146,10 @@ int cmd_bench(int argc, char **argv)
     if (what == 0 || what == 4) { /* the PaTH kernel against the standard one, one thread */
         rl_set_threads(1);
         rl_bench_path(quick);
+    }
+    if (what == 0 || what == 5) { /* data-parallel steps on this job's ranks (mpirun -np 2: two) */
+        rl_err err;
+        rl_check(rl_bench_ranks(quick ? 3 : 10, &err), &err);
     }
     return 0;
 }

@@ -156,7 +156,13 @@ struct rl_par_tree {
     size_t len;
     int depth;
     float **level; /* level[d]: the right child's sum at recursion depth d */
+    double comm_s; /* seconds spent in MPI (sends, receives and their waits, the broadcast) */
 };
+
+double rl_par_tree_comm_seconds(const rl_par_tree *t)
+{
+    return t->comm_s;
+}
 
 static int tree_depth(long n)
 {
@@ -227,8 +233,10 @@ static rl_status local_sum(tree_run *w, long a, long b, int d, float *out, rl_er
     return RL_OK;
 }
 
-static rl_status send_recv(float *buf, size_t len, int peer, long tag, int sending, rl_err *err)
+static rl_status send_recv(float *buf, size_t len, int peer, long tag, int sending, rl_par_tree *t,
+                           rl_err *err)
 {
+    const double t0 = MPI_Wtime();
     for (size_t off = 0; off < len; off += PIECE / sizeof(float)) {
         size_t k = len - off < PIECE / sizeof(float) ? len - off : PIECE / sizeof(float);
         int rc = sending ? MPI_Send(buf + off, (int)k, MPI_FLOAT, peer, (int)(tag % 32768), MPI_COMM_WORLD)
@@ -237,6 +245,7 @@ static rl_status send_recv(float *buf, size_t len, int peer, long tag, int sendi
         if (rc != MPI_SUCCESS)
             return mpi_fail(err, sending ? "MPI_Send" : "MPI_Recv", rc);
     }
+    t->comm_s += MPI_Wtime() - t0;
     return RL_OK;
 }
 
@@ -249,9 +258,9 @@ static rl_status walk(tree_run *w, long a, long b, int d, float *out, int rank, 
     if (oa == ob) {
         if (oa == rank) {
             RL_TRY(local_sum(w, a, b, d, out, err));
-            return rank == 0 ? RL_OK : send_recv(out, w->t->len, 0, a, 1, err);
+            return rank == 0 ? RL_OK : send_recv(out, w->t->len, 0, a, 1, w->t, err);
         }
-        return rank == 0 ? send_recv(out, w->t->len, oa, a, 0, err) : RL_OK;
+        return rank == 0 ? send_recv(out, w->t->len, oa, a, 0, w->t, err) : RL_OK;
     }
     const long m = (a + b) / 2;
     RL_TRY(walk(w, a, m, d + 1, out, rank, err));
@@ -270,7 +279,10 @@ rl_status rl_par_tree_sum(rl_par_tree *t, long n, rl_par_item_fn item, void *ctx
     if (w.size == 1)
         return local_sum(&w, 0, n, 0, out, err);
     RL_TRY(walk(&w, 0, n, 0, out, rank, err));
-    return rl_par_bcast(out, sizeof(float) * t->len, err);
+    const double t0 = MPI_Wtime();
+    rl_status st = rl_par_bcast(out, sizeof(float) * t->len, err);
+    t->comm_s += MPI_Wtime() - t0;
+    return st;
 }
 
 void rl_par_exit(int status, const char *msg)

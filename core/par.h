@@ -66,6 +66,9 @@ typedef struct rl_par_tree rl_par_tree;
 rl_par_tree *rl_par_tree_alloc(long n, size_t len);
 void rl_par_tree_free(rl_par_tree *t);
 rl_status rl_par_tree_sum(rl_par_tree *t, long n, rl_par_item_fn item, void *ctx, float *out, rl_err *err);
+/* Seconds this workspace's sums spent in MPI so far (waiting for a slower
+ * rank included): the communication share of a data-parallel step. */
+double rl_par_tree_comm_seconds(const rl_par_tree *t);
 
 /* Command layer only: stop the whole job after a failure on this rank.
  * Prints "routelab: [rank R: ]<msg>" on one line (under MPI a rank other than
