@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "../core/par.h"
 #include "../core/util.h"
 #include "../experiments/claims.h"
 
@@ -20,7 +21,11 @@ char *cmd_exp_check(const char *cmd, const rl_exp_ctx *ctx, unsigned uses)
     rl_err err;
     char *made;
     rl_check_in(cmd, rl_exp_check(ctx, uses, &err), &err);
-    rl_check_in(cmd, rl_mkdirs_new(ctx->out.dir, &made, &err), &err);
+    /* OUT is rank 0's, as its files are (core/par.h): the others neither
+     * create it nor remove it after a failure */
+    made = NULL;
+    if (rl_par_rank() == 0)
+        rl_check_in(cmd, rl_mkdirs_new(ctx->out.dir, &made, &err), &err);
     return made;
 }
 

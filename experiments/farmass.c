@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/par.h"
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
@@ -106,6 +107,8 @@ static rl_status run_family(const fm_fam *fa, int k, long seed, const fm_size *z
     o.mom = rl_xmalloc(sizeof(double) * 2 * o.reps);
     o.rng = rl_xmalloc(sizeof(double) * 3 * ng * o.reps);
     rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
+    long lo, hi; /* this rank's replicates (core/par.h); the others' are gathered below */
+    rl_par_range(o.reps, &lo, &hi);
 #pragma omp parallel
     {
         rl_chain *ch = rl_chain_alloc(&fa->f, 1);
@@ -113,7 +116,7 @@ static rl_status run_family(const fm_fam *fa, int k, long seed, const fm_size *z
         gsl_rng *r = rl_rng_alloc();
         double *q = rl_xmalloc(sizeof(double) * z->d);
 #pragma omp for schedule(dynamic)
-        for (long rep = 0; rep < o.reps; rep++) {
+        for (long rep = lo; rep < hi; rep++) {
             rl_rng_stream(r, (uint64_t)seed, rl_stream_key(RL_STREAM_FARMASS + k, (uint64_t)rep));
             rl_farmass_walk(fa->none ? NULL : &fa->f, ch, r, q, acc, grid, ng, far_from, o.rho + rep * per,
                             o.mom + 2 * rep, o.rng + 3 * ng * rep);
@@ -126,6 +129,12 @@ static rl_status run_family(const fm_fam *fa, int k, long seed, const fm_size *z
         rl_chain_free(ch);
     }
     *out = o;
+    /* every rank stops where one failed; otherwise all hold every replicate */
+    fail.status = rl_par_agree(fail.status, &fail);
+    if (fail.status == RL_OK && (rl_par_gather(o.rho, o.reps, sizeof(double) * per, &fail) != RL_OK ||
+                                 rl_par_gather(o.mom, o.reps, sizeof(double) * 2, &fail) != RL_OK ||
+                                 rl_par_gather(o.rng, o.reps, sizeof(double) * 3 * ng, &fail) != RL_OK))
+        fail.status = RL_EINTERNAL;
     if (fail.status != RL_OK && err)
         *err = fail;
     return fail.status;

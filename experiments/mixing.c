@@ -415,13 +415,14 @@ static rl_status tokens_run(const rl_exp_ctx *ctx, mix_res *R, rl_err *err)
 
     long ctxs[2] = { 512, 65536 };
     R->tgrid = rl_route_grid(511, 64, 8, &R->tng);
-    for (int c = 0; c < 2; c++)
-        R->ts[c] = rl_textsteps_run(&f, tok, n, ctxs[c], R->tgrid, R->tng);
+    rl_status st = RL_OK;
+    for (int c = 0; c < 2 && st == RL_OK; c++)
+        st = rl_textsteps_run(&f, tok, n, ctxs[c], R->tgrid, R->tng, &R->ts[c], err);
     R->path = path;
     R->ntok = n;
     free(table);
     free(tok);
-    return RL_OK;
+    return st;
 }
 
 static void tokens_report(const mix_res *R, const rl_outdir *out, rl_report *rep)

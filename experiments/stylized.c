@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/par.h"
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
@@ -180,13 +181,17 @@ static void note_fail(first_fail *ff, long i, const rl_err *e)
     }
 }
 
+/* The job's status after a parallel loop: every rank stops where one failed
+ * (with the first failure of the lowest failing rank, core/par.h). */
 static rl_status fail_status(const first_fail *ff, rl_err *err)
 {
-    if (ff->at < 0)
-        return RL_OK;
-    if (err)
-        *err = ff->err;
-    return ff->err.status;
+    rl_err e = { RL_OK, "" };
+    if (ff->at >= 0)
+        e = ff->err;
+    const rl_status st = rl_par_agree(e.status, &e);
+    if (st != RL_OK && err)
+        *err = e;
+    return st;
 }
 
 /* Every (fit index, score process) pair: fit j of process f reads the
@@ -195,8 +200,11 @@ static rl_status fit_all(long seed, const sty_model *M, const sty_size *z, doubl
 {
     const int d = M[0].d;
     first_fail ff = { -1, { RL_OK, "" } };
+    const long n = (long)z->nfit * STY_NFIT;
+    long lo, hi; /* this rank's fits (core/par.h); the others' are gathered below */
+    rl_par_range(n, &lo, &hi);
 #pragma omp parallel for schedule(dynamic)
-    for (long i = 0; i < (long)z->nfit * STY_NFIT; i++) {
+    for (long i = lo; i < hi; i++) {
         const int j = (int)(i / STY_NFIT), f = (int)(i % STY_NFIT);
         sty_fit_opts o = { z->T, z->steps, z->batch, 0.05 * M[j].lambda / sqrt((double)d), (unsigned long)seed,
                            RL_STREAM_STY_FIT, (unsigned long)j };
@@ -204,7 +212,9 @@ static rl_status fit_all(long seed, const sty_model *M, const sty_size *z, doubl
         if (sty_fit(&M[j], &sty_fits[f], &o, Q + i * d, curves + i * z->steps, &e) != RL_OK)
             note_fail(&ff, i, &e);
     }
-    return fail_status(&ff, err);
+    RL_TRY(fail_status(&ff, err));
+    RL_TRY(rl_par_gather(Q, n, sizeof(double) * d, err));
+    return rl_par_gather(curves, n, sizeof(double) * z->steps, err);
 }
 
 static rl_status evaluate(long seed, const sty_model *M, const sty_size *z, const double *Q, const long *grid,
@@ -218,6 +228,8 @@ static rl_status evaluate(long seed, const sty_model *M, const sty_size *z, cons
     sty_eval_free(probe);
     double *res = rl_xmalloc(sizeof(double) * stride * n);
     first_fail ff = { -1, { RL_OK, "" } };
+    long lo, hi; /* this rank's queries (core/par.h); the others' are gathered below */
+    rl_par_range(n, &lo, &hi);
 #pragma omp parallel
     {
         sty_eval_ws *ws;
@@ -226,7 +238,7 @@ static rl_status evaluate(long seed, const sty_model *M, const sty_size *z, cons
         for (int t = 0; t < STY_TR_COUNT; t++)
             rt[t] = rl_rng_alloc();
 #pragma omp for schedule(dynamic)
-        for (long i = 0; i < n; i++) {
+        for (long i = lo; i < hi; i++) {
             const long j = i / z->nq, r = i % z->nq;
             /* a stream per (fit, query) (never per thread): data, and one per transport */
             rl_rng_stream(rd, (uint64_t)seed, rl_stream_key(rl_stream_key(RL_STREAM_STY_EVAL, (uint64_t)j), (uint64_t)r));
@@ -244,7 +256,8 @@ static rl_status evaluate(long seed, const sty_model *M, const sty_size *z, cons
         sty_eval_free(ws);
     }
     *out = res;
-    return fail_status(&ff, err);
+    RL_TRY(fail_status(&ff, err));
+    return rl_par_gather(res, n, sizeof(double) * stride, err);
 }
 
 /* Mean step of transport tr on SO(2) block b as a complex number chi: the

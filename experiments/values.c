@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/par.h"
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
@@ -199,6 +200,8 @@ static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *e
     const long reps = fa->reps;
     double *out = rl_xmalloc(sizeof(double) * reps * ng * d);
     rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
+    long lo, hi; /* this rank's replicates (core/par.h); the others' are gathered below */
+    rl_par_range(reps, &lo, &hi);
 
 #pragma omp parallel
     {
@@ -206,7 +209,7 @@ static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *e
         gsl_rng *r = rl_rng_alloc();
         double *x = rl_xmalloc(sizeof(double) * d), *tmp = rl_xmalloc(sizeof(double) * d);
 #pragma omp for schedule(dynamic)
-        for (long rep = 0; rep < reps; rep++) {
+        for (long rep = lo; rep < hi; rep++) {
             rl_rng_stream(r, (uint64_t)seed, rl_stream_key(RL_STREAM_VALUES + k, (uint64_t)rep));
             rl_value_walk(st, r, d, vbar, SIGMA, KNEAR, o->grid, ng, x, tmp, out + rep * ng * d);
         }
@@ -217,6 +220,10 @@ static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *e
         rl_stepper_status_merge(st, &fail);
         rl_stepper_free(st);
     }
+    /* every rank stops where one failed; otherwise all hold every replicate */
+    fail.status = rl_par_agree(fail.status, &fail);
+    if (fail.status == RL_OK)
+        rl_par_gather(out, reps, sizeof(double) * ng * d, &fail);
     if (fail.status != RL_OK) {
         free(out);
         free(vbar);
@@ -457,6 +464,8 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, n
     /* per replicate: P_n v (d) and ||P_n v - v||^2 */
     double *xs = rl_xmalloc(sizeof(double) * reps * (d + 1));
     rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
+    long lo, hi; /* this rank's replicates (core/par.h); the others' are gathered below */
+    rl_par_range(reps, &lo, &hi);
     for (int j = 0; j < NNEAR; j++) {
         const long n = near_ns[j];
 #pragma omp parallel
@@ -464,7 +473,7 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, n
             rl_stepper *st = fa->none ? NULL : rl_stepper_alloc(f, 1);
             gsl_rng *r = rl_rng_alloc();
 #pragma omp for schedule(dynamic, NEAR_CHUNK)
-            for (long rr = 0; rr < reps; rr++) {
+            for (long rr = lo; rr < hi; rr++) {
                 double *x = xs + rr * (d + 1);
                 rl_rng_stream(r, (uint64_t)seed, rl_stream_key(RL_STREAM_VALUES_NEAR + 16 * k + j, (uint64_t)rr));
                 memcpy(x, vt, sizeof(double) * d);
@@ -480,6 +489,9 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, n
             rl_stepper_status_merge(st, &fail);
             rl_stepper_free(st);
         }
+        fail.status = rl_par_agree(fail.status, &fail);
+        if (fail.status == RL_OK)
+            rl_par_gather(xs, reps, sizeof(double) * (d + 1), &fail);
         if (fail.status != RL_OK) {
             free(xs);
             if (err)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/par.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "chain.h"
@@ -34,12 +35,14 @@ rl_status rl_gc_run(const rl_gc_spec *sp, const double *q, const double *es, lon
     c->lf = c->maxs + 3 * reps * ng;
     c->meanfar = c->maxs + 4 * reps * ng;
     rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
+    long lo, hi; /* this rank's chains (core/par.h); the others' are gathered below */
+    rl_par_range(reps, &lo, &hi);
 #pragma omp parallel
     {
         gsl_rng *r = rl_rng_alloc();
         rl_chain *ch = rl_chain_alloc(&sp->f, 1);
 #pragma omp for schedule(dynamic)
-        for (long k = 0; k < reps; k++) {
+        for (long k = lo; k < hi; k++) {
             rl_rng_stream(r, seed, rl_stream_key(tag, (uint64_t)k));
             rl_chain_reset(ch, q);
             double mx = -INFINITY, ma = 0, mc = 0, F = 0, sum = 0;
@@ -78,6 +81,12 @@ rl_status rl_gc_run(const rl_gc_spec *sp, const double *q, const double *es, lon
         rl_chain_free(ch);
         gsl_rng_free(r);
     }
+    /* every rank stops where one failed; otherwise all hold every chain */
+    fail.status = rl_par_agree(fail.status, &fail);
+    if (fail.status == RL_OK && nn > 0)
+        rl_par_gather(c->near, reps, sizeof(double) * nn, &fail);
+    for (int a = 0; a < 5 && fail.status == RL_OK; a++) /* maxs, maxabs, maxcen, lf, meanfar */
+        rl_par_gather(c->maxs + a * reps * ng, reps, sizeof(double) * ng, &fail);
     if (fail.status != RL_OK) { /* no score of a NaN route passes for a result */
         rl_gc_free(c);
         memset(c, 0, sizeof *c);

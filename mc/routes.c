@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/par.h"
 #include "../core/stats.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
@@ -46,18 +47,15 @@ typedef struct {
 
 enum { SC_TR, SC_COH, SC_SQ, NSCAL }; /* tr(P)/d, q^T P q, (q^T P q)^2 */
 
-static void sums_alloc(sums *s, int ng, int d, int nb, int dense)
+/* Chunk c's sums inside two blocks shared by all chunks (mat_all: nchunks x
+ * ng d d, re_all: nchunks x 3 ng nb), so that the chunks of the other ranks
+ * are gathered whole (core/par.h). */
+static void sums_at(sums *s, long c, int ng, int d, int nb, double *mat_all, double *re_all)
 {
-    s->mat = dense ? rl_xcalloc((size_t)ng * d * d, sizeof(double)) : NULL;
-    s->re = nb ? rl_xcalloc(3 * (size_t)ng * nb, sizeof(double)) : NULL;
+    s->mat = mat_all ? mat_all + c * ng * d * d : NULL;
+    s->re = nb ? re_all + c * 3 * ng * nb : NULL;
     s->im = nb ? s->re + (size_t)ng * nb : NULL;
     s->ab2 = nb ? s->re + 2 * (size_t)ng * nb : NULL;
-}
-
-static void sums_free(sums *s)
-{
-    free(s->mat);
-    free(s->re);
 }
 
 static void sums_add(sums *dst, const sums *src, int ng, int d, int nb)
@@ -161,10 +159,15 @@ rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
     const int d = f->d, so2 = rl_family_is_so2(f), nb = so2 ? d / 2 : 0;
     const long nmax = grid[ng - 1], nchunks = (reps + CHUNK - 1) / CHUNK;
     sums *part = rl_xcalloc(nchunks, sizeof(sums));
-    double *sc = rl_xmalloc(sizeof(double) * reps * ng * NSCAL); /* per route */
+    /* per route, whole chunks (the last one padded) */
+    double *sc = rl_xcalloc((size_t)nchunks * CHUNK * ng * NSCAL, sizeof(double));
+    double *mat_all = so2 ? NULL : rl_xcalloc((size_t)nchunks * ng * d * d, sizeof(double));
+    double *re_all = nb ? rl_xcalloc((size_t)nchunks * 3 * ng * nb, sizeof(double)) : NULL;
     for (long c = 0; c < nchunks; c++)
-        sums_alloc(&part[c], ng, d, nb, !so2);
+        sums_at(&part[c], c, ng, d, nb, mat_all, re_all);
     rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
+    long clo, chi; /* this rank's chunks (core/par.h); the others' are gathered below */
+    rl_par_range(nchunks, &clo, &chi);
 
 #pragma omp parallel
     {
@@ -173,7 +176,7 @@ rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
         double *q = rl_xmalloc(sizeof(double) * d), *w = rl_xmalloc(sizeof(double) * (nb + 1));
         double *X = so2 ? NULL : rl_xmalloc(sizeof(double) * d * d), *qx = rl_xmalloc(sizeof(double) * d);
 #pragma omp for schedule(dynamic)
-        for (long c = 0; c < nchunks; c++) {
+        for (long c = clo; c < chi; c++) {
             for (long k = c * CHUNK; k < reps && k < (c + 1) * CHUNK; k++) {
                 rl_rng_stream(r, seed, rl_stream_key(tag, (uint64_t)k));
                 rl_unit_vector(r, d, q);
@@ -198,10 +201,18 @@ rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
         rl_stepper_status_merge(st, &fail);
         rl_stepper_free(st);
     }
+    /* every rank stops where one failed; otherwise all hold every chunk */
+    fail.status = rl_par_agree(fail.status, &fail);
+    if (fail.status == RL_OK)
+        rl_par_gather(sc, nchunks, sizeof(double) * CHUNK * ng * NSCAL, &fail);
+    if (fail.status == RL_OK && mat_all)
+        rl_par_gather(mat_all, nchunks, sizeof(double) * ng * d * d, &fail);
+    if (fail.status == RL_OK && re_all)
+        rl_par_gather(re_all, nchunks, sizeof(double) * 3 * ng * nb, &fail);
     if (fail.status != RL_OK) {
         free(sc);
-        for (long c = 0; c < nchunks; c++)
-            sums_free(&part[c]);
+        free(mat_all);
+        free(re_all);
         free(part);
         if (err)
             *err = fail;
@@ -255,8 +266,8 @@ rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
     }
     free(mean);
     free(sc);
-    for (long c = 0; c < nchunks; c++)
-        sums_free(&part[c]);
+    free(mat_all);
+    free(re_all);
     free(part);
     *out = o;
     return RL_OK;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/par.h"
 #include "../core/util.h"
 #include "../core/streams.h"
 #include "../sampling/rng.h"
@@ -69,6 +70,30 @@ void rl_st_free(rl_st_cell *c)
     free(c->Es);
 }
 
+static void gather_tails(rl_tails *T, rl_err *err)
+{
+    if (err->status == RL_OK && T->nt > 0)
+        rl_par_gather(T->cnt, T->reps, sizeof(unsigned short) * T->nt, err);
+}
+
+/* The per-replicate results of all ranks' blocks, in replicate order. */
+static void gather_reps(rl_st_cell *c, int so2, rl_err *err)
+{
+    gather_tails(c->abs, err);
+    gather_tails(c->dir, err);
+    for (int a = 0; a < 3 && err->status == RL_OK; a++) /* mean, sq, nrm2 */
+        rl_par_gather(c->mean + a * c->reps, c->reps, sizeof(double), err);
+    if (!so2)
+        return;
+    gather_tails(c->cen, err);
+    for (int k = 0; k < RL_NCFG; k++) {
+        gather_tails(c->cfg_abs[k], err);
+        gather_tails(c->cfg_cen[k], err);
+        if (err->status == RL_OK)
+            rl_par_gather(c->cfg_s[k], c->reps, sizeof(double), err);
+    }
+}
+
 rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, int m, const double *Q,
                     uint64_t seed, uint64_t tag, rl_st_cell *c, rl_err *err)
 {
@@ -106,6 +131,8 @@ rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, in
         }
     }
     rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
+    long lo, hi; /* this rank's replicates (core/par.h); the others' are gathered below */
+    rl_par_range(reps, &lo, &hi);
 #pragma omp parallel
     {
         gsl_rng *r = rl_rng_alloc();
@@ -115,7 +142,7 @@ rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, in
         double *sn = rl_xmalloc(sizeof(double) * m), *u = rl_xmalloc(sizeof(double) * d);
         double *cs = rl_xmalloc(sizeof(double) * h), *phi = rl_xmalloc(sizeof(double) * h);
 #pragma omp for schedule(dynamic)
-        for (long k = 0; k < reps; k++) {
+        for (long k = lo; k < hi; k++) {
             rl_rng_stream(r, seed, rl_stream_key(tag, (uint64_t)k));
             double sm = 0, sq = 0, nn = 0;
             if (so2) {
@@ -187,6 +214,10 @@ rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, in
     }
     free(A);
     free(W);
+    /* every rank stops where one failed; otherwise all hold every replicate */
+    fail.status = rl_par_agree(fail.status, &fail);
+    if (fail.status == RL_OK)
+        gather_reps(c, so2, &fail);
     if (fail.status != RL_OK) { /* no tail of a NaN route passes for a result */
         rl_st_free(c);
         memset(c, 0, sizeof *c);

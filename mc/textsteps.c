@@ -4,22 +4,25 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../core/par.h"
 #include "../core/util.h"
 
 #define BATCHES 16
 
-rl_textsteps_stats *rl_textsteps_run(const rl_family *f, const int *tok, long n, long ctx, const long *grid,
-                                     int ng)
+rl_status rl_textsteps_run(const rl_family *f, const int *tok, long n, long ctx, const long *grid, int ng,
+                           rl_textsteps_stats **out, rl_err *err)
 {
+    *out = NULL;
     const int nb = f->d / 2;
     const long nwin = n >= ctx ? n / ctx : 1;
-    rl_textsteps_stats *s = rl_xcalloc(1, sizeof *s);
-    s->ng = ng;
-    s->nb = nb;
-    s->chi = rl_xcalloc((size_t)ng * nb, sizeof(double complex));
-    s->se = rl_xcalloc((size_t)ng * nb, sizeof(double));
+    /* per block b (the work items, a contiguous block of them on each rank,
+     * core/par.h): its ng means and SEs at [b * ng + g], gathered below */
+    double complex *bchi = rl_xcalloc((size_t)ng * nb, sizeof(double complex));
+    double *bse = rl_xcalloc((size_t)ng * nb, sizeof(double));
+    long lo, hi;
+    rl_par_range(nb, &lo, &hi);
 #pragma omp parallel for schedule(dynamic)
-    for (int b = 0; b < nb; b++) {
+    for (int b = (int)lo; b < (int)hi; b++) {
         double complex *z = rl_xmalloc(sizeof(double complex) * ctx);
         double complex *bsum = rl_xcalloc((size_t)ng * BATCHES, sizeof(double complex));
         long *bcnt = rl_xcalloc((size_t)ng * BATCHES, sizeof(long));
@@ -55,14 +58,32 @@ rl_textsteps_stats *rl_textsteps_run(const rl_family *f, const int *tok, long n,
                 double complex bm = bsum[g * BATCHES + q] / bcnt[g * BATCHES + q];
                 v += creal((bm - mean) * conj(bm - mean));
             }
-            s->chi[(long)g * nb + b] = mean;
-            s->se[(long)g * nb + b] = sqrt(v / (BATCHES - 1) / BATCHES);
+            bchi[(long)b * ng + g] = mean;
+            bse[(long)b * ng + g] = sqrt(v / (BATCHES - 1) / BATCHES);
         }
         free(z);
         free(bsum);
         free(bcnt);
     }
-    return s;
+    rl_status st = rl_par_gather(bchi, nb, sizeof(double complex) * ng, err);
+    if (st == RL_OK)
+        st = rl_par_gather(bse, nb, sizeof(double) * ng, err);
+    if (st == RL_OK) {
+        rl_textsteps_stats *s = rl_xcalloc(1, sizeof *s);
+        s->ng = ng;
+        s->nb = nb;
+        s->chi = rl_xmalloc(sizeof(double complex) * ng * nb);
+        s->se = rl_xmalloc(sizeof(double) * ng * nb);
+        for (int b = 0; b < nb; b++)
+            for (int g = 0; g < ng; g++) {
+                s->chi[(long)g * nb + b] = bchi[(long)b * ng + g];
+                s->se[(long)g * nb + b] = bse[(long)b * ng + g];
+            }
+        *out = s;
+    }
+    free(bchi);
+    free(bse);
+    return st;
 }
 
 void rl_textsteps_free(rl_textsteps_stats *s)

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/par.h"
 #include "../core/util.h"
 
 /* What we keep of gnuplot's messages (the rest is read and dropped). */
@@ -297,6 +298,8 @@ void rl_plot(const rl_outdir *out, const char *script, const char *outname, cons
 {
     if (!is_ident(script))
         rl_fatal("bad plot script name '%s'", script ? script : "(null)");
+    if (rl_par_rank() != 0)
+        return; /* figures are rank 0's outputs, as every file is (core/par.h) */
     plot_args a;
     build_args(script, vars, n, &a);
     char *pd = plots_dir(), *dir = file_name(out->dir), *sp, *run, *png, *svg;

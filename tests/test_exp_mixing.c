@@ -49,7 +49,9 @@ Test(exp_mixing, text_routes_of_iid_tokens_follow_chi_power)
     for (int i = 0; i < 32; i++)
         table[i] = 1.3 * (2 * gsl_rng_uniform(r) - 1);
     long grid[] = { 1, 2, 3, 5, 8 };
-    rl_textsteps_stats *s = rl_textsteps_run(&f, tok, n, 4096, grid, 5);
+    rl_textsteps_stats *s = NULL;
+    rl_err err;
+    cr_assert_eq(rl_textsteps_run(&f, tok, n, 4096, grid, 5, &s, &err), RL_OK);
     for (int b = 0; b < 2; b++) {
         double complex chi = 0;
         for (int v = 0; v < 16; v++)
