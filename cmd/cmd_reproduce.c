@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "../core/opts.h"
+#include "../core/par.h"
 #include "../core/util.h"
 #include "../model/config.h"
 #include "../model/trainopts.h"
@@ -226,7 +227,7 @@ int cmd_reproduce(int argc, char **argv)
         write_config(&r, command);
         st = rl_repro_run(&r);
     }
-    if (st == 0)
+    if (st == 0 && rl_par_rank() == 0) /* the ranks have met in rl_repro_run: every model is on disk */
         rl_repro_report(&r, command);
     rl_repro_free_variants(&r);
     return 0;
