@@ -171,7 +171,9 @@ int cmd_reproduce(int argc, char **argv)
                   "base BASE in its own folder (a control arm); the others use the preset's base (cpu:\n"
                   "the mixing-matched one, chosen from the theory for its head dim and T).\n"
                   "Every flag's default comes from the preset; the configuration used is written to\n"
-                  "OUT/config.txt.",
+                  "OUT/config.txt.  Under mpirun or srun the ranks deal the unfinished models round robin,\n"
+                  "each running its own with --threads threads (ranks x threads = the cores), and rank 0\n"
+                  "writes the report; a failing rank stops the job, and a rerun with any rank count resumes.",
                   opts, argc, argv, NULL, 0);
     char tname[16];
     g->theory = rl_choice_name(THEORY_PRESETS, theory, tname, sizeof tname);
