@@ -134,9 +134,8 @@ static int run_self(const args *a, char *line, size_t n)
         dup2(fileno(cap), 2);
         execve("/proc/self/exe", a->v, env);
         static const char msg[] = "routelab: reproduce: cannot run routelab\n";
-        if (write(2, msg, sizeof msg - 1) < 0)
-            _exit(127);
-        _exit(127);
+        ssize_t w = write(2, msg, sizeof msg - 1); /* the caller quotes it */
+        _exit(w < 0 ? 126 : 127);
     }
     free(env);
     int st;
