@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "../core/opts.h"
+#include "../core/par.h"
 #include "../core/util.h"
 #include "../model/config.h"
 #include "../model/trainopts.h"
@@ -170,7 +171,9 @@ int cmd_reproduce(int argc, char **argv)
                   "base BASE in its own folder (a control arm); the others use the preset's base (cpu:\n"
                   "the mixing-matched one, chosen from the theory for its head dim and T).\n"
                   "Every flag's default comes from the preset; the configuration used is written to\n"
-                  "OUT/config.txt.",
+                  "OUT/config.txt.  Under mpirun or srun the ranks deal the unfinished models round robin,\n"
+                  "each running its own with --threads threads (ranks x threads = the cores), and rank 0\n"
+                  "writes the report; a failing rank stops the job, and a rerun with any rank count resumes.",
                   opts, argc, argv, NULL, 0);
     char tname[16];
     g->theory = rl_choice_name(THEORY_PRESETS, theory, tname, sizeof tname);
@@ -226,7 +229,7 @@ int cmd_reproduce(int argc, char **argv)
         write_config(&r, command);
         st = rl_repro_run(&r);
     }
-    if (st == 0)
+    if (st == 0 && rl_par_rank() == 0) /* the ranks have met in rl_repro_run: every model is on disk */
         rl_repro_report(&r, command);
     rl_repro_free_variants(&r);
     return 0;

@@ -155,13 +155,13 @@ char *rl_read_file(const char *path, size_t *len)
     return rl_read_regular(path, RL_MAX_SMALL_FILE, &s, len, NULL) == RL_OK ? s : NULL;
 }
 
-rl_status rl_outfile_create(const char *path, rl_outfile **out, rl_err *err)
+static rl_status outfile_create(const char *path, int any_rank, rl_outfile **out, rl_err *err)
 {
     rl_outfile *o = rl_xcalloc(1, sizeof *o);
     o->path = strdup(path);
     if (!o->path)
         rl_fatal("out of memory");
-    if (rl_par_rank() != 0) {
+    if (!any_rank && rl_par_rank() != 0) {
         /* under MPI the outputs are rank 0's (par.h): the same bytes, discarded */
         o->f = fopen("/dev/null", "wb");
         if (!o->f)
@@ -184,11 +184,24 @@ rl_status rl_outfile_create(const char *path, rl_outfile **out, rl_err *err)
     return RL_OK;
 }
 
+rl_status rl_outfile_create(const char *path, rl_outfile **out, rl_err *err)
+{
+    return outfile_create(path, 0, out, err);
+}
+
 rl_outfile *rl_outfile_open(const char *path)
 {
     rl_outfile *o;
     rl_err err;
-    rl_check(rl_outfile_create(path, &o, &err), &err);
+    rl_check(outfile_create(path, 0, &o, &err), &err);
+    return o;
+}
+
+rl_outfile *rl_outfile_open_own(const char *path)
+{
+    rl_outfile *o;
+    rl_err err;
+    rl_check(outfile_create(path, 1, &o, &err), &err);
     return o;
 }
 

@@ -27,6 +27,10 @@ typedef struct {
 
 /* Open path for writing (through its temporary); dies with status 2 on failure. */
 rl_outfile *rl_outfile_open(const char *path);
+/* The same on any rank: a file this rank alone produces (under MPI,
+ * reproduce's markers of the models a rank trained), which rl_outfile_open
+ * would discard on a rank other than 0 (par.h). */
+rl_outfile *rl_outfile_open_own(const char *path);
 /* The same as a status, for library floors: RL_EINPUT when path cannot be
  * written (*o is then NULL). */
 rl_status rl_outfile_create(const char *path, rl_outfile **o, rl_err *err);

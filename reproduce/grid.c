@@ -17,11 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/par.h"
 #include "../core/util.h"
 #include "../model/ckpt.h"
 #include "../model/config.h"
@@ -89,26 +92,52 @@ static void args_free(args *a)
     memset(a, 0, sizeof *a);
 }
 
+/* This process's environment with ROUTELAB_NO_MPI=1 (malloc'ed array): a
+ * child is one process of its own, never a rank of the job its parent is in
+ * (core/par.h), with or without MPI. */
+static char **child_env(void)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = rl_xcalloc(n + 2, sizeof *env);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "ROUTELAB_NO_MPI=", 16))
+            env[k++] = environ[i];
+    env[k] = "ROUTELAB_NO_MPI=1";
+    return env;
+}
+
 /* Run `routelab ARGS` (this very binary) with its stderr kept aside;
  * returns its exit status.  A child that fails is reported by the caller in
  * one line quoting the child's own (run_fail), so the user sees one line,
- * not two; a child that succeeds has its stderr passed on. */
+ * not two; a child that succeeds has its stderr passed on.  The child dies
+ * with its parent (SIGTERM): a rank stopped by the job's abort, or a
+ * reproduce killed alone, leaves no training running on that would race
+ * the next run for the model's checkpoint. */
 static int run_self(const args *a, char *line, size_t n)
 {
     FILE *cap = tmpfile();
     if (!cap)
         rl_fatal("reproduce: cannot create a temporary file: %s", strerror(errno));
+    char **env = child_env(); /* before fork: the child only calls async-signal-safe functions */
+    const pid_t parent = getpid();
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0)
         rl_fatal("reproduce: cannot fork: %s", strerror(errno));
     if (pid == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+            _exit(128 + SIGTERM); /* the parent is gone already */
         dup2(fileno(cap), 2);
-        execv("/proc/self/exe", a->v);
-        fprintf(stderr, "routelab: reproduce: cannot run routelab: %s\n", strerror(errno));
-        _exit(127);
+        execve("/proc/self/exe", a->v, env);
+        static const char msg[] = "routelab: reproduce: cannot run routelab\n";
+        ssize_t w = write(2, msg, sizeof msg - 1); /* the caller quotes it */
+        _exit(w < 0 ? 126 : 127);
     }
+    free(env);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
@@ -130,15 +159,18 @@ static int run_self(const args *a, char *line, size_t n)
 }
 
 /* One line for a failed child: what failed, its status and its own line.
- * Status 2 when the child refused an input, else 1. */
+ * Status 2 when the child refused an input, else 1.  Under MPI the line
+ * names this rank and the whole job stops at once (rl_exit_line, par.h):
+ * the other ranks' children die with them, their finished models and last
+ * checkpoints stay for the next run. */
 static void run_fail(const char *what, int code, const char *line)
 {
-    fflush(stdout);
+    char msg[1024];
     if (*line)
-        fprintf(stderr, "routelab: reproduce: %s failed (exit status %d): %s\n", what, code, line);
+        snprintf(msg, sizeof msg, "reproduce: %s failed (exit status %d): %s", what, code, line);
     else
-        fprintf(stderr, "routelab: reproduce: %s failed (exit status %d)\n", what, code);
-    exit(code == 2 ? 2 : 1);
+        snprintf(msg, sizeof msg, "reproduce: %s failed (exit status %d)", what, code);
+    rl_exit_line(code == 2 ? 2 : 1, msg);
 }
 
 static int exists(const char *path)
@@ -375,11 +407,27 @@ char *rl_repro_train_command(const rl_repro *r, int v, int k)
     return text;
 }
 
+/* A model's own file, written by the rank that runs the model (any rank). */
 static void write_text(const char *path, const char *text)
 {
-    rl_outfile *o = rl_outfile_open(path);
+    rl_outfile *o = rl_outfile_open_own(path);
     fputs(text, o->f);
     rl_outfile_commit(o);
+}
+
+/* The model folder's config.txt (NULL when there is none yet); dies when it
+ * is not text, the model's training command: that model was trained with
+ * other settings. */
+static char *config_of(const rl_repro *r, int v, int k, const char *text)
+{
+    char *cfgp = mdir_file(r, v, k, "config.txt"), *old = rl_read_file(cfgp, NULL);
+    free(cfgp);
+    if (old && strcmp(old, text)) {
+        char *d = rl_repro_model_dir(r, v, k);
+        rl_die("reproduce: %s was trained with other settings (see its config.txt): use another --out, "
+               "or remove that folder to retrain", d);
+    }
+    return old;
 }
 
 /* Train variant v unless finished; returns 1 if --stop-at interrupted it. */
@@ -389,10 +437,7 @@ static int stage_train(const rl_repro *r, int v, int k, eta *e)
     char *ck = mdir_file(r, v, k, "ckpt.bin"), *d = rl_repro_model_dir(r, v, k);
     args a = { 0 };
     train_args(r, v, k, &a);
-    char *text = args_text(&a), *old = rl_read_file(cfgp, NULL);
-    if (old && strcmp(old, text))
-        rl_die("reproduce: %s was trained with other settings (see its config.txt): use another --out, "
-               "or remove that folder to retrain", d);
+    char *text = args_text(&a), *old = config_of(r, v, k, text);
     int stopped = 0;
     if (!exists(done)) {
         rl_mkdir_p(d);
@@ -581,22 +626,103 @@ rl_status rl_repro_check(const rl_repro *r, rl_err *err)
     return st;
 }
 
+/* ---- the grid's work items ---- */
+
+/* Item i of the grid is variant i % nvar of replicate (seed) i / nvar: the
+ * order one process runs them in, seed by seed. */
+/* Whether item (v, k) is finished on disk: trained, evaluated, and probed
+ * where the grid probes it.  Dies when its folder was trained with other
+ * settings (every rank checks every item, finished or not, before work). */
+static int item_done(const rl_repro *r, int v, int k)
+{
+    char *text = rl_repro_train_command(r, v, k);
+    free(config_of(r, v, k, text));
+    free(text);
+    char *tr = mdir_file(r, v, k, "trained"), *ev = mdir_file(r, v, k, "eval.tsv");
+    char *pr = mdir_file(r, v, k, "probe/probe.tsv");
+    const int done = exists(tr) && exists(ev) && (!probed(r, v) || k != 0 || exists(pr));
+    free(tr);
+    free(ev);
+    free(pr);
+    return done;
+}
+
+/* The unfinished items in item order, rank 0's view of the disk for every
+ * rank (a rank that has started work cannot change what another rank
+ * sees).  Returns their count; *todo is malloc'ed. */
+static long plan(const rl_repro *r, long **todo)
+{
+    const long n = (long)r->nvar * r->g.seeds;
+    char *done = rl_xcalloc(n, 1);
+    for (long i = 0; i < n; i++)
+        done[i] = (char)item_done(r, (int)(i % r->nvar), (int)(i / r->nvar));
+    rl_err err;
+    if (rl_par_bcast(done, (size_t)n, &err) != RL_OK)
+        rl_err_exit(&err);
+    long m = 0;
+    *todo = rl_xcalloc(n ? n : 1, sizeof **todo);
+    for (long i = 0; i < n; i++)
+        if (!done[i])
+            (*todo)[m++] = i;
+    free(done);
+    return m;
+}
+
+/* Every rank's "stopped by --stop-at" into all[0..size-1] (rank r's in
+ * slot r, its own block of size items); also the meeting of all ranks
+ * before rank 0 writes the report. */
+static void meet(int stopped, int *all)
+{
+    const int size = rl_par_size();
+    all[rl_par_rank()] = stopped;
+    rl_err err;
+    if (rl_par_gather(all, size, sizeof *all, &err) != RL_OK)
+        rl_err_exit(&err);
+}
+
+/* Under MPI the unfinished items are dealt round robin over the ranks (the
+ * j-th unfinished item to rank j % size): seed by seed as with one process,
+ * the first seed's probes spread, and a resume with any rank count deals
+ * only what is left.  Each rank runs its items' children with --threads
+ * threads (ranks x threads should match the cores); the last rank, which
+ * has the fewest items, runs the theory report after its own.  A child
+ * that fails stops the job at once (run_fail).  Which rank trains a model
+ * changes no byte of it: a model is its own child process. */
 int rl_repro_run(const rl_repro *r)
 {
     rl_mkdir_p(r->out);
+    const int rank = rl_par_rank(), size = rl_par_size();
+    for (int v = 0; v < r->nvar; v++) /* checks every name before any work */
+        (void)cfg_of(r, v);
+    long *todo, m = plan(r, &todo);
     eta e = { 0, 0, now(), 0 };
-    for (int v = 0; v < r->nvar; v++) /* also checks every name before any work */
-        e.total += r->g.seeds * (train_work(r, v) + eval_work(r, v));
-    for (int k = 0; k < r->g.seeds; k++)
-        for (int v = 0; v < r->nvar; v++) {
-            if (stage_train(r, v, k, &e)) {
-                printf("\n[reproduce %s] stopped at step %ld of %s seed %ld (--stop-at); the same command "
-                       "continues from its checkpoint\n", r->g.name, r->stop_at, r->var[v], rl_repro_seed(r, k));
-                return 1;
-            }
-            stage_eval(r, v, k, &e);
-            stage_probe(r, v, k, &e);
+    for (long j = rank; j < m; j += size)
+        e.total += train_work(r, (int)(todo[j] % r->nvar)) + eval_work(r, (int)(todo[j] % r->nvar));
+    if (size > 1)
+        printf("\n[reproduce %s] %ld of %d models left, dealt round robin over %d ranks (--threads %d each)\n",
+               r->g.name, m, r->nvar * r->g.seeds, size, r->threads);
+    int stopped = 0;
+    for (long j = rank; j < m && !stopped; j += size) {
+        const int v = (int)(todo[j] % r->nvar), k = (int)(todo[j] / r->nvar);
+        if (stage_train(r, v, k, &e)) {
+            printf("\n[reproduce %s] stopped at step %ld of %s seed %ld (--stop-at); the same command "
+                   "continues from its checkpoint\n", r->g.name, r->stop_at, r->var[v], rl_repro_seed(r, k));
+            stopped = 1;
+            break;
         }
-    stage_theory(r);
-    return 0;
+        stage_eval(r, v, k, &e);
+        stage_probe(r, v, k, &e);
+    }
+    free(todo);
+    if (!stopped && rank == size - 1)
+        stage_theory(r);
+    int *all = rl_xcalloc(size, sizeof *all), any = 0;
+    meet(stopped, all);
+    for (int q = 0; q < size; q++)
+        any |= all[q];
+    if (any && !stopped)
+        printf("\n[reproduce %s] other ranks stopped at step %ld (--stop-at); the same command continues\n",
+               r->g.name, r->stop_at);
+    free(all);
+    return any;
 }

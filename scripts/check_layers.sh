@@ -33,7 +33,7 @@ allowed() {
     esac
 }
 LIBRARY="core sampling theory mc model bench"
-EXITS='(rl_die|rl_outfile_open|rl_outfile_commit|rl_mkdir_p|rl_parse_doubles|rl_parse_longs|rl_opts_parse) *\('
+EXITS='(rl_die|rl_outfile_open(_own)?|rl_outfile_commit|rl_mkdir_p|rl_parse_doubles|rl_parse_longs|rl_opts_parse) *\('
 
 
 bad=0
