@@ -249,24 +249,30 @@ static rl_status send_recv(float *buf, size_t len, int peer, long tag, int sendi
     return RL_OK;
 }
 
-/* Walk the tree from [a, b): a node inside one rank's block is that rank's
- * (computed there; sent to rank 0 unless it is rank 0's); a node across
- * blocks is completed on rank 0 from its children. */
+/* Walk the tree from [a, b); afterwards S[a, b) is in out on owner(a), the
+ * rank whose block holds a.  A node inside one rank's block is computed
+ * there; a node across blocks is completed by the owner of its left child,
+ * which receives the right child's sum from the owner of m.  With blocks
+ * aligned to the tree (a power-of-two count of ranks and items) each rank
+ * sends at most once and rank 0 receives log2(size) vectors (a binomial
+ * tree), instead of one from every rank. */
 static rl_status walk(tree_run *w, long a, long b, int d, float *out, int rank, rl_err *err)
 {
     const int oa = owner(w, a), ob = owner(w, b - 1);
-    if (oa == ob) {
-        if (oa == rank) {
-            RL_TRY(local_sum(w, a, b, d, out, err));
-            return rank == 0 ? RL_OK : send_recv(out, w->t->len, 0, a, 1, w->t, err);
-        }
-        return rank == 0 ? send_recv(out, w->t->len, oa, a, 0, w->t, err) : RL_OK;
-    }
+    if (oa == ob)
+        return oa == rank ? local_sum(w, a, b, d, out, err) : RL_OK;
     const long m = (a + b) / 2;
+    const int om = owner(w, m);
+    float *right = w->t->level[d];
     RL_TRY(walk(w, a, m, d + 1, out, rank, err));
-    RL_TRY(walk(w, m, b, d + 1, w->t->level[d], rank, err));
-    if (rank == 0)
-        add_into(out, w->t->level[d], w->t->len);
+    RL_TRY(walk(w, m, b, d + 1, right, rank, err));
+    if (om != oa && rank == om)
+        RL_TRY(send_recv(right, w->t->len, oa, m, 1, w->t, err));
+    if (rank == oa) {
+        if (om != oa)
+            RL_TRY(send_recv(right, w->t->len, om, m, 0, w->t, err));
+        add_into(out, right, w->t->len);
+    }
     return RL_OK;
 }
 

@@ -57,8 +57,9 @@ rl_status rl_par_agree(rl_status st, rl_err *err);
  *   S[a, b) = S[a, m) + S[m, b),  m = (a + b) / 2   (left + right, element-wise),
  * so the bytes of S[0, n) depend on n alone.  A rank evaluates the maximal
  * subtrees inside its block (rl_par_range of n) by calling item(ctx, i, out)
- * for i = lo, lo + 1, ..., hi - 1; rank 0 receives the others' subtrees and
- * completes the tree; every rank gets the sum in out. */
+ * for i = lo, lo + 1, ..., hi - 1; a node across blocks is completed by the
+ * owner of its left child from the right child's sum (a binomial tree when
+ * the blocks align); rank 0 broadcasts the root: every rank gets it in out. */
 typedef rl_status (*rl_par_item_fn)(void *ctx, long i, float *out, rl_err *err);
 
 typedef struct rl_par_tree rl_par_tree;
