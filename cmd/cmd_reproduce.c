@@ -88,9 +88,10 @@ static void write_config(const rl_repro *r, const char *command)
     rl_train_opts t = g->train;
     t.steps = rl_repro_steps(r);
     char *v[2 * RL_TRAIN_OPTS_MAX];
-    int n = rl_train_opts_argv(&t, RL_TRAIN_OPTS_RUN | RL_TRAIN_OPTS_LOG, v);
+    int n = rl_train_opts_argv(&t, RL_TRAIN_OPTS_RUN | RL_TRAIN_OPTS_LOG, v), base_listed = 0;
     for (int i = 0; i + 1 < n; i += 2) {
         fprintf(o->f, "%s\t%s\n", v[i] + 2, v[i + 1]);
+        base_listed |= !strcmp(v[i], "--rot-base");
         free(v[i]);
         free(v[i + 1]);
     }
@@ -99,8 +100,11 @@ static void write_config(const rl_repro *r, const char *command)
         fprintf(o->f, "eval-targets\t%ld\n", g->eval_targets);
     else
         fprintf(o->f, "eval-batches\t%d\n", g->eval_batches);
-    /* every rotation scheme's base (a NAME@BASE variant has its own) */
-    fprintf(o->f, "rot-base\t%.17g\nrot-base-from\t%s\n", g->train.rot_base,
+    /* every rotation scheme's base (a NAME@BASE variant has its own): listed
+     * once, by the training options when it is not train's default */
+    if (!base_listed)
+        fprintf(o->f, "rot-base\t%.17g\n", g->train.rot_base);
+    fprintf(o->f, "rot-base-from\t%s\n",
             g->matched ? "matched (rl_match_choose: the study's fractions of blocks mixing within T and 128T)"
                        : "the study's");
     fprintf(o->f, "theory\t%s\nprobe\t%s\nprobe-mult\t%d\ndata\t%s\n", g->theory, g->probe, g->probe_mult,

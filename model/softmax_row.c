@@ -19,7 +19,20 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
 #pragma omp simd reduction(max : mx)
     for (int q = 0; q < n; q++)
         mx = row[q] > mx ? row[q] : mx;
-    *sum = n > 0 ? rl_exp_shift_sum(row, n, mx) : 0.0f;
+    /* the sum in rl_exp_shift_sum's order: four lanes over the body, then
+     * the tail one by one (the wide versions differ only in lane count) */
+    float acc[4] = { 0, 0, 0, 0 }, s;
+    int q = 0;
+    for (; q < n; q++) {
+        const float d = row[q] - mx;
+        row[q] = d < RL_SOFTMAX_FLUSH ? 0.0f : rl_expf(d);
+        if (q < n / 4 * 4)
+            acc[q % 4] += row[q];
+    }
+    s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (q = n / 4 * 4; q < n; q++)
+        s += row[q];
+    *sum = n > 0 ? s : 0.0f;
     if (w > (n > 0 ? n : 0))
         memset(row + (n > 0 ? n : 0), 0, sizeof(float) * (w - (n > 0 ? n : 0)));
     return mx;
@@ -28,7 +41,8 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
 #if defined(__x86_64__) && defined(__GNUC__)
 /* W lanes of GCC vector extensions in a function compiled for TGT; the exp
  * is fastmath.c's vexp (the operations of rl_expf) and the tail is rl_expf
- * itself, so every entry is the value the SSE2 version computes. */
+ * itself, with the same flush below RL_SOFTMAX_FLUSH, so every entry is the
+ * value the SSE2 version computes. */
 #define RL_ROW_WIDE(NAME, TGT, W)                                                           \
     __attribute__((target(TGT))) static float NAME(float *row, int n, int w, float sl,    \
                                                    int i, int j0, float mx0, float *sum)  \
@@ -61,6 +75,7 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
         for (q = 0; q + (W) <= n; q += (W)) {                                               \
             memcpy(&x, row + q, sizeof x);                                                  \
             x = x - mx;                                                                     \
+            vi fl = x < RL_SOFTMAX_FLUSH; /* stored as exact 0 (softmax_row.h) */           \
             vi lo = x < -87.3f, hi = x > 88.7f;                                             \
             x = (vf)(((vi)(zero - 87.3f) & lo) | ((vi)x & ~lo));                            \
             x = (vf)(((vi)(zero + 88.7f) & hi) | ((vi)x & ~hi));                            \
@@ -76,6 +91,7 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
             p = p * r + 5.0000001201e-1f;                                                   \
             p = p * r * r + r + 1.0f;                                                       \
             e = p * (vf)((vu)(nn + 127) << 23);                                             \
+            e = (vf)((vi)e & ~fl);                                                          \
             memcpy(row + q, &e, sizeof e);                                                  \
             acc += e;                                                                       \
         }                                                                                   \
@@ -83,7 +99,8 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
         for (int l = 0; l < (W); l++)                                                       \
             s += acc[l];                                                                    \
         for (; q < n; q++) {                                                                \
-            row[q] = rl_expf(row[q] - mx);                                                  \
+            const float d = row[q] - mx;                                                    \
+            row[q] = d < RL_SOFTMAX_FLUSH ? 0.0f : rl_expf(d);                              \
             s += row[q];                                                                    \
         }                                                                                   \
         if (w > n)                                                                          \

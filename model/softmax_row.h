@@ -12,11 +12,22 @@
 #ifndef RL_MODEL_SOFTMAX_ROW_H
 #define RL_MODEL_SOFTMAX_ROW_H
 
+/* Entries with x - m below -100 ln 2 (e^(x - m) < 2^-100) are stored as
+ * exact 0.  Why: ALiBi's bias puts far keys hundreds of nats below the max;
+ * their e^(x - m), clamped near FLT_MIN, made the P V sgemm run on
+ * subnormal operands (each a microcode assist), and the 128x evaluation of
+ * an ALiBi model took 6.5x as long as RoPE's (NOTES.md §13.7).  What it
+ * costs: at most 2^-100 per dropped weight against a row sum >= 1 (the
+ * max's own entry), so even 2^20 dropped keys move the sum by < 2^-80,
+ * far below float's half ulp 2^-24: the normalised weights move by
+ * less than 2^-80 relative. */
+#define RL_SOFTMAX_FLUSH (-69.314718f) /* -100 ln 2 */
+
 /* Row i of a block of scaled logits, keys j0 .. j0+n-1 visible, the rest of
  * the width w masked: subtract the ALiBi bias sl (i - j) (sl = 0: none),
  * take m = max(mx0, the row's max), replace the visible entries by
- * e^(x - m) and the masked ones by 0; returns m, and the sum in *sum (0 and
- * mx0 when n <= 0). */
+ * e^(x - m) (0 below RL_SOFTMAX_FLUSH) and the masked ones by 0; returns m,
+ * and the sum in *sum (0 and mx0 when n <= 0). */
 typedef float (*rl_softmax_row_fn)(float *row, int n, int w, float sl, int i, int j0,
                                    float mx0, float *sum);
 

@@ -131,7 +131,7 @@ Test(model_attn, thread_count_independent)
  * where masked, the sum to float rounding, and e^(x - m) to a few ulps of
  * double exp; lengths around the 4-, 8- and 16-lane boundaries, with and
  * without an ALiBi slope, a running max below and above the row's, entries
- * far below the max (the exp's clamp) and rows with nothing visible. */
+ * far below the max (flushed to 0) and rows with nothing visible. */
 Test(model_attn, row_step_widths_agree)
 {
     rl_softmax_row_fn fns[3];
@@ -143,7 +143,7 @@ Test(model_attn, row_step_widths_agree)
     const float sls[] = { 0.0f, 0.25f }, mx0s[] = { -INFINITY, 0.5f, 30.0f };
     float src[520], ref[520], got[520];
     tm_randn(src, 520, 21, 3.0f);
-    src[5] = -150.0f; /* e^(x - m) below the clamp: ~1e-38 stands for 0 */
+    src[5] = -150.0f; /* e^(x - m) below the flush: stored as 0 */
     src[40] = 12.0f;
     for (unsigned a = 0; a < sizeof ns / sizeof *ns; a++)
         for (int extra = 0; extra <= 9; extra += 9)
@@ -161,10 +161,14 @@ Test(model_attn, row_step_widths_agree)
                     double dsum = 0;
                     for (int q = 0; q < n; q++) {
                         const float x = src[q] - sls[b] * (float)(i - j0 - q);
-                        const double e = exp((double)(float)(x - rmx));
+                        const float d = x - rmx;
+                        const double e = exp((double)d);
                         dsum += ref[q];
-                        cr_expect(fabs(ref[q] - e) <= 5e-7 * e + 2e-38, "n %d q %d: %.9g vs %.9g", n,
-                                  q, ref[q], e);
+                        if (d < RL_SOFTMAX_FLUSH) /* e < 2^-100: stored as exact 0 */
+                            cr_expect(ref[q] == 0.0f, "n %d q %d: %.9g below the flush", n, q, ref[q]);
+                        else
+                            cr_expect(fabs(ref[q] - e) <= 5e-7 * e, "n %d q %d: %.9g vs %.9g", n, q,
+                                      ref[q], e);
                     }
                     cr_expect(fabs(rsum - dsum) <= 1e-6 * dsum, "n %d: sum %.9g vs %.9g", n, rsum, dsum);
                     for (int q = n > 0 ? n : 0; q < w; q++)
@@ -184,4 +188,30 @@ Test(model_attn, row_step_widths_agree)
                                   names[v], n, sum, rsum);
                     }
                 }
+}
+
+/* The flush at its boundary (softmax_row.h): e^-69 (about 1e-30, above
+ * 2^-100) is kept to float rounding; e^-69.5, e^-80 (normal floats, which
+ * the step computed before the flush) and e^-1000 are exact 0 in every
+ * width; the max's own entry is 1 and the sum is 1 + e^-69. */
+Test(model_attn, row_step_flush_boundary)
+{
+    rl_softmax_row_fn fns[3];
+    const char *names[3];
+    const int nv = rl_softmax_row_versions(fns, names);
+    for (int v = 0; v < nv; v++)
+        for (int n = 5; n <= 21; n += 16) { /* the tail alone, and the vector body */
+            float row[21];
+            for (int q = 0; q < 21; q++)
+                row[q] = -1000.0f;
+            row[0] = 2.0f, row[1] = 2.0f - 69.0f, row[2] = 2.0f - 69.5f, row[3] = 2.0f - 80.0f;
+            float sum;
+            const float mx = fns[v](row, n, n, 0.0f, n - 1, 0, -INFINITY, &sum);
+            cr_expect(mx == 2.0f, "%s: max %g", names[v], mx);
+            cr_expect(row[0] == 1.0f, "%s: the max's entry %.9g", names[v], row[0]);
+            cr_expect(fabs(row[1] - exp(-69.0)) <= 5e-7 * exp(-69.0), "%s n %d: e^-69 = %.9g", names[v], n, row[1]);
+            for (int q = 2; q < n; q++)
+                cr_expect(row[q] == 0.0f, "%s n %d: entry %d = %.9g, not flushed", names[v], n, q, row[q]);
+            cr_expect(sum == 1.0f + row[1], "%s n %d: sum %.9g", names[v], n, sum);
+        }
 }

@@ -445,6 +445,38 @@ static void frac_text(char *buf, size_t n, int c, int nb)
     snprintf(buf, n, "%d of %d (%.4f)", c, nb, (double)c / nb);
 }
 
+/* Lines of text that start with key (a "key<TAB>value" file). */
+static int key_lines(const char *text, const char *key)
+{
+    int n = 0;
+    const size_t k = strlen(key);
+    for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        n += !strncmp(p, key, k) && p[k] == '\t';
+    return n;
+}
+
+/* OUT/config.txt names the rotation base once, whether it is train's
+ * default (the training options leave it out) or given (they list it);
+ * the cpu grid's config listed a matched base twice. */
+Test(reproduce, config_lists_the_rotation_base_once, .timeout = 120)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    const char *flags[] = { "--variants rope --eval-targets 64", "--variants rope --eval-targets 64 --rot-base 500" };
+    const char *want[] = { "\nrot-base\t10000\n", "\nrot-base\t500\n" };
+    for (int i = 0; i < 2; i++) {
+        run_flags(d, txt, flags[i], out, sizeof out);
+        char *cfg = rl_read_file(th_path(g, "config.txt"), NULL);
+        cr_assert(cfg);
+        cr_expect_eq(key_lines(cfg, "rot-base"), 1, "%s", cfg);
+        cr_expect(strstr(cfg, want[i]) != NULL, "%s", cfg);
+        free(cfg);
+        th_rmdir(g);
+    }
+    th_rmdir(d);
+}
+
 /* The report's matched-scale table holds rl_match_*'s numbers: the study's
  * counts, the grid's at base 10000 and at rl_match_choose's base for its
  * head dim and T, and a control arm's base (here 500) in a row of its own. */
@@ -531,7 +563,7 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     rl_repro_free_variants(&r);
 
     /* the cpu preset: the matched base for head dim 32 at T = 128, passed to
-     * every variant but the two controls at 10000 */
+     * every variant but the control at 10000 */
     cr_assert_eq(rl_grid_preset("cpu", &r.g, &err), RL_OK);
     r.g.data = "DATA";
     double fc, ff;
@@ -561,8 +593,9 @@ Test(reproduce, at_base_variants_and_their_train_commands)
         cr_expect(strstr(t, "--seed\n44\n") != NULL);
         free(t);
     }
-    cr_expect_eq(controls, 2);
-    cr_expect(strstr(r.g.variants, "rope@10000") && strstr(r.g.variants, "random_qk@10000"));
+    cr_expect_eq(controls, 1);
+    cr_expect(strstr(r.g.variants, "rope@10000") != NULL);
+    cr_expect_eq(r.nvar, 8); /* the seven variants issue 13 names and the control */
     rl_repro_free_variants(&r);
 
     /* paper: the study's own scale gives the study's base; the longest
