@@ -28,9 +28,8 @@ static int cmp_double(const void *a, const void *b)
 
 rl_status rl_bench_ranks(double budget, rl_err *err)
 {
-    /* the machine's cores shared among the ranks on it (one rank: all) */
-    const int threads = rl_ncores() / rl_par_size() > 1 ? rl_ncores() / rl_par_size() : 1;
-    rl_set_threads(threads);
+    /* the cores this rank may use (rl_ncores: shared among the node's ranks) */
+    rl_set_threads(rl_ncores());
     rl_gpt_config cfg = { 4, 256, 4, T, 256, 0.0f, { 0 }, RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, B);
     rl_gpt_init(m, 1);

@@ -37,6 +37,25 @@ int rl_par_size(void)
     return n;
 }
 
+/* The launcher says how many ranks share this node: OpenMPI's mpirun
+ * (OMPI_COMM_WORLD_LOCAL_SIZE), MPICH's Hydra (MPI_LOCALNRANKS), Slurm's srun
+ * (SLURM_NTASKS_PER_NODE, "2" or "2(x3)").  Read, not asked of MPI: a
+ * communicator split would be a collective, and rl_ncores is called by one
+ * rank's option defaults at whatever moment. */
+int rl_par_local_size(void)
+{
+    if (rl_par_size() == 1)
+        return 1;
+    const char *keys[] = { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE" };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const char *v = getenv(keys[i]);
+        long n = v ? strtol(v, NULL, 10) : 0;
+        if (n >= 1 && n <= INT_MAX)
+            return (int)n;
+    }
+    return 1;
+}
+
 static int launched(void)
 {
     const char *no = getenv("ROUTELAB_NO_MPI");

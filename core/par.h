@@ -32,6 +32,10 @@ rl_status rl_par_init(int *argc, char ***argv, rl_err *err);
 int rl_par_rank(void);
 int rl_par_size(void);
 
+/* The job's ranks on this node, as the launcher tells them (1 without MPI
+ * or when the launcher does not say). */
+int rl_par_local_size(void);
+
 /* Items [*lo, *hi) of n owned by `rank` among `size` ranks: contiguous
  * blocks in rank order, the first n % size ranks one item more. */
 void rl_par_range_of(long n, int rank, int size, long *lo, long *hi);

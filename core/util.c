@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <omp.h>
+#include <sched.h>
 
 void rl_die(const char *fmt, ...)
 {
@@ -375,9 +376,19 @@ int rl_parse_longs(const char *flag, const char *s, long *out, int max)
     return parse_list(flag, s, 1, NULL, out, max);
 }
 
+/* The cores this process may use: its CPU affinity (a launcher that binds
+ * each rank to its cores, taskset, a Slurm allocation), and when it may use
+ * every core of the node, an equal share among the job's ranks there, so that
+ * ranks x threads = cores by default (`mpirun -np 2 --bind-to none` on 2
+ * cores: 1 thread each).  Results never depend on it. */
 int rl_ncores(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long online = sysconf(_SC_NPROCESSORS_ONLN), n = online;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        n = CPU_COUNT(&set);
+    if (n >= online && online > 0)
+        n = online / rl_par_local_size();
     return n > 0 ? (int)n : 1;
 }
 

@@ -93,7 +93,8 @@ char *rl_read_file(const char *path, size_t *len);
 int rl_parse_doubles(const char *flag, const char *s, double *out, int max);
 int rl_parse_longs(const char *flag, const char *s, long *out, int max);
 
-/* Number of cores, for the default of --threads. */
+/* Threads to use by default: the cores this process may run on, shared
+ * equally among the job's ranks on the node when it may use them all. */
 int rl_ncores(void);
 /* Set the OpenMP (and so OpenBLAS) thread count for the rest of the run. */
 void rl_set_threads(int n);
