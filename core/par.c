@@ -1,12 +1,16 @@
 /* par.c: the ranks of one job (par.h). */
 #include "par.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -70,10 +74,78 @@ static void par_finalize(void)
         MPI_Finalize();
 }
 
+/* The launcher's name for this rank, before MPI is up (for the watcher). */
+static const char *launcher_rank(void)
+{
+    const char *keys[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (getenv(keys[i]))
+            return getenv(keys[i]);
+    return "?";
+}
+
+/* The watcher's child and whether a signal was passed on: the only statics
+ * of this file, as a signal handler can reach nothing else. */
+static volatile sig_atomic_t watched_pid, forwarded;
+
+static void forward(int sig)
+{
+    forwarded = 1;
+    if (watched_pid > 0)
+        kill((pid_t)watched_pid, sig);
+}
+
+/* A rank runs as the child of a small watcher, the process the launcher
+ * started.  Why: a rank killed by a signal (kill -9, the OOM killer) prints
+ * nothing, and `mpirun -q` prints nothing either, so without a watcher no line
+ * would name the rank.  The watcher runs the program again (/proc/self/exe,
+ * ROUTELAB_RANK_WATCHED=1: the child is the MPI rank), passes on the signals
+ * the launcher sends, and exits with the child's status; when the child died
+ * of a signal the watcher did not pass on, it first prints
+ * "routelab: rank R: killed by signal S (NAME)".  A stop the launcher asked
+ * for (it signals every rank after another one failed) prints nothing, so the
+ * job's one line is the failing rank's.  Returns only in the child, or when
+ * the watcher cannot start (the rank then runs unwatched). */
+static void watch_rank(char **argv)
+{
+    if (getenv("ROUTELAB_RANK_WATCHED"))
+        return;
+    const pid_t parent = getpid();
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid < 0)
+        return;
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the launcher killed the watcher: the rank goes too */
+        if (getppid() != parent)
+            _exit(1);
+        setenv("ROUTELAB_RANK_WATCHED", "1", 1);
+        execv("/proc/self/exe", argv);
+        fprintf(stderr, "routelab: rank %s: cannot run the rank under its watcher\n", launcher_rank());
+        _exit(1);
+    }
+    watched_pid = pid;
+    const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT };
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        signal(sigs[i], forward);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            _exit(1);
+    if (WIFSIGNALED(st)) {
+        const int sig = WTERMSIG(st);
+        if (!forwarded)
+            fprintf(stderr, "routelab: rank %s: killed by signal %d (%s)\n", launcher_rank(), sig, strsignal(sig));
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
+
 rl_status rl_par_init(int *argc, char ***argv, rl_err *err)
 {
     if (!launched())
         return RL_OK;
+    watch_rank(*argv);
     int provided = 0;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return rl_fail(err, RL_EINTERNAL, "MPI_Init_thread failed");

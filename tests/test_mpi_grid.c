@@ -185,3 +185,38 @@ Test(mpi_grid, a_failing_rank_stops_the_job_in_one_line_and_the_next_run_finishe
     free(txt);
     free(g);
 }
+
+/* A rank killed by a signal (kill -9, as the OOM killer does) prints
+ * nothing itself, and `mpirun -q` nothing either: its watcher (core/par.c)
+ * names it.  Rank 1's MPI process (ROUTELAB_RANK_WATCHED=1 in its
+ * environment) is killed while farmass runs: the job's stderr is exactly one
+ * line naming rank 1 and the signal, the status 128 + 9, no rank is left
+ * running and no output was written. */
+Test(mpi_grid, a_killed_rank_is_named_in_one_line, .timeout = 300)
+{
+    char *d = th_tmpdir(), script[4096], err[8192];
+    snprintf(script, sizeof script,
+             "D=%s; " MPIRUN " -np 2 %s farmass --preset quick --seed 3 --threads 1 --out $D/o >/dev/null 2>$D/err & m=$!; "
+             "for i in $(seq 300); do "
+             "  for p in $(pgrep -f \"farmass --preset quick --seed 3 --threads 1 --out $D/o\"); do "
+             "    e=$(tr '\\0' '\\n' </proc/$p/environ 2>/dev/null); "
+             "    echo \"$e\" | grep -qx OMPI_COMM_WORLD_RANK=1 && echo \"$e\" | grep -qx ROUTELAB_RANK_WATCHED=1 && echo $p >$D/pid; "
+             "  done; [ -s $D/pid ] && break; sleep 0.05; "
+             "done; kill -9 $(cat $D/pid); wait $m; echo $? >$D/rc; sleep 1; "
+             "pgrep -f \"out $D/o\" >$D/left || true",
+             d, bin());
+    cr_assert_eq(sh(script, err, sizeof err), 0, "%s", err);
+    char *ep = th_path(d, "err"), *rp = th_path(d, "rc"), *lp = th_path(d, "left"), *o = th_path(d, "o");
+    char *e = rl_read_file(ep, NULL), *rc = rl_read_file(rp, NULL), *left = rl_read_file(lp, NULL);
+    cr_assert(e && rc && left);
+    cr_expect_str_eq(e, "routelab: rank 1: killed by signal 9 (Killed)\n");
+    cr_expect_eq(atoi(rc), 137, "status %s", rc);
+    cr_expect_str_eq(left, "", "ranks left running: %s", left);
+    cr_expect(!temporaries_below(d));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s' 2>/dev/null)\"", o);
+    cr_expect_eq(system(cmd), 0, "farmass wrote into its OUT");
+    free(e), free(rc), free(left), free(ep), free(rp), free(lp), free(o);
+    th_rmdir(d);
+    free(d);
+}
