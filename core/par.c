@@ -90,7 +90,7 @@ static volatile sig_atomic_t watched_pid, forwarded;
 
 static void forward(int sig)
 {
-    forwarded = 1;
+    forwarded |= sig != SIGCONT; /* a job control resume stops nothing */
     if (watched_pid > 0)
         kill((pid_t)watched_pid, sig);
 }

@@ -71,9 +71,10 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         g->data = "data/brown-bpe4096";
         t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 128, t->vocab = 4096;
         t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
-        /* 1,800 steps (the stages 2 : 1 : 1) of 3.7M tokens: measured 4.6-5.7
-         * min of training and ~0.6 min of evaluation a model (NOTES.md §13.8),
-         * about 2 h 15 min for the 24 models with the theory report */
+        /* 1,800 steps (the stages 2 : 1 : 1) of 3.7M tokens: measured 4.5-5.7
+         * min of training and ~0.6 min of evaluation a model; one seed's 8
+         * models with the theory report ran in 43 min, so the 24 models take
+         * about 2 h 10 min (NOTES.md §13.8) */
         t->lr = "2e-3:900,8e-4:450,2e-4:450";
         t->val_every = 150, t->val_batches = 8, t->ckpt_every = 300, t->seed = 42;
         g->max_mult = 128, g->probe_mult = 32;
