@@ -39,7 +39,7 @@ static float exp_row(float *row, int n, int w, float sl, int i, int j0, float mx
         mx = row[q] > mx ? row[q] : mx;
     }
     if (n > 0)
-        s = rl_exp_shift_sum(row, n, mx);
+        s = rl_exp_shift_sum(row, n, mx, -INFINITY);
     for (int q = n > 0 ? n : 0; q < w; q++)
         row[q] = 0.0f;
     *sum = s;

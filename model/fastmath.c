@@ -42,18 +42,20 @@ static inline v4sf vexp(v4sf x)
     return p * (v4sf)((v4su)(n + 127) << 23); /* unsigned: no shift of a negative */
 }
 
-float rl_exp_shift_sum(float *x, long n, float shift)
+float rl_exp_shift_sum(float *x, long n, float shift, float flush)
 {
     v4sf acc = { 0, 0, 0, 0 };
     long i = 0;
     for (; i + 4 <= n; i += 4) {
-        v4sf e = vexp(vload(x + i) - shift);
+        const v4sf d = vload(x + i) - shift;
+        const v4sf e = vsel(d < flush, (v4sf){ 0, 0, 0, 0 }, vexp(d));
         vstore(x + i, e);
         acc += e;
     }
     float s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     for (; i < n; i++) {
-        x[i] = rl_expf(x[i] - shift);
+        const float d = x[i] - shift;
+        x[i] = d < flush ? 0.0f : rl_expf(d);
         s += x[i];
     }
     return s;

@@ -37,9 +37,10 @@ static inline float rl_expf(float x)
     return p * s;
 }
 
-/* x[i] = e^(x[i] - shift), i < n; returns the sum (lanes combined in a
- * fixed order). */
-float rl_exp_shift_sum(float *x, long n, float shift);
+/* x[i] = e^(x[i] - shift), i < n, and exact 0 where x[i] - shift < flush
+ * (-INFINITY: nowhere; the streaming softmax's RL_SOFTMAX_FLUSH); returns
+ * the sum (four lanes over the body, then the tail, in that fixed order). */
+float rl_exp_shift_sum(float *x, long n, float shift, float flush);
 
 /* GELU (tanh form) and its derivative times dy (dx may be dy). */
 void rl_gelu_array(float *y, const float *x, long n);

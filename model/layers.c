@@ -190,7 +190,7 @@ void rl_xent_forward(float *logits, float *losses, const uint16_t *tgt, long ld,
             mx = z[v] > mx ? z[v] : mx;
         int y = tgt[(r / T) * ld + r % T];
         float zy = z[y] - mx;
-        float sum = rl_exp_shift_sum(z, V, mx);
+        float sum = rl_exp_shift_sum(z, V, mx, -INFINITY);
         float inv = 1.0f / sum;
         /* -log p_y = log(sum exp(z - max)) - (z_y - max): finite even when p_y underflows */
         losses[r] = logf(sum) - zy;

@@ -19,20 +19,7 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
 #pragma omp simd reduction(max : mx)
     for (int q = 0; q < n; q++)
         mx = row[q] > mx ? row[q] : mx;
-    /* the sum in rl_exp_shift_sum's order: four lanes over the body, then
-     * the tail one by one (the wide versions differ only in lane count) */
-    float acc[4] = { 0, 0, 0, 0 }, s;
-    int q = 0;
-    for (; q < n; q++) {
-        const float d = row[q] - mx;
-        row[q] = d < RL_SOFTMAX_FLUSH ? 0.0f : rl_expf(d);
-        if (q < n / 4 * 4)
-            acc[q % 4] += row[q];
-    }
-    s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (q = n / 4 * 4; q < n; q++)
-        s += row[q];
-    *sum = n > 0 ? s : 0.0f;
+    *sum = n > 0 ? rl_exp_shift_sum(row, n, mx, RL_SOFTMAX_FLUSH) : 0.0f;
     if (w > (n > 0 ? n : 0))
         memset(row + (n > 0 ? n : 0), 0, sizeof(float) * (w - (n > 0 ? n : 0)));
     return mx;

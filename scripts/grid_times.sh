@@ -9,7 +9,7 @@ set -eu
 [ $# -eq 1 ] && [ -d "$1/models" ] || { echo "usage: sh scripts/grid_times.sh GRID (a reproduce --out folder)" >&2; exit 2; }
 printf 'model\ttrain_s\teval_s\n'
 for d in "$1"/models/*/seed*; do
-    [ -f "$d/trained" ] && [ -f "$d/eval.tsv" ] || continue
+    [ -f "$d/config.txt" ] && [ -f "$d/trained" ] && [ -f "$d/eval.tsv" ] || continue
     c=$(stat -c %Y "$d/config.txt") t=$(stat -c %Y "$d/trained")
     e=$(stat -c %Y "$d/eval.tsv" $(ls "$d"/probe/* 2>/dev/null) | sort -n | tail -1)
     printf '%s\t%d\t%d\n' "${d#"$1"/models/}" $((t - c)) $((e - t))
