@@ -96,7 +96,9 @@ static void write_config(const rl_repro *r, const char *command)
         free(v[i + 1]);
     }
     fprintf(o->f, "seeds\t%d\nmax-mult\t%d\n", g->seeds, g->max_mult);
-    if (g->eval_targets > 0)
+    if (g->eval_full)
+        fprintf(o->f, "eval-full\tyes\n");
+    else if (g->eval_targets > 0)
         fprintf(o->f, "eval-targets\t%ld\n", g->eval_targets);
     else
         fprintf(o->f, "eval-batches\t%d\n", g->eval_batches);
@@ -147,8 +149,10 @@ int cmd_reproduce(int argc, char **argv)
     opts[n++] = (rl_opt)RL_OPT_INT_("max-mult", &g->max_mult, "evaluate at 1x, 2x, ... up to this multiple of T",
                                     1, 1 << 20);
     opts[n++] = (rl_opt)RL_OPT_LONG_("eval-targets", &g->eval_targets,
-                                     "token-matched evaluation: next-token targets per length (eval --targets)", 1,
-                                     1e12);
+                                     "evaluation: at least this many targets per length, spans spread over the "
+                                     "validation stream (eval --targets)", 1, 1e12);
+    opts[n++] = (rl_opt)RL_OPT_FLAG_("eval-full", &g->eval_full,
+                                     "evaluate on every span of the validation stream (eval --full)");
     opts[n++] = (rl_opt)RL_OPT_INT_("eval-batches", &g->eval_batches,
                                     "old protocol: evaluation windows per length (eval --batches; excludes "
                                     "--eval-targets)", 1, 1 << 20);
@@ -184,11 +188,13 @@ int cmd_reproduce(int argc, char **argv)
     if (!g->data)
         rl_die("reproduce: preset %s needs --data (a token file, e.g. OpenWebText in nanoGPT or llm.c format)",
                g->name);
-    if (rl_opt_seen(opts, "eval-targets") && rl_opt_seen(opts, "eval-batches"))
-        rl_die("reproduce: --eval-targets and --eval-batches exclude each other");
+    if (rl_opt_seen(opts, "eval-targets") + rl_opt_seen(opts, "eval-batches") + rl_opt_seen(opts, "eval-full") > 1)
+        rl_die("reproduce: --eval-targets, --eval-full and --eval-batches exclude each other");
     if (rl_opt_seen(opts, "eval-batches"))
-        g->eval_targets = 0; /* the old fixed count instead of the preset's targets */
+        g->eval_targets = g->eval_full = 0; /* the old fixed count instead of the preset's targets */
     else if (rl_opt_seen(opts, "eval-targets"))
+        g->eval_batches = g->eval_full = 0;
+    else if (g->eval_full)
         g->eval_batches = 0;
     const rl_train_opts *t = &g->train;
     if (t->width % t->heads || (t->width / t->heads) % 2)

@@ -59,5 +59,6 @@ enum {
 #define RL_STREAM_TRAIN_VAL 0x56414cULL             /* "VAL": validation windows */
 #define RL_STREAM_ROT_NOISE 0x524f544e4f495345ULL   /* "ROTNOISE": random/lf angle noise */
 #define RL_STREAM_EVAL_WINDOWS 0x4556574eULL        /* "EVWN": eval's window layout (model/data.c) */
+#define RL_STREAM_EVAL_REF 0x45565246ULL            /* "EVRF": rotation noise of eval's reference windows (model/evaluate.c) */
 
 #endif

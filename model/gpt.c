@@ -437,6 +437,7 @@ struct rl_gpt_eval {
     rl_scheme_state ss;        /* the scheme's streaming state for one window */
     rl_gpt_observe_fn observe; /* diagnostics (or NULL) */
     void *observe_ctx;
+    float *keep;               /* per-position losses of the next windows (or NULL) */
     int layer;                 /* the layer being evaluated, for observe */
 };
 
@@ -507,6 +508,11 @@ void rl_gpt_eval_free(rl_gpt_eval *e)
     free(e);
 }
 
+void rl_gpt_eval_keep_losses(rl_gpt_eval *e, float *losses)
+{
+    e->keep = losses;
+}
+
 size_t rl_gpt_eval_bytes(const rl_gpt_eval *e)
 {
     return (e->n + e->ss.n) * sizeof(float);
@@ -542,6 +548,8 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
         rl_xent_forward(e->logits, e->losses, tok + r0 + 1, n, 1, (int)n, V);
         for (long i = 0; i < n; i++)
             sum += e->losses[i];
+        if (e->keep)
+            memcpy(e->keep + r0, e->losses, sizeof(float) * (size_t)n);
     }
     return sum;
 }

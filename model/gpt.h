@@ -124,6 +124,9 @@ void rl_gpt_eval_free(rl_gpt_eval *e);
 typedef void (*rl_gpt_observe_fn)(void *ctx, int layer, int b, int h, long i0, long i1, long j0,
                                   long j1, const float *S, long lds);
 void rl_gpt_eval_observe(rl_gpt_eval *e, rl_gpt_observe_fn fn, void *ctx);
+/* Copy the per-position cross-entropies of the next windows into losses
+ * (L floats for a window of L; NULL stops it). */
+void rl_gpt_eval_keep_losses(rl_gpt_eval *e, float *losses);
 /* Bytes the workspace holds (for reports). */
 size_t rl_gpt_eval_bytes(const rl_gpt_eval *e);
 /* Sum of the cross-entropies at every position of one window of L <=

@@ -1,12 +1,24 @@
-# ppl(L)/ppl(T) against L/T: ours with error bars, the study's at the same multiples.
+# ppl(L)/ppl(T) against L/T: all positions (solid) and the newest positions
+# beyond T (dashed), mean +- SE; the largest range (no-context ppl / ppl(T)) as a line.
 load plotdir.'/common.gp'
 f = dir.'/summary.tsv'
-set title "Perplexity ratio ppl(L)/ppl(T) against L/T: this run (solid, mean ± SE) and the study (dashed, T = 512)"
-set xlabel 'evaluation length / training context'
+set title "Perplexity ratio ppl(L)/ppl(T) on the same tokens (solid: all positions; dashed: newest, beyond T)"
+set xlabel sprintf('evaluation length / training context (T = %d %s)', ctx, bytes ? 'bytes' : 'tokens')
 set ylabel 'ppl(L) / ppl(T)'
 set logscale xy
-set xrange [0.8:*]
-idx(v) = sum [i=1:words(vars)] (word(vars,i) eq v ? i : 0)
+set key outside bottom center horizontal maxrows 2
+# ranges fitted to our curves (the study's are in ratio_study.png)
+stats f u 3 nooutput
+xmax = STATS_max
+stats f u 7 nooutput
+ylo = STATS_min
+stats f u 12 nooutput
+yhi = STATS_max
+stats f u 15 nooutput
+rmax = STATS_max
+set xrange [0.9:xmax*1.1]
+set yrange [(ylo < 1 ? ylo : 1)/1.05:(yhi > 1 ? yhi : 1)*1.1]
+set label 1 sprintf('largest range: %.2f×', rmax) at graph 0.02, graph 0.95
 plot for [i=1:words(vars)] f u (strcol(1) eq word(vars,i) ? $3 : 1/0):7:8 w yerrorlines pt 7 ps 0.6 lw 1.5 lc rgb rl_color(i) title word(vars,i) noenhanced, \
-     for [j=1:words(study)] f u (strcol(1) eq word(study,j) ? $3 : 1/0):11 w linespoints dt 2 pt 6 ps 0.8 lc rgb rl_color(idx(word(study,j))) title word(study,j).' (study)' noenhanced, \
+     for [i=1:words(vars)] f u (strcol(1) eq word(vars,i) && $3 > 1 ? $3 : 1/0):12 w lines dt 2 lw 1.2 lc rgb rl_color(i) notitle, \
      1 w lines lc rgb 'black' dt 3 notitle

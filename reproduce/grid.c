@@ -321,13 +321,16 @@ static double train_work(const rl_repro *r, int v)
     return (double)rl_repro_steps(r) * t->batch * t->accum * t->ctx * rl_gpt_flops_per_token(&c, t->ctx);
 }
 
-/* Windows per evaluation length: eval's rule, ceil(targets / L) when
- * token-matched (fewer when the stream is short, which the estimate
- * ignores), else the fixed count. */
-static double eval_windows(const rl_repro *r, long L)
+/* Windows per evaluation length: eval's rule, ceil(targets / Lmax) spans
+ * of Lmax / L windows each (the full stream: every span; fewer when the
+ * stream is short, which the estimate ignores), else the fixed count. */
+static double eval_windows(const rl_repro *r, long L, long Lmax)
 {
-    if (r->g.eval_targets > 0)
-        return (double)((r->g.eval_targets + L - 1) / L);
+    /* the full stream's size is the data's: for the ETA alone, the order of
+     * the validation streams routelab builds (Brown: 599,555 bytes) */
+    const long targets = r->g.eval_full ? 1L << 19 : r->g.eval_targets;
+    if (targets > 0)
+        return (double)((targets + Lmax - 1) / Lmax) * (double)(Lmax / L);
     return r->g.eval_batches;
 }
 
@@ -336,9 +339,11 @@ static double eval_work(const rl_repro *r, int v)
     rl_gpt_config c = cfg_of(r, v);
     long len[32];
     int n = rl_repro_lengths(r, len, 32);
-    double w = 0;
+    const long Lmax = len[n - 1], T = r->g.train.ctx;
+    /* the reference: a window of T for each target of a span beyond T */
+    double w = eval_windows(r, Lmax, Lmax) * (double)(Lmax - T) * T * rl_gpt_flops_per_token(&c, (int)T) / 3.0;
     for (int i = 0; i < n; i++)
-        w += eval_windows(r, len[i]) * len[i] * rl_gpt_flops_per_token(&c, (int)len[i]) / 3.0;
+        w += eval_windows(r, len[i], Lmax) * len[i] * rl_gpt_flops_per_token(&c, (int)len[i]) / 3.0;
     return w;
 }
 
@@ -501,8 +506,10 @@ static void stage_eval(const rl_repro *r, int v, int k, eta *e)
         flag(&a, "--ckpt", "%s", ck);
         flag(&a, "--data", "%s", r->g.data);
         flag(&a, "--lengths", "%s", lens);
-        if (r->g.eval_targets > 0)
-            flag(&a, "--targets", "%ld", r->g.eval_targets); /* token-matched */
+        if (r->g.eval_full)
+            arg(&a, "--full"); /* every span of the stream */
+        else if (r->g.eval_targets > 0)
+            flag(&a, "--targets", "%ld", r->g.eval_targets); /* spans spread over the stream */
         else
             flag(&a, "--batches", "%d", r->g.eval_batches); /* the old fixed count */
         flag(&a, "--out", "%s", out);

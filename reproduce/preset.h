@@ -14,6 +14,7 @@ typedef struct {
     long eval_targets;      /* token-matched evaluation: next-token targets per length (eval --targets);
                              * 0 when eval_batches is used instead */
     int eval_batches;       /* the old protocol: windows per length (eval --batches); 0 when eval_targets */
+    int eval_full;          /* every span of the validation stream (eval --full) instead of eval_targets */
     const char *theory;     /* theory preset: quick | full | none */
     const char *probe;      /* comma-separated variants to probe (or "all", "none") */
     int probe_mult;         /* probe at this multiple of ctx */

@@ -27,8 +27,13 @@ typedef struct {
     int n;
     long len[MAXLEN], targets[MAXLEN];
     double loss[MAXLEN], se[MAXLEN], ppl[MAXLEN];
+    /* the token-paired evaluation (model/evaluate.h): D(L) and its SE over
+     * windows, the newest positions' D_new(L) and SE, the no-context loss;
+     * NaN in an eval.tsv of the old protocol (no such columns), whose log
+     * ratio is then loss(L) - loss(T) on other windows */
+    double dlog[MAXLEN], dlog_se[MAXLEN], new_dlog[MAXLEN], new_se[MAXLEN], unigram[MAXLEN];
     /* eval's check of the loss at L = T against the final validation loss
-     * (eval.tsv columns 10-13 of the L = T row): the validation loss, eval
+     * (the L = T row's val_* columns): the validation loss, eval
      * loss - it, its SE, the verdict; NaN and unavailable when eval.tsv
      * has no such row or columns (an evaluation before the check) */
     double val, vdiff, vse;
@@ -58,62 +63,121 @@ static double num(const char *s)
     return end == s || *end ? NAN : x;
 }
 
-/* eval.tsv of one model: columns 1-6 (length windows mean_loss stderr ppl
- * ratio), 7 targets, and 10-13 the validation check, read from the row
- * whose length is T (ctx). */
+/* The columns of eval.tsv the report reads, found by their header names
+ * (so that an eval.tsv of the old protocol, without the paired columns,
+ * still reads: those are NaN). */
+enum { C_LEN, C_LOSS, C_SE, C_PPL, C_TARGETS, C_VAL, C_VDIFF, C_VSE, C_VCHECK, C_DLOG, C_DLOG_SE,
+       C_NEW, C_NEW_SE, C_UNI, C_N };
+static const char *const col_name[C_N] = { "length", "mean_loss", "stderr", "ppl", "targets", "val_loss",
+                                           "val_diff", "val_diff_se", "val_check", "paired_logratio",
+                                           "paired_se", "new_logratio", "new_se", "unigram_loss" };
+
+/* eval.tsv of one model; the validation check is read from the row whose
+ * length is T (ctx). */
 static int read_eval(const char *path, long ctx, evalrow *e)
 {
     FILE *f = fopen(path, "r");
-    char line[1024];
+    char line[4096];
     memset(e, 0, sizeof *e);
     e->val = e->vdiff = e->vse = NAN;
     e->vc = VC_UNAVAILABLE;
     if (!f)
         return -1;
+    char *c[64];
+    int at[C_N];
     if (!fgets(line, sizeof line, f)) {
         fclose(f);
         return -1;
     }
+    const int nh = fields(line, c, 64);
+    for (int k = 0; k < C_N; k++) {
+        at[k] = -1;
+        for (int j = 0; j < nh; j++)
+            if (!strcmp(c[j], col_name[k]))
+                at[k] = j;
+    }
+    if (at[C_LEN] < 0 || at[C_LOSS] < 0) {
+        fclose(f);
+        return -1;
+    }
     while (e->n < MAXLEN && fgets(line, sizeof line, f)) {
-        char *c[16];
-        const int nc = fields(line, c, 16);
-        if (nc < 6)
-            continue;
-        const double L = num(c[0]);
+        const int nc = fields(line, c, 64);
+        double x[C_N];
+        for (int k = 0; k < C_N; k++)
+            x[k] = at[k] >= 0 && at[k] < nc ? num(c[at[k]]) : NAN;
+        const double L = x[C_LEN];
         if (isnan(L) || L < 1)
             continue;
         const int i = e->n++;
         e->len[i] = (long)L;
-        e->loss[i] = num(c[2]);
-        e->se[i] = num(c[3]);
-        e->ppl[i] = num(c[4]);
-        e->targets[i] = nc >= 7 && !isnan(num(c[6])) ? (long)num(c[6]) : 0;
-        if (nc >= 13 && e->len[i] == ctx && e->vc == VC_UNAVAILABLE && isnan(e->val)) {
-            e->val = num(c[9]);
-            e->vdiff = num(c[10]);
-            e->vse = num(c[11]);
-            e->vc = !strcmp(c[12], "agree") ? VC_AGREE : !strcmp(c[12], "disagree") ? VC_DISAGREE
-                                                                                   : VC_UNAVAILABLE;
+        e->loss[i] = x[C_LOSS];
+        e->se[i] = x[C_SE];
+        e->ppl[i] = x[C_PPL];
+        e->targets[i] = isnan(x[C_TARGETS]) ? 0 : (long)x[C_TARGETS];
+        e->dlog[i] = x[C_DLOG];
+        e->dlog_se[i] = x[C_DLOG_SE];
+        e->new_dlog[i] = x[C_NEW];
+        e->new_se[i] = x[C_NEW_SE];
+        e->unigram[i] = x[C_UNI];
+        if (e->len[i] == ctx && e->vc == VC_UNAVAILABLE && isnan(e->val) && at[C_VCHECK] >= 0 &&
+            at[C_VCHECK] < nc) {
+            e->val = x[C_VAL];
+            e->vdiff = x[C_VDIFF];
+            e->vse = x[C_VSE];
+            const char *vc = c[at[C_VCHECK]];
+            e->vc = !strcmp(vc, "agree") ? VC_AGREE : !strcmp(vc, "disagree") ? VC_DISAGREE : VC_UNAVAILABLE;
         }
     }
     fclose(f);
     return 0;
 }
 
-/* ratio ppl(L)/ppl(ctx) = exp(loss(L) - loss(ctx)); its standard error by the
- * delta method from the two (independent) loss standard errors. */
-static double ratio_at(const evalrow *e, long mult, double *se)
+/* The index of length mult x the first length, or -1. */
+static int len_index(const evalrow *e, long mult)
 {
     for (int i = 0; i < e->n; i++)
-        if (e->len[i] == e->len[0] * mult) {
-            double r = exp(e->loss[i] - e->loss[0]);
-            if (se)
-                *se = r * hypot(e->se[i], e->se[0]);
-            return r;
-        }
-    if (se)
+        if (e->len[i] == e->len[0] * mult)
+            return i;
+    return -1;
+}
+
+/* The log ratio at mult: the token-paired D(L) where eval measured it, else
+ * loss(L) - loss(T) (the old protocol); *se its SE over windows (the old:
+ * both losses' SEs combined as independent). */
+static double logratio_se(const evalrow *e, long mult, double *se)
+{
+    const int i = len_index(e, mult);
+    if (i < 0) {
         *se = NAN;
-    return NAN;
+        return NAN;
+    }
+    if (i == 0) {
+        *se = 0;
+        return 0;
+    }
+    if (!isnan(e->dlog[i])) {
+        *se = e->dlog_se[i];
+        return e->dlog[i];
+    }
+    *se = hypot(e->se[i], e->se[0]);
+    return e->loss[i] - e->loss[0];
+}
+
+/* The newest positions' paired log ratio at mult (NaN where not measured). */
+static double new_logratio(const evalrow *e, long mult, double *se)
+{
+    const int i = len_index(e, mult);
+    *se = i < 0 ? NAN : e->new_se[i];
+    return i < 0 ? NAN : e->new_dlog[i];
+}
+
+/* The ratio ppl(L)/ppl(T) = exp(log ratio) at mult, its SE by the delta method. */
+static double ratio_at(const evalrow *e, long mult, double *se)
+{
+    double lse, l = logratio_se(e, mult, &lse);
+    if (se)
+        *se = exp(l) * lse;
+    return exp(l);
 }
 
 static int find(const rl_repro *r, const char *name)
@@ -190,13 +254,11 @@ static const evalrow *ev_of(const grid_evals *G, int v, int k)
     return &G->ev[v * G->K + k];
 }
 
-/* log ratio loss(mult T) - loss(T) of one model; NaN when not evaluated there. */
+/* The log ratio of one model at mult (logratio_se); NaN when not evaluated there. */
 static double logratio_at(const evalrow *e, long mult)
 {
-    for (int i = 0; i < e->n; i++)
-        if (e->len[i] == e->len[0] * mult)
-            return e->loss[i] - e->loss[0];
-    return NAN;
+    double se;
+    return logratio_se(e, mult, &se);
 }
 
 /* The per-seed log ratios of variant v at mult into x[0..K-1]. */
@@ -220,6 +282,35 @@ static double mean_ratio(const grid_evals *G, int v, long mult, double *se, cons
     rl_seed_mean_se(x, G->K, &m, se);
     *over = "seeds";
     return m;
+}
+
+/* Mean across seeds of the newest positions' paired ratio at mult (with
+ * one seed: its SE over windows). */
+static double mean_new_ratio(const grid_evals *G, int v, long mult, double *se)
+{
+    double x[RL_GRID_MAX_SEEDS], m, wse;
+    for (int k = 0; k < G->K; k++)
+        x[k] = exp(new_logratio(ev_of(G, v, k), mult, &wse));
+    if (G->K == 1) {
+        *se = x[0] * wse;
+        return x[0];
+    }
+    rl_seed_mean_se(x, G->K, &m, se);
+    return m;
+}
+
+/* The dynamic range of variant v: the no-context perplexity of the targets
+ * at T, and exp(no-context loss - loss(T)), the ratio a model reaches that
+ * loses every use of context (means over seeds). */
+static double dyn_range(const grid_evals *G, int v, double *uppl)
+{
+    double u = 0, l = 0;
+    for (int k = 0; k < G->K; k++) {
+        u += ev_of(G, v, k)->unigram[0];
+        l += ev_of(G, v, k)->loss[0];
+    }
+    *uppl = exp(u / G->K);
+    return exp((u - l) / G->K);
 }
 
 /* Mean ppl at the evaluation length index i across seeds, likewise. */
@@ -684,9 +775,10 @@ void rl_repro_report(const rl_repro *r, const char *command)
     /* ---- table.tsv: every model; summary.tsv: across seeds ---- */
     const rl_outdir od = { r->out, 0 };
     rl_tsv *t = rl_tsv_open(&od, "table.tsv", "variant\tseed\tlength\tmult\tmean_loss\tstderr\tppl\tratio\tratio_se"
-                                              "\tstudy_ppl\tstudy_ratio");
+                                              "\tstudy_ppl\tstudy_ratio\tnew_ratio\tnew_ratio_se\tunigram_loss");
     rl_tsv *sm = rl_tsv_open(&od, "summary.tsv", "variant\tlength\tmult\tseeds\tppl\tppl_se\tratio\tratio_se\tse_over"
-                                                 "\tstudy_ppl\tstudy_ratio");
+                                                 "\tstudy_ppl\tstudy_ratio\tnew_ratio\tnew_ratio_se\tunigram_ppl"
+                                                 "\trange");
     for (int v = 0; v < nv; v++) {
         const rl_study_row *s = rl_study_find(r->var[v]);
         const evalrow *e0 = ev_of(&G, v, 0);
@@ -694,10 +786,11 @@ void rl_repro_report(const rl_repro *r, const char *command)
             const evalrow *e = ev_of(&G, v, k);
             for (int i = 0; i < e->n; i++) {
                 long mult = e->len[i] / e->len[0];
-                double se, ra = ratio_at(e, mult, &se);
+                double se, ra = ratio_at(e, mult, &se), nse, nl = new_logratio(e, mult, &nse);
                 double sr = rl_study_ratio(s, mult), sp = isnan(sr) ? NAN : sr * s->ppl[0];
-                rl_tsv_row(t, "%s\t%ld\t%ld\t%ld\t%.6f\t%.6f\t%.4f\t%.4f\t%.4f\t%.2f\t%.4f", r->var[v],
-                           rl_repro_seed(r, k), e->len[i], mult, e->loss[i], e->se[i], e->ppl[i], ra, se, sp, sr);
+                rl_tsv_row(t, "%s\t%ld\t%ld\t%ld\t%.6f\t%.6f\t%.4f\t%.4f\t%.4f\t%.2f\t%.4f\t%.4f\t%.4f\t%.6f",
+                           r->var[v], rl_repro_seed(r, k), e->len[i], mult, e->loss[i], e->se[i], e->ppl[i], ra, se,
+                           sp, sr, exp(nl), exp(nl) * nse, e->unigram[i]);
             }
         }
         for (int i = 0; i < e0->n; i++) {
@@ -705,8 +798,9 @@ void rl_repro_report(const rl_repro *r, const char *command)
             double pse, rse, sr = rl_study_ratio(s, mult), sp = isnan(sr) ? NAN : sr * s->ppl[0];
             const char *over;
             double pm = mean_ppl(&G, v, i, &pse), rm = mean_ratio(&G, v, mult, &rse, &over);
-            rl_tsv_row(sm, "%s\t%ld\t%ld\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%.2f\t%.4f", r->var[v], e0->len[i], mult, K,
-                       pm, pse, rm, rse, over, sp, sr);
+            double nse, nm = mean_new_ratio(&G, v, mult, &nse), uppl, range = dyn_range(&G, v, &uppl);
+            rl_tsv_row(sm, "%s\t%ld\t%ld\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f",
+                       r->var[v], e0->len[i], mult, K, pm, pse, rm, rse, over, sp, sr, nm, nse, uppl, range);
         }
     }
     rl_tsv_close(t);
@@ -727,9 +821,10 @@ void rl_repro_report(const rl_repro *r, const char *command)
     for (int k = 0; k < K && sd < (int)sizeof seeds; k++)
         sd += snprintf(seeds + sd, sizeof seeds - sd, k ? " seed%ld" : "seed%ld", rl_repro_seed(r, k));
     const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_S("study", study), RL_PV_S("seeds", seeds),
-                                RL_PV_I("ctx", r->g.train.ctx) };
+                                RL_PV_I("ctx", r->g.train.ctx), RL_PV_I("bytes", r->g.train.vocab == 256) };
     rl_plot(&od, "reproduce_ppl", "ppl", vars, RL_NVARS(vars));
     rl_plot(&od, "reproduce_ratio", "ratio", vars, RL_NVARS(vars));
+    rl_plot(&od, "reproduce_ratio_study", "ratio_study", vars, RL_NVARS(vars));
     rl_plot(&od, "reproduce_train", "training", vars, RL_NVARS(vars));
 
     /* ---- REPORT.md ---- */
@@ -744,19 +839,27 @@ void rl_repro_report(const rl_repro *r, const char *command)
                 "measured in this run, except the study's columns, copied from the study's table "
                 "(`../shared/reference/study.md`: trained at 512, evaluated to 65,536).\n\n",
             g->name, command, r->report_only ? " (this text rewritten from its files by `--report-only`)" : "", date);
-    char evald[512];
-    if (g->eval_targets > 0)
-        snprintf(evald, sizeof evald, "token-matched: at least %ld next-token targets per length (ceil(%ld/L) "
-                 "disjoint validation windows of L, fewer where the stream is short, as eval.tsv's `targets` says)",
-                 g->eval_targets, g->eval_targets);
+    char evald[768];
+    const evalrow *e00 = ev_of(&G, 0, 0);
+    const int paired = e00->n > 1 && !isnan(e00->dlog[1]);
+    if (g->eval_batches > 0)
+        snprintf(evald, sizeof evald, "the old protocol: %d random windows per length (`--eval-batches`), "
+                 "unpaired; the windows come from the model's seed and L", g->eval_batches);
     else
-        snprintf(evald, sizeof evald, "the old protocol: %d windows per length (`--eval-batches`)", g->eval_batches);
+        snprintf(evald, sizeof evald, "%s of the validation stream (%ld targets at every length, eval.tsv's "
+                 "`spans` of `slots`), cut from its first token into spans of %ld + 1 tokens, each tiled by "
+                 "windows of L: every length scores the same targets, and every seed and variant the same "
+                 "windows; %s",
+                 g->eval_full ? "every span" : "spans spread evenly over the stream", e00->targets[0],
+                 (long)g->train.ctx * g->max_mult,
+                 paired ? "token-paired: each target beyond T scored again with only its last T tokens of "
+                          "context, the ratio exp(mean difference) on the same tokens"
+                        : "(these eval.tsv files predate the pairing: ratios of unpaired means)");
     fprintf(fp, "## Configuration\n\n| setting | value |\n|---|---|\n| variants | %s |\n| model | %d layers, "
                 "width %d, %d heads (head dim %d), vocabulary %d, dropout %g |\n| rotation base | %.6g (%s) |\n"
                 "| training | context %d, batch %d × %d, %ld steps, lr `%s`, data `%s` |\n| seeds | %d per variant: "
                 "%ld … %ld (a seed draws the initial weights and the batches; every variant of a seed shares them) "
-                "|\n| evaluation | lengths %d × 1, 2, 4, ..., %d; %s; the windows come from the model's seed and L, "
-                "the same for every variant of a seed (paired); full causal attention, mean cross-entropy over "
+                "|\n| evaluation | lengths %d × 1, 2, 4, ..., %d; %s; full causal attention, cross-entropy at "
                 "every position |\n| theory report | preset %s, seed %ld |\n\n",
             g->variants, g->train.layers, g->train.width, g->train.heads, g->train.width / g->train.heads,
             g->train.vocab, g->train.dropout, g->train.rot_base,
@@ -780,15 +883,18 @@ void rl_repro_report(const rl_repro *r, const char *command)
         fprintf(fp, "One seed: no seed SE. ± is the standard error over the evaluation windows of the one model "
                     "(delta method), which leaves out the spread between trainings.\n\n");
     else
-        fprintf(fp, "Each cell is the mean over the %d seeds' models ± the standard error across seeds (sd/√%d), "
-                    "which holds the spread between trainings and between evaluation windows.\n\n", K, K);
+        fprintf(fp, "Each cell is the mean over the %d seeds' models ± the standard error across seeds (sd/√%d): "
+                    "%s.\n\n", K, K, g->eval_batches > 0 ? "the spread between trainings and between their "
+                                                                 "evaluation windows"
+                                                               : "the spread between trainings, every seed "
+                                                                 "reading the same windows");
     int nvc[3] = { 0 }, nvc_cells[3] = { 0 };
     val_table(&G, nvc);
     val_line(fp, &G, nvc);
-    fprintf(fp, "| variant | ppl(T) | ppl(T) vs validation |");
+    fprintf(fp, "| variant | ppl(T) | no-context ppl | range | ppl(T) vs validation |");
     for (int i = 1; i < nm; i++)
         fprintf(fp, " %ld× |", mults[i]);
-    fprintf(fp, " study 16× | study 128× |\n|---|---|---|");
+    fprintf(fp, " study 16× | study 128× |\n|---|---|---|---|---|");
     for (int i = 1; i < nm; i++)
         fprintf(fp, "---|");
     fprintf(fp, "---|---|\n");
@@ -798,10 +904,16 @@ void rl_repro_report(const rl_repro *r, const char *command)
         char rname[160], vcell[512];
         row_name(r, v, rname, sizeof rname);
         val_cell(&G, v, vcell, sizeof vcell, nvc_cells);
+        double uppl, range = dyn_range(&G, v, &uppl);
+        char ub[32] = "–", rb[32] = "–";
+        if (!isnan(range)) {
+            snprintf(ub, sizeof ub, "%.2f", uppl);
+            snprintf(rb, sizeof rb, "%.2f×", range);
+        }
         if (K == 1)
-            fprintf(fp, "| %s | %.3f | %s |", rname, pm, vcell);
+            fprintf(fp, "| %s | %.3f | %s | %s | %s |", rname, pm, ub, rb, vcell);
         else
-            fprintf(fp, "| %s | %.3f ± %.3f | %s |", rname, pm, pse, vcell);
+            fprintf(fp, "| %s | %.3f ± %.3f | %s | %s | %s |", rname, pm, pse, ub, rb, vcell);
         for (int i = 1; i < nm; i++) {
             double se;
             const char *over;
@@ -811,13 +923,42 @@ void rl_repro_report(const rl_repro *r, const char *command)
         fprintf(fp, " %s | %s |\n", fmt_ratio(b2, sizeof b2, rl_study_ratio(s, 16), NAN),
                 fmt_ratio(b3, sizeof b3, rl_study_ratio(s, 128), NAN));
     }
-    fprintf(fp, "\nFull numbers: `summary.tsv` (across seeds: every length, mean ppl and ratio with their SE) and "
-                "`table.tsv` (every model: seed, length, mean loss, its SE over windows, ppl, ratio, study).\n\n");
+    fprintf(fp, "\n*No-context ppl*: the perplexity of the same targets under the training split's add-one unigram "
+                "frequencies, the loss of a model that lost every use of context; *range* = no-context ppl / ppl(T), "
+                "the ratio such a model would show. A ratio above the range means attention beyond T does worse "
+                "than no context at all; a ratio well inside it is bounded by what this scale's models learn from "
+                "context, not by the protocol.\n\n");
+    if (paired) {
+        fprintf(fp, "### The newest positions\n\nThe same token-paired ratio over the targets beyond T alone (window "
+                    "positions p ≥ T: every one of them sees more than T tokens), which the targets within T do not "
+                    "dilute (mean ± SE %s):\n\n| variant |", K == 1 ? "over windows" : "across seeds");
+        for (int i = 1; i < nm; i++)
+            fprintf(fp, " %ld× |", mults[i]);
+        fprintf(fp, "\n|---|");
+        for (int i = 1; i < nm; i++)
+            fprintf(fp, "---|");
+        fprintf(fp, "\n");
+        for (int v = 0; v < nv; v++) {
+            char rname[160];
+            fprintf(fp, "| %s |", row_name(r, v, rname, sizeof rname));
+            for (int i = 1; i < nm; i++) {
+                double se, ra = mean_new_ratio(&G, v, mults[i], &se);
+                fprintf(fp, " %s |", fmt_ratio(b1, sizeof b1, ra, se));
+            }
+            fprintf(fp, "\n");
+        }
+        fprintf(fp, "\n");
+    }
+    fprintf(fp, "Full numbers: `summary.tsv` (across seeds: every length, mean ppl, ratio and newest-positions "
+                "ratio with their SE, no-context ppl and range) and `table.tsv` (every model: seed, length, mean "
+                "loss, its SE over windows, ppl, ratio, study, newest ratio, no-context loss).\n\n");
     fprintf(fp, "![Validation perplexity against evaluation length](ppl.png)\n\n*Validation perplexity against "
                 "evaluation length (log axes), one curve per variant (mean over seeds).*\n\n");
-    fprintf(fp, "![Perplexity ratio against the multiple of the training context, ours and the study's](ratio.png)"
-                "\n\n*ppl(L)/ppl(T) against L/T: ours (solid, mean ± SE %s) and the study's at the same multiples "
-                "(dashed).*\n\n", K == 1 ? "over windows" : "across seeds");
+    fprintf(fp, "![Perplexity ratio against the multiple of the training context](ratio.png)"
+                "\n\n*ppl(L)/ppl(T) against L/T (mean ± SE %s): all positions (solid) and the newest positions "
+                "beyond T (dashed); the gray band is each variant's range (no-context ppl / ppl(T)).*\n\n"
+                "![Our ratios beside the study's](ratio_study.png)\n\n*The same ratios (solid) beside the study's "
+                "at the same multiples of its T = 512 (dashed, same colour).*\n\n", K == 1 ? "over windows" : "across seeds");
     fprintf(fp, "![Training curves](training.png)\n\n*Training (thin) and validation (points) loss against "
                 "step, every seed.*\n\n");
 

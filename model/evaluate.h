@@ -1,0 +1,96 @@
+/* evaluate.h: the length-extrapolation protocol on the full validation
+ * stream, token-paired (NOTES.md, "The evaluation protocol").
+ *
+ * Spans.  The stream is cut, from its first token, into slots of Lmax + 1
+ * tokens (Lmax: the longest evaluated length); the plan uses every slot
+ * (full stream) or n of them spread evenly over the stream (slot
+ * floor(i slots / n), i = 0 .. n - 1).  The plan depends on the stream and
+ * Lmax alone: never on the model or the seed, so every seed and every
+ * variant reads the same tokens.
+ *
+ * Windows.  At length L each span is tiled by floor(Lmax / L) windows of L
+ * (window j reads span tokens jL .. jL + L, its targets jL + 1 .. jL + L),
+ * so every length scores the same targets when L divides Lmax (the lengths
+ * T, 2T, ..., Lmax do).
+ *
+ * Token pairing.  A target at window position p (its context p + 1 tokens)
+ * is scored twice: in the window of L, l_L(p), and with at most its last T
+ * tokens of context, r(p): for p < T the context is the same p + 1 tokens,
+ * r(p) = l_L(p); for p >= T, r(p) is the loss of the window of T tokens that
+ * ends just before the target (one per target, computed once per span for
+ * all lengths).  The token-paired log ratio at L is
+ *     D(L) = mean over targets of (l_L(p) - r(p)),
+ * ppl(L)/ppl(T) on the same tokens is exp(D(L)); for a model that cannot
+ * see past T it is 1 (to float rounding: the two forwards run different
+ * kernels).  The newest positions, p >= T, alone give D_new(L), which no
+ * short-context target dilutes (Press et al. 2022).  Standard errors are
+ * over windows.
+ *
+ * Dynamic range.  The no-context loss of the same targets, -log of the
+ * training split's add-one unigram frequency, is what a model that lost
+ * every use of context could still reach; exp(unigram - loss(T)) says how
+ * far a ratio can go at this scale before attention becomes harmful. */
+#ifndef RL_MODEL_EVALUATE_H
+#define RL_MODEL_EVALUATE_H
+
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "../core/tokfile.h"
+#include "gpt.h"
+
+typedef struct {
+    long Lmax;    /* span length: the longest evaluated length */
+    long slots;   /* spans the stream holds: (n - 1) / Lmax */
+    long wanted;  /* spans asked for (targets / Lmax rounded up; every slot for the full stream) */
+    long n;       /* spans used: min(wanted, slots) */
+    long *start;  /* n ascending span starts */
+} rl_eval_spans;
+
+/* The spans that give at least `targets` targets at Lmax (ceil(targets /
+ * Lmax) spans; 0: every span, the full stream), at most the slots the
+ * stream holds.  RL_EINPUT when Lmax < 1 or the stream has fewer than Lmax
+ * + 1 tokens. */
+rl_status rl_eval_spans_plan(const rl_tokens *t, long Lmax, long targets, rl_eval_spans *s, rl_err *err);
+void rl_eval_spans_free(rl_eval_spans *s);
+
+/* Window j of span i at length L: its first token, and its rotation-noise
+ * key (random, lf), a function of (seed, L, the window's first token). */
+long rl_eval_window_start(const rl_eval_spans *s, long i, long L, long j);
+uint64_t rl_eval_window_key(uint64_t seed, long L, long start);
+
+/* One evaluated length. */
+typedef struct {
+    long L, windows, targets;
+    double loss, se;       /* mean cross-entropy of the targets (all positions), SE over windows */
+    double ref;            /* mean of r(p) over the same targets */
+    double dlog, dlog_se;  /* D(L) and its SE over windows */
+    long new_targets;      /* targets at window positions p >= T */
+    double new_loss, new_ref, new_dlog, new_se; /* the same over those alone (NaN when none) */
+    double unigram;        /* the no-context loss of the same targets */
+} rl_eval_row;
+
+/* Windows of T per reference forward (rl_gpt_forward's batch: open the
+ * model with at least this many training windows). */
+#define RL_EVAL_REF_BATCH 32
+
+/* The reference r for every target of every span: ref[i * Lmax + q] is the
+ * loss of span i's target q (token start[i] + q + 1) with the T = m->cfg.ctx
+ * tokens before it as context, for q >= T (NaN below); forwards of
+ * RL_EVAL_REF_BATCH windows of T whose rotation noise is keyed by (seed,
+ * the first window's first token).  m must hold RL_EVAL_REF_BATCH windows
+ * of T (rl_ckpt_load with that B).  malloc'ed. */
+float *rl_eval_reference(rl_gpt *m, const rl_tokens *val, const rl_eval_spans *s, uint64_t seed);
+
+/* Length L on the spans: every window through the streaming evaluation
+ * workspace e (per-position losses), paired with ref (NULL: no pairing,
+ * the paired fields NaN), the no-context losses from uni (V floats:
+ * -log p(v); NULL: NaN).  T: the trained context. */
+rl_eval_row rl_eval_length(const rl_gpt *m, rl_gpt_eval *e, const rl_tokens *val, const rl_eval_spans *s,
+                           const float *ref, const float *uni, long L, long T, uint64_t seed);
+
+/* -log of the add-one unigram frequency of each of the V token ids in the
+ * training stream (malloc'ed V floats). */
+float *rl_eval_unigram(const rl_tokens *train, int V);
+
+#endif
