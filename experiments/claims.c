@@ -21,6 +21,22 @@ const rl_rule rl_rule_sign = { "sign", RL_RULE_SIGN, 3,
 const rl_rule rl_rule_below = { "below", RL_RULE_BAND, 3,
                                 "a quantity predicted below a threshold, x = (measured − threshold)/SE: x ≤ −3 "
                                 "holds, x > 3 contradicted, otherwise unresolved (the noise hides the threshold)" };
+/* effect: the four-outcome rule with a minimal effect size delta (written
+ * per ordering in reproduce/orderings.c, before any run).  The per-seed
+ * values d_1..d_K (paired differences of log ratios, or a log ratio) give
+ * the mean m and SE s (sample sd / sqrt K); x = z(m/s), x_lo = z((m +
+ * delta)/s), x_hi = z((m - delta)/s), each t read as the normal quantile of
+ * its Student tail with K - 1 df (rl_effect_z_repeats).  x_lo >= 3 and x_hi
+ * <= -3 is two one-sided tests (TOST) at the x = 3 standard: the interval m
+ * +- c s lies inside +-delta, the effect is absent at this scale; otherwise
+ * the sign rule on x.  NaN (one seed, a value missing) is unresolved. */
+const rl_rule rl_rule_effect = { "effect", RL_RULE_EFFECT, 3,
+                                 "an effect the claim predicts positive, with a minimal effect size δ, from n "
+                                 "independent repeats (seeds): x = z(mean/SE), x_lo = z((mean + δ)/SE), x_hi = "
+                                 "z((mean − δ)/SE), each t read as the normal quantile of its Student tail with "
+                                 "n − 1 degrees of freedom; x_lo ≥ 3 and x_hi ≤ −3 is absent at this scale (the "
+                                 "whole interval at the 3 standard lies within ±δ: two one-sided tests); otherwise "
+                                 "x ≥ 3 holds, x ≤ −3 contradicted, else unresolved (the run is too small to decide)" };
 const rl_rule rl_rule_exact = { "exact", RL_RULE_TRUE, 0,
                                 "closed forms compared without sampling noise: true holds, false contradicted" };
 /* BAND with k = 0: x <= 0 holds, x > 0 contradicted, NaN unresolved */

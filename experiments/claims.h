@@ -39,6 +39,7 @@ extern const rl_rule rl_rule_bound; /* excess over a bound <= 5 SE */
 extern const rl_rule rl_rule_sign;  /* an effect predicted positive: +-3 SE across repeats, else unresolved */
 extern const rl_rule rl_rule_below; /* a quantity predicted below a threshold the noise may hide */
 extern const rl_rule rl_rule_exact; /* closed forms compared, no noise */
+extern const rl_rule rl_rule_effect; /* an effect with a minimal size delta: holds, contradicted, absent at this scale (within +-delta), else unresolved */
 extern const rl_rule rl_rule_agree_n; /* |z| <= 5 against an exact value on skewed terms; unresolved below 256 replicates */
 
 extern const rl_claim rl_claims[];

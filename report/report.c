@@ -205,9 +205,9 @@ void rl_report_kinds(const rl_report *r, int n[RL_NVERDICT])
 const char *rl_report_kinds_phrase(const int n[RL_NVERDICT], char *buf, size_t len)
 {
     static const char *const one[RL_NVERDICT] = { "holds", "contradicted", "unresolved", "hypothesis not met",
-                                                  "identity (not counted)", "info" };
+                                                  "identity (not counted)", "info", "absent at this scale" };
     static const char *const many[RL_NVERDICT] = { "hold", "contradicted", "unresolved", "hypothesis not met",
-                                                   "identities (not counted)", "info" };
+                                                   "identities (not counted)", "info", "absent at this scale" };
     size_t used = 0;
     buf[0] = 0;
     for (int k = 0; k < RL_NVERDICT; k++)

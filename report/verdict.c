@@ -7,7 +7,7 @@
 const char *rl_verdict_name(rl_verdict v)
 {
     static const char *const name[RL_NVERDICT] = { "holds",     "contradicted", "unresolved", "hypothesis not met",
-                                                   "identity", "info" };
+                                                   "identity", "info", "absent at this scale" };
     return (unsigned)v < RL_NVERDICT ? name[v] : "?";
 }
 
@@ -40,6 +40,7 @@ rl_verdict rl_rule_decide(const rl_rule *r, double x)
     case RL_RULE_LE:
         return x <= r->k ? RL_V_HOLDS : RL_V_CONTRADICTED;
     case RL_RULE_SIGN:
+    case RL_RULE_EFFECT:
         /* NaN compares false both ways: unresolved, never a hold */
         return x >= r->k ? RL_V_HOLDS : x <= -r->k ? RL_V_CONTRADICTED : RL_V_UNRESOLVED;
     case RL_RULE_BAND:
@@ -48,4 +49,17 @@ rl_verdict rl_rule_decide(const rl_rule *r, double x)
         return x != 0 && !isnan(x) ? RL_V_HOLDS : RL_V_CONTRADICTED;
     }
     return RL_V_CONTRADICTED;
+}
+
+rl_verdict rl_rule_decide_effect(const rl_rule *r, double x, double x_lo, double x_hi)
+{
+    if (r->kind != RL_RULE_EFFECT)
+        return rl_rule_decide(r, x);
+    if (isnan(x) || isnan(x_lo) || isnan(x_hi))
+        return RL_V_UNRESOLVED;
+    /* the whole interval at the k standard inside +-delta: equivalence first,
+     * so that a significant but tiny effect is absent, not a hold */
+    if (x_lo >= r->k && x_hi <= -r->k)
+        return RL_V_ABSENT;
+    return x >= r->k ? RL_V_HOLDS : x <= -r->k ? RL_V_CONTRADICTED : RL_V_UNRESOLVED;
 }

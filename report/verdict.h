@@ -9,8 +9,13 @@
  *                         is said in the row); not evidence either way;
  *   identity              follows from the construction: a unit test, shown
  *                         for the reader, never counted;
- *   info                  a reading of ours, not a claim of the study.
- * A rule maps one statistic to holds / contradicted / unresolved; the rules
+ *   info                  a reading of ours, not a claim of the study;
+ *   absent at this scale  an effect shown within +-delta of 0 (an equivalence
+ *                         test, rule effect): decided, and counted apart from
+ *                         holds and contradicted, since it says the effect the
+ *                         claim predicts is too small to see at this scale.
+ * A rule maps one statistic to holds / contradicted / unresolved (the effect
+ * rule three statistics, adding absent at this scale); the rules
  * are written once, in the claims table (experiments/claims.c), before any
  * run, and a claim may use only the rules its row names. */
 #ifndef RL_VERDICT_H
@@ -23,10 +28,12 @@ typedef enum {
     RL_V_HYPOTHESIS, /* hypothesis not met */
     RL_V_IDENTITY,
     RL_V_INFO,
+    RL_V_ABSENT, /* absent at this scale (rule effect: the effect lies within +-delta) */
     RL_NVERDICT
 } rl_verdict;
 
-/* "holds", "contradicted", "unresolved", "hypothesis not met", "identity", "info". */
+/* "holds", "contradicted", "unresolved", "hypothesis not met", "identity", "info",
+ * "absent at this scale". */
 const char *rl_verdict_name(rl_verdict v);
 
 /* How a rule reads its statistic x with its threshold k:
@@ -42,8 +49,14 @@ const char *rl_verdict_name(rl_verdict v);
  *                 threshold)/SE for a quantity predicted below a threshold
  *                 that the noise may hide);
  *   RL_RULE_TRUE  x != 0 holds, x == 0 contradicted (a comparison of exact
- *                 values, no sampling noise). */
-typedef enum { RL_RULE_ABS, RL_RULE_LE, RL_RULE_SIGN, RL_RULE_BAND, RL_RULE_TRUE } rl_rule_kind;
+ *                 values, no sampling noise);
+ *   RL_RULE_EFFECT four outcomes on x = t(m), x_lo = t(m + delta), x_hi =
+ *                 t(m - delta) (rl_rule_decide_effect): x_lo >= k and x_hi
+ *                 <= -k absent at this scale (the effect lies within +-delta:
+ *                 two one-sided tests); otherwise as SIGN on x; NaN in any of
+ *                 the three unresolved.  rl_rule_decide on one x reads it as
+ *                 SIGN (it cannot see delta). */
+typedef enum { RL_RULE_ABS, RL_RULE_LE, RL_RULE_SIGN, RL_RULE_BAND, RL_RULE_TRUE, RL_RULE_EFFECT } rl_rule_kind;
 
 typedef struct {
     const char *id;   /* short name, shown in each row */
@@ -54,6 +67,11 @@ typedef struct {
 
 /* The verdict of rule r on x (holds, contradicted or unresolved). */
 rl_verdict rl_rule_decide(const rl_rule *r, double x);
+
+/* The verdict of a rule of kind RL_RULE_EFFECT on x, x_lo, x_hi (above):
+ * absent at this scale, holds, contradicted or unresolved; any other kind
+ * is rl_rule_decide(r, x). */
+rl_verdict rl_rule_decide_effect(const rl_rule *r, double x, double x_lo, double x_hi);
 
 /* z of an effect: mean / se, +-inf when se is 0 and mean is not, 0 for 0/0,
  * NaN when either is NaN. */

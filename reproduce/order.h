@@ -18,8 +18,11 @@ typedef struct {
     double se;    /* its standard error, sd / sqrt(k); NaN when k < 2 */
     double x;     /* what the rule reads: t = mean / se, or (mean - threshold) / se, as the
                    * normal quantile of its Student tail (k - 1 df; rl_effect_z_repeats) */
+    double delta; /* rule effect: the minimal effect size; NaN for the other rules */
+    double x_lo, x_hi; /* rule effect: x of mean + delta and of mean - delta (the
+                        * equivalence test); NaN for the other rules */
     const char *rule; /* the rule's id in the claims table */
-    rl_verdict v; /* holds, contradicted or unresolved */
+    rl_verdict v; /* holds, contradicted, unresolved, or (rule effect) absent at this scale */
 } rl_order;
 
 /* Mean and standard error (sample sd / sqrt(k)) of x[0..k-1]; se is NaN
@@ -37,5 +40,36 @@ rl_order rl_order_positive(const double *x, int k);
 /* "x below threshold" (a model stays flat: its log ratio below log of a
  * ratio), rule below on (mean - threshold) / SE. */
 rl_order rl_order_below(const double *x, int k, double threshold);
+
+/* The four-outcome rule effect of the claims table on per-seed values
+ * d[0..k-1] (a paired difference of log ratios, or one variant's log ratio)
+ * with the minimal effect size delta > 0: m, s the mean and SE; x =
+ * z(m/s), x_lo = z((m + delta)/s), x_hi = z((m - delta)/s), t read as the
+ * normal quantile of its Student tail, k - 1 df (rl_effect_z_repeats).
+ * Absent at this scale when x_lo >= 3 and x_hi <= -3 (m +- c s inside
+ * +-delta: an equivalence test); otherwise holds when x >= 3, contradicted
+ * when x <= -3, else unresolved.  NaN anywhere (k < 2, a missing value, a
+ * NaN delta) is unresolved.  This is also the "positive" variant with a
+ * delta: d = one variant's log ratios. */
+rl_order rl_order_effect(const double *d, int k, double delta);
+
+/* rl_order_effect on the paired differences a[s] - b[s]. */
+rl_order rl_order_above_delta(const double *a, const double *b, int k, double delta);
+
+/* The smallest number of seeds K in 2..kmax at which rule effect reaches,
+ * with probability >= power, the outcome nearest to a measured effect of
+ * this mean and per-seed sd (sample sd, not SE) with minimal effect size
+ * delta (0: no equivalence outcome, the directional one only); *target
+ * (may be NULL) gets that outcome: holds (mean >= 0) or contradicted for
+ * the directional outcome, absent at this scale for the equivalence one.
+ * -1 when no K <= kmax suffices, when mean or sd is NaN, when sd is 0 with
+ * no effect, or when power is not in (0, 1).  The power formula is in
+ * order.c. */
+int rl_order_seeds_needed(double mean, double sd, double delta, double power, int kmax, rl_verdict *target);
+
+/* The power the computation of rl_order_seeds_needed gives at k seeds to
+ * the outcome x >= 3 of an effect e > 0 over a per-seed sd (the noncentral-t
+ * normal approximation, order.c). */
+double rl_order_power(double effect, double sd, int k);
 
 #endif

@@ -13,6 +13,8 @@
 #include "grid.h"
 #include "horizon.h"
 #include "order.h"
+#include "orderings.h"
+#include "../experiments/claims.h"
 #include "../theory/matched.h"
 #include "../theory/study.h"
 
@@ -330,11 +332,89 @@ static double mean_ppl(const grid_evals *G, int v, int i, double *se)
 
 /* ---- orderings ---- */
 
+/* The study's ratio of variant name at mult into buf ("–" when the study
+ * has none). */
+static const char *study_cell(const char *name, long mult, char *buf, size_t n)
+{
+    const double x = rl_study_ratio(rl_study_find(name), mult);
+    if (isnan(x))
+        snprintf(buf, n, "–");
+    else
+        snprintf(buf, n, "%.2f×", x);
+    return buf;
+}
+
+/* What an entry compares, with the study's ratios at the entry's multiple
+ * (theory/study.h) and the expectation written in the registry. */
+static void order_note(const rl_ordering *e, const char *a, long mtop, char *note, size_t n)
+{
+    const long sm = rl_ordering_study_mult(e);
+    char sa[32], sb[32];
+    int off = 0;
+    switch (e->kind) {
+    case RL_ORDK_ABOVE:
+        off = snprintf(note, n, "log ratio of %s − that of %s (study at %ld×: %s vs %s)", a, e->b, sm,
+                       study_cell(a, sm, sa, sizeof sa), study_cell(e->b, sm, sb, sizeof sb));
+        break;
+    case RL_ORDK_POSITIVE:
+        off = snprintf(note, n, "log ratio above 0 (study at %ld×: %s)", sm, study_cell(a, sm, sa, sizeof sa));
+        if (e->needs > 0 && mtop < e->needs)
+            off += snprintf(note + off, n - off, "; this grid stops at %ld× (unresolved whatever its numbers)",
+                            mtop);
+        break;
+    case RL_ORDK_BELOW:
+        off = snprintf(note, n, "log ratio against log %g (study at %ld×: %s)", e->threshold, sm,
+                       study_cell(a, sm, sa, sizeof sa));
+        break;
+    }
+    if (e->expect && off < (int)n)
+        snprintf(note + off, n - off, "; expected: %s", e->expect);
+}
+
+/* The seeds-needed cell of a row: for an unresolved one, the K of
+ * rl_order_seeds_needed at the measured mean and sd (power 0.8) with the
+ * outcome it targets; *kn (-1: never within 1000; 0: not computed) and
+ * *target for orderings.tsv. */
+static void needed_cell(const rl_ordering *e, const rl_order *o, long mtop, char *cell, size_t n, int *kn,
+                        const char **target)
+{
+    *kn = 0;
+    *target = "NA";
+    if (o->v != RL_V_UNRESOLVED) {
+        snprintf(cell, n, "—");
+        return;
+    }
+    if (e->needs > 0 && mtop < e->needs) {
+        snprintf(cell, n, "– (the grid stops at %ld×)", mtop);
+        return;
+    }
+    if (o->k < 2) {
+        snprintf(cell, n, "– (one seed: no seed sd)");
+        return;
+    }
+    if (isnan(o->mean) || isnan(o->se)) {
+        snprintf(cell, n, "– (a value missing)");
+        return;
+    }
+    const double sd = o->se * sqrt((double)o->k);
+    rl_verdict t;
+    /* below: the effect toward holds is log(threshold) - mean, no equivalence outcome */
+    const int k = e->kind == RL_ORDK_BELOW ? rl_order_seeds_needed(log(e->threshold) - o->mean, sd, 0, 0.8, 1000, &t)
+                                           : rl_order_seeds_needed(o->mean, sd, o->delta, 0.8, 1000, &t);
+    *kn = k;
+    if (k < 0) {
+        snprintf(cell, n, "> 1000");
+        return;
+    }
+    *target = rl_verdict_name(t);
+    snprintf(cell, n, "%d (%s)", k, *target);
+}
+
 /* One ordering: a row of REPORT.md's table and of orderings.tsv.  x: the
  * per-seed statistic the decision read (K values); note: what the row
- * compares and the study's numbers. */
-static void order_row(FILE *fp, rl_tsv *t, const grid_evals *G, const char *what, long mult, const double *x,
-                      const rl_order *o, const char *note)
+ * compares, the study's numbers, the expectation. */
+static void order_row(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_ordering *e, const char *what, long mult,
+                      const double *x, const rl_order *o, const char *note)
 {
     char per[1024] = "", tper[1024] = "";
     int off = 0, toff = 0;
@@ -342,110 +422,125 @@ static void order_row(FILE *fp, rl_tsv *t, const grid_evals *G, const char *what
         off += snprintf(per + off, sizeof per - off, "%s%+.3f", k ? ", " : "", x[k]);
         toff += snprintf(tper + toff, sizeof tper - toff, "%s%.6g", k ? "," : "", x[k]);
     }
-    char ms[96];
+    char ms[96], ds[32], xs[96], need[96];
     if (isnan(o->se))
         snprintf(ms, sizeof ms, "%+.3f (one seed: no seed SE)", o->mean);
     else
         snprintf(ms, sizeof ms, "%+.3f ± %.3f", o->mean, o->se);
-    fprintf(fp, "| %s | %ld× | %s | %s | %.2f | %s | **%s** | %s |\n", what, mult, per, ms, o->x, o->rule,
-            rl_verdict_name(o->v), note);
-    rl_tsv_row(t, "%s\t%ld\t%d\t%s\t%.6g\t%.6g\t%.6g\t%s\t%s", what, mult, o->k, tper, o->mean, o->se, o->x, o->rule,
-               rl_verdict_name(o->v));
+    const int effect = e->kind != RL_ORDK_BELOW;
+    if (effect) {
+        snprintf(ds, sizeof ds, "%.3f", o->delta);
+        snprintf(xs, sizeof xs, "%.2f [%.2f, %.2f]", o->x, o->x_lo, o->x_hi);
+    } else {
+        snprintf(ds, sizeof ds, "–");
+        snprintf(xs, sizeof xs, "%.2f", o->x);
+    }
+    int kn;
+    const char *target;
+    needed_cell(e, o, G->r->g.max_mult, need, sizeof need, &kn, &target);
+    fprintf(fp, "| %s | %ld× | %s | %s | %s | %s | %s | **%s** | %s | %s | %s |\n", what, mult, per, ms, ds, xs,
+            o->rule, rl_verdict_name(o->v), rl_verdict_name(e->expected), need, note);
+    char kcell[16];
+    if (kn)
+        snprintf(kcell, sizeof kcell, "%d", kn);
+    else
+        snprintf(kcell, sizeof kcell, "NA");
+    rl_tsv_row(t, "%s\t%ld\t%d\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%s\t%s\t%s\t%s", what, mult, o->k, tper,
+               o->mean, o->se, o->delta, o->x, o->x_lo, o->x_hi, o->rule, rl_verdict_name(o->v),
+               rl_verdict_name(e->expected), kcell, target);
 }
 
-/* The study's orderings, each decided on seed-level statistics (order.h):
- * between two variants the per-seed difference of their log ratios (same
- * seed, same windows); for one variant its per-seed log ratio. */
+/* One entry of the registry read for variant a (and e->b): the per-seed
+ * statistic from seed_logratios, the decision, the row. */
+static void order_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_ordering *e, int ia, int ib,
+                        const char *what)
+{
+    const rl_repro *r = G->r;
+    const int K = G->K;
+    const long mtop = r->g.max_mult, m = rl_ordering_mult(e, mtop);
+    double a[RL_GRID_MAX_SEEDS], b[RL_GRID_MAX_SEEDS], d[RL_GRID_MAX_SEEDS];
+    rl_order o;
+    seed_logratios(G, ia, m, a);
+    switch (e->kind) {
+    case RL_ORDK_ABOVE:
+        seed_logratios(G, ib, m, b);
+        for (int k = 0; k < K; k++)
+            d[k] = a[k] - b[k];
+        o = rl_order_above_delta(a, b, K, e->delta);
+        break;
+    case RL_ORDK_POSITIVE:
+        memcpy(d, a, sizeof *d * K);
+        o = rl_order_effect(a, K, e->delta);
+        break;
+    default:
+        memcpy(d, a, sizeof *d * K);
+        o = rl_order_below(a, K, log(e->threshold));
+        break;
+    }
+    /* a grid stopping short of the multiple the ordering is about cannot show it */
+    if (e->needs > 0 && mtop < e->needs)
+        o.v = RL_V_UNRESOLVED;
+    char note[768];
+    order_note(e, r->var[ia], mtop, note, sizeof note);
+    order_row(fp, t, G, e, what, m, d, &o, note);
+}
+
+/* The study's orderings, the entries of the registry (orderings.h) in its
+ * order, each decided on seed-level statistics (order.h): between two
+ * variants the per-seed difference of their log ratios (same seed, same
+ * windows); for one variant its per-seed log ratio. */
 static void orderings_section(FILE *fp, const grid_evals *G)
 {
     const rl_repro *r = G->r;
     const int K = G->K;
-    const long mtop = r->g.max_mult, m16 = mtop >= 16 ? 16 : mtop;
     const rl_outdir od = { r->out, 0 };
-    rl_tsv *t = rl_tsv_open(&od, "orderings.tsv", "ordering\tmult\tseeds\tper_seed\tmean\tse\tx\trule\tverdict");
-    fprintf(fp, "## The study's orderings in this run\n\nDecided on seed-level statistics (%d seed%s: %ld … %ld). "
+    rl_tsv *t = rl_tsv_open(&od, "orderings.tsv", "ordering\tmult\tseeds\tper_seed\tmean\tse\tdelta\tx\tx_lo\tx_hi\t"
+                                                  "rule\tverdict\texpected\tseeds_needed\ttarget");
+    fprintf(fp, "## The study's orderings in this run\n\nDecided on seed-level statistics (%d seed%s: %ld … %ld), "
+                "each ordering an entry of one table written before any run (`reproduce/orderings.c`: what it "
+                "compares, the multiple read, its rule and δ, the outcome expected). "
                 "Between two variants the statistic of seed s is the difference of their log ratios, "
                 "log(ppl(L)/ppl(T)), on that seed's models and evaluation windows (paired: the same initial "
                 "weights where the shapes coincide, the same batches, the same windows); for one variant it is "
                 "its log ratio. Its mean and standard error across seeds go to a rule of the claims table: "
-                "*sign* (x ≥ 3 holds, ≤ −3 contradicted, else unresolved) on t = mean/SE, or *below* (x ≤ −3 "
-                "holds, > 3 contradicted, else unresolved) on t = (mean − threshold)/SE; x is t read as the "
+                "*effect* on x = t(mean), x_lo = t(mean + δ), x_hi = t(mean − δ) with a minimal effect size δ "
+                "(x_lo ≥ 3 and x_hi ≤ −3: *absent at this scale*, the whole interval lies within ±δ, an "
+                "equivalence test; otherwise x ≥ 3 holds, ≤ −3 contradicted, else unresolved), or *below* (x ≤ −3 "
+                "holds, > 3 contradicted, else unresolved) on t = (mean − threshold)/SE; each t is read as the "
                 "normal quantile of its Student tail with K − 1 degrees of freedom (with 2 seeds t = 12.7 is x = "
-                "1.96), so that 3 means the same tail whatever the number of seeds. %s\n\n",
+                "1.96), so that 3 means the same tail whatever the number of seeds. The expected outcome is the "
+                "table's, recorded before the run; the verdict is the rule's on this run's numbers. %s\n\n",
             K, K == 1 ? "" : "s", rl_repro_seed(r, 0), rl_repro_seed(r, K - 1),
             K == 1 ? "One seed: no seed SE, so every ordering is unresolved (`--seeds 2` or more decides them)."
                    : "");
-    fprintf(fp, "| ordering | at | per seed | mean ± SE | x | rule | verdict | compares |\n"
-                "|---|---|---|---|---|---|---|---|\n");
-    const int irope = find(r, "rope"), iqk = find(r, "random_qk"), iqkv = find(r, "random_qkv");
-    double a[RL_GRID_MAX_SEEDS], b[RL_GRID_MAX_SEEDS], d[RL_GRID_MAX_SEEDS];
-    /* between variants: the first of each pair predicted to degrade more */
-    const struct {
-        int a, b;
-        const char *what, *note;
-    } pairs[] = {
-        { irope, iqk, "rope degrades more than random_qk", "log ratio of rope − that of random_qk (study at 16×: "
-                                                           "16.2× vs 1.60×)" },
-        { iqk, iqkv, "random_qk degrades more than random_qkv", "value transport: random_qk − random_qkv (study "
-                                                                "at 16×: 1.60× vs 1.03×)" },
-        { iqk < 0 ? irope : -1, iqkv, "rope degrades more than random_qkv", "rope − random_qkv (random_qk not in "
-                                                                           "this grid; study at 16×: 16.2× vs 1.03×)" },
-    };
-    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
-        if (pairs[i].a < 0 || pairs[i].b < 0)
+    fprintf(fp, "| ordering | at | per seed | mean ± SE | δ | x [x_lo, x_hi] | rule | verdict | expected | seeds "
+                "needed | compares |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < rl_norderings; i++) {
+        const rl_ordering *e = &rl_orderings[i];
+        if (!e->a) {
+            /* every rotation-only variant of the grid (controls included) */
+            for (int v = 0; v < r->nvar; v++) {
+                if (!rl_ordering_rotation_only(r->pos[v]))
+                    continue;
+                char what[160];
+                snprintf(what, sizeof what, e->what, r->var[v]);
+                order_entry(fp, t, G, e, v, -1, what);
+            }
             continue;
-        seed_logratios(G, pairs[i].a, m16, a);
-        seed_logratios(G, pairs[i].b, m16, b);
-        for (int k = 0; k < K; k++)
-            d[k] = a[k] - b[k];
-        rl_order o = rl_order_above(a, b, K);
-        order_row(fp, t, G, pairs[i].what, m16, d, &o, pairs[i].note);
-    }
-    /* learned angles near flat to 16x: ratio below 1.25 (the rule fixed
-     * before the first cpu run, NOTES.md §9.1) */
-    const char *learned[][2] = { { "pemb_qk", "1.17×" }, { "pemb_qkv", "1.18×" }, { "lf_qk", "0.96×" },
-                                 { "lf_qkv", "1.00×" } };
-    for (int i = 0; i < 4; i++) {
-        int v = find(r, learned[i][0]);
-        if (v < 0)
-            continue;
-        seed_logratios(G, v, m16, a);
-        rl_order o = rl_order_below(a, K, log(1.25));
-        char what[96], note[160];
-        snprintf(what, sizeof what, "%s near flat (ratio < 1.25)", learned[i][0]);
-        snprintf(note, sizeof note, "log ratio against log 1.25 (study at 16×: %s)", learned[i][1]);
-        order_row(fp, t, G, what, m16, a, &o, note);
-    }
-    /* every rotation-only model (a rotation without a distance bias: not
-     * alibi*, none, path) degrades by 128x; a grid that stops short of 128x
-     * cannot show it: unresolved, with its top's numbers shown */
-    for (int v = 0; v < r->nvar; v++) {
-        if (strstr(r->pos[v], "alibi") || !strcmp(r->pos[v], "none") || !strcmp(r->pos[v], "path"))
-            continue;
-        const long m = mtop < 128 ? mtop : 128;
-        seed_logratios(G, v, m, a);
-        rl_order o = rl_order_positive(a, K);
-        char what[96], note[160];
-        snprintf(what, sizeof what, "%s degrades by 128×", r->var[v]);
-        if (mtop < 128) {
-            o.v = RL_V_UNRESOLVED;
-            snprintf(note, sizeof note, "log ratio above 0; this grid stops at %ld× (unresolved whatever its "
-                     "numbers)", mtop);
-        } else {
-            snprintf(note, sizeof note, "log ratio above 0");
         }
-        order_row(fp, t, G, what, m, a, &o, note);
-    }
-    /* alibi flat: its ratio at the grid's top below 1.1 (within 10% of 1,
-     * the rule fixed before the first cpu run) */
-    int ial = find(r, "alibi");
-    if (ial >= 0) {
-        seed_logratios(G, ial, mtop, a);
-        rl_order o = rl_order_below(a, K, log(1.1));
-        order_row(fp, t, G, "alibi flat (ratio < 1.1)", mtop, a, &o, "log ratio against log 1.1 (study at 128×: 0.96×)");
+        const int ia = find(r, e->a), ib = e->kind == RL_ORDK_ABOVE ? find(r, e->b) : 0;
+        if (ia < 0 || ib < 0) /* a variant not in this grid */
+            continue;
+        order_entry(fp, t, G, e, ia, ib, e->what);
     }
     rl_tsv_close(t);
-    fprintf(fp, "\nPer-seed numbers and the rule's statistic x: `orderings.tsv`.\n\n");
+    fprintf(fp, "\nRules: *%s*, δ = log 1.05 = %.4f on the log ratio for every effect row (a 5%% change of the "
+                "perplexity ratio): %s. *%s*: %s. Seeds needed: for an unresolved row, the smallest number of "
+                "seeds at which the rule reaches the outcome nearest the measured mean and sd with probability "
+                "0.8 (the noncentral-t normal approximation of `reproduce/order.c`), the outcome it targets in "
+                "parentheses.\n\nPer-seed numbers and the rule's statistics x, x_lo, x_hi: `orderings.tsv`.\n\n",
+            rl_rule_effect.id, RL_ORDER_DELTA, rl_rule_effect.text, rl_rule_below.id, rl_rule_below.text);
 }
 
 /* The theory report's verdicts on the experiments of one claim (a

@@ -24,6 +24,44 @@ Test(verdict, names)
     cr_assert_str_eq(rl_verdict_name(RL_V_HYPOTHESIS), "hypothesis not met");
     cr_assert_str_eq(rl_verdict_name(RL_V_IDENTITY), "identity");
     cr_assert_str_eq(rl_verdict_name(RL_V_INFO), "info");
+    cr_assert_str_eq(rl_verdict_name(RL_V_ABSENT), "absent at this scale");
+    cr_assert_str_eq(rl_verdict_name(RL_NVERDICT), "?");
+}
+
+/* effect: four outcomes on x, x_lo, x_hi; absent is decided first (a
+ * significant but tiny effect), NaN anywhere is unresolved; on one x the
+ * kind reads as sign. */
+Test(verdict, rule_effect_four_outcomes)
+{
+    cr_assert_str_eq(rl_rule_effect.id, "effect");
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, 0.0, 5.0, -5.0), RL_V_ABSENT);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, 4.0, 9.0, -3.0), RL_V_ABSENT);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, 4.0, 9.0, -2.9), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, 3.0, 5.0, 1.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, -3.0, 2.9, -5.0), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, 2.9, 4.0, 1.0), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, 0.0, 2.9, -2.9), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, INFINITY, INFINITY, -INFINITY), RL_V_ABSENT);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, NAN, 5.0, -5.0), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, 4.0, NAN, 1.0), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, 0.0, 5.0, NAN), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_effect, 3.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_effect, -3.0), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_effect, NAN), RL_V_UNRESOLVED);
+    /* another kind through the effect entry point reads x alone */
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_sign, 4.0, NAN, NAN), RL_V_HOLDS);
+}
+
+/* The phrase of counts: a kind with count 0 adds nothing, absent is named. */
+Test(verdict, kinds_phrase_absent)
+{
+    char buf[256];
+    int n[RL_NVERDICT] = { 0 };
+    n[RL_V_HOLDS] = 2;
+    n[RL_V_UNRESOLVED] = 1;
+    cr_assert_str_eq(rl_report_kinds_phrase(n, buf, sizeof buf), "2 hold, 1 unresolved");
+    n[RL_V_ABSENT] = 1;
+    cr_assert_str_eq(rl_report_kinds_phrase(n, buf, sizeof buf), "2 hold, 1 unresolved, 1 absent at this scale");
 }
 
 /* agree: |z| <= 5 either side; beyond, or NaN, contradicted. */

@@ -1,0 +1,60 @@
+/* orderings.h: the study's orderings as one table, written before any run.
+ *
+ * Each entry names what is compared (variants by their grid names), the
+ * multiple of T it is read at, the rule that decides it (effect with a
+ * minimal effect size delta, or below with a threshold) and the outcome
+ * expected, with why.  reproduce/report.c iterates the table; an entry whose
+ * variants are not in the grid is skipped.  The verdict is computed by the
+ * rule on the run's numbers, never adjusted to the expectation. */
+#ifndef RL_ORDERINGS_H
+#define RL_ORDERINGS_H
+
+#include "../report/verdict.h"
+
+typedef enum {
+    RL_ORDK_ABOVE,    /* a above b: per seed, a's log ratio minus b's (rule effect) */
+    RL_ORDK_POSITIVE, /* a degrades: its per-seed log ratio above 0 (rule effect) */
+    RL_ORDK_BELOW     /* a stays flat: its per-seed log ratio below log(threshold) (rule below) */
+} rl_ordering_kind;
+
+/* The minimal effect size of every effect row: log 1.05, a 5% change of
+ * the perplexity ratio ppl(L)/ppl(T).  Below it a difference between two
+ * schemes (or a degradation) is not one the study's claims are about: its
+ * smallest reported gap (random_qk 1.03× against random_qkv 0.96× at 16T,
+ * 100K steps) is 7%, its headline ones are 1.5× and more. */
+#define RL_ORDER_DELTA 0.04879016416943205 /* log(1.05) */
+
+typedef struct {
+    const char *id;         /* short id, unique ("rope>random_qk@16") */
+    const char *what;       /* the row's name; with a == NULL a format with one %s (the variant) */
+    rl_ordering_kind kind;
+    const char *a, *b;      /* variant names (b: ABOVE only); a NULL: the entry is read for
+                             * every rotation-only variant of the grid (rl_ordering_rotation_only) */
+    long mult;              /* the multiple of T read: 16 (the grid's top when it stops below 16),
+                             * or 0: the grid's top, at most 128 */
+    long needs;             /* > 0: the multiple the ordering is about; a grid stopping short of
+                             * it leaves the row unresolved whatever its numbers */
+    double delta;           /* ABOVE, POSITIVE: the minimal effect size on the log ratio */
+    double threshold;       /* BELOW: the ratio whose log the log ratio is held below */
+    rl_verdict expected;    /* the outcome expected, written before any run */
+    const char *expect;     /* why (NULL: the study's ratios say it; they are read from
+                             * theory/study.h at the entry's multiple, never typed here) */
+} rl_ordering;
+
+extern const rl_ordering rl_orderings[];
+extern const int rl_norderings;
+
+/* 1 for a rotation without a distance bias (not alibi*, none, path): the
+ * schemes the "degrades by 128×" entry is read for. */
+int rl_ordering_rotation_only(const char *pos);
+
+/* The multiple entry e is read at in a grid whose top multiple is top. */
+long rl_ordering_mult(const rl_ordering *e, long top);
+
+/* The multiple the study's numbers are read at for e (16 or 128). */
+long rl_ordering_study_mult(const rl_ordering *e);
+
+/* The rule that decides e (rl_rule_effect or rl_rule_below). */
+const rl_rule *rl_ordering_rule(const rl_ordering *e);
+
+#endif
