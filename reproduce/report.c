@@ -440,6 +440,9 @@ static void order_row(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderin
     needed_cell(e, o, G->r->g.max_mult, need, sizeof need, &kn, &target);
     fprintf(fp, "| %s | %ld× | %s | %s | %s | %s | %s | **%s** | %s | %s | %s |\n", what, mult, per, ms, ds, xs,
             o->rule, rl_verdict_name(o->v), rl_verdict_name(e->expected), need, note);
+    if (o->v == RL_V_UNRESOLVED) /* said on the terminal too: what the next run would need */
+        printf("reproduce: unresolved: %s at %ld×: mean %+.4f, SE %.4f over %d seed%s; seeds needed: %s\n", what,
+               mult, o->mean, o->se, o->k, o->k == 1 ? "" : "s", need);
     char kcell[16];
     if (kn)
         snprintf(kcell, sizeof kcell, "%d", kn);

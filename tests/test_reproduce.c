@@ -562,9 +562,9 @@ Test(reproduce, at_base_variants_and_their_train_commands)
         free(c[v]);
     rl_repro_free_variants(&r);
 
-    /* the cpu preset: the matched base for head dim 32 at T = 128, passed to
+    /* the bpe preset: the matched base for head dim 32 at T = 128, passed to
      * every variant but the control at 10000 */
-    cr_assert_eq(rl_grid_preset("cpu", &r.g, &err), RL_OK);
+    cr_assert_eq(rl_grid_preset("bpe", &r.g, &err), RL_OK);
     r.g.data = "DATA";
     double fc, ff;
     cr_assert_eq(rl_match_study(0.1, 128, &fc, &ff, &err), RL_OK);
@@ -606,7 +606,29 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     cr_expect_eq(Lmax, 65536);
     cr_expect_geq((r.g.eval_targets + Lmax - 1) / Lmax, 4);
     cr_assert_eq(rl_grid_preset("quick", &r.g, &err), RL_OK);
-    cr_expect(r.g.train.rot_base == 10000.0 && r.g.eval_targets == 16384 && !r.g.matched);
+    cr_expect(r.g.train.rot_base == 10000.0 && r.g.eval_targets == 8192 && !r.g.matched);
+    cr_expect_geq(r.g.seeds, 5, "make run decides its headline: at least 5 seeds");
+
+    /* cpu, the phenomena grid: Brown bytes, 4 layers x 128 in at least 4
+     * heads, T = 64, to 128T, every variant of issue 20, at least 5 seeds */
+    cr_assert_eq(rl_grid_preset("cpu", &r.g, &err), RL_OK);
+    cr_expect(r.g.train.vocab == 256 && r.g.train.layers == 4 && r.g.train.width == 128 && r.g.train.heads >= 4 &&
+              r.g.train.ctx == 64 && r.g.max_mult == 128);
+    cr_expect_str_eq(r.g.data, "data/brown");
+    cr_expect_geq(r.g.seeds, 5);
+    const char *need[] = { "rope", "random_qk", "random_qkv", "pemb_qk", "lf_qk", "alibi", "none" };
+    cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK);
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
+        int found = 0;
+        for (int v = 0; v < r.nvar; v++)
+            found |= !strcmp(r.var[v], need[i]);
+        cr_expect(found, "cpu lacks %s", need[i]);
+    }
+    int rope10k = r.g.train.rot_base == 10000.0;
+    for (int v = 0; v < r.nvar; v++)
+        rope10k |= !strcmp(r.pos[v], "rope") && r.base[v] == 10000.0;
+    cr_expect(rope10k, "RoPE at the study's base 10000, at least as a control arm");
+    rl_repro_free_variants(&r);
 
     /* bad bases */
     const char *bad[] = { "rope@", "rope@x", "rope@1", "rope@1e9", "rope@nan", "rope@inf", "rope@500x" };
