@@ -139,7 +139,7 @@ int cmd_eval(int argc, char **argv)
     rl_dataset ds;
     rl_gpt *m;
     long maxL;
-    if (rl_ckpt_open_eval("eval", ckpath, data, legacy ? 0 : RL_EVAL_REF_BATCH, &m, &meta, &ds, &err) ||
+    if (rl_ckpt_open_eval("eval", ckpath, data, &m, &meta, &ds, &err) ||
         rl_eval_check_lengths(m, Ls, nl, 1, &ds, data, &maxL, &err))
         fail(&err);
     const long T = m->cfg.ctx;
@@ -206,6 +206,13 @@ int cmd_eval(int argc, char **argv)
                "over the stream", sp.n, sp.slots, maxL, sp.n * maxL, T, seed);
     double t0 = now();
     float *ref = legacy ? NULL : rl_eval_reference(m, &ds.val, &sp, (uint64_t)seed);
+    if (!legacy && !ref) {
+        rl_outfile_abort(o);
+        if (so)
+            rl_outfile_abort(so);
+        rl_fail(&err, RL_EINTERNAL, "no memory for the reference's %d windows of %ld tokens", rl_eval_ref_batch(T), T);
+        fail(&err);
+    }
     float *uni = legacy ? NULL : rl_eval_unigram(&ds.train, m->cfg.vocab);
     if (ref)
         printf("eval: reference (each target beyond T with its last %ld tokens): %.1f s\n", T, now() - t0);

@@ -66,7 +66,7 @@ int cmd_probe(int argc, char **argv)
     rl_dataset ds;
     rl_gpt *m;
     rl_err err;
-    if (rl_ckpt_open_eval("probe", ckpath, data, 0, &m, &meta, &ds, &err)) {
+    if (rl_ckpt_open_eval("probe", ckpath, data, &m, &meta, &ds, &err)) {
         rl_err_prefix(&err, "probe");
         rl_err_exit(&err);
     }

@@ -244,16 +244,15 @@ fail:
     return st;
 }
 
-rl_status rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, int B, rl_gpt **m,
+rl_status rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, rl_gpt **m,
                             rl_ckpt_meta *meta, rl_dataset *ds, rl_err *err)
 {
     *m = NULL;
     if (!ckpath || !data)
         return rl_fail(err, RL_EINPUT, "--ckpt and --data are required");
-    /* training activations only for the B windows asked for: the streaming
-     * evaluation has its own workspace, and a checkpoint's context must not
-     * size buffers that are never used */
-    RL_TRY(rl_ckpt_load(ckpath, B, m, meta, err));
+    /* no training activations: evaluation has its own workspace, and a
+     * checkpoint's context must not size buffers that are never used */
+    RL_TRY(rl_ckpt_load(ckpath, 0, m, meta, err));
     (void)cmd;
     return rl_data_load(data, (*m)->cfg.vocab, ds, err);
 }

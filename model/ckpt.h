@@ -56,11 +56,10 @@ void rl_ckpt_remove_stale_tmp(const char *dir);
 rl_status rl_ckpt_load(const char *path, int B, rl_gpt **m, rl_ckpt_meta *meta, rl_err *err);
 
 /* For the commands that read a trained model (eval, probe): the model of
- * ckpath for one window at a time (and, B > 0, batched forwards of B
- * windows of its context: eval's reference) and the data set at data in its
+ * ckpath for one window at a time and the data set at data in its
  * vocabulary.  RL_EINPUT when either is missing or the checkpoint is bad
  * (the data set is read by rl_data_load, which still names cmd and exits). */
-rl_status rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, int B, rl_gpt **m,
+rl_status rl_ckpt_open_eval(const char *cmd, const char *ckpath, const char *data, rl_gpt **m,
                             rl_ckpt_meta *meta, rl_dataset *ds, rl_err *err);
 
 /* Every length of L[0..n-1] must be at least minlen and fit the validation

@@ -45,9 +45,23 @@ uint64_t rl_eval_window_key(uint64_t seed, long L, long start)
     return rl_stream_key(seed + (uint64_t)L, (uint64_t)start);
 }
 
-float *rl_eval_reference(rl_gpt *m, const rl_tokens *val, const rl_eval_spans *s, uint64_t seed)
+int rl_eval_ref_batch(long T)
 {
-    const long T = m->cfg.ctx, Lmax = s->Lmax;
+    const long b = 2048 / (T > 0 ? T : 1);
+    return b < 1 ? 1 : b > 32 ? 32 : (int)b;
+}
+
+float *rl_eval_reference(const rl_gpt *m0, const rl_tokens *val, const rl_eval_spans *s, uint64_t seed)
+{
+    const long T = m0->cfg.ctx, Lmax = s->Lmax;
+    const int B = rl_eval_ref_batch(T);
+    /* a copy of the parameters with activations for B windows of T: the
+     * evaluation's own model holds none (it streams one window) */
+    rl_gpt *m = rl_gpt_alloc(&m0->cfg, B);
+    if (!m)
+        return NULL;
+    memcpy(m->params, m0->params, sizeof(float) * (size_t)m0->nparams);
+    memcpy(m->slopes, m0->slopes, sizeof(float) * (size_t)m0->cfg.heads); /* all the forward reads */
     float *ref = rl_xmalloc(sizeof(float) * (size_t)(s->n * Lmax));
     for (long i = 0; i < s->n; i++) {
         float *r = ref + i * Lmax;
@@ -56,8 +70,8 @@ float *rl_eval_reference(rl_gpt *m, const rl_tokens *val, const rl_eval_spans *s
         /* target q (token start + q + 1) closes the window of T tokens from
          * start + q + 1 - T; nb such windows one token apart (ld = 1) make
          * one batch, and the last position of window b is target q0 + b */
-        for (long q0 = T; q0 < Lmax; q0 += RL_EVAL_REF_BATCH) {
-            const int nb = (int)(Lmax - q0 < RL_EVAL_REF_BATCH ? Lmax - q0 : RL_EVAL_REF_BATCH);
+        for (long q0 = T; q0 < Lmax; q0 += B) {
+            const int nb = (int)(Lmax - q0 < B ? Lmax - q0 : B);
             const long first = s->start[i] + q0 + 1 - T;
             rl_gpt_forward(m, val->tok + first, 1, nb, (int)T, 0,
                            rl_stream_key(seed ^ RL_STREAM_EVAL_REF, (uint64_t)first));
@@ -65,6 +79,7 @@ float *rl_eval_reference(rl_gpt *m, const rl_tokens *val, const rl_eval_spans *s
                 r[q0 + b] = m->losses[(long)b * T + T - 1];
         }
     }
+    rl_gpt_free(m);
     return ref;
 }
 

@@ -71,16 +71,20 @@ typedef struct {
 } rl_eval_row;
 
 /* Windows of T per reference forward (rl_gpt_forward's batch: open the
- * model with at least this many training windows). */
-#define RL_EVAL_REF_BATCH 32
+ * model with at least this many training windows): about 2,048 tokens a
+ * forward, 1 to 32 windows, so that a long context does not size a large
+ * batch of activations. */
+int rl_eval_ref_batch(long T);
 
 /* The reference r for every target of every span: ref[i * Lmax + q] is the
  * loss of span i's target q (token start[i] + q + 1) with the T = m->cfg.ctx
  * tokens before it as context, for q >= T (NaN below); forwards of
- * RL_EVAL_REF_BATCH windows of T whose rotation noise is keyed by (seed,
- * the first window's first token).  m must hold RL_EVAL_REF_BATCH windows
- * of T (rl_ckpt_load with that B).  malloc'ed. */
-float *rl_eval_reference(rl_gpt *m, const rl_tokens *val, const rl_eval_spans *s, uint64_t seed);
+ * rl_eval_ref_batch(T) windows of T whose rotation noise is keyed by (seed,
+ * the first window's first token), on a copy of m's parameters with
+ * activations for them (m itself needs none).  malloc'ed; NULL when the
+ * copy cannot be allocated (rl_gpt_bytes of m's configuration with that
+ * batch refuses). */
+float *rl_eval_reference(const rl_gpt *m, const rl_tokens *val, const rl_eval_spans *s, uint64_t seed);
 
 /* Length L on the spans: every window through the streaming evaluation
  * workspace e (per-position losses), paired with ref (NULL: no pairing,

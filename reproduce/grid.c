@@ -484,10 +484,11 @@ static int stage_train(const rl_repro *r, int v, int k, eta *e)
     return stopped;
 }
 
-/* The evaluation of replicate k runs with k's seed: every variant's
- * replicate k is evaluated on the same windows (paired), and the replicates
- * on different windows, so that the spread across seeds holds the window
- * noise too. */
+/* The evaluation of replicate k runs with k's seed, which draws only the
+ * rotation noise of random and lf: every model of the grid is evaluated on
+ * the same windows (model/evaluate.h), so that the spread across seeds is
+ * the spread between trainings (the old protocol, --eval-batches, draws its
+ * windows from the seed). */
 static void stage_eval(const rl_repro *r, int v, int k, eta *e)
 {
     char *out = mdir_file(r, v, k, "eval.tsv"), *ck = mdir_file(r, v, k, "ckpt.bin");

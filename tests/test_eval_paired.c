@@ -72,12 +72,12 @@ Test(eval_paired, spans_from_the_stream_alone)
 }
 
 /* A model of scheme pos, 2 layers of width 32, context T, parameters away
- * from initialisation (attention that uses its context), with the
- * reference's batch of windows. */
+ * from initialisation (attention that uses its context), with one
+ * training window (the reference test's own forward). */
 static rl_gpt *model(const char *pos, int T, int V)
 {
     rl_gpt_config cfg = { 2, 32, 4, T, V, 0.0f, tm_pos(pos), RL_ROT_BASE_DEFAULT };
-    rl_gpt *m = rl_gpt_alloc(&cfg, RL_EVAL_REF_BATCH);
+    rl_gpt *m = rl_gpt_alloc(&cfg, 1);
     cr_assert(m);
     rl_gpt_init(m, 3);
     tm_randn(m->params, m->nparams, 4, 0.15f);
