@@ -6,8 +6,10 @@
 
 #include "commands.h"
 #include "../core/par.h"
+#include "../core/paths.h"
 #include "../core/util.h"
 #include "../experiments/claims.h"
+#include "../report/plot.h"
 
 void cmd_exp_parse(const char *cmd, const char *synopsis, const char *description, rl_opt *opts, int argc,
                    char **argv, rl_exp_ctx *ctx)
@@ -21,11 +23,15 @@ char *cmd_exp_check(const char *cmd, const rl_exp_ctx *ctx, unsigned uses)
     rl_err err;
     char *made;
     rl_check_in(cmd, rl_exp_check(ctx, uses, &err), &err);
+    const rl_path_use in[] = { { "--text", ctx->text, 0 } }, outs[] = { { "--out", ctx->out.dir, 1 } };
+    rl_check_in(cmd, rl_paths_check(in, 1, outs, 1, &err), &err);
+    rl_check_in(cmd, rl_plot_check(NULL, &err), &err); /* the figures come last: gnuplot first */
     /* OUT is rank 0's, as its files are (core/par.h): the others neither
      * create it nor remove it after a failure */
     made = NULL;
     if (rl_par_rank() == 0)
         rl_check_in(cmd, rl_mkdirs_new(ctx->out.dir, &made, &err), &err);
+    rl_undo_folder(made); /* a failed write (a full disk) takes it back */
     return made;
 }
 

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "../core/opts.h"
+#include "../core/paths.h"
 #include "../core/util.h"
 #include "../model/bpe.h"
 #include "../model/brown.h"
@@ -26,6 +27,8 @@ static int data_bpe(int np, char **pos, const rl_opt *opts, int vocab, const cha
     char *text = NULL;
     size_t n;
     rl_bpe b;
+    const rl_path_use in[] = { { "--from", from, 0 } }, outs[] = { { "--out", out, 1 } };
+    rl_check_in("data bpe", rl_paths_check(in, 1, outs, 1, &err), &err);
     rl_check_in("data bpe", rl_bpe_check_vocab(vocab, &err), &err); /* before reading anything */
     if (rl_bpe_is_dataset(from)) { /* data/brown: its split and documents kept */
         rl_check_in("data bpe", rl_bpe_make_dataset(from, vocab, &b, &err), &err);
@@ -108,6 +111,8 @@ int cmd_data(int argc, char **argv)
         if (np != 1)
             rl_die("data brown: unexpected argument '%s'", pos[1]);
         rl_err err;
+        const rl_path_use in[] = { { "--from", from, 0 } }, outs[] = { { "--dir", dir ? dir : "data/brown", 1 } };
+        rl_check_in("data brown", rl_paths_check(in, 1, outs, 1, &err), &err);
         if (from) { /* the tarball before any folder is made */
             char *pkg = rl_brown_tarball(from, &err);
             if (!pkg)
@@ -133,6 +138,8 @@ int cmd_data(int argc, char **argv)
             def = rl_path_join("data", base);
             dir = def;
         }
+        const rl_path_use in[] = { { "FILE", pos[1], 0 } }, outs[] = { { "--dir", dir, 1 } };
+        rl_check_in("data text", rl_paths_check(in, 1, outs, 1, &err), &err);
         /* FILE, not a data folder (rl_data_load would take a folder's splits) */
         int fd;
         rl_check_in("data text", rl_open_regular(pos[1], RL_MAX_TEXT_FILE, &fd, NULL, &err), &err);

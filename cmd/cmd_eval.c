@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "../core/opts.h"
+#include "../core/paths.h"
 #include "../core/util.h"
 #include "../model/ckpt.h"
 #include "../model/data.h"
@@ -135,6 +136,32 @@ int cmd_eval(int argc, char **argv)
     rl_set_threads(threads);
     long Ls[MAX_LENGTHS];
     int nl = rl_parse_longs("--lengths", lengths, Ls, MAX_LENGTHS);
+    /* the outputs against the inputs and each other, before any work */
+    char *def = NULL, *deflog = NULL;
+    if (ckpath) {
+        char *tmp = strdup(ckpath), *dir = dirname(tmp);
+        def = out ? NULL : rl_path_join(dir, "eval.tsv");
+        deflog = logp ? NULL : rl_path_join(dir, "log.tsv");
+        free(tmp);
+    }
+    const int explicit_log = logp != NULL;
+    out = out ? out : def;
+    logp = logp ? logp : deflog;
+    {
+        rl_path_use in[6], outs[2] = { { "--out", out, 0 }, { "--starts", starts, 0 } };
+        char *keep[2];
+        in[0] = (rl_path_use){ "--ckpt", ckpath, 0 };
+        in[1] = (rl_path_use){ "--val-log", logp, 0 };
+        rl_paths_data("--data", data, in + 2, keep);
+        rl_status st = rl_paths_check(in, 5, outs, 2, &err);
+        for (int k = 0; st == RL_OK && k < 2; k++)
+            if (outs[k].path)
+                st = rl_output_check(outs[k].path, &err);
+        free(keep[0]);
+        free(keep[1]);
+        if (st)
+            fail(&err);
+    }
     rl_ckpt_meta meta;
     rl_dataset ds;
     rl_gpt *m;
@@ -163,14 +190,8 @@ int cmd_eval(int argc, char **argv)
                 printf("eval: length %ld does not divide the longest (%ld): its windows cover %ld of each "
                        "span's %ld targets\n", Ls[i], maxL, maxL / Ls[i] * Ls[i], maxL);
     }
-    char *tmp = strdup(ckpath), *dir = dirname(tmp);
-    char *def = out ? NULL : rl_path_join(dir, "eval.tsv");
-    char *deflog = logp ? NULL : rl_path_join(dir, "log.tsv");
-    free(tmp);
-    out = out ? out : def;
     char why[512] = "";
-    const double val = read_val(logp ? logp : deflog, logp != NULL, meta.step, why, sizeof why);
-    logp = logp ? logp : deflog;
+    const double val = read_val(logp, explicit_log, meta.step, why, sizeof why);
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m, maxL);
     /* both outputs through temporaries; a failure leaves neither behind */
     rl_outfile *o, *so = NULL;

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "../core/opts.h"
+#include "../core/paths.h"
 #include "../core/util.h"
 #include "../reproduce/horizon.h"
 
@@ -48,6 +49,16 @@ int cmd_horizon(int argc, char **argv)
         free(tmp);
         out = def;
     }
+    rl_path_use in[4], outs[1] = { { "--out", out, 0 } };
+    char *keep[2];
+    in[0] = (rl_path_use){ "--ckpt", ckpath, 0 };
+    rl_paths_data("--data", data, in + 1, keep);
+    rl_status pst = rl_paths_check(in, 4, outs, 1, &err);
+    if (pst == RL_OK)
+        pst = rl_output_check(out, &err);
+    free(keep[0]);
+    free(keep[1]);
+    rl_check_in("horizon", pst, &err);
     rl_steplaw s;
     rl_status st = rl_horizon_run(ckpath, data, tokens, seed, eps, out, &s, &err);
     if (st) {

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "../core/opts.h"
+#include "../core/paths.h"
 #include "../core/util.h"
 #include "../report/plot.h"
 #include "../model/ckpt.h"
@@ -66,6 +67,11 @@ int cmd_probe(int argc, char **argv)
     rl_dataset ds;
     rl_gpt *m;
     rl_err err;
+    /* before any work: the folder is not an input, and the figures can be drawn */
+    const rl_path_use in[] = { { "--ckpt", ckpath, 0 }, { "--data", data, 0 } }, outs[] = { { "--out", out, 1 } };
+    static const char *const scripts[] = { "probe_farmass", "probe_distance", NULL };
+    rl_check_in("probe", rl_paths_check(in, 2, outs, 1, &err), &err);
+    rl_check_in("probe", rl_plot_check(scripts, &err), &err);
     if (rl_ckpt_open_eval("probe", ckpath, data, &m, &meta, &ds, &err)) {
         rl_err_prefix(&err, "probe");
         rl_err_exit(&err);
@@ -84,6 +90,7 @@ int cmd_probe(int argc, char **argv)
     /* the folder only now, after every check; a failed write undoes it */
     char *made = NULL;
     rl_check_in("probe", rl_mkdirs_new(out, &made, &err), &err);
+    rl_undo_folder(made); /* a figure that fails later takes the folder too */
     char *pp = rl_path_join(out, "probe.tsv"), *dp = rl_path_join(out, "distance.tsv");
     rl_outfile *po = NULL, *dout = NULL;
     if (rl_outfile_create(pp, &po, &err) != RL_OK || rl_outfile_create(dp, &dout, &err) != RL_OK)

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "../core/opts.h"
 #include "../core/par.h"
+#include "../core/paths.h"
 #include "../core/util.h"
 #include "../model/config.h"
 #include "../model/trainopts.h"
@@ -196,6 +197,8 @@ int cmd_reproduce(int argc, char **argv)
         g->eval_batches = g->eval_full = 0;
     else if (g->eval_full)
         g->eval_batches = 0;
+    const rl_path_use din[] = { { "--data", g->data, 0 } }, dout[] = { { "--out", r.out, 1 } };
+    check(rl_paths_check(din, 1, dout, 1, &err), &err); /* the grid's folder is never the data's */
     const rl_train_opts *t = &g->train;
     if (t->width % t->heads || (t->width / t->heads) % 2)
         rl_die("reproduce: width %d must split into %d heads of even dimension", t->width, t->heads);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "commands.h"
+#include "../core/paths.h"
 #include "../core/util.h"
 #include "../sampling/family_cli.h"
 #include "../sampling/rng.h"
@@ -39,6 +40,11 @@ int cmd_sample(int argc, char **argv)
     double *table;
     rl_family f;
     rl_err err;
+    const rl_path_use in[] = { { "--text", fa.text, 0 }, { "--table", fa.table, 0 } },
+                      outs[] = { { "--out", out, 0 } };
+    rl_check_in("sample", rl_paths_check(in, 2, outs, 1, &err), &err);
+    if (out)
+        rl_check_in("sample", rl_output_check(out, &err), &err);
     rl_check_in("sample", rl_family_from_args(&fa, opts, (unsigned long)seed, TABLE_STREAM, &f, &table, &err),
                 &err);
     long ntok = 0;

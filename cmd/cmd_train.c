@@ -10,6 +10,7 @@
 #include "../core/mem.h"
 #include "../core/opts.h"
 #include "../core/par.h"
+#include "../core/paths.h"
 #include "../core/util.h"
 #include "../model/ckpt.h"
 #include "../model/train.h"
@@ -142,6 +143,8 @@ int cmd_train(int argc, char **argv)
     if (!data)
         rl_die("train: --data is required");
     rl_err err;
+    const rl_path_use din[] = { { "--data", data, 0 } }, dout[] = { { "--out", out, 1 } };
+    check(rl_paths_check(din, 1, dout, 1, &err), &err); /* the run folder is never the data's */
     rl_gpt_config cfg;
     check(rl_train_opts_config(&to, &cfg, &err), &err);
     rl_ckpt_meta meta = { 0 };

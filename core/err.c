@@ -2,6 +2,7 @@
 #include "err.h"
 
 #include "par.h"
+#include "util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,9 +40,11 @@ void rl_err_prefix(rl_err *err, const char *fmt, ...)
     err->msg[sizeof err->msg - 1] = 0;
 }
 
-/* One line and the status; under MPI the whole job stops (par.h). */
+/* Undo what the run made (util.h), one line and the status; under MPI the
+ * whole job stops (par.h). */
 void rl_exit_line(int status, const char *msg)
 {
+    rl_undo_all(); /* a failed run leaves no temporary and no folder it made */
     char line[4096];
     snprintf(line, sizeof line, "%s", msg);
     for (char *p = line; *p; p++)

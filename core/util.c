@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <omp.h>
 #include <sched.h>
+#include <sys/random.h>
+#include <time.h>
 
 void rl_die(const char *fmt, ...)
 {
@@ -156,29 +158,175 @@ char *rl_read_file(const char *path, size_t *len)
     return rl_read_regular(path, RL_MAX_SMALL_FILE, &s, len, NULL) == RL_OK ? s : NULL;
 }
 
+/* ---- what a failed run undoes --------------------------------------------- */
+
+typedef struct {
+    char **v;
+    int n, cap;
+} path_set;
+
+static path_set undo_tmp, undo_dirs;
+
+static void set_add(path_set *s, const char *p)
+{
+    char *c = strdup(p);
+    if (!c)
+        rl_fatal("out of memory");
+#pragma omp critical(rl_undo)
+    {
+        if (s->n == s->cap)
+            s->v = rl_xrealloc(s->v, sizeof *s->v * (size_t)(s->cap = s->cap ? 2 * s->cap : 8));
+        s->v[s->n++] = c;
+    }
+}
+
+static void set_remove(path_set *s, const char *p)
+{
+#pragma omp critical(rl_undo)
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], p)) {
+            free(s->v[i]);
+            s->v[i] = s->v[--s->n];
+            break;
+        }
+}
+
+void rl_tmp_done(const char *tmp)
+{
+    set_remove(&undo_tmp, tmp);
+}
+
+void rl_undo_folder(const char *made)
+{
+    if (made)
+        set_add(&undo_dirs, made);
+}
+
+void rl_undo_all(void)
+{
+    static int done; /* once: a failure while undoing ends without a second pass */
+    if (done++)
+        return;
+    for (int i = 0; i < undo_tmp.n; i++)
+        unlink(undo_tmp.v[i]);
+    for (int i = 0; i < undo_dirs.n; i++)
+        rl_rmtree(undo_dirs.v[i]);
+}
+
+/* ---- output files ------------------------------------------------------------ */
+
+/* The names written to directly, never through a temporary: the streams
+ * (dup'ed, so that closing the output leaves the process's own open) and
+ * /dev/null.  -1 for any other path. */
+static int direct_fd(const char *path)
+{
+    if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+        return 1;
+    if (!strcmp(path, "/dev/stderr"))
+        return 2;
+    if (!strcmp(path, "/dev/null"))
+        return 0x7fff; /* opened, not dup'ed */
+    return -1;
+}
+
+int rl_output_direct(const char *path)
+{
+    return direct_fd(path) >= 0;
+}
+
+rl_status rl_output_check(const char *path, rl_err *err)
+{
+    struct stat st;
+    if (direct_fd(path) >= 0)
+        return RL_OK;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT)
+            return RL_OK; /* a missing folder is the open's to report */
+        return rl_fail(err, RL_EINPUT, "cannot write %s: %s", path, strerror(errno));
+    }
+    if (S_ISLNK(st.st_mode))
+        return rl_fail(err, RL_EINPUT, "cannot write %s: it is a symbolic link, not a regular file "
+                       "(a rename would replace the link; name its target)", path);
+    if (!S_ISREG(st.st_mode))
+        return rl_fail(err, RL_EINPUT, "cannot write %s: it %s", path, kind_of(st.st_mode));
+    return RL_OK;
+}
+
+rl_status rl_tmp_create(const char *path, char **tmp, int *fd, rl_err *err)
+{
+    /* the pid first: model/ckpt.c's stale-temporary cleanup reads it; then
+     * a random part, so that nothing can plant a file at the name ahead */
+    static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    *tmp = NULL;
+    *fd = -1;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned char r[8];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)attempt << 40;
+            memcpy(r, &x, sizeof r);
+        }
+        char suffix[9];
+        for (int k = 0; k < 8; k++)
+            suffix[k] = abc[r[k] % (sizeof abc - 1)];
+        suffix[8] = 0;
+        char *t;
+        if (asprintf(&t, "%s.tmp.%ld.%s", path, (long)getpid(), suffix) < 0)
+            rl_fatal("out of memory");
+        int f = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (f >= 0) {
+            set_add(&undo_tmp, t);
+            *tmp = t;
+            *fd = f;
+            return RL_OK;
+        }
+        int e = errno;
+        free(t);
+        if (e != EEXIST)
+            return rl_fail(err, RL_EINPUT, "cannot write %s: %s", path, strerror(e));
+    }
+    return rl_fail(err, RL_EINPUT, "cannot write %s: no free temporary name beside it", path);
+}
+
 static rl_status outfile_create(const char *path, int any_rank, rl_outfile **out, rl_err *err)
 {
+    *out = NULL;
+    const int direct = direct_fd(path);
+    RL_TRY(rl_output_check(path, err));
     rl_outfile *o = rl_xcalloc(1, sizeof *o);
     o->path = strdup(path);
     if (!o->path)
         rl_fatal("out of memory");
-    if (!any_rank && rl_par_rank() != 0) {
-        /* under MPI the outputs are rank 0's (par.h): the same bytes, discarded */
-        o->f = fopen("/dev/null", "wb");
-        if (!o->f)
-            rl_fatal("cannot open /dev/null: %s", strerror(errno));
+    if ((!any_rank && rl_par_rank() != 0) || direct >= 0) {
+        /* under MPI the outputs are rank 0's (par.h): the same bytes,
+         * discarded; a stream or /dev/null is written as it is */
+        const int fd = direct < 0 || direct == 0x7fff ? open("/dev/null", O_WRONLY | O_CLOEXEC)
+                                                      : fcntl(direct, F_DUPFD_CLOEXEC, 3);
+        o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        if (!o->f) {
+            rl_status st = rl_fail(err, RL_EINPUT, "cannot write %s: %s", path, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            free(o->path);
+            free(o);
+            return st;
+        }
         *out = o;
         return RL_OK;
     }
-    if (asprintf(&o->tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-        rl_fatal("out of memory");
-    o->f = fopen(o->tmp, "wb");
-    if (!o->f) {
-        rl_status st = rl_fail(err, RL_EINPUT, "cannot write %s: %s", path, strerror(errno));
+    int fd;
+    rl_status st = rl_tmp_create(path, &o->tmp, &fd, err);
+    if (st == RL_OK && !(o->f = fdopen(fd, "wb"))) {
+        st = rl_fail(err, RL_EINTERNAL, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+        unlink(o->tmp);
+        rl_tmp_done(o->tmp);
+    }
+    if (st != RL_OK) {
         free(o->path);
         free(o->tmp);
         free(o);
-        *out = NULL;
         return st;
     }
     *out = o;
@@ -208,6 +356,8 @@ rl_outfile *rl_outfile_open_own(const char *path)
 
 static void outfile_release(rl_outfile *o)
 {
+    if (o->tmp)
+        rl_tmp_done(o->tmp);
     free(o->path);
     free(o->tmp);
     free(o);
@@ -216,18 +366,22 @@ static void outfile_release(rl_outfile *o)
 rl_status rl_outfile_close(rl_outfile *o, rl_err *err)
 {
     rl_status st = RL_OK;
-    if (!o->tmp) { /* another rank's discarded copy */
-        fclose(o->f);
-        outfile_release(o);
-        return RL_OK;
-    }
     int bad = ferror(o->f);
     bad |= fflush(o->f) != 0;
+    if (!o->tmp) { /* written in place: a stream, /dev/null, another rank's copy */
+        bad |= fclose(o->f) != 0;
+        if (bad)
+            st = rl_fail(err, RL_EINTERNAL, "write error on %s", o->path);
+        outfile_release(o);
+        return st;
+    }
     bad |= fsync(fileno(o->f)) != 0 && errno != EINVAL;
     bad |= fclose(o->f) != 0;
     if (bad) {
         unlink(o->tmp);
         st = rl_fail(err, RL_EINPUT, "write error on %s", o->path);
+    } else if ((st = rl_output_check(o->path, err)) != RL_OK) {
+        unlink(o->tmp); /* made a device or a link meanwhile: still not ours to replace */
     } else if (rename(o->tmp, o->path) != 0) {
         int e = errno;
         unlink(o->tmp);

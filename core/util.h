@@ -17,13 +17,40 @@
  * the project's status for every bad input. */
 void rl_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
-/* An output file written to "<path>.tmp.<pid>" and renamed over <path> only by
- * rl_outfile_commit, so a reader never sees a half-written file. */
+/* An output file written to a temporary "<path>.tmp.<pid>.<random>" (made
+ * new with O_EXCL | O_NOFOLLOW in path's folder, so a planted file or
+ * symbolic link is never written through) and renamed over <path> only by
+ * rl_outfile_commit, so a reader never sees a half-written file.  An
+ * existing path that is not a regular file (a device, a FIFO, a folder, a
+ * symbolic link) is refused: a rename would replace it.  The idioms "-",
+ * /dev/stdout, /dev/stderr and /dev/null are written to directly, without a
+ * temporary (tmp NULL). */
 typedef struct {
     FILE *f;
     char *path;
     char *tmp;
 } rl_outfile;
+
+/* Whether path is one of those idioms, written to directly. */
+int rl_output_direct(const char *path);
+/* RL_OK when path may be an output: missing, or a regular file; else
+ * RL_EINPUT "cannot write PATH: it is a device, not a regular file".  The
+ * idioms above pass. */
+rl_status rl_output_check(const char *path, rl_err *err);
+/* Make a new, empty temporary file for path in its folder, named as above
+ * (*tmp malloc'ed, *fd open for writing), registered for removal should the
+ * process end with a failure before rl_tmp_done(*tmp). */
+rl_status rl_tmp_create(const char *path, char **tmp, int *fd, rl_err *err);
+/* The temporary was renamed into place or removed: forget it. */
+void rl_tmp_done(const char *tmp);
+
+/* What a failed run undoes.  A command that made its output folder
+ * (rl_mkdirs_new's *made) registers it with rl_undo_folder; rl_exit_line
+ * (the one way a command ends with a failure, err.h) calls rl_undo_all,
+ * which removes every registered temporary still there and every registered
+ * folder, and nothing else: never a folder or file that was there before. */
+void rl_undo_folder(const char *made);
+void rl_undo_all(void);
 
 /* Open path for writing (through its temporary); dies with status 2 on failure. */
 rl_outfile *rl_outfile_open(const char *path);

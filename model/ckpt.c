@@ -274,7 +274,8 @@ rl_status rl_eval_check_lengths(const rl_gpt *m, const long *L, int n, long minl
     return m ? rl_gpt_eval_check(m, *maxL, err) : RL_OK;
 }
 
-/* "<name>.tmp.<digits>" for a name train writes: the pid, else 0. */
+/* "<name>.tmp.<pid>.<random>" (rl_tmp_create, core/util.h) or an older
+ * run's "<name>.tmp.<pid>" for a name train writes: the pid, else 0. */
 static long tmp_pid(const char *entry)
 {
     static const char *const names[] = { "ckpt.bin", "log.tsv" };
@@ -286,7 +287,8 @@ static long tmp_pid(const char *entry)
         char *end;
         errno = 0;
         long pid = strtol(d, &end, 10);
-        return *d >= '0' && *d <= '9' && !*end && !errno && pid > 0 && pid <= INT_MAX ? pid : 0;
+        const int tail = !*end || (*end == '.' && end[1] && !strchr(end + 1, '.'));
+        return *d >= '0' && *d <= '9' && tail && !errno && pid > 0 && pid <= INT_MAX ? pid : 0;
     }
     return 0;
 }

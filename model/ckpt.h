@@ -41,7 +41,8 @@ typedef struct {
 /* Write through a temporary file and a rename. */
 rl_status rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta, rl_err *err);
 
-/* Remove the temporary files (rl_outfile_create's "<name>.tmp.<pid>") of
+/* Remove the temporary files (rl_tmp_create's "<name>.tmp.<pid>.<random>",
+ * or an older run's "<name>.tmp.<pid>") of
  * ckpt.bin and log.tsv in dir whose process no longer exists: what a run
  * killed mid-write (kill -9) leaves.  A live pid's file is kept (a run
  * writing there now); a pid since reused by another process keeps its file

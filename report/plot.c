@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -197,9 +198,13 @@ static rl_status run_gnuplot(const char *run, const char *script, const char *di
                              const char *outfile, const char *term, const plot_args *a,
                              char **text_out, rl_err *err)
 {
+    /* the temporary made new here (O_EXCL | O_NOFOLLOW), gnuplot only
+     * rewrites it: a planted link at a guessable name is never followed */
     char *tmp;
-    if (asprintf(&tmp, "%s.tmp.%ld", outfile, (long)getpid()) < 0)
-        rl_fatal("out of memory");
+    int tfd;
+    RL_TRY(rl_output_check(outfile, err));
+    RL_TRY(rl_tmp_create(outfile, &tmp, &tfd, err));
+    close(tfd);
     const char *argv[16] = { "gnuplot", "-c", run, script, dir, tmp, term, a->names, a->nums };
     for (int k = 0; k < a->nstr; k++)
         argv[9 + k] = a->str[k];
@@ -252,10 +257,13 @@ static rl_status run_gnuplot(const char *run, const char *script, const char *di
     } else if (!figure_complete(tmp, !strcmp(term, "svg"))) {
         struct statvfs fs;
         int full = statvfs(dir, &fs) == 0 && fs.f_bavail == 0;
-        int made = access(tmp, F_OK) == 0;
+        struct stat ts; /* the temporary is ours, empty, until gnuplot writes to it */
+        int made = stat(tmp, &ts) == 0 && ts.st_size > 0;
         s = rl_fail(err, RL_EINTERNAL, "gnuplot %s %s%s",
                     made ? "wrote an incomplete" : "did not write", outfile,
                     full ? ": no space left on device" : made ? " (is the disk full?)" : "");
+    } else if (rl_output_check(outfile, err) != RL_OK) {
+        s = err ? err->status : RL_EINPUT;
     } else if (rename(tmp, outfile) != 0) {
         s = rl_fail(err, RL_EINTERNAL, "cannot rename into %s: %s", outfile, strerror(errno));
     }
@@ -264,6 +272,7 @@ static rl_status run_gnuplot(const char *run, const char *script, const char *di
         free(text);
         text = NULL;
     }
+    rl_tmp_done(tmp);
     free(tmp);
     *text_out = text;
     return s;
@@ -292,6 +301,49 @@ static void keep_messages(const char *dir, const char *outname, const char *png,
     if (rl_outfile_close(o, &err) != RL_OK)
         rl_fatal("%s", err.msg);
     free(path);
+}
+
+/* Whether gnuplot is an executable file in a folder of $PATH (what execvp
+ * would run). */
+static int gnuplot_on_path(void)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        return 0;
+    char *copy = strdup(path), *save = NULL;
+    if (!copy)
+        rl_fatal("out of memory");
+    int found = 0;
+    for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+        char *p;
+        if (asprintf(&p, "%s/gnuplot", *d ? d : ".") < 0)
+            rl_fatal("out of memory");
+        found = access(p, X_OK) == 0;
+        free(p);
+    }
+    free(copy);
+    return found;
+}
+
+rl_status rl_plot_check(const char *const *scripts, rl_err *err)
+{
+    if (rl_par_rank() != 0)
+        return RL_OK; /* only rank 0 draws */
+    if (!gnuplot_on_path())
+        return rl_fail(err, RL_EINTERNAL, "cannot run gnuplot: it is not on PATH (the figures need it; nothing was written)");
+    char *pd = plots_dir(), *p;
+    rl_status st = RL_OK;
+    for (int k = -1; st == RL_OK && (k < 0 || (scripts && scripts[k])); k++) {
+        if (k >= 0 && !is_ident(scripts[k]))
+            rl_fatal("bad plot script name '%s'", scripts[k]);
+        if (asprintf(&p, "%s/%s.gp", pd, k < 0 ? "run" : scripts[k]) < 0)
+            rl_fatal("out of memory");
+        if (access(p, R_OK) != 0)
+            st = rl_fail(err, RL_EINTERNAL, "missing plot script %s (nothing was written)", p);
+        free(p);
+    }
+    free(pd);
+    return st;
 }
 
 void rl_plot(const rl_outdir *out, const char *script, const char *outname, const rl_plotvar *vars, int n)

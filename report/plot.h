@@ -7,6 +7,7 @@
 #ifndef RL_PLOT_H
 #define RL_PLOT_H
 
+#include "../core/err.h"
 #include "outdir.h"
 
 typedef enum { RL_PV_INT, RL_PV_REAL, RL_PV_STR } rl_pv_kind;
@@ -37,6 +38,13 @@ typedef struct {
  * complete.  gnuplot's messages never reach stderr: on success they are kept
  * in OUTNAME.gnuplot.log (removed when gnuplot printed nothing); on failure
  * the process ends with one line (status 1) quoting gnuplot's error. */
+/* What every figure needs, checked before a command writes anything:
+ * gnuplot on PATH, plots/run.gp and plots/S.gp for each name S of scripts
+ * (NULL-terminated; scripts may be NULL) readable.  RL_EINTERNAL naming what
+ * is missing (a missing tool is no bad input); RL_OK on ranks other than 0,
+ * which draw nothing. */
+rl_status rl_plot_check(const char *const *scripts, rl_err *err);
+
 void rl_plot(const rl_outdir *out, const char *script, const char *outname, const rl_plotvar *vars, int n);
 
 #endif

@@ -26,6 +26,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -648,15 +649,44 @@ static void fill(const char *dir)
     free(p);
 }
 
+/* Copy fixture file src to dst. */
+static void copy_file(const char *src, const char *dst)
+{
+    FILE *f = fopen(src, "rb"), *g = fopen(dst, "wb");
+    cr_assert(f && g, "cannot copy fixture %s", src);
+    char b[65536];
+    size_t n;
+    while ((n = fread(b, 1, sizeof b, f)) > 0)
+        cr_assert_eq(fwrite(b, 1, n, g), n);
+    fclose(f);
+    fclose(g);
+}
+
+/* What the output-target placeholders made in a case folder, checked after
+ * the run: the node is still a device (or FIFO), the link still a link, its
+ * target unchanged. */
+typedef struct {
+    int dev, link;
+    mode_t dev_type;
+} bi_targets;
+
+#define BI_VICTIM "victim: must stay as it is\n"
+
 /* "@NAME" and "@NAME/rest" in one argument: fixtures by file name (@fx/NAME),
  * @OUT (a fresh path in the case folder), @CASE (the case folder), @FULL (a
  * full tmpfs there), @RUN:FIXTURE (a run folder holding the fixture as
- * ckpt.bin, for train --resume), @MISSING (a path that does not exist). */
-static char *subst(const bi_env *e, const char *a, const char *cdir, int *full)
+ * ckpt.bin, for train --resume), @MISSING (a path that does not exist).
+ * Output targets (issue 21): @DEV a character device node (1, 3: what
+ * /dev/null is) made in the case folder, a FIFO where mknod is refused;
+ * @LINK a symbolic link there to a regular file beside it; @COPY:FIXTURE a
+ * copy of the fixture file in the case folder (an input a row may try to
+ * overwrite, so the fixture itself is never at risk); @TEXTDIR a folder
+ * there holding a copy of text.txt. */
+static char *subst(const bi_env *e, const char *a, const char *cdir, int *full, bi_targets *tg)
 {
     if (a[0] != '@')
         return strdup(a);
-    const char *slash = strncmp(a, "@RUN:", 5) ? strchr(a, '/') : NULL;
+    const char *slash = strncmp(a, "@RUN:", 5) && strncmp(a, "@COPY:", 6) ? strchr(a, '/') : NULL;
     size_t k = slash ? (size_t)(slash - a) : strlen(a);
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)k - 1, a + 1);
@@ -668,6 +698,41 @@ static char *subst(const bi_env *e, const char *a, const char *cdir, int *full)
         base = strdup(cdir);
     else if (!strcmp(name, "MISSING"))
         base = th_path(cdir, "missing");
+    else if (!strcmp(name, "DEV")) {
+        base = th_path(cdir, "dev");
+        if (!tg->dev) {
+            tg->dev_type = S_IFCHR;
+            if (mknod(base, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+                tg->dev_type = S_IFIFO;
+                cr_assert_eq(mkfifo(base, 0666), 0, "mkfifo: %s", strerror(errno));
+            }
+            tg->dev = 1;
+        }
+    } else if (!strcmp(name, "LINK")) {
+        base = th_path(cdir, "link");
+        if (!tg->link) {
+            char *v = th_path(cdir, "victim");
+            write_bytes(v, BI_VICTIM, strlen(BI_VICTIM));
+            cr_assert_eq(symlink("victim", base), 0, "symlink: %s", strerror(errno));
+            free(v);
+            tg->link = 1;
+        }
+    } else if (!strcmp(name, "TEXTDIR")) {
+        base = th_path(cdir, "texts");
+        if (mkdir(base, 0755) == 0) {
+            char *src = th_path(e->fx, "text.txt"), *dst = th_path(base, "text.txt");
+            copy_file(src, dst);
+            free(src);
+            free(dst);
+        }
+    } else if (!strncmp(name, "COPY:", 5)) {
+        const char *b = strrchr(name + 5, '/');
+        base = th_path(cdir, b ? b + 1 : name + 5);
+        char *src = th_path(e->fx, name + 5);
+        if (access(base, F_OK) != 0)
+            copy_file(src, base);
+        free(src);
+    }
     else if (!strcmp(name, "FULL")) {
         base = th_path(cdir, "full");
         if (!*full) {
@@ -726,8 +791,32 @@ static const char *judge_stderr(const char *s, size_t n, const char *pat)
     return hit ? NULL : "the line does not match the pattern";
 }
 
+/* The output targets a case made are as they were (appended to what). */
+static void check_targets(const bi_targets *tg, const char *cdir, char *what, size_t len)
+{
+    struct stat st;
+    char *p = th_path(cdir, "dev"), *l = th_path(cdir, "link"), *v = th_path(cdir, "victim");
+    size_t k = strlen(what), n;
+    if (tg->dev && (lstat(p, &st) != 0 || (st.st_mode & S_IFMT) != tg->dev_type))
+        snprintf(what + k, len - k, "%sthe %s at @DEV was replaced", k ? "; " : "",
+                 tg->dev_type == S_IFCHR ? "device node" : "FIFO");
+    k = strlen(what);
+    if (tg->link) {
+        char *b = slurp(v, &n);
+        if (lstat(l, &st) != 0 || !S_ISLNK(st.st_mode))
+            snprintf(what + k, len - k, "%sthe symbolic link at @LINK was replaced", k ? "; " : "");
+        else if (strcmp(b, BI_VICTIM))
+            snprintf(what + k, len - k, "%sthe file behind @LINK was written through the link", k ? "; " : "");
+        free(b);
+    }
+    free(p);
+    free(l);
+    free(v);
+}
+
 int bi_run_case(bi_env *e, const bi_case *c, int i)
 {
+    bi_targets tg = { 0 };
     int uses_full = 0;
     for (int a = 0; c->argv[a]; a++)
         uses_full |= !strncmp(c->argv[a], "@FULL", 5);
@@ -747,7 +836,7 @@ int bi_run_case(bi_env *e, const bi_case *c, int i)
     int na = 0, full = 0;
     argv[na++] = "routelab";
     for (int a = 0; c->argv[a]; a++)
-        argv[na++] = subst(e, c->argv[a], cdir, &full);
+        argv[na++] = subst(e, c->argv[a], cdir, &full, &tg);
     argv[na] = NULL;
     bi_list before = list_tree(cdir);
     double secs;
@@ -766,6 +855,7 @@ int bi_run_case(bi_env *e, const bi_case *c, int i)
         size_t k = strlen(what);
         snprintf(what + k, sizeof what - k, "%s%s (pattern /%s/)", k ? "; " : "", bad, c->pat);
     }
+    check_targets(&tg, cdir, what, sizeof what);
     bi_list now = list_tree(cdir), fxnow = list_tree(e->fx);
     char left[2048] = "";
     int nl = list_new(before.v, before.n, &now, left, sizeof left);

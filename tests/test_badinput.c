@@ -8,7 +8,9 @@
  * files, tab_*.txt angle tables, tgz_*.tgz archives, dir, fifo, run/ckpt.bin
  * the valid checkpoint); @OUT a fresh path in the case's own folder; @MISSING
  * a path that does not exist; @FULL a full 256 KB tmpfs; @RUN:NAME a run
- * folder holding fixture NAME as ckpt.bin (train --resume).  To add a case,
+ * folder holding fixture NAME as ckpt.bin (train --resume); @DEV, @LINK,
+ * @COPY:NAME, @TEXTDIR output targets and inputs to overwrite (issue 21,
+ * badinput_run.c).  To add a case,
  * add a row; BADINPUT_ONLY=3,17 runs only those rows (1-based). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -643,6 +645,43 @@ static const bi_case cases[] = {
     /* a stage length beyond the long range, clamped silently */
     R(2, "--lr", "train", "--data", "@text.txt", "--out", "@OUT", "--lr", "1e-3:99999999999999999999",
       "--layers", "1", "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--threads", "1"),
+
+    /* ---- issue 21, output targets and aliasing (faults 1, 2; tests/test_outputs.c: 8, 19, 20) ---- */
+    /* fault 1: an output that exists and is not a regular file (a device node made in the case
+     * folder: exit 0 and a regular file in its place before), or a symbolic link (replaced) */
+    R(2, "cannot write .*dev: it is a (device|FIFO)", "sample", "--d", "4", "--count", "2", "--out", "@DEV"),
+    R(2, "cannot write .*dev: it is a (device|FIFO)", EVAL("@run/ckpt.bin"), "--out", "@DEV"),
+    R(2, "cannot write .*dev: it is a (device|FIFO)", EVAL("@run/ckpt.bin"), "--starts", "@DEV"),
+    R(2, "cannot write .*dev: it is a (device|FIFO)", HORIZON("@run/ckpt.bin"), "--out", "@DEV"),
+    R(2, "cannot write .*link: it is a symbolic link", "sample", "--d", "4", "--count", "2", "--out", "@LINK"),
+    R(2, "cannot write .*link: it is a symbolic link", EVAL("@run/ckpt.bin"), "--out", "@LINK"),
+    R(2, "cannot write .*link: it is a symbolic link", EVAL("@run/ckpt.bin"), "--starts", "@LINK"),
+    R(2, "cannot write .*link: it is a symbolic link", HORIZON("@run/ckpt.bin"), "--out", "@LINK"),
+    /* fault 2: an output that is an input (a copy of the fixture: the old tree overwrote it) */
+    R(2, "--out and --ckpt name the same file", EVAL("@COPY:run/ckpt.bin"), "--out", "@COPY:run/ckpt.bin"),
+    R(2, "--starts and --ckpt name the same file", EVAL("@COPY:run/ckpt.bin"), "--starts", "@COPY:run/ckpt.bin"),
+    R(2, "--out and --val-log name the same file", EVAL("@COPY:run/ckpt.bin"), "--val-log",
+      "@COPY:run/log.tsv", "--out", "@COPY:run/log.tsv"),
+    /* the default log beside the checkpoint, not made yet: compared by path */
+    R(2, "--out and --val-log name the same file", EVAL("@COPY:run/ckpt.bin"), "--out", "@CASE/log.tsv"),
+    R(2, "--out and --data name the same file", EVAL("@run/ckpt.bin"), "--data", "@COPY:text.txt",
+      "--out", "@COPY:text.txt"),
+    R(2, "--out and --starts name the same file", EVAL("@run/ckpt.bin"), "--starts", "@OUT"),
+    R(2, "--out and --ckpt name the same file", HORIZON("@COPY:run/ckpt.bin"), "--out", "@COPY:run/ckpt.bin"),
+    R(2, "--out folder .* holds the input --ckpt", PROBE("@COPY:run/ckpt.bin"), "--out", "@CASE"),
+    R(2, "--out and --text name the same file", TOKSO2, "--count", "2", "--text", "@COPY:text.txt", "--out",
+      "@COPY:text.txt"),
+    R(2, "--out and --(from|out) name the same folder", "data", "bpe", "--vocab", "300", "--from", "@TEXTDIR",
+      "--out", "@TEXTDIR"),
+    R(2, "--out folder .* holds the input --from", "data", "bpe", "--vocab", "300", "--from",
+      "@TEXTDIR/text.txt", "--out", "@TEXTDIR"),
+    R(2, "--dir folder .* holds the input FILE", "data", "text", "@TEXTDIR/text.txt", "--dir", "@TEXTDIR"),
+    R(2, "--out folder .* holds the input --data", "train", "--data", "@TEXTDIR/text.txt", "--out", "@TEXTDIR",
+      "--layers", "1", "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--steps", "1",
+      "--threads", "1"),
+    R(2, "--out folder .* holds the input --data", REPRO, "--data", "@TEXTDIR/text.txt", "--out", "@TEXTDIR"),
+    R(2, "--out folder .* holds the input --text", "mixing", "--text", "@TEXTDIR/text.txt", "--out", "@TEXTDIR",
+      "--threads", "1"),
 };
 
 Test(badinput, table, .timeout = 0)
