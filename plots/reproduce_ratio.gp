@@ -7,18 +7,21 @@ set xlabel sprintf('evaluation length / training context (T = %d %s)', ctx, byte
 set ylabel 'ppl(L) / ppl(T)'
 set logscale xy
 set key outside bottom center horizontal maxrows 2
-# ranges fitted to our curves (the study's are in ratio_study.png)
+# ranges fitted to our curves (the study's are in ratio_study.png); a
+# column without a number (the newest ratio and the range of an evaluation
+# of the old protocol) leaves the STATS_ variables undefined
 stats f u 3 nooutput
 xmax = STATS_max
 stats f u 7 nooutput
 ylo = STATS_min
-stats f u 12 nooutput
 yhi = STATS_max
+stats f u 12 nooutput
+if (exists("STATS_max")) { if (STATS_max > yhi) { yhi = STATS_max }; if (STATS_min < ylo) { ylo = STATS_min } }
+undefine STATS_*
 stats f u 15 nooutput
-rmax = STATS_max
+if (exists("STATS_max")) { set label 1 sprintf('largest range (no-context ppl / ppl(T)): %.2f×', STATS_max) at graph 0.02, graph 0.95 }
 set xrange [0.9:xmax*1.1]
 set yrange [(ylo < 1 ? ylo : 1)/1.05:(yhi > 1 ? yhi : 1)*1.1]
-set label 1 sprintf('largest range: %.2f×', rmax) at graph 0.02, graph 0.95
 plot for [i=1:words(vars)] f u (strcol(1) eq word(vars,i) ? $3 : 1/0):7:8 w yerrorlines pt 7 ps 0.6 lw 1.5 lc rgb rl_color(i) title word(vars,i) noenhanced, \
      for [i=1:words(vars)] f u (strcol(1) eq word(vars,i) && $3 > 1 ? $3 : 1/0):12 w lines dt 2 lw 1.2 lc rgb rl_color(i) notitle, \
      1 w lines lc rgb 'black' dt 3 notitle

@@ -944,11 +944,12 @@ void rl_repro_report(const rl_repro *r, const char *command)
         snprintf(evald, sizeof evald, "the old protocol: %d random windows per length (`--eval-batches`), "
                  "unpaired; the windows come from the model's seed and L", g->eval_batches);
     else
-        snprintf(evald, sizeof evald, "%s of the validation stream (%ld targets at every length, eval.tsv's "
+        snprintf(evald, sizeof evald, "%s (%ld targets at every length, eval.tsv's "
                  "`spans` of `slots`), cut from its first token into spans of %ld + 1 tokens, each tiled by "
                  "windows of L: every length scores the same targets, and every seed and variant the same "
                  "windows; %s",
-                 g->eval_full ? "every span" : "spans spread evenly over the stream", e00->targets[0],
+                 g->eval_full ? "every span of the validation stream" : "spans spread evenly over the validation stream",
+                 e00->targets[0],
                  (long)g->train.ctx * g->max_mult,
                  paired ? "token-paired: each target beyond T scored again with only its last T tokens of "
                           "context, the ratio exp(mean difference) on the same tokens"
