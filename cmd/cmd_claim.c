@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "../core/lock.h"
 #include "../core/par.h"
 #include "../core/util.h"
 #include "../experiments/claims.h"
@@ -26,6 +27,10 @@ char *cmd_exp_check(const char *cmd, const rl_exp_ctx *ctx, unsigned uses)
     made = NULL;
     if (rl_par_rank() == 0)
         rl_check_in(cmd, rl_mkdirs_new(ctx->out.dir, &made, &err), &err);
+    /* one writer per folder (released at exit); a folder another process
+     * holds is not undone: it is theirs */
+    rl_lock *lk;
+    rl_check_in(cmd, rl_lock_out(ctx->out.dir, &lk, &err), &err);
     return made;
 }
 

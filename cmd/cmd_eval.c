@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "commands.h"
+#include "../core/lock.h"
 #include "../core/opts.h"
 #include "../core/util.h"
 #include "../model/ckpt.h"
@@ -166,8 +168,17 @@ int cmd_eval(int argc, char **argv)
     char *tmp = strdup(ckpath), *dir = dirname(tmp);
     char *def = out ? NULL : rl_path_join(dir, "eval.tsv");
     char *deflog = logp ? NULL : rl_path_join(dir, "log.tsv");
-    free(tmp);
     out = out ? out : def;
+    /* into the checkpoint's own folder (the default, reproduce's): that run
+     * folder's lock, so that no train or other eval writes there meanwhile */
+    char *otmp = strdup(out), *odir = dirname(otmp);
+    struct stat a, b;
+    rl_lock *lk = NULL;
+    if (stat(odir, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+        rl_lock_out(odir, &lk, &err))
+        fail(&err);
+    free(otmp);
+    free(tmp);
     char why[512] = "";
     const double val = read_val(logp ? logp : deflog, logp != NULL, meta.step, why, sizeof why);
     logp = logp ? logp : deflog;

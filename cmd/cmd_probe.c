@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "../core/lock.h"
 #include "../core/opts.h"
 #include "../core/util.h"
 #include "../report/plot.h"
@@ -84,6 +85,9 @@ int cmd_probe(int argc, char **argv)
     /* the folder only now, after every check; a failed write undoes it */
     char *made = NULL;
     rl_check_in("probe", rl_mkdirs_new(out, &made, &err), &err);
+    /* one writer per folder; a folder another holds is not undone: it is theirs */
+    rl_lock *lk;
+    rl_check_in("probe", rl_lock_out(out, &lk, &err), &err);
     char *pp = rl_path_join(out, "probe.tsv"), *dp = rl_path_join(out, "distance.tsv");
     rl_outfile *po = NULL, *dout = NULL;
     if (rl_outfile_create(pp, &po, &err) != RL_OK || rl_outfile_create(dp, &dout, &err) != RL_OK)

@@ -3,6 +3,7 @@
 
 #include "par.h"
 #include "err.h"
+#include "lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -181,6 +182,7 @@ static rl_status outfile_create(const char *path, int any_rank, rl_outfile **out
         *out = NULL;
         return st;
     }
+    rl_cleanup_track(o->tmp, 0); /* a signal before the rename removes it (lock.h) */
     *out = o;
     return RL_OK;
 }
@@ -208,6 +210,8 @@ rl_outfile *rl_outfile_open_own(const char *path)
 
 static void outfile_release(rl_outfile *o)
 {
+    if (o->tmp) /* renamed or removed by now */
+        rl_cleanup_untrack(o->tmp);
     free(o->path);
     free(o->tmp);
     free(o);
