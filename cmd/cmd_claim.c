@@ -31,6 +31,8 @@ char *cmd_exp_check(const char *cmd, const rl_exp_ctx *ctx, unsigned uses)
      * holds is not undone: it is theirs */
     rl_lock *lk;
     rl_check_in(cmd, rl_lock_out(ctx->out.dir, &lk, &err), &err);
+    if (made) /* a signal before anything is in it leaves no empty folder */
+        rl_cleanup_track(made, 1);
     return made;
 }
 
