@@ -173,16 +173,19 @@ static rl_status outfile_create(const char *path, int any_rank, rl_outfile **out
     }
     if (asprintf(&o->tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
         rl_fatal("out of memory");
+    /* tracked before it exists: a signal between the open and the tracking
+     * would leave it (lock.h); unlinking a name not made yet is harmless */
+    rl_cleanup_track(o->tmp, 0);
     o->f = fopen(o->tmp, "wb");
     if (!o->f) {
         rl_status st = rl_fail(err, RL_EINPUT, "cannot write %s: %s", path, strerror(errno));
+        rl_cleanup_untrack(o->tmp);
         free(o->path);
         free(o->tmp);
         free(o);
         *out = NULL;
         return st;
     }
-    rl_cleanup_track(o->tmp, 0); /* a signal before the rename removes it (lock.h) */
     *out = o;
     return RL_OK;
 }
