@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "../core/lock.h"
 #include "../core/par.h"
 #include "../core/paths.h"
 #include "../core/util.h"
@@ -31,14 +32,19 @@ char *cmd_exp_check(const char *cmd, const rl_exp_ctx *ctx, unsigned uses)
     made = NULL;
     if (rl_par_rank() == 0)
         rl_check_in(cmd, rl_mkdirs_new(ctx->out.dir, &made, &err), &err);
-    rl_undo_folder(made); /* a failed write (a full disk) takes it back */
+    /* one writer per folder (released at exit); a folder another process
+     * holds is not undone: it is theirs.  Ours is tracked from then on: a
+     * failed write (a full disk) or a signal takes it back (core/lock.h) */
+    rl_lock *lk;
+    rl_check_in(cmd, rl_lock_out(ctx->out.dir, &lk, &err), &err);
+    if (made)
+        rl_cleanup_track(made, 1);
     return made;
 }
 
 void cmd_exp_fail(const char *cmd, char *made, rl_status st, rl_err *err)
 {
-    if (made)
-        rl_rmtree(made);
+    (void)made; /* tracked by cmd_exp_check: the failure removes it (core/lock.h) */
     rl_check(st, err); /* the claim's message names it already */
     rl_fatal("%s: failed", cmd); /* not reached: st is not RL_OK */
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "../core/lock.h"
 #include "../core/opts.h"
 #include "../core/paths.h"
 #include "../core/util.h"
@@ -147,6 +148,8 @@ int cmd_data(int argc, char **argv)
         rl_check_in("data text", rl_data_load(pos[1], 256, &d, &err), &err);
         char *made;
         rl_check_in("data text", rl_mkdirs_new(dir, &made, &err), &err);
+        rl_lock *lk; /* one writer per data folder (core/lock.h); released at exit */
+        rl_check_in("data text", rl_lock_dir(dir, &lk, &err), &err);
         char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
         rl_status st = rl_tokens_write(va, d.val.tok, d.val.n, &err);
         if (st == RL_OK && (st = rl_tokens_write(tr, d.train.tok, d.train.n, &err)) != RL_OK)

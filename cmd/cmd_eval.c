@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "commands.h"
+#include "../core/lock.h"
 #include "../core/opts.h"
 #include "../core/paths.h"
 #include "../core/util.h"
@@ -189,6 +191,19 @@ int cmd_eval(int argc, char **argv)
             if (maxL % Ls[i])
                 printf("eval: length %ld does not divide the longest (%ld): its windows cover %ld of each "
                        "span's %ld targets\n", Ls[i], maxL, maxL / Ls[i] * Ls[i], maxL);
+    }
+    /* into the checkpoint's own folder (the default, reproduce's): that run
+     * folder's lock, so that no train or other eval writes there meanwhile */
+    {
+        char *tmp = strdup(ckpath), *dir = dirname(tmp);
+        char *otmp = strdup(out), *odir = dirname(otmp);
+        struct stat a, b;
+        rl_lock *lk = NULL;
+        if (stat(odir, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+            rl_lock_out(odir, &lk, &err))
+            fail(&err);
+        free(otmp);
+        free(tmp);
     }
     char why[512] = "";
     const double val = read_val(logp, explicit_log, meta.step, why, sizeof why);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "../core/lock.h"
 #include "../core/opts.h"
 #include "../core/paths.h"
 #include "../core/util.h"
@@ -24,9 +25,7 @@ static void fail_outputs(char *made, rl_outfile *a, rl_outfile *b, rl_err *err)
         rl_outfile_abort(a);
     if (b)
         rl_outfile_abort(b);
-    if (made)
-        rl_rmtree(made);
-    free(made);
+    free(made); /* tracked: the failure removes it (core/lock.h) */
     rl_check_in("probe", err->status ? err->status : RL_EINTERNAL, err);
     abort(); /* not reached */
 }
@@ -90,7 +89,13 @@ int cmd_probe(int argc, char **argv)
     /* the folder only now, after every check; a failed write undoes it */
     char *made = NULL;
     rl_check_in("probe", rl_mkdirs_new(out, &made, &err), &err);
-    rl_undo_folder(made); /* a figure that fails later takes the folder too */
+    /* one writer per folder; a folder another holds is not undone: it is
+     * theirs.  Ours is tracked: a figure that fails later, or a signal,
+     * takes the folder too (core/lock.h) */
+    rl_lock *lk;
+    rl_check_in("probe", rl_lock_out(out, &lk, &err), &err);
+    if (made)
+        rl_cleanup_track(made, 1);
     char *pp = rl_path_join(out, "probe.tsv"), *dp = rl_path_join(out, "distance.tsv");
     rl_outfile *po = NULL, *dout = NULL;
     if (rl_outfile_create(pp, &po, &err) != RL_OK || rl_outfile_create(dp, &dout, &err) != RL_OK)

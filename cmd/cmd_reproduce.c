@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "../core/lock.h"
 #include "../core/opts.h"
 #include "../core/par.h"
 #include "../core/paths.h"
@@ -224,6 +225,19 @@ int cmd_reproduce(int argc, char **argv)
         off += snprintf(command + off, sizeof command - off, " %s", argv[i]);
     int st = 0;
     r.report_only = report_only;
+    /* one writer per OUT (core/lock.h): a second reproduce into it would
+     * race this one for every model, evaluation and table.  Rank 0 holds it
+     * for the job; each model's train, eval and probe lock their own folder
+     * inside OUT, so none waits for this one.  Taken after every input check
+     * (nothing is made for a refused run) and before any file is written. */
+    rl_lock *lk = NULL;
+    struct stat sb;
+    if (!report_only) {
+        check(rl_repro_check(&r, &err), &err);
+        rl_mkdir_p(r.out);
+    }
+    if (stat(r.out, &sb) == 0)
+        check(rl_lock_out(r.out, &lk, &err), &err);
     if (report_only) {
         /* the report names the command that ran the grid (OUT/config.txt),
          * not the --report-only one that rewrites it */
@@ -237,8 +251,6 @@ int cmd_reproduce(int argc, char **argv)
         free(cfg);
         free(cp);
     } else {
-        check(rl_repro_check(&r, &err), &err);
-        rl_mkdir_p(r.out);
         write_config(&r, command);
         st = rl_repro_run(&r);
     }

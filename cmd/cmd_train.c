@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "../core/lock.h"
 #include "../core/mem.h"
 #include "../core/opts.h"
 #include "../core/par.h"
@@ -67,9 +69,14 @@ static void check(rl_status s, rl_err *err)
 /* What this invocation wrote into OUT, undone when it fails before its
  * first checkpoint: a failed fresh run leaves no half-made run behind.  A
  * run with a checkpoint on disk (and every resume) keeps its folder: the
- * checkpoint is the last good state. */
+ * checkpoint is the last good state.  Only what this run created is
+ * removed: a fresh run never starts in a folder holding another run's
+ * checkpoint (claim_out), and the log it removes is the one it wrote.  The
+ * same files are tracked for a signal (core/lock.h) until the first
+ * checkpoint. */
 typedef struct {
     char *made;       /* the outermost folder this invocation created, or NULL */
+    const char *out;  /* OUT, when made */
     const char *logp; /* the log.tsv a fresh run started, or NULL */
     int saved;        /* a checkpoint of this run is on disk */
 } run_undo;
@@ -82,6 +89,61 @@ static void undo(const run_undo *u)
         rl_rmtree(u->made);
     else if (u->logp)
         unlink(u->logp);
+}
+
+/* The run's own files are kept from now on: a checkpoint is on disk. */
+static void keep(run_undo *u)
+{
+    if (u->saved)
+        return;
+    u->saved = 1;
+    if (u->logp)
+        rl_cleanup_untrack(u->logp);
+    if (u->made) {
+        rl_cleanup_untrack(u->out);
+        rl_cleanup_untrack(u->made);
+    }
+}
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* OUT's lock (one writer per run folder), taken as soon as OUT exists: before
+ * the checkpoint is read when it exists already.  A fresh run (no --resume)
+ * refuses a folder holding another run's checkpoint: overwriting it would
+ * lose that run, and a failure would remove its log.  A log.tsv without a
+ * checkpoint is a run killed before its first checkpoint, which left nothing
+ * to resume: the fresh run replaces it.  Never undone on failure: the folder
+ * may be the other writer's. */
+static void claim_out(const char *out, const char *ck, int resume, rl_lock **lk)
+{
+    if (*lk)
+        return;
+    rl_err err;
+    if (rl_lock_dir(out, lk, &err) != RL_OK) {
+        rl_err_prefix(&err, "train");
+        rl_err_exit(&err);
+    }
+    if (!resume && access(ck, F_OK) == 0)
+        rl_die("train: %s holds a run (ckpt.bin); --resume continues it, or choose another --out", out);
+}
+
+/* A diverged run: stop in one line (exit 2), keeping the last good
+ * checkpoint (kept: its step, or -1 when this run wrote none; a stale
+ * ckpt.bin of a run killed before is not this run's). */
+static void __attribute__((noreturn)) stop_diverged(const run_undo *u, FILE *log, int tty, const char *why,
+                                                   const char *ck, long kept)
+{
+    if (tty)
+        printf("\n");
+    fclose(log);
+    undo(u);
+    if (kept < 0)
+        rl_die("train: %s; stopped, no checkpoint of this run was written", why);
+    rl_die("train: %s; stopped, last good checkpoint kept: %s (step %ld)", why, ck, kept);
 }
 
 /* check() after undo(). */
@@ -158,6 +220,12 @@ int cmd_train(int argc, char **argv)
     /* every input (flags, checkpoint, data, memory) is checked before OUT is
      * created or touched: a refused run leaves nothing behind */
     char *ck = rl_path_join(out, "ckpt.bin"), *logp = rl_path_join(out, "log.tsv");
+    /* under MPI OUT is rank 0's, as its files are (core/par.h): rank 0 alone
+     * locks it, and a refusal there stops the job */
+    const int writer = rl_par_rank() == 0;
+    rl_lock *lk = NULL;
+    if (writer && is_dir(out))
+        claim_out(out, ck, resume, &lk);
     rl_gpt *m = NULL;
     if (resume) {
         rl_ckpt_meta cm;
@@ -207,6 +275,21 @@ int cmd_train(int argc, char **argv)
     if (resume) {
         if (ds.train.n != meta.data_n || data_hash != meta.data_hash)
             rl_die("train: %s is not the training data of checkpoint %s", data, ck);
+        /* a resume trains from the checkpoint's step to --steps: nothing to
+         * do is said as such (reproduce resumes a finished model whose
+         * marker a kill prevented), a shorter run is refused */
+        if (start > meta.steps)
+            rl_die("train: --steps %ld is below the checkpoint's step %ld (%s): a run cannot be shortened",
+                   meta.steps, start, ck);
+        if (start == meta.steps) {
+            printf("train: %s is already complete (step %ld of %ld); nothing to train\n", ck, start, meta.steps);
+            rl_gpt_free(m);
+            rl_data_free(&ds);
+            rl_unlock(lk);
+            free(ck);
+            free(logp);
+            return 0;
+        }
     } else {
         check(rl_gpt_new(&m, &cfg, to.batch, &err), &err);
         rl_gpt_init(m, (uint64_t)to.seed);
@@ -226,16 +309,21 @@ int cmd_train(int argc, char **argv)
     /* now OUT: created (remembering what this invocation made), its stale
      * temporary files removed, the log started or trimmed; under MPI by
      * rank 0 alone, whose files these are (core/par.h) */
-    run_undo u = { NULL, NULL, 0 };
-    const int writer = rl_par_rank() == 0;
+    run_undo u = { NULL, out, NULL, 0 };
     FILE *log = NULL;
     if (writer) {
         check(rl_mkdirs_new(out, &u.made, &err), &err);
-        rl_ckpt_remove_stale_tmp(out);
+        /* the lock also removes the temporaries a killed run left (lock.h) */
+        claim_out(out, ck, resume, &lk);
+        if (u.made) {
+            rl_cleanup_track(u.made, 1);
+            rl_cleanup_track(out, 1);
+        }
         if (resume) {
             trim_log(logp, start);
         } else {
             u.logp = logp;
+            rl_cleanup_track(logp, 0);
             rl_outfile *o;
             check_run(&u, rl_outfile_create(logp, &o, &err), &err);
             fprintf(o->f, "step\ttrain_loss\tval_loss\tlr\ttokens_per_s\n");
@@ -266,20 +354,15 @@ int cmd_train(int argc, char **argv)
         double loss;
         check_run(&u, rl_trainer_step(tr, s, lrv, &loss, &gn, &err), &err);
         double tps = tok_per_step / (now() - ts);
+        char why[256];
         if (!isfinite(loss) || !isfinite(gn)) {
-            if (tty)
-                printf("\n");
-            fclose(log);
-            undo(&u);
-            if (!resume && last_ck == 0) /* a stale ckpt.bin is not this run's */
-                rl_die("train: loss is %g (gradient norm %g) at step %ld; stopped, no "
-                       "checkpoint of this run was written", loss, gn, s + 1);
-            rl_die("train: loss is %g (gradient norm %g) at step %ld; stopped, last good "
-                   "checkpoint kept: %s (step %ld)", loss, gn, s + 1, ck, last_ck);
+            snprintf(why, sizeof why, "loss is %g (gradient norm %g) at step %ld", loss, gn, s + 1);
+            stop_diverged(&u, log, tty, why, ck, resume ? last_ck : last_ck > 0 ? last_ck : -1);
         }
         const long step = s + 1;
         double val = NAN;
-        if (step % meta.val_every == 0 || step == meta.steps)
+        const int have_val = step % meta.val_every == 0 || step == meta.steps;
+        if (have_val)
             check_run(&u, rl_trainer_val_loss(tr, (int)meta.val_batches, &val, &err), &err);
         if (isnan(val))
             fprintf(log, "%ld\t%.17g\tNA\t%.6g\t%.1f\n", step, loss, lrv, tps);
@@ -289,10 +372,27 @@ int cmd_train(int argc, char **argv)
         if (tty || step % to.log_every == 0 || !isnan(val) || step == meta.steps)
             progress(tty, step, meta.steps, loss, val, tps, now() - t0, step - start);
         if (step % to.ckpt_every == 0 || step == meta.steps || step == stop_at) {
+            /* the NaN guard: only a state a run can continue from is
+             * written, its parameters and moments finite and their loss
+             * finite (the step's validation loss, else one validation
+             * batch: the training loss above was the previous state's) */
+            long first, bad = rl_ckpt_nonfinite(m, &first);
+            double at = val;
+            if (!bad && !have_val)
+                check_run(&u, rl_trainer_val_loss(tr, 1, &at, &err), &err);
+            if (bad || !isfinite(at)) {
+                if (bad)
+                    snprintf(why, sizeof why, "%ld parameters or AdamW moments are not finite after step %ld",
+                             bad, step);
+                else
+                    snprintf(why, sizeof why, "the parameters after step %ld give a validation loss of %g", step,
+                             at);
+                stop_diverged(&u, log, tty, why, ck, resume ? last_ck : last_ck > 0 ? last_ck : -1);
+            }
             meta.step = step;
             check_run(&u, rl_ckpt_save(ck, m, &meta, &err), &err);
             last_ck = step;
-            u.saved = 1;
+            keep(&u);
         }
         if (step == stop_at) {
             if (tty)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/blas_arch.h"
+#include "../core/lock.h"
 #include "../core/par.h"
 #include "commands.h"
 #include "../core/util.h"
@@ -51,6 +52,7 @@ int main(int argc, char **argv)
     rl_blas_fix_arch(argv); /* may run the program again with OpenBLAS's fast kernels */
     rl_err err;
     rl_check(rl_par_init(&argc, &argv, &err), &err); /* a rank of mpirun / srun, or alone */
+    rl_cleanup_signals(); /* Ctrl-C or a SIGTERM removes this run's temporaries (core/lock.h) */
     if (argc < 2)
         rl_die("no command (see routelab --help)"); /* one line; the table is --help's */
     const char *name = argv[1];

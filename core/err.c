@@ -1,6 +1,7 @@
 /* err.c: the error convention of err.h. */
 #include "err.h"
 
+#include "lock.h"
 #include "par.h"
 #include "util.h"
 
@@ -40,11 +41,11 @@ void rl_err_prefix(rl_err *err, const char *fmt, ...)
     err->msg[sizeof err->msg - 1] = 0;
 }
 
-/* Undo what the run made (util.h), one line and the status; under MPI the
+/* Undo what the run made (lock.h), one line and the status; under MPI the
  * whole job stops (par.h). */
 void rl_exit_line(int status, const char *msg)
 {
-    rl_undo_all(); /* a failed run leaves no temporary and no folder it made */
+    rl_cleanup_failed(); /* a failed run leaves no temporary and no folder it made */
     char line[4096];
     snprintf(line, sizeof line, "%s", msg);
     for (char *p = line; *p; p++)

@@ -3,6 +3,7 @@
 
 #include "par.h"
 #include "err.h"
+#include "lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -158,61 +159,6 @@ char *rl_read_file(const char *path, size_t *len)
     return rl_read_regular(path, RL_MAX_SMALL_FILE, &s, len, NULL) == RL_OK ? s : NULL;
 }
 
-/* ---- what a failed run undoes --------------------------------------------- */
-
-typedef struct {
-    char **v;
-    int n, cap;
-} path_set;
-
-static path_set undo_tmp, undo_dirs;
-
-static void set_add(path_set *s, const char *p)
-{
-    char *c = strdup(p);
-    if (!c)
-        rl_fatal("out of memory");
-#pragma omp critical(rl_undo)
-    {
-        if (s->n == s->cap)
-            s->v = rl_xrealloc(s->v, sizeof *s->v * (size_t)(s->cap = s->cap ? 2 * s->cap : 8));
-        s->v[s->n++] = c;
-    }
-}
-
-static void set_remove(path_set *s, const char *p)
-{
-#pragma omp critical(rl_undo)
-    for (int i = 0; i < s->n; i++)
-        if (!strcmp(s->v[i], p)) {
-            free(s->v[i]);
-            s->v[i] = s->v[--s->n];
-            break;
-        }
-}
-
-void rl_tmp_done(const char *tmp)
-{
-    set_remove(&undo_tmp, tmp);
-}
-
-void rl_undo_folder(const char *made)
-{
-    if (made)
-        set_add(&undo_dirs, made);
-}
-
-void rl_undo_all(void)
-{
-    static int done; /* once: a failure while undoing ends without a second pass */
-    if (done++)
-        return;
-    for (int i = 0; i < undo_tmp.n; i++)
-        unlink(undo_tmp.v[i]);
-    for (int i = 0; i < undo_dirs.n; i++)
-        rl_rmtree(undo_dirs.v[i]);
-}
-
 /* ---- output files ------------------------------------------------------------ */
 
 /* The names written to directly, never through a temporary: the streams
@@ -254,8 +200,10 @@ rl_status rl_output_check(const char *path, rl_err *err)
 
 rl_status rl_tmp_create(const char *path, char **tmp, int *fd, rl_err *err)
 {
-    /* the pid first: model/ckpt.c's stale-temporary cleanup reads it; then
-     * a random part, so that nothing can plant a file at the name ahead */
+    /* the pid (for a person looking at the folder: whose it was), then a
+     * random part, so that nothing can plant a file at the name ahead; a
+     * killed run's are recognised by the name's form under the folder's
+     * lock (rl_is_tmp_name, core/lock.h) */
     static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     *tmp = NULL;
     *fd = -1;
@@ -274,14 +222,19 @@ rl_status rl_tmp_create(const char *path, char **tmp, int *fd, rl_err *err)
         char *t;
         if (asprintf(&t, "%s.tmp.%ld.%s", path, (long)getpid(), suffix) < 0)
             rl_fatal("out of memory");
+        /* tracked before it exists (core/lock.h), so that a signal or a
+         * failure between the open and the tracking cannot leave it; a name
+         * that turns out to be taken (EEXIST: 8 random characters beside
+         * our own pid) is forgotten again at once */
+        rl_cleanup_track(t, 0);
         int f = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (f >= 0) {
-            set_add(&undo_tmp, t);
             *tmp = t;
             *fd = f;
             return RL_OK;
         }
         int e = errno;
+        rl_cleanup_untrack(t);
         free(t);
         if (e != EEXIST)
             return rl_fail(err, RL_EINPUT, "cannot write %s: %s", path, strerror(e));
@@ -321,7 +274,7 @@ static rl_status outfile_create(const char *path, int any_rank, rl_outfile **out
         st = rl_fail(err, RL_EINTERNAL, "cannot write %s: %s", path, strerror(errno));
         close(fd);
         unlink(o->tmp);
-        rl_tmp_done(o->tmp);
+        rl_cleanup_untrack(o->tmp);
     }
     if (st != RL_OK) {
         free(o->path);
@@ -356,8 +309,8 @@ rl_outfile *rl_outfile_open_own(const char *path)
 
 static void outfile_release(rl_outfile *o)
 {
-    if (o->tmp)
-        rl_tmp_done(o->tmp);
+    if (o->tmp) /* renamed or removed by now */
+        rl_cleanup_untrack(o->tmp);
     free(o->path);
     free(o->tmp);
     free(o);

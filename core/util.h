@@ -38,19 +38,11 @@ int rl_output_direct(const char *path);
  * idioms above pass. */
 rl_status rl_output_check(const char *path, rl_err *err);
 /* Make a new, empty temporary file for path in its folder, named as above
- * (*tmp malloc'ed, *fd open for writing), registered for removal should the
- * process end with a failure before rl_tmp_done(*tmp). */
+ * (*tmp malloc'ed, *fd open for writing), tracked (core/lock.h,
+ * rl_cleanup_track) from before it exists: a failure (rl_exit_line), a
+ * signal or the exit removes it unless rl_cleanup_untrack(*tmp) came first
+ * (renamed into place, or removed). */
 rl_status rl_tmp_create(const char *path, char **tmp, int *fd, rl_err *err);
-/* The temporary was renamed into place or removed: forget it. */
-void rl_tmp_done(const char *tmp);
-
-/* What a failed run undoes.  A command that made its output folder
- * (rl_mkdirs_new's *made) registers it with rl_undo_folder; rl_exit_line
- * (the one way a command ends with a failure, err.h) calls rl_undo_all,
- * which removes every registered temporary still there and every registered
- * folder, and nothing else: never a folder or file that was there before. */
-void rl_undo_folder(const char *made);
-void rl_undo_all(void);
 
 /* Open path for writing (through its temporary); dies with status 2 on failure. */
 rl_outfile *rl_outfile_open(const char *path);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/lock.h"
 #include "../core/util.h"
 #include "data.h"
 #include "spm.h"
@@ -317,6 +318,10 @@ rl_status rl_bpe_write(const rl_bpe *b, const char *dir, rl_err *err)
 {
     char *made;
     RL_TRY(rl_mkdirs_new(dir, &made, err));
+    /* one writer per data folder: not half of two data sets (core/lock.h);
+     * a folder another process holds is theirs, never undone */
+    rl_lock *lk;
+    RL_TRY(rl_lock_dir(dir, &lk, err));
     char *va = rl_path_join(dir, "val.bin"), *tr = rl_path_join(dir, "train.bin"),
          *mo = rl_path_join(dir, "tokenizer.model");
     rl_outfile *o = NULL;
@@ -336,6 +341,7 @@ rl_status rl_bpe_write(const rl_bpe *b, const char *dir, rl_err *err)
         if (made)
             rl_rmtree(made);
     }
+    rl_unlock(lk);
     free(made);
     free(va);
     free(tr);

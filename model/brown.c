@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/lock.h"
 #include "../core/util.h"
 #include "data.h"
 
@@ -99,10 +102,15 @@ size_t rl_brown_detag(const char *src, size_t n, char *out)
 /* Run argv in cwd with output to logpath; the exit status (or -1). */
 static int run_in(const char *cwd, char *const argv[], const char *logpath)
 {
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid == 0) {
+        /* npm or tar dies with routelab: a killed build leaves no tar
+         * writing on into the fetch folder */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);
         int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0 || chdir(cwd) != 0)
             _exit(127);
@@ -242,6 +250,25 @@ static rl_status split_documents(const char *pdir, FILE *tsv, tokbuf *tr, tokbuf
     return st;
 }
 
+/* The ".fetch.*" folders of dir (each build's own, named by its pid). */
+static void remove_fetch_folders(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat sb;
+        if (!strncmp(e->d_name, ".fetch.", 7) && fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISDIR(sb.st_mode)) {
+            char *p = rl_path_join(dir, e->d_name);
+            rl_rmtree(p);
+            free(p);
+        }
+    }
+    closedir(d);
+}
+
 rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
 {
     long ntr, nva;
@@ -252,6 +279,11 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     }
     char *made;
     RL_TRY(rl_mkdirs_new(dir, &made, err));
+    /* one builder per folder (core/lock.h); released at exit.  Holding it,
+     * every fetch folder there is a killed build's: removed */
+    rl_lock *lk;
+    RL_TRY(rl_lock_dir(dir, &lk, err));
+    remove_fetch_folders(dir);
     char *tmp;
     if (asprintf(&tmp, "%s/.fetch.%ld", dir, (long)getpid()) < 0)
         rl_fatal("out of memory");

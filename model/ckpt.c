@@ -1,10 +1,9 @@
 /* ckpt.c: checkpoint writing and checked loading (format in ckpt.h). */
 #include "ckpt.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +64,34 @@ static size_t put_header(unsigned char *h, const rl_gpt *m, const rl_ckpt_meta *
     return HEADER_BYTES + EXT_BYTES;
 }
 
+long rl_ckpt_nonfinite(const rl_gpt *m, long *first)
+{
+    const size_t n = 3 * (size_t)m->nparams; /* the parameters, then m, then v */
+    long bad = 0;
+    *first = -1;
+    for (size_t i = 0; i < n; i++) {
+        const float x = i < (size_t)m->nparams ? m->params[i] : m->adam[i - (size_t)m->nparams];
+        if (!isfinite(x)) {
+            if (!bad)
+                *first = (long)i;
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* Which array index i of rl_ckpt_nonfinite is in, for the message. */
+static const char *state_part(const rl_gpt *m, long i)
+{
+    return i < m->nparams ? "parameter" : i < 2 * m->nparams ? "first AdamW moment" : "second AdamW moment";
+}
+
 rl_status rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta, rl_err *err)
 {
+    long first, bad = rl_ckpt_nonfinite(m, &first);
+    if (bad) /* never a checkpoint that no run could continue from */
+        return rl_fail(err, RL_EINPUT, "%s not written: %ld non-finite values (the first: %s %ld)", path, bad,
+                       state_part(m, first), first % m->nparams);
     unsigned char h[HEADER_BYTES + EXT_BYTES];
     const size_t hn = put_header(h, m, meta);
     const size_t np = sizeof(float) * (size_t)m->nparams;
@@ -223,6 +248,12 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
         rl_fail(err, st, "%s: corrupt checkpoint (checksum mismatch)", path);
         goto fail;
     }
+    long first, bad = rl_ckpt_nonfinite(m, &first);
+    if (bad) { /* a diverged state: eval of it would print NaN, a resume would train on NaN */
+        rl_fail(err, st, "%s: the checkpoint holds %ld non-finite values (NaN or infinity; the first: %s %ld); "
+                "it cannot be evaluated or resumed", path, bad, state_part(m, first), first % m->nparams);
+        goto fail;
+    }
     fclose(fp);
     m->adam_t = f[H_ADAM_T];
     mt->step = f[H_STEP];
@@ -272,40 +303,4 @@ rl_status rl_eval_check_lengths(const rl_gpt *m, const long *L, int n, long minl
         *maxL = L[i] > *maxL ? L[i] : *maxL;
     }
     return m ? rl_gpt_eval_check(m, *maxL, err) : RL_OK;
-}
-
-/* "<name>.tmp.<pid>.<random>" (rl_tmp_create, core/util.h) or an older
- * run's "<name>.tmp.<pid>" for a name train writes: the pid, else 0. */
-static long tmp_pid(const char *entry)
-{
-    static const char *const names[] = { "ckpt.bin", "log.tsv" };
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        const size_t k = strlen(names[i]);
-        if (strncmp(entry, names[i], k) || strncmp(entry + k, ".tmp.", 5))
-            continue;
-        const char *d = entry + k + 5;
-        char *end;
-        errno = 0;
-        long pid = strtol(d, &end, 10);
-        const int tail = !*end || (*end == '.' && end[1] && !strchr(end + 1, '.'));
-        return *d >= '0' && *d <= '9' && tail && !errno && pid > 0 && pid <= INT_MAX ? pid : 0;
-    }
-    return 0;
-}
-
-void rl_ckpt_remove_stale_tmp(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        const long pid = tmp_pid(e->d_name);
-        if (pid && kill((pid_t)pid, 0) == -1 && errno == ESRCH) {
-            char *p = rl_path_join(dir, e->d_name);
-            unlink(p);
-            free(p);
-        }
-    }
-    closedir(d);
 }

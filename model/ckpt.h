@@ -8,7 +8,8 @@
  * Data position and RNG state: every random draw of step s (training windows,
  * dropout masks) comes from streams keyed by (seed, s), so (seed, step)
  * is the whole state.  A checkpoint whose magic, version, size, checksum or
- * configuration does not check out is rejected, never loaded. */
+ * configuration does not check out, or whose parameters or moments are not
+ * all finite, is rejected, never loaded. */
 #ifndef RL_MODEL_CKPT_H
 #define RL_MODEL_CKPT_H
 
@@ -38,16 +39,16 @@ typedef struct {
     uint64_t data_hash; /* FNV-1a of the training stream */
 } rl_ckpt_meta;
 
-/* Write through a temporary file and a rename. */
+/* Write through a temporary file and a rename; RL_EINPUT, nothing
+ * written, when the state is not finite (rl_ckpt_nonfinite). */
 rl_status rl_ckpt_save(const char *path, const rl_gpt *m, const rl_ckpt_meta *meta, rl_err *err);
 
-/* Remove the temporary files (rl_tmp_create's "<name>.tmp.<pid>.<random>",
- * or an older run's "<name>.tmp.<pid>") of
- * ckpt.bin and log.tsv in dir whose process no longer exists: what a run
- * killed mid-write (kill -9) leaves.  A live pid's file is kept (a run
- * writing there now); a pid since reused by another process keeps its file
- * until that one ends. */
-void rl_ckpt_remove_stale_tmp(const char *dir);
+/* How many of m's parameters and AdamW moments are not finite (NaN or
+ * infinity); *first: the index of the first in params, m, v order (-1 when
+ * none).  rl_ckpt_save refuses to write such a state (RL_EINPUT) and
+ * rl_ckpt_load refuses to load one: a checkpoint is always a state a run
+ * can continue from. */
+long rl_ckpt_nonfinite(const rl_gpt *m, long *first);
 
 /* Load into a new model *m with activations for B windows (0: none).
  * RL_EINPUT with a one-line reason naming the file when it is unreadable,

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/lock.h"
 #include "../core/par.h"
 #include "../core/util.h"
 
@@ -272,7 +273,7 @@ static rl_status run_gnuplot(const char *run, const char *script, const char *di
         free(text);
         text = NULL;
     }
-    rl_tmp_done(tmp);
+    rl_cleanup_untrack(tmp);
     free(tmp);
     *text_out = text;
     return s;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/lock.h"
 #include "../core/tokfile.h"
 #include "helpers.h"
 
@@ -427,6 +429,18 @@ static void ck_field(const bi_env *e, const char *name, int i, int64_t v)
     free(b);
 }
 
+/* The valid checkpoint with float i of parameters-then-moments set to x,
+ * checksum recomputed. */
+static void ck_float(const bi_env *e, const char *name, int64_t i, float x)
+{
+    unsigned char *b = malloc(ck_len);
+    memcpy(b, ck_buf, ck_len);
+    memcpy(b + CK_HEADER + 4 * (size_t)i, &x, 4);
+    ck_fix_sum(b, ck_len);
+    ck_write(e, name, b, ck_len);
+    free(b);
+}
+
 static void checkpoints(bi_env *e, const char *ckpath)
 {
     size_t n;
@@ -522,6 +536,19 @@ static void checkpoints(bi_env *e, const char *ckpath)
     ck_field(e, "ck_valbatches0.bin", F_VAL_BATCHES, 0);
     ck_field(e, "ck_adamneg.bin", F_ADAM_T, -1);
     ck_field(e, "ck_datan.bin", F_DATA_N, -1);
+    /* a diverged state (fault 5 of issue 21): one parameter NaN, one second
+     * moment infinite, checksum recomputed so that only the values are wrong */
+    ck_float(e, "ck_nanparam.bin", 3, NAN);
+    ck_float(e, "ck_infmoment.bin", 3 * np - 1, INFINITY);
+    /* the run at step 2 of its 2 (step and AdamW's count together), for a
+     * resume asked to stop before it (fault 17) */
+    memcpy(b = malloc(n), ck_buf, n);
+    int64_t two = 2;
+    memcpy(b + CK_FIELD(F_STEP), &two, 8);
+    memcpy(b + CK_FIELD(F_ADAM_T), &two, 8);
+    ck_fix_sum(b, n);
+    ck_write(e, "ck_step2.bin", b, n);
+    free(b);
 }
 
 /* ---- set-up ------------------------------------------------------------------- */
@@ -672,6 +699,65 @@ typedef struct {
 
 #define BI_VICTIM "victim: must stay as it is\n"
 
+/* Fixture name as DIR/ckpt.bin (a FIFO made anew: never opened here). */
+static void copy_ckpt(const bi_env *e, const char *name, const char *dir)
+{
+    char *src = th_path(e->fx, name), *dst = th_path(dir, "ckpt.bin");
+    struct stat sb;
+    if (lstat(src, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
+        cr_assert_eq(mkfifo(dst, 0644), 0);
+    } else {
+        FILE *f = fopen(src, "rb");
+        cr_assert(f, "no fixture %s", name);
+        fseek(f, 0, SEEK_END);
+        size_t n = (size_t)ftell(f);
+        fseek(f, 0, SEEK_SET);
+        char *b = malloc(n + 1);
+        cr_assert_eq(fread(b, 1, n, f), n);
+        fclose(f);
+        write_bytes(dst, b, n);
+        free(b);
+    }
+    free(src);
+    free(dst);
+}
+
+/* The process holding @LOCKED's lock during a case (0: none). */
+static pid_t holder;
+
+/* Another process holds dir's lock (core/lock.h's file, flock) until the
+ * case ends: a concurrent writer. */
+static void hold_lock(const char *dir)
+{
+    int pfd[2];
+    cr_assert_eq(pipe(pfd), 0);
+    char *lp = th_path(dir, RL_LOCK_NAME);
+    pid_t p = fork();
+    cr_assert(p >= 0, "fork failed");
+    if (p == 0) {
+        int fd = open(lp, O_RDWR | O_CREAT, 0644);
+        if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(pfd[1], "x", 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    char c;
+    cr_assert_eq(read(pfd[0], &c, 1), 1, "the lock holder did not start");
+    close(pfd[0]);
+    close(pfd[1]);
+    free(lp);
+    holder = p;
+}
+
+static void release_holder(void)
+{
+    if (holder) {
+        kill(holder, SIGKILL);
+        waitpid(holder, NULL, 0);
+        holder = 0;
+    }
+}
+
 /* "@NAME" and "@NAME/rest" in one argument: fixtures by file name (@fx/NAME),
  * @OUT (a fresh path in the case folder), @CASE (the case folder), @FULL (a
  * full tmpfs there), @RUN:FIXTURE (a run folder holding the fixture as
@@ -681,7 +767,10 @@ typedef struct {
  * @LINK a symbolic link there to a regular file beside it; @COPY:FIXTURE a
  * copy of the fixture file in the case folder (an input a row may try to
  * overwrite, so the fixture itself is never at risk); @TEXTDIR a folder
- * there holding a copy of text.txt. */
+ * there holding a copy of text.txt.  @LOCKED (a folder whose lock,
+ * core/lock.h, another process holds for the whole case) and @LOCKEDRUN
+ * (the same folder holding the valid checkpoint as ckpt.bin: a run folder
+ * in use). */
 static char *subst(const bi_env *e, const char *a, const char *cdir, int *full, bi_targets *tg)
 {
     if (a[0] != '@')
@@ -745,30 +834,18 @@ static char *subst(const bi_env *e, const char *a, const char *cdir, int *full, 
     } else if (!strncmp(name, "RUN:", 4)) {
         base = th_path(cdir, "run");
         mkdir(base, 0755);
-        char *src = th_path(e->fx, name + 4), *dst = th_path(base, "ckpt.bin");
-        struct stat sb;
-        if (lstat(src, &sb) == 0 && S_ISFIFO(sb.st_mode)) { /* never open it here */
-            cr_assert_eq(mkfifo(dst, 0644), 0);
-            free(src);
-            free(dst);
-            goto done;
+        copy_ckpt(e, name + 4, base);
+    } else if (!strcmp(name, "LOCKED") || !strcmp(name, "LOCKEDRUN")) {
+        base = th_path(cdir, "locked");
+        mkdir(base, 0755);
+        if (!holder) { /* once per case, however many arguments name it */
+            if (name[6]) /* LOCKEDRUN: the valid checkpoint in it */
+                copy_ckpt(e, "run/ckpt.bin", base);
+            hold_lock(base);
         }
-        FILE *f = fopen(src, "rb");
-        cr_assert(f, "no fixture %s", name + 4);
-        fseek(f, 0, SEEK_END);
-        size_t n = (size_t)ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char *b = malloc(n + 1);
-        cr_assert_eq(fread(b, 1, n, f), n);
-        fclose(f);
-        write_bytes(dst, b, n);
-        free(b);
-        free(src);
-        free(dst);
     } else {
         base = th_path(e->fx, name);
     }
-done:;
     char *r = malloc(strlen(base) + strlen(rest) + 1);
     sprintf(r, "%s%s", base, rest);
     free(base);
@@ -856,6 +933,7 @@ int bi_run_case(bi_env *e, const bi_case *c, int i)
         snprintf(what + k, sizeof what - k, "%s%s (pattern /%s/)", k ? "; " : "", bad, c->pat);
     }
     check_targets(&tg, cdir, what, sizeof what);
+    release_holder();
     bi_list now = list_tree(cdir), fxnow = list_tree(e->fx);
     char left[2048] = "";
     int nl = list_new(before.v, before.n, &now, left, sizeof left);

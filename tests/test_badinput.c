@@ -9,8 +9,9 @@
  * the valid checkpoint); @OUT a fresh path in the case's own folder; @MISSING
  * a path that does not exist; @FULL a full 256 KB tmpfs; @RUN:NAME a run
  * folder holding fixture NAME as ckpt.bin (train --resume); @DEV, @LINK,
- * @COPY:NAME, @TEXTDIR output targets and inputs to overwrite (issue 21,
- * badinput_run.c).  To add a case,
+ * @COPY:NAME, @TEXTDIR output targets and inputs to overwrite (issue 21);
+ * @LOCKED a folder whose lock another process holds, @LOCKEDRUN the same
+ * holding run/ckpt.bin (badinput_run.c).  To add a case,
  * add a row; BADINPUT_ONLY=3,17 runs only those rows (1-based). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -57,14 +58,17 @@
 #define PROBE(ck) "probe", "--ckpt", ck, "--data", "@text.txt", "--lengths", "8", "--windows", "1", \
                   "--out", "@OUT"
 #define HORIZON(ck) "horizon", "--ckpt", ck, "--data", "@text.txt", "--out", "@OUT"
-#define TRAIN "train", "--data", "@text.txt", "--out", "@OUT", "--layers", "1", "--width", "8", \
-              "--heads", "2", "--ctx", "8", "--batch", "2", "--steps", "1", "--threads", "1"
+/* a one-step training into dir (TRAIN: a fresh folder) */
+#define TRAIN_IN(dir) "train", "--data", "@text.txt", "--out", dir, "--layers", "1", "--width", "8", \
+                      "--heads", "2", "--ctx", "8", "--batch", "2", "--steps", "1", "--threads", "1"
+#define TRAIN TRAIN_IN("@OUT")
 #define RESUME(ck) "train", "--resume", "--data", "@text.txt", "--out", "@RUN:" ck, "--threads", "1"
 #define TOKSO2 "sample", "--family", "token-so2", "--d", "8"
 /* a grid that takes a fraction of a second: a flag wrongly accepted fails fast */
-#define REPRO "reproduce", "--out", "@OUT", "--theory", "none", "--data", "@text.txt", "--steps", \
+#define REPRO_IN(dir) "reproduce", "--out", dir, "--theory", "none", "--data", "@text.txt", "--steps", \
               "1", "--max-mult", "1", "--eval-batches", "1", "--probe", "none", "--layers", "1", \
               "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--threads", "1", "--seeds", "1"
+#define REPRO REPRO_IN("@OUT")
 
 static const bi_case cases[] = {
     /* ---- the dispatcher ---- */
@@ -682,6 +686,40 @@ static const bi_case cases[] = {
     R(2, "--out folder .* holds the input --data", REPRO, "--data", "@TEXTDIR/text.txt", "--out", "@TEXTDIR"),
     R(2, "--out folder .* holds the input --text", "mixing", "--text", "@TEXTDIR/text.txt", "--out", "@TEXTDIR",
       "--threads", "1"),
+
+    /* ---- one writer per folder, the NaN guard, resume (issue 21: faults 3, 4, 5, 17) ---- */
+    /* fault 4: a folder whose lock another process holds: every writer refuses it */
+#define INUSE "locked.* is in use by another routelab process"
+    R(2, INUSE, "train", "--data", "@text.txt", "--out", "@LOCKED", "--layers", "1", "--width", "8",
+      "--heads", "2", "--ctx", "8", "--batch", "2", "--steps", "1", "--threads", "1"),
+    R(2, INUSE, "train", "--resume", "--data", "@text.txt", "--out", "@LOCKEDRUN", "--threads", "1"),
+    R(2, INUSE, "eval", "--ckpt", "@LOCKEDRUN/ckpt.bin", "--data", "@text.txt", "--lengths", "8",
+      "--batches", "1"),
+    R(2, INUSE, "probe", "--ckpt", "@run/ckpt.bin", "--data", "@text.txt", "--lengths", "8", "--windows",
+      "1", "--out", "@LOCKED"),
+    R(2, INUSE, REPRO_IN("@LOCKED")),
+    R(2, INUSE, "theory", "--preset", "quick", "--threads", "1", "--out", "@LOCKED"),
+    R(2, INUSE, "data", "text", "@text.txt", "--dir", "@LOCKED"),
+    R(2, INUSE, "data", "bpe", "--vocab", "300", "--from", "@text.txt", "--out", "@LOCKED"),
+    R(2, INUSE, "data", "brown", "--from", "@tgz_fewdocs.tgz", "--dir", "@LOCKED"),
+    /* fault 3: a fresh run into a folder holding another run's checkpoint */
+    R(2, "run.* holds a run \\(ckpt.bin\\); --resume continues it", TRAIN_IN("@RUN:run/ckpt.bin")),
+    R(2, "run.* holds a run", TRAIN_IN("@RUN:run/ckpt.bin"), "--lr", "1e30"),
+    /* fault 5: a checkpoint with a NaN parameter or an infinite moment (checksum correct) */
+    R(2, "non-finite values.*parameter 3", EVAL("@ck_nanparam.bin")),
+    R(2, "non-finite values.*second AdamW moment", EVAL("@ck_infmoment.bin")),
+    R(2, "non-finite values", PROBE("@ck_nanparam.bin")),
+    R(2, "non-finite values", HORIZON("@ck_infmoment.bin")),
+    R(2, "non-finite values", RESUME("ck_nanparam.bin")),
+    R(2, "non-finite values", RESUME("ck_infmoment.bin")),
+    /* fault 5: a rate that diverges at once writes no checkpoint (a finite but diverged
+     * state at 1e30, infinite parameters at 1e300) */
+    R(2, "validation loss of -?nan.*no checkpoint of this run", TRAIN, "--lr", "1e30", "--ckpt-every", "1",
+      "--steps", "3"),
+    R(2, "not finite after step 1.*no checkpoint of this run", TRAIN, "--lr", "1e300", "--ckpt-every", "1",
+      "--steps", "3"),
+    /* fault 17: a resume shorter than its checkpoint (the fixture is at step 1) */
+    R(2, "below the checkpoint's step 2", RESUME("ck_step2.bin"), "--steps", "1"),
 };
 
 Test(badinput, table, .timeout = 0)

@@ -304,43 +304,59 @@ Test(hardening_model, eval_lengths_overflow_checked, .timeout = 60)
     free(d);
 }
 
-/* Temporary files of a killed run (kill -9 mid-write): a dead process's are
- * removed when train starts or resumes in the folder, a live one's stay. */
+/* Temporary files of a killed run (kill -9 mid-write) are removed when
+ * train starts or resumes in the folder.  Issue 21 (fault 21) changed how
+ * they are told from a live writer's: by the folder's lock, not by the pid
+ * in the name (kill(pid, 0) is true for a zombie and a recycled pid, so a
+ * zombie's file stayed for ever).  A folder whose lock nobody holds has no
+ * live writer: a dead pid's, a zombie's and a live but unrelated pid's
+ * temporaries all go; a live writer holds the lock, and then train is
+ * refused and touches nothing (tests/test_lock.c). */
 Test(hardening_model, stale_temporary_files_removed, .timeout = 60)
 {
     char *d = th_tmpdir(), *data, args[2048], name[256];
     char *ck = tiny_ckpt(d, &data);
-    pid_t child = fork();
-    if (child == 0)
+    pid_t dead = fork();
+    if (dead == 0)
         _exit(0);
-    waitpid(child, NULL, 0); /* child is now a pid of no process */
+    waitpid(dead, NULL, 0); /* a pid of no process */
+    pid_t zombie = fork();
+    if (zombie == 0)
+        _exit(0);
+    /* not reaped until the end: a zombie, for which kill(pid, 0) succeeds */
     char *out = th_path(d, "run");
-    char *dead[2], *live;
-    snprintf(name, sizeof name, "ckpt.bin.tmp.%ld", (long)child);
-    dead[0] = th_path(out, name);
-    snprintf(name, sizeof name, "log.tsv.tmp.%ld", (long)child);
-    dead[1] = th_path(out, name);
-    snprintf(name, sizeof name, "ckpt.bin.tmp.%ld", (long)getpid());
-    live = th_path(out, name);
+    char *stale[4];
+    const long pids[4] = { dead, dead, zombie, getpid() };
+    const char *names[4] = { "ckpt.bin", "log.tsv", "ckpt.bin", "ckpt.bin" };
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "%s.tmp.%ld", names[i], pids[i]);
+        stale[i] = th_path(out, name);
+    }
+    char *log = th_path(out, "log.tsv");
+    /* a resume of the run; then a fresh run in a folder that a run killed
+     * before its first checkpoint left with only its log */
     const char *modes[2] = { "--resume --steps 3", "--steps 2" };
     for (int r = 0; r < 2; r++) {
-        for (int i = 0; i < 2; i++) {
-            FILE *f = fopen(dead[i], "w");
+        if (r == 1) {
+            unlink(ck);
+            cr_assert(exists(log));
+        }
+        for (int i = 0; i < 4; i++) {
+            FILE *f = fopen(stale[i], "w");
             cr_assert(f);
             fputs("half a checkpoint", f);
             fclose(f);
         }
-        FILE *f = fopen(live, "w");
-        fclose(f);
         snprintf(args, sizeof args, "train --data %s --out %s " TINY " %s --lr 1e-3", data, out,
                  modes[r]);
         cr_expect_eq(th_run(args, NULL, 0, NULL, 0), 0, "%s", args);
-        cr_expect(!exists(dead[0]) && !exists(dead[1]), "%s: a dead pid's file stays", modes[r]);
-        cr_expect(exists(live), "%s: a live pid's file was removed", modes[r]);
+        for (int i = 0; i < 4; i++)
+            cr_expect(!exists(stale[i]), "%s: %s stays", modes[r], stale[i]);
     }
-    free(dead[0]);
-    free(dead[1]);
-    free(live);
+    waitpid(zombie, NULL, 0);
+    for (int i = 0; i < 4; i++)
+        free(stale[i]);
+    free(log);
     free(out);
     free(ck);
     free(data);

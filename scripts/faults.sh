@@ -1,0 +1,115 @@
+#!/bin/sh
+# faults.sh: kill -9 at random moments, then the same command again (make faults).
+#
+#   scripts/faults.sh [TRIALS] [SEED] [COMMANDS]
+#
+# For each command (train, reproduce, data-text, data-bpe, theory; COMMANDS
+# a space-separated subset), two uninterrupted runs are made first: the files
+# on which they agree byte for byte are the command's deterministic outputs
+# (logs with tokens/s, reports with times and dates are not).  Then TRIALS
+# times: the command is started in a fresh folder, killed with SIGKILL after
+# a delay drawn uniformly (awk's srand(SEED)) from [0, the uninterrupted
+# run's time], and run again to the end (train: with --resume when a
+# checkpoint is there, its documented way on; the others resume by
+# themselves).  A trial is identical when every deterministic output has
+# the reference's bytes, and has leftovers when the folder holds a *.tmp.*,
+# .fetch.* or .lock entry or a path the reference has not.  The counts are
+# printed; the exit status is 1 when a trial differs or left something.
+# Not part of `make test`: it takes minutes.
+set -u
+BIN=${ROUTELAB:-build/routelab}
+TRIALS=${1:-5}
+SEED=${2:-$(date +%s)}
+COMMANDS=${3:-train reproduce data-text data-bpe theory}
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+work=$(mktemp -d /tmp/rl-faults-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+echo "faults: seed $SEED, $TRIALS trials per command ($COMMANDS), binary $BIN"
+
+# A small corpus (some structure, 40 KB).
+awk 'BEGIN { for (i = 0; i < 800; i++) printf "line %d: the %s fox jumps over the %s dog\n", i, \
+     (i % 3 ? "quick" : "slow"), (i % 5 ? "lazy" : "busy") }' >"$work/text.txt"
+T=$work/text.txt
+TINY="--layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --threads 1"
+
+# The command of NAME writing into DIR (word-split on purpose).
+cmd_of() {
+    case $1 in
+    train) echo "train --data $T --out $2 $TINY --steps 60 --ckpt-every 5 --val-every 10 --val-batches 1 --lr 1e-3" ;;
+    reproduce) echo "reproduce --data $T --out $2 $TINY --lr 1e-3:12 --ckpt-every 4 --val-every 4 --val-batches 1 \
+--max-mult 2 --eval-batches 2 --seeds 2 --variants rope,alibi --probe none --theory none" ;;
+    data-text) echo "data text $T --dir $2" ;;
+    data-bpe) echo "data bpe --vocab 300 --from $T --out $2" ;;
+    theory) echo "theory --preset quick --only values --threads 1 --out $2" ;;
+    esac
+}
+
+# Run NAME into DIR to the end; train continues a checkpoint with --resume.
+finish() {
+    c=$(cmd_of "$1" "$2")
+    if [ "$1" = train ] && [ -e "$2/ckpt.bin" ]; then c="$c --resume"; fi
+    # shellcheck disable=SC2086
+    "$BIN" $c >/dev/null 2>>"$work/stderr.txt"
+}
+
+now() { date +%s.%N; }
+
+# Whether two outputs are the same: bytes, except train's log.tsv whose
+# last column (tokens/s) is a timing.
+same() {
+    case $1 in
+    */log.tsv) [ "$(cut -f1-4 "$1")" = "$(cut -f1-4 "$2" 2>/dev/null)" ] ;;
+    *) cmp -s "$1" "$2" ;;
+    esac
+}
+
+# The delays: TRIALS uniform draws in [0, 1) from SEED, one a line.
+draws() { awk -v n="$1" -v s="$2" 'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%.6f\n", rand() }'; }
+
+total=0 same=0 left=0 cmdi=0
+for name in $COMMANDS; do
+    cmdi=$((cmdi + 1))
+    ref=$work/$name-ref ref2=$work/$name-ref2
+    t0=$(now)
+    finish "$name" "$ref" || { echo "faults: $name: the uninterrupted run failed: $(tail -1 "$work/stderr.txt")"; exit 1; }
+    t1=$(now)
+    finish "$name" "$ref2" || { echo "faults: $name: the second uninterrupted run failed"; exit 1; }
+    secs=$(echo "$t0 $t1" | awk '{ printf "%.3f", $2 - $1 }')
+    # the deterministic outputs: the files both references hold with the same bytes
+    (cd "$ref" && find . -type f | sort) >"$work/$name.files"
+    : >"$work/$name.det"
+    while read -r f; do
+        if same "$ref/$f" "$ref2/$f"; then echo "$f" >>"$work/$name.det"; fi
+    done <"$work/$name.files"
+    (cd "$ref" && find . | sort) >"$work/$name.paths"
+    echo "faults: $name: $(wc -l <"$work/$name.det") of $(wc -l <"$work/$name.files") files deterministic, \
+uninterrupted run ${secs} s"
+    k=0 n_same=0 n_left=0
+    for u in $(draws "$TRIALS" $((SEED + cmdi))); do
+        k=$((k + 1))
+        dir=$work/$name-$k
+        delay=$(echo "$u $secs" | awk '{ printf "%.3f", $1 * $2 }')
+        c=$(cmd_of "$name" "$dir")
+        # shellcheck disable=SC2086
+        "$BIN" $c >/dev/null 2>&1 &
+        pid=$!
+        sleep "$delay"
+        kill -9 "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        finish "$name" "$dir" || echo "faults: $name trial $k (kill after ${delay} s): the rerun failed: $(tail -1 "$work/stderr.txt")"
+        ok=1
+        while read -r f; do
+            same "$ref/$f" "$dir/$f" || { ok=0; echo "faults: $name trial $k (kill after ${delay} s): $f differs"; }
+        done <"$work/$name.det"
+        junk=$( (cd "$dir" 2>/dev/null && find . | sort) | comm -13 "$work/$name.paths" - | tr '\n' ' ')
+        if [ -n "$junk" ]; then
+            n_left=$((n_left + 1))
+            echo "faults: $name trial $k (kill after ${delay} s): left behind: $junk"
+        fi
+        n_same=$((n_same + ok))
+    done
+    echo "faults: $name: $k trials, $n_same identical, $n_left with leftovers"
+    total=$((total + k)) same=$((same + n_same)) left=$((left + n_left))
+done
+echo "faults: seed $SEED: $total trials, $same identical, $left with leftovers"
+[ "$same" -eq "$total" ] && [ "$left" -eq 0 ]
