@@ -221,6 +221,11 @@ int cmd_eval(int argc, char **argv)
     if (legacy)
         printf("eval: old protocol: %ld random windows per length (--batches x --batch-size), seed %ld, "
                "unpaired\n", batches * bsize, seed);
+    for (int i = 0; legacy && i < nl; i++)
+        if (win[i].n < win[i].wanted)
+            printf("eval: length %ld: the validation stream (%ld tokens) holds %ld disjoint windows, %ld wanted: "
+                   "%ld targets, not %ld\n", Ls[i], ds.val.n, win[i].slots, win[i].wanted, win[i].n * Ls[i],
+                   win[i].wanted * Ls[i]);
     else
         printf("eval: %s: %ld of the %ld spans of %ld + 1 tokens (%ld targets per length), token-paired "
                "against the last %ld tokens of context, seed %ld\n", full ? "full stream" : "spans spread "
