@@ -233,13 +233,19 @@ int cmd_eval(int argc, char **argv)
     printf("eval: %s (%s, rotation base %g, %d layers width %d, trained at %ld), %s val %ld tokens; "
            "workspace %.0f MiB\n", ckpath, rl_pos_name(m->cfg.pos), m->cfg.rot_base, m->cfg.layers,
            m->cfg.width, T, data, ds.val.n, rl_gpt_eval_bytes(ev) / 1048576.0);
-    if (legacy)
+    if (legacy) {
         printf("eval: old protocol: %ld random windows per length (--batches x --batch-size), seed %ld, "
                "unpaired\n", batches * bsize, seed);
-    else
+        for (int i = 0; i < nl; i++)
+            if (win[i].n < win[i].wanted)
+                printf("eval: length %ld: the validation stream (%ld tokens) holds %ld disjoint windows, %ld "
+                       "wanted: %ld targets, not %ld\n", Ls[i], ds.val.n, win[i].slots, win[i].wanted,
+                       win[i].n * Ls[i], win[i].wanted * Ls[i]);
+    } else {
         printf("eval: %s: %ld of the %ld spans of %ld + 1 tokens (%ld targets per length), token-paired "
                "against the last %ld tokens of context, seed %ld\n", full ? "full stream" : "spans spread "
                "over the stream", sp.n, sp.slots, maxL, sp.n * maxL, T, seed);
+    }
     double t0 = now();
     float *ref = legacy ? NULL : rl_eval_reference(m, &ds.val, &sp, (uint64_t)seed);
     if (!legacy && !ref) {

@@ -38,41 +38,45 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         t->lr = "2e-3:600,8e-4:300,2e-4:300";
         t->val_every = 150, t->val_batches = 8, t->ckpt_every = 300, t->seed = 42;
         g->max_mult = 32, g->probe_mult = 16;
-        /* 2^13 targets at each of the six lengths: 4 spans of 32T spread over
+        /* 2^12 targets at each of the six lengths: 2 spans of 32T spread over
          * the stream, token-paired (the reference costs a window of T per
          * target beyond T, about as much as the six lengths together); the
          * study's base, not the matched scale, so that make run's models
          * stay those of the committed quick runs */
-        g->eval_targets = 8192;
-        /* five seeds: "rope degrades more than random_qkv at 16T" measured
-         * +0.855 +- 0.065 on two (sd 0.092) needs t >= 9.2 at 4 seeds and
-         * reaches 18.6 there; the fifth gives the power margin (NOTES.md,
-         * "make run decides its headline") */
-        g->seeds = 5;
+        g->eval_targets = 4096;
+        /* four seeds, from a power computation (NOTES.md §15.4): five seeds
+         * measured "rope degrades more than random_qkv at 16T" +1.034 +-
+         * 0.067 (sd 0.150); the effect rule decides it with power 0.23 at 3
+         * seeds, 0.88 at 4 (rl_order_power), and five seeds took make run to
+         * 17.9 min, over its 15 */
+        g->seeds = 4;
     } else if (!strcmp(name, "cpu")) {
         /* the phenomena grid (NOTES.md §15.3): Brown bytes, where the models use
-         * position sharply enough for RoPE to fail past T (the pilot: RoPE
-         * 3.93x at 16T at the matched base, 5.96x at 10000, worse than no
-         * context from 4T on), 4 layers x 128 in 4 heads (ALiBi's slopes need
-         * them: with 2 heads ALiBi was 1.10x at 16T), T = 64, the study's
-         * three constant stages (lr ratios 1 : 0.4 : 0.1, lengths 2 : 1 : 1)
-         * for 3,200 steps of 16 windows: 3.3M tokens, 6 min a model on one
-         * core, so that 8 variants x the seeds fit the 150 minutes on two
-         * (NOTES.md §15.3).  Every rotation scheme at the mixing-matched base
-         * for head dim 32 at T = 64 (935.67: 2 and 8 of 16 blocks mixing
-         * within T and 128T, the study's 10 and 23 of 48), RoPE also at the
-         * study's 10000 as the control arm.  Evaluated to 128T on 2 spans of
-         * 8,192 bytes spread over the stream, token-paired.  Seeds: the
-         * pilot's power computation (NOTES.md §15.3). */
+         * position sharply enough for RoPE to fail past T (the pilot, 3,200
+         * steps: RoPE 4.3x and 8.6x at 16T at the matched base, 6.5x and 7.0x
+         * at 10000, worse than no context from 4T on), 4 layers x 128 in 4
+         * heads (ALiBi's slopes need them: with 2 heads ALiBi was 1.10x at
+         * 16T), T = 64, the study's three constant stages (lr ratios 1 : 0.4 :
+         * 0.1, lengths 2 : 1 : 1).  Six seeds: the pilot's power computation
+         * (every ordering it could read that is expected to show needs at
+         * most 6 for 80% power at x >= 3; value transport's "absent" would
+         * need 27).  8 variants x 6 seeds in 150 minutes on two cores (two
+         * ranks of one thread, 8.7K tokens/s each) leave 2,400 steps of 16
+         * windows a model: 2.5M tokens, 283 s, and 65 s of evaluation.
+         * Every rotation scheme at the mixing-matched base for head dim 32 at
+         * T = 64 (935.67: 2 and 8 of 16 blocks mixing within T and 128T, the
+         * study's 10 and 23 of 48), RoPE also at the study's 10000 as the
+         * control arm.  Evaluated to 128T on 2 spans of 8,192 bytes spread
+         * over the stream, token-paired. */
         g->name = "cpu";
         g->variants = "rope,random_qk,random_qkv,pemb_qk,lf_qk,alibi,none,rope@10000";
         t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 64, t->vocab = 256;
         t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
-        t->lr = "2e-3:1600,8e-4:800,2e-4:800";
-        t->val_every = 400, t->val_batches = 8, t->ckpt_every = 800, t->seed = 42;
+        t->lr = "2e-3:1200,8e-4:600,2e-4:600";
+        t->val_every = 300, t->val_batches = 8, t->ckpt_every = 600, t->seed = 42;
         g->max_mult = 128, g->probe_mult = 32;
         g->eval_targets = 16384;
-        g->seeds = 5;
+        g->seeds = 6;
         g->matched = 1;
     } else if (!strcmp(name, "bpe")) {
         /* the matched-scale BPE grid (the cpu preset of issue 13, its report

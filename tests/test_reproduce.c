@@ -282,6 +282,7 @@ Test(reproduce, bad_input_writes_nothing, .timeout = 60)
 #include <math.h>
 
 #include "../reproduce/grid.h"
+#include "../reproduce/order.h"
 #include "../theory/matched.h"
 #include "../theory/study.h"
 
@@ -607,8 +608,11 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     cr_expect_eq(Lmax, 65536);
     cr_expect_geq((r.g.eval_targets + Lmax - 1) / Lmax, 4);
     cr_assert_eq(rl_grid_preset("quick", &r.g, &err), RL_OK);
-    cr_expect(r.g.train.rot_base == 10000.0 && r.g.eval_targets == 8192 && !r.g.matched);
-    cr_expect_geq(r.g.seeds, 5, "make run decides its headline: at least 5 seeds");
+    cr_expect(r.g.train.rot_base == 10000.0 && r.g.eval_targets == 4096 && !r.g.matched);
+    /* make run decides its headline: the seeds its power computation gives
+     * (rope - random_qkv at 16T, sd 0.150 over five seeds: 0.88 at four) */
+    cr_expect_geq(r.g.seeds, 4);
+    cr_expect_geq(rl_order_power(1.034, 0.150, r.g.seeds), 0.8);
 
     /* cpu, the phenomena grid: Brown bytes, 4 layers x 128 in at least 4
      * heads, T = 64, to 128T, every variant of issue 20, at least 5 seeds */
