@@ -141,10 +141,23 @@ static void watch_rank(char **argv)
     _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
 }
 
+/* OpenMPI's shared-memory transport (btl vader) moves a large message by
+ * reading it straight out of the sender's memory (CMA, process_vm_readv).
+ * When the sender dies mid-transfer (kill -9, the OOM killer) the reader
+ * prints "Read -1, expected N, errno = 3" itself before the launcher stops
+ * it: a second line beside the watcher's (2 of 8 killed trainings).  Copied
+ * through the shared segment instead, a message from a dead rank is merely
+ * never complete, and the job's one line is the watcher's.  The copy costs
+ * little beside a step's arithmetic.  Set before MPI starts, in the
+ * environment the watched rank inherits; a value the user gave (mpirun
+ * --mca, or the variable itself) is kept. */
+#define SINGLE_COPY_VAR "OMPI_MCA_btl_vader_single_copy_mechanism"
+
 rl_status rl_par_init(int *argc, char ***argv, rl_err *err)
 {
     if (!launched())
         return RL_OK;
+    setenv(SINGLE_COPY_VAR, "none", 0);
     watch_rank(*argv);
     int provided = 0;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
