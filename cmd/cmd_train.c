@@ -155,6 +155,33 @@ static void check_run(const run_undo *u, rl_status s, rl_err *err)
     }
 }
 
+/* Every rank starts from the same state (core/par.h, rl_par_same): the
+ * flags were compared when they were parsed; here what they led to, the
+ * data's contents, the run's settings (a checkpoint's, on --resume) and the
+ * model's weights and optimizer state.  Before the first step's exchange:
+ * ranks with different widths or step counts would otherwise overrun each
+ * other's buffers or wait for each other forever. */
+static void ranks_agree(const rl_dataset *ds, const rl_gpt *m, const rl_ckpt_meta *meta, long stop_at)
+{
+    if (rl_par_size() == 1)
+        return;
+    char data[256], *desc;
+    rl_data_describe(ds, data, sizeof data);
+    uint64_t h = rl_fnv64(RL_FNV64_INIT, m->params, sizeof(float) * (size_t)m->nparams);
+    h = rl_fnv64(h, m->adam, sizeof(float) * 2 * (size_t)m->nparams);
+    if (asprintf(&desc, "%s\nrun of steps %ld to %ld (stop at %ld), batch %d x %d, seed %llu, lr %s, "
+                        "validation every %ld steps on %ld batches\nmodel of %ld parameters, with its optimizer "
+                        "state hash %016llx\n", data, meta->step, meta->steps, stop_at, meta->batch, meta->accum,
+                 (unsigned long long)meta->seed, meta->lr, meta->val_every, meta->val_batches, m->nparams,
+                 (unsigned long long)h) < 0)
+        rl_fatal("out of memory");
+    rl_err err;
+    rl_status st = rl_par_same(desc, "train", &err);
+    free(desc);
+    if (st != RL_OK)
+        rl_err_exit(&err); /* the line names train already */
+}
+
 static void progress(int tty, long step, long steps, double loss, double val, double tps,
                      double elapsed, long done_here)
 {
@@ -304,6 +331,7 @@ int cmd_train(int argc, char **argv)
         check(rl_mem_check("training (the model, its activations and the shards' gradient tree)", need,
                            over, &err), &err);
     }
+    ranks_agree(&ds, m, &meta, stop_at);
     rl_trainer *tr;
     check(rl_trainer_alloc(m, &ds.train, &ds.val, meta.batch, meta.accum, meta.seed, &tr, &err), &err);
     /* now OUT: created (remembering what this invocation made), its stale

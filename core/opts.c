@@ -1,5 +1,6 @@
 /* opts.c: the flag parser behind every subcommand. */
 #include "opts.h"
+#include "par.h"
 #include "util.h"
 
 #include <errno.h>
@@ -225,6 +226,75 @@ rl_status rl_opts_parse_status(const char *cmd, rl_opt *opts, int argc, char **a
     return RL_OK;
 }
 
+char *rl_opt_value_text(const rl_opt *o)
+{
+    char buf[256];
+    switch (o->type) {
+    case RL_OPT_INT: snprintf(buf, sizeof buf, "%d", *(const int *)o->dest); break;
+    case RL_OPT_LONG: snprintf(buf, sizeof buf, "%ld", *(const long *)o->dest); break;
+    case RL_OPT_DOUBLE: {
+        /* the shortest %g that reads back as the same double: "0.1", not
+         * "0.10000000000000001" */
+        const double x = *(const double *)o->dest;
+        for (int prec = 6; prec <= 17; prec++) {
+            snprintf(buf, sizeof buf, "%.*g", prec, x);
+            if (strtod(buf, NULL) == x)
+                break;
+        }
+        break;
+    }
+    case RL_OPT_STRING: {
+        const char *s = *(const char *const *)o->dest;
+        if (!s)
+            return NULL;
+        char *v = strdup(s); /* whole: a long --lr schedule must compare in full */
+        if (!v)
+            rl_fatal("out of memory");
+        return v;
+    }
+    case RL_OPT_CHOICE:
+        if (*(const int *)o->dest < 0)
+            return NULL;
+        rl_choice_name(o->choices, *(const int *)o->dest, buf, sizeof buf);
+        break;
+    case RL_OPT_FLAG:
+    case RL_OPT_END:
+        return NULL;
+    }
+    char *v = strdup(buf);
+    if (!v)
+        rl_fatal("out of memory");
+    return v;
+}
+
+char *rl_opts_describe(const char *cmd, const rl_opt *opts, char **pos, int npos, int help)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        rl_fatal("out of memory");
+    fprintf(f, "command %s\n", cmd);
+    for (const rl_opt *o = opts; o->type != RL_OPT_END; o++) {
+        if (!strcmp(o->name, RL_OPT_THREADS_NAME))
+            continue;
+        if (o->type == RL_OPT_FLAG) {
+            fprintf(f, "--%s %s\n", o->name, *(const int *)o->dest ? "on" : "off");
+            continue;
+        }
+        char *v = rl_opt_value_text(o);
+        fprintf(f, "--%s %s\n", o->name, v ? v : "(none)");
+        free(v);
+    }
+    for (int i = 0; i < npos; i++)
+        fprintf(f, "argument %d %s\n", i + 1, pos[i]);
+    if (help)
+        fprintf(f, "--help\n");
+    if (fclose(f) != 0)
+        rl_fatal("out of memory");
+    return text;
+}
+
 int rl_opts_parse(const char *cmd, const char *synopsis, const char *description,
                   rl_opt *opts, int argc, char **argv, char **pos, int maxpos)
 {
@@ -232,6 +302,14 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
     rl_err err = { RL_OK, "" };
     if (rl_opts_parse_status(cmd, opts, argc, argv, pos, maxpos, &npos, &help, &err) != RL_OK)
         rl_die("%s", err.msg);
+    if (rl_par_size() > 1) {
+        /* before --help's exit too: a rank that left alone would hang the
+         * others in their first exchange */
+        char *desc = rl_opts_describe(cmd, opts, pos, npos, help);
+        rl_status st = rl_par_same(desc, cmd, &err);
+        free(desc);
+        rl_check(st, &err);
+    }
     if (help) {
         print_help(cmd, synopsis, description, opts);
         exit(0);

@@ -40,12 +40,21 @@ typedef struct {
 #define RL_OPT_END_ { 0, RL_OPT_END, 0, 0, 0, 0, 0, 0, 0 }
 /* The flags every random command takes. */
 #define RL_OPT_SEED_(p) RL_OPT_LONG_("seed", p, "random seed (same seed, same output)", 0, 9.2e18)
-#define RL_OPT_THREADS_(p) RL_OPT_INT_("threads", p, "worker threads (results do not depend on it)", 1, 1024)
+#define RL_OPT_THREADS_(p) RL_OPT_INT_(RL_OPT_THREADS_NAME, p, "worker threads (results do not depend on it)", 1, 1024)
+/* --threads is a node's own (its default is the node's cores, and no result
+ * depends on it): the one flag that ranks of a job may give differently. */
+#define RL_OPT_THREADS_NAME "threads"
 
 /* Parse argv[1..argc-1] (argv[0] is the command name).  Positional arguments
  * go to pos (at most maxpos of them; more is an error).  `--help` prints the
  * help built from synopsis, description and the table, then exits 0.  Any bad
- * flag or value dies with status 2.  Returns the number of positionals. */
+ * flag or value dies with status 2.  Returns the number of positionals.
+ *
+ * Under MPI (core/par.h) this is also the job's first meeting: every rank
+ * compares its parse (rl_opts_describe) with rank 0's before any other
+ * exchange, and a rank started with other flags stops the job with one line
+ * naming the first flag that differs and the rank (exit 2).  A rank whose
+ * own flags are bad dies before the meeting, which stops the others. */
 int rl_opts_parse(const char *cmd, const char *synopsis, const char *description,
                   rl_opt *opts, int argc, char **argv, char **pos, int maxpos);
 
@@ -57,6 +66,18 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
  * been applied, those after it are not looked at. */
 rl_status rl_opts_parse_status(const char *cmd, rl_opt *opts, int argc, char **argv, char **pos,
                                int maxpos, int *npos, int *help, rl_err *err);
+
+/* The value of o as the text its flag takes ("16", "0.1", "rope", the
+ * choice's name), malloc'ed; NULL when it has none to give (an unset
+ * string, a choice left at -1, a flag). */
+char *rl_opt_value_text(const rl_opt *o);
+
+/* The parse of command cmd as canonical text, malloc'ed: "command CMD",
+ * then "--NAME VALUE" for every entry of opts ("--NAME on" / "off" for a
+ * flag, "(none)" for no value; --threads left out, see above), then
+ * "argument I VALUE" for each of the npos positionals and "--help" when it
+ * was asked for.  Two parses that do the same work give the same text. */
+char *rl_opts_describe(const char *cmd, const rl_opt *opts, char **pos, int npos, int help);
 
 /* Whether the flag `name` was given on the command line. */
 int rl_opt_seen(const rl_opt *opts, const char *name);

@@ -141,10 +141,23 @@ static void watch_rank(char **argv)
     _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
 }
 
+/* OpenMPI's shared-memory transport (btl vader) moves a large message by
+ * reading it straight out of the sender's memory (CMA, process_vm_readv).
+ * When the sender dies mid-transfer (kill -9, the OOM killer) the reader
+ * prints "Read -1, expected N, errno = 3" itself before the launcher stops
+ * it: a second line beside the watcher's (2 of 8 killed trainings).  Copied
+ * through the shared segment instead, a message from a dead rank is merely
+ * never complete, and the job's one line is the watcher's.  The copy costs
+ * little beside a step's arithmetic.  Set before MPI starts, in the
+ * environment the watched rank inherits; a value the user gave (mpirun
+ * --mca, or the variable itself) is kept. */
+#define SINGLE_COPY_VAR "OMPI_MCA_btl_vader_single_copy_mechanism"
+
 rl_status rl_par_init(int *argc, char ***argv, rl_err *err)
 {
     if (!launched())
         return RL_OK;
+    setenv(SINGLE_COPY_VAR, "none", 0);
     watch_rank(*argv);
     int provided = 0;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
@@ -239,6 +252,70 @@ rl_status rl_par_agree(rl_status st, rl_err *err)
         return mpi_fail(err, "MPI_Bcast", rc);
     msg[sizeof msg - 1] = 0;
     return rl_fail(err, all, "%s", msg);
+}
+
+/* The first line where text a and text b differ, as lengths and starts
+ * (a line absent from the shorter text is empty).  Returns 0 when they are
+ * the same text. */
+static int first_difference(const char *a, const char *b, const char **la, int *na, const char **lb, int *nb)
+{
+    while (*a || *b) {
+        const size_t ka = strcspn(a, "\n"), kb = strcspn(b, "\n");
+        if (ka != kb || memcmp(a, b, ka)) {
+            *la = a, *na = (int)ka, *lb = b, *nb = (int)kb;
+            return 1;
+        }
+        a += ka + (a[ka] == '\n');
+        b += kb + (b[kb] == '\n');
+    }
+    return 0;
+}
+
+rl_status rl_par_same(const char *desc, const char *what, rl_err *err)
+{
+    const int size = rl_par_size(), rank = rl_par_rank();
+    if (size == 1)
+        return RL_OK;
+    /* rank 0's text, its length first */
+    unsigned long long len = strlen(desc);
+    RL_TRY(rl_par_bcast(&len, sizeof len, err));
+    char *ref = rl_xmalloc((size_t)len + 1);
+    if (rank == 0)
+        memcpy(ref, desc, (size_t)len);
+    ref[len] = 0;
+    rl_status st = rl_par_bcast(ref, (size_t)len, err);
+    if (st != RL_OK) {
+        free(ref);
+        return st;
+    }
+    char msg[sizeof err->msg] = "";
+    const char *mine, *theirs;
+    int nm, nt;
+    const int differs = first_difference(desc, ref, &mine, &nm, &theirs, &nt);
+    if (differs) {
+        /* a line absent from one side is named so (at most 200 bytes of each: both fit the line) */
+        const char *none = "nothing there";
+        if (!nm)
+            mine = none, nm = (int)strlen(none);
+        if (!nt)
+            theirs = none, nt = (int)strlen(none);
+        snprintf(msg, sizeof msg, "ranks differ: rank %d has %.*s, rank 0 has %.*s", rank, nm < 200 ? nm : 200,
+                 mine, nt < 200 ? nt : 200, theirs);
+    }
+    free(ref);
+    /* the lowest rank that differs speaks for the job (size: none does) */
+    int me = differs ? rank : size, low = size;
+    int rc = MPI_Allreduce(&me, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Allreduce", rc);
+    if (low == size)
+        return RL_OK;
+    rc = MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, low, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Bcast", rc);
+    msg[sizeof msg - 1] = 0;
+    /* each rank's own what: the line rank 0 prints names rank 0's command */
+    return rl_fail(err, RL_EINPUT, "%s%s%s", what ? what : "", what ? ": " : "", msg);
 }
 
 /* ---- the fixed tree ---------------------------------------------------- */

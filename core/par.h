@@ -56,6 +56,19 @@ rl_status rl_par_bcast(void *buf, size_t bytes, rl_err *err);
  * rank stop together where one of them failed alone. */
 rl_status rl_par_agree(rl_status st, rl_err *err);
 
+/* The job's ranks agree on the work before they exchange anything: desc is
+ * this rank's description of it, one "FIELD VALUE" line per thing that
+ * shapes the work (the flags, the data's size and checksum, ...).  Rank 0's
+ * text goes to every rank; each compares its own with it.  RL_OK on every
+ * rank when all are the same; otherwise RL_EINPUT on every rank with one
+ * line from the lowest rank that differs, naming its first differing line,
+ * after the rank's own what: "WHAT: ranks differ: rank 1 has --width 32,
+ * rank 0 has --width 16" (no "WHAT: " when what is NULL).  Collective: every rank must call it, each time in the same
+ * order, before any other exchange that depends on the work (a rank that
+ * fails before it stops the job through rl_par_exit, so no rank is left
+ * waiting).  RL_OK at once with one rank. */
+rl_status rl_par_same(const char *desc, const char *what, rl_err *err);
+
 /* The fixed-tree sum over n items of float vectors of length len:
  *   S[a, b) = item a                       if b - a = 1,
  *   S[a, b) = S[a, m) + S[m, b),  m = (a + b) / 2   (left + right, element-wise),

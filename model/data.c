@@ -45,6 +45,14 @@ rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
     return RL_OK;
 }
 
+void rl_data_describe(const rl_dataset *d, char *buf, size_t len)
+{
+    uint64_t h = rl_fnv64(RL_FNV64_INIT, d->train.tok, sizeof(uint16_t) * (size_t)d->train.n);
+    h = rl_fnv64(h, d->val.tok, sizeof(uint16_t) * (size_t)d->val.n);
+    snprintf(buf, len, "data of %ld training and %ld validation tokens, hash %016llx", d->train.n, d->val.n,
+             (unsigned long long)h);
+}
+
 long rl_data_split(long n)
 {
     return n - n / 10;

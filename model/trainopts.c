@@ -67,47 +67,6 @@ int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab)
     return n;
 }
 
-/* The value of table entry e as the text its flag takes, malloc'ed; NULL
- * when it has none to give (no string, no --mode). */
-static char *value_text(const rl_opt *e)
-{
-    char buf[256];
-    switch (e->type) {
-    case RL_OPT_INT: snprintf(buf, sizeof buf, "%d", *(const int *)e->dest); break;
-    case RL_OPT_LONG: snprintf(buf, sizeof buf, "%ld", *(const long *)e->dest); break;
-    case RL_OPT_DOUBLE: {
-        /* the shortest %g that reads back as the same double: "0.1", not
-         * "0.10000000000000001" */
-        const double x = *(const double *)e->dest;
-        for (int prec = 6; prec <= 17; prec++) {
-            snprintf(buf, sizeof buf, "%.*g", prec, x);
-            if (strtod(buf, NULL) == x)
-                break;
-        }
-        break;
-    }
-    case RL_OPT_STRING: {
-        const char *s = *(const char *const *)e->dest;
-        if (!s)
-            return NULL;
-        snprintf(buf, sizeof buf, "%s", s);
-        break;
-    }
-    case RL_OPT_CHOICE:
-        if (*(const int *)e->dest < 0)
-            return NULL;
-        rl_choice_name(e->choices, *(const int *)e->dest, buf, sizeof buf);
-        break;
-    case RL_OPT_FLAG:
-    case RL_OPT_END:
-        return NULL;
-    }
-    char *v = strdup(buf);
-    if (!v)
-        rl_fatal("out of memory");
-    return v;
-}
-
 int rl_train_opts_argv(const rl_train_opts *o, unsigned parts, char **argv)
 {
     rl_train_opts copy = *o; /* the table points into its struct */
@@ -116,7 +75,7 @@ int rl_train_opts_argv(const rl_train_opts *o, unsigned parts, char **argv)
     for (int i = 0; i < n; i++) {
         if (tab[i].dest == &copy.rot_base && copy.rot_base == RL_ROT_BASE_DEFAULT)
             continue; /* train's default: the text written before the flag existed */
-        char *v = value_text(&tab[i]);
+        char *v = rl_opt_value_text(&tab[i]);
         if (!v)
             continue;
         argv[k] = rl_xmalloc(strlen(tab[i].name) + 3);

@@ -617,8 +617,16 @@ rl_status rl_repro_check(const rl_repro *r, rl_err *err)
     /* the data as train, eval and probe will read it */
     rl_dataset ds;
     RL_TRY(rl_data_load(r->g.data, r->g.train.vocab, &ds, err));
+    /* under MPI every rank's children read the data themselves: the ranks
+     * compare its contents (the flags were compared when parsed) */
+    char desc[256];
+    rl_data_describe(&ds, desc, sizeof desc);
+    rl_status st = rl_par_same(desc, NULL, err);
+    if (st != RL_OK) {
+        rl_data_free(&ds);
+        return st;
+    }
     const long T = r->g.train.ctx;
-    rl_status st = RL_OK;
     if (ds.train.n < T + 1 || ds.val.n < T + 1)
         st = rl_fail(err, RL_EINPUT, "the data set %s has %ld training and %ld validation tokens; training at "
                      "context %ld needs %ld in each", r->g.data, ds.train.n, ds.val.n, T, T + 1);
