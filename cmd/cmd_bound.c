@@ -252,8 +252,15 @@ static double b_farmass_half_log(bound_args *x) { return rl_farmass_half_log(x->
 static double b_alibi_log(bound_args *x) { return rl_farmass_alibi_log(x->ml, x->k, x->lambda, x->slope, x->best); }
 static double b_value_coherent(bound_args *x) { return rl_value_coherent(x->rho, x->vnorm); }
 
+/* value-incoherent sums over M = --ml far tokens, a count: a whole number
+ * that a double holds exactly (2^53), so that the cast to long is exact. */
+#define VALUE_ML_MAX 9007199254740992.0
+
 static double b_value_incoherent(bound_args *x)
 {
+    if (!(x->ml <= VALUE_ML_MAX) || x->ml != floor(x->ml))
+        rl_die("bound value-incoherent: --ml %g must be a whole number of far tokens, at most 2^53 = %.0f",
+               x->ml, VALUE_ML_MAX);
     double complex chi = x->c;
     double v2 = x->vnorm * x->vnorm;
     return rl_value_incoherent(x->rho, (long)x->ml, 1, &chi, &v2);
@@ -296,30 +303,31 @@ struct bound {
     bound_fn fn;
     const char *flags; /* space-separated flags it takes (family flags: "FAMILY") */
     const char *what;
+    int never; /* the result inf means "never" (a window with no certificate) */
 };
 
 static const struct bound bounds[] = {
-    { "norm", b_norm, "FAMILY block", "||E[M]||_op of a step family (SO(2): max over blocks, or --block B)" },
+    { "norm", b_norm, "FAMILY block", "||E[M]||_op of a step family (SO(2): max over blocks, or --block B)", 0 },
     { "norm2", b_norm2, "FAMILY samples seed eps",
-      "second-moment certificate: ||E[M X M^T] on F^perp||, W2(eps) (prints # lines, then W2)" },
+      "second-moment certificate: ||E[M X M^T] on F^perp||, W2(eps) (prints # lines, then W2)", 1 },
     { "window", b_window, "FAMILY block norm eps", "mixing window W(eps) = ceil(log(1/eps)/log(1/norm)) (inf: never), "
-                                                 "of --norm or of a family (slowest block, or --block B)" },
-    { "levy", b_levy, "d t", "cap bound (Ball) 2 exp(-d t^2/2) on P(|<e,u>| >= t), u uniform on S^{d-1}" },
-    { "cap", b_levy, "d t", "the same cap bound (Ball) under its own name" },
-    { "levy-so", b_levy_so, "d t", "Levy on SO(d): 2 exp(-(d-2) t^2/8) on P(|f - E f| >= t), f 1-Lipschitz (HS)" },
-    { "beta-tail", b_beta_tail, "d t", "exact P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2)" },
+                                                 "of --norm or of a family (slowest block, or --block B)", 1 },
+    { "levy", b_levy, "d t", "cap bound (Ball) 2 exp(-d t^2/2) on P(|<e,u>| >= t), u uniform on S^{d-1}", 0 },
+    { "cap", b_levy, "d t", "the same cap bound (Ball) under its own name", 0 },
+    { "levy-so", b_levy_so, "d t", "Levy on SO(d): 2 exp(-(d-2) t^2/8) on P(|f - E f| >= t), f 1-Lipschitz (HS)", 0 },
+    { "beta-tail", b_beta_tail, "d t", "exact P(|<e,u>| >= t): <e,u>^2 ~ Beta(1/2, (d-1)/2)", 0 },
     { "hoeffding", b_hoeffding, "d t a", "Hoeffding 2 exp(-t^2/(2 sum a_b^2)) for SO(2) block scores "
-                                         "(--a a_b list, or unit q,k spread over d/2 blocks)" },
-    { "farmass", b_farmass, "ml k lambda", "far-mass lower bound M/(M + K e^{2 lambda}) (exp(LOG) when below 2.2e-308)" },
-    { "farmass-upper", b_farmass_upper, "ml k lambda", "far-mass upper bound M/(M + K e^{-2 lambda})" },
-    { "farmass-half", b_farmass_half, "k lambda", "far tokens at which the lower bound reaches 1/2: K e^{2 lambda} (exp(LOG) past 1.8e308)" },
-    { "alibi", b_alibi, "ml k lambda slope best", "far mass under an ALiBi bias: worst case (or --best)" },
-    { "value-coherent", b_value_coherent, "rho vnorm", "far value norm without transport: rho ||v||" },
+                                         "(--a a_b list, or unit q,k spread over d/2 blocks)", 0 },
+    { "farmass", b_farmass, "ml k lambda", "far-mass lower bound M/(M + K e^{2 lambda}) (exp(LOG) when below 2.2e-308)", 0 },
+    { "farmass-upper", b_farmass_upper, "ml k lambda", "far-mass upper bound M/(M + K e^{-2 lambda})", 0 },
+    { "farmass-half", b_farmass_half, "k lambda", "far tokens at which the lower bound reaches 1/2: K e^{2 lambda} (exp(LOG) past 1.8e308)", 0 },
+    { "alibi", b_alibi, "ml k lambda slope best", "far mass under an ALiBi bias: worst case (or --best)", 0 },
+    { "value-coherent", b_value_coherent, "rho vnorm", "far value norm without transport: rho ||v||", 0 },
     { "value-incoherent", b_value_incoherent, "rho vnorm ml c",
-      "rms far value norm with transport, E[M] = cI: rho ||v|| sqrt(S(c,M))/M" },
+      "rms far value norm with transport, E[M] = cI: rho ||v|| sqrt(S(c,M))/M", 0 },
     { "match", b_match, "head-dim ctx mult eps",
       "the rotation base at which the fractions of SO(2) blocks mixing within T and mult*T (eps "
-      "default 0.1) best match the study's (prints # lines, then the base)" },
+      "default 0.1) best match the study's (prints # lines, then the base)", 0 },
 };
 
 /* The bounds that underflow (or overflow) a double, with their logs: printed
@@ -400,8 +408,15 @@ int cmd_bound(int argc, char **argv)
         x.eps = 0.1; /* the study's mixing regime is quoted at eps = 0.1 */
     double v = b->fn(&x);
     bound_fn logfn = log_form(b->name);
-    if (logfn && !(v >= DBL_MIN && v <= DBL_MAX))
-        printf("exp(%.17g)\n", logfn(&x));
+    /* the last guard: no NaN (nor exp(+-inf)) is printed as a result; inf
+     * is a result only where it means "never" (the windows) */
+    const int as_log = logfn && !(v >= DBL_MIN && v <= DBL_MAX);
+    const double shown = as_log ? logfn(&x) : v;
+    if (isnan(shown) || (isinf(shown) && (as_log || !(b->never && shown > 0))))
+        rl_die("bound %s: the result at these inputs is not a finite number (%g): an input is "
+               "outside the range the formula can be evaluated in", b->name, shown);
+    if (as_log)
+        printf("exp(%.17g)\n", shown);
     else
         printf("%.17g\n", v);
     return 0;

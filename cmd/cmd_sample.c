@@ -1,4 +1,5 @@
 /* cmd_sample.c: `routelab sample`, sampled steps as text matrices. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,14 @@ int cmd_sample(int argc, char **argv)
             gsl_rng_free(r);
             rl_stepper_free(st);
         }
+        /* the last guard: a step with a non-finite entry is refused, never
+         * printed (the family checks keep its inputs in range) */
+        for (long i = 0; failed == nk && i < nk * d2; i++)
+            if (!isfinite(buf[i])) {
+                failed = i / d2;
+                rl_fail(&err, RL_EINPUT, "its matrix has a non-finite entry (%g): the family's "
+                        "parameters are outside its numerical range", buf[i]);
+            }
         if (failed < nk) {
             if (of)
                 rl_outfile_abort(of); /* no temporary left behind */

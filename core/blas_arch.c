@@ -1,8 +1,11 @@
 /* blas_arch.c: OpenBLAS's kernel set on virtual machines (blas_arch.h). */
 #include "blas_arch.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* OpenBLAS's own report of the kernel set it loaded. */
@@ -46,3 +49,49 @@ void rl_blas_fix_arch(char **argv)
      * routelab would otherwise inherit a choice this process did not make) */
     unsetenv("OPENBLAS_CORETYPE");
 }
+
+/* The address space mapped so far (/proc/self/statm's first field), or -1. */
+static long long mapped_bytes(void)
+{
+    char buf[64];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    return atoll(buf) * (long long)sysconf(_SC_PAGESIZE);
+}
+
+/* Run from the executable's .preinit_array, before any shared library's
+ * initialiser: OpenBLAS's (gotoblas_init) maps its RL_BLAS_START_BYTES
+ * buffer and, when the address-space limit refuses it, retries for ever.
+ * Only system calls and snprintf: nothing of the program is set up yet. */
+static void blas_room_check(int argc, char **argv, char **envp)
+{
+    (void)argc;
+    (void)argv;
+    (void)envp;
+    struct rlimit r;
+    if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+        return;
+    const long long now = mapped_bytes();
+    if (now < 0 || (unsigned long long)now + RL_BLAS_START_BYTES <= (unsigned long long)r.rlim_cur)
+        return;
+    char line[320];
+    int n = snprintf(line, sizeof line,
+                     "routelab: the address-space limit (ulimit -v) of %llu MiB is too small: the "
+                     "program maps %lld MiB and OpenBLAS needs %llu MiB more at start-up (at least "
+                     "%llu MiB in all)\n",
+                     (unsigned long long)r.rlim_cur >> 20, now >> 20,
+                     (unsigned long long)RL_BLAS_START_BYTES >> 20,
+                     ((unsigned long long)now + RL_BLAS_START_BYTES + ((1 << 20) - 1)) >> 20);
+    if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+        n = 0;
+    _exit(1);
+}
+
+__attribute__((section(".preinit_array"), used)) static void (*const blas_room_preinit)(int, char **, char **) =
+    blas_room_check;

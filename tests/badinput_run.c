@@ -127,9 +127,11 @@ static void rm_tree(const char *p)
 
 /* ---- running the binary ---------------------------------------------------- */
 
-/* Run bin argv in cwd; stderr into errpath.  Returns the wait status, or -1
- * when killed at the timeout (*secs: the time it took). */
-static int run_argv(const bi_env *e, char *const argv[], const char *cwd, double *secs)
+/* Run bin argv in cwd; stdout into outpath (NULL: /dev/null), stderr into
+ * errpath.  Returns the wait status, or -1 when killed at the timeout
+ * (*secs: the time it took). */
+static int run_argv_to(const bi_env *e, char *const argv[], const char *cwd, const char *outpath,
+                       double *secs)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -137,7 +139,7 @@ static int run_argv(const bi_env *e, char *const argv[], const char *cwd, double
     cr_assert(pid >= 0, "fork failed");
     if (pid == 0) {
         setpgid(0, 0);
-        int in = open("/dev/null", O_RDONLY), out = open("/dev/null", O_WRONLY);
+        int in = open("/dev/null", O_RDONLY), out = open(outpath ? outpath : "/dev/null", O_WRONLY);
         int err = open(e->errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (in < 0 || out < 0 || err < 0 || chdir(cwd) != 0)
             _exit(126);
@@ -169,6 +171,11 @@ static int run_argv(const bi_env *e, char *const argv[], const char *cwd, double
     }
     kill(-pid, SIGKILL); /* children it left behind (gnuplot, grid runs) */
     return st;
+}
+
+static int run_argv(const bi_env *e, char *const argv[], const char *cwd, double *secs)
+{
+    return run_argv_to(e, argv, cwd, NULL, secs);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -260,6 +267,13 @@ static void bpe_fixtures(const bi_env *e, const char *text)
     write_str(e, "notutf8.txt", "caf\xe9 au lait is not UTF-8 here\n");
     write_str(e, "lowline.txt", "a \xe2\x96\x81 b: SentencePiece's space sign\n");
     write_str(e, "ctl.txt", "a\x01\x02\x03\x04 control characters, more than 1 in 100\n");
+    /* fault 6: a word of 40,000 bytes (SentencePiece's trainer crashed on it) */
+    char *lw = malloc(40000 + 64);
+    snprintf(lw, 64, "some words before it\n");
+    memset(lw + strlen(lw), 'a', 40000);
+    strcpy(lw + strlen("some words before it\n") + 40000, "\nand after it\n");
+    write_str(e, "longword.txt", lw);
+    free(lw);
     char *dir = th_path(e->fx, "bpe");
     char *argv[] = { "routelab", "data", "bpe", "--vocab", "300", "--from", (char *)text, "--out", dir, NULL };
     double secs;
@@ -356,10 +370,27 @@ static void archives(const bi_env *e)
     char *d2 = th_path(e->fx, "pk2");
     char *a2[] = { "tar", "-czf", "../tgz_fewdocs.tgz", "package", NULL };
     cr_assert_eq(tool(d2, a2), 0, "tar failed");
+    /* fault 9: a document that is a symbolic link to a file outside the archive */
+    char *pk3 = th_path(e->fx, "pk3"), *pk3p = th_path(e->fx, "pk3/package");
+    mkdir(pk3, 0755);
+    mkdir(pk3p, 0755);
+    for (int i = 1; i <= 11; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "pk3/package/ca%02d", i);
+        write_str(e, name, "The/at Fulton/np-tl County/nn-tl ./.\n");
+    }
+    char *lnk = th_path(e->fx, "pk3/package/ca12");
+    cr_assert_eq(symlink("/etc/hostname", lnk), 0, "symlink: %s", strerror(errno));
+    char *a3[] = { "tar", "-czf", "../tgz_symlink.tgz", "package", NULL };
+    cr_assert_eq(tool(pk3, a3), 0, "tar failed");
     rm_tree(d1);
     rm_tree(d2);
+    rm_tree(pk3);
     free(d1);
     free(d2);
+    free(pk3);
+    free(pk3p);
+    free(lnk);
 }
 
 /* ---- checkpoints ------------------------------------------------------------ */
@@ -770,7 +801,7 @@ static void release_holder(void)
  * there holding a copy of text.txt.  @LOCKED (a folder whose lock,
  * core/lock.h, another process holds for the whole case) and @LOCKEDRUN
  * (the same folder holding the valid checkpoint as ckpt.bin: a run folder
- * in use). */
+ * in use).  ("@>PATH" is no argument: bi_run_case sends the command's stdout there.) */
 static char *subst(const bi_env *e, const char *a, const char *cdir, int *full, bi_targets *tg)
 {
     if (a[0] != '@')
@@ -911,13 +942,18 @@ int bi_run_case(bi_env *e, const bi_case *c, int i)
     cr_assert(mkdtemp(cdir), "mkdtemp");
     char *argv[BI_MAXARGS + 1];
     int na = 0, full = 0;
+    const char *outpath = NULL; /* "@>PATH": the command's stdout (e.g. /dev/full), not an argument */
     argv[na++] = "routelab";
-    for (int a = 0; c->argv[a]; a++)
-        argv[na++] = subst(e, c->argv[a], cdir, &full, &tg);
+    for (int a = 0; c->argv[a]; a++) {
+        if (!strncmp(c->argv[a], "@>", 2))
+            outpath = c->argv[a] + 2;
+        else
+            argv[na++] = subst(e, c->argv[a], cdir, &full, &tg);
+    }
     argv[na] = NULL;
     bi_list before = list_tree(cdir);
     double secs;
-    int st = run_argv(e, argv, cdir, &secs);
+    int st = run_argv_to(e, argv, cdir, outpath, &secs);
     size_t n = 0;
     char *err = slurp(e->errpath, &n);
     char what[4096] = "";

@@ -11,7 +11,8 @@
  * folder holding fixture NAME as ckpt.bin (train --resume); @DEV, @LINK,
  * @COPY:NAME, @TEXTDIR output targets and inputs to overwrite (issue 21);
  * @LOCKED a folder whose lock another process holds, @LOCKEDRUN the same
- * holding run/ckpt.bin (badinput_run.c).  To add a case,
+ * holding run/ckpt.bin (badinput_run.c); "@>PATH" (not an
+ * argument) sends the command's stdout to PATH (/dev/full).  To add a case,
  * add a row; BADINPUT_ONLY=3,17 runs only those rows (1-based). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -720,6 +721,35 @@ static const bi_case cases[] = {
       "--steps", "3"),
     /* fault 17: a resume shorter than its checkpoint (the fixture is at step 1) */
     R(2, "below the checkpoint's step 2", RESUME("ck_step2.bin"), "--steps", "1"),
+
+    /* ---- issue 21, misc: bounded work, non-finite outputs, write failures, injection ---- */
+    /* fault 6: a 40,000-byte word crashed SentencePiece's trainer (SIGSEGV, nothing on stderr) */
+    R(2, "data bpe: .*longword.txt: a word .* passes 16384 bytes", "data", "bpe", "--vocab", "300",
+      "--from", "@longword.txt", "--out", "@OUT"),
+    /* fault 9: a symlink inside the archive pulled /etc/hostname into train.bin */
+    R(2, "archive member package/ca12 \\(a symbolic link\\)", "data", "brown", "--from",
+      "@tgz_symlink.tgz", "--dir", "@OUT"),
+    /* fault 10: control characters in a flag value were echoed raw (a newline split the line, an
+     * escape sequence cleared the reader's terminal) */
+    R(2, "--k expects a finite number, got '1\\\\x0a2'", "bound", "farmass", "--k", "1\n2"),
+    R(2, "--k expects a finite number, got '\\\\x1b\\[2J'", "bound", "farmass", "--k", "\x1b[2J"),
+    R(2, "--seed expects an integer, got '7\\\\x0d'|--seed " NOTINT ".*\\\\x0d", "sample", "--seed", "7\r"),
+    R(2, "unknown bound 'a\\\\x7fb'", "bound", "a\x7f" "b"),
+    /* fault 12: --ml 1e19 went through an out-of-range cast to long (printed -0); 1e12 ran an hour */
+    R(2, "--ml 1e\\+19 must be a whole number .* at most 2\\^53", "bound", "value-incoherent", "--ml", "1e19"),
+    R(2, "--ml 2.5 must be a whole number", "bound", "value-incoherent", "--ml", "2.5"),
+    /* fault 15: NaN results with exit 0; an overflowing sigma was an internal failure */
+    R(2, "sigma 5e\\+307 is out of range", "sample", "--family", "brownian", "--sigma", "5e307"),
+    R(2, "sigma 1e\\+308 is out of range", "bound", "norm2", "--family", "brownian", "--sigma", "1e308"),
+    R(2, "bound alibi: the result .* not a finite number \\(nan\\)", "bound", "alibi", "--lambda", "1e308",
+      "--slope", "1e308"),
+    R(2, "bound alibi: the result .* not a finite number \\(-inf\\)", "bound", "alibi", "--slope", "1e308",
+      "--best"),
+    /* fault 16: output lost to a full device was exit 0 */
+    R(1, "cannot write standard output: No space left", "bound", "farmass", "@>/dev/full"),
+    R(1, "cannot write standard output: No space left", "claims", "@>/dev/full"),
+    R(1, "cannot write standard output: No space left", "data", "check", "@tok_ok.bin", "@>/dev/full"),
+    R(1, "cannot write standard output: No space left", "bound", "--help", "@>/dev/full"),
 };
 
 Test(badinput, table, .timeout = 0)

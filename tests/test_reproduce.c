@@ -636,7 +636,8 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     rl_repro_free_variants(&r);
 
     /* bad bases */
-    const char *bad[] = { "rope@", "rope@x", "rope@1", "rope@1e9", "rope@nan", "rope@inf", "rope@500x" };
+    const char *bad[] = { "rope@", "rope@x", "rope@1", "rope@1e9", "rope@nan", "rope@inf", "rope@500x",
+                          "rope@ 500", "rope@+500", "rope@\t500" }; /* strtod skipped the space (issue 21, 14) */
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         r.g.variants = bad[i];
         cr_expect_eq(rl_repro_set_variants(&r, &err), RL_EINPUT, "%s accepted", bad[i]);

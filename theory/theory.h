@@ -103,7 +103,9 @@ double rl_value_incoherent(double rho, long m, int nb, const double complex *chi
  * characteristic functions: E[P_n] on a block is chi^n). */
 double complex rl_cpow_n(double complex z, long n);
 
-/* S(chi, M) above. */
+/* S(chi, M) above: summed term by term up to M = RL_PAIR_SUM_DIRECT_MAX,
+ * beyond that by its geometric closed form (O(1) at any M). */
+#define RL_PAIR_SUM_DIRECT_MAX 4096L
 double rl_value_pair_sum(double complex chi, long m);
 
 /* log E e^{lambda <e,u>} for u uniform on S^{d-1}, d >= 2: the moment

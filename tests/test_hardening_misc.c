@@ -1,0 +1,170 @@
+/* test_hardening_misc.c: issue 21's faults that need more than a bad-input
+ * row: S(c, M) by its closed form at any M (fault 12), the address-space
+ * limit OpenBLAS spun under (11), OMP_STACKSIZE (18), and data brown's cache
+ * over another archive (18). */
+#include <criterion/criterion.h>
+
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../theory/theory.h"
+#include "helpers.h"
+
+/* S by the direct sum, long double, for M past the direct range */
+static long double pair_sum_loop(double complex chi, long m)
+{
+    long double complex p = 1, acc = 0;
+    for (long delta = 1; delta < m; delta++) {
+        p *= chi;
+        acc += (long double)(m - delta) * p;
+    }
+    return (long double)m + 2.0L * creall(acc);
+}
+
+Test(hardening_misc, pair_sum_closed_form_matches_the_loop)
+{
+    const double complex chis[] = { 0.5, -0.3, 0.999999, -1, 1, 0.9 * cexp(0.4 * I), 0.9999 * cexp(1e-4 * I),
+                                    1e-300, cexp(0.01 * I) };
+    const long ms[] = { RL_PAIR_SUM_DIRECT_MAX + 1, 5000, 20001, 100000 };
+    for (size_t c = 0; c < sizeof chis / sizeof *chis; c++)
+        for (size_t k = 0; k < sizeof ms / sizeof *ms; k++) {
+            const long double want = pair_sum_loop(chis[c], ms[k]);
+            const double got = rl_value_pair_sum(chis[c], ms[k]);
+            /* relative to the sum of |terms| (M^2): the loop's own rounding scale */
+            const double scale = (double)ms[k] * (double)ms[k];
+            cr_expect_leq(fabs(got - (double)want), 1e-11 * scale, "chi %zu M %ld: %.17g vs %.17Lg", c, ms[k],
+                          got, want);
+        }
+}
+
+Test(hardening_misc, pair_sum_at_huge_m_is_the_geometric_limit)
+{
+    /* real c in (-1, 1): S = M (1 + c)/(1 - c) - 2 c (1 - c^M)/(1 - c)^2 */
+    const double cs[] = { 0.5, -0.3, 0.9, 0.999 };
+    const long ms[] = { 1000000000000L, 9007199254740992L };
+    for (size_t i = 0; i < 4; i++)
+        for (size_t k = 0; k < 2; k++) {
+            const double c = cs[i], m = (double)ms[k];
+            const double want = m * (1 + c) / (1 - c) - 2 * c / ((1 - c) * (1 - c));
+            const double got = rl_value_pair_sum(c, ms[k]);
+            cr_expect_leq(fabs(got - want), 1e-12 * want, "c %g M %ld: %.17g vs %.17g", c, ms[k], got, want);
+        }
+    cr_expect_eq(rl_value_pair_sum(1, 1000000000000L), 1e24);
+    cr_expect_eq(rl_value_pair_sum(-1, 1000000000000L), 0);
+    cr_expect_eq(rl_value_pair_sum(-1, 1000000000001L), 1);
+    cr_expect_eq(rl_value_pair_sum(0, 1000000000000L), 1e12);
+}
+
+/* th_run runs "ROUTELAB ARGS >out 2>err" through sh: the tests below that
+ * need an environment or a limit give ARGS as "--help >/dev/null; COMMAND",
+ * so that the captured command is COMMAND (the first, --help, is harmless). */
+
+/* The command's one stderr line, exit status and a bound on its time (the
+ * old tree spun for ever: timeout's 124). */
+static void one_line(const char *args, int status, const char *needle)
+{
+    char out[4096], err[4096];
+    int rc = th_run(args, out, sizeof out, err, sizeof err);
+    cr_expect_eq(rc, status, "%s: exit %d, expected %d; stderr: %s", args, rc, status, err);
+    cr_expect_eq(th_lines(err), 1, "%s: not one line on stderr: %s", args, err);
+    cr_expect(strncmp(err, "routelab: ", 10) == 0 && strstr(err, needle), "%s: stderr: %s", args, err);
+}
+
+Test(hardening_misc, small_address_space_is_one_line_not_a_spin, .timeout = 120)
+{
+    /* the shell applies the limit to routelab alone; timeout bounds the old spin */
+    const char *b = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
+    const char *cmds[] = { "claims", "sample --count 1 --d 2" };
+    for (int k = 0; k < 2; k++)
+        for (int kb = 100000; kb <= 250000; kb += 150000) {
+            char args[512];
+            snprintf(args, sizeof args, "--help >/dev/null; (ulimit -v %d; exec timeout 20 %s %s)", kb, b, cmds[k]);
+            one_line(args, 1, "address-space limit (ulimit -v)");
+        }
+}
+
+Test(hardening_misc, omp_stacksize_out_of_range_is_refused)
+{
+    const char *b = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
+    char args[512];
+    snprintf(args, sizeof args, "--help >/dev/null; OMP_STACKSIZE=99999999G %s sample --count 1 --d 2", b);
+    one_line(args, 2, "OMP_STACKSIZE '99999999G' is out of range");
+    snprintf(args, sizeof args, "--help >/dev/null; OMP_STACKSIZE=4G %s bound farmass", b);
+    one_line(args, 2, "OMP_STACKSIZE '4G' is out of range");
+    char out[256];
+    snprintf(args, sizeof args, "--help >/dev/null; OMP_STACKSIZE=16M %s bound farmass", b);
+    cr_expect_eq(th_run(args, out, sizeof out, NULL, 0), 0, "OMP_STACKSIZE=16M is refused");
+}
+
+/* A Brown-like archive of 11 documents whose words are `word`. */
+static char *brown_archive(const char *dir, const char *name, const char *word)
+{
+    char *pkg = th_path(dir, "package");
+    mkdir(pkg, 0755);
+    for (int i = 1; i <= 11; i++) {
+        char doc[16];
+        snprintf(doc, sizeof doc, "ca%02d", i);
+        char *p = th_path(pkg, doc);
+        FILE *f = fopen(p, "w");
+        cr_assert(f);
+        fprintf(f, "The/at %s/nn %d/cd ./.\n", word, i);
+        fclose(f);
+        free(p);
+    }
+    char *tgz = th_path(dir, name), cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd %s && tar -czf %s package && rm -r package", dir, name);
+    cr_assert_eq(system(cmd), 0);
+    free(pkg);
+    return tgz;
+}
+
+Test(hardening_misc, brown_cache_of_another_archive_is_refused)
+{
+    char *dir = th_tmpdir(), *data = th_path(dir, "brown");
+    char *a = brown_archive(dir, "a.tgz", "jury"), *b = brown_archive(dir, "b.tgz", "county");
+    char args[2048], out[4096], err[4096];
+    snprintf(args, sizeof args, "data brown --from %s --dir %s", a, data);
+    cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+    /* the same archive again: cached */
+    cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(out, "cached"), "%s", out);
+    char *tr = th_path(data, "train.bin");
+    struct stat before, after;
+    cr_assert_eq(stat(tr, &before), 0);
+    /* another archive: refused, the folder untouched */
+    snprintf(args, sizeof args, "data brown --from %s --dir %s", b, data);
+    one_line(args, 2, "not built from");
+    cr_assert_eq(stat(tr, &after), 0);
+    cr_expect(before.st_mtim.tv_sec == after.st_mtim.tv_sec && before.st_mtim.tv_nsec == after.st_mtim.tv_nsec &&
+              before.st_size == after.st_size);
+    th_rmdir(dir);
+    free(tr);
+    free(a);
+    free(b);
+    free(data);
+    free(dir);
+}
+
+Test(hardening_misc, reproduce_variant_list_is_bounded_before_any_folder)
+{
+    /* 300 variants failed only after training every model ("too many variants to plot") */
+    char *dir = th_tmpdir(), *txt = th_path(dir, "t.txt"), *out = th_path(dir, "g");
+    th_write_text(txt, 20);
+    size_t n = 300 * 12 + 64;
+    char *args = malloc(n + 512);
+    int off = snprintf(args, n, "reproduce --data %s --out %s --variants ", txt, out);
+    for (int v = 0; v < 300; v++)
+        off += snprintf(args + off, n - off, v ? ",rope@%d" : "rope@%d", 500 + v);
+    one_line(args, 2, "--variants: 300 variants");
+    struct stat sb;
+    cr_expect(stat(out, &sb) != 0, "reproduce made %s before refusing", out);
+    free(args);
+    th_rmdir(dir);
+    free(out);
+    free(txt);
+    free(dir);
+}
