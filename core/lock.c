@@ -87,8 +87,7 @@ int rl_is_tmp_name(const char *name)
     return k == 8;
 }
 
-/* Remove the regular files of dir named like a temporary. */
-static void remove_stale(const char *dir)
+void rl_lock_remove_named(const char *dir, int (*match)(const char *name), int folders)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -96,9 +95,15 @@ static void remove_stale(const char *dir)
     struct dirent *e;
     while ((e = readdir(d))) {
         struct stat sb;
-        if (rl_is_tmp_name(e->d_name) && fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISREG(sb.st_mode))
+        if (!match(e->d_name) || fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (!folders && S_ISREG(sb.st_mode)) {
             unlinkat(dirfd(d), e->d_name, 0);
+        } else if (folders && S_ISDIR(sb.st_mode)) {
+            char *p = rl_path_join(dir, e->d_name);
+            rl_rmtree(p);
+            free(p);
+        }
     }
     closedir(d);
 }
@@ -315,7 +320,7 @@ rl_status rl_lock_dir(const char *dir, rl_lock **lk, rl_err *err)
             rl_fatal("more than %d folder locks held at once", MAX_LOCKS);
         held[slot] = l;
         unblock(&old);
-        remove_stale(dir);
+        rl_lock_remove_named(dir, rl_is_tmp_name, 0); /* the temporaries of no live writer */
         *lk = l;
         return RL_OK;
     }

@@ -79,4 +79,10 @@ void rl_cleanup_failed(void);
 /* Install the handlers (idempotent).  Called by the dispatcher. */
 void rl_cleanup_signals(void);
 
+/* Remove the entries of dir whose names match: regular files (folders = 0)
+ * or folders with their contents (folders = 1); symbolic links and other
+ * kinds are left.  For a folder whose lock the caller holds: what matches
+ * then belongs to no live writer. */
+void rl_lock_remove_named(const char *dir, int (*match)(const char *name), int folders);
+
 #endif

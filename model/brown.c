@@ -315,23 +315,10 @@ static rl_status split_documents(const char *pdir, FILE *tsv, tokbuf *tr, tokbuf
     return st;
 }
 
-/* The ".fetch.*" folders of dir (each build's own, named by its pid). */
-static void remove_fetch_folders(const char *dir)
+/* A ".fetch.*" folder: one build's unpacked archive (named by its pid). */
+static int is_fetch_name(const char *name)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        struct stat sb;
-        if (!strncmp(e->d_name, ".fetch.", 7) && fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISDIR(sb.st_mode)) {
-            char *p = rl_path_join(dir, e->d_name);
-            rl_rmtree(p);
-            free(p);
-        }
-    }
-    closedir(d);
+    return !strncmp(name, ".fetch.", 7);
 }
 
 rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
@@ -352,7 +339,7 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
      * every fetch folder there is a killed build's: removed */
     rl_lock *lk;
     RL_TRY(rl_lock_dir(dir, &lk, err));
-    remove_fetch_folders(dir);
+    rl_lock_remove_named(dir, is_fetch_name, 1); /* stale fetch folders, under the lock */
     char *tmp;
     if (asprintf(&tmp, "%s/.fetch.%ld", dir, (long)getpid()) < 0)
         rl_fatal("out of memory");
