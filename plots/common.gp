@@ -15,4 +15,6 @@ set style data points
 # Twelve distinguishable colours (Okabe-Ito first), for one curve per variant:
 # lc rgb rl_color(i) with i = 1, 2, ...
 rl_colors = "#0072b2 #d55e00 #009e73 #cc79a7 #e69f00 #56b4e9 #000000 #f0e442 #8b4513 #7f7f7f #9400d3 #2e8b57"
-rl_color(i) = word(rl_colors, (i - 1) % 12 + 1)
+# (i < 1, e.g. the index of a name not in a list: the tenth, gray; gnuplot
+# evaluates a plot clause's options once even for an empty iteration)
+rl_color(i) = word(rl_colors, i >= 1 ? (i - 1) % 12 + 1 : 10)

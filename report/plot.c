@@ -206,9 +206,17 @@ static rl_status run_gnuplot(const char *run, const char *script, const char *di
     RL_TRY(rl_output_check(outfile, err));
     RL_TRY(rl_tmp_create(outfile, &tmp, &tfd, err));
     close(tfd);
-    const char *argv[16] = { "gnuplot", "-c", run, script, dir, tmp, term, a->names, a->nums };
-    for (int k = 0; k < a->nstr; k++)
-        argv[9 + k] = a->str[k];
+    /* no argument is empty: gnuplot drops an empty one and the rest shift,
+     * so a string arrives behind "=" (run.gp strips it) and empty lists as
+     * "-" (run.gp skips words that name no variable) */
+    const char *argv[16] = { "gnuplot", "-c", run, script, dir, tmp, term, *a->names ? a->names : "-",
+                             *a->nums ? a->nums : "-" };
+    char *sv[RL_PLOT_MAXSTR];
+    for (int k = 0; k < a->nstr; k++) {
+        if (asprintf(&sv[k], "=%s", a->str[k]) < 0)
+            rl_fatal("out of memory");
+        argv[9 + k] = sv[k];
+    }
     int msg[2], ex[2];
     if (pipe(msg) != 0 || pipe2(ex, O_CLOEXEC) != 0)
         rl_fatal("cannot start gnuplot: %s", strerror(errno));
@@ -243,6 +251,8 @@ static rl_status run_gnuplot(const char *run, const char *script, const char *di
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
+    for (int k = 0; k < a->nstr; k++)
+        free(sv[k]);
     rl_status s = RL_OK;
     if (got == (ssize_t)sizeof eno) {
         s = rl_fail(err, RL_EINTERNAL, "cannot run gnuplot: %s", strerror(eno));

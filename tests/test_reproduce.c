@@ -137,6 +137,24 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
     th_rmdir(d);
 }
 
+/* A grid of variants the study has no row for (none, path, a base of our
+ * own): its report and every figure are written all the same (issue 21
+ * fault 14: it trained everything, then failed at the study's figure, and
+ * --report-only failed the same way). */
+Test(reproduce, grid_without_study_variants_has_a_report, .timeout = 240)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    run_grid(d, txt, "--variants none,path,rope@500 --probe none", out, sizeof out);
+    const char *top[] = { "REPORT.md", "ppl.png", "ratio.png", "ratio_study.png", "training.png" };
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++)
+        expect_file(g, top[i]);
+    run_grid(d, txt, "--variants none,path,rope@500 --probe none --report-only", out, sizeof out);
+    expect_file(g, "REPORT.md");
+    th_rmdir(d);
+}
+
 Test(reproduce, interrupted_grid_resumes, .timeout = 240)
 {
     char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
