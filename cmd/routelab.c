@@ -1,8 +1,6 @@
 /* routelab.c: the command table and dispatch.  The per-claim subcommands
  * (mixing, concentration, ...) come from the claims table, in its order, at
  * the table's CLAIMS_ row. */
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +9,7 @@
 #include "../core/lock.h"
 #include "../core/par.h"
 #include "commands.h"
+#include "startenv.h"
 #include "../core/util.h"
 
 struct command {
@@ -50,46 +49,16 @@ static void usage(FILE *fp)
     fprintf(fp, "  %-14s %s\n", "help", "print this list");
 }
 
-/* The largest OMP_STACKSIZE taken: each OpenMP thread reserves its stack
- * when the first parallel region starts, and libgomp accepts any size at
- * load (OMP_STACKSIZE=99999999G), then ends the program at that region with
- * its own "Thread creation failed" line.  1 GiB is far beyond any stack
- * this program needs. */
-#define OMP_STACK_MAX ((unsigned long long)1 << 30)
-
-/* Refuse an OMP_STACKSIZE libgomp would fail on, before any parallel region
- * (libgomp's format: a number of K, or with a suffix B, K, M or G).  A value
- * libgomp cannot parse it reports itself while loading, before main, and
- * then ignores; that line cannot be prevented from here. */
-static void omp_stack_check(void)
-{
-    const char *v = getenv("OMP_STACKSIZE");
-    if (!v)
-        return;
-    char *end;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 10);
-    while (*end == ' ' || *end == '\t')
-        end++;
-    unsigned shift = 10;
-    if (*end) {
-        const char *u = strchr("bBkKmMgG", *end);
-        shift = u ? (unsigned)((u - "bBkKmMgG") / 2) * 10 : 99;
-        end++;
-    }
-    while (*end == ' ' || *end == '\t')
-        end++;
-    if (end == v || *end || !isdigit((unsigned char)v[0]) || errno || shift == 99)
-        rl_die("OMP_STACKSIZE '%s' is not a size (a number with an optional B, K, M or G)", v);
-    if (n == 0 || n > OMP_STACK_MAX >> shift)
-        rl_die("OMP_STACKSIZE '%s' is out of range (1 byte to 1G per OpenMP thread)", v);
-}
+/* Before any shared library's initialiser (libgomp's reads OMP_*):
+ * startenv.h.  Only the executable may have a .preinit_array. */
+__attribute__((section(".preinit_array"), used)) static void (*const preinit)(int, char **, char **) =
+    rl_startenv_preinit;
 
 int main(int argc, char **argv)
 {
+    rl_startenv_check();    /* what the libraries said of the environment, first */
     rl_blas_fix_arch(argv); /* may run the program again with OpenBLAS's fast kernels */
     rl_stdout_guard();      /* output lost to a full disk is no exit 0 */
-    omp_stack_check();
     rl_err err;
     rl_check(rl_par_init(&argc, &argv, &err), &err); /* a rank of mpirun / srun, or alone */
     rl_cleanup_signals(); /* Ctrl-C or a SIGTERM removes this run's temporaries (core/lock.h) */

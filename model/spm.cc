@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +30,32 @@ void say(char *msg, const std::string &s)
         if (*c == '\n' || *c == '\r')
             *c = ' ';
 }
+
+// SentencePiece logs to std::cerr (its LOG and CHECK macros): its training
+// honours minloglevel, but loading and encoding run at its default level,
+// and a library line beside routelab's own would break the one-line rule.
+// Every call into it holds std::cerr in a buffer for its duration; what the
+// call has to say comes back as its status.
+class Quiet {
+  public:
+    Quiet() : old_(std::cerr.rdbuf(buf_.rdbuf())) {}
+    ~Quiet() { std::cerr.rdbuf(old_); }
+    // The first line held, without its "file.cc(N) LOG(LEVEL) " source tag.
+    std::string said() const
+    {
+        std::string t = buf_.str();
+        t = t.substr(0, t.find('\n'));
+        size_t tag = t.find(") LOG(");
+        size_t end = tag == std::string::npos ? std::string::npos : t.find(") ", tag + 6);
+        return end == std::string::npos ? t : t.substr(end + 2);
+    }
+    Quiet(const Quiet &) = delete;
+    Quiet &operator=(const Quiet &) = delete;
+
+  private:
+    std::ostringstream buf_;
+    std::streambuf *old_;
+};
 
 // The training sentences: the non-empty lines of the text, in order.
 class Lines : public sentencepiece::SentenceIterator {
@@ -66,6 +94,7 @@ extern "C" int rl_spm_train(const char *text, size_t n, int vocab, char **model,
     *model = nullptr;
     *len = 0;
     try {
+        Quiet quiet;
         // identity normalisation, no dummy prefix and no whitespace removal:
         // decoding gives back the bytes; one thread: the same model every run
         const std::unordered_map<std::string, std::string> kw = {
@@ -104,12 +133,14 @@ extern "C" int rl_spm_train(const char *text, size_t n, int vocab, char **model,
 extern "C" rl_spm *rl_spm_load(const char *model, size_t len, char msg[RL_SPM_MSG])
 {
     try {
+        Quiet quiet;
         rl_spm *p = new rl_spm;
         auto st = p->sp.LoadFromSerializedProto(std::string(model, len));
         if (!st.ok() || p->sp.GetPieceSize() <= 0) {
             const std::string why = st.ToString();
             say(msg, st.ok() ? "it has no pieces"
                      : why.find("ParseFromArray") != std::string::npos ? "it does not parse as one"
+                     : why.find("Self-test") != std::string::npos    ? "its own self-test fails: " + quiet.said()
                                                                        : why);
             delete p;
             return nullptr;
@@ -142,6 +173,7 @@ extern "C" int rl_spm_encode(const rl_spm *p, const char *text, size_t n, int **
     *ids = nullptr;
     *nids = 0;
     try {
+        Quiet quiet;
         std::vector<int> v;
         auto st = p->sp.Encode(std::string(text, n), &v);
         if (!st.ok()) {
@@ -167,6 +199,7 @@ extern "C" int rl_spm_encode(const rl_spm *p, const char *text, size_t n, int **
 extern "C" long rl_spm_piece(const rl_spm *p, int id, char *buf, size_t cap, char msg[RL_SPM_MSG])
 {
     try {
+        Quiet quiet;
         const auto &sp = p->sp;
         if (id < 0 || id >= sp.GetPieceSize()) {
             std::snprintf(msg, RL_SPM_MSG, "id %d is outside the tokenizer's %d pieces", id,

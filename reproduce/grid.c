@@ -30,6 +30,7 @@
 #include "../model/ckpt.h"
 #include "../model/config.h"
 #include "../model/data.h"
+#include "../model/gpt.h"
 #include "../model/trainopts.h"
 
 /* The largest seed train takes: RL_OPT_SEED_'s upper bound (core/opts.h). */
@@ -615,6 +616,13 @@ rl_status rl_repro_check(const rl_repro *r, rl_err *err)
         rl_gpt_config c;
         if (rl_train_opts_config(&t, &c, err) != RL_OK) {
             rl_err_prefix(err, "--variants");
+            return RL_EINPUT;
+        }
+        /* the model and its training activations fit the machine, as train
+         * will check: refused here, before any folder, not by a child */
+        size_t bytes;
+        if (rl_gpt_bytes(&c, t.batch, &bytes, err) != RL_OK) {
+            rl_err_prefix(err, r->var[v]);
             return RL_EINPUT;
         }
     }

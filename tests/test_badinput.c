@@ -723,6 +723,10 @@ static const bi_case cases[] = {
     R(2, "below the checkpoint's step 2", RESUME("ck_step2.bin"), "--steps", "1"),
 
     /* ---- issue 21, misc: bounded work, non-finite outputs, write failures, injection ---- */
+    /* fault 14: a model too big for the machine was refused by the child run, after folders */
+    R(2, "reproduce: rope: a model of 64 layers.* more than", REPRO, "--variants", "rope", "--layers", "64",
+      "--width", "8192"),
+
     /* fault 6: a 40,000-byte word crashed SentencePiece's trainer (SIGSEGV, nothing on stderr) */
     R(2, "data bpe: .*longword.txt: a word .* passes 16384 bytes", "data", "bpe", "--vocab", "300",
       "--from", "@longword.txt", "--out", "@OUT"),

@@ -259,6 +259,38 @@ Test(bpe, decode_of_a_known_file)
     free(d);
 }
 
+/* SentencePiece runs a tokenizer's own self-test when it loads it, and logs
+ * each failing sample to std::cerr (LOG(INFO)) before it refuses the model;
+ * loading runs at the library's default log level.  A tokenizer.model with
+ * a failing sample appended (ModelProto field 4, self_test_data: one sample
+ * "hi" expected as "zz") is refused in routelab's one line, with none of the
+ * library's own. */
+Test(bpe, a_tokenizer_failing_its_self_test_is_one_line)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "corpus.txt"), *out = th_path(d, "out");
+    write_corpus(txt);
+    cr_assert_eq(bpe(400, txt, out), 0, "%s", err);
+    char *m = th_path(out, "tokenizer.model"), *bin = th_path(out, "val.bin");
+    /* sample {input "hi", expected "zz"} in samples (1) of field 4 */
+    static const unsigned char self_test[] = { 0x22, 0x0a, 0x0a, 0x08, 0x0a, 0x02, 'h', 'i', 0x12, 0x02, 'z', 'z' };
+    FILE *f = fopen(m, "ab");
+    cr_assert(f);
+    cr_assert_eq(fwrite(self_test, 1, sizeof self_test, f), sizeof self_test);
+    fclose(f);
+    snprintf(line, sizeof line, "data decode --tokenizer %s %s", m, bin);
+    char got[64];
+    cr_expect_eq(th_run(line, got, sizeof got, err, sizeof err), 2, "%s", err);
+    cr_expect_eq(th_lines(err), 1, "not one line: %s", err);
+    cr_expect(strstr(err, "not a SentencePiece tokenizer (its own self-test fails: 1/1 samples did not pass") != NULL,
+              "%s", err);
+    free(m);
+    free(bin);
+    th_rmdir(d);
+    free(out);
+    free(txt);
+    free(d);
+}
+
 /* What cannot come back exactly is refused (exit 2, one line) and nothing
  * is written: bytes that are not UTF-8 and SentencePiece's space sign. */
 Test(bpe, refuses_what_cannot_round_trip)

@@ -100,6 +100,29 @@ Test(hardening_misc, omp_stacksize_out_of_range_is_refused)
     cr_expect_eq(th_run(args, out, sizeof out, NULL, 0), 0, "OMP_STACKSIZE=16M is refused");
 }
 
+/* libgomp reads OMP_* in its initialiser, before main, and reported a value
+ * it cannot parse on its own line, then ran on (exit 0, two lines with the
+ * empty one before it).  Now its complaint is routelab's one line, status 2;
+ * what it prints on request (OMP_DISPLAY_ENV) still reaches stderr. */
+Test(hardening_misc, libgomp_environment_complaints_are_one_line)
+{
+    const char *b = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
+    const char *bad[][2] = { { "OMP_NUM_THREADS=abc", "OMP_NUM_THREADS ('abc')" },
+                             { "OMP_SCHEDULE=qq", "OMP_SCHEDULE ('qq')" },
+                             { "OMP_STACKSIZE=abc", "OMP_STACKSIZE ('abc')" },
+                             { "OMP_PROC_BIND=zz", "OMP_PROC_BIND ('zz')" },
+                             { "GOMP_SPINCOUNT=x", "GOMP_SPINCOUNT ('x')" } };
+    char args[512], out[4096], err[8192];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(args, sizeof args, "--help >/dev/null; %s %s bound farmass", bad[i][0], b);
+        one_line(args, 2, bad[i][1]);
+    }
+    snprintf(args, sizeof args, "--help >/dev/null; OMP_NUM_THREADS=2 OMP_DISPLAY_ENV=true %s bound farmass", b);
+    cr_expect_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(err, "OPENMP DISPLAY ENVIRONMENT BEGIN") != NULL, "OMP_DISPLAY_ENV's text lost: %s", err);
+    cr_expect(strtod(out, NULL) > 0, "no result: %s", out);
+}
+
 /* A Brown-like archive of 11 documents whose words are `word`. */
 static char *brown_archive(const char *dir, const char *name, const char *word)
 {

@@ -1,0 +1,120 @@
+/* startenv.c: the environment the libraries read before main (startenv.h). */
+#include "startenv.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+
+/* Start-up state, set once before main and cleared by rl_startenv_check:
+ * the real stderr and the pipe's read end (-1: nothing held). */
+static int real_stderr = -1, held = -1;
+
+void rl_startenv_preinit(int argc, char **argv, char **envp)
+{
+    (void)argc, (void)argv;
+    int omp = 0;
+    for (char **e = envp; e && *e && !omp; e++)
+        omp = !strncmp(*e, "OMP_", 4) || !strncmp(*e, "GOMP_", 5);
+    if (!omp)
+        return;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC))
+        return;
+    /* libgomp says a line per bad variable (OMP_DISPLAY_ENV a few KB): the
+     * pipe holds 1 MiB where it may, and a full pipe drops text rather than
+     * blocking the loader for ever */
+    (void)fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+    (void)fcntl(p[1], F_SETFL, O_NONBLOCK);
+    int saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (saved < 0 || dup2(p[1], 2) < 0) {
+        if (saved >= 0)
+            close(saved);
+        close(p[0]);
+        close(p[1]);
+        return;
+    }
+    close(p[1]);
+    real_stderr = saved;
+    held = p[0];
+}
+
+/* What the libraries wrote while stderr was held, NUL-terminated (malloc'ed). */
+static char *take_held(void)
+{
+    dup2(real_stderr, 2); /* closes the pipe's last write end: read sees EOF */
+    close(real_stderr);
+    real_stderr = -1;
+    size_t n = 0, cap = 4096;
+    char *text = rl_xmalloc(cap);
+    for (;;) {
+        if (n + 1 == cap)
+            text = rl_xrealloc(text, cap *= 2);
+        ssize_t k = read(held, text + n, cap - 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    text[n] = 0;
+    close(held);
+    held = -1;
+    return text;
+}
+
+/* The largest OMP_STACKSIZE taken: each OpenMP thread reserves its stack
+ * when the first parallel region starts, and libgomp accepts any size at
+ * load (OMP_STACKSIZE=99999999G), then ends the program at that region with
+ * its own "Thread creation failed" line.  1 GiB is far beyond any stack
+ * this program needs. */
+#define OMP_STACK_MAX ((unsigned long long)1 << 30)
+
+/* libgomp's format: a number of K, or with a suffix B, K, M or G.  A value
+ * it cannot parse at all it has already reported (take_held). */
+static void omp_stack_check(void)
+{
+    const char *v = getenv("OMP_STACKSIZE");
+    if (!v)
+        return;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    unsigned shift = 10;
+    if (*end) {
+        const char *u = strchr("bBkKmMgG", *end);
+        shift = u ? (unsigned)((u - "bBkKmMgG") / 2) * 10 : 99;
+        end++;
+    }
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (end == v || *end || !isdigit((unsigned char)v[0]) || errno || shift == 99)
+        rl_die("OMP_STACKSIZE '%s' is not a size (a number with an optional B, K, M or G)", v);
+    if (n == 0 || n > OMP_STACK_MAX >> shift)
+        rl_die("OMP_STACKSIZE '%s' is out of range (1 byte to 1G per OpenMP thread)", v);
+}
+
+void rl_startenv_check(void)
+{
+    if (real_stderr >= 0) {
+        char *text = take_held();
+        /* "\nlibgomp: Invalid value for environment variable OMP_NUM_THREADS\n":
+         * its first such line, with the value the variable has */
+        char *line = strstr(text, "libgomp: ");
+        if (line) {
+            line[strcspn(line, "\n")] = 0;
+            const char *var = strrchr(line, ' ') + 1, *val = getenv(var);
+            rl_die("the environment: %s%s%s%s", line, val ? " ('" : "", val ? val : "", val ? "')" : "");
+        }
+        fputs(text, stderr);
+        free(text);
+    }
+    omp_stack_check();
+}
