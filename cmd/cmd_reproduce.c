@@ -169,7 +169,7 @@ int cmd_reproduce(int argc, char **argv)
     opts[n++] = (rl_opt)RL_OPT_FLAG_("report-only", &report_only,
                                      "only rewrite table.tsv, the figures and REPORT.md");
     opts[n] = (rl_opt)RL_OPT_END_;
-    rl_opts_parse("reproduce", "[--preset quick|cpu|paper] [--out DIR] [--data PATH] [flags]",
+    rl_opts_parse("reproduce", "[--preset " RL_GRID_PRESETS "] [--out DIR] [--data PATH] [flags]",
                   "Train every variant of the grid --seeds times (seeds --seed, --seed + 1, ...; every\n"
                   "variant of a seed on the same initial weights, batches and evaluation windows), evaluate\n"
                   "each with the study's protocol at 1x, 2x, ..., max-mult x the training context, probe the far mass\n"

@@ -18,3 +18,10 @@ rl_colors = "#0072b2 #d55e00 #009e73 #cc79a7 #e69f00 #56b4e9 #000000 #f0e442 #8b
 # (i < 1, e.g. the index of a name not in a list: the tenth, gray; gnuplot
 # evaluates a plot clause's options once even for an empty iteration)
 rl_color(i) = word(rl_colors, i >= 1 ? (i - 1) % 12 + 1 : 10)
+# Tick marks for a log axis of ratios or perplexities from lo to hi: gnuplot
+# labels only powers of ten by itself, which leaves a 1-to-8 axis with the one
+# label "1".  A short span gets fine steps, a long one coarse ones, so that
+# labels never collide (eval 'set ytics '.rl_log_tics(lo, hi)).
+rl_log_tics(lo, hi) = hi/lo < 1.6 ? "(0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8)" : \
+    hi/lo < 40 ? "(0.5, 0.7, 1, 1.5, 2, 3, 4, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200)" : \
+    "(0.01, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 1e4, 1e5)"

@@ -1,7 +1,7 @@
 # Predicted horizon (from the per-block mixing windows) against the measured one, one point per model.
 load plotdir.'/common.gp'
 f = dir.'/horizons.tsv'
-set title "Predicted against measured extrapolation horizon (tokens)" noenhanced
+set title sprintf("Predicted against measured extrapolation horizon (%s)", bytes ? "bytes" : "tokens") noenhanced
 set xlabel 'predicted H = min { W_b : W_b > T }  (none: at the right edge)' noenhanced
 set ylabel 'measured: first L with ratio > 1 + 2 SE  (beyond the grid: top edge)' noenhanced
 set logscale xy

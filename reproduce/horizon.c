@@ -246,7 +246,7 @@ void rl_repro_horizon_section(const rl_repro *r, FILE *fp)
     for (int v = 0; v < nv && off < (int)sizeof names; v++)
         off += snprintf(names + off, sizeof names - off, v ? " %s" : "%s", r->var[v]);
     const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_I("ctx", T), RL_PV_I("cap", cap),
-                                RL_PV_I("top", top) };
+                                RL_PV_I("top", top), RL_PV_I("bytes", r->g.train.vocab == 256) };
     rl_plot(&od, "reproduce_horizon", "horizon", vars, RL_NVARS(vars));
     fprintf(fp, "\nOf the models with a prediction: %d agree, %d degrade earlier than predicted, %d later (or "
                 "not within the grid). Every row: `horizons.tsv`; every block: `models/NAME/seedS/horizon.tsv`."
