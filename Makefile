@@ -34,7 +34,7 @@ TESTOBJS := $(TESTSRCS:%.c=build/%.o)
 BIN      := build/routelab
 TESTBIN  := build/routelab-tests
 
-.PHONY: all setup setup-data setup-fuzz build test run bench clean layers fuzz fuzz-build sanitize faults
+.PHONY: all setup setup-data setup-fuzz setup-faults build test run bench clean layers fuzz fuzz-build sanitize faults
 all: build
 
 setup:
@@ -45,6 +45,9 @@ setup-data:
 
 setup-fuzz:
 	@sh scripts/setup.sh --with-fuzz
+
+setup-faults:
+	@sh scripts/setup.sh --with-faults
 
 build: setup
 	@$(MAKE) --no-print-directory $(BIN)
@@ -83,14 +86,15 @@ bench: setup
 	@sh scripts/bench_ranks.sh $(BIN)
 
 # The include graph runs one way, downward (NOTES.md, layout).
-# kill -9 at random moments of train, reproduce, data and theory, then the
+# kill -9 at random moments of train, reproduce, data and theory (after a
+# random delay, and as the command enters its k-th rename: strace), then the
 # same command again: identical outputs, no leftovers (not in CI: minutes).
 # FAULTS_TRIALS per command, FAULTS_SEED (default: the time, printed),
 # FAULTS_COMMANDS a subset of "train reproduce data-text data-bpe theory".
 FAULTS_TRIALS ?= 5
 FAULTS_SEED ?=
 FAULTS_COMMANDS ?=
-faults: setup
+faults: setup-faults
 	@$(MAKE) --no-print-directory $(BIN)
 	ROUTELAB=$(abspath $(BIN)) sh scripts/faults.sh $(FAULTS_TRIALS) $(or $(FAULTS_SEED),$$(date +%s)) \
 	    $(if $(FAULTS_COMMANDS),"$(FAULTS_COMMANDS)")

@@ -13,9 +13,10 @@ set xrange [ctx/1.25:STATS_max*1.25]
 stats f u 5 nooutput
 ylo = STATS_min
 yhi = STATS_max
+# (an evaluation of the old protocol has no no-context column: no STATS_)
+undefine STATS_*
 stats f u 14 nooutput
-if (STATS_max > yhi) { yhi = STATS_max }
-if (STATS_min < ylo) { ylo = STATS_min }
+if (exists("STATS_max")) { if (STATS_max > yhi) { yhi = STATS_max }; if (STATS_min < ylo) { ylo = STATS_min } }
 ylo = ylo/1.2
 yhi = yhi*1.2
 set yrange [ylo:yhi]

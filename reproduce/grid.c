@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/lock.h"
 #include "../core/par.h"
 #include "../core/util.h"
 #include "../model/ckpt.h"
@@ -679,9 +680,39 @@ static int item_done(const rl_repro *r, int v, int k)
 /* The unfinished items in item order, rank 0's view of the disk for every
  * rank (a rank that has started work cannot change what another rank
  * sees).  Returns their count; *todo is malloc'ed. */
+/* What an interrupted run left in the grid's folders (a temporary, a lock
+ * file of a writer killed while it held it) goes at the next run, finished
+ * models included, which no child enters again: rank 0 takes and releases
+ * each model folder's and probe folder's lock (rl_lock_dir removes the
+ * folder's stale temporaries, rl_unlock the lock file).  Before the plan's
+ * broadcast, so that no rank's child is in any of them yet. */
+static void sweep(const rl_repro *r)
+{
+    if (rl_par_rank() != 0)
+        return;
+    for (int v = 0; v < r->nvar; v++)
+        for (int k = 0; k < r->g.seeds; k++) {
+            char *d = rl_repro_model_dir(r, v, k), *pd = rl_path_join(d, "probe");
+            const char *dirs[] = { d, pd };
+            for (int i = 0; i < 2; i++) {
+                struct stat st;
+                rl_lock *lk;
+                rl_err err;
+                if (lstat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+                    continue;
+                if (rl_lock_dir(dirs[i], &lk, &err) != RL_OK)
+                    rl_err_exit(&err); /* another process writes in the grid */
+                rl_unlock(lk);
+            }
+            free(pd);
+            free(d);
+        }
+}
+
 static long plan(const rl_repro *r, long **todo)
 {
     const long n = (long)r->nvar * r->g.seeds;
+    sweep(r);
     char *done = rl_xcalloc(n, 1);
     for (long i = 0; i < n; i++)
         done[i] = (char)item_done(r, (int)(i % r->nvar), (int)(i / r->nvar));

@@ -2,6 +2,8 @@
  * the prediction's definition: model/steplaw.h, NOTES.md §1.1). */
 #include "horizon.h"
 
+#include "../core/lock.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,10 +136,19 @@ static void model_row(const rl_repro *r, int v, int k, hrow *h)
     rl_err err;
     h->have_meas = rl_horizon_measured_file(ev, &h->meas, &h->top, &err) == RL_OK;
     if (access(hp, R_OK) != 0 && access(ck, R_OK) == 0) {
-        rl_steplaw s;
-        if (rl_horizon_run(ck, r->g.data, RL_HORIZON_TOKENS, rl_repro_seed(r, k), RL_HORIZON_EPS, hp, &s, &err))
+        /* horizon.tsv goes into the model's folder, whose writers hold its
+         * lock: taking it also removes a temporary an interrupted run left
+         * there (a rerun of a finished grid starts no child in it) */
+        rl_lock *lk;
+        if (rl_lock_dir(d, &lk, &err) != RL_OK) {
             snprintf(h->why, sizeof h->why, "%s", err.msg);
-        rl_steplaw_free(&s);
+        } else {
+            rl_steplaw s;
+            if (rl_horizon_run(ck, r->g.data, RL_HORIZON_TOKENS, rl_repro_seed(r, k), RL_HORIZON_EPS, hp, &s, &err))
+                snprintf(h->why, sizeof h->why, "%s", err.msg);
+            rl_steplaw_free(&s);
+            rl_unlock(lk);
+        }
     }
     if (access(hp, R_OK) == 0)
         h->have_pred = rl_horizon_read(hp, h->kind, sizeof h->kind, &h->pred, &err) == RL_OK;

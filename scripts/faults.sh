@@ -6,15 +6,22 @@
 # For each command (train, reproduce, data-text, data-bpe, theory; COMMANDS
 # a space-separated subset), two uninterrupted runs are made first: the files
 # on which they agree byte for byte are the command's deterministic outputs
-# (logs with tokens/s, reports with times and dates are not).  Then TRIALS
-# times: the command is started in a fresh folder, killed with SIGKILL after
-# a delay drawn uniformly (awk's srand(SEED)) from [0, the uninterrupted
-# run's time], and run again to the end (train: with --resume when a
+# (logs with tokens/s, reports with times and dates are not).  Then two
+# kinds of trials, TRIALS of each, every one in a fresh folder:
+#   time:   the command is killed with SIGKILL after a delay drawn uniformly
+#           (awk's srand(SEED)) from [0, the uninterrupted run's time];
+#   rename: the command's process is killed with SIGKILL as it enters its
+#           k-th rename, k drawn uniformly from 1 .. the renames of the
+#           uninterrupted run (strace's fault injection): the moment a
+#           finished temporary waits to become its file, which a uniform
+#           delay almost never hits.
+# Then the command runs again to the end (train: with --resume when a
 # checkpoint is there, its documented way on; the others resume by
-# themselves).  A trial is identical when every deterministic output has
-# the reference's bytes, and has leftovers when the folder holds a *.tmp.*,
-# .fetch.* or .lock entry or a path the reference has not.  The counts are
-# printed; the exit status is 1 when a trial differs or left something.
+# themselves), once the killed command's children are gone.  A trial is
+# identical when every deterministic output has the reference's bytes, and
+# has leftovers when the folder holds a *.tmp.*, .fetch.* or .lock entry or
+# a path the reference has not.  The counts are printed; the exit status is
+# 1 when a trial differs or left something.
 # Not part of `make test`: it takes minutes.
 set -u
 BIN=${ROUTELAB:-build/routelab}
@@ -84,29 +91,54 @@ for name in $COMMANDS; do
     (cd "$ref" && find . | sort) >"$work/$name.paths"
     echo "faults: $name: $(wc -l <"$work/$name.det") of $(wc -l <"$work/$name.files") files deterministic, \
 uninterrupted run ${secs} s"
+    # the renames of the command's own process in an uninterrupted run
+    strace -qq -o "$work/$name.renames" -e trace=rename,renameat,renameat2 \
+        "$BIN" $(cmd_of "$name" "$work/$name-ref3") >/dev/null 2>&1
+    nren=$(grep -c 'rename' "$work/$name.renames")
     k=0 n_same=0 n_left=0
-    for u in $(draws "$TRIALS" $((SEED + cmdi))); do
-        k=$((k + 1))
-        dir=$work/$name-$k
-        delay=$(echo "$u $secs" | awk '{ printf "%.3f", $1 * $2 }')
-        c=$(cmd_of "$name" "$dir")
-        # shellcheck disable=SC2086
-        "$BIN" $c >/dev/null 2>&1 &
-        pid=$!
-        sleep "$delay"
-        kill -9 "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-        finish "$name" "$dir" || echo "faults: $name trial $k (kill after ${delay} s): the rerun failed: $(tail -1 "$work/stderr.txt")"
-        ok=1
-        while read -r f; do
-            same "$ref/$f" "$dir/$f" || { ok=0; echo "faults: $name trial $k (kill after ${delay} s): $f differs"; }
-        done <"$work/$name.det"
-        junk=$( (cd "$dir" 2>/dev/null && find . | sort) | comm -13 "$work/$name.paths" - | tr '\n' ' ')
-        if [ -n "$junk" ]; then
-            n_left=$((n_left + 1))
-            echo "faults: $name trial $k (kill after ${delay} s): left behind: $junk"
+    for mode in time rename; do
+        if [ "$mode" = rename ] && [ "$nren" -eq 0 ]; then
+            echo "faults: $name: no rename to kill at"
+            continue
         fi
-        n_same=$((n_same + ok))
+        stream=$((SEED + cmdi))
+        [ "$mode" = rename ] && stream=$((stream + 1000))
+        for u in $(draws "$TRIALS" "$stream"); do
+            k=$((k + 1))
+            dir=$work/$name-$k
+            c=$(cmd_of "$name" "$dir")
+            if [ "$mode" = time ]; then
+                at=$(echo "$u $secs" | awk '{ printf "%.3f", $1 * $2 }')
+                what="kill after $at s"
+                # shellcheck disable=SC2086
+                "$BIN" $c >/dev/null 2>&1 &
+                pid=$!
+                sleep "$at"
+                kill -9 "$pid" 2>/dev/null
+                wait "$pid" 2>/dev/null
+            else
+                at=$(echo "$u $nren" | awk '{ printf "%d", 1 + int($1 * $2) }')
+                what="kill at rename $at of $nren"
+                # shellcheck disable=SC2086
+                strace -qq -o /dev/null -e trace=rename,renameat,renameat2 \
+                    -e inject=rename,renameat,renameat2:signal=KILL:when="$at" "$BIN" $c >/dev/null 2>&1
+            fi
+            # the killed command's children (reproduce's train, data's tar)
+            # end by their parent-death signal: wait for them, 30 s at most
+            w=0
+            while pgrep -f -- "$dir" >/dev/null && [ $w -lt 300 ]; do sleep 0.1; w=$((w + 1)); done
+            finish "$name" "$dir" || echo "faults: $name trial $k ($what): the rerun failed: $(tail -1 "$work/stderr.txt")"
+            ok=1
+            while read -r f; do
+                same "$ref/$f" "$dir/$f" || { ok=0; echo "faults: $name trial $k ($what): $f differs"; }
+            done <"$work/$name.det"
+            junk=$( (cd "$dir" 2>/dev/null && find . | sort) | comm -13 "$work/$name.paths" - | tr '\n' ' ')
+            if [ -n "$junk" ]; then
+                n_left=$((n_left + 1))
+                echo "faults: $name trial $k ($what): left behind: $junk"
+            fi
+            n_same=$((n_same + ok))
+        done
     done
     echo "faults: $name: $k trials, $n_same identical, $n_left with leftovers"
     total=$((total + k)) same=$((same + n_same)) left=$((left + n_left))

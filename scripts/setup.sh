@@ -11,6 +11,8 @@ PKGS="gcc make pkg-config libgsl-dev liblapacke-dev libopenblas-openmp-dev gnupl
 case "${1:-}" in
     --with-npm) command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm" ;;
     --with-fuzz) PKGS="$PKGS clang libclang-rt-dev libomp-dev" ;;
+    # make faults kills a command at its k-th rename with strace's fault injection
+    --with-faults) PKGS="$PKGS strace" ;;
 esac
 
 missing=""

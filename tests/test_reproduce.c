@@ -209,6 +209,56 @@ Test(reproduce, interrupted_grid_resumes, .timeout = 240)
     th_rmdir(d);
 }
 
+/* make faults found it: reproduce killed as it renamed a model's
+ * horizon.tsv into place left horizon.tsv.tmp.PID.RANDOM in that model's
+ * folder, and the rerun, which starts no child in a finished model's folder,
+ * left it there for ever.  Now the next run takes and releases every model
+ * and probe folder's lock first: a planted temporary and a lock file left by
+ * a killed writer (kill -9 keeps DIR/.lock) are gone, the grid's table is
+ * the same bytes, and a temporary of another name pattern stays. */
+Test(reproduce, rerun_removes_what_an_interrupted_run_left_in_model_folders, .timeout = 240)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    run_grid(d, txt, "--variants rope --probe rope", out, sizeof out);
+    char *table = rl_read_file(th_path(g, "table.tsv"), NULL);
+    cr_assert(table);
+    const char *planted[] = { "models/rope/seed42/horizon.tsv.tmp.999999.AbCd1234",
+                              "models/rope/seed42/eval.tsv.tmp.999998",
+                              "models/rope/seed42/.lock",
+                              "models/rope/seed42/probe/probe.tsv.tmp.999997.ZzZz9999",
+                              "models/rope/seed42/probe/.lock" };
+    const int n = sizeof planted / sizeof *planted;
+    for (int i = 0; i < n; i++) {
+        char *p = th_path(g, planted[i]);
+        FILE *f = fopen(p, "w");
+        cr_assert(f, "%s", p);
+        fputs("half", f);
+        fclose(f);
+        free(p);
+    }
+    char *keep = th_path(g, "models/rope/seed42/notes.tmp.txt");
+    FILE *f = fopen(keep, "w");
+    cr_assert(f);
+    fclose(f);
+    run_grid(d, txt, "--variants rope --probe rope", out, sizeof out);
+    struct stat st;
+    for (int i = 0; i < n; i++) {
+        char *p = th_path(g, planted[i]);
+        cr_expect(lstat(p, &st) != 0, "%s left by the rerun", planted[i]);
+        free(p);
+    }
+    cr_expect(lstat(keep, &st) == 0, "a file that is no temporary was removed");
+    char *again = rl_read_file(th_path(g, "table.tsv"), NULL);
+    cr_assert(again);
+    cr_expect_str_eq(again, table, "the rerun changed table.tsv");
+    free(again);
+    free(table);
+    free(keep);
+    th_rmdir(d);
+}
+
 /* train and reproduce share one table of training options and one rule for
  * a run's length: for every schedule form, with and without --steps, the
  * grid's model has as many log rows as the same `train` run, and the same
