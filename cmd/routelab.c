@@ -49,10 +49,17 @@ static void usage(FILE *fp)
     fprintf(fp, "  %-14s %s\n", "help", "print this list");
 }
 
-/* Before any shared library's initialiser (libgomp's reads OMP_*):
- * startenv.h.  Only the executable may have a .preinit_array. */
-__attribute__((section(".preinit_array"), used)) static void (*const preinit)(int, char **, char **) =
-    rl_startenv_preinit;
+/* Before any shared library's initialiser, in this order: the room
+ * OpenBLAS's maps at start-up (blas_arch.h; its line on the real stderr),
+ * then stderr held while libgomp reads OMP_* (startenv.h).  Only the
+ * executable may have a .preinit_array, and one entry keeps the order. */
+static void preinit(int argc, char **argv, char **envp)
+{
+    rl_blas_room_check();
+    rl_startenv_preinit(argc, argv, envp);
+}
+__attribute__((section(".preinit_array"), used)) static void (*const preinit_entry)(int, char **, char **) =
+    preinit;
 
 int main(int argc, char **argv)
 {

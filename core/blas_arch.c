@@ -65,15 +65,11 @@ static long long mapped_bytes(void)
     return atoll(buf) * (long long)sysconf(_SC_PAGESIZE);
 }
 
-/* Run from the executable's .preinit_array, before any shared library's
- * initialiser: OpenBLAS's (gotoblas_init) maps its RL_BLAS_START_BYTES
+/* OpenBLAS's initialiser (gotoblas_init) maps its RL_BLAS_START_BYTES
  * buffer and, when the address-space limit refuses it, retries for ever.
  * Only system calls and snprintf: nothing of the program is set up yet. */
-static void blas_room_check(int argc, char **argv, char **envp)
+void rl_blas_room_check(void)
 {
-    (void)argc;
-    (void)argv;
-    (void)envp;
     struct rlimit r;
     if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
         return;
@@ -93,5 +89,3 @@ static void blas_room_check(int argc, char **argv, char **envp)
     _exit(1);
 }
 
-__attribute__((section(".preinit_array"), used)) static void (*const blas_room_preinit)(int, char **, char **) =
-    blas_room_check;
