@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "../core/lock.h"
 #include "../core/opts.h"
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/paths.h"
 #include "../core/util.h"
 #include "../model/config.h"

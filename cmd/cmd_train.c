@@ -11,7 +11,7 @@
 #include "../core/lock.h"
 #include "../core/mem.h"
 #include "../core/opts.h"
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/paths.h"
 #include "../core/util.h"
 #include "../model/ckpt.h"
@@ -155,7 +155,7 @@ static void check_run(const run_undo *u, rl_status s, rl_err *err)
     }
 }
 
-/* Every rank starts from the same state (core/par.h, rl_par_same): the
+/* Every rank starts from the same state (par/par.h, rl_par_same): the
  * flags were compared when they were parsed; here what they led to, the
  * data's contents, the run's settings (a checkpoint's, on --resume) and the
  * model's weights and optimizer state.  Before the first step's exchange:
@@ -247,7 +247,7 @@ int cmd_train(int argc, char **argv)
     /* every input (flags, checkpoint, data, memory) is checked before OUT is
      * created or touched: a refused run leaves nothing behind */
     char *ck = rl_path_join(out, "ckpt.bin"), *logp = rl_path_join(out, "log.tsv");
-    /* under MPI OUT is rank 0's, as its files are (core/par.h): rank 0 alone
+    /* under MPI OUT is rank 0's, as its files are (par/par.h): rank 0 alone
      * locks it, and a refusal there stops the job */
     const int writer = rl_par_rank() == 0;
     rl_lock *lk = NULL;
@@ -336,7 +336,7 @@ int cmd_train(int argc, char **argv)
     check(rl_trainer_alloc(m, &ds.train, &ds.val, meta.batch, meta.accum, meta.seed, &tr, &err), &err);
     /* now OUT: created (remembering what this invocation made), its stale
      * temporary files removed, the log started or trimmed; under MPI by
-     * rank 0 alone, whose files these are (core/par.h) */
+     * rank 0 alone, whose files these are (par/par.h) */
     run_undo u = { NULL, out, NULL, 0 };
     FILE *log = NULL;
     if (writer) {

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "../core/blas_arch.h"
+#include "../core/job.h"
 #include "../core/lock.h"
-#include "../core/par.h"
+#include "../par/par.h"
 #include "commands.h"
 #include "startenv.h"
 #include "../core/util.h"
@@ -56,6 +57,7 @@ __attribute__((section(".preinit_array"), used)) static void (*const preinit)(in
 
 int main(int argc, char **argv)
 {
+    rl_job_install(&rl_par_job); /* core's questions about the job, answered by MPI (core/job.h) */
     rl_startenv_check();    /* what the libraries said of the environment, first */
     rl_blas_fix_arch(argv); /* may run the program again with OpenBLAS's fast kernels */
     rl_stdout_guard();      /* output lost to a full disk is no exit 0 */

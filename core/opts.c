@@ -1,6 +1,6 @@
 /* opts.c: the flag parser behind every subcommand. */
 #include "opts.h"
-#include "par.h"
+#include "job.h"
 #include "util.h"
 
 #include <errno.h>
@@ -302,11 +302,11 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
     rl_err err = { RL_OK, "" };
     if (rl_opts_parse_status(cmd, opts, argc, argv, pos, maxpos, &npos, &help, &err) != RL_OK)
         rl_die("%s", err.msg);
-    if (rl_par_size() > 1) {
+    if (rl_job_size() > 1) {
         /* before --help's exit too: a rank that left alone would hang the
          * others in their first exchange */
         char *desc = rl_opts_describe(cmd, opts, pos, npos, help);
-        rl_status st = rl_par_same(desc, cmd, &err);
+        rl_status st = rl_job_same(desc, cmd, &err);
         free(desc);
         rl_check(st, &err);
     }

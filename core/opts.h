@@ -50,7 +50,7 @@ typedef struct {
  * help built from synopsis, description and the table, then exits 0.  Any bad
  * flag or value dies with status 2.  Returns the number of positionals.
  *
- * Under MPI (core/par.h) this is also the job's first meeting: every rank
+ * Under MPI (core/job.h, par/par.h) this is also the job's first meeting: every rank
  * compares its parse (rl_opts_describe) with rank 0's before any other
  * exchange, and a rank started with other flags stops the job with one line
  * naming the first flag that differs and the rank (exit 2).  A rank whose

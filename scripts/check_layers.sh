@@ -4,7 +4,7 @@
 #
 # Each folder may include only the folders listed for it below; a folder
 # never includes one above it, so no two folders include each other.  The
-# library floors (core, sampling, theory, mc, model, bench) never call the
+# library floors (core, par, sampling, theory, mc, model, bench) never call the
 # functions that end the process (rl_die and the command layer's dying
 # conveniences of core/util.h and core/opts.h): they return an rl_status
 # (core/err.h) and only the command layer turns it into one line and an exit
@@ -18,21 +18,22 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 allowed() {
     case "$1" in
         core)        echo "" ;;
+        par)         echo "core" ;;
         sampling)    echo "core" ;;
         theory)      echo "core sampling" ;;
-        mc)          echo "core sampling theory" ;;
-        model)       echo "core sampling theory" ;;
+        mc)          echo "core par sampling theory" ;;
+        model)       echo "core par sampling theory" ;;
         report)      echo "core" ;;
-        experiments) echo "core sampling theory mc report" ;;
-        bench)       echo "core sampling theory mc model" ;;
-        reproduce)   echo "core sampling theory model report experiments" ;;
-        cmd)         echo "core sampling theory mc model report experiments reproduce bench" ;;
-        tests)       echo "core sampling theory mc model report experiments reproduce bench cmd" ;;
-        fuzz)        echo "core sampling theory mc model report experiments reproduce bench cmd" ;;
+        experiments) echo "core par sampling theory mc report" ;;
+        bench)       echo "core par sampling theory mc model" ;;
+        reproduce)   echo "core par sampling theory model report experiments" ;;
+        cmd)         echo "core par sampling theory mc model report experiments reproduce bench" ;;
+        tests)       echo "core par sampling theory mc model report experiments reproduce bench cmd" ;;
+        fuzz)        echo "core par sampling theory mc model report experiments reproduce bench cmd" ;;
         *)           echo "?" ;;
     esac
 }
-LIBRARY="core sampling theory mc model bench"
+LIBRARY="core par sampling theory mc model bench"
 EXITS='(rl_die|rl_outfile_open(_own)?|rl_outfile_commit|rl_mkdir_p|rl_parse_doubles|rl_parse_longs|rl_opts_parse) *\('
 
 
