@@ -105,3 +105,54 @@ Test(layers, an_unknown_folder_fails)
     cr_assert(strstr(out, "misc/x.c"), "%s", out);
     th_rmdir(d);
 }
+
+Test(layers, a_circle_of_files_in_one_folder_fails)
+{
+    static char out[4096];
+    char *d = th_tmpdir();
+    put(d, "core/a.h", "#include \"b.h\"\n");
+    put(d, "core/b.h", "#include \"c.h\"\n");
+    put(d, "core/c.h", "#include \"a.h\"\n");
+    put(d, "core/a.c", "#include \"a.h\"\n");
+    cr_assert_eq(check(d, out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "a circle of files: core/a.h -> core/b.h -> core/c.h -> core/a.h\n"), "%s", out);
+    cr_assert_null(strstr(out, "core/a.c ->"), "a.c is outside the circle:\n%s", out);
+    th_rmdir(d);
+}
+
+Test(layers, a_header_including_itself_fails)
+{
+    static char out[4096];
+    char *d = th_tmpdir();
+    put(d, "model/m.h", "#ifndef M\n#define M\n#include \"m.h\"\n#endif\n");
+    cr_assert_eq(check(d, out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "a circle of files: model/m.h -> model/m.h\n"), "%s", out);
+    th_rmdir(d);
+}
+
+Test(layers, a_shared_header_is_no_circle)
+{
+    static char out[4096];
+    char *d = th_tmpdir();
+    put(d, "core/err.h", "int e;\n");
+    put(d, "core/util.h", "#include \"err.h\"\n");
+    put(d, "core/opts.h", "#include \"err.h\"\n#include \"util.h\"\n");
+    put(d, "sampling/s.h", "#include \"../core/opts.h\"\n#include \"../core/util.h\"\n");
+    cr_assert_eq(check(d, out, sizeof out), 0, "%s", out);
+    th_rmdir(d);
+}
+
+Test(layers, mpi_outside_its_floor_fails)
+{
+    static char out[4096];
+    char *d = th_tmpdir();
+    put(d, "par/p.c", "#include <mpi.h>\n#include \"../core/err.h\"\n");
+    put(d, "core/err.h", "int e;\n");
+    cr_assert_eq(check(d, out, sizeof out), 0, "par/ may call MPI:\n%s", out);
+    put(d, "mc/k.c", "#include <mpi.h>\n");
+    put(d, "core/u.c", "#include \"../par/p.h\"\n");
+    cr_assert_eq(check(d, out, sizeof out), 1);
+    cr_assert(strstr(out, "mc/k.c includes <mpi.h>"), "%s", out);
+    cr_assert(strstr(out, "core/u.c includes ../par/p.h (core may not include par)"), "%s", out);
+    th_rmdir(d);
+}
