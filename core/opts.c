@@ -121,6 +121,15 @@ int rl_opt_in_range(const rl_opt *o, double v)
     return !bad;
 }
 
+rl_status rl_opt_check_value(const rl_opt *o, double v, rl_err *err)
+{
+    char buf[80];
+    if (!rl_opt_in_range(o, v))
+        return rl_fail(err, RL_EINPUT, "%s %.17g is outside the range %s of --%s", o->name, v,
+                       rl_opt_range_text(o, buf, sizeof buf), o->name);
+    return RL_OK;
+}
+
 static rl_status check_range(const char *cmd, const rl_opt *o, double v, const char *text,
                              rl_err *err)
 {

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "../core/err.h"
 #include "../theory/study.h"
 
 /* The description of a position scheme, as the checkpoint stores it: the
@@ -61,8 +62,32 @@ typedef struct {
  * field (format version 2) holds a model of this base. */
 #define RL_ROT_BASE_DEFAULT RL_STUDY_BASE
 
+/* The model's own limits, each defined here once: a shape is checked
+ * against them (rl_gpt_config_check, rl_gpt_limits_check) and train's flags
+ * take them as their ranges (trainopts.c).  Within them every count of the
+ * model fits in a long (rl_gpt_bytes). */
+#define RL_GPT_LAYERS_MIN 1
+#define RL_GPT_LAYERS_MAX 1024
+#define RL_GPT_WIDTH_MIN 2
+#define RL_GPT_WIDTH_MAX 65536
+#define RL_GPT_HEADS_MIN 1
+#define RL_GPT_HEADS_MAX 4096
+#define RL_GPT_CTX_MIN 1
+#define RL_GPT_CTX_MAX (1 << 20)
+#define RL_GPT_VOCAB_MIN 2
+#define RL_GPT_VOCAB_MAX 65536 /* tokens are uint16 */
+/* windows of training activations a model is made for (rl_gpt_bytes' B) */
+#define RL_GPT_BATCH_MIN 1
+#define RL_GPT_BATCH_MAX (1 << 20)
+
 /* NULL when the configuration is usable, else a one-line reason in buf. */
 const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n);
+
+/* c's layers, width, heads and context, and B windows of activations (B = 0:
+ * none, not checked), against the limits above: RL_EINPUT "layers 2000 is
+ * outside the range [1, 1024] of --layers", named by the flag that sets each
+ * (core/opts.h, rl_opt_check_value). */
+rl_status rl_gpt_limits_check(const rl_gpt_config *c, int B, rl_err *err);
 
 /* Parameters of the position scheme: the floats of the tensors its object
  * declares (pemb's per-layer tables, lf's shared MLP, PaTH's projections). */
