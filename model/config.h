@@ -25,22 +25,6 @@ typedef struct {
     int path;  /* 1 (with rot 0): PaTH attention's code (scheme_path.c) */
 } rl_pos_config;
 
-/* The names `--pos` takes (see rl_pos_parse). */
-#define RL_POS_NAMES                                                                      \
-    "none, rope, alibi, random, pemb, lf (mode from --mode, default qk); path (PaTH); fixed-rope " \
-    "(rope, qkv); NAME_qk / NAME_qkv for a rotation NAME (random_qk, pemb_qkv, ...); "   \
-    "alibi+NAME for ALiBi with a rotation (alibi+random = alibi+random_qkv)"
-
-/* Parse a scheme name (scheme.c, from the registry); mode is RL_MODE_QK/QKV
- * when --mode was given, else -1.
- * 0, or -1 with a one-line reason in err (unknown name, a mode that
- * contradicts the name, path). */
-int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size_t n);
-
-/* The study's name of a scheme: "rope", "fixed-rope", "random_qkv",
- * "alibi", "alibi+random_qkv", ... ("?" for an invalid one). */
-const char *rl_pos_name(rl_pos_config p);
-
 static inline int rl_pos_equal(rl_pos_config a, rl_pos_config b)
 {
     return a.rot == b.rot && a.mode == b.mode && a.alibi == b.alibi && a.path == b.path;
@@ -89,11 +73,8 @@ const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n);
  * (core/opts.h, rl_opt_check_value). */
 rl_status rl_gpt_limits_check(const rl_gpt_config *c, int B, rl_err *err);
 
-/* Parameters of the position scheme: the floats of the tensors its object
- * declares (pemb's per-layer tables, lf's shared MLP, PaTH's projections). */
-long rl_pos_param_count(const rl_gpt_config *c);
-
-/* Parameter count of the whole model (embedding and scheme included). */
+/* Parameter count of the whole model (embedding and scheme included:
+ * rl_pos_param_count, scheme.h). */
 long rl_gpt_param_count(const rl_gpt_config *c);
 
 /* Model FLOPs per trained token, PaLM's accounting: 6 N for every matmul

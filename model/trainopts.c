@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "scheme.h"
 #include "train.h"
 
 #define STR_(x) #x
