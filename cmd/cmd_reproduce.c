@@ -15,6 +15,7 @@
 #include "../model/config.h"
 #include "../model/trainopts.h"
 #include "../reproduce/grid.h"
+#include "../reproduce/report.h"
 
 /* The preset named on the command line (its values are the defaults of
  * every other flag), quick when none is given. */

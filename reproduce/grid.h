@@ -76,7 +76,4 @@ rl_status rl_repro_check(const rl_repro *r, rl_err *err);
  * Returns 0 when the grid is complete, 1 when --stop-at interrupted it. */
 int rl_repro_run(const rl_repro *r);
 
-/* Write table.tsv, the figures and REPORT.md from the finished grid. */
-void rl_repro_report(const rl_repro *r, const char *command);
-
 #endif
