@@ -501,6 +501,16 @@ static void run_steps(steps_ctx *c, double t0)
     }
 }
 
+/* What the run holds: its model, data and paths (its lock is released at
+ * the exit, core/lock.h). */
+static void release(train_run *r)
+{
+    rl_gpt_free(r->m);
+    rl_data_free(&r->ds);
+    free(r->ck);
+    free(r->logp);
+}
+
 int cmd_train(int argc, char **argv)
 {
     train_run r = { 0 };
@@ -516,11 +526,8 @@ int cmd_train(int argc, char **argv)
         claim_out(r.out, r.ck, r.resume, &r.lk);
     settle_run(&r);
     if (!data_and_model(&r)) {
-        rl_gpt_free(r.m);
-        rl_data_free(&r.ds);
         rl_unlock(r.lk);
-        free(r.ck);
-        free(r.logp);
+        release(&r);
         return 0;
     }
     check_memory(&r);
@@ -545,10 +552,7 @@ int cmd_train(int argc, char **argv)
     fclose(log);
     printf("train: done in %.1f s; checkpoint %s, log %s\n", now() - t0, r.ck, r.logp);
     rl_trainer_free(tr);
-    rl_gpt_free(r.m);
-    rl_data_free(&r.ds);
     free(u.made);
-    free(r.ck);
-    free(r.logp);
+    release(&r);
     return 0;
 }
