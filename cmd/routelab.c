@@ -50,10 +50,15 @@ static void usage(FILE *fp)
     fprintf(fp, "  %-14s %s\n", "help", "print this list");
 }
 
-/* Before any shared library's initialiser (libgomp's reads OMP_*):
- * startenv.h.  Only the executable may have a .preinit_array. */
-__attribute__((section(".preinit_array"), used)) static void (*const preinit)(int, char **, char **) =
-    rl_startenv_preinit;
+/* Before any shared library's initialiser, in this order: the room
+ * OpenBLAS needs (blas_arch.h), whose line and exit go to the real stderr,
+ * then stderr held while libgomp reads OMP_* (startenv.h).  Only the
+ * executable may have a .preinit_array, and one array fixes the order (two,
+ * in two objects, ran in link order: the room's line went into the pipe,
+ * lost, under any OMP_* variable). */
+__attribute__((section(".preinit_array"), used)) static void (*const preinit[])(int, char **, char **) = {
+    rl_blas_room_preinit, rl_startenv_preinit
+};
 
 int main(int argc, char **argv)
 {

@@ -69,7 +69,7 @@ static long long mapped_bytes(void)
  * initialiser: OpenBLAS's (gotoblas_init) maps its RL_BLAS_START_BYTES
  * buffer and, when the address-space limit refuses it, retries for ever.
  * Only system calls and snprintf: nothing of the program is set up yet. */
-static void blas_room_check(int argc, char **argv, char **envp)
+void rl_blas_room_preinit(int argc, char **argv, char **envp)
 {
     (void)argc;
     (void)argv;
@@ -92,6 +92,3 @@ static void blas_room_check(int argc, char **argv, char **envp)
         n = 0;
     _exit(1);
 }
-
-__attribute__((section(".preinit_array"), used)) static void (*const blas_room_preinit)(int, char **, char **) =
-    blas_room_check;

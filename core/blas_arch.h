@@ -40,4 +40,9 @@ const char *rl_blas_core(void);
  * one line and exit status 1 (the environment's fault, not the input's). */
 #define RL_BLAS_START_BYTES ((unsigned long long)256 << 20)
 
+/* That check, from the executable's .preinit_array only (cmd/routelab.c
+ * registers it first, before rl_startenv_preinit holds stderr in a pipe:
+ * its line must reach the real stderr). */
+void rl_blas_room_preinit(int argc, char **argv, char **envp);
+
 #endif
