@@ -1,9 +1,14 @@
 # routelab: `make run` and `make test` do all set-up themselves (Debian
 # packages through scripts/setup.sh), then build and run.
 
-# OpenMPI's wrapper around gcc (core/par.c): the same binary runs alone or as
-# the ranks of `mpirun` / `srun` (NOTES.md, MPI).
-CC       := mpicc
+# MPI is one floor, par/ (NOTES.md §0.1, §14.1): its objects alone are
+# compiled with OpenMPI's wrapper around gcc, and the programs are linked with
+# it; every other object is plain gcc (no folder but par/ includes mpi.h:
+# scripts/check_layers.sh).  The same binary runs alone or as the ranks of
+# `mpirun` / `srun`.  `make floor` proves that the floors below par/ compile
+# and link without MPI.
+CC       := gcc
+MPICC    := mpicc
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 ARCH     := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
@@ -16,7 +21,9 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -fopenmp -Wall -Wextra -MMD -MP \
             -I/usr/include/$(ARCH)/openblas-openmp
 LDFLAGS  += -fopenmp -L$(BLASDIR) -Wl,--disable-new-dtags,-rpath,$(BLASDIR)
-LDLIBS   += -lopenblas -llapacke -lgsl -lm $(SPMLIBS)
+# The numerical libraries (every floor), then SentencePiece's (model/spm.cc).
+MATHLIBS := -lopenblas -llapacke -lgsl -lm
+LDLIBS   += $(MATHLIBS) $(SPMLIBS)
 # SentencePiece has only a C++ API: one shim (model/spm.cc, extern "C") is
 # compiled with the C++ compiler and the program links its runtime.
 CXX      ?= g++
@@ -24,7 +31,7 @@ CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -MMD -MP
 SPMLIBS  := -lsentencepiece_train -lsentencepiece -lstdc++
 
-MODULES  := core sampling theory mc model report experiments reproduce bench cmd
+MODULES  := core par sampling theory mc model report experiments reproduce bench cmd
 SRCS     := $(filter-out cmd/routelab.c,$(wildcard $(addsuffix /*.c,$(MODULES))))
 CXXSRCS  := $(wildcard $(addsuffix /*.cc,$(MODULES)))
 OBJS     := $(SRCS:%.c=build/%.o) $(CXXSRCS:%.cc=build/%.o)
@@ -34,7 +41,7 @@ TESTOBJS := $(TESTSRCS:%.c=build/%.o)
 BIN      := build/routelab
 TESTBIN  := build/routelab-tests
 
-.PHONY: all setup setup-data setup-fuzz setup-faults build test run bench clean layers fuzz fuzz-build sanitize faults
+.PHONY: all setup setup-data setup-fuzz setup-faults build test run bench clean layers floor fuzz fuzz-build sanitize faults
 all: build
 
 setup:
@@ -53,10 +60,12 @@ build: setup
 	@$(MAKE) --no-print-directory $(BIN)
 
 $(BIN): build/cmd/routelab.o $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(TESTBIN): $(TESTOBJS) $(OBJS) | $(BIN)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+build/par/%.o: CC := $(MPICC)
 
 build/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -70,7 +79,7 @@ build/%.o: %.cc
 # spinning barrier then waits on a thread that is not running, and a 0.1 s
 # test took over 120 s in CI.  Passive waiting yields the core instead.
 test: setup
-	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN)
+	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) floor
 	OMP_WAIT_POLICY=passive ROUTELAB=$(abspath $(BIN)) $(TESTBIN) --jobs 2
 
 run: setup-data
@@ -102,6 +111,30 @@ faults: setup-faults
 layers:
 	@sh scripts/check_layers.sh
 
+# The ground floor without MPI: core/, sampling/ and theory/ compiled with
+# plain gcc and no MPI include path in build-floor/, and tests/floor/floor.c
+# linked against all their objects without libmpi; it must run, print its
+# line, and stop through core's own exit (no job installed): one line, status 2.
+FLOORCC   := gcc
+FLOORDIR  := build-floor
+FLOORSRCS := $(wildcard $(addsuffix /*.c,core sampling theory))
+FLOOROBJS := $(FLOORSRCS:%.c=$(FLOORDIR)/%.o)
+FLOORLINE := routelab: floor: core stops a job of one without MPI
+
+floor: $(FLOORDIR)/floor
+	@if readelf -d $< | grep -q 'NEEDED.*libmpi'; then echo "floor: $< needs libmpi"; exit 1; fi
+	@st=0; $< 2>$(FLOORDIR)/floor.err || st=$$?; \
+	 if [ $$st != 2 ] || [ "$$(cat $(FLOORDIR)/floor.err)" != "$(FLOORLINE)" ]; then \
+	     echo "floor: status $$st, stderr:"; cat $(FLOORDIR)/floor.err; exit 1; fi
+	@echo "floor: core, sampling and theory build and link with $(FLOORCC), without MPI (ok)"
+
+$(FLOORDIR)/floor: tests/floor/floor.c $(FLOOROBJS)
+	$(FLOORCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MATHLIBS)
+
+$(FLOORDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FLOORCC) $(CFLAGS) -c -o $@ $<
+
 # Fuzzing (fuzz/): each fuzz/fuzz_T.c is a libFuzzer target, built with clang
 # and AddressSanitizer + UBSan (every report fatal) against the library
 # floors, instrumented for coverage, in build-fuzz/.  `make fuzz` runs each
@@ -115,7 +148,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 FUZZ_CFLAGS  := -O1 -g -std=c11 -D_GNU_SOURCE -fopenmp -Wall -Wextra -MMD -MP \
                 -Wno-string-concatenation -Wno-pass-failed \
                 -I/usr/include/$(ARCH)/openblas-openmp $(MPI_CFLAGS) $(FUZZ_SAN)
-FUZZLIBSRCS  := $(wildcard $(addsuffix /*.c,core sampling theory model))
+FUZZLIBSRCS  := $(wildcard $(addsuffix /*.c,core par sampling theory model))
 FUZZLIBOBJS  := $(FUZZLIBSRCS:%.c=$(FUZZDIR)/%.o)
 FUZZBINS     := $(patsubst fuzz/%.c,$(FUZZDIR)/%,$(wildcard fuzz/fuzz_*.c))
 
@@ -166,10 +199,12 @@ sanitize: setup
 	@$(SAN_ENV) sh fuzz/san_run.sh $(SANDIR)/routelab-tests $(SAN_FILTERS)
 
 $(SANDIR)/routelab: $(SANDIR)/cmd/routelab.o $(SANOBJS)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(MPICC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SANDIR)/routelab-tests: $(SANTESTOBJS) $(SANOBJS) | $(SANDIR)/routelab
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+	$(MPICC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+$(SANDIR)/par/%.o: CC := $(MPICC)
 
 $(SANDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -180,7 +215,7 @@ $(SANDIR)/%.o: %.cc
 	$(CXX) $(CXXFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 clean:
-	rm -rf build $(FUZZDIR) $(SANDIR)
+	rm -rf build $(FUZZDIR) $(SANDIR) $(FLOORDIR)
 
 -include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) build/cmd/routelab.d $(FUZZLIBOBJS:.o=.d) \
-           $(SANOBJS:.o=.d) $(SANTESTOBJS:.o=.d) $(SANDIR)/cmd/routelab.d
+           $(SANOBJS:.o=.d) $(SANTESTOBJS:.o=.d) $(SANDIR)/cmd/routelab.d $(FLOOROBJS:.o=.d)

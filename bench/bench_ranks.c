@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/util.h"
 #include "../model/gpt.h"
 #include "../model/train.h"

@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "../core/lock.h"
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/paths.h"
 #include "../core/util.h"
 #include "../experiments/claims.h"
@@ -27,7 +27,7 @@ char *cmd_exp_check(const char *cmd, const rl_exp_ctx *ctx, unsigned uses)
     const rl_path_use in[] = { { "--text", ctx->text, 0 } }, outs[] = { { "--out", ctx->out.dir, 1 } };
     rl_check_in(cmd, rl_paths_check(in, 1, outs, 1, &err), &err);
     rl_check_in(cmd, rl_plot_check(NULL, &err), &err); /* the figures come last: gnuplot first */
-    /* OUT is rank 0's, as its files are (core/par.h): the others neither
+    /* OUT is rank 0's, as its files are (par/par.h): the others neither
      * create it nor remove it after a failure */
     made = NULL;
     if (rl_par_rank() == 0)

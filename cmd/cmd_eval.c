@@ -81,26 +81,48 @@ static void put(FILE *f, double x)
         fprintf(f, "\t%.6f", x);
 }
 
-int cmd_eval(int argc, char **argv)
+/* One evaluation: the flags, then what they led to. */
+typedef struct {
+    /* the flags */
+    const char *ckpath, *data, *lengths, *out, *logp, *starts;
+    long batches, seed, targets;
+    int bsize, full;
+    int legacy;       /* --batches / --batch-size: the old protocol */
+    int explicit_log; /* --val-log given: it must be readable */
+    long Ls[MAX_LENGTHS];
+    int nl;
+    char *def, *deflog; /* the default --out and --val-log, beside the checkpoint */
+    /* the model, its data and the windows every length reads */
+    rl_ckpt_meta meta;
+    rl_dataset ds;
+    rl_gpt *m;
+    long maxL, T;
+    rl_eval_windows win[MAX_LENGTHS]; /* the old protocol's */
+    rl_eval_spans sp;                 /* the paired protocol's */
+} eval_run;
+
+/* The flags into e (each bad one: one line, exit 2). */
+static void parse_flags(eval_run *e, int argc, char **argv)
 {
-    const char *ckpath = NULL, *data = NULL, *lengths = "512,1024,2048", *out = NULL, *logp = NULL,
-               *starts = NULL;
-    long batches = 20, seed = 42, targets = 65536;
-    int bsize = 1, threads = rl_ncores(), full = 0;
+    e->ckpath = NULL, e->data = NULL, e->lengths = "512,1024,2048", e->out = NULL, e->logp = NULL,
+    e->starts = NULL;
+    e->batches = 20, e->seed = 42, e->targets = 65536;
+    e->bsize = 1, e->full = 0;
+    int threads = rl_ncores();
     rl_opt opts[] = {
-        RL_OPT_STR_("ckpt", &ckpath, "checkpoint written by routelab train"),
-        RL_OPT_STR_("data", &data, "data set: DIR (its val.bin) or FILE (its last 10%)"),
-        RL_OPT_STR_("lengths", &lengths, "comma-separated window lengths L (the first: ratio 1)"),
-        RL_OPT_LONG_("targets", &targets, "at least this many targets per length: ceil(targets / Lmax) "
-                                          "spans of the longest length Lmax, spread over the stream", 1, 1e12),
-        RL_OPT_FLAG_("full", &full, "every span the validation stream holds (the full stream)"),
-        RL_OPT_LONG_("batches", &batches, "old protocol: batches of random windows per length (unpaired)", 1, 1e9),
-        RL_OPT_INT_("batch-size", &bsize, "old protocol: windows per batch", 1, 1 << 20),
-        RL_OPT_STR_("val-log", &logp, "training log with the final validation loss "
-                                      "(default: log.tsv beside the checkpoint)"),
-        RL_OPT_STR_("out", &out, "TSV output (default: eval.tsv beside the checkpoint)"),
-        RL_OPT_STR_("starts", &starts, "also write every window (length, window, start) to this TSV"),
-        RL_OPT_SEED_(&seed),
+        RL_OPT_STR_("ckpt", &e->ckpath, "checkpoint written by routelab train"),
+        RL_OPT_STR_("data", &e->data, "data set: DIR (its val.bin) or FILE (its last 10%)"),
+        RL_OPT_STR_("lengths", &e->lengths, "comma-separated window lengths L (the first: ratio 1)"),
+        RL_OPT_LONG_("targets", &e->targets, "at least this many targets per length: ceil(targets / Lmax) "
+                                             "spans of the longest length Lmax, spread over the stream", 1, 1e12),
+        RL_OPT_FLAG_("full", &e->full, "every span the validation stream holds (the full stream)"),
+        RL_OPT_LONG_("batches", &e->batches, "old protocol: batches of random windows per length (unpaired)", 1, 1e9),
+        RL_OPT_INT_("batch-size", &e->bsize, "old protocol: windows per batch", 1, 1 << 20),
+        RL_OPT_STR_("val-log", &e->logp, "training log with the final validation loss "
+                                         "(default: log.tsv beside the checkpoint)"),
+        RL_OPT_STR_("out", &e->out, "TSV output (default: eval.tsv beside the checkpoint)"),
+        RL_OPT_STR_("starts", &e->starts, "also write every window (length, window, start) to this TSV"),
+        RL_OPT_SEED_(&e->seed),
         RL_OPT_THREADS_(&threads),
         RL_OPT_END_
     };
@@ -126,203 +148,280 @@ int cmd_eval(int argc, char **argv)
                   "the old protocol (random windows per length from --seed, no pairing).",
                   opts, argc, argv, NULL, 0);
     rl_err err;
-    const int legacy = rl_opt_seen(opts, "batches") || rl_opt_seen(opts, "batch-size");
-    if (legacy && (rl_opt_seen(opts, "targets") || full)) {
+    e->legacy = rl_opt_seen(opts, "batches") || rl_opt_seen(opts, "batch-size");
+    if (e->legacy && (rl_opt_seen(opts, "targets") || e->full)) {
         rl_fail(&err, RL_EINPUT, "--targets/--full and --batches/--batch-size exclude each other");
         fail(&err);
     }
-    if (full && rl_opt_seen(opts, "targets")) {
+    if (e->full && rl_opt_seen(opts, "targets")) {
         rl_fail(&err, RL_EINPUT, "--targets and --full exclude each other");
         fail(&err);
     }
     rl_set_threads(threads);
-    long Ls[MAX_LENGTHS];
-    int nl = rl_parse_longs("--lengths", lengths, Ls, MAX_LENGTHS);
-    /* the outputs against the inputs and each other, before any work */
-    char *def = NULL, *deflog = NULL;
-    if (ckpath) {
-        char *tmp = strdup(ckpath), *dir = dirname(tmp);
-        def = out ? NULL : rl_path_join(dir, "eval.tsv");
-        deflog = logp ? NULL : rl_path_join(dir, "log.tsv");
+    e->nl = rl_parse_longs("--lengths", e->lengths, e->Ls, MAX_LENGTHS);
+}
+
+/* The outputs (default: beside the checkpoint) against the inputs and each
+ * other, before any work. */
+static void check_paths(eval_run *e)
+{
+    rl_err err;
+    e->def = NULL, e->deflog = NULL;
+    if (e->ckpath) {
+        char *tmp = strdup(e->ckpath), *dir = dirname(tmp);
+        e->def = e->out ? NULL : rl_path_join(dir, "eval.tsv");
+        e->deflog = e->logp ? NULL : rl_path_join(dir, "log.tsv");
         free(tmp);
     }
-    const int explicit_log = logp != NULL;
-    out = out ? out : def;
-    logp = logp ? logp : deflog;
-    {
-        rl_path_use in[6], outs[2] = { { "--out", out, 0 }, { "--starts", starts, 0 } };
-        char *keep[2];
-        in[0] = (rl_path_use){ "--ckpt", ckpath, 0 };
-        in[1] = (rl_path_use){ "--val-log", logp, 0 };
-        rl_paths_data("--data", data, in + 2, keep);
-        rl_status st = rl_paths_check(in, 5, outs, 2, &err);
-        for (int k = 0; st == RL_OK && k < 2; k++)
-            if (outs[k].path)
-                st = rl_output_check(outs[k].path, &err);
-        free(keep[0]);
-        free(keep[1]);
-        if (st)
-            fail(&err);
-    }
-    rl_ckpt_meta meta;
-    rl_dataset ds;
-    rl_gpt *m;
-    long maxL;
-    if (rl_ckpt_open_eval("eval", ckpath, data, &m, &meta, &ds, &err) ||
-        rl_eval_check_lengths(m, Ls, nl, 1, &ds, data, &maxL, &err))
+    e->explicit_log = e->logp != NULL;
+    e->out = e->out ? e->out : e->def;
+    e->logp = e->logp ? e->logp : e->deflog;
+    rl_path_use in[6], outs[2] = { { "--out", e->out, 0 }, { "--starts", e->starts, 0 } };
+    char *keep[2];
+    in[0] = (rl_path_use){ "--ckpt", e->ckpath, 0 };
+    in[1] = (rl_path_use){ "--val-log", e->logp, 0 };
+    rl_paths_data("--data", e->data, in + 2, keep);
+    rl_status st = rl_paths_check(in, 5, outs, 2, &err);
+    for (int k = 0; st == RL_OK && k < 2; k++)
+        if (outs[k].path)
+            st = rl_output_check(outs[k].path, &err);
+    free(keep[0]);
+    free(keep[1]);
+    if (st)
         fail(&err);
-    const long T = m->cfg.ctx;
-    /* every length's windows before any evaluation: the same for every model */
-    rl_eval_windows win[MAX_LENGTHS];
-    rl_eval_spans sp = { 0 };
-    if (legacy) {
-        for (int i = 0; i < nl; i++)
-            if (rl_eval_windows_plan(&ds.val, Ls[i], 0, batches * bsize, (uint64_t)seed, &win[i], &err))
+}
+
+/* Every length's windows before any evaluation: the same for every model
+ * (a stream too short for what was asked is said, per length). */
+static void plan_windows(eval_run *e)
+{
+    rl_err err;
+    const long *Ls = e->Ls, maxL = e->maxL;
+    const rl_eval_spans *sp = &e->sp;
+    if (e->legacy) {
+        for (int i = 0; i < e->nl; i++)
+            if (rl_eval_windows_plan(&e->ds.val, Ls[i], 0, e->batches * e->bsize, (uint64_t)e->seed, &e->win[i],
+                                     &err))
                 fail(&err);
-    } else {
-        if (rl_eval_spans_plan(&ds.val, maxL, full ? 0 : targets, &sp, &err))
-            fail(&err);
-        if (sp.n < sp.wanted)
-            for (int i = 0; i < nl; i++)
-                printf("eval: length %ld: the validation stream (%ld tokens) holds %ld disjoint windows, %ld "
-                       "wanted: %ld targets, not %ld\n", Ls[i], ds.val.n, sp.n * (maxL / Ls[i]),
-                       sp.wanted * (maxL / Ls[i]), sp.n * (maxL / Ls[i]) * Ls[i], sp.wanted * (maxL / Ls[i]) * Ls[i]);
-        for (int i = 0; i < nl; i++)
-            if (maxL % Ls[i])
-                printf("eval: length %ld does not divide the longest (%ld): its windows cover %ld of each "
-                       "span's %ld targets\n", Ls[i], maxL, maxL / Ls[i] * Ls[i], maxL);
+        return;
     }
-    /* into the checkpoint's own folder (the default, reproduce's): that run
-     * folder's lock, so that no train or other eval writes there meanwhile */
-    {
-        char *tmp = strdup(ckpath), *dir = dirname(tmp);
-        char *otmp = strdup(out), *odir = dirname(otmp);
-        struct stat a, b;
-        rl_lock *lk = NULL;
-        if (stat(odir, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
-            rl_lock_out(odir, &lk, &err))
-            fail(&err);
-        free(otmp);
-        free(tmp);
-    }
-    char why[512] = "";
-    const double val = read_val(logp, explicit_log, meta.step, why, sizeof why);
-    rl_gpt_eval *ev = rl_gpt_eval_alloc(m, maxL);
-    /* both outputs through temporaries; a failure leaves neither behind */
-    rl_outfile *o, *so = NULL;
-    if (rl_outfile_create(out, &o, &err))
+    if (rl_eval_spans_plan(&e->ds.val, maxL, e->full ? 0 : e->targets, &e->sp, &err))
         fail(&err);
-    if (starts && rl_outfile_create(starts, &so, &err)) {
-        rl_outfile_abort(o);
+    if (sp->n < sp->wanted)
+        for (int i = 0; i < e->nl; i++)
+            printf("eval: length %ld: the validation stream (%ld tokens) holds %ld disjoint windows, %ld "
+                   "wanted: %ld targets, not %ld\n", Ls[i], e->ds.val.n, sp->n * (maxL / Ls[i]),
+                   sp->wanted * (maxL / Ls[i]), sp->n * (maxL / Ls[i]) * Ls[i], sp->wanted * (maxL / Ls[i]) * Ls[i]);
+    for (int i = 0; i < e->nl; i++)
+        if (maxL % Ls[i])
+            printf("eval: length %ld does not divide the longest (%ld): its windows cover %ld of each "
+                   "span's %ld targets\n", Ls[i], maxL, maxL / Ls[i] * Ls[i], maxL);
+}
+
+/* Into the checkpoint's own folder (the default, reproduce's): that run
+ * folder's lock, held to the exit, so that no train or other eval writes
+ * there meanwhile. */
+static void lock_run_folder(const eval_run *e)
+{
+    rl_err err;
+    char *tmp = strdup(e->ckpath), *dir = dirname(tmp);
+    char *otmp = strdup(e->out), *odir = dirname(otmp);
+    struct stat a, b;
+    rl_lock *lk = NULL;
+    if (stat(odir, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+        rl_lock_out(odir, &lk, &err))
+        fail(&err);
+    free(otmp);
+    free(tmp);
+}
+
+/* Length i's windows: how many, and where window w starts. */
+static long windows_of(const eval_run *e, int i)
+{
+    return e->legacy ? e->win[i].n : e->sp.n * (e->maxL / e->Ls[i]);
+}
+
+static long window_start(const eval_run *e, int i, long w)
+{
+    const long per = e->maxL / e->Ls[i];
+    return e->legacy ? e->win[i].start[w] : rl_eval_window_start(&e->sp, w / per, e->Ls[i], w % per);
+}
+
+/* Both outputs through temporaries, a failure leaves neither behind; the
+ * windows into *so (--starts), to check that two evaluations read the same
+ * text. */
+static void open_outputs(const eval_run *e, rl_outfile **o, rl_outfile **so)
+{
+    rl_err err;
+    *so = NULL;
+    if (rl_outfile_create(e->out, o, &err))
+        fail(&err);
+    if (e->starts && rl_outfile_create(e->starts, so, &err)) {
+        rl_outfile_abort(*o);
         fail(&err);
     }
-    if (so) { /* the windows, to check that two evaluations read the same text */
-        fprintf(so->f, "length\twindow\tstart\n");
-        for (int i = 0; i < nl; i++) {
-            const long nw = legacy ? win[i].n : sp.n * (maxL / Ls[i]);
+    if (*so) {
+        fprintf((*so)->f, "length\twindow\tstart\n");
+        for (int i = 0; i < e->nl; i++) {
+            const long nw = windows_of(e, i);
             for (long w = 0; w < nw; w++)
-                fprintf(so->f, "%ld\t%ld\t%ld\n", Ls[i], w,
-                        legacy ? win[i].start[w]
-                               : rl_eval_window_start(&sp, w / (maxL / Ls[i]), Ls[i], w % (maxL / Ls[i])));
+                fprintf((*so)->f, "%ld\t%ld\t%ld\n", e->Ls[i], w, window_start(e, i, w));
         }
     }
-    fprintf(o->f, "length\twindows\tmean_loss\tstderr\tppl\tratio\ttargets\twindows_wanted\tshort\t"
-                  "val_loss\tval_diff\tval_diff_se\tval_check\tref_loss\tpaired_logratio\tpaired_se\t"
-                  "paired_ratio\tnew_targets\tnew_loss\tnew_ref_loss\tnew_logratio\tnew_se\tnew_ratio\t"
-                  "unigram_loss\tspans\tslots\n");
+    fprintf((*o)->f, "length\twindows\tmean_loss\tstderr\tppl\tratio\ttargets\twindows_wanted\tshort\t"
+                     "val_loss\tval_diff\tval_diff_se\tval_check\tref_loss\tpaired_logratio\tpaired_se\t"
+                     "paired_ratio\tnew_targets\tnew_loss\tnew_ref_loss\tnew_logratio\tnew_se\tnew_ratio\t"
+                     "unigram_loss\tspans\tslots\n");
+}
+
+/* What is evaluated, and on which windows. */
+static void print_plan(const eval_run *e, const rl_gpt_eval *ev)
+{
+    const rl_gpt *m = e->m;
     printf("eval: %s (%s, rotation base %g, %d layers width %d, trained at %ld), %s val %ld tokens; "
-           "workspace %.0f MiB\n", ckpath, rl_pos_name(m->cfg.pos), m->cfg.rot_base, m->cfg.layers,
-           m->cfg.width, T, data, ds.val.n, rl_gpt_eval_bytes(ev) / 1048576.0);
-    if (legacy) {
+           "workspace %.0f MiB\n", e->ckpath, rl_pos_name(m->cfg.pos), m->cfg.rot_base, m->cfg.layers,
+           m->cfg.width, e->T, e->data, e->ds.val.n, rl_gpt_eval_bytes(ev) / 1048576.0);
+    if (e->legacy) {
         printf("eval: old protocol: %ld random windows per length (--batches x --batch-size), seed %ld, "
-               "unpaired\n", batches * bsize, seed);
-        for (int i = 0; i < nl; i++)
-            if (win[i].n < win[i].wanted)
+               "unpaired\n", e->batches * e->bsize, e->seed);
+        for (int i = 0; i < e->nl; i++) {
+            const rl_eval_windows *w = &e->win[i];
+            if (w->n < w->wanted)
                 printf("eval: length %ld: the validation stream (%ld tokens) holds %ld disjoint windows, %ld "
-                       "wanted: %ld targets, not %ld\n", Ls[i], ds.val.n, win[i].slots, win[i].wanted,
-                       win[i].n * Ls[i], win[i].wanted * Ls[i]);
+                       "wanted: %ld targets, not %ld\n", e->Ls[i], e->ds.val.n, w->slots, w->wanted,
+                       w->n * e->Ls[i], w->wanted * e->Ls[i]);
+        }
     } else {
         printf("eval: %s: %ld of the %ld spans of %ld + 1 tokens (%ld targets per length), token-paired "
-               "against the last %ld tokens of context, seed %ld\n", full ? "full stream" : "spans spread "
-               "over the stream", sp.n, sp.slots, maxL, sp.n * maxL, T, seed);
+               "against the last %ld tokens of context, seed %ld\n", e->full ? "full stream" : "spans spread "
+               "over the stream", e->sp.n, e->sp.slots, e->maxL, e->sp.n * e->maxL, e->T, e->seed);
     }
-    double t0 = now();
-    float *ref = legacy ? NULL : rl_eval_reference(m, &ds.val, &sp, (uint64_t)seed);
-    if (!legacy && !ref) {
-        rl_outfile_abort(o);
-        if (so)
-            rl_outfile_abort(so);
-        rl_fail(&err, RL_EINTERNAL, "no memory for the reference's %d windows of %ld tokens", rl_eval_ref_batch(T), T);
-        fail(&err);
-    }
-    float *uni = legacy ? NULL : rl_eval_unigram(&ds.train, m->cfg.vocab);
-    if (ref)
-        printf("eval: reference (each target beyond T with its last %ld tokens): %.1f s\n", T, now() - t0);
+}
+
+/* One length's row of eval.tsv: its numbers, the validation check's
+ * columns (vc: at L = T, else NULL), the paired and newest columns. */
+static void write_row(FILE *f, const eval_run *e, const rl_eval_row *r, long wanted, double ppl, double ppl0,
+                      const rl_val_check *vc)
+{
+    fprintf(f, "%ld\t%ld\t%.6f\t%.6f\t%.4f\t%.4f\t%ld\t%ld\t%s", r->L, r->windows, r->loss, r->se, ppl,
+            ppl / ppl0, r->targets, wanted, r->windows < wanted ? "yes" : "no");
+    if (vc)
+        fprintf(f, "\t%.6f\t%.6f\t%.6f\t%s", vc->val, vc->diff, vc->se, rl_val_verdict_name(vc->verdict));
+    else
+        fprintf(f, "\tNA\tNA\tNA\tNA");
+    put(f, r->ref);
+    put(f, r->dlog);
+    put(f, r->dlog_se);
+    put(f, exp(r->dlog));
+    fprintf(f, "\t%ld", r->new_targets);
+    put(f, r->new_loss);
+    put(f, r->new_ref);
+    put(f, r->new_dlog);
+    put(f, r->new_se);
+    put(f, exp(r->new_dlog));
+    put(f, r->unigram);
+    fprintf(f, "\t%ld\t%ld\n", e->legacy ? 0 : e->sp.n, e->legacy ? 0 : e->sp.slots);
+}
+
+/* Every length in turn, a row of o and a line on stdout each; at the first
+ * L = T the validation check against val (why: why val is missing) into
+ * *vc.  Returns whether there was such a length. */
+static int eval_lengths(const eval_run *e, rl_gpt_eval *ev, const float *ref, const float *uni, double val,
+                        const char *why, rl_outfile *o, rl_val_check *vc)
+{
     printf("%8s %8s %10s %9s %10s %8s %9s %9s %8s %8s\n", "length", "windows", "mean_loss", "stderr", "ppl",
            "ratio", "paired", "newest", "unigram", "sec");
     double ppl0 = 0;
-    rl_val_check vc;
     int have_T = 0;
-    for (int i = 0; i < nl; i++) {
-        t0 = now();
-        const rl_eval_row r = legacy ? legacy_length(m, ev, &ds.val, &win[i])
-                                     : rl_eval_length(m, ev, &ds.val, &sp, ref, uni, Ls[i], T, (uint64_t)seed);
-        const long wanted = legacy ? win[i].wanted : sp.wanted * (maxL / Ls[i]);
+    for (int i = 0; i < e->nl; i++) {
+        const double t0 = now();
+        const rl_eval_row r = e->legacy ? legacy_length(e->m, ev, &e->ds.val, &e->win[i])
+                                        : rl_eval_length(e->m, ev, &e->ds.val, &e->sp, ref, uni, e->Ls[i], e->T,
+                                                         (uint64_t)e->seed);
+        const long wanted = e->legacy ? e->win[i].wanted : e->sp.wanted * (e->maxL / e->Ls[i]);
         const double ppl = exp(r.loss);
         if (i == 0)
             ppl0 = ppl;
-        fprintf(o->f, "%ld\t%ld\t%.6f\t%.6f\t%.4f\t%.4f\t%ld\t%ld\t%s", r.L, r.windows, r.loss, r.se, ppl,
-                ppl / ppl0, r.targets, wanted, r.windows < wanted ? "yes" : "no");
-        if (r.L == T && !have_T) {
+        const int at_T = r.L == e->T && !have_T;
+        if (at_T) {
             have_T = 1;
-            rl_val_check_make(&vc, val, why, meta.val_batches * meta.batch, r.loss, r.se, r.windows);
-            fprintf(o->f, "\t%.6f\t%.6f\t%.6f\t%s", vc.val, vc.diff, vc.se, rl_val_verdict_name(vc.verdict));
-        } else {
-            fprintf(o->f, "\tNA\tNA\tNA\tNA");
+            rl_val_check_make(vc, val, why, e->meta.val_batches * e->meta.batch, r.loss, r.se, r.windows);
         }
-        put(o->f, r.ref);
-        put(o->f, r.dlog);
-        put(o->f, r.dlog_se);
-        put(o->f, exp(r.dlog));
-        fprintf(o->f, "\t%ld", r.new_targets);
-        put(o->f, r.new_loss);
-        put(o->f, r.new_ref);
-        put(o->f, r.new_dlog);
-        put(o->f, r.new_se);
-        put(o->f, exp(r.new_dlog));
-        put(o->f, r.unigram);
-        fprintf(o->f, "\t%ld\t%ld\n", legacy ? 0 : sp.n, legacy ? 0 : sp.slots);
+        write_row(o->f, e, &r, wanted, ppl, ppl0, at_T ? vc : NULL);
         printf("%8ld %8ld %10.4f %9.4f %10.3f %8.3f %9.3f %9.3f %8.3f %8.1f\n", r.L, r.windows, r.loss, r.se,
                ppl, ppl / ppl0, exp(r.dlog), exp(r.new_dlog), r.unigram, now() - t0);
         fflush(stdout);
     }
+    return have_T;
+}
+
+/* The validation check's line (or why there is none). */
+static void print_val_check(const eval_run *e, int have_T, const rl_val_check *vc)
+{
+    const long T = e->T;
+    if (!have_T)
+        printf("eval: validation check unavailable: the trained context T = %ld is not among --lengths\n", T);
+    else if (vc->verdict == RL_VAL_UNAVAILABLE)
+        printf("eval: validation check unavailable: %s\n", vc->why);
+    else
+        printf("eval: validation check at L = T = %ld: eval loss - final validation loss (%s, step %ld, "
+               "%ld windows) = %.4f - %.4f = %+.4f (se %.4f): %s within 2 SE\n", T, e->logp,
+               e->meta.step, vc->nval, vc->val + vc->diff, vc->val, vc->diff, vc->se,
+               vc->verdict == RL_VAL_AGREE ? "AGREE" : "DISAGREE, not");
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    eval_run e = { 0 };
+    parse_flags(&e, argc, argv);
+    check_paths(&e);
+    rl_err err;
+    if (rl_ckpt_open_eval("eval", e.ckpath, e.data, &e.m, &e.meta, &e.ds, &err) ||
+        rl_eval_check_lengths(e.m, e.Ls, e.nl, 1, &e.ds, e.data, &e.maxL, &err))
+        fail(&err);
+    e.T = e.m->cfg.ctx;
+    plan_windows(&e);
+    lock_run_folder(&e);
+    char why[512] = "";
+    const double val = read_val(e.logp, e.explicit_log, e.meta.step, why, sizeof why);
+    rl_gpt_eval *ev = rl_gpt_eval_alloc(e.m, e.maxL);
+    rl_outfile *o, *so;
+    open_outputs(&e, &o, &so);
+    print_plan(&e, ev);
+    double t0 = now();
+    float *ref = e.legacy ? NULL : rl_eval_reference(e.m, &e.ds.val, &e.sp, (uint64_t)e.seed);
+    if (!e.legacy && !ref) {
+        rl_outfile_abort(o);
+        if (so)
+            rl_outfile_abort(so);
+        rl_fail(&err, RL_EINTERNAL, "no memory for the reference's %d windows of %ld tokens", rl_eval_ref_batch(e.T),
+                e.T);
+        fail(&err);
+    }
+    float *uni = e.legacy ? NULL : rl_eval_unigram(&e.ds.train, e.m->cfg.vocab);
+    if (ref)
+        printf("eval: reference (each target beyond T with its last %ld tokens): %.1f s\n", e.T, now() - t0);
+    rl_val_check vc;
+    const int have_T = eval_lengths(&e, ev, ref, uni, val, why, o, &vc);
     if (so && rl_outfile_close(so, &err)) {
         rl_outfile_abort(o);
         fail(&err);
     }
     rl_outfile_commit(o);
-    if (!have_T)
-        printf("eval: validation check unavailable: the trained context T = %ld is not among --lengths\n", T);
-    else if (vc.verdict == RL_VAL_UNAVAILABLE)
-        printf("eval: validation check unavailable: %s\n", vc.why);
-    else
-        printf("eval: validation check at L = T = %ld: eval loss - final validation loss (%s, step %ld, "
-               "%ld windows) = %.4f - %.4f = %+.4f (se %.4f): %s within 2 SE\n", T, logp,
-               meta.step, vc.nval, vc.val + vc.diff, vc.val, vc.diff, vc.se,
-               vc.verdict == RL_VAL_AGREE ? "AGREE" : "DISAGREE, not");
+    print_val_check(&e, have_T, &vc);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("eval: wrote %s; peak resident memory %.0f MiB\n", out, ru.ru_maxrss / 1024.0);
-    if (legacy)
-        for (int i = 0; i < nl; i++)
-            rl_eval_windows_free(&win[i]);
-    rl_eval_spans_free(&sp);
+    printf("eval: wrote %s; peak resident memory %.0f MiB\n", e.out, ru.ru_maxrss / 1024.0);
+    if (e.legacy)
+        for (int i = 0; i < e.nl; i++)
+            rl_eval_windows_free(&e.win[i]);
+    rl_eval_spans_free(&e.sp);
     free(ref);
     free(uni);
-    free(def);
-    free(deflog);
+    free(e.def);
+    free(e.deflog);
     rl_gpt_eval_free(ev);
-    rl_gpt_free(m);
-    rl_data_free(&ds);
+    rl_gpt_free(e.m);
+    rl_data_free(&e.ds);
     return 0;
 }

@@ -30,6 +30,52 @@ static void fail_outputs(char *made, rl_outfile *a, rl_outfile *b, rl_err *err)
     abort(); /* not reached */
 }
 
+/* Length L: the probe over the first `windows` windows of the eval
+ * protocol, at far-distance thresholds W = T/4, T/2, ... up to L/2, its rows
+ * into probe.tsv (po) and distance.tsv (dout). */
+static void probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, long L, long windows, long seed,
+                         FILE *po, FILE *dout)
+{
+    const long T = m->cfg.ctx;
+    long W[RL_PROBE_MAXW];
+    int nw = 0;
+    for (long w = T / 4 > 0 ? T / 4 : 1; w <= L / 2 && nw < RL_PROBE_MAXW; w *= 2)
+        W[nw++] = w;
+    if (nw == 0)
+        W[nw++] = 1;
+    rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, rl_gpt_alibi_slopes(m), W, nw);
+    rl_gpt_eval_observe(ev, rl_probe_observe, p);
+    for (long w = 0; w < windows; w++) {
+        uint64_t key;
+        long start = rl_data_window(val, L, (uint64_t)seed, w, &key);
+        rl_gpt_eval_window(m, ev, val->tok + start, L, key);
+    }
+    rl_gpt_eval_observe(ev, NULL, NULL);
+    rl_probe_write(p, po, dout);
+    rl_probe_free(p);
+}
+
+/* The bound's violations counted in the written probe.tsv: columns 12 (the
+ * max |logit| form) and 18 (the realised range form).  Any would be a bug in
+ * the kernel or the probe. */
+static double bound_violations(const char *pp)
+{
+    double viol = 0;
+    FILE *f = fopen(pp, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) {
+        double v[18];
+        if (line[0] != 'l' &&
+            sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15],
+                   &v[16], &v[17]) == 18)
+            viol += v[11] + v[17];
+    }
+    if (f)
+        fclose(f);
+    return viol;
+}
+
 int cmd_probe(int argc, char **argv)
 {
     const char *ckpath = NULL, *data = NULL, *lengths = NULL, *out = "results/probe";
@@ -105,28 +151,11 @@ int cmd_probe(int argc, char **argv)
                    "delta_mean\tdelta_max\tL_star_half\tviolations_range\n");
     fprintf(dout->f, "length\tlayer\thead\tdist_lo\tdist_hi\tmean_logit\tmean_weight\n");
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m, maxL);
-    double viol = 0;
     printf("probe: %s (%s, %d layers x %d heads, trained at %ld), %ld windows per length\n", ckpath,
            rl_pos_name(m->cfg.pos), m->cfg.layers, m->cfg.heads, T, windows);
     for (int i = 0; i < nl; i++) {
-        const long L = Ls[i];
-        long W[RL_PROBE_MAXW];
-        int nw = 0;
-        for (long w = T / 4 > 0 ? T / 4 : 1; w <= L / 2 && nw < RL_PROBE_MAXW; w *= 2)
-            W[nw++] = w;
-        if (nw == 0)
-            W[nw++] = 1;
-        rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, rl_gpt_alibi_slopes(m), W, nw);
-        rl_gpt_eval_observe(ev, rl_probe_observe, p);
-        for (long w = 0; w < windows; w++) {
-            uint64_t key;
-            long start = rl_data_window(&ds.val, L, (uint64_t)seed, w, &key);
-            rl_gpt_eval_window(m, ev, ds.val.tok + start, L, key);
-        }
-        rl_gpt_eval_observe(ev, NULL, NULL);
-        rl_probe_write(p, po->f, dout->f);
-        rl_probe_free(p);
-        printf("probe: L = %ld done\n", L);
+        probe_length(m, ev, &ds.val, Ls[i], windows, seed, po->f, dout->f);
+        printf("probe: L = %ld done\n", Ls[i]);
         fflush(stdout);
     }
     if (rl_outfile_close(po, &err) != RL_OK)
@@ -134,20 +163,7 @@ int cmd_probe(int argc, char **argv)
     if (rl_outfile_close(dout, &err) != RL_OK)
         fail_outputs(made, NULL, NULL, &err);
     free(made);
-    /* violations of the bound would be a bug in the kernel or the probe */
-    FILE *f = fopen(pp, "r");
-    char line[1024];
-    while (f && fgets(line, sizeof line, f)) {
-        /* columns 12 (the max |logit| form) and 18 (the realised range form) */
-        double v[18];
-        if (line[0] != 'l' &&
-            sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2],
-                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15],
-                   &v[16], &v[17]) == 18)
-            viol += v[11] + v[17];
-    }
-    if (f)
-        fclose(f);
+    const double viol = bound_violations(pp);
     const rl_outdir od = { out, svg };
     const rl_plotvar vars[] = { RL_PV_I("L", maxL), RL_PV_I("T", T), RL_PV_S("name", rl_pos_name(m->cfg.pos)),
                                 RL_PV_I("layers", m->cfg.layers) };

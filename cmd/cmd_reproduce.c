@@ -9,12 +9,13 @@
 #include "commands.h"
 #include "../core/lock.h"
 #include "../core/opts.h"
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/paths.h"
 #include "../core/util.h"
 #include "../model/config.h"
 #include "../model/trainopts.h"
 #include "../reproduce/grid.h"
+#include "../reproduce/report.h"
 
 /* The preset named on the command line (its values are the defaults of
  * every other flag), quick when none is given. */
@@ -119,23 +120,31 @@ static void write_config(const rl_repro *r, const char *command)
 
 #define THEORY_PRESETS "quick|full|none"
 
-int cmd_reproduce(int argc, char **argv)
-{
-    rl_repro r = { .threads = rl_ncores() };
-    rl_grid *g = &r.g;
-    rl_err err;
-    check(rl_grid_preset(preset_arg(argc, argv), g, &err), &err);
-    int preset = rl_choice_index(RL_GRID_PRESETS, g->name), theory = rl_choice_index(THEORY_PRESETS, g->theory);
-    int report_only = 0;
-    char outdef[256];
-    snprintf(outdef, sizeof outdef, "results/reproduce-%s", g->name);
-    r.out = outdef;
+/* The command line of one reproduce: its table (opts points into the
+ * rl_repro and into this struct, which outlive the run) and the choices
+ * that are not the grid's own fields. */
+typedef struct {
     rl_opt opts[RL_TRAIN_OPTS_MAX + 16];
+    int preset, theory, report_only;
+    int probe_opt;     /* --probe's entry */
+    char outdef[256];  /* the default --out */
+    char tname[16];    /* the theory preset's name, g->theory */
+} repro_flags;
+
+/* The flags into r (the preset, already applied, gives their defaults). */
+static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
+{
+    rl_grid *g = &r->g;
+    rl_opt *opts = f->opts;
+    f->preset = rl_choice_index(RL_GRID_PRESETS, g->name), f->theory = rl_choice_index(THEORY_PRESETS, g->theory);
+    f->report_only = 0;
+    snprintf(f->outdef, sizeof f->outdef, "results/reproduce-%s", g->name);
+    r->out = f->outdef;
     int n = 0;
-    opts[n++] = (rl_opt)RL_OPT_CHOICE_("preset", &preset,
+    opts[n++] = (rl_opt)RL_OPT_CHOICE_("preset", &f->preset,
                                        "the grid: quick (make run), cpu (the matched scale), paper (the study's)",
                                        RL_GRID_PRESETS);
-    opts[n++] = (rl_opt)RL_OPT_STR_("out", &r.out, "output folder");
+    opts[n++] = (rl_opt)RL_OPT_STR_("out", &r->out, "output folder");
     opts[n++] = (rl_opt)RL_OPT_STR_("data", &g->data, "data set: DIR with train.bin/val.bin, or a token/text FILE");
     opts[n++] = (rl_opt)RL_OPT_STR_("variants", &g->variants, "comma-separated position schemes");
     /* the training flags: the same table as `routelab train`, the preset's
@@ -158,15 +167,15 @@ int cmd_reproduce(int argc, char **argv)
     opts[n++] = (rl_opt)RL_OPT_INT_("eval-batches", &g->eval_batches,
                                     "old protocol: evaluation windows per length (eval --batches; excludes "
                                     "--eval-targets)", 1, 1 << 20);
-    opts[n++] = (rl_opt)RL_OPT_CHOICE_("theory", &theory, "theory report preset", THEORY_PRESETS);
-    const int probe_opt = n;
+    opts[n++] = (rl_opt)RL_OPT_CHOICE_("theory", &f->theory, "theory report preset", THEORY_PRESETS);
+    f->probe_opt = n;
     opts[n++] = (rl_opt)RL_OPT_STR_("probe", &g->probe, "variants to probe (comma-separated, all, none)");
     opts[n++] = (rl_opt)RL_OPT_INT_("probe-mult", &g->probe_mult, "probe at this multiple of T", 1, 1 << 20);
-    opts[n++] = (rl_opt)RL_OPT_THREADS_(&r.threads);
-    opts[n++] = (rl_opt)RL_OPT_LONG_("stop-at", &r.stop_at,
+    opts[n++] = (rl_opt)RL_OPT_THREADS_(&r->threads);
+    opts[n++] = (rl_opt)RL_OPT_LONG_("stop-at", &r->stop_at,
                                      "stop each training at this step, as an interruption would (0: never); "
                                      "the same command continues", 0, 1e12);
-    opts[n++] = (rl_opt)RL_OPT_FLAG_("report-only", &report_only,
+    opts[n++] = (rl_opt)RL_OPT_FLAG_("report-only", &f->report_only,
                                      "only rewrite table.tsv, the figures and REPORT.md");
     opts[n] = (rl_opt)RL_OPT_END_;
     rl_opts_parse("reproduce", "[--preset " RL_GRID_PRESETS "] [--out DIR] [--data PATH] [flags]",
@@ -185,8 +194,17 @@ int cmd_reproduce(int argc, char **argv)
                   "each running its own with --threads threads (ranks x threads = the cores), and rank 0\n"
                   "writes the report; a failing rank stops the job, and a rerun with any rank count resumes.",
                   opts, argc, argv, NULL, 0);
-    char tname[16];
-    g->theory = rl_choice_name(THEORY_PRESETS, theory, tname, sizeof tname);
+}
+
+/* What the flags say together, checked before anything is made: the
+ * evaluation protocol they choose, the data, the shape, the matched base,
+ * the schedule, the variants and probes. */
+static void settle_flags(rl_repro *r, repro_flags *f)
+{
+    rl_grid *g = &r->g;
+    const rl_opt *opts = f->opts;
+    rl_err err;
+    g->theory = rl_choice_name(THEORY_PRESETS, f->theory, f->tname, sizeof f->tname);
     if (!g->data)
         rl_die("reproduce: preset %s needs --data (a token file, e.g. OpenWebText in nanoGPT or llm.c format)",
                g->name);
@@ -198,7 +216,7 @@ int cmd_reproduce(int argc, char **argv)
         g->eval_batches = g->eval_full = 0;
     else if (g->eval_full)
         g->eval_batches = 0;
-    const rl_path_use din[] = { { "--data", g->data, 0 } }, dout[] = { { "--out", r.out, 1 } };
+    const rl_path_use din[] = { { "--data", g->data, 0 } }, dout[] = { { "--out", r->out, 1 } };
     check(rl_paths_check(din, 1, dout, 1, &err), &err); /* the grid's folder is never the data's */
     const rl_train_opts *t = &g->train;
     if (t->width % t->heads || (t->width / t->heads) % 2)
@@ -210,13 +228,39 @@ int cmd_reproduce(int argc, char **argv)
     }
     long steps;
     check(rl_train_opts_steps(t, &steps, &err), &err);
-    check(rl_repro_set_variants(&r, &err), &err);
+    check(rl_repro_set_variants(r, &err), &err);
     /* only an explicit --probe must name variants: the preset's list may
      * name ones that --variants left out */
-    if (opts[probe_opt].seen)
-        check_probe(&r);
-    if (report_only && rl_opt_seen(opts, "stop-at"))
+    if (opts[f->probe_opt].seen)
+        check_probe(r);
+    if (f->report_only && rl_opt_seen(opts, "stop-at"))
         rl_die("reproduce: --stop-at does not apply with --report-only (nothing is trained)");
+}
+
+/* --report-only: the report names the command that ran the grid
+ * (OUT/config.txt), not the one that rewrites it; command is left as it is
+ * when the file names none. */
+static void grid_command(const char *out, char *command, size_t n)
+{
+    char *cp = rl_path_join(out, "config.txt"), *cfg = rl_read_file(cp, NULL);
+    char *c = cfg ? strstr(cfg, "\ncommand\t") : NULL;
+    if (c) {
+        c += 9;
+        c[strcspn(c, "\n")] = 0;
+        snprintf(command, n, "%.1900s", c);
+    }
+    free(cfg);
+    free(cp);
+}
+
+int cmd_reproduce(int argc, char **argv)
+{
+    rl_repro r = { .threads = rl_ncores() };
+    rl_err err;
+    check(rl_grid_preset(preset_arg(argc, argv), &r.g, &err), &err);
+    repro_flags f;
+    parse_flags(&r, &f, argc, argv);
+    settle_flags(&r, &f);
     rl_set_threads(r.threads);
 
     char command[2048];
@@ -224,7 +268,7 @@ int cmd_reproduce(int argc, char **argv)
     for (int i = 0; i < argc && off < (int)sizeof command - 2; i++)
         off += snprintf(command + off, sizeof command - off, " %s", argv[i]);
     int st = 0;
-    r.report_only = report_only;
+    r.report_only = f.report_only;
     /* one writer per OUT (core/lock.h): a second reproduce into it would
      * race this one for every model, evaluation and table.  Rank 0 holds it
      * for the job; each model's train, eval and probe lock their own folder
@@ -232,24 +276,14 @@ int cmd_reproduce(int argc, char **argv)
      * (nothing is made for a refused run) and before any file is written. */
     rl_lock *lk = NULL;
     struct stat sb;
-    if (!report_only) {
+    if (!f.report_only) {
         check(rl_repro_check(&r, &err), &err);
         rl_mkdir_p(r.out);
     }
     if (stat(r.out, &sb) == 0)
         check(rl_lock_out(r.out, &lk, &err), &err);
-    if (report_only) {
-        /* the report names the command that ran the grid (OUT/config.txt),
-         * not the --report-only one that rewrites it */
-        char *cp = rl_path_join(r.out, "config.txt"), *cfg = rl_read_file(cp, NULL);
-        char *c = cfg ? strstr(cfg, "\ncommand\t") : NULL;
-        if (c) {
-            c += 9;
-            c[strcspn(c, "\n")] = 0;
-            snprintf(command, sizeof command, "%.1900s", c);
-        }
-        free(cfg);
-        free(cp);
+    if (f.report_only) {
+        grid_command(r.out, command, sizeof command);
     } else {
         write_config(&r, command);
         st = rl_repro_run(&r);

@@ -15,6 +15,76 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+/* The claims to run into run[]: all, or --only's (only: its text), each
+ * named once. */
+static void select_claims(const char *only, int *run)
+{
+    for (int i = 0; i < rl_nclaims; i++)
+        run[i] = !only;
+    if (!only)
+        return;
+    const char *p = only;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        char id[64];
+        if (n == 0 || n >= sizeof id)
+            rl_die("theory: --only: '%s' is not a comma-separated list of claim ids (routelab claims)", only);
+        snprintf(id, sizeof id, "%.*s", (int)n, p);
+        const rl_claim *c = rl_claim_find(id);
+        if (!c)
+            rl_die("theory: --only: unknown experiment '%s'", id);
+        if (run[c - rl_claims])
+            rl_die("theory: --only: '%s' is named twice", id);
+        run[c - rl_claims] = 1;
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+}
+
+/* theory.md's table of verdicts: a row per claim that ran (rep[i] not
+ * NULL), its count of each kind and its seconds, then the totals.  A column
+ * per kind; absent at this scale (the effect rule, which no claim's row
+ * names) only when some check has it, so that the table of the claims' six
+ * kinds stays as it was. */
+static void write_totals(FILE *fp, rl_report *const *rep, const double *secs, double t_all)
+{
+    int tot[RL_NVERDICT] = { 0 }, show[RL_NVERDICT];
+    for (int i = 0; i < rl_nclaims; i++)
+        if (rep[i]) {
+            int n[RL_NVERDICT];
+            rl_report_kinds(rep[i], n);
+            for (int k = 0; k < RL_NVERDICT; k++)
+                tot[k] += n[k];
+        }
+    for (int k = 0; k < RL_NVERDICT; k++)
+        show[k] = k != RL_V_ABSENT || tot[k] > 0;
+    fprintf(fp, "| claim |");
+    for (int k = 0; k < RL_NVERDICT; k++)
+        if (show[k])
+            fprintf(fp, " %s |", rl_verdict_name(k));
+    fprintf(fp, " time (s) |\n|---|");
+    for (int k = 0; k < RL_NVERDICT; k++)
+        if (show[k])
+            fprintf(fp, "---|");
+    fprintf(fp, "---|\n");
+    for (int i = 0; i < rl_nclaims; i++)
+        if (rep[i]) {
+            int n[RL_NVERDICT];
+            rl_report_kinds(rep[i], n);
+            fprintf(fp, "| [%s](#%s) |", rl_report_title(rep[i]), rl_claims[i].id);
+            for (int k = 0; k < RL_NVERDICT; k++)
+                if (show[k])
+                    fprintf(fp, " %d |", n[k]);
+            fprintf(fp, " %.1f |\n", secs[i]);
+        }
+    fprintf(fp, "| all |");
+    for (int k = 0; k < RL_NVERDICT; k++)
+        if (show[k])
+            fprintf(fp, " %d |", tot[k]);
+    fprintf(fp, " %.1f |\n\n", t_all);
+}
+
 int cmd_theory(int argc, char **argv)
 {
     rl_exp_ctx ctx = rl_exp_default("results/theory");
@@ -31,30 +101,9 @@ int cmd_theory(int argc, char **argv)
                   "figures, the table of predicted vs measured values and the verdicts.  quick (default)\n"
                   "takes about 3 minutes on 2 cores, full under an hour.",
                   opts, argc, argv, &ctx);
-    /* the claims to run: all, or --only's, each named once */
     int run[rl_nclaims];
     unsigned uses = 0;
-    for (int i = 0; i < rl_nclaims; i++)
-        run[i] = !only;
-    if (only) {
-        const char *p = only;
-        for (;;) {
-            size_t n = strcspn(p, ",");
-            char id[64];
-            if (n == 0 || n >= sizeof id)
-                rl_die("theory: --only: '%s' is not a comma-separated list of claim ids (routelab claims)", only);
-            snprintf(id, sizeof id, "%.*s", (int)n, p);
-            const rl_claim *c = rl_claim_find(id);
-            if (!c)
-                rl_die("theory: --only: unknown experiment '%s'", id);
-            if (run[c - rl_claims])
-                rl_die("theory: --only: '%s' is named twice", id);
-            run[c - rl_claims] = 1;
-            if (!p[n])
-                break;
-            p += n + 1;
-        }
-    }
+    select_claims(only, run);
     for (int i = 0; i < rl_nclaims; i++)
         if (run[i])
             uses |= rl_claims[i].uses;
@@ -100,43 +149,7 @@ int cmd_theory(int argc, char **argv)
                 "*identity*: follows from the construction, shown but never counted; *info*: a reading of "
                 "ours, not a claim of the study.\n\n",
             ctx.preset == RL_PRESET_FULL ? "full" : "quick", ctx.seed, ctx.threads, date, t_all);
-    /* a column per kind; absent at this scale (the effect rule, which no
-     * claim's row names) only when some check has it, so that the table of
-     * the claims' six kinds stays as it was */
-    int tot[RL_NVERDICT] = { 0 }, show[RL_NVERDICT];
-    for (int i = 0; i < rl_nclaims; i++)
-        if (rep[i]) {
-            int n[RL_NVERDICT];
-            rl_report_kinds(rep[i], n);
-            for (int k = 0; k < RL_NVERDICT; k++)
-                tot[k] += n[k];
-        }
-    for (int k = 0; k < RL_NVERDICT; k++)
-        show[k] = k != RL_V_ABSENT || tot[k] > 0;
-    fprintf(fp, "| claim |");
-    for (int k = 0; k < RL_NVERDICT; k++)
-        if (show[k])
-            fprintf(fp, " %s |", rl_verdict_name(k));
-    fprintf(fp, " time (s) |\n|---|");
-    for (int k = 0; k < RL_NVERDICT; k++)
-        if (show[k])
-            fprintf(fp, "---|");
-    fprintf(fp, "---|\n");
-    for (int i = 0; i < rl_nclaims; i++)
-        if (rep[i]) {
-            int n[RL_NVERDICT];
-            rl_report_kinds(rep[i], n);
-            fprintf(fp, "| [%s](#%s) |", rl_report_title(rep[i]), rl_claims[i].id);
-            for (int k = 0; k < RL_NVERDICT; k++)
-                if (show[k])
-                    fprintf(fp, " %d |", n[k]);
-            fprintf(fp, " %.1f |\n", secs[i]);
-        }
-    fprintf(fp, "| all |");
-    for (int k = 0; k < RL_NVERDICT; k++)
-        if (show[k])
-            fprintf(fp, " %d |", tot[k]);
-    fprintf(fp, " %.1f |\n\n", t_all);
+    write_totals(fp, rep, secs, t_all);
     char *cpath = rl_path_join(ctx.out.dir, "checks.tsv");
     rl_outfile *co = rl_outfile_open(cpath);
     fputs(RL_REPORT_TSV_HEADER, co->f);

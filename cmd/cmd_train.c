@@ -11,7 +11,7 @@
 #include "../core/lock.h"
 #include "../core/mem.h"
 #include "../core/opts.h"
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/paths.h"
 #include "../core/util.h"
 #include "../model/ckpt.h"
@@ -155,7 +155,7 @@ static void check_run(const run_undo *u, rl_status s, rl_err *err)
     }
 }
 
-/* Every rank starts from the same state (core/par.h, rl_par_same): the
+/* Every rank starts from the same state (par/par.h, rl_par_same): the
  * flags were compared when they were parsed; here what they led to, the
  * data's contents, the run's settings (a checkpoint's, on --resume) and the
  * model's weights and optimizer state.  Before the first step's exchange:
@@ -206,20 +206,41 @@ static void progress(int tty, long step, long steps, double loss, double val, do
     }
 }
 
-int cmd_train(int argc, char **argv)
-{
-    rl_train_opts to = rl_train_opts_default();
-    int threads = rl_ncores(), resume = 0;
-    long stop_at = 0;
-    const char *data = NULL, *out = "results/train";
+/* One training run: the flags, then what they led to. */
+typedef struct {
+    /* the flags (opts points into this struct: it never moves) */
+    rl_train_opts to;
+    int resume;
+    long stop_at;
+    const char *data, *out;
     rl_opt opts[RL_TRAIN_OPTS_MAX + 8];
+    /* the run */
+    char *ck, *logp; /* OUT/ckpt.bin, OUT/log.tsv */
+    rl_gpt_config cfg;
+    rl_ckpt_meta meta;
+    rl_lr_schedule sched;
+    rl_dataset ds;
+    rl_gpt *m;
+    rl_lock *lk; /* OUT's, once taken */
+    int writer;  /* this rank writes OUT (rank 0) */
+    long start;  /* the first step this invocation trains */
+} train_run;
+
+static void parse_flags(train_run *r, int argc, char **argv)
+{
+    r->to = rl_train_opts_default();
+    int threads = rl_ncores();
+    r->resume = 0;
+    r->stop_at = 0;
+    r->data = NULL, r->out = "results/train";
+    rl_opt *opts = r->opts;
     int n = 0;
-    opts[n++] = (rl_opt)RL_OPT_STR_("data", &data, "data set: DIR with train.bin/val.bin, or one FILE (90/10)");
-    opts[n++] = (rl_opt)RL_OPT_STR_("out", &out, "run folder: ckpt.bin and log.tsv");
-    n += rl_train_opts_table(&to, RL_TRAIN_OPTS_ALL, opts + n);
-    opts[n++] = (rl_opt)RL_OPT_LONG_("stop-at", &stop_at,
+    opts[n++] = (rl_opt)RL_OPT_STR_("data", &r->data, "data set: DIR with train.bin/val.bin, or one FILE (90/10)");
+    opts[n++] = (rl_opt)RL_OPT_STR_("out", &r->out, "run folder: ckpt.bin and log.tsv");
+    n += rl_train_opts_table(&r->to, RL_TRAIN_OPTS_ALL, opts + n);
+    opts[n++] = (rl_opt)RL_OPT_LONG_("stop-at", &r->stop_at,
                                      "checkpoint and stop after this step (0: run to the end)", 0, 1e12);
-    opts[n++] = (rl_opt)RL_OPT_FLAG_("resume", &resume, "continue exactly from OUT/ckpt.bin");
+    opts[n++] = (rl_opt)RL_OPT_FLAG_("resume", &r->resume, "continue exactly from OUT/ckpt.bin");
     opts[n++] = (rl_opt)RL_OPT_THREADS_(&threads);
     opts[n] = (rl_opt)RL_OPT_END_;
     rl_opts_parse("train", "--data PATH [--out DIR] [model flags] [--lr SCHEDULE] [--resume]",
@@ -229,215 +250,309 @@ int cmd_train(int argc, char **argv)
                   "OUT/ckpt.bin; --resume continues bit for bit where the checkpoint stopped.",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
-    if (!data)
+    if (!r->data)
         rl_die("train: --data is required");
+}
+
+/* The flags' own checks, and the model's memory on a fresh run, before any
+ * file or allocation. */
+static void check_flags(train_run *r)
+{
     rl_err err;
-    const rl_path_use din[] = { { "--data", data, 0 } }, dout[] = { { "--out", out, 1 } };
+    const rl_path_use din[] = { { "--data", r->data, 0 } }, dout[] = { { "--out", r->out, 1 } };
     check(rl_paths_check(din, 1, dout, 1, &err), &err); /* the run folder is never the data's */
-    rl_gpt_config cfg;
-    check(rl_train_opts_config(&to, &cfg, &err), &err);
-    rl_ckpt_meta meta = { 0 };
-    if (strlen(to.lr) >= sizeof meta.lr) /* the checkpoint keeps the schedule's text */
+    check(rl_train_opts_config(&r->to, &r->cfg, &err), &err);
+    r->meta = (rl_ckpt_meta){ 0 };
+    if (strlen(r->to.lr) >= sizeof r->meta.lr) /* the checkpoint keeps the schedule's text */
         rl_die("train: --lr is %zu characters long; a checkpoint keeps at most %zu",
-               strlen(to.lr), sizeof meta.lr - 1);
-    if (!resume) { /* the model's memory, before any file or allocation */
+               strlen(r->to.lr), sizeof r->meta.lr - 1);
+    if (!r->resume) {
         size_t bytes;
-        check(rl_gpt_bytes(&cfg, to.batch, &bytes, &err), &err);
+        check(rl_gpt_bytes(&r->cfg, r->to.batch, &bytes, &err), &err);
     }
-    /* every input (flags, checkpoint, data, memory) is checked before OUT is
-     * created or touched: a refused run leaves nothing behind */
-    char *ck = rl_path_join(out, "ckpt.bin"), *logp = rl_path_join(out, "log.tsv");
-    /* under MPI OUT is rank 0's, as its files are (core/par.h): rank 0 alone
-     * locks it, and a refusal there stops the job */
-    const int writer = rl_par_rank() == 0;
-    rl_lock *lk = NULL;
-    if (writer && is_dir(out))
-        claim_out(out, ck, resume, &lk);
-    rl_gpt *m = NULL;
-    if (resume) {
-        rl_ckpt_meta cm;
-        /* without activations first: they are sized by the checkpoint's batch */
-        check(rl_ckpt_load(ck, 0, &m, &cm, &err), &err);
-        SAME("layers", cfg.layers, m->cfg.layers);
-        SAME("width", cfg.width, m->cfg.width);
-        SAME("heads", cfg.heads, m->cfg.heads);
-        SAME("ctx", cfg.ctx, m->cfg.ctx);
-        SAME("vocab", cfg.vocab, m->cfg.vocab);
-        SAME("dropout", cfg.dropout, m->cfg.dropout);
-        SAME("rot-base", cfg.rot_base, m->cfg.rot_base);
-        if ((rl_opt_seen(opts, "pos") || rl_opt_seen(opts, "mode")) &&
-            !rl_pos_equal(cfg.pos, m->cfg.pos))
-            rl_die("train: --pos %s does not match the checkpoint's %s (%s)",
-                   rl_pos_name(cfg.pos), rl_pos_name(m->cfg.pos), ck);
-        SAME("batch", to.batch, cm.batch);
-        SAME("accum", to.accum, cm.accum);
-        SAME("seed", to.seed, (long)cm.seed);
-        SAME("val-batches", to.val_batches, cm.val_batches);
-        if (rl_opt_seen(opts, "lr") && strcmp(to.lr, cm.lr))
-            rl_die("train: --lr %s does not match the checkpoint's %s (%s)", to.lr, cm.lr, ck);
-        rl_gpt_free(m);
-        check(rl_ckpt_load(ck, cm.batch, &m, &cm, &err), &err);
-        meta = cm;
-        if (rl_opt_seen(opts, "steps"))
-            meta.steps = to.steps;
-        cfg = m->cfg;
+}
+
+/* --resume: the checkpoint's model and settings, every flag given on the
+ * command line checked against them. */
+static void load_checkpoint(train_run *r)
+{
+    const rl_opt *opts = r->opts; /* SAME's */
+    const char *ck = r->ck;
+    const rl_train_opts *to = &r->to;
+    const rl_gpt_config *cfg = &r->cfg;
+    rl_err err;
+    rl_ckpt_meta cm;
+    /* without activations first: they are sized by the checkpoint's batch */
+    check(rl_ckpt_load(ck, 0, &r->m, &cm, &err), &err);
+    const rl_gpt *m = r->m;
+    SAME("layers", cfg->layers, m->cfg.layers);
+    SAME("width", cfg->width, m->cfg.width);
+    SAME("heads", cfg->heads, m->cfg.heads);
+    SAME("ctx", cfg->ctx, m->cfg.ctx);
+    SAME("vocab", cfg->vocab, m->cfg.vocab);
+    SAME("dropout", cfg->dropout, m->cfg.dropout);
+    SAME("rot-base", cfg->rot_base, m->cfg.rot_base);
+    if ((rl_opt_seen(opts, "pos") || rl_opt_seen(opts, "mode")) &&
+        !rl_pos_equal(cfg->pos, m->cfg.pos))
+        rl_die("train: --pos %s does not match the checkpoint's %s (%s)",
+               rl_pos_name(cfg->pos), rl_pos_name(m->cfg.pos), ck);
+    SAME("batch", to->batch, cm.batch);
+    SAME("accum", to->accum, cm.accum);
+    SAME("seed", to->seed, (long)cm.seed);
+    SAME("val-batches", to->val_batches, cm.val_batches);
+    if (rl_opt_seen(opts, "lr") && strcmp(to->lr, cm.lr))
+        rl_die("train: --lr %s does not match the checkpoint's %s (%s)", to->lr, cm.lr, ck);
+    rl_gpt_free(r->m);
+    check(rl_ckpt_load(ck, cm.batch, &r->m, &cm, &err), &err);
+    r->meta = cm;
+    if (rl_opt_seen(opts, "steps"))
+        r->meta.steps = to->steps;
+    r->cfg = r->m->cfg;
+}
+
+/* The run's settings: the checkpoint's on --resume, else the flags'; then
+ * its length, the one rule of rl_lr_plan, which reproduce asks too. */
+static void settle_run(train_run *r)
+{
+    rl_ckpt_meta *meta = &r->meta;
+    if (r->resume) {
+        load_checkpoint(r);
     } else {
-        meta.steps = to.steps;
-        meta.batch = to.batch;
-        meta.accum = to.accum;
-        meta.seed = (uint64_t)to.seed;
-        snprintf(meta.lr, sizeof meta.lr, "%s", to.lr);
-        meta.val_every = to.val_every;
-        meta.val_batches = to.val_batches;
+        meta->steps = r->to.steps;
+        meta->batch = r->to.batch;
+        meta->accum = r->to.accum;
+        meta->seed = (uint64_t)r->to.seed;
+        snprintf(meta->lr, sizeof meta->lr, "%s", r->to.lr);
+        meta->val_every = r->to.val_every;
+        meta->val_batches = r->to.val_batches;
     }
-    if (rl_opt_seen(opts, "val-every"))
-        meta.val_every = to.val_every;
-    /* the run's length: the one rule of rl_lr_plan, which reproduce asks too */
-    rl_lr_schedule sched;
-    check(rl_lr_plan(meta.lr, meta.steps, &sched, &meta.steps, &err), &err);
-    rl_dataset ds;
-    check(rl_data_load(data, cfg.vocab, &ds, &err), &err);
-    const uint64_t data_hash = rl_fnv64(RL_FNV64_INIT, ds.train.tok, sizeof(uint16_t) * ds.train.n);
-    const long start = meta.step;
-    if (resume) {
-        if (ds.train.n != meta.data_n || data_hash != meta.data_hash)
-            rl_die("train: %s is not the training data of checkpoint %s", data, ck);
-        /* a resume trains from the checkpoint's step to --steps: nothing to
-         * do is said as such (reproduce resumes a finished model whose
-         * marker a kill prevented), a shorter run is refused */
-        if (start > meta.steps)
-            rl_die("train: --steps %ld is below the checkpoint's step %ld (%s): a run cannot be shortened",
-                   meta.steps, start, ck);
-        if (start == meta.steps) {
-            printf("train: %s is already complete (step %ld of %ld); nothing to train\n", ck, start, meta.steps);
-            rl_gpt_free(m);
-            rl_data_free(&ds);
-            rl_unlock(lk);
-            free(ck);
-            free(logp);
-            return 0;
-        }
-    } else {
-        check(rl_gpt_new(&m, &cfg, to.batch, &err), &err);
-        rl_gpt_init(m, (uint64_t)to.seed);
-        meta.data_n = ds.train.n;
-        meta.data_hash = data_hash;
+    if (rl_opt_seen(r->opts, "val-every"))
+        meta->val_every = r->to.val_every;
+    rl_err err;
+    check(rl_lr_plan(meta->lr, meta->steps, &r->sched, &meta->steps, &err), &err);
+}
+
+/* The data, and the model: the checkpoint's, whose data it must be (a
+ * resume trains from the checkpoint's step to --steps: nothing to do is said
+ * as such, since reproduce resumes a finished model whose marker a kill
+ * prevented; a shorter run is refused), or a new one.  Returns 0 when the
+ * resumed run is already complete. */
+static int data_and_model(train_run *r)
+{
+    rl_err err;
+    rl_ckpt_meta *meta = &r->meta;
+    check(rl_data_load(r->data, r->cfg.vocab, &r->ds, &err), &err);
+    const uint64_t data_hash = rl_fnv64(RL_FNV64_INIT, r->ds.train.tok, sizeof(uint16_t) * r->ds.train.n);
+    r->start = meta->step;
+    if (!r->resume) {
+        check(rl_gpt_new(&r->m, &r->cfg, r->to.batch, &err), &err);
+        rl_gpt_init(r->m, (uint64_t)r->to.seed);
+        meta->data_n = r->ds.train.n;
+        meta->data_hash = data_hash;
+        return 1;
     }
-    { /* the step's own buffers (the shards' gradient tree) beside the model's */
-        size_t bytes;
-        int over = 0;
-        check(rl_gpt_bytes(&cfg, meta.batch, &bytes, &err), &err);
-        size_t need = rl_szadd(bytes, rl_trainer_extra_bytes(m->nparams, (int)meta.accum), &over);
-        check(rl_mem_check("training (the model, its activations and the shards' gradient tree)", need,
-                           over, &err), &err);
+    if (r->ds.train.n != meta->data_n || data_hash != meta->data_hash)
+        rl_die("train: %s is not the training data of checkpoint %s", r->data, r->ck);
+    if (r->start > meta->steps)
+        rl_die("train: --steps %ld is below the checkpoint's step %ld (%s): a run cannot be shortened",
+               meta->steps, r->start, r->ck);
+    if (r->start == meta->steps) {
+        printf("train: %s is already complete (step %ld of %ld); nothing to train\n", r->ck, r->start, meta->steps);
+        return 0;
     }
-    ranks_agree(&ds, m, &meta, stop_at);
-    rl_trainer *tr;
-    check(rl_trainer_alloc(m, &ds.train, &ds.val, meta.batch, meta.accum, meta.seed, &tr, &err), &err);
-    /* now OUT: created (remembering what this invocation made), its stale
-     * temporary files removed, the log started or trimmed; under MPI by
-     * rank 0 alone, whose files these are (core/par.h) */
-    run_undo u = { NULL, out, NULL, 0 };
-    FILE *log = NULL;
-    if (writer) {
-        check(rl_mkdirs_new(out, &u.made, &err), &err);
-        /* the lock also removes the temporaries a killed run left (lock.h) */
-        claim_out(out, ck, resume, &lk);
-        if (u.made) {
-            rl_cleanup_track(u.made, 1);
-            rl_cleanup_track(out, 1);
-        }
-        if (resume) {
-            trim_log(logp, start);
-        } else {
-            u.logp = logp;
-            rl_cleanup_track(logp, 0);
-            rl_outfile *o;
-            check_run(&u, rl_outfile_create(logp, &o, &err), &err);
-            fprintf(o->f, "step\ttrain_loss\tval_loss\tlr\ttokens_per_s\n");
-            check_run(&u, rl_outfile_close(o, &err), &err);
-        }
-        log = fopen(logp, "a");
-        if (!log) {
-            undo(&u);
-            rl_die("train: cannot append to %s", logp);
-        }
-    } else {
-        log = fopen("/dev/null", "w");
+    return 1;
+}
+
+/* The step's own buffers (the shards' gradient tree) beside the model's. */
+static void check_memory(const train_run *r)
+{
+    rl_err err;
+    size_t bytes;
+    int over = 0;
+    check(rl_gpt_bytes(&r->cfg, r->meta.batch, &bytes, &err), &err);
+    size_t need = rl_szadd(bytes, rl_trainer_extra_bytes(r->m->nparams, (int)r->meta.accum), &over);
+    check(rl_mem_check("training (the model, its activations and the shards' gradient tree)", need,
+                       over, &err), &err);
+}
+
+/* Now OUT: created (remembering in u what this invocation made), its stale
+ * temporary files removed, the log started or trimmed; under MPI by rank 0
+ * alone, whose files these are (par/par.h).  Returns the log to append to
+ * (/dev/null on another rank). */
+static FILE *open_out(train_run *r, run_undo *u)
+{
+    rl_err err;
+    if (!r->writer) {
+        FILE *log = fopen("/dev/null", "w");
         if (!log)
             rl_die("train: rank %d: cannot open /dev/null", rl_par_rank());
+        return log;
     }
-    const int tty = isatty(STDOUT_FILENO);
-    printf("train: %s, %ld parameters, %d layers width %d heads %d ctx %d pos %s (rotation base %g); "
-           "batch %d x %d, %ld steps from %ld, lr %s\n", data, m->nparams, cfg.layers, cfg.width,
-           cfg.heads, cfg.ctx, rl_pos_name(cfg.pos), cfg.rot_base, meta.batch, meta.accum, meta.steps,
-           start, meta.lr);
-    fflush(stdout);
-    const double tok_per_step = (double)meta.batch * meta.accum * cfg.ctx;
-    const double t0 = now();
-    long last_ck = start;
-    for (long s = start; s < meta.steps; s++) {
+    check(rl_mkdirs_new(r->out, &u->made, &err), &err);
+    /* the lock also removes the temporaries a killed run left (lock.h) */
+    claim_out(r->out, r->ck, r->resume, &r->lk);
+    if (u->made) {
+        rl_cleanup_track(u->made, 1);
+        rl_cleanup_track(r->out, 1);
+    }
+    if (r->resume) {
+        trim_log(r->logp, r->start);
+    } else {
+        u->logp = r->logp;
+        rl_cleanup_track(r->logp, 0);
+        rl_outfile *o;
+        check_run(u, rl_outfile_create(r->logp, &o, &err), &err);
+        fprintf(o->f, "step\ttrain_loss\tval_loss\tlr\ttokens_per_s\n");
+        check_run(u, rl_outfile_close(o, &err), &err);
+    }
+    FILE *log = fopen(r->logp, "a");
+    if (!log) {
+        undo(u);
+        rl_die("train: cannot append to %s", r->logp);
+    }
+    return log;
+}
+
+/* What a run in progress needs at each step. */
+typedef struct {
+    train_run *r;
+    rl_trainer *tr;
+    run_undo *u;
+    FILE *log;
+    int tty;
+    long last_ck; /* the step of this run's last checkpoint */
+} steps_ctx;
+
+/* A diverged run stops, keeping the last good checkpoint of this run (a
+ * stale ckpt.bin of a run killed before a fresh one is not its). */
+static void __attribute__((noreturn)) diverged(const steps_ctx *c, const char *why)
+{
+    const long last = c->last_ck;
+    stop_diverged(c->u, c->log, c->tty, why, c->r->ck, c->r->resume ? last : last > 0 ? last : -1);
+}
+
+/* The checkpoint after step.  The NaN guard: only a state a run can
+ * continue from is written, its parameters and moments finite and their
+ * loss finite (the step's validation loss val when have_val, else one
+ * validation batch: the step's training loss was the previous state's). */
+static void checkpoint(steps_ctx *c, long step, int have_val, double val)
+{
+    train_run *r = c->r;
+    rl_err err;
+    char why[256];
+    long first, bad = rl_ckpt_nonfinite(r->m, &first);
+    double at = val;
+    if (!bad && !have_val)
+        check_run(c->u, rl_trainer_val_loss(c->tr, 1, &at, &err), &err);
+    if (bad || !isfinite(at)) {
+        if (bad)
+            snprintf(why, sizeof why, "%ld parameters or AdamW moments are not finite after step %ld",
+                     bad, step);
+        else
+            snprintf(why, sizeof why, "the parameters after step %ld give a validation loss of %g", step,
+                     at);
+        diverged(c, why);
+    }
+    r->meta.step = step;
+    check_run(c->u, rl_ckpt_save(r->ck, r->m, &r->meta, &err), &err);
+    c->last_ck = step;
+    keep(c->u);
+}
+
+/* The steps from r->start to the end or to --stop-at: the log's rows, the
+ * progress lines, the checkpoints. */
+static void run_steps(steps_ctx *c, double t0)
+{
+    train_run *r = c->r;
+    const rl_ckpt_meta *meta = &r->meta;
+    rl_err err;
+    const double tok_per_step = (double)meta->batch * meta->accum * r->cfg.ctx;
+    for (long s = r->start; s < meta->steps; s++) {
         double ts = now(), gn;
-        double lrv = rl_lr_at(&sched, s, meta.steps);
+        double lrv = rl_lr_at(&r->sched, s, meta->steps);
         double loss;
-        check_run(&u, rl_trainer_step(tr, s, lrv, &loss, &gn, &err), &err);
+        check_run(c->u, rl_trainer_step(c->tr, s, lrv, &loss, &gn, &err), &err);
         double tps = tok_per_step / (now() - ts);
-        char why[256];
         if (!isfinite(loss) || !isfinite(gn)) {
+            char why[256];
             snprintf(why, sizeof why, "loss is %g (gradient norm %g) at step %ld", loss, gn, s + 1);
-            stop_diverged(&u, log, tty, why, ck, resume ? last_ck : last_ck > 0 ? last_ck : -1);
+            diverged(c, why);
         }
         const long step = s + 1;
         double val = NAN;
-        const int have_val = step % meta.val_every == 0 || step == meta.steps;
+        const int have_val = step % meta->val_every == 0 || step == meta->steps;
         if (have_val)
-            check_run(&u, rl_trainer_val_loss(tr, (int)meta.val_batches, &val, &err), &err);
+            check_run(c->u, rl_trainer_val_loss(c->tr, (int)meta->val_batches, &val, &err), &err);
         if (isnan(val))
-            fprintf(log, "%ld\t%.17g\tNA\t%.6g\t%.1f\n", step, loss, lrv, tps);
+            fprintf(c->log, "%ld\t%.17g\tNA\t%.6g\t%.1f\n", step, loss, lrv, tps);
         else
-            fprintf(log, "%ld\t%.17g\t%.17g\t%.6g\t%.1f\n", step, loss, val, lrv, tps);
-        fflush(log);
-        if (tty || step % to.log_every == 0 || !isnan(val) || step == meta.steps)
-            progress(tty, step, meta.steps, loss, val, tps, now() - t0, step - start);
-        if (step % to.ckpt_every == 0 || step == meta.steps || step == stop_at) {
-            /* the NaN guard: only a state a run can continue from is
-             * written, its parameters and moments finite and their loss
-             * finite (the step's validation loss, else one validation
-             * batch: the training loss above was the previous state's) */
-            long first, bad = rl_ckpt_nonfinite(m, &first);
-            double at = val;
-            if (!bad && !have_val)
-                check_run(&u, rl_trainer_val_loss(tr, 1, &at, &err), &err);
-            if (bad || !isfinite(at)) {
-                if (bad)
-                    snprintf(why, sizeof why, "%ld parameters or AdamW moments are not finite after step %ld",
-                             bad, step);
-                else
-                    snprintf(why, sizeof why, "the parameters after step %ld give a validation loss of %g", step,
-                             at);
-                stop_diverged(&u, log, tty, why, ck, resume ? last_ck : last_ck > 0 ? last_ck : -1);
-            }
-            meta.step = step;
-            check_run(&u, rl_ckpt_save(ck, m, &meta, &err), &err);
-            last_ck = step;
-            keep(&u);
-        }
-        if (step == stop_at) {
-            if (tty)
+            fprintf(c->log, "%ld\t%.17g\t%.17g\t%.6g\t%.1f\n", step, loss, val, lrv, tps);
+        fflush(c->log);
+        if (c->tty || step % r->to.log_every == 0 || !isnan(val) || step == meta->steps)
+            progress(c->tty, step, meta->steps, loss, val, tps, now() - t0, step - r->start);
+        if (step % r->to.ckpt_every == 0 || step == meta->steps || step == r->stop_at)
+            checkpoint(c, step, have_val, val);
+        if (step == r->stop_at) {
+            if (c->tty)
                 printf("\n");
             printf("train: stopped after step %ld as asked; resume with --resume\n", step);
             break;
         }
     }
+}
+
+/* What the run holds: its model, data and paths (its lock is released at
+ * the exit, core/lock.h). */
+static void release(train_run *r)
+{
+    rl_gpt_free(r->m);
+    rl_data_free(&r->ds);
+    free(r->ck);
+    free(r->logp);
+}
+
+int cmd_train(int argc, char **argv)
+{
+    train_run r = { 0 };
+    parse_flags(&r, argc, argv);
+    check_flags(&r);
+    /* every input (flags, checkpoint, data, memory) is checked before OUT is
+     * created or touched: a refused run leaves nothing behind */
+    r.ck = rl_path_join(r.out, "ckpt.bin"), r.logp = rl_path_join(r.out, "log.tsv");
+    /* under MPI OUT is rank 0's, as its files are (par/par.h): rank 0 alone
+     * locks it, and a refusal there stops the job */
+    r.writer = rl_par_rank() == 0;
+    if (r.writer && is_dir(r.out))
+        claim_out(r.out, r.ck, r.resume, &r.lk);
+    settle_run(&r);
+    if (!data_and_model(&r)) {
+        rl_unlock(r.lk);
+        release(&r);
+        return 0;
+    }
+    check_memory(&r);
+    ranks_agree(&r.ds, r.m, &r.meta, r.stop_at);
+    rl_err err;
+    rl_trainer *tr;
+    check(rl_trainer_alloc(r.m, &r.ds.train, &r.ds.val, r.meta.batch, r.meta.accum, r.meta.seed, &tr, &err), &err);
+    run_undo u = { NULL, r.out, NULL, 0 };
+    FILE *log = open_out(&r, &u);
+    const int tty = isatty(STDOUT_FILENO);
+    const rl_gpt_config *cfg = &r.cfg;
+    printf("train: %s, %ld parameters, %d layers width %d heads %d ctx %d pos %s (rotation base %g); "
+           "batch %d x %d, %ld steps from %ld, lr %s\n", r.data, r.m->nparams, cfg->layers, cfg->width,
+           cfg->heads, cfg->ctx, rl_pos_name(cfg->pos), cfg->rot_base, r.meta.batch, r.meta.accum, r.meta.steps,
+           r.start, r.meta.lr);
+    fflush(stdout);
+    const double t0 = now();
+    steps_ctx c = { &r, tr, &u, log, tty, r.start };
+    run_steps(&c, t0);
     if (tty)
         printf("\n");
     fclose(log);
-    printf("train: done in %.1f s; checkpoint %s, log %s\n", now() - t0, ck, logp);
+    printf("train: done in %.1f s; checkpoint %s, log %s\n", now() - t0, r.ck, r.logp);
     rl_trainer_free(tr);
-    rl_gpt_free(m);
-    rl_data_free(&ds);
     free(u.made);
-    free(ck);
-    free(logp);
+    release(&r);
     return 0;
 }

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "../core/blas_arch.h"
+#include "../core/job.h"
 #include "../core/lock.h"
-#include "../core/par.h"
+#include "../par/par.h"
 #include "commands.h"
 #include "startenv.h"
 #include "../core/util.h"
@@ -50,19 +51,18 @@ static void usage(FILE *fp)
 }
 
 /* Before any shared library's initialiser, in this order: the room
- * OpenBLAS's maps at start-up (blas_arch.h; its line on the real stderr),
+ * OpenBLAS needs (blas_arch.h), whose line and exit go to the real stderr,
  * then stderr held while libgomp reads OMP_* (startenv.h).  Only the
- * executable may have a .preinit_array, and one entry keeps the order. */
-static void preinit(int argc, char **argv, char **envp)
-{
-    rl_blas_room_check();
-    rl_startenv_preinit(argc, argv, envp);
-}
-__attribute__((section(".preinit_array"), used)) static void (*const preinit_entry)(int, char **, char **) =
-    preinit;
+ * executable may have a .preinit_array, and one array fixes the order (two,
+ * in two objects, ran in link order: the room's line went into the pipe,
+ * lost, under any OMP_* variable). */
+__attribute__((section(".preinit_array"), used)) static void (*const preinit[])(int, char **, char **) = {
+    rl_blas_room_preinit, rl_startenv_preinit
+};
 
 int main(int argc, char **argv)
 {
+    rl_job_install(&rl_par_job); /* core's questions about the job, answered by MPI (core/job.h) */
     rl_startenv_check();    /* what the libraries said of the environment, first */
     rl_blas_fix_arch(argv); /* may run the program again with OpenBLAS's fast kernels */
     rl_stdout_guard();      /* output lost to a full disk is no exit 0 */

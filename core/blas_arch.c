@@ -65,11 +65,15 @@ static long long mapped_bytes(void)
     return atoll(buf) * (long long)sysconf(_SC_PAGESIZE);
 }
 
-/* OpenBLAS's initialiser (gotoblas_init) maps its RL_BLAS_START_BYTES
+/* Run from the executable's .preinit_array, before any shared library's
+ * initialiser: OpenBLAS's (gotoblas_init) maps its RL_BLAS_START_BYTES
  * buffer and, when the address-space limit refuses it, retries for ever.
  * Only system calls and snprintf: nothing of the program is set up yet. */
-void rl_blas_room_check(void)
+void rl_blas_room_preinit(int argc, char **argv, char **envp)
 {
+    (void)argc;
+    (void)argv;
+    (void)envp;
     struct rlimit r;
     if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
         return;
@@ -88,4 +92,3 @@ void rl_blas_room_check(void)
         n = 0;
     _exit(1);
 }
-

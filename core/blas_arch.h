@@ -40,9 +40,9 @@ const char *rl_blas_core(void);
  * one line and exit status 1 (the environment's fault, not the input's). */
 #define RL_BLAS_START_BYTES ((unsigned long long)256 << 20)
 
-/* That check: one line on stderr (fd 2) and _exit(1) when the limit is too
- * small.  Only from the executable's .preinit_array (cmd/routelab.c), first:
- * a library may have no .preinit_array of its own. */
-void rl_blas_room_check(void);
+/* That check, from the executable's .preinit_array only (cmd/routelab.c
+ * registers it first, before rl_startenv_preinit holds stderr in a pipe:
+ * its line must reach the real stderr). */
+void rl_blas_room_preinit(int argc, char **argv, char **envp);
 
 #endif

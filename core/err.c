@@ -1,8 +1,8 @@
 /* err.c: the error convention of err.h. */
 #include "err.h"
 
+#include "job.h"
 #include "lock.h"
-#include "par.h"
 #include "util.h"
 
 #include <errno.h>
@@ -83,14 +83,14 @@ void rl_stdout_guard(void)
 }
 
 /* Undo what the run made (lock.h), one line and the status; under MPI the
- * whole job stops (par.h). */
+ * whole job stops (job.h: the MPI floor's stop, once installed). */
 void rl_exit_line(int status, const char *msg)
 {
     exit_line_given = 1;
     rl_cleanup_failed(); /* a failed run leaves no temporary and no folder it made */
     char line[4096];
     rl_err_escape(line, sizeof line, msg);
-    rl_par_exit(status, line);
+    rl_job_exit(status, line);
 }
 
 void rl_err_exit(const rl_err *err)

@@ -71,7 +71,7 @@ void rl_err_escape(char *dst, size_t n, const char *src);
 
 /* Command layer only: "routelab: <msg>" on one line of stderr (control
  * bytes in msg escaped, rl_err_escape), then exit with status; under MPI the line names the
- * rank and the whole job stops (core/par.h, rl_par_exit). */
+ * rank and the whole job stops (core/job.h, rl_job_exit). */
 void rl_exit_line(int status, const char *msg) __attribute__((noreturn));
 
 /* Command layer only (main, first): at exit, stdout that could not be

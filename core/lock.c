@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "par.h"
+#include "job.h"
 #include "util.h"
 
 /* Fixed tables, so that the signal handler reads only memory that exists
@@ -332,7 +332,7 @@ rl_status rl_lock_dir(const char *dir, rl_lock **lk, rl_err *err)
 rl_status rl_lock_out(const char *dir, rl_lock **lk, rl_err *err)
 {
     *lk = NULL;
-    return rl_par_rank() == 0 ? rl_lock_dir(dir, lk, err) : RL_OK;
+    return rl_job_rank() == 0 ? rl_lock_dir(dir, lk, err) : RL_OK;
 }
 
 void rl_unlock(rl_lock *lk)

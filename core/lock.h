@@ -52,7 +52,7 @@ rl_status rl_lock_dir(const char *dir, rl_lock **lk, rl_err *err);
 
 /* The lock of a command's output folder: rl_lock_dir under MPI on rank 0
  * alone (*lk NULL and RL_OK on the others), whose files the outputs are
- * (par.h); a refusal there stops the job (rl_exit_line). */
+ * (job.h); a refusal there stops the job (rl_exit_line). */
 rl_status rl_lock_out(const char *dir, rl_lock **lk, rl_err *err);
 
 /* Release (and remove DIR/.lock); NULL is a no-op.  Every lock still held

@@ -1,6 +1,6 @@
 /* opts.c: the flag parser behind every subcommand. */
 #include "opts.h"
-#include "par.h"
+#include "job.h"
 #include "util.h"
 
 #include <errno.h>
@@ -119,6 +119,15 @@ int rl_opt_in_range(const rl_opt *o, double v)
     if ((o->bounds & RL_HI_OPEN) && !(v < o->hi))
         bad = 1;
     return !bad;
+}
+
+rl_status rl_opt_check_value(const rl_opt *o, double v, rl_err *err)
+{
+    char buf[80];
+    if (!rl_opt_in_range(o, v))
+        return rl_fail(err, RL_EINPUT, "%s %.17g is outside the range %s of --%s", o->name, v,
+                       rl_opt_range_text(o, buf, sizeof buf), o->name);
+    return RL_OK;
 }
 
 static rl_status check_range(const char *cmd, const rl_opt *o, double v, const char *text,
@@ -302,11 +311,11 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
     rl_err err = { RL_OK, "" };
     if (rl_opts_parse_status(cmd, opts, argc, argv, pos, maxpos, &npos, &help, &err) != RL_OK)
         rl_die("%s", err.msg);
-    if (rl_par_size() > 1) {
+    if (rl_job_size() > 1) {
         /* before --help's exit too: a rank that left alone would hang the
          * others in their first exchange */
         char *desc = rl_opts_describe(cmd, opts, pos, npos, help);
-        rl_status st = rl_par_same(desc, cmd, &err);
+        rl_status st = rl_job_same(desc, cmd, &err);
         free(desc);
         rl_check(st, &err);
     }

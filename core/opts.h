@@ -50,7 +50,7 @@ typedef struct {
  * help built from synopsis, description and the table, then exits 0.  Any bad
  * flag or value dies with status 2.  Returns the number of positionals.
  *
- * Under MPI (core/par.h) this is also the job's first meeting: every rank
+ * Under MPI (core/job.h, par/par.h) this is also the job's first meeting: every rank
  * compares its parse (rl_opts_describe) with rank 0's before any other
  * exchange, and a rank started with other flags stops the job with one line
  * naming the first flag that differs and the rank (exit 2).  A rank whose
@@ -87,6 +87,10 @@ int rl_opt_seen(const rl_opt *opts, const char *name);
 int rl_opt_in_range(const rl_opt *o, double v);
 /* o's range as "[lo, hi)" etc. in buf, or "" when it has none. */
 const char *rl_opt_range_text(const rl_opt *o, char *buf, size_t len);
+/* A stored value (not typed on a command line: a checkpoint's field, a
+ * shape handed to the model) against o's range: RL_EINPUT "NAME V is outside
+ * the range R of --NAME" when it lies outside. */
+rl_status rl_opt_check_value(const rl_opt *o, double v, rl_err *err);
 
 /* Index of s among the '|'-separated choices, or -1. */
 int rl_choice_index(const char *choices, const char *s);

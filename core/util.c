@@ -1,7 +1,7 @@
 /* util.c: errors, safe output files, list parsing. */
 #include "util.h"
 
-#include "par.h"
+#include "job.h"
 #include "err.h"
 #include "lock.h"
 
@@ -251,8 +251,8 @@ static rl_status outfile_create(const char *path, int any_rank, rl_outfile **out
     o->path = strdup(path);
     if (!o->path)
         rl_fatal("out of memory");
-    if ((!any_rank && rl_par_rank() != 0) || direct >= 0) {
-        /* under MPI the outputs are rank 0's (par.h): the same bytes,
+    if ((!any_rank && rl_job_rank() != 0) || direct >= 0) {
+        /* under MPI the outputs are rank 0's (job.h): the same bytes,
          * discarded; a stream or /dev/null is written as it is */
         const int fd = direct < 0 || direct == 0x7fff ? open("/dev/null", O_WRONLY | O_CLOEXEC)
                                                       : fcntl(direct, F_DUPFD_CLOEXEC, 3);
@@ -495,7 +495,7 @@ int rl_ncores(void)
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
         n = CPU_COUNT(&set);
     if (n >= online && online > 0)
-        n = online / rl_par_local_size();
+        n = online / rl_job_local_size();
     return n > 0 ? (int)n : 1;
 }
 

@@ -48,7 +48,7 @@ rl_status rl_tmp_create(const char *path, char **tmp, int *fd, rl_err *err);
 rl_outfile *rl_outfile_open(const char *path);
 /* The same on any rank: a file this rank alone produces (under MPI,
  * reproduce's markers of the models a rank trained), which rl_outfile_open
- * would discard on a rank other than 0 (par.h). */
+ * would discard on a rank other than 0 (job.h). */
 rl_outfile *rl_outfile_open_own(const char *path);
 /* The same as a status, for library floors: RL_EINPUT when path cannot be
  * written (*o is then NULL). */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"

@@ -1,7 +1,7 @@
 /* fuzz_pos.c: the `--pos` names (rl_pos_parse) with and without --mode; an
  * accepted name must print back as a registered one (rl_pos_name). */
 #include "fuzz.h"
-#include "../model/config.h"
+#include "../model/scheme.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/util.h"
 #include "../core/streams.h"
 #include "../sampling/rng.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/util.h"
 
 #define BATCHES 16

@@ -152,6 +152,54 @@ static rl_status check_fields(const int64_t *f, double dropout, const char *lr, 
     return RL_OK;
 }
 
+/* The header from fp (size bytes, path its name) into h (*hn bytes: the
+ * extension too in version 3), its fields into f and the rotation base into
+ * *base; RL_EINPUT for a file too short, of another kind or of a version this
+ * routelab does not read. */
+static rl_status read_header(FILE *fp, const char *path, size_t size, unsigned char *h, size_t *hn, int64_t *f,
+                             double *base, rl_err *err)
+{
+    const rl_status st = RL_EINPUT;
+    *hn = HEADER_BYTES;
+    if (size < *hn || fread(h, *hn, 1, fp) != 1)
+        return rl_fail(err, st, "%s: truncated checkpoint (shorter than its header)", path);
+    memcpy(f, h + sizeof MAGIC, sizeof(int64_t) * H_FIELDS);
+    if (memcmp(h, MAGIC, sizeof MAGIC))
+        return rl_fail(err, st, "%s: not a routelab checkpoint (bad magic)", path);
+    if (f[H_VERSION] == 1)
+        return rl_fail(err, st, "%s: checkpoint version 1 predates the position schemes of version %d "
+                       "(rotation, mode, alibi); this routelab does not read it: train it again", path,
+                       RL_CKPT_VERSION);
+    if (f[H_VERSION] != 2 && f[H_VERSION] != RL_CKPT_VERSION)
+        return rl_fail(err, st, "%s: checkpoint version %lld, this routelab reads 2 and %d", path,
+                       (long long)f[H_VERSION], RL_CKPT_VERSION);
+    *base = RL_ROT_BASE_DEFAULT; /* version 2: the base before it was a setting */
+    if (f[H_VERSION] == 3) {
+        if (size < *hn + EXT_BYTES || fread(h + *hn, EXT_BYTES, 1, fp) != 1)
+            return rl_fail(err, st, "%s: truncated checkpoint (shorter than its header)", path);
+        memcpy(base, h + *hn, EXT_BYTES);
+        *hn += EXT_BYTES;
+    }
+    return RL_OK;
+}
+
+/* The run's settings from the checked header fields f and its schedule's
+ * text lr (128 bytes). */
+static void get_meta(rl_ckpt_meta *mt, const int64_t *f, const char *lr)
+{
+    mt->step = f[H_STEP];
+    mt->steps = f[H_STEPS];
+    mt->batch = (int)f[H_BATCH];
+    mt->accum = (int)f[H_ACCUM];
+    mt->seed = (uint64_t)f[H_SEED];
+    mt->val_every = f[H_VAL_EVERY];
+    mt->val_batches = f[H_VAL_BATCHES];
+    mt->data_n = f[H_DATA_N];
+    mt->data_hash = (uint64_t)f[H_DATA_HASH];
+    memcpy(mt->lr, lr, 128);
+    mt->lr[127] = 0;
+}
+
 rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, rl_err *err)
 {
     *out = NULL;
@@ -164,39 +212,13 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
         return open;
     }
     unsigned char h[HEADER_BYTES + EXT_BYTES];
-    size_t hn = HEADER_BYTES;
-    int64_t f[H_FIELDS];
+    size_t hn;
+    int64_t f[H_FIELDS] = { 0 }; /* read_header's: zero only to the compiler's eyes */
     rl_gpt *m = NULL;
     rl_status st = RL_EINPUT;
-    if (size < hn || fread(h, hn, 1, fp) != 1) {
-        rl_fail(err, st, "%s: truncated checkpoint (shorter than its header)", path);
+    double base;
+    if (read_header(fp, path, size, h, &hn, f, &base, err))
         goto fail;
-    }
-    memcpy(f, h + sizeof MAGIC, sizeof f);
-    if (memcmp(h, MAGIC, sizeof MAGIC)) {
-        rl_fail(err, st, "%s: not a routelab checkpoint (bad magic)", path);
-        goto fail;
-    }
-    if (f[H_VERSION] == 1) {
-        rl_fail(err, st, "%s: checkpoint version 1 predates the position schemes of version %d "
-                "(rotation, mode, alibi); this routelab does not read it: train it again", path,
-                RL_CKPT_VERSION);
-        goto fail;
-    }
-    if (f[H_VERSION] != 2 && f[H_VERSION] != RL_CKPT_VERSION) {
-        rl_fail(err, st, "%s: checkpoint version %lld, this routelab reads 2 and %d", path,
-                (long long)f[H_VERSION], RL_CKPT_VERSION);
-        goto fail;
-    }
-    double base = RL_ROT_BASE_DEFAULT; /* version 2: the base before it was a setting */
-    if (f[H_VERSION] == 3) {
-        if (size < hn + EXT_BYTES || fread(h + hn, EXT_BYTES, 1, fp) != 1) {
-            rl_fail(err, st, "%s: truncated checkpoint (shorter than its header)", path);
-            goto fail;
-        }
-        memcpy(&base, h + hn, EXT_BYTES);
-        hn += EXT_BYTES;
-    }
     double dp;
     memcpy(&dp, &f[H_DROPOUT], 8);
     if (check_fields(f, dp, (const char *)h + sizeof MAGIC + sizeof f, err) ||
@@ -256,17 +278,7 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
     }
     fclose(fp);
     m->adam_t = f[H_ADAM_T];
-    mt->step = f[H_STEP];
-    mt->steps = f[H_STEPS];
-    mt->batch = (int)f[H_BATCH];
-    mt->accum = (int)f[H_ACCUM];
-    mt->seed = (uint64_t)f[H_SEED];
-    mt->val_every = f[H_VAL_EVERY];
-    mt->val_batches = f[H_VAL_BATCHES];
-    mt->data_n = f[H_DATA_N];
-    mt->data_hash = (uint64_t)f[H_DATA_HASH];
-    memcpy(mt->lr, h + sizeof MAGIC + sizeof f, 128);
-    mt->lr[127] = 0;
+    get_meta(mt, f, (const char *)h + sizeof MAGIC + sizeof f);
     *out = m;
     return RL_OK;
 fail:

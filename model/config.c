@@ -5,11 +5,13 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "../core/opts.h"
 #include "scheme.h"
 
 const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n)
 {
-    if (c->layers < 1 || c->width < 2 || c->heads < 1 || c->ctx < 1 || c->vocab < 2)
+    if (c->layers < RL_GPT_LAYERS_MIN || c->width < RL_GPT_WIDTH_MIN || c->heads < RL_GPT_HEADS_MIN ||
+        c->ctx < RL_GPT_CTX_MIN || c->vocab < RL_GPT_VOCAB_MIN)
         snprintf(buf, n, "layers, width, heads, context and vocabulary must be positive "
                  "(got %d, %d, %d, %d, %d)", c->layers, c->width, c->heads, c->ctx, c->vocab);
     else if (c->width % c->heads)
@@ -20,11 +22,27 @@ const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n)
         snprintf(buf, n, "dropout %g is outside [0, 1)", c->dropout);
     else if (!(isfinite(c->rot_base) && c->rot_base > 1))
         snprintf(buf, n, "rotation base %g must be finite and greater than 1", c->rot_base);
-    else if (c->vocab > 65536)
-        snprintf(buf, n, "vocabulary %d exceeds 65536 (tokens are uint16)", c->vocab);
+    else if (c->vocab > RL_GPT_VOCAB_MAX)
+        snprintf(buf, n, "vocabulary %d exceeds %d (tokens are uint16)", c->vocab, RL_GPT_VOCAB_MAX);
     else
         return NULL;
     return buf;
+}
+
+rl_status rl_gpt_limits_check(const rl_gpt_config *c, int B, rl_err *err)
+{
+    const rl_opt lim[] = {
+        RL_OPT_INT_("layers", NULL, NULL, RL_GPT_LAYERS_MIN, RL_GPT_LAYERS_MAX),
+        RL_OPT_INT_("width", NULL, NULL, RL_GPT_WIDTH_MIN, RL_GPT_WIDTH_MAX),
+        RL_OPT_INT_("heads", NULL, NULL, RL_GPT_HEADS_MIN, RL_GPT_HEADS_MAX),
+        RL_OPT_INT_("ctx", NULL, NULL, RL_GPT_CTX_MIN, RL_GPT_CTX_MAX),
+        RL_OPT_INT_("batch", NULL, NULL, RL_GPT_BATCH_MIN, RL_GPT_BATCH_MAX),
+    };
+    const double v[] = { c->layers, c->width, c->heads, c->ctx, B };
+    const int n = B != 0 ? 5 : 4; /* B = 0: no training activations (eval, probe) */
+    for (int i = 0; i < n; i++)
+        RL_TRY(rl_opt_check_value(&lim[i], v[i], err));
+    return RL_OK;
 }
 
 long rl_gpt_param_count(const rl_gpt_config *c)

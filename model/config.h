@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "../core/err.h"
 #include "../theory/study.h"
 
 /* The description of a position scheme, as the checkpoint stores it: the
@@ -23,22 +24,6 @@ typedef struct {
     int alibi; /* 1: ALiBi bias -m_h (i - j) on the logits */
     int path;  /* 1 (with rot 0): PaTH attention's code (scheme_path.c) */
 } rl_pos_config;
-
-/* The names `--pos` takes (see rl_pos_parse). */
-#define RL_POS_NAMES                                                                      \
-    "none, rope, alibi, random, pemb, lf (mode from --mode, default qk); path (PaTH); fixed-rope " \
-    "(rope, qkv); NAME_qk / NAME_qkv for a rotation NAME (random_qk, pemb_qkv, ...); "   \
-    "alibi+NAME for ALiBi with a rotation (alibi+random = alibi+random_qkv)"
-
-/* Parse a scheme name (scheme.c, from the registry); mode is RL_MODE_QK/QKV
- * when --mode was given, else -1.
- * 0, or -1 with a one-line reason in err (unknown name, a mode that
- * contradicts the name, path). */
-int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size_t n);
-
-/* The study's name of a scheme: "rope", "fixed-rope", "random_qkv",
- * "alibi", "alibi+random_qkv", ... ("?" for an invalid one). */
-const char *rl_pos_name(rl_pos_config p);
 
 static inline int rl_pos_equal(rl_pos_config a, rl_pos_config b)
 {
@@ -61,14 +46,35 @@ typedef struct {
  * field (format version 2) holds a model of this base. */
 #define RL_ROT_BASE_DEFAULT RL_STUDY_BASE
 
+/* The model's own limits, each defined here once: a shape is checked
+ * against them (rl_gpt_config_check, rl_gpt_limits_check) and train's flags
+ * take them as their ranges (trainopts.c).  Within them every count of the
+ * model fits in a long (rl_gpt_bytes). */
+#define RL_GPT_LAYERS_MIN 1
+#define RL_GPT_LAYERS_MAX 1024
+#define RL_GPT_WIDTH_MIN 2
+#define RL_GPT_WIDTH_MAX 65536
+#define RL_GPT_HEADS_MIN 1
+#define RL_GPT_HEADS_MAX 4096
+#define RL_GPT_CTX_MIN 1
+#define RL_GPT_CTX_MAX (1 << 20)
+#define RL_GPT_VOCAB_MIN 2
+#define RL_GPT_VOCAB_MAX 65536 /* tokens are uint16 */
+/* windows of training activations a model is made for (rl_gpt_bytes' B) */
+#define RL_GPT_BATCH_MIN 1
+#define RL_GPT_BATCH_MAX (1 << 20)
+
 /* NULL when the configuration is usable, else a one-line reason in buf. */
 const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n);
 
-/* Parameters of the position scheme: the floats of the tensors its object
- * declares (pemb's per-layer tables, lf's shared MLP, PaTH's projections). */
-long rl_pos_param_count(const rl_gpt_config *c);
+/* c's layers, width, heads and context, and B windows of activations (B = 0:
+ * none, not checked), against the limits above: RL_EINPUT "layers 2000 is
+ * outside the range [1, 1024] of --layers", named by the flag that sets each
+ * (core/opts.h, rl_opt_check_value). */
+rl_status rl_gpt_limits_check(const rl_gpt_config *c, int B, rl_err *err);
 
-/* Parameter count of the whole model (embedding and scheme included). */
+/* Parameter count of the whole model (embedding and scheme included:
+ * rl_pos_param_count, scheme.h). */
 long rl_gpt_param_count(const rl_gpt_config *c);
 
 /* Model FLOPs per trained token, PaLM's accounting: 6 N for every matmul

@@ -19,7 +19,7 @@ typedef struct {
 rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err);
 void rl_data_free(rl_dataset *d);
 
-/* The data set's line in a run description (core/par.h, rl_par_same), in
+/* The data set's line in a run description (par/par.h, rl_par_same), in
  * buf: both streams' sizes and a 64-bit hash (FNV-1a) of their tokens, so
  * that ranks reading different files, or the same path holding different
  * bytes on different nodes, are told apart. */

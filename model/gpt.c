@@ -11,7 +11,6 @@
 #include "../sampling/rng.h"
 #include "attention.h"
 #include "layers.h"
-#include "trainopts.h"
 
 /* ---- layout ---------------------------------------------------------- */
 
@@ -164,12 +163,7 @@ rl_status rl_gpt_bytes(const rl_gpt_config *cfg, int B, size_t *bytes, rl_err *e
     *bytes = 0;
     if (rl_gpt_config_check(cfg, why, sizeof why))
         return rl_fail(err, RL_EINPUT, "model: %s", why);
-    RL_TRY(rl_train_opts_check_field("layers", cfg->layers, err));
-    RL_TRY(rl_train_opts_check_field("width", cfg->width, err));
-    RL_TRY(rl_train_opts_check_field("heads", cfg->heads, err));
-    RL_TRY(rl_train_opts_check_field("ctx", cfg->ctx, err));
-    if (B != 0) /* 0: no training activations (eval, probe) */
-        RL_TRY(rl_train_opts_check_field("batch", B, err));
+    RL_TRY(rl_gpt_limits_check(cfg, B, err));
     int over = 0;
     /* within those ranges the count fits in a long (< 2^56) */
     const size_t P = (size_t)rl_gpt_param_count(cfg);

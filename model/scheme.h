@@ -123,6 +123,26 @@ extern const rl_scheme *const rl_schemes[]; /* NULL-terminated */
 /* The scheme of a configuration, or NULL when no scheme has its code. */
 const rl_scheme *rl_scheme_of(rl_pos_config p);
 
+/* The names `--pos` takes (see rl_pos_parse). */
+#define RL_POS_NAMES                                                                      \
+    "none, rope, alibi, random, pemb, lf (mode from --mode, default qk); path (PaTH); fixed-rope " \
+    "(rope, qkv); NAME_qk / NAME_qkv for a rotation NAME (random_qk, pemb_qkv, ...); "   \
+    "alibi+NAME for ALiBi with a rotation (alibi+random = alibi+random_qkv)"
+
+/* Parse a scheme name (from the registry); mode is RL_MODE_QK/QKV
+ * when --mode was given, else -1.
+ * 0, or -1 with a one-line reason in err (unknown name, a mode that
+ * contradicts the name, path). */
+int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size_t n);
+
+/* The study's name of a scheme: "rope", "fixed-rope", "random_qkv",
+ * "alibi", "alibi+random_qkv", ... ("?" for an invalid one). */
+const char *rl_pos_name(rl_pos_config p);
+
+/* Parameters of the position scheme: the floats of the tensors its object
+ * declares (pemb's per-layer tables, lf's shared MLP, PaTH's projections). */
+long rl_pos_param_count(const rl_gpt_config *c);
+
 /* NULL when p names a registered scheme with a mode and ALiBi bit it
  * allows, on a head dimension it can use; else a one-line reason in buf. */
 const char *rl_scheme_check(rl_pos_config p, int hd, char *buf, size_t n);
@@ -133,7 +153,7 @@ rl_scheme_ctx rl_scheme_ctx_make(const rl_gpt_config *c, float *const *w, float 
                                  float *slopes_buf);
 
 /* Number of tensors the scheme of c declares (their floats:
- * rl_pos_param_count, config.h). */
+ * rl_pos_param_count). */
 int rl_scheme_ntensors(const rl_gpt_config *c);
 
 /* A scheme's state with its arena (training: B windows of T; eval: one

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
@@ -154,7 +154,7 @@ rl_status rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, const rl_tokens *v
 
 size_t rl_trainer_extra_bytes(long nparams, int accum)
 {
-    /* gsum, the tree's depth + 1 vectors (core/par.h), the shard losses */
+    /* gsum, the tree's depth + 1 vectors (par/par.h), the shard losses */
     int depth = 0;
     while (((long)1 << depth) < accum)
         depth++;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "scheme.h"
 #include "train.h"
 
 #define STR_(x) #x
@@ -19,16 +20,23 @@ rl_train_opts rl_train_opts_default(void)
                             .ckpt_every = 500, .log_every = 10, .seed = 42 };
 }
 
+/* The model's shape takes the model's own limits (config.h): the flags
+ * cannot accept a shape the model refuses, nor refuse one it takes. */
 int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab)
 {
     int n = 0;
     if (parts & RL_TRAIN_OPTS_RUN) {
-        tab[n++] = (rl_opt)RL_OPT_INT_("layers", &o->layers, "decoder blocks", 1, 1024);
-        tab[n++] = (rl_opt)RL_OPT_INT_("width", &o->width, "model width", 2, 65536);
-        tab[n++] = (rl_opt)RL_OPT_INT_("heads", &o->heads, "attention heads", 1, 4096);
-        tab[n++] = (rl_opt)RL_OPT_INT_("ctx", &o->ctx, "training context T", 1, 1 << 20);
+        tab[n++] = (rl_opt)RL_OPT_INT_("layers", &o->layers, "decoder blocks", RL_GPT_LAYERS_MIN,
+                                       RL_GPT_LAYERS_MAX);
+        tab[n++] = (rl_opt)RL_OPT_INT_("width", &o->width, "model width", RL_GPT_WIDTH_MIN,
+                                       RL_GPT_WIDTH_MAX);
+        tab[n++] = (rl_opt)RL_OPT_INT_("heads", &o->heads, "attention heads", RL_GPT_HEADS_MIN,
+                                       RL_GPT_HEADS_MAX);
+        tab[n++] = (rl_opt)RL_OPT_INT_("ctx", &o->ctx, "training context T", RL_GPT_CTX_MIN,
+                                       RL_GPT_CTX_MAX);
         tab[n++] = (rl_opt)RL_OPT_INT_("vocab", &o->vocab,
-                                       "vocabulary (256 for the byte-level Brown corpus)", 2, 65536);
+                                       "vocabulary (256 for the byte-level Brown corpus)",
+                                       RL_GPT_VOCAB_MIN, RL_GPT_VOCAB_MAX);
         tab[n++] = (rl_opt)RL_OPT_DBL_("dropout", &o->dropout, "dropout probability", 0, 1,
                                        RL_LO | RL_HI_OPEN);
         tab[n++] = (rl_opt)RL_OPT_DBL_("rot-base", &o->rot_base,
@@ -43,7 +51,8 @@ int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab)
                                           "qk|qkv");
     }
     if (parts & RL_TRAIN_OPTS_RUN) {
-        tab[n++] = (rl_opt)RL_OPT_INT_("batch", &o->batch, "windows per micro-batch", 1, 1 << 20);
+        tab[n++] = (rl_opt)RL_OPT_INT_("batch", &o->batch, "windows per micro-batch", RL_GPT_BATCH_MIN,
+                                       RL_GPT_BATCH_MAX);
         tab[n++] = (rl_opt)RL_OPT_INT_("accum", &o->accum,
                                        "micro-batches per step (gradient accumulation)", 1, 1 << 20);
         tab[n++] = (rl_opt)RL_OPT_LONG_("steps", &o->steps,
@@ -107,14 +116,8 @@ rl_status rl_train_opts_check_field(const char *flag, double v, rl_err *err)
     rl_train_opts o = rl_train_opts_default();
     rl_opt tab[RL_TRAIN_OPTS_MAX];
     const int n = rl_train_opts_table(&o, RL_TRAIN_OPTS_ALL, tab);
-    for (int i = 0; i < n; i++) {
-        if (strcmp(tab[i].name, flag))
-            continue;
-        char buf[80];
-        if (!rl_opt_in_range(&tab[i], v))
-            return rl_fail(err, RL_EINPUT, "%s %.17g is outside the range %s of --%s", flag, v,
-                           rl_opt_range_text(&tab[i], buf, sizeof buf), flag);
-        return RL_OK;
-    }
+    for (int i = 0; i < n; i++)
+        if (!strcmp(tab[i].name, flag))
+            return rl_opt_check_value(&tab[i], v, err);
     return rl_fail(err, RL_EINTERNAL, "no training flag --%s", flag);
 }

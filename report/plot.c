@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/job.h"
 #include "../core/lock.h"
-#include "../core/par.h"
 #include "../core/util.h"
 
 /* What we keep of gnuplot's messages (the rest is read and dropped). */
@@ -338,7 +338,7 @@ static int gnuplot_on_path(void)
 
 rl_status rl_plot_check(const char *const *scripts, rl_err *err)
 {
-    if (rl_par_rank() != 0)
+    if (rl_job_rank() != 0)
         return RL_OK; /* only rank 0 draws */
     if (!gnuplot_on_path())
         return rl_fail(err, RL_EINTERNAL, "cannot run gnuplot: it is not on PATH (the figures need it; nothing was written)");
@@ -361,8 +361,8 @@ void rl_plot(const rl_outdir *out, const char *script, const char *outname, cons
 {
     if (!is_ident(script))
         rl_fatal("bad plot script name '%s'", script ? script : "(null)");
-    if (rl_par_rank() != 0)
-        return; /* figures are rank 0's outputs, as every file is (core/par.h) */
+    if (rl_job_rank() != 0)
+        return; /* figures are rank 0's outputs, as every file is (core/job.h) */
     plot_args a;
     build_args(script, vars, n, &a);
     char *pd = plots_dir(), *dir = file_name(out->dir), *sp, *run, *png, *svg;

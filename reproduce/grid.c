@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "../core/lock.h"
-#include "../core/par.h"
+#include "../par/par.h"
 #include "../core/util.h"
 #include "../model/ckpt.h"
 #include "../model/config.h"
@@ -97,7 +97,7 @@ static void args_free(args *a)
 
 /* This process's environment with ROUTELAB_NO_MPI=1 (malloc'ed array): a
  * child is one process of its own, never a rank of the job its parent is in
- * (core/par.h), with or without MPI. */
+ * (par/par.h), with or without MPI. */
 static char **child_env(void)
 {
     size_t n = 0;

@@ -66,7 +66,7 @@ int rl_repro_lengths(const rl_repro *r, long *len, int max);
  * holds the tokens that training (T + 1 in each split), every evaluation
  * length and the probe need, and the last seed (--seed + --seeds - 1) is
  * one train accepts.  RL_EINPUT naming the problem.  Under MPI a meeting
- * of every rank: the data's contents are compared (core/par.h,
+ * of every rank: the data's contents are compared (par/par.h,
  * rl_par_same), and a rank that loaded other tokens stops the job. */
 rl_status rl_repro_check(const rl_repro *r, rl_err *err);
 
@@ -75,8 +75,5 @@ rl_status rl_repro_check(const rl_repro *r, rl_err *err);
  * resuming a half-trained model from its checkpoint; then the theory report.
  * Returns 0 when the grid is complete, 1 when --stop-at interrupted it. */
 int rl_repro_run(const rl_repro *r);
-
-/* Write table.tsv, the figures and REPORT.md from the finished grid. */
-void rl_repro_report(const rl_repro *r, const char *command);
 
 #endif

@@ -10,10 +10,10 @@
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../report/tsv.h"
-#include "grid.h"
 #include "horizon.h"
 #include "order.h"
 #include "orderings.h"
+#include "report.h"
 #include "../experiments/claims.h"
 #include "../theory/matched.h"
 #include "../theory/study.h"
@@ -854,11 +854,19 @@ static void matched_section(FILE *fp, const rl_repro *r)
     fprintf(fp, "\n");
 }
 
-void rl_repro_report(const rl_repro *r, const char *command)
+/* Every model's eval.tsv into ev[v * K + k]: each must be there, with the
+ * lengths of the first seed's. */
+/* Whether the grid's evaluations are token-paired (model/evaluate.h): the
+ * first model's eval.tsv has the paired columns. */
+static int paired_evals(const grid_evals *G)
+{
+    const evalrow *e00 = ev_of(G, 0, 0);
+    return e00->n > 1 && !isnan(e00->dlog[1]);
+}
+
+static void read_evals(const rl_repro *r, evalrow *ev)
 {
     const int nv = r->nvar, K = r->g.seeds;
-    evalrow *ev = rl_xcalloc((size_t)nv * K, sizeof *ev);
-    const grid_evals G = { r, ev, K };
     for (int v = 0; v < nv; v++)
         for (int k = 0; k < K; k++) {
             char *d = rl_repro_model_dir(r, v, k), *p = rl_path_join(d, "eval.tsv");
@@ -870,18 +878,23 @@ void rl_repro_report(const rl_repro *r, const char *command)
             free(p);
             free(d);
         }
-    /* ---- table.tsv: every model; summary.tsv: across seeds ---- */
-    const rl_outdir od = { r->out, 0 };
-    rl_tsv *t = rl_tsv_open(&od, "table.tsv", "variant\tseed\tlength\tmult\tmean_loss\tstderr\tppl\tratio\tratio_se"
+}
+
+/* table.tsv (every model) and summary.tsv (across seeds). */
+static void write_tables(const grid_evals *G, const rl_outdir *od)
+{
+    const rl_repro *r = G->r;
+    const int nv = r->nvar, K = r->g.seeds;
+    rl_tsv *t = rl_tsv_open(od, "table.tsv", "variant\tseed\tlength\tmult\tmean_loss\tstderr\tppl\tratio\tratio_se"
                                               "\tstudy_ppl\tstudy_ratio\tnew_ratio\tnew_ratio_se\tunigram_loss");
-    rl_tsv *sm = rl_tsv_open(&od, "summary.tsv", "variant\tlength\tmult\tseeds\tppl\tppl_se\tratio\tratio_se\tse_over"
+    rl_tsv *sm = rl_tsv_open(od, "summary.tsv", "variant\tlength\tmult\tseeds\tppl\tppl_se\tratio\tratio_se\tse_over"
                                                  "\tstudy_ppl\tstudy_ratio\tnew_ratio\tnew_ratio_se\tunigram_ppl"
                                                  "\trange");
     for (int v = 0; v < nv; v++) {
         const rl_study_row *s = rl_study_find(r->var[v]);
-        const evalrow *e0 = ev_of(&G, v, 0);
+        const evalrow *e0 = ev_of(G, v, 0);
         for (int k = 0; k < K; k++) {
-            const evalrow *e = ev_of(&G, v, k);
+            const evalrow *e = ev_of(G, v, k);
             for (int i = 0; i < e->n; i++) {
                 long mult = e->len[i] / e->len[0];
                 double se, ra = ratio_at(e, mult, &se), nse, nl = new_logratio(e, mult, &nse);
@@ -895,17 +908,20 @@ void rl_repro_report(const rl_repro *r, const char *command)
             long mult = e0->len[i] / e0->len[0];
             double pse, rse, sr = rl_study_ratio(s, mult), sp = isnan(sr) ? NAN : sr * s->ppl[0];
             const char *over;
-            double pm = mean_ppl(&G, v, i, &pse), rm = mean_ratio(&G, v, mult, &rse, &over);
-            double nse, nm = mean_new_ratio(&G, v, mult, &nse), uppl, range = dyn_range(&G, v, &uppl);
+            double pm = mean_ppl(G, v, i, &pse), rm = mean_ratio(G, v, mult, &rse, &over);
+            double nse, nm = mean_new_ratio(G, v, mult, &nse), uppl, range = dyn_range(G, v, &uppl);
             rl_tsv_row(sm, "%s\t%ld\t%ld\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f",
                        r->var[v], e0->len[i], mult, K, pm, pse, rm, rse, over, sp, sr, nm, nse, uppl, range);
         }
     }
     rl_tsv_close(t);
     rl_tsv_close(sm);
+}
 
-    /* ---- figures ---- */
-    /* the variant names and seeds as word lists, passed to gnuplot as data */
+/* The figures, the variant names and seeds passed to gnuplot as word lists. */
+static void draw_figures(const rl_repro *r, const rl_outdir *od)
+{
+    const int nv = r->nvar, K = r->g.seeds;
     char names[2048], study[1024], seeds[2048];
     int off = 0, so = 0, sd = 0;
     names[0] = study[0] = seeds[0] = 0;
@@ -920,26 +936,29 @@ void rl_repro_report(const rl_repro *r, const char *command)
         sd += snprintf(seeds + sd, sizeof seeds - sd, k ? " seed%ld" : "seed%ld", rl_repro_seed(r, k));
     const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_S("study", study), RL_PV_S("seeds", seeds),
                                 RL_PV_I("ctx", r->g.train.ctx), RL_PV_I("bytes", r->g.train.vocab == 256) };
-    rl_plot(&od, "reproduce_ppl", "ppl", vars, RL_NVARS(vars));
-    rl_plot(&od, "reproduce_ratio", "ratio", vars, RL_NVARS(vars));
-    rl_plot(&od, "reproduce_ratio_study", "ratio_study", vars, RL_NVARS(vars));
-    rl_plot(&od, "reproduce_train", "training", vars, RL_NVARS(vars));
+    rl_plot(od, "reproduce_ppl", "ppl", vars, RL_NVARS(vars));
+    rl_plot(od, "reproduce_ratio", "ratio", vars, RL_NVARS(vars));
+    rl_plot(od, "reproduce_ratio_study", "ratio_study", vars, RL_NVARS(vars));
+    rl_plot(od, "reproduce_train", "training", vars, RL_NVARS(vars));
+}
 
-    /* ---- REPORT.md ---- */
-    char *path = rl_path_join(r->out, "REPORT.md");
-    rl_outfile *o = rl_outfile_open(path);
-    FILE *fp = o->f;
+/* REPORT.md's title and its Configuration table (the evaluation protocol
+ * read from the first model's eval.tsv: paired or not). */
+static void config_section(FILE *fp, const grid_evals *G, const char *command)
+{
+    const rl_repro *r = G->r;
+    const int K = r->g.seeds;
     const rl_grid *g = &r->g;
     time_t tt = time(NULL);
-    char date[64], b1[64], b2[64], b3[64];
+    char date[64];
     strftime(date, sizeof date, "%Y-%m-%d", localtime(&tt));
     fprintf(fp, "# routelab reproduction report (preset %s)\n\nProduced by `%s`%s on %s. Every number is "
                 "measured in this run, except the study's columns, copied from the study's table "
                 "(`../shared/reference/study.md`: trained at 512, evaluated to 65,536).\n\n",
             g->name, command, r->report_only ? " (this text rewritten from its files by `--report-only`)" : "", date);
     char evald[768];
-    const evalrow *e00 = ev_of(&G, 0, 0);
-    const int paired = e00->n > 1 && !isnan(e00->dlog[1]);
+    const evalrow *e00 = ev_of(G, 0, 0);
+    const int paired = paired_evals(G);
     if (g->eval_batches > 0)
         snprintf(evald, sizeof evald, "the old protocol: %d random windows per length (`--eval-batches`), "
                  "unpaired; the windows come from the model's seed and L", g->eval_batches);
@@ -967,9 +986,17 @@ void rl_repro_report(const rl_repro *r, const char *command)
             g->train.ctx, g->train.batch, g->train.accum, rl_repro_steps(r), g->train.lr, g->data, K,
             rl_repro_seed(r, 0), rl_repro_seed(r, K - 1), g->train.ctx, g->max_mult, evald, g->theory,
             g->train.seed);
-    matched_section(fp, r);
+}
 
-    /* our table next to the study's */
+/* Our ratios next to the study's, the newest positions' (paired
+ * evaluations), and the figures of both. */
+static void ratios_section(FILE *fp, const grid_evals *G)
+{
+    const rl_repro *r = G->r;
+    const rl_grid *g = &r->g;
+    const int nv = r->nvar, K = r->g.seeds;
+    const int paired = paired_evals(G);
+    char b1[64], b2[64], b3[64];
     long mults[MAXLEN];
     int nm = 0;
     for (long m = 1; m <= g->max_mult; m *= 2)
@@ -988,8 +1015,8 @@ void rl_repro_report(const rl_repro *r, const char *command)
                                                                : "the spread between trainings, every seed "
                                                                  "reading the same windows");
     int nvc[3] = { 0 }, nvc_cells[3] = { 0 };
-    val_table(&G, nvc);
-    val_line(fp, &G, nvc);
+    val_table(G, nvc);
+    val_line(fp, G, nvc);
     fprintf(fp, "| variant | ppl(T) | no-context ppl | range | ppl(T) vs validation |");
     for (int i = 1; i < nm; i++)
         fprintf(fp, " %ld× |", mults[i]);
@@ -999,11 +1026,11 @@ void rl_repro_report(const rl_repro *r, const char *command)
     fprintf(fp, "---|---|\n");
     for (int v = 0; v < nv; v++) {
         const rl_study_row *s = rl_study_find(r->var[v]);
-        double pse, pm = mean_ppl(&G, v, 0, &pse);
+        double pse, pm = mean_ppl(G, v, 0, &pse);
         char rname[160], vcell[512];
         row_name(r, v, rname, sizeof rname);
-        val_cell(&G, v, vcell, sizeof vcell, nvc_cells);
-        double uppl, range = dyn_range(&G, v, &uppl);
+        val_cell(G, v, vcell, sizeof vcell, nvc_cells);
+        double uppl, range = dyn_range(G, v, &uppl);
         char ub[32] = "–", rb[32] = "–";
         if (!isnan(range)) {
             snprintf(ub, sizeof ub, "%.2f", uppl);
@@ -1016,7 +1043,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
         for (int i = 1; i < nm; i++) {
             double se;
             const char *over;
-            double ra = mean_ratio(&G, v, mults[i], &se, &over);
+            double ra = mean_ratio(G, v, mults[i], &se, &over);
             fprintf(fp, " %s |", fmt_ratio(b1, sizeof b1, ra, se));
         }
         fprintf(fp, " %s | %s |\n", fmt_ratio(b2, sizeof b2, rl_study_ratio(s, 16), NAN),
@@ -1041,7 +1068,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
             char rname[160];
             fprintf(fp, "| %s |", row_name(r, v, rname, sizeof rname));
             for (int i = 1; i < nm; i++) {
-                double se, ra = mean_new_ratio(&G, v, mults[i], &se);
+                double se, ra = mean_new_ratio(G, v, mults[i], &se);
                 fprintf(fp, " %s |", fmt_ratio(b1, sizeof b1, ra, se));
             }
             fprintf(fp, "\n");
@@ -1060,16 +1087,12 @@ void rl_repro_report(const rl_repro *r, const char *command)
                 "at the same multiples of its T = 512 (dashed, same colour).*\n\n", K == 1 ? "over windows" : "across seeds");
     fprintf(fp, "![Training curves](training.png)\n\n*Training (thin) and validation (points) loss against "
                 "step, every seed.*\n\n");
+}
 
-    orderings_section(fp, &G);
-    rl_repro_horizon_section(r, fp);
-
-    /* theory */
-    fprintf(fp, "## The theory report\n\nThe Monte Carlo checks of the claims (`theory/theory.md`, preset %s):\n\n",
-            g->theory);
-    copy_theory_summary(r, fp);
-
-    /* probes: the first seed's models */
+/* The far-mass figures of the probed models of the first seed. */
+static void probes_section(FILE *fp, const rl_repro *r)
+{
+    const int nv = r->nvar;
     const long s0 = rl_repro_seed(r, 0);
     fprintf(fp, "## Far mass inside the trained models\n\n`routelab probe` on the probed models (seed %ld): per "
                 "layer and head, the attention mass beyond the last W positions (ρ_D) against the bound "
@@ -1083,6 +1106,32 @@ void rl_repro_report(const rl_repro *r, const char *command)
         free(pp);
         free(d);
     }
+}
+
+void rl_repro_report(const rl_repro *r, const char *command)
+{
+    const int nv = r->nvar, K = r->g.seeds;
+    evalrow *ev = rl_xcalloc((size_t)nv * K, sizeof *ev);
+    const grid_evals G = { r, ev, K };
+    read_evals(r, ev);
+    const rl_outdir od = { r->out, 0 };
+    write_tables(&G, &od);
+    draw_figures(r, &od);
+
+    char *path = rl_path_join(r->out, "REPORT.md");
+    rl_outfile *o = rl_outfile_open(path);
+    FILE *fp = o->f;
+    config_section(fp, &G, command);
+    matched_section(fp, r);
+    ratios_section(fp, &G);
+    orderings_section(fp, &G);
+    rl_repro_horizon_section(r, fp);
+
+    /* theory */
+    fprintf(fp, "## The theory report\n\nThe Monte Carlo checks of the claims (`theory/theory.md`, preset %s):\n\n",
+            r->g.theory);
+    copy_theory_summary(r, fp);
+    probes_section(fp, r);
     claims_section(&G, fp);
     rl_outfile_commit(o);
     printf("reproduce: wrote %s, table.tsv, summary.tsv, orderings.tsv, valcheck.tsv and the figures\n", path);

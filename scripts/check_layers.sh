@@ -3,8 +3,13 @@
 # C files and the one C++ shim (model/spm.cc) alike.
 #
 # Each folder may include only the folders listed for it below; a folder
-# never includes one above it, so no two folders include each other.  The
-# library floors (core, sampling, theory, mc, model, bench) never call the
+# never includes one above it, so no two folders include each other.  No
+# file includes itself through other files either (a circle of files, such
+# as a.h -> b.h -> a.h, also within one folder): each circle is printed as
+# the files around it.  MPI is its own floor: no folder but par/ includes
+# <mpi.h>, and the floors below par/ (core, sampling, theory, report) may not
+# include it.  The
+# library floors (core, par, sampling, theory, mc, model, bench) never call the
 # functions that end the process (rl_die and the command layer's dying
 # conveniences of core/util.h and core/opts.h): they return an rl_status
 # (core/err.h) and only the command layer turns it into one line and an exit
@@ -18,23 +23,29 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 allowed() {
     case "$1" in
         core)        echo "" ;;
+        par)         echo "core" ;;
         sampling)    echo "core" ;;
         theory)      echo "core sampling" ;;
-        mc)          echo "core sampling theory" ;;
-        model)       echo "core sampling theory" ;;
+        mc)          echo "core par sampling theory" ;;
+        model)       echo "core par sampling theory" ;;
         report)      echo "core" ;;
-        experiments) echo "core sampling theory mc report" ;;
-        bench)       echo "core sampling theory mc model" ;;
-        reproduce)   echo "core sampling theory model report experiments" ;;
-        cmd)         echo "core sampling theory mc model report experiments reproduce bench" ;;
-        tests)       echo "core sampling theory mc model report experiments reproduce bench cmd" ;;
-        fuzz)        echo "core sampling theory mc model report experiments reproduce bench cmd" ;;
+        experiments) echo "core par sampling theory mc report" ;;
+        bench)       echo "core par sampling theory mc model" ;;
+        reproduce)   echo "core par sampling theory model report experiments" ;;
+        cmd)         echo "core par sampling theory mc model report experiments reproduce bench" ;;
+        tests)       echo "core par sampling theory mc model report experiments reproduce bench cmd" ;;
+        fuzz)        echo "core par sampling theory mc model report experiments reproduce bench cmd" ;;
         *)           echo "?" ;;
     esac
 }
-LIBRARY="core sampling theory mc model bench"
+LIBRARY="core par sampling theory mc model bench"
 EXITS='(rl_die|rl_outfile_open(_own)?|rl_outfile_commit|rl_mkdir_p|rl_parse_doubles|rl_parse_longs|rl_opts_parse) *\('
 
+
+# The file-level include graph, one "FROM TO" line per quoted #include
+# (TO relative to the root), FROM in sorted order: the circles' input.
+edges=$(mktemp) || exit 2
+trap 'rm -f "$edges"' EXIT
 
 bad=0
 for f in $(find . \( -name '*.[ch]' -o -name '*.cc' \) -not -path './build/*' -not -path './build-*/*' -not -path './.git/*' | sed 's|^\./||' | sort); do
@@ -43,8 +54,10 @@ for f in $(find . \( -name '*.[ch]' -o -name '*.cc' \) -not -path './build/*' -n
     if [ "$ok" = "?" ]; then
         echo "layers: $f is in a folder with no place in the layering"; bad=1; continue
     fi
+    echo "$f" >>"$edges" # a node, with or without includes
     for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
         target=$(realpath -m --relative-to=. "$(dirname "$f")/$inc")
+        echo "$f $target" >>"$edges"
         to=${target%%/*}
         [ "$to" = "$from" ] && continue
         case " $ok " in
@@ -52,7 +65,40 @@ for f in $(find . \( -name '*.[ch]' -o -name '*.cc' \) -not -path './build/*' -n
             *) echo "layers: $f includes $inc ($from may not include $to)"; bad=1 ;;
         esac
     done
+    if [ "$from" != par ] && grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<mpi\.h>' "$f"; then
+        echo "layers: $f includes <mpi.h> (MPI is par/'s alone)"; bad=1
+    fi
 done
+
+# Circles: a depth-first walk from each file in order; an include that
+# reaches a file still on the walk's path closes a circle, printed from that
+# file round to it again.
+circles=$(awk '
+    NF == 1 { if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } next }
+    { nsucc[$1]++; succ[$1, nsucc[$1]] = $2 }
+    function visit(v,    i, w, k, path) {
+        state[v] = 1
+        stack[++depth] = v
+        for (i = 1; i <= nsucc[v]; i++) {
+            w = succ[v, i]
+            if (state[w] == 1) {
+                for (k = depth; stack[k] != w; k--)
+                    ;
+                path = w
+                for (k++; k <= depth; k++)
+                    path = path " -> " stack[k]
+                print "layers: a circle of files: " path " -> " w
+            } else if (!state[w])
+                visit(w)
+        }
+        depth--
+        state[v] = 2
+    }
+    END { for (j = 1; j <= n; j++) if (!state[order[j]]) visit(order[j]) }
+' "$edges")
+if [ -n "$circles" ]; then
+    echo "$circles"; bad=1
+fi
 for d in $LIBRARY; do
     [ -d "$d" ] || continue
     for f in $(find "$d" -name '*.c' -exec grep -lE "$EXITS" {} + 2>/dev/null); do
@@ -61,5 +107,5 @@ for d in $LIBRARY; do
         echo "layers: $f calls $what (a library floor returns an rl_status instead)"; bad=1
     done
 done
-[ $bad = 0 ] && echo "layers: the include graph runs one way (ok)"
+[ $bad = 0 ] && echo "layers: the include graph runs one way, without circles (ok)"
 exit $bad

@@ -48,60 +48,85 @@ Test(layers, a_clean_constructed_tree_passes)
 {
     static char out[4096];
     char *d = th_tmpdir();
-    put(d, "core/util.h", "int u(void);\n");
-    put(d, "sampling/s.c", "#include \"../core/util.h\"\n");
+    put(d, "core/err.h", "int e;\n");
+    put(d, "core/util.h", "#include \"err.h\"\nint u(void);\n");
+    put(d, "core/opts.h", "#include \"err.h\"\n#include \"util.h\"\n"); /* err.h twice: no circle */
+    put(d, "sampling/s.c", "#include \"../core/util.h\"\n#include \"../core/opts.h\"\n");
+    put(d, "par/p.c", "#include <mpi.h>\n#include \"../core/err.h\"\n"); /* MPI on its floor */
     put(d, "cmd/c.c", "#include \"../sampling/s.h\"\n#include \"../model/m.h\"\n");
     cr_assert_eq(check(d, out, sizeof out), 0, "%s", out);
     th_rmdir(d);
 }
 
-Test(layers, an_upward_include_fails)
+typedef struct {
+    const char *rel, *text;
+} file;
+
+/* A tree of the n files fails the check, its output holding each line of
+ * want (NULL-terminated); returns the output. */
+static const char *refused(const file *files, int n, const char *const *want)
 {
     static char out[4096];
     char *d = th_tmpdir();
-    put(d, "sampling/s.c", "#include \"../model/gpt.h\"\n");
-    cr_assert_eq(check(d, out, sizeof out), 1);
-    cr_assert(strstr(out, "sampling/s.c includes ../model/gpt.h"), "%s", out);
+    for (int i = 0; i < n; i++)
+        put(d, files[i].rel, files[i].text);
+    cr_assert_eq(check(d, out, sizeof out), 1, "%s", out);
+    for (; *want; want++)
+        cr_assert(strstr(out, *want), "no '%s' in:\n%s", *want, out);
     th_rmdir(d);
+    return out;
+}
+#define REFUSED(files, ...) refused(files, sizeof files / sizeof *files, (const char *const[]){ __VA_ARGS__, NULL })
+
+Test(layers, an_upward_include_fails)
+{
+    const file f[] = { { "sampling/s.c", "#include \"../model/gpt.h\"\n" } };
+    REFUSED(f, "sampling/s.c includes ../model/gpt.h");
 }
 
 Test(layers, two_folders_including_each_other_fail)
 {
-    static char out[4096];
-    char *d = th_tmpdir();
-    put(d, "model/m.c", "#include \"../experiments/e.h\"\n");
-    put(d, "experiments/e.c", "#include \"../model/m.h\"\n");
-    cr_assert_eq(check(d, out, sizeof out), 1);
-    cr_assert(strstr(out, "model/m.c"), "%s", out);
-    th_rmdir(d);
+    const file f[] = { { "model/m.c", "#include \"../experiments/e.h\"\n" },
+                       { "experiments/e.c", "#include \"../model/m.h\"\n" } };
+    REFUSED(f, "model/m.c");
 }
 
 Test(layers, a_library_floor_that_exits_fails)
 {
-    static char out[4096];
-    char *d = th_tmpdir();
-    put(d, "mc/k.c", "void f(void) { rl_die(\"bad\"); }\n");
-    cr_assert_eq(check(d, out, sizeof out), 1);
-    cr_assert(strstr(out, "mc/k.c calls rl_die"), "%s", out);
-    th_rmdir(d);
+    const file f[] = { { "mc/k.c", "void f(void) { rl_die(\"bad\"); }\n" } };
+    REFUSED(f, "mc/k.c calls rl_die");
 }
 
 Test(layers, a_library_floor_with_a_dying_helper_fails)
 {
-    static char out[4096];
-    char *d = th_tmpdir();
-    put(d, "model/w.c", "void f(void) { rl_outfile *o = rl_outfile_open(\"x\"); }\n");
-    cr_assert_eq(check(d, out, sizeof out), 1);
-    cr_assert(strstr(out, "model/w.c calls rl_outfile_open"), "%s", out);
-    th_rmdir(d);
+    const file f[] = { { "model/w.c", "void f(void) { rl_outfile *o = rl_outfile_open(\"x\"); }\n" } };
+    REFUSED(f, "model/w.c calls rl_outfile_open");
 }
 
 Test(layers, an_unknown_folder_fails)
 {
-    static char out[4096];
-    char *d = th_tmpdir();
-    put(d, "misc/x.c", "int x;\n");
-    cr_assert_eq(check(d, out, sizeof out), 1);
-    cr_assert(strstr(out, "misc/x.c"), "%s", out);
-    th_rmdir(d);
+    const file f[] = { { "misc/x.c", "int x;\n" } };
+    REFUSED(f, "misc/x.c");
+}
+
+Test(layers, a_circle_of_files_in_one_folder_fails)
+{
+    const file f[] = { { "core/a.h", "#include \"b.h\"\n" },
+                       { "core/b.h", "#include \"c.h\"\n" },
+                       { "core/c.h", "#include \"a.h\"\n" },
+                       { "core/a.c", "#include \"a.h\"\n" } };
+    const char *out = REFUSED(f, "a circle of files: core/a.h -> core/b.h -> core/c.h -> core/a.h\n");
+    cr_assert_null(strstr(out, "core/a.c ->"), "a.c is outside the circle:\n%s", out);
+}
+
+Test(layers, a_header_including_itself_fails)
+{
+    const file f[] = { { "model/m.h", "#ifndef M\n#define M\n#include \"m.h\"\n#endif\n" } };
+    REFUSED(f, "a circle of files: model/m.h -> model/m.h\n");
+}
+
+Test(layers, mpi_outside_its_floor_fails)
+{
+    const file f[] = { { "mc/k.c", "#include <mpi.h>\n" }, { "core/u.c", "#include \"../par/p.h\"\n" } };
+    REFUSED(f, "mc/k.c includes <mpi.h>", "core/u.c includes ../par/p.h (core may not include par)");
 }

@@ -114,6 +114,49 @@ Test(model_train, run_length_of_every_schedule_form)
 /* The flags rl_train_opts_argv writes parse back, through the same table,
  * into the same options (what the grid relies on to hand a model to
  * train); the table holds each part's flags once. */
+/* The model's shape flags take the model's own limits (model/config.h): at
+ * each end the flag table and the model agree, with the same line. */
+Test(model_train, shape_flags_take_the_models_limits)
+{
+    const struct {
+        const char *flag;
+        long lo, hi;
+    } lim[] = { { "layers", RL_GPT_LAYERS_MIN, RL_GPT_LAYERS_MAX }, { "width", RL_GPT_WIDTH_MIN, RL_GPT_WIDTH_MAX },
+                { "heads", RL_GPT_HEADS_MIN, RL_GPT_HEADS_MAX },    { "ctx", RL_GPT_CTX_MIN, RL_GPT_CTX_MAX },
+                { "vocab", RL_GPT_VOCAB_MIN, RL_GPT_VOCAB_MAX },    { "batch", RL_GPT_BATCH_MIN, RL_GPT_BATCH_MAX } };
+    rl_train_opts o = rl_train_opts_default();
+    rl_opt tab[RL_TRAIN_OPTS_MAX];
+    const int n = rl_train_opts_table(&o, RL_TRAIN_OPTS_ALL, tab);
+    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++) {
+        int found = 0;
+        for (int k = 0; k < n; k++)
+            if (!strcmp(tab[k].name, lim[i].flag)) {
+                found = 1;
+                cr_expect(tab[k].lo == lim[i].lo && tab[k].hi == lim[i].hi, "--%s: [%g, %g], the model's [%ld, %ld]",
+                          lim[i].flag, tab[k].lo, tab[k].hi, lim[i].lo, lim[i].hi);
+            }
+        cr_expect(found, "no --%s", lim[i].flag);
+    }
+    /* beyond each end the model refuses what the flag refuses, in its words */
+    const rl_gpt_config ok = { .layers = 2, .width = 16, .heads = 2, .ctx = 8, .vocab = 256, .rot_base = 1e4 };
+    for (int i = 0; i < 4; i++) /* layers, width, heads, ctx: the fields rl_gpt_limits_check reads */
+        for (int end = 0; end < 2; end++) {
+            rl_gpt_config c = ok;
+            const long v = end ? lim[i].hi + 1 : lim[i].lo - 1;
+            int *field[] = { &c.layers, &c.width, &c.heads, &c.ctx };
+            *field[i] = (int)v;
+            rl_err a = { RL_OK, "" }, b = { RL_OK, "" };
+            cr_expect_eq(rl_gpt_limits_check(&c, 4, &a), RL_EINPUT, "--%s %ld", lim[i].flag, v);
+            cr_expect_eq(rl_train_opts_check_field(lim[i].flag, (double)v, &b), RL_EINPUT);
+            cr_expect_str_eq(a.msg, b.msg);
+        }
+    rl_err a = { RL_OK, "" }, b = { RL_OK, "" };
+    cr_expect_eq(rl_gpt_limits_check(&ok, RL_GPT_BATCH_MAX + 1, &a), RL_EINPUT);
+    cr_expect_eq(rl_train_opts_check_field("batch", RL_GPT_BATCH_MAX + 1.0, &b), RL_EINPUT);
+    cr_expect_str_eq(a.msg, b.msg);
+    cr_expect_eq(rl_gpt_limits_check(&ok, 0, &a), RL_OK, "B = 0: no activations, nothing to check");
+}
+
 Test(model_train, options_round_trip_through_the_table)
 {
     rl_train_opts a = rl_train_opts_default();

@@ -1,5 +1,5 @@
 /* test_mpi_mc.c: the Monte Carlo sweeps and training across MPI ranks give
- * the same bytes as one process (core/par.h: items fixed by the problem,
+ * the same bytes as one process (par/par.h: items fixed by the problem,
  * contiguous blocks per rank, results combined in item order). */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/par.h"
+#include "../par/par.h"
 #include "helpers.h"
 
 /* ---- blocks and the tree on one process ---- */
@@ -48,7 +48,7 @@ static rl_status item(void *ctx, long i, float *out, rl_err *err)
     return RL_OK;
 }
 
-/* The recursive definition of core/par.h, written out again here. */
+/* The recursive definition of par/par.h, written out again here. */
 static void tree(long a, long b, float *out)
 {
     if (b - a == 1) {

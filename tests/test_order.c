@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../model/config.h"
+#include "../model/scheme.h"
 #include "../reproduce/order.h"
 #include "../reproduce/orderings.h"
 #include "../theory/study.h"

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "../core/util.h"
 
 /* MPI's own state says whether this process joined a job: no flag of ours. */
 static int par_on(void)
@@ -461,11 +461,9 @@ rl_status rl_par_tree_sum(rl_par_tree *t, long n, rl_par_item_fn item, void *ctx
 
 void rl_par_exit(int status, const char *msg)
 {
+    if (!par_on())
+        rl_job_exit_alone(status, msg);
     fflush(stdout);
-    if (!par_on()) {
-        fprintf(stderr, "routelab: %s\n", msg);
-        exit(status);
-    }
     const int rank = rl_par_rank();
     if (rank != 0)
         sleep(2); /* a failure rank 0 shares is rank 0's to print */
@@ -475,3 +473,5 @@ void rl_par_exit(int status, const char *msg)
     MPI_Abort(MPI_COMM_WORLD, status);
     exit(status);
 }
+
+const rl_job rl_par_job = { rl_par_rank, rl_par_size, rl_par_local_size, rl_par_same, rl_par_exit };

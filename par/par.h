@@ -1,5 +1,12 @@
 /* par.h: the ranks of one job (MPI), and sums in an order fixed by the work.
  *
+ * The MPI floor (NOTES.md §0.1, §14.1): the only folder that calls MPI, above
+ * core/ and below the kernels that split work across ranks (mc/, model/'s
+ * training, experiments/, bench/, reproduce/) and the command layer.  The
+ * floors below it never call MPI: what core/ asks of the job (which rank, how
+ * a failure stops the job) it asks through core/job.h, whose answers are
+ * rl_par_job, installed by the command layer at start-up.
+ *
  * Without a launcher routelab is one process and MPI is never initialised.
  * Under `mpirun` or Slurm's `srun` (their environment: OMPI_COMM_WORLD_SIZE,
  * PMIX_RANK, PMI_SIZE) every process is a rank of MPI_COMM_WORLD, unless
@@ -15,13 +22,15 @@
  *
  * Rank 0 alone touches the file system's outputs: on another rank stdout is
  * /dev/null and core/util.c's output files are discarded instead of renamed
- * into place.  MPI's communicator is the only state, and it is MPI's. */
+ * into place (core/util.c asks rl_job_rank, which is rl_par_rank once
+ * installed).  MPI's communicator is the only state, and it is MPI's. */
 #ifndef RL_PAR_H
 #define RL_PAR_H
 
 #include <stddef.h>
 
-#include "err.h"
+#include "../core/err.h"
+#include "../core/job.h"
 
 /* Join the job when a launcher started this process (see above): MPI with
  * funnelled threads (OpenMP threads never call MPI).  Returns RL_EINTERNAL
@@ -91,7 +100,14 @@ double rl_par_tree_comm_seconds(const rl_par_tree *t);
 /* Command layer only: stop the whole job after a failure on this rank.
  * Prints "routelab: [rank R: ]<msg>" on one line (under MPI a rank other than
  * 0 waits a moment first, so that a failure every rank shares is printed
- * once, by rank 0) and exits with status (MPI_Abort under MPI). */
+ * once, by rank 0) and exits with status (MPI_Abort under MPI; without MPI
+ * core's rl_job_exit_alone). */
 void rl_par_exit(int status, const char *msg) __attribute__((noreturn));
+
+/* core/job.h's questions answered by MPI: rl_par_rank, rl_par_size,
+ * rl_par_local_size, rl_par_same, rl_par_exit.  The command layer installs
+ * it once, first thing (rl_job_install); each answer is a job of one's when
+ * no launcher started the process. */
+extern const rl_job rl_par_job;
 
 #endif
