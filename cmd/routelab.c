@@ -53,12 +53,18 @@ static void usage(FILE *fp)
 /* Before any shared library's initialiser, in this order: the room
  * OpenBLAS needs (blas_arch.h), whose line and exit go to the real stderr,
  * then stderr held while libgomp reads OMP_* (startenv.h).  Only the
- * executable may have a .preinit_array, and one array fixes the order (two,
+ * executable may have a .preinit_array, and one entry fixes the order (two,
  * in two objects, ran in link order: the room's line went into the pipe,
  * lost, under any OMP_* variable). */
-__attribute__((section(".preinit_array"), used)) static void (*const preinit[])(int, char **, char **) = {
-    rl_blas_room_preinit, rl_startenv_preinit
-};
+static void preinit(int argc, char **argv, char **envp)
+{
+    rl_blas_room_preinit(argc, argv, envp);
+    rl_startenv_preinit(argc, argv, envp);
+}
+/* One pointer, not an array: AddressSanitizer pads an instrumented array
+ * with a redzone of zeros, which the loader then calls (make sanitize). */
+__attribute__((section(".preinit_array"), used)) static void (*const preinit_entry)(int, char **, char **) =
+    preinit;
 
 int main(int argc, char **argv)
 {
