@@ -1,7 +1,7 @@
 # routelab: `make run` and `make test` do all set-up themselves (Debian
 # packages through scripts/setup.sh), then build and run.
 
-# MPI is one floor, par/ (NOTES.md §0.1, §14.1): its objects alone are
+# MPI is one floor, par/ (NOTES.md §0.1, §12.1): its objects alone are
 # compiled with OpenMPI's wrapper around gcc, and the programs are linked with
 # it; every other object is plain gcc (no folder but par/ includes mpi.h:
 # scripts/check_layers.sh).  The same binary runs alone or as the ranks of

@@ -4,7 +4,7 @@
  * the CPU's family and model numbers.  A virtual machine that reports a
  * generic model ("Intel(R) Xeon(R) Processor") gets the oldest x86-64 set,
  * Prescott (SSE3), even on a CPU with AVX-512: on the machine of NOTES.md
- * §13.7 a 2048^3 sgemm ran at 34 GFLOP/s per core instead of 177.  OpenBLAS
+ * §16.1 a 2048^3 sgemm ran at 34 GFLOP/s per core instead of 177.  OpenBLAS
  * reads OPENBLAS_CORETYPE once, when it is loaded, before main: the only
  * fix from inside the program is to set it and run the program again. */
 #ifndef RL_BLAS_ARCH_H

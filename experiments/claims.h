@@ -32,7 +32,7 @@ typedef struct {
 } rl_claim;
 
 /* The decision rules (report/verdict.h), written here once, before any run;
- * each claim's row names the ones it uses, and NOTES.md §12.5 records every
+ * each claim's row names the ones it uses, and NOTES.md §10.1 records every
  * change with the verdicts before and after. */
 extern const rl_rule rl_rule_agree; /* |z| <= 5 against an exact value */
 extern const rl_rule rl_rule_bound; /* excess over a bound <= 5 SE */

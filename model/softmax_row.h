@@ -16,7 +16,7 @@
  * exact 0.  Why: ALiBi's bias puts far keys hundreds of nats below the max;
  * their e^(x - m), clamped near FLT_MIN, made the P V sgemm run on
  * subnormal operands (each a microcode assist), and the 128x evaluation of
- * an ALiBi model took 6.5x as long as RoPE's (NOTES.md §13.7).  What it
+ * an ALiBi model took 6.5x as long as RoPE's (NOTES.md §16.1).  What it
  * costs: at most 2^-100 per dropped weight against a row sum >= 1 (the
  * max's own entry), so even 2^20 dropped keys move the sum by < 2^-80,
  * far below float's half ulp 2^-24: the normalised weights move by

@@ -27,7 +27,7 @@ const rl_ordering rl_orderings[] = {
     { "rope>alibi@16", "rope degrades more than alibi", RL_ORDK_ABOVE, "rope", "alibi", 16, 0, D_, 0, RL_V_HOLDS,
       NULL },
     /* learned angles near flat to 16T: ratio below 1.25 (the rule fixed
-     * before the first cpu run, NOTES.md §9.1) */
+     * before the first cpu run, NOTES.md §11.1) */
     { "pemb_qk<1.25@16", "pemb_qk near flat (ratio < 1.25)", RL_ORDK_BELOW, "pemb_qk", NULL, 16, 0, 0, 1.25,
       RL_V_HOLDS, NULL },
     { "pemb_qkv<1.25@16", "pemb_qkv near flat (ratio < 1.25)", RL_ORDK_BELOW, "pemb_qkv", NULL, 16, 0, 0, 1.25,

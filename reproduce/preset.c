@@ -1,4 +1,4 @@
-/* preset.c: the three presets; NOTES.md §9.2 ("Presets and why these
+/* preset.c: the three presets; NOTES.md §11.2 ("Presets and why these
  * sizes") justifies each size.
  *
  * A preset only sets defaults: it starts from `routelab train`'s own
@@ -44,14 +44,14 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * study's base, not the matched scale, so that make run's models
          * stay those of the committed quick runs */
         g->eval_targets = 4096;
-        /* four seeds, from a power computation (NOTES.md §15.4): five seeds
+        /* four seeds, from a power computation (NOTES.md §11.13): five seeds
          * measured "rope degrades more than random_qkv at 16T" +1.034 +-
          * 0.067 (sd 0.150); the effect rule decides it with power 0.23 at 3
          * seeds, 0.88 at 4 (rl_order_power), and five seeds took make run to
          * 17.9 min, over its 15 */
         g->seeds = 4;
     } else if (!strcmp(name, "cpu")) {
-        /* the phenomena grid (NOTES.md §15.3): Brown bytes, where the models use
+        /* the phenomena grid (NOTES.md §11.12): Brown bytes, where the models use
          * position sharply enough for RoPE to fail past T (the pilot, 3,200
          * steps: RoPE 4.3x and 8.6x at 16T at the matched base, 6.5x and 7.0x
          * at 10000, worse than no context from 4T on), 4 layers x 128 in 4
@@ -84,16 +84,16 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * pemb_qk, lf_qk, alibi, none), all on the same tokens and seeds,
          * evaluated to 128x; the study's three constant stages (lr ratios
          * 1 : 0.4 : 0.1, lengths 2 : 1 : 1) at a small model's rate.  The
-         * mixing-matched scale (NOTES.md §13.4): head dim 32 (width 128 / 4
+         * mixing-matched scale (NOTES.md §11.6): head dim 32 (width 128 / 4
          * heads) at T = 128 is the cheapest T at which a base reaches 3 and
          * 8 of 16 blocks mixing within T and 128T (the study: 10 and 23 of
          * 48); every rotation scheme trains with that base (rl_grid_match,
          * about 1966), and rope also at the study's 10000 as the control arm
          * (2 and 7 of 16).  random_qk@10000, a second control, ran in the
-         * first full grid (NOTES.md §13.8: 1.170 at 128x against 1.150 at the
+         * first full grid (NOTES.md §11.9: 1.170 at 128x against 1.150 at the
          * matched base) and was dropped for the time budget: 24 models fit
          * the 150 minutes, 27 did not (163.9 min).  Data: the Brown corpus as a 4096-piece
-         * BPE (NOTES.md §13.3; 3.56 bytes a token), built by `routelab data
+         * BPE (NOTES.md §11.5; 3.56 bytes a token), built by `routelab data
          * brown` then `routelab data bpe --vocab 4096 --from data/brown --out
          * data/brown-bpe4096`.  The other schemes (fixed-rope, *_qkv of pemb
          * and lf, path, alibi+random_qkv) are one --variants away. */
@@ -105,7 +105,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         /* 1,800 steps (the stages 2 : 1 : 1) of 3.7M tokens: measured 4.5-5.7
          * min of training and ~0.6 min of evaluation a model; one seed's 8
          * models with the theory report ran in 43 min, so the 24 models take
-         * about 2 h 10 min (NOTES.md §13.8) */
+         * about 2 h 10 min (NOTES.md §11.9) */
         t->lr = "2e-3:900,8e-4:450,2e-4:450";
         t->val_every = 150, t->val_batches = 8, t->ckpt_every = 300, t->seed = 42;
         g->max_mult = 128, g->probe_mult = 32;

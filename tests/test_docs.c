@@ -11,7 +11,9 @@
  *   component is no entry of the root (DIR/train.bin, rl_f/g) are not checked.
  * - The claims index of NOTES.md has one row per claim, the same first cells
  *   as README.md's claims table, ids that are subcommands, theory functions
- *   declared in theory/theory.h and figures that some source writes.
+ *   declared in theory/theory.h and figures that some source writes; each row
+ *   has its entry below the table, and every line of the index fits 100
+ *   columns.
  * - Every `routelab` line of README.md's code blocks runs with exit status 0,
  *   in a temporary folder, except the blocks marked "not run" (each with its
  *   reason); a few lines get extra flags from the table below (a stand-in
@@ -398,15 +400,76 @@ static int table(const char *text, const char *header, char rows[][10][2048], in
     return r;
 }
 
+/* The field "- name: ..." of the entry that starts at entry (up to the blank
+ * line that ends it), its continuation lines joined by one space; 0 when the
+ * entry has no such field. */
+static int entry_field(const char *entry, const char *name, char *out, size_t outsz)
+{
+    const char *end = strstr(entry, "\n\n");
+    if (!end)
+        end = entry + strlen(entry);
+    char key[64];
+    snprintf(key, sizeof key, "\n- %s:", name);
+    const char *p = strstr(entry, key);
+    if (!p || p > end)
+        return 0;
+    p += strlen(key);
+    size_t n = 0;
+    while (p < end && !(p[0] == '\n' && p[1] == '-' && p[2] == ' ')) {
+        if (*p == '\n') {
+            p += 1 + strspn(p + 1, " ");
+            if (n + 1 < outsz)
+                out[n++] = ' ';
+            continue;
+        }
+        if (n + 1 < outsz)
+            out[n++] = *p;
+        p++;
+    }
+    out[n] = 0;
+    while (n && out[n - 1] == ' ')
+        out[--n] = 0;
+    size_t lead = strspn(out, " ");
+    memmove(out, out + lead, n - lead + 1);
+    return 1;
+}
+
+/* The claims index (NOTES.md 0.2): a table of claim, id, title, section, then
+ * one entry per row, "**id** (claim N: title)", with the fields below.  Fills
+ * idx[r][0..8] as the columns claim, id, title, formula, theory function,
+ * experiment, figure, test, latest measured result. */
+static int claims_index(const char *notes, char idx[][10][2048], int maxrows)
+{
+    static const char *const fields[] = { "formula", "theory function", "experiment", "figure", "test",
+                                          "latest measured result" };
+    static char t[16][10][2048];
+    int nc[16];
+    int n = table(notes, "| claim | id | title | section |", t, maxrows < 16 ? maxrows : 16, nc);
+    for (int r = 0; r < n; r++) {
+        cr_expect_eq(nc[r], 4, "index row %d has %d cells", r + 1, nc[r]);
+        for (int c = 0; c < 3; c++)
+            snprintf(idx[r][c], 2048, "%.2047s", t[r][c]);
+        cr_expect(strstr(t[r][3], SECT), "%s: the section cell names no section", t[r][1]);
+        char head[256];
+        snprintf(head, sizeof head, "\n**%.64s** (claim %.8s: %.160s)\n", t[r][1], t[r][0], t[r][2]);
+        const char *entry = strstr(notes, head);
+        cr_expect(entry, "the index has no entry %s", head + 1);
+        for (int f = 0; f < 6; f++) {
+            idx[r][3 + f][0] = 0;
+            cr_expect(entry && entry_field(entry + 1, fields[f], idx[r][3 + f], 2048), "%s: no field \"%s\"",
+                      t[r][1], fields[f]);
+        }
+    }
+    return n;
+}
+
 Test(docs, claims_index_is_complete)
 {
     to_root();
     static char idx[16][10][2048], rd[16][10][2048];
-    int nci[16], ncr[16];
+    int ncr[16];
     char *notes = slurp("NOTES.md"), *readme = slurp("README.md"), *theory = slurp("theory/theory.h");
-    int n = table(notes, "| claim | id | title | formula | theory function | experiment | figure | test | latest "
-                         "measured result |",
-                  idx, 16, nci);
+    int n = claims_index(notes, idx, 16);
     int m = table(readme, "| claim | id | title | command |", rd, 16, ncr);
     cr_assert_eq(n, 7, "the claims index has %d rows", n);
     cr_assert_eq(m, n, "README's claims table has %d rows, the index %d", m, n);
@@ -414,7 +477,6 @@ Test(docs, claims_index_is_complete)
     cr_assert_eq(th_run("help", help, sizeof help, NULL, 0), 0);
     for (int r = 0; r < n; r++) {
         const char *id = idx[r][1];
-        cr_expect_eq(nci[r], 9, "index row %d has %d cells", r + 1, nci[r]);
         cr_expect_eq(ncr[r], 4, "README row %d has %d cells", r + 1, ncr[r]);
         for (int c = 0; c < 3; c++)
             cr_expect_str_eq(rd[r][c], idx[r][c], "row %d, cell %d: README and NOTES differ", r + 1, c + 1);
@@ -446,6 +508,31 @@ Test(docs, claims_index_is_complete)
         }
         cr_expect_gt(nfig, 0, "%s: no figure", id);
     }
+}
+
+/* The claims index reads in a terminal of 100 columns: no line of NOTES.md's
+ * section 0.2 is longer (counted in characters, not bytes), and it links the
+ * committed theory report. */
+Test(docs, claims_index_fits_100_columns)
+{
+    to_root();
+    char *notes = slurp("NOTES.md");
+    const char *a = strstr(notes, "\n### 0.2 "), *b = a ? strstr(a + 1, "\n### ") : NULL;
+    cr_assert(a && b, "NOTES.md has a section 0.2 followed by another");
+    cr_expect(memmem(a, (size_t)(b - a), "](docs/results/theory/theory.md)", 32),
+              "the claims index links docs/results/theory/theory.md");
+    int lines = 0;
+    for (const char *l = a + 1; l < b; lines++) {
+        const char *e = memchr(l, '\n', (size_t)(b - l));
+        if (!e)
+            e = b;
+        int cols = 0;
+        for (const char *q = l; q < e; q++)
+            cols += ((unsigned char)*q & 0xc0) != 0x80;
+        cr_expect_leq(cols, 100, "NOTES.md:%d: a line of the claims index has %d columns", line_of(notes, l), cols);
+        l = e + 1;
+    }
+    cr_expect_geq(lines, 30, "the scan read the index (%d lines)", lines);
 }
 
 /* ---- README's examples ---- */

@@ -73,7 +73,7 @@ Test(horizon, closed_form_random)
             hmin = s.window[b];
     }
     cr_expect_eq(s.at_ctx, at);
-    cr_expect_eq(s.at_ctx, 2, "head dim 32, T = 64: 2 of 16 blocks mix within T (NOTES.md, issue 13)");
+    cr_expect_eq(s.at_ctx, 2, "head dim 32, T = 64: 2 of 16 blocks mix within T (NOTES.md §11.7)");
     cr_expect_eq(s.horizon, hmin);
     /* block 2 (omega = 10000^(-1/8)): the least window beyond 64 */
     const double w2 = pow(10000.0, -0.125);
