@@ -12,12 +12,19 @@ set datafile missing "nan"
 set key outside right top box opaque
 set grid
 set style data points
-# Twelve distinguishable colours (Okabe-Ito first), for one curve per variant:
-# lc rgb rl_color(i) with i = 1, 2, ...
-rl_colors = "#0072b2 #d55e00 #009e73 #cc79a7 #e69f00 #56b4e9 #000000 #f0e442 #8b4513 #7f7f7f #9400d3 #2e8b57"
+# Twelve distinguishable colours (Okabe-Ito first), for one curve per variant,
+# family, scheme or block in every figure: lc rgb rl_color(i) with i = 1, 2, ...
+# No black among them (olive in its place): black and grays draw references.
+rl_colors = "#0072b2 #d55e00 #009e73 #cc79a7 #e69f00 #56b4e9 #808000 #f0e442 #8b4513 #7f7f7f #9400d3 #2e8b57"
 # (i < 1, e.g. the index of a name not in a list: the tenth, gray; gnuplot
 # evaluates a plot clause's options once even for an empty iteration)
 rl_color(i) = word(rl_colors, i >= 1 ? (i - 1) % 12 + 1 : 10)
+# The position of word w in the word list l (0 when absent), so that one name
+# keeps its colour in every panel of a figure: lc rgb rl_color(rl_index(all, w)).
+# Black and grays are kept for references (bounds, exact laws, levels).
+rl_index(l, w) = sum [rl_k = 1:words(l)] (word(l, rl_k) eq w ? rl_k : 0)
+# Whether w is a word of l.
+rl_has(l, w) = rl_index(l, w) > 0
 # Tick marks for a log axis of ratios or perplexities from lo to hi: gnuplot
 # labels only powers of ten by itself, which leaves a 1-to-8 axis with the one
 # label "1".  A short span gets fine steps, a long one coarse ones, so that

@@ -11,6 +11,6 @@ set logscale xy
 set yrange [*:1.5]
 set key font ',9'
 set arrow from T, graph 0 to T, graph 1 nohead lc rgb 'gray30' dt 2
-plot for [l=0:layers-1] f u ($1 == L && $2 == l ? $4 : 1/0):5 smooth unique w linespoints pt 7 ps 0.7 lc l+1 title sprintf('layer %d', l), \
-     for [l=0:layers-1] f u ($1 == L && $2 == l ? $4 : 1/0):7 smooth unique w lines dt 2 lc l+1 title sprintf('bound (max |logit|), layer %d', l), \
-     for [l=0:layers-1] f u ($1 == L && $2 == l ? $4 : 1/0):13 smooth unique w lines dt 3 lw 2 lc l+1 title sprintf('bound (range Δ), layer %d', l)
+plot for [l=0:layers-1] f u ($1 == L && $2 == l ? $4 : 1/0):5 smooth unique w linespoints pt 7 ps 0.7 lc rgb rl_color(l+1) title sprintf('layer %d', l), \
+     for [l=0:layers-1] f u ($1 == L && $2 == l ? $4 : 1/0):7 smooth unique w lines dt 2 lc rgb rl_color(l+1) title sprintf('bound (max |logit|), layer %d', l), \
+     for [l=0:layers-1] f u ($1 == L && $2 == l ? $4 : 1/0):13 smooth unique w lines dt 3 lw 2 lc rgb rl_color(l+1) title sprintf('bound (range Δ), layer %d', l)

@@ -15,4 +15,4 @@ set arrow from 128*T, graph 0 to 128*T, graph 1 nohead lc rgb 'gray60' dt 3
 set label '16T' at 16*T*1.1, graph 0.6 tc rgb 'gray40'
 set label '128T' at 128*T*1.1, graph 0.6 tc rgb 'gray40'
 plot for [i=1:words(score_schemes)] f u (strcol(1) eq word(score_schemes,i) ? $2 : 1/0):5:6 w yerrorlines \
-     pt (word(score_pts,i)+0) ps 0.8 lc rgb word(score_cols,i) title word(score_labels,i) noenhanced
+     pt scheme_pt(word(score_schemes,i)) ps 0.8 lc rgb scheme_color(word(score_schemes,i)) title word(score_labels,i) noenhanced

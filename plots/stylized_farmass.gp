@@ -12,5 +12,5 @@ set key inside right bottom box opaque
 set arrow from T, graph 0 to T, graph 1 nohead lc rgb 'black' dt 2 lw 1.5
 set label 'T_{train}' at T*1.1, graph 0.05
 plot for [i=1:words(score_schemes)] f u (strcol(1) eq word(score_schemes,i) ? $2 : 1/0):7:8 w yerrorlines \
-     pt (word(score_pts,i)+0) ps 0.8 lc rgb word(score_cols,i) title word(score_labels,i) noenhanced, \
+     pt scheme_pt(word(score_schemes,i)) ps 0.8 lc rgb scheme_color(word(score_schemes,i)) title word(score_labels,i) noenhanced, \
      f u (strcol(1) eq 'nope' ? $2 : 1/0):9 w lines lw 2.5 lc rgb 'black' title 'lower bound M_L/(M_L + K e^{2λ}), no bias'
