@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_roots.h>
 
 #include "../core/stats.h"
 #include "../core/streams.h"
@@ -171,26 +172,37 @@ static rl_status run_family(const fm_fam *fa, int k, long seed, const fm_size *z
     return rl_mc_sweep(o.reps, &fm_sweep, &x, g, 3, err);
 }
 
+/* lower(M) - alibi(M) (params: K, lambda, m): negative below the crossing. */
+static double alibi_gap(double M, void *params)
+{
+    const double *p = params;
+    return rl_farmass_lower(M, p[0], p[1]) - rl_farmass_alibi(M, p[0], p[1], p[2], 0);
+}
+
 /* The least M at which ALiBi's worst case falls to the rotation-only lower
  * bound: beyond it, the far mass under ALiBi is below what any rotation-only
  * attention must have.  Both increase with M; the lower bound tends to 1 and
- * ALiBi's to B_inf < 1, so they cross; doubling then bisection. */
+ * ALiBi's to B_inf < 1, so they cross; doubling brackets the crossing in
+ * [hi/2, hi], then GSL's bisection halves it until hi - lo <= 1/2 (at most
+ * 200 halvings) and the crossing is ceil(hi). */
 static double alibi_crossing(double K, double lam, double m)
 {
-    double lo = 1, hi = 1;
-    while (rl_farmass_lower(hi, K, lam) < rl_farmass_alibi(hi, K, lam, m, 0)) {
+    double lo = 1, hi = 1, p[3] = { K, lam, m };
+    while (alibi_gap(hi, p) < 0) {
         lo = hi;
         hi *= 2;
         if (hi > 1e30)
             return INFINITY;
     }
-    for (int i = 0; i < 200 && hi - lo > 0.5; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (rl_farmass_lower(mid, K, lam) < rl_farmass_alibi(mid, K, lam, m, 0))
-            lo = mid;
-        else
-            hi = mid;
-    }
+    if (hi - lo <= 0.5) /* crossed at M = 1 already */
+        return ceil(hi);
+    gsl_function F = { alibi_gap, p };
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
+    gsl_root_fsolver_set(s, &F, lo, hi); /* gap(lo) < 0 <= gap(hi): a bracket */
+    for (int i = 0; i < 200 && gsl_root_fsolver_x_upper(s) - gsl_root_fsolver_x_lower(s) > 0.5; i++)
+        gsl_root_fsolver_iterate(s);
+    hi = gsl_root_fsolver_x_upper(s);
+    gsl_root_fsolver_free(s);
     return ceil(hi);
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_fit.h>
 
 #include "../core/stats.h"
 #include "../core/streams.h"
@@ -109,17 +110,13 @@ static double complex geo_sum(double complex chi, long m)
     return s;
 }
 
-/* Least-squares slope of y against x. */
+/* Least-squares slope of y against x, unweighted: c1 = sum (x - xbar)(y - ybar)
+ * / sum (x - xbar)^2 (gsl_fit_linear; its intercept and covariances unused). */
 static double ls_slope(const double *x, const double *y, int n)
 {
-    double mx = 0, my = 0, sxy = 0, sxx = 0;
-    for (int i = 0; i < n; i++)
-        mx += x[i] / n, my += y[i] / n;
-    for (int i = 0; i < n; i++) {
-        sxy += (x[i] - mx) * (y[i] - my);
-        sxx += (x[i] - mx) * (x[i] - mx);
-    }
-    return sxy / sxx;
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    return c1;
 }
 
 /* Slope of log rms against log M over grid points g0..ng-1 and its jackknife
