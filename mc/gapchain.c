@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../par/par.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "chain.h"

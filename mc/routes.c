@@ -49,7 +49,7 @@ enum { SC_TR, SC_COH, SC_SQ, NSCAL }; /* tr(P)/d, q^T P q, (q^T P q)^2 */
 
 /* Chunk c's sums inside two blocks shared by all chunks (mat_all: nchunks x
  * ng d d, re_all: nchunks x 3 ng nb), so that the chunks of the other ranks
- * are gathered whole (core/par.h). */
+ * are gathered whole (mc/sweep.h). */
 static void sums_at(sums *s, long c, int ng, int d, int nb, double *mat_all, double *re_all)
 {
     s->mat = mat_all ? mat_all + c * ng * d * d : NULL;
