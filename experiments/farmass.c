@@ -18,14 +18,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_roots.h>
 
-#include "../par/par.h"
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "../mc/farmass_walk.h"
+#include "../mc/sweep.h"
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../report/tsv.h"
@@ -96,6 +97,64 @@ typedef struct {
     double *rng;  /* reps x ng x 3: max near score, min far score, max |score| (logits: lambda times these) */
 } fm_run;
 
+/* One family's sweep (mc/sweep.h): replicate rep walks its route on the
+ * stream (RL_STREAM_FARMASS + k, rep) into slot rep of o. */
+typedef struct {
+    const fm_fam *fa;
+    int k;
+    long seed;
+    const fm_size *z;
+    const rl_mass_spec *sp;
+    const long *grid;
+    int ng;
+    long far_from, per;
+    fm_run *o;
+} fm_ctx;
+
+typedef struct {
+    rl_chain *ch;
+    rl_mass *acc;
+    gsl_rng *r;
+    double *q;
+} fm_ws;
+
+static rl_status fm_alloc(void *ctx, void **ws, rl_err *err)
+{
+    const fm_ctx *x = ctx;
+    (void)err;
+    fm_ws *w = rl_xmalloc(sizeof *w);
+    w->ch = rl_chain_alloc(&x->fa->f, 1);
+    w->acc = rl_mass_alloc(x->sp);
+    w->r = rl_rng_alloc();
+    w->q = rl_xmalloc(sizeof(double) * x->z->d);
+    *ws = w;
+    return RL_OK;
+}
+
+static void fm_free(void *ctx, void *ws)
+{
+    fm_ws *w = ws;
+    (void)ctx;
+    free(w->q);
+    gsl_rng_free(w->r);
+    rl_mass_free(w->acc);
+    rl_chain_free(w->ch);
+    free(w);
+}
+
+static rl_status fm_item(void *ctx, void *ws, long rep, rl_err *err)
+{
+    const fm_ctx *x = ctx;
+    fm_ws *w = ws;
+    const int ng = x->ng;
+    rl_rng_stream(w->r, (uint64_t)x->seed, rl_stream_key(RL_STREAM_FARMASS + x->k, (uint64_t)rep));
+    rl_farmass_walk(x->fa->none ? NULL : &x->fa->f, w->ch, w->r, w->q, w->acc, x->grid, ng, x->far_from,
+                    x->o->rho + rep * x->per, x->o->mom + 2 * rep, x->o->rng + 3 * ng * rep);
+    return rl_chain_status(w->ch, err);
+}
+
+static const rl_mc_sweep_fn fm_sweep = { fm_alloc, fm_free, fm_item, 0 };
+
 /* A failed draw (sampling/steps.h) is returned as its status; *out then
  * holds its arrays all the same (freed with the result). */
 static rl_status run_family(const fm_fam *fa, int k, long seed, const fm_size *z, const rl_mass_spec *sp,
@@ -106,60 +165,44 @@ static rl_status run_family(const fm_fam *fa, int k, long seed, const fm_size *z
     o.rho = rl_xmalloc(sizeof(double) * per * o.reps);
     o.mom = rl_xmalloc(sizeof(double) * 2 * o.reps);
     o.rng = rl_xmalloc(sizeof(double) * 3 * ng * o.reps);
-    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
-    long lo, hi; /* this rank's replicates (core/par.h); the others' are gathered below */
-    rl_par_range(o.reps, &lo, &hi);
-#pragma omp parallel
-    {
-        rl_chain *ch = rl_chain_alloc(&fa->f, 1);
-        rl_mass *acc = rl_mass_alloc(sp);
-        gsl_rng *r = rl_rng_alloc();
-        double *q = rl_xmalloc(sizeof(double) * z->d);
-#pragma omp for schedule(dynamic)
-        for (long rep = lo; rep < hi; rep++) {
-            rl_rng_stream(r, (uint64_t)seed, rl_stream_key(RL_STREAM_FARMASS + k, (uint64_t)rep));
-            rl_farmass_walk(fa->none ? NULL : &fa->f, ch, r, q, acc, grid, ng, far_from, o.rho + rep * per,
-                            o.mom + 2 * rep, o.rng + 3 * ng * rep);
-        }
-        free(q);
-        gsl_rng_free(r);
-        rl_mass_free(acc);
-#pragma omp critical(fm_fail)
-        rl_chain_status_merge(ch, &fail);
-        rl_chain_free(ch);
-    }
     *out = o;
-    /* every rank stops where one failed; otherwise all hold every replicate */
-    fail.status = rl_par_agree(fail.status, &fail);
-    if (fail.status == RL_OK && (rl_par_gather(o.rho, o.reps, sizeof(double) * per, &fail) != RL_OK ||
-                                 rl_par_gather(o.mom, o.reps, sizeof(double) * 2, &fail) != RL_OK ||
-                                 rl_par_gather(o.rng, o.reps, sizeof(double) * 3 * ng, &fail) != RL_OK))
-        fail.status = RL_EINTERNAL;
-    if (fail.status != RL_OK && err)
-        *err = fail;
-    return fail.status;
+    fm_ctx x = { fa, k, seed, z, sp, grid, ng, far_from, per, out };
+    const rl_mc_gather g[] = {
+        { o.rho, sizeof(double) * per }, { o.mom, sizeof(double) * 2 }, { o.rng, sizeof(double) * 3 * ng } };
+    return rl_mc_sweep(o.reps, &fm_sweep, &x, g, 3, err);
+}
+
+/* lower(M) - alibi(M) (params: K, lambda, m): negative below the crossing. */
+static double alibi_gap(double M, void *params)
+{
+    const double *p = params;
+    return rl_farmass_lower(M, p[0], p[1]) - rl_farmass_alibi(M, p[0], p[1], p[2], 0);
 }
 
 /* The least M at which ALiBi's worst case falls to the rotation-only lower
  * bound: beyond it, the far mass under ALiBi is below what any rotation-only
  * attention must have.  Both increase with M; the lower bound tends to 1 and
- * ALiBi's to B_inf < 1, so they cross; doubling then bisection. */
+ * ALiBi's to B_inf < 1, so they cross; doubling brackets the crossing in
+ * [hi/2, hi], then GSL's bisection halves it until hi - lo <= 1/2 (at most
+ * 200 halvings) and the crossing is ceil(hi). */
 static double alibi_crossing(double K, double lam, double m)
 {
-    double lo = 1, hi = 1;
-    while (rl_farmass_lower(hi, K, lam) < rl_farmass_alibi(hi, K, lam, m, 0)) {
+    double lo = 1, hi = 1, p[3] = { K, lam, m };
+    while (alibi_gap(hi, p) < 0) {
         lo = hi;
         hi *= 2;
         if (hi > 1e30)
             return INFINITY;
     }
-    for (int i = 0; i < 200 && hi - lo > 0.5; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (rl_farmass_lower(mid, K, lam) < rl_farmass_alibi(mid, K, lam, m, 0))
-            lo = mid;
-        else
-            hi = mid;
-    }
+    if (hi - lo <= 0.5) /* crossed at M = 1 already */
+        return ceil(hi);
+    gsl_function F = { alibi_gap, p };
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
+    gsl_root_fsolver_set(s, &F, lo, hi); /* gap(lo) < 0 <= gap(hi): a bracket */
+    for (int i = 0; i < 200 && gsl_root_fsolver_x_upper(s) - gsl_root_fsolver_x_lower(s) > 0.5; i++)
+        gsl_root_fsolver_iterate(s);
+    hi = gsl_root_fsolver_x_upper(s);
+    gsl_root_fsolver_free(s);
     return ceil(hi);
 }
 

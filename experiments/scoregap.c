@@ -38,6 +38,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "../core/stats.h"
 #include "../core/streams.h"
@@ -134,21 +135,16 @@ static void make_query(unsigned long seed, int d, double *q)
     gsl_rng_free(r);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The (1 - delta) quantile of x[i * stride], i < n. */
+/* The p quantile of x[i * stride], i < n: the ceil(p n)-th smallest (the
+ * inverse of the empirical CDF, no interpolation; clamped to the sample),
+ * by GSL's selection on a copy. */
 static double quantile(const double *x, long n, long stride, double p)
 {
     double *y = rl_xmalloc(sizeof(double) * n);
     for (long i = 0; i < n; i++)
         y[i] = x[i * stride];
-    qsort(y, n, sizeof(double), cmp_double);
     long i = (long)ceil(p * n) - 1;
-    double v = y[i < 0 ? 0 : (i >= n ? n - 1 : i)];
+    double v = gsl_stats_select(y, 1, n, i < 0 ? 0 : (i >= n ? n - 1 : i));
     free(y);
     return v;
 }

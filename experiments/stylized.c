@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../par/par.h"
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
@@ -28,6 +27,7 @@
 #include "../theory/theory.h"
 #include "../mc/routes.h"
 #include "../mc/stylized_model.h"
+#include "../mc/sweep.h"
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../report/tsv.h"
@@ -165,99 +165,111 @@ static int scheme_index(const char *name)
 
 /* ---------- the pieces ---------- */
 
-/* A failure inside a parallel loop: keep the one of the lowest index, so
- * that the message does not depend on the thread count. */
+/* The fits' sweep (mc/sweep.h): item i = j STY_NFIT + f is fit j of
+ * process f; it reads the streams keyed by j (sty_fit), on fit j's model,
+ * and needs no workspace of its own. */
 typedef struct {
-    long at;
-    rl_err err;
-} first_fail;
+    long seed;
+    const sty_model *M;
+    const sty_size *z;
+    double *Q, *curves;
+} fit_ctx;
 
-static void note_fail(first_fail *ff, long i, const rl_err *e)
+static rl_status fit_item(void *ctx, void *ws, long i, rl_err *err)
 {
-#pragma omp critical(sty_fail)
-    if (ff->at < 0 || i < ff->at) {
-        ff->at = i;
-        ff->err = *e;
-    }
+    const fit_ctx *x = ctx;
+    const sty_model *M = x->M;
+    const sty_size *z = x->z;
+    const int d = M[0].d, j = (int)(i / STY_NFIT), f = (int)(i % STY_NFIT);
+    (void)ws;
+    sty_fit_opts o = { z->T, z->steps, z->batch, 0.05 * M[j].lambda / sqrt((double)d), (unsigned long)x->seed,
+                       RL_STREAM_STY_FIT, (unsigned long)j };
+    return sty_fit(&M[j], &sty_fits[f], &o, x->Q + i * d, x->curves + i * z->steps, err);
 }
 
-/* The job's status after a parallel loop: every rank stops where one failed
- * (with the first failure of the lowest failing rank, core/par.h). */
-static rl_status fail_status(const first_fail *ff, rl_err *err)
-{
-    rl_err e = { RL_OK, "" };
-    if (ff->at >= 0)
-        e = ff->err;
-    const rl_status st = rl_par_agree(e.status, &e);
-    if (st != RL_OK && err)
-        *err = e;
-    return st;
-}
+static const rl_mc_sweep_fn fit_sweep = { NULL, NULL, fit_item, 0 };
 
-/* Every (fit index, score process) pair: fit j of process f reads the
- * streams keyed by j (sty_fit), on fit j's model. */
+/* Every (fit index, score process) pair, into Q (d each) and curves. */
 static rl_status fit_all(long seed, const sty_model *M, const sty_size *z, double *Q, double *curves, rl_err *err)
 {
-    const int d = M[0].d;
-    first_fail ff = { -1, { RL_OK, "" } };
-    const long n = (long)z->nfit * STY_NFIT;
-    long lo, hi; /* this rank's fits (core/par.h); the others' are gathered below */
-    rl_par_range(n, &lo, &hi);
-#pragma omp parallel for schedule(dynamic)
-    for (long i = lo; i < hi; i++) {
-        const int j = (int)(i / STY_NFIT), f = (int)(i % STY_NFIT);
-        sty_fit_opts o = { z->T, z->steps, z->batch, 0.05 * M[j].lambda / sqrt((double)d), (unsigned long)seed,
-                           RL_STREAM_STY_FIT, (unsigned long)j };
-        rl_err e;
-        if (sty_fit(&M[j], &sty_fits[f], &o, Q + i * d, curves + i * z->steps, &e) != RL_OK)
-            note_fail(&ff, i, &e);
-    }
-    RL_TRY(fail_status(&ff, err));
-    RL_TRY(rl_par_gather(Q, n, sizeof(double) * d, err));
-    return rl_par_gather(curves, n, sizeof(double) * z->steps, err);
+    fit_ctx x = { seed, M, z, Q, curves };
+    const rl_mc_gather g[] = { { Q, sizeof(double) * M[0].d }, { curves, sizeof(double) * z->steps } };
+    return rl_mc_sweep((long)z->nfit * STY_NFIT, &fit_sweep, &x, g, 2, err);
 }
+
+/* The evaluation's sweep: item i = j nq + r is query r of fit j, into
+ * res[stride i ...]. */
+typedef struct {
+    long seed;
+    const sty_model *M;
+    const sty_size *z;
+    const double *Q;
+    const long *grid;
+    int ng;
+    size_t stride;
+    double *res;
+} eval_ctx;
+
+/* A thread's evaluation workspace (it depends on d only), the data's RNG
+ * and one per transport. */
+typedef struct {
+    sty_eval_ws *ws;
+    gsl_rng *rd, *rt[STY_TR_COUNT];
+} eval_ws;
+
+static rl_status eval_alloc(void *ctx, void **ws, rl_err *err)
+{
+    const eval_ctx *x = ctx;
+    eval_ws *w = rl_xmalloc(sizeof *w);
+    rl_status st = sty_eval_alloc(&x->M[0], &w->ws, err);
+    if (st != RL_OK) {
+        free(w);
+        return st;
+    }
+    w->rd = rl_rng_alloc();
+    for (int t = 0; t < STY_TR_COUNT; t++)
+        w->rt[t] = rl_rng_alloc();
+    *ws = w;
+    return RL_OK;
+}
+
+static void eval_free(void *ctx, void *ws)
+{
+    eval_ws *w = ws;
+    (void)ctx;
+    for (int t = 0; t < STY_TR_COUNT; t++)
+        gsl_rng_free(w->rt[t]);
+    gsl_rng_free(w->rd);
+    sty_eval_free(w->ws);
+    free(w);
+}
+
+static rl_status eval_item(void *ctx, void *ws, long i, rl_err *err)
+{
+    const eval_ctx *x = ctx;
+    eval_ws *w = ws;
+    const long j = i / x->z->nq, r = i % x->z->nq;
+    const uint64_t seed = (uint64_t)x->seed;
+    /* a stream per (fit, query) (never per thread): data, and one per transport */
+    rl_rng_stream(w->rd, seed, rl_stream_key(rl_stream_key(RL_STREAM_STY_EVAL, (uint64_t)j), (uint64_t)r));
+    for (int t = 0; t < STY_TR_COUNT; t++)
+        rl_rng_stream(w->rt[t], seed, rl_stream_key(rl_stream_key(RL_STREAM_STY_EVAL + 1 + t, (uint64_t)j), (uint64_t)r));
+    return sty_eval(&x->M[j], x->Q + (size_t)j * STY_NFIT * x->M[0].d, x->grid, x->ng, w->rd, w->rt, w->ws,
+                    x->res + x->stride * i, err);
+}
+
+static const rl_mc_sweep_fn eval_sweep = { eval_alloc, eval_free, eval_item, 0 };
 
 static rl_status evaluate(long seed, const sty_model *M, const sty_size *z, const double *Q, const long *grid,
                           int ng, double **out, rl_err *err)
 {
     const size_t stride = (size_t)STY_NSCHEME * ng * STY_NQ;
     const long n = (long)z->nfit * z->nq;
-    /* the workspace (it depends on d only) fails for every thread alike: try it once here */
-    sty_eval_ws *probe;
-    RL_TRY(sty_eval_alloc(&M[0], &probe, err));
-    sty_eval_free(probe);
     double *res = rl_xmalloc(sizeof(double) * stride * n);
-    first_fail ff = { -1, { RL_OK, "" } };
-    long lo, hi; /* this rank's queries (core/par.h); the others' are gathered below */
-    rl_par_range(n, &lo, &hi);
-#pragma omp parallel
-    {
-        sty_eval_ws *ws;
-        sty_eval_alloc(&M[0], &ws, NULL); /* succeeded above */
-        gsl_rng *rd = rl_rng_alloc(), *rt[STY_TR_COUNT];
-        for (int t = 0; t < STY_TR_COUNT; t++)
-            rt[t] = rl_rng_alloc();
-#pragma omp for schedule(dynamic)
-        for (long i = lo; i < hi; i++) {
-            const long j = i / z->nq, r = i % z->nq;
-            /* a stream per (fit, query) (never per thread): data, and one per transport */
-            rl_rng_stream(rd, (uint64_t)seed, rl_stream_key(rl_stream_key(RL_STREAM_STY_EVAL, (uint64_t)j), (uint64_t)r));
-            for (int t = 0; t < STY_TR_COUNT; t++)
-                rl_rng_stream(rt[t], (uint64_t)seed,
-                              rl_stream_key(rl_stream_key(RL_STREAM_STY_EVAL + 1 + t, (uint64_t)j), (uint64_t)r));
-            rl_err e;
-            if (sty_eval(&M[j], Q + (size_t)j * STY_NFIT * M[0].d, grid, ng, rd, rt, ws, res + stride * i, &e) !=
-                RL_OK)
-                note_fail(&ff, i, &e);
-        }
-        for (int t = 0; t < STY_TR_COUNT; t++)
-            gsl_rng_free(rt[t]);
-        gsl_rng_free(rd);
-        sty_eval_free(ws);
-    }
     *out = res;
-    RL_TRY(fail_status(&ff, err));
-    return rl_par_gather(res, n, sizeof(double) * stride, err);
+    eval_ctx x = { seed, M, z, Q, grid, ng, stride, res };
+    const rl_mc_gather g = { res, sizeof(double) * stride };
+    return rl_mc_sweep(n, &eval_sweep, &x, &g, 1, err);
 }
 
 /* Mean step of transport tr on SO(2) block b as a complex number chi: the

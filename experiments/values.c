@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_fit.h>
 
-#include "../par/par.h"
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
@@ -33,6 +33,7 @@
 #include "values.h"
 #include "../mc/routes.h"
 #include "../mc/value_walk.h"
+#include "../mc/sweep.h"
 
 #define NGROUP 16   /* jackknife groups of replicates for slope errors */
 #define NFAM 5
@@ -109,17 +110,13 @@ static double complex geo_sum(double complex chi, long m)
     return s;
 }
 
-/* Least-squares slope of y against x. */
+/* Least-squares slope of y against x, unweighted: c1 = sum (x - xbar)(y - ybar)
+ * / sum (x - xbar)^2 (gsl_fit_linear; its intercept and covariances unused). */
 static double ls_slope(const double *x, const double *y, int n)
 {
-    double mx = 0, my = 0, sxy = 0, sxx = 0;
-    for (int i = 0; i < n; i++)
-        mx += x[i] / n, my += y[i] / n;
-    for (int i = 0; i < n; i++) {
-        sxy += (x[i] - mx) * (y[i] - my);
-        sxx += (x[i] - mx) * (x[i] - mx);
-    }
-    return sxy / sxx;
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    return c1;
 }
 
 /* Slope of log rms against log M over grid points g0..ng-1 and its jackknife
@@ -185,57 +182,68 @@ typedef struct {
     double worst_z, worst_bz, worst_cz, worst_cb; /* max ∣z∣ total, blocks, covariance; max trcov - bound in SE */
 } vres;
 
-/* A failed draw (sampling/steps.h) is returned as its status before any
- * statistic is formed (o keeps only its grid, freed by vres_free). */
-static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *err)
+/* One family's sweep (mc/sweep.h): replicate rep walks on the stream
+ * (RL_STREAM_VALUES + k, rep) into out[rep * ng * d ...] (ng x d sums). */
+typedef struct {
+    const vfam *fa;
+    int k, d, ng;
+    long seed;
+    const double *vbar;
+    const long *grid;
+    double *out;
+} walk_ctx;
+
+/* A thread's stepper (none without transport), RNG and walk scratch. */
+typedef struct {
+    rl_stepper *st;
+    gsl_rng *r;
+    double *x, *tmp;
+} walk_ws;
+
+static rl_status walk_alloc(void *ctx, void **ws, rl_err *err)
 {
-    const int d = fa->f.d;
-    double *vbar = rl_xmalloc(sizeof(double) * d);
-    for (int i = 0; i < d; i++)
-        vbar[i] = 1.0 / sqrt((double)d); /* ||vbar|| = 1, even over the blocks */
-    o->grid = rl_route_grid(fa->mmax, 4, 4, &o->ng);
-    const int ng = o->ng;
-    o->nb = blocks_of(fa, vbar, o->chi, o->vn2, &o->width);
-    const int nb = o->nb;
-    const long reps = fa->reps;
-    double *out = rl_xmalloc(sizeof(double) * reps * ng * d);
-    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
-    long lo, hi; /* this rank's replicates (core/par.h); the others' are gathered below */
-    rl_par_range(reps, &lo, &hi);
+    const walk_ctx *c = ctx;
+    (void)err;
+    walk_ws *w = rl_xmalloc(sizeof *w);
+    w->st = c->fa->none ? NULL : rl_stepper_alloc(&c->fa->f, 1);
+    w->r = rl_rng_alloc();
+    w->x = rl_xmalloc(sizeof(double) * c->d);
+    w->tmp = rl_xmalloc(sizeof(double) * c->d);
+    *ws = w;
+    return RL_OK;
+}
 
-#pragma omp parallel
-    {
-        rl_stepper *st = fa->none ? NULL : rl_stepper_alloc(&fa->f, 1);
-        gsl_rng *r = rl_rng_alloc();
-        double *x = rl_xmalloc(sizeof(double) * d), *tmp = rl_xmalloc(sizeof(double) * d);
-#pragma omp for schedule(dynamic)
-        for (long rep = lo; rep < hi; rep++) {
-            rl_rng_stream(r, (uint64_t)seed, rl_stream_key(RL_STREAM_VALUES + k, (uint64_t)rep));
-            rl_value_walk(st, r, d, vbar, SIGMA, KNEAR, o->grid, ng, x, tmp, out + rep * ng * d);
-        }
-        free(x);
-        free(tmp);
-        gsl_rng_free(r);
-#pragma omp critical(val_fail)
-        rl_stepper_status_merge(st, &fail);
-        rl_stepper_free(st);
-    }
-    /* every rank stops where one failed; otherwise all hold every replicate */
-    fail.status = rl_par_agree(fail.status, &fail);
-    if (fail.status == RL_OK)
-        rl_par_gather(out, reps, sizeof(double) * ng * d, &fail);
-    if (fail.status != RL_OK) {
-        free(out);
-        free(vbar);
-        if (err)
-            *err = fail;
-        return fail.status;
-    }
+static void walk_free(void *ctx, void *ws)
+{
+    walk_ws *w = ws;
+    (void)ctx;
+    free(w->x);
+    free(w->tmp);
+    gsl_rng_free(w->r);
+    rl_stepper_free(w->st);
+    free(w);
+}
 
-    /* per replicate: ||r_b||^2 at [(g nb + b) reps + rep], ||r||^2 at [g reps + rep] */
-    double *be = rl_xmalloc(sizeof(double) * reps * ng * nb), *te = rl_xmalloc(sizeof(double) * reps * ng);
-    double *grp = rl_xcalloc((size_t)NGROUP * ng * (nb + 1), sizeof(double)); /* [b][i][g], b = nb: total */
-    double *mean = rl_xcalloc((size_t)ng * d, sizeof(double)), *col = rl_xmalloc(sizeof(double) * reps);
+static rl_status walk_item(void *ctx, void *ws, long rep, rl_err *err)
+{
+    const walk_ctx *c = ctx;
+    walk_ws *w = ws;
+    rl_rng_stream(w->r, (uint64_t)c->seed, rl_stream_key(RL_STREAM_VALUES + c->k, (uint64_t)rep));
+    rl_value_walk(w->st, w->r, c->d, c->vbar, SIGMA, KNEAR, c->grid, c->ng, w->x, w->tmp,
+                  c->out + rep * c->ng * c->d);
+    return w->st ? rl_stepper_status(w->st, err) : RL_OK;
+}
+
+static const rl_mc_sweep_fn walk_sweep = { walk_alloc, walk_free, walk_item, 0 };
+
+/* The per-replicate energies of the sums out (reps x ng x d): ||r_b||^2 at
+ * be[(g nb + b) reps + rep], ||r||^2 at te[g reps + rep], their group sums
+ * at grp[(b NGROUP + i) ng + g] (b = nb: the total) and the mean of r at
+ * mean[g d + i], all accumulated in replicate order. */
+static void energies(const vres *o, int d, long reps, const double *out, double *be, double *te, double *grp,
+                     double *mean)
+{
+    const int ng = o->ng, nb = o->nb;
     for (long rep = 0; rep < reps; rep++) {
         const int gi = (int)(rep * NGROUP / reps);
         for (int g = 0; g < ng; g++) {
@@ -258,65 +266,65 @@ static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *e
                 mean[g * d + i] += sc * v[i] / reps;
         }
     }
-    o->msq = rl_xmalloc(sizeof(double) * ng * 7);
-    o->msq_se = o->msq + ng;
-    o->msq_pred = o->msq + 2 * ng;
-    o->trcov = o->msq + 3 * ng;
-    o->trcov_se = o->msq + 4 * ng;
-    o->trcov_pred = o->msq + 5 * ng;
-    o->bound = o->msq + 6 * ng;
-    o->bmsq = rl_xmalloc(sizeof(double) * ng * nb * 3);
-    o->bmsq_se = o->bmsq + ng * nb;
-    o->bmsq_pred = o->bmsq + 2 * ng * nb;
-    o->worst_z = o->worst_bz = o->worst_cz = 0;
-    o->worst_cb = -INFINITY;
-    for (int g = 0; g < ng; g++) {
-        const long M = o->grid[g];
-        const double sc = RHO / (double)M;
-        double pm = 0, pmean = 0, pb = 0;
-        for (int b = 0; b < nb; b++) {
-            /* the block's share of the noise: width/d of E||xi||^2 = sigma^2 */
-            const double noise = (double)M * SIGMA * SIGMA * o->width / d;
-            const double S = rl_value_pair_sum(o->chi[b], M);
-            const double a = cabs(o->chi[b]);
-            const long i = (long)g * nb + b;
-            o->bmsq_pred[i] = sc * sc * (o->vn2[b] * S + noise);
-            double m;
-            rl_mean_se(be + i * reps, reps, 1, &m, &o->bmsq_se[i]);
-            o->bmsq[i] = m;
-            if (o->width == 2)
-                o->worst_bz = fmax(o->worst_bz, fabs(m - o->bmsq_pred[i]) / fmax(o->bmsq_se[i], 1e-300));
-            pm += o->bmsq_pred[i];
-            /* E r = (rho/M) E[P_K] sum_delta E[P_delta] vbar: on block b, chi^K sum chi^delta */
-            pmean += sc * sc * o->vn2[b] * pow(a, 2.0 * KNEAR) * pow(cabs(geo_sum(o->chi[b], M)), 2);
-            /* S <= min(M^2, M (1 + |chi|)/(1 - |chi|)) */
-            pb += sc * sc * (o->vn2[b] * (a < 1 ? fmin((double)M * M, M * (1 + a) / (1 - a)) : (double)M * M) + noise);
-        }
-        o->msq_pred[g] = pm;
+}
+
+/* Grid point g's measured and predicted E||r_b||^2, E||r||^2 and trace of
+ * Cov(r), the bound, and the worst |z| so far (col: reps of scratch). */
+static void grid_point(vres *o, int g, int d, long reps, const double *out, const double *be, const double *te,
+                       const double *mean, double *col)
+{
+    const int nb = o->nb;
+    const long M = o->grid[g];
+    const double sc = RHO / (double)M;
+    double pm = 0, pmean = 0, pb = 0;
+    for (int b = 0; b < nb; b++) {
+        /* the block's share of the noise: width/d of E||xi||^2 = sigma^2 */
+        const double noise = (double)M * SIGMA * SIGMA * o->width / d;
+        const double S = rl_value_pair_sum(o->chi[b], M);
+        const double a = cabs(o->chi[b]);
+        const long i = (long)g * nb + b;
+        o->bmsq_pred[i] = sc * sc * (o->vn2[b] * S + noise);
         double m;
-        rl_mean_se(te + (long)g * reps, reps, 1, &m, &o->msq_se[g]);
-        o->msq[g] = m;
-        o->worst_z = fmax(o->worst_z, fabs(m - pm) / fmax(o->msq_se[g], 1e-300));
-        /* trace of the covariance: sum_k ||r_k - rbar||^2 / (n - 1), its SE from the spread of the terms */
-        for (long rep = 0; rep < reps; rep++) {
-            const double *x = out + (rep * ng + g) * d;
-            double e = 0;
-            for (int i = 0; i < d; i++) {
-                double u = sc * x[i] - mean[g * d + i];
-                e += u * u;
-            }
-            col[rep] = e * (reps / (reps - 1.0));
-        }
-        rl_mean_se(col, reps, 1, &o->trcov[g], &o->trcov_se[g]);
-        o->trcov_pred[g] = pm - pmean;
-        o->bound[g] = pb;
-        o->worst_cz = fmax(o->worst_cz, fabs(o->trcov[g] - o->trcov_pred[g]) / fmax(o->trcov_se[g], 1e-300));
-        o->worst_cb = fmax(o->worst_cb, (o->trcov[g] - pb) / fmax(o->trcov_se[g], 1e-300));
+        rl_mean_se(be + i * reps, reps, 1, &m, &o->bmsq_se[i]);
+        o->bmsq[i] = m;
+        if (o->width == 2)
+            o->worst_bz = fmax(o->worst_bz, fabs(m - o->bmsq_pred[i]) / fmax(o->bmsq_se[i], 1e-300));
+        pm += o->bmsq_pred[i];
+        /* E r = (rho/M) E[P_K] sum_delta E[P_delta] vbar: on block b, chi^K sum chi^delta */
+        pmean += sc * sc * o->vn2[b] * pow(a, 2.0 * KNEAR) * pow(cabs(geo_sum(o->chi[b], M)), 2);
+        /* S <= min(M^2, M (1 + |chi|)/(1 - |chi|)) */
+        pb += sc * sc * (o->vn2[b] * (a < 1 ? fmin((double)M * M, M * (1 + a) / (1 - a)) : (double)M * M) + noise);
     }
-    /* slopes over the last six octaves */
+    o->msq_pred[g] = pm;
+    double m;
+    rl_mean_se(te + (long)g * reps, reps, 1, &m, &o->msq_se[g]);
+    o->msq[g] = m;
+    o->worst_z = fmax(o->worst_z, fabs(m - pm) / fmax(o->msq_se[g], 1e-300));
+    /* trace of the covariance: sum_k ||r_k - rbar||^2 / (n - 1), its SE from the spread of the terms */
+    for (long rep = 0; rep < reps; rep++) {
+        const double *x = out + (rep * o->ng + g) * d;
+        double e = 0;
+        for (int i = 0; i < d; i++) {
+            double u = sc * x[i] - mean[g * d + i];
+            e += u * u;
+        }
+        col[rep] = e * (reps / (reps - 1.0));
+    }
+    rl_mean_se(col, reps, 1, &o->trcov[g], &o->trcov_se[g]);
+    o->trcov_pred[g] = pm - pmean;
+    o->bound[g] = pb;
+    o->worst_cz = fmax(o->worst_cz, fabs(o->trcov[g] - o->trcov_pred[g]) / fmax(o->trcov_se[g], 1e-300));
+    o->worst_cb = fmax(o->worst_cb, (o->trcov[g] - pb) / fmax(o->trcov_se[g], 1e-300));
+}
+
+/* The log-log slopes over the last six octaves (below mmax / 64), of the
+ * total and of every block, measured (grp: the group sums) and predicted. */
+static void slopes(vres *o, long mmax, long reps, const double *grp)
+{
+    const int ng = o->ng, nb = o->nb;
     o->g0 = 0;
     for (int g = 0; g < ng; g++)
-        if (o->grid[g] * 64 <= fa->mmax)
+        if (o->grid[g] * 64 <= mmax)
             o->g0 = g;
     fit_slope(o->grid, ng, o->g0, grp + (long)nb * NGROUP * ng, reps, &o->slope, &o->slope_se);
     o->slope_pred = pred_slope(o->grid, ng, o->g0, o->msq_pred);
@@ -330,14 +338,59 @@ static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *e
             pb[g] = o->bmsq_pred[(long)g * nb + b];
         o->bslope_pred[b] = pred_slope(o->grid, ng, o->g0, pb);
     }
+}
+
+/* The statistics of vres from the replicates' sums out (reps x ng x d). */
+static void family_stats(vres *o, int d, long reps, long mmax, const double *out)
+{
+    const int ng = o->ng, nb = o->nb;
+    double *be = rl_xmalloc(sizeof(double) * reps * ng * nb), *te = rl_xmalloc(sizeof(double) * reps * ng);
+    double *grp = rl_xcalloc((size_t)NGROUP * ng * (nb + 1), sizeof(double)); /* [b][i][g], b = nb: total */
+    double *mean = rl_xcalloc((size_t)ng * d, sizeof(double)), *col = rl_xmalloc(sizeof(double) * reps);
+    energies(o, d, reps, out, be, te, grp, mean);
+    o->msq = rl_xmalloc(sizeof(double) * ng * 7);
+    o->msq_se = o->msq + ng;
+    o->msq_pred = o->msq + 2 * ng;
+    o->trcov = o->msq + 3 * ng;
+    o->trcov_se = o->msq + 4 * ng;
+    o->trcov_pred = o->msq + 5 * ng;
+    o->bound = o->msq + 6 * ng;
+    o->bmsq = rl_xmalloc(sizeof(double) * ng * nb * 3);
+    o->bmsq_se = o->bmsq + ng * nb;
+    o->bmsq_pred = o->bmsq + 2 * ng * nb;
+    o->worst_z = o->worst_bz = o->worst_cz = 0;
+    o->worst_cb = -INFINITY;
+    for (int g = 0; g < ng; g++)
+        grid_point(o, g, d, reps, out, be, te, mean, col);
+    slopes(o, mmax, reps, grp);
     free(be);
     free(te);
     free(col);
     free(grp);
     free(mean);
+}
+
+/* A failed draw (sampling/steps.h) is returned as its status before any
+ * statistic is formed (o keeps only its grid, freed by vres_free). */
+static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *err)
+{
+    const int d = fa->f.d;
+    double *vbar = rl_xmalloc(sizeof(double) * d);
+    for (int i = 0; i < d; i++)
+        vbar[i] = 1.0 / sqrt((double)d); /* ||vbar|| = 1, even over the blocks */
+    o->grid = rl_route_grid(fa->mmax, 4, 4, &o->ng);
+    const int ng = o->ng;
+    o->nb = blocks_of(fa, vbar, o->chi, o->vn2, &o->width);
+    const long reps = fa->reps;
+    double *out = rl_xmalloc(sizeof(double) * reps * ng * d);
+    walk_ctx x = { fa, k, d, ng, seed, vbar, o->grid, out };
+    const rl_mc_gather g = { out, sizeof(double) * ng * d };
+    rl_status st = rl_mc_sweep(reps, &walk_sweep, &x, &g, 1, err);
+    if (st == RL_OK)
+        family_stats(o, d, reps, fa->mmax, out);
     free(out);
     free(vbar);
-    return RL_OK;
+    return st;
 }
 
 static void vres_free(vres *o)
@@ -445,6 +498,63 @@ typedef struct {
 static const long near_ns[NNEAR] = { 1, 2, 4, 8, 16 };
 
 
+/* One length's near sweep (mc/sweep.h): route rr of n fresh steps on the
+ * stream (RL_STREAM_VALUES_NEAR + 16 k + j, rr) carries vt into
+ * xs[rr (d + 1) ...], with ||P_n vt - vt||^2 last. */
+typedef struct {
+    const vfam *fa;
+    int k, j;
+    long n;
+    int d;
+    long seed;
+    const double *vt;
+    double *xs;
+} near_ctx;
+
+typedef struct {
+    rl_stepper *st;
+    gsl_rng *r;
+} near_ws;
+
+static rl_status near_alloc(void *ctx, void **ws, rl_err *err)
+{
+    const near_ctx *c = ctx;
+    (void)err;
+    near_ws *w = rl_xmalloc(sizeof *w);
+    w->st = c->fa->none ? NULL : rl_stepper_alloc(&c->fa->f, 1);
+    w->r = rl_rng_alloc();
+    *ws = w;
+    return RL_OK;
+}
+
+static void near_free(void *ctx, void *ws)
+{
+    near_ws *w = ws;
+    (void)ctx;
+    gsl_rng_free(w->r);
+    rl_stepper_free(w->st);
+    free(w);
+}
+
+static rl_status near_item(void *ctx, void *ws, long rr, rl_err *err)
+{
+    const near_ctx *c = ctx;
+    near_ws *w = ws;
+    const int d = c->d;
+    double *x = c->xs + rr * (d + 1);
+    rl_rng_stream(w->r, (uint64_t)c->seed, rl_stream_key(RL_STREAM_VALUES_NEAR + 16 * c->k + c->j, (uint64_t)rr));
+    memcpy(x, c->vt, sizeof(double) * d);
+    if (w->st)
+        rl_transport(w->st, w->r, c->n, NULL, x, 1);
+    double e = 0;
+    for (int i = 0; i < d; i++)
+        e += (x[i] - c->vt[i]) * (x[i] - c->vt[i]);
+    x[d] = e;
+    return w->st ? rl_stepper_status(w->st, err) : RL_OK;
+}
+
+static const rl_mc_sweep_fn near_sweep = { near_alloc, near_free, near_item, NEAR_CHUNK };
+
 /* E[P_n v] per family: a fixed unit target v, n fresh steps per replicate,
  * against E[P_n] v = chi^n v (per block for SO(2)); for orthogonal P,
  * ||P v - v||^2 = 2 - 2 <v, P v>, so E||P_n v - v||^2 = 2 (1 - <v, E[P_n] v>). */
@@ -463,40 +573,16 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, n
     o->worst = 0;
     /* per replicate: P_n v (d) and ||P_n v - v||^2 */
     double *xs = rl_xmalloc(sizeof(double) * reps * (d + 1));
-    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
-    long lo, hi; /* this rank's replicates (core/par.h); the others' are gathered below */
-    rl_par_range(reps, &lo, &hi);
+    near_ctx x = { fa, k, 0, 0, d, seed, vt, xs };
+    const rl_mc_gather g = { xs, sizeof(double) * (d + 1) };
     for (int j = 0; j < NNEAR; j++) {
         const long n = near_ns[j];
-#pragma omp parallel
-        {
-            rl_stepper *st = fa->none ? NULL : rl_stepper_alloc(f, 1);
-            gsl_rng *r = rl_rng_alloc();
-#pragma omp for schedule(dynamic, NEAR_CHUNK)
-            for (long rr = lo; rr < hi; rr++) {
-                double *x = xs + rr * (d + 1);
-                rl_rng_stream(r, (uint64_t)seed, rl_stream_key(RL_STREAM_VALUES_NEAR + 16 * k + j, (uint64_t)rr));
-                memcpy(x, vt, sizeof(double) * d);
-                if (st)
-                    rl_transport(st, r, n, NULL, x, 1);
-                double e = 0;
-                for (int i = 0; i < d; i++)
-                    e += (x[i] - vt[i]) * (x[i] - vt[i]);
-                x[d] = e;
-            }
-            gsl_rng_free(r);
-#pragma omp critical(val_fail)
-            rl_stepper_status_merge(st, &fail);
-            rl_stepper_free(st);
-        }
-        fail.status = rl_par_agree(fail.status, &fail);
-        if (fail.status == RL_OK)
-            rl_par_gather(xs, reps, sizeof(double) * (d + 1), &fail);
-        if (fail.status != RL_OK) {
+        x.j = j;
+        x.n = n;
+        rl_status st = rl_mc_sweep(reps, &near_sweep, &x, &g, 1, err);
+        if (st != RL_OK) {
             free(xs);
-            if (err)
-                *err = fail;
-            return fail.status;
+            return st;
         }
         /* predicted E[P_n] v */
         double pv[64];

@@ -95,12 +95,6 @@ rl_status rl_chain_status(const rl_chain *c, rl_err *err)
     return rl_stepper_status(c->st, err);
 }
 
-void rl_chain_status_merge(const rl_chain *c, rl_err *acc)
-{
-    if (c)
-        rl_stepper_status_merge(c->st, acc);
-}
-
 /* SO(2): P_delta = R(Phi), so P_delta^T x = R(-Phi) x. */
 static void so2_angles(const rl_chain *c, double *phi)
 {

@@ -36,9 +36,6 @@ void rl_chain_step(rl_chain *c, gsl_rng *r, int token);
  * into err, which may be NULL): ask once after the loop that stepped c. */
 rl_status rl_chain_status(const rl_chain *c, rl_err *err);
 
-/* rl_stepper_status_merge for a chain (c may be NULL). */
-void rl_chain_status_merge(const rl_chain *c, rl_err *acc);
-
 /* Current P_delta^T x_k for the tracked vectors (nvec x d, row-major). */
 const double *rl_chain_rows(rl_chain *c);
 

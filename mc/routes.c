@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../par/par.h"
 #include "../core/stats.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../sampling/steps.h"
+#include "sweep.h"
 
 #define CHUNK 16 /* replicates per work item: the fixed unit of summation */
 
@@ -49,7 +49,7 @@ enum { SC_TR, SC_COH, SC_SQ, NSCAL }; /* tr(P)/d, q^T P q, (q^T P q)^2 */
 
 /* Chunk c's sums inside two blocks shared by all chunks (mat_all: nchunks x
  * ng d d, re_all: nchunks x 3 ng nb), so that the chunks of the other ranks
- * are gathered whole (core/par.h). */
+ * are gathered whole (mc/sweep.h). */
 static void sums_at(sums *s, long c, int ng, int d, int nb, double *mat_all, double *re_all)
 {
     s->mat = mat_all ? mat_all + c * ng * d * d : NULL;
@@ -152,6 +152,81 @@ static double opnorm(const double *A, int d)
     return v;
 }
 
+/* One sweep's fixed inputs (mc/sweep.h): the items are the chunks c, each
+ * adding its routes into part[c] and their scalars into sc. */
+typedef struct {
+    const rl_family *f;
+    const long *grid;
+    int ng, d, so2, nb;
+    long reps, ntok, nmax;
+    unsigned long seed, tag;
+    const int *tokens;
+    sums *part;
+    double *sc;
+} rt_ctx;
+
+/* A thread's stepper, RNG, query, block weights and route scratch. */
+typedef struct {
+    rl_stepper *st;
+    gsl_rng *r;
+    double *q, *w, *X, *qx;
+} rt_ws;
+
+static rl_status rt_alloc(void *ctx, void **ws, rl_err *err)
+{
+    const rt_ctx *x = ctx;
+    const int d = x->d;
+    (void)err;
+    rt_ws *w = rl_xmalloc(sizeof *w);
+    w->st = rl_stepper_alloc(x->f, d);
+    w->r = rl_rng_alloc();
+    w->q = rl_xmalloc(sizeof(double) * d);
+    w->w = rl_xmalloc(sizeof(double) * (x->nb + 1));
+    w->X = x->so2 ? NULL : rl_xmalloc(sizeof(double) * d * d);
+    w->qx = rl_xmalloc(sizeof(double) * d);
+    *ws = w;
+    return RL_OK;
+}
+
+static void rt_free(void *ctx, void *ws)
+{
+    rt_ws *w = ws;
+    (void)ctx;
+    free(w->q);
+    free(w->w);
+    free(w->X);
+    free(w->qx);
+    gsl_rng_free(w->r);
+    rl_stepper_free(w->st);
+    free(w);
+}
+
+/* Chunk c: routes k = c CHUNK .. (c + 1) CHUNK - 1 (below reps), each on its
+ * own stream, from a uniform unit query (and, for a text, a uniform start). */
+static rl_status rt_item(void *ctx, void *ws, long c, rl_err *err)
+{
+    const rt_ctx *x = ctx;
+    rt_ws *w = ws;
+    const int d = x->d, nb = x->nb, ng = x->ng;
+    for (long k = c * CHUNK; k < x->reps && k < (c + 1) * CHUNK; k++) {
+        rl_rng_stream(w->r, x->seed, rl_stream_key(x->tag, (uint64_t)k));
+        rl_unit_vector(w->r, d, w->q);
+        if (x->so2) {
+            for (int b = 0; b < nb; b++)
+                w->w[b] = w->q[b] * w->q[b] + w->q[b + nb] * w->q[b + nb];
+            const int *tok = NULL;
+            if (x->tokens)
+                tok = x->tokens + (long)(gsl_rng_uniform(w->r) * (double)(x->ntok - x->nmax + 1));
+            route_so2(w->st, w->r, x->grid, ng, nb, w->w, tok, &x->part[c], x->sc + k * ng * NSCAL);
+        } else {
+            route_dense(w->st, w->r, x->grid, ng, d, w->q, w->X, w->qx, &x->part[c], x->sc + k * ng * NSCAL);
+        }
+    }
+    return rl_stepper_status(w->st, err);
+}
+
+static const rl_mc_sweep_fn rt_sweep = { rt_alloc, rt_free, rt_item, 0 };
+
 rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps, unsigned long seed,
                         unsigned long tag, const int *tokens, long ntok, rl_route_stats **out, rl_err *err)
 {
@@ -165,58 +240,19 @@ rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
     double *re_all = nb ? rl_xcalloc((size_t)nchunks * 3 * ng * nb, sizeof(double)) : NULL;
     for (long c = 0; c < nchunks; c++)
         sums_at(&part[c], c, ng, d, nb, mat_all, re_all);
-    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
-    long clo, chi; /* this rank's chunks (core/par.h); the others' are gathered below */
-    rl_par_range(nchunks, &clo, &chi);
-
-#pragma omp parallel
-    {
-        rl_stepper *st = rl_stepper_alloc(f, d);
-        gsl_rng *r = rl_rng_alloc();
-        double *q = rl_xmalloc(sizeof(double) * d), *w = rl_xmalloc(sizeof(double) * (nb + 1));
-        double *X = so2 ? NULL : rl_xmalloc(sizeof(double) * d * d), *qx = rl_xmalloc(sizeof(double) * d);
-#pragma omp for schedule(dynamic)
-        for (long c = clo; c < chi; c++) {
-            for (long k = c * CHUNK; k < reps && k < (c + 1) * CHUNK; k++) {
-                rl_rng_stream(r, seed, rl_stream_key(tag, (uint64_t)k));
-                rl_unit_vector(r, d, q);
-                if (so2) {
-                    for (int b = 0; b < nb; b++)
-                        w[b] = q[b] * q[b] + q[b + nb] * q[b + nb];
-                    const int *tok = NULL;
-                    if (tokens)
-                        tok = tokens + (long)(gsl_rng_uniform(r) * (double)(ntok - nmax + 1));
-                    route_so2(st, r, grid, ng, nb, w, tok, &part[c], sc + k * ng * NSCAL);
-                } else {
-                    route_dense(st, r, grid, ng, d, q, X, qx, &part[c], sc + k * ng * NSCAL);
-                }
-            }
-        }
-        free(q);
-        free(w);
-        free(X);
-        free(qx);
-        gsl_rng_free(r);
-#pragma omp critical(rl_routes_fail)
-        rl_stepper_status_merge(st, &fail);
-        rl_stepper_free(st);
-    }
-    /* every rank stops where one failed; otherwise all hold every chunk */
-    fail.status = rl_par_agree(fail.status, &fail);
-    if (fail.status == RL_OK)
-        rl_par_gather(sc, nchunks, sizeof(double) * CHUNK * ng * NSCAL, &fail);
-    if (fail.status == RL_OK && mat_all)
-        rl_par_gather(mat_all, nchunks, sizeof(double) * ng * d * d, &fail);
-    if (fail.status == RL_OK && re_all)
-        rl_par_gather(re_all, nchunks, sizeof(double) * 3 * ng * nb, &fail);
-    if (fail.status != RL_OK) {
+    rt_ctx x = { f, grid, ng, d, so2, nb, reps, ntok, nmax, seed, tag, tokens, part, sc };
+    const rl_mc_gather g3[] = {
+        { sc, sizeof(double) * CHUNK * ng * NSCAL },
+        { mat_all, sizeof(double) * ng * d * d },
+        { re_all, sizeof(double) * 3 * ng * nb },
+    };
+    rl_status st = rl_mc_sweep(nchunks, &rt_sweep, &x, g3, 3, err);
+    if (st != RL_OK) {
         free(sc);
         free(mat_all);
         free(re_all);
         free(part);
-        if (err)
-            *err = fail;
-        return fail.status;
+        return st;
     }
     for (long c = 1; c < nchunks; c++)
         sums_add(&part[0], &part[c], ng, d, nb);

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../par/par.h"
 #include "../core/util.h"
 #include "../core/streams.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 #include "chain.h"
 #include "so2score.h"
+#include "sweep.h"
 
 const char *const rl_st_cfg_name[RL_NCFG] = { "spread", "low-quarter" };
 
@@ -70,34 +70,199 @@ void rl_st_free(rl_st_cell *c)
     free(c->Es);
 }
 
-static void gather_tails(rl_tails *T, rl_err *err)
+/* One sweep's fixed inputs (mc/sweep.h): the items are the routes k. */
+typedef struct {
+    const rl_st_spec *sp;
+    int d, h, m, so2;
+    const double *Q, *A, *W; /* the queries; m x h and RL_NCFG x h block weights (SO(2)) */
+    uint64_t seed, tag;
+    rl_st_cell *c;
+} st_ctx;
+
+/* A thread's RNG, chain or stepper, and the scores of one route. */
+typedef struct {
+    gsl_rng *r;
+    rl_chain *ch;
+    rl_stepper *st;
+    double *s, *sc, *sn, *u, *cs, *phi;
+} st_ws;
+
+static rl_status st_alloc(void *ctx, void **ws, rl_err *err)
 {
-    if (err->status == RL_OK && T->nt > 0)
-        rl_par_gather(T->cnt, T->reps, sizeof(unsigned short) * T->nt, err);
+    const st_ctx *x = ctx;
+    const int d = x->d, h = x->h, m = x->m;
+    (void)err;
+    st_ws *w = rl_xmalloc(sizeof *w);
+    w->r = rl_rng_alloc();
+    w->ch = x->sp->kind == RL_ST_CHAIN ? rl_chain_alloc(&x->sp->f, m) : NULL;
+    w->st = x->so2 ? rl_stepper_alloc(&x->sp->f, 1) : NULL;
+    w->s = rl_xmalloc(sizeof(double) * m);
+    w->sc = rl_xmalloc(sizeof(double) * m);
+    w->sn = rl_xmalloc(sizeof(double) * m);
+    w->u = rl_xmalloc(sizeof(double) * d);
+    w->cs = rl_xmalloc(sizeof(double) * h);
+    w->phi = rl_xmalloc(sizeof(double) * h);
+    *ws = w;
+    return RL_OK;
 }
 
-/* The per-replicate results of all ranks' blocks, in replicate order. */
-static void gather_reps(rl_st_cell *c, int so2, rl_err *err)
+static void st_free(void *ctx, void *ws)
 {
-    gather_tails(c->abs, err);
-    gather_tails(c->dir, err);
-    for (int a = 0; a < 3 && err->status == RL_OK; a++) /* mean, sq, nrm2 */
-        rl_par_gather(c->mean + a * c->reps, c->reps, sizeof(double), err);
-    if (!so2)
+    st_ws *w = ws;
+    (void)ctx;
+    free(w->s);
+    free(w->sc);
+    free(w->sn);
+    free(w->u);
+    free(w->cs);
+    free(w->phi);
+    rl_chain_free(w->ch);
+    rl_stepper_free(w->st);
+    gsl_rng_free(w->r);
+    free(w);
+}
+
+/* SO(2) route k: s_i = sum_b a_{ib} cos Phi_b for the queries and the
+ * configurations, and the centred s_i - E s_i. */
+static void route_so2(const st_ctx *x, st_ws *w, long k)
+{
+    rl_st_cell *c = x->c;
+    const int h = x->h, m = x->m;
+    rl_so2_route_angles(w->st, w->r, x->sp->n, NULL, w->phi);
+    for (int b = 0; b < h; b++)
+        w->cs[b] = cos(w->phi[b]);
+    for (int i = 0; i < m; i++) {
+        w->s[i] = w->sn[i] = dot(x->A + (long)i * h, w->cs, h); /* sum_b a_b cos Phi_b */
+        w->sc[i] = w->s[i] - c->Es[i];
+    }
+    for (int g = 0; g < RL_NCFG; g++) {
+        double v = dot(x->W + (long)g * h, w->cs, h), vc = v - c->Ecfg[g];
+        c->cfg_s[g][k] = v;
+        rl_tails_add(c->cfg_abs[g], k, &v, 1);
+        rl_tails_add(c->cfg_cen[g], k, &vc, 1);
+    }
+    rl_tails_add(c->cen, k, w->sc, m);
+}
+
+/* A chain's route: the scores q_i^T P q_i and the directional ones; returns
+ * sum_i |P^T q_i|^2. */
+static double route_chain(const st_ctx *x, st_ws *w)
+{
+    const int d = x->d, m = x->m;
+    double nn = 0;
+    rl_chain_reset(w->ch, x->Q);
+    for (long j = 0; j < x->sp->n; j++)
+        rl_chain_step(w->ch, w->r, 0);
+    /* rows are P^T q_i: the score q_i^T P q_i = <P^T q_i, q_i>, and
+     * (s, |P^T q|) has the law of (s, |P q|): the product of i.i.d.
+     * steps in reverse order has the law of the product, and each
+     * step's law is invariant under transposition (Householder and
+     * PaTH steps are symmetric; Haar, lazy-Haar, Brownian laws are
+     * invariant under M -> M^T) */
+    const double *rows = rl_chain_rows(w->ch);
+    for (int i = 0; i < m; i++) {
+        const double *xr = rows + (long)i * d;
+        double n2 = dot(xr, xr, d);
+        w->s[i] = dot(xr, x->Q + (long)i * d, d);
+        w->sn[i] = n2 > 0 ? w->s[i] / sqrt(n2) : 0;
+        nn += n2;
+    }
+    return nn;
+}
+
+/* Route k: its m scores, their mean, mean square and mean |P q|^2, and its
+ * tail counts. */
+static rl_status st_item(void *ctx, void *ws, long k, rl_err *err)
+{
+    const st_ctx *x = ctx;
+    st_ws *w = ws;
+    rl_st_cell *c = x->c;
+    const int d = x->d, m = x->m;
+    rl_rng_stream(w->r, x->seed, rl_stream_key(x->tag, (uint64_t)k));
+    double sm = 0, sq = 0, nn = 0;
+    if (x->so2) {
+        route_so2(x, w, k);
+        nn = m; /* orthogonal: |P q| = 1 */
+    } else if (x->sp->kind == RL_ST_SPHERE) {
+        /* P k uniform on the sphere whatever k (exact for Haar P) */
+        for (int i = 0; i < m; i++) {
+            rl_unit_vector(w->r, d, w->u);
+            w->s[i] = w->sn[i] = dot(x->Q + (long)i * d, w->u, d);
+        }
+        nn = m;
+    } else {
+        nn = route_chain(x, w);
+    }
+    for (int i = 0; i < m; i++) {
+        sm += w->s[i];
+        sq += w->s[i] * w->s[i];
+    }
+    c->mean[k] = sm / m;
+    c->sq[k] = sq / m;
+    c->nrm2[k] = nn / m;
+    rl_tails_add(c->abs, k, w->s, m);
+    rl_tails_add(c->dir, k, w->sn, m);
+    if (w->ch)
+        return rl_chain_status(w->ch, err);
+    return w->st ? rl_stepper_status(w->st, err) : RL_OK;
+}
+
+static const rl_mc_sweep_fn st_sweep = { st_alloc, st_free, st_item, 0 };
+
+/* The per-replicate results, gathered by the sweep in replicate order. */
+static int gather_list(const rl_st_cell *c, int so2, rl_mc_gather *g)
+{
+    int n = 0;
+    const rl_tails *T[3 + 2 * RL_NCFG] = { c->abs, c->dir, so2 ? c->cen : NULL };
+    for (int k = 0; k < RL_NCFG && so2; k++) {
+        T[3 + 2 * k] = c->cfg_abs[k];
+        T[4 + 2 * k] = c->cfg_cen[k];
+    }
+    for (int a = 0; a < 3 + 2 * RL_NCFG; a++)
+        if (T[a] && T[a]->nt > 0)
+            g[n++] = (rl_mc_gather){ T[a]->cnt, sizeof(unsigned short) * T[a]->nt };
+    for (int a = 0; a < 3; a++) /* mean, sq, nrm2 */
+        g[n++] = (rl_mc_gather){ c->mean + a * c->reps, sizeof(double) };
+    for (int k = 0; k < RL_NCFG && so2; k++)
+        g[n++] = (rl_mc_gather){ c->cfg_s[k], sizeof(double) };
+    return n;
+}
+
+/* The cell's arrays, and for SO(2) the queries' and configurations' block
+ * weights (*A: m x h, *W: RL_NCFG x h) and the scores' means. */
+static void cell_alloc(const rl_st_spec *sp, long reps, int m, const double *Q, rl_st_cell *c, double **A,
+                       double **W)
+{
+    const int d = sp->f.d, h = d / 2, nt = c->nt;
+    rl_tails_alloc(c->t, nt, reps, m, &c->abs, NULL); /* m <= 65535: checked by the caller */
+    rl_tails_alloc(c->t, nt, reps, m, &c->dir, NULL);
+    c->mean = rl_xcalloc(3 * (size_t)reps, sizeof(double));
+    c->sq = c->mean + reps;
+    c->nrm2 = c->mean + 2 * reps;
+    *A = *W = NULL;
+    if (sp->kind != RL_ST_SO2)
         return;
-    gather_tails(c->cen, err);
+    rl_tails_alloc(c->t, nt, reps, m, &c->cen, NULL);
+    *A = rl_xmalloc(sizeof(double) * m * h);
+    *W = rl_xmalloc(sizeof(double) * RL_NCFG * h);
+    c->Es = rl_xmalloc(sizeof(double) * m);
+    for (int i = 0; i < m; i++) {
+        rl_so2score_weights(d, Q + (long)i * d, *A + (long)i * h);
+        c->Es[i] = rl_so2score_mean(&sp->f, *A + (long)i * h, sp->n);
+    }
     for (int k = 0; k < RL_NCFG; k++) {
-        gather_tails(c->cfg_abs[k], err);
-        gather_tails(c->cfg_cen[k], err);
-        if (err->status == RL_OK)
-            rl_par_gather(c->cfg_s[k], c->reps, sizeof(double), err);
+        rl_st_cfg_weights(k, d, *W + (long)k * h);
+        c->Ecfg[k] = rl_so2score_mean(&sp->f, *W + (long)k * h, sp->n);
+        rl_tails_alloc(c->t, nt, reps, 1, &c->cfg_abs[k], NULL);
+        rl_tails_alloc(c->t, nt, reps, 1, &c->cfg_cen[k], NULL);
+        c->cfg_s[k] = rl_xmalloc(sizeof(double) * reps);
     }
 }
 
 rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, int m, const double *Q,
                     uint64_t seed, uint64_t tag, rl_st_cell *c, rl_err *err)
 {
-    const int d = sp->f.d, h = d / 2, so2 = sp->kind == RL_ST_SO2;
+    const int d = sp->f.d, so2 = sp->kind == RL_ST_SO2;
     memset(c, 0, sizeof *c);
     if (nt > RL_ST_MAXT)
         return rl_fail(err, RL_EINPUT, "scoretails: at most %d thresholds, not %d", RL_ST_MAXT, nt);
@@ -107,123 +272,17 @@ rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, in
     c->m = m;
     c->nt = nt;
     memcpy(c->t, t, sizeof(double) * nt);
-    rl_tails_alloc(c->t, nt, reps, m, &c->abs, NULL); /* m <= 65535: checked above */
-    rl_tails_alloc(c->t, nt, reps, m, &c->dir, NULL); /* m <= 65535: checked above */
-    c->mean = rl_xcalloc(3 * (size_t)reps, sizeof(double));
-    c->sq = c->mean + reps;
-    c->nrm2 = c->mean + 2 * reps;
-    double *A = NULL, *W = NULL; /* m x h block weights of the queries; RL_NCFG x h of the configurations */
-    if (so2) {
-        rl_tails_alloc(c->t, nt, reps, m, &c->cen, NULL); /* m <= 65535: checked above */
-        A = rl_xmalloc(sizeof(double) * m * h);
-        W = rl_xmalloc(sizeof(double) * RL_NCFG * h);
-        c->Es = rl_xmalloc(sizeof(double) * m);
-        for (int i = 0; i < m; i++) {
-            rl_so2score_weights(d, Q + (long)i * d, A + (long)i * h);
-            c->Es[i] = rl_so2score_mean(&sp->f, A + (long)i * h, sp->n);
-        }
-        for (int k = 0; k < RL_NCFG; k++) {
-            rl_st_cfg_weights(k, d, W + (long)k * h);
-            c->Ecfg[k] = rl_so2score_mean(&sp->f, W + (long)k * h, sp->n);
-            rl_tails_alloc(c->t, nt, reps, 1, &c->cfg_abs[k], NULL);
-            rl_tails_alloc(c->t, nt, reps, 1, &c->cfg_cen[k], NULL);
-            c->cfg_s[k] = rl_xmalloc(sizeof(double) * reps);
-        }
-    }
-    rl_err fail = { RL_OK, "" }; /* the threads' failed draws, merged */
-    long lo, hi; /* this rank's replicates (core/par.h); the others' are gathered below */
-    rl_par_range(reps, &lo, &hi);
-#pragma omp parallel
-    {
-        gsl_rng *r = rl_rng_alloc();
-        rl_chain *ch = sp->kind == RL_ST_CHAIN ? rl_chain_alloc(&sp->f, m) : NULL;
-        rl_stepper *st = so2 ? rl_stepper_alloc(&sp->f, 1) : NULL;
-        double *s = rl_xmalloc(sizeof(double) * m), *sc = rl_xmalloc(sizeof(double) * m);
-        double *sn = rl_xmalloc(sizeof(double) * m), *u = rl_xmalloc(sizeof(double) * d);
-        double *cs = rl_xmalloc(sizeof(double) * h), *phi = rl_xmalloc(sizeof(double) * h);
-#pragma omp for schedule(dynamic)
-        for (long k = lo; k < hi; k++) {
-            rl_rng_stream(r, seed, rl_stream_key(tag, (uint64_t)k));
-            double sm = 0, sq = 0, nn = 0;
-            if (so2) {
-                rl_so2_route_angles(st, r, sp->n, NULL, phi);
-                for (int b = 0; b < h; b++)
-                    cs[b] = cos(phi[b]);
-                for (int i = 0; i < m; i++) {
-                    s[i] = sn[i] = dot(A + (long)i * h, cs, h); /* sum_b a_b cos Phi_b */
-                    sc[i] = s[i] - c->Es[i];
-                }
-                for (int g = 0; g < RL_NCFG; g++) {
-                    double v = dot(W + (long)g * h, cs, h), vc = v - c->Ecfg[g];
-                    c->cfg_s[g][k] = v;
-                    rl_tails_add(c->cfg_abs[g], k, &v, 1);
-                    rl_tails_add(c->cfg_cen[g], k, &vc, 1);
-                }
-                rl_tails_add(c->cen, k, sc, m);
-                nn = m; /* orthogonal: |P q| = 1 */
-            } else if (sp->kind == RL_ST_SPHERE) {
-                /* P k uniform on the sphere whatever k (exact for Haar P) */
-                for (int i = 0; i < m; i++) {
-                    rl_unit_vector(r, d, u);
-                    s[i] = sn[i] = dot(Q + (long)i * d, u, d);
-                }
-                nn = m;
-            } else {
-                rl_chain_reset(ch, Q);
-                for (long j = 0; j < sp->n; j++)
-                    rl_chain_step(ch, r, 0);
-                /* rows are P^T q_i: the score q_i^T P q_i = <P^T q_i, q_i>, and
-                 * (s, |P^T q|) has the law of (s, |P q|): the product of i.i.d.
-                 * steps in reverse order has the law of the product, and each
-                 * step's law is invariant under transposition (Householder and
-                 * PaTH steps are symmetric; Haar, lazy-Haar, Brownian laws are
-                 * invariant under M -> M^T) */
-                const double *rows = rl_chain_rows(ch);
-                for (int i = 0; i < m; i++) {
-                    const double *x = rows + (long)i * d;
-                    double n2 = dot(x, x, d);
-                    s[i] = dot(x, Q + (long)i * d, d);
-                    sn[i] = n2 > 0 ? s[i] / sqrt(n2) : 0;
-                    nn += n2;
-                }
-            }
-            for (int i = 0; i < m; i++) {
-                sm += s[i];
-                sq += s[i] * s[i];
-            }
-            c->mean[k] = sm / m;
-            c->sq[k] = sq / m;
-            c->nrm2[k] = nn / m;
-            rl_tails_add(c->abs, k, s, m);
-            rl_tails_add(c->dir, k, sn, m);
-        }
-        free(s);
-        free(sc);
-        free(sn);
-        free(u);
-        free(cs);
-        free(phi);
-#pragma omp critical(rl_st_fail)
-        {
-            rl_chain_status_merge(ch, &fail);
-            rl_stepper_status_merge(st, &fail);
-        }
-        rl_chain_free(ch);
-        rl_stepper_free(st);
-        gsl_rng_free(r);
-    }
+    double *A, *W;
+    cell_alloc(sp, reps, m, Q, c, &A, &W);
+    st_ctx x = { sp, d, d / 2, m, so2, Q, A, W, seed, tag, c };
+    rl_mc_gather g[3 + 2 * RL_NCFG + 3 + RL_NCFG];
+    const int ng = gather_list(c, so2, g);
+    rl_status st = rl_mc_sweep(reps, &st_sweep, &x, g, ng, err);
     free(A);
     free(W);
-    /* every rank stops where one failed; otherwise all hold every replicate */
-    fail.status = rl_par_agree(fail.status, &fail);
-    if (fail.status == RL_OK)
-        gather_reps(c, so2, &fail);
-    if (fail.status != RL_OK) { /* no tail of a NaN route passes for a result */
+    if (st != RL_OK) { /* no tail of a NaN route passes for a result */
         rl_st_free(c);
         memset(c, 0, sizeof *c);
-        if (err)
-            *err = fail;
-        return fail.status;
     }
-    return RL_OK;
+    return st;
 }

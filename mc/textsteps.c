@@ -3,11 +3,106 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "../par/par.h"
 #include "../core/util.h"
+#include "sweep.h"
 
 #define BATCHES 16
+
+/* One sweep's fixed inputs (mc/sweep.h): the items are the blocks b, and
+ * block b's ng means and SEs go to [b * ng + g]. */
+typedef struct {
+    const rl_family *f;
+    const int *tok;
+    long n, ctx, nwin;
+    const long *grid;
+    int ng, nb;
+    double complex *bchi;
+    double *bse;
+} ts_ctx;
+
+/* A thread's scratch: the window's phases and the batch sums of a block. */
+typedef struct {
+    double complex *z, *bsum;
+    long *bcnt;
+} ts_ws;
+
+static rl_status ts_alloc(void *ctx, void **ws, rl_err *err)
+{
+    const ts_ctx *x = ctx;
+    (void)err;
+    ts_ws *w = rl_xmalloc(sizeof *w);
+    w->z = rl_xmalloc(sizeof(double complex) * x->ctx);
+    w->bsum = rl_xmalloc(sizeof(double complex) * x->ng * BATCHES);
+    w->bcnt = rl_xmalloc(sizeof(long) * x->ng * BATCHES);
+    *ws = w;
+    return RL_OK;
+}
+
+static void ts_free(void *ctx, void *ws)
+{
+    ts_ws *w = ws;
+    (void)ctx;
+    free(w->z);
+    free(w->bsum);
+    free(w->bcnt);
+    free(w);
+}
+
+/* Block b over every window: the batch means of z_{j+m} conj(z_j), their
+ * mean and its SE from the BATCHES batches. */
+static rl_status ts_item(void *ctx, void *ws, long bl, rl_err *err)
+{
+    const ts_ctx *x = ctx;
+    ts_ws *w = ws;
+    const rl_family *f = x->f;
+    const long n = x->n, ctx_len = x->ctx, nwin = x->nwin;
+    const int ng = x->ng, nb = x->nb, b = (int)bl;
+    double complex *z = w->z, *bsum = w->bsum;
+    long *bcnt = w->bcnt;
+    (void)err;
+    memset(bsum, 0, sizeof(double complex) * ng * BATCHES);
+    memset(bcnt, 0, sizeof(long) * ng * BATCHES);
+    for (long k = 0; k < nwin; k++) {
+        /* z_t = e^{i A_t}, A_t = sum of the angles of tokens 1..t of the
+         * window: Phi(j, j+m) = A_{j+m} - A_j, so e^{i Phi} = z_{j+m} conj(z_j).
+         * The prefix stays below C * max|theta| ~ 1e5: ~1e-11 rad of rounding. */
+        double a = 0;
+        for (long t = 0; t < ctx_len; t++) {
+            if (t > 0)
+                a += f->table[(long)x->tok[(k * ctx_len + t) % n] * nb + b];
+            z[t] = cexp(I * a);
+        }
+        for (int g = 0; g < ng; g++) {
+            long m = x->grid[g], cnt = ctx_len - m;
+            for (long j = 0; j < cnt; j++) {
+                long batch = (k * cnt + j) * BATCHES / (nwin * cnt);
+                bsum[g * BATCHES + batch] += z[j + m] * conj(z[j]);
+                bcnt[g * BATCHES + batch]++;
+            }
+        }
+    }
+    for (int g = 0; g < ng; g++) {
+        double complex tot = 0;
+        long c = 0;
+        for (int q = 0; q < BATCHES; q++) {
+            tot += bsum[g * BATCHES + q];
+            c += bcnt[g * BATCHES + q];
+        }
+        double complex mean = tot / c;
+        double v = 0;
+        for (int q = 0; q < BATCHES; q++) {
+            double complex bm = bsum[g * BATCHES + q] / bcnt[g * BATCHES + q];
+            v += creal((bm - mean) * conj(bm - mean));
+        }
+        x->bchi[(long)b * ng + g] = mean;
+        x->bse[(long)b * ng + g] = sqrt(v / (BATCHES - 1) / BATCHES);
+    }
+    return RL_OK;
+}
+
+static const rl_mc_sweep_fn ts_sweep = { ts_alloc, ts_free, ts_item, 0 };
 
 rl_status rl_textsteps_run(const rl_family *f, const int *tok, long n, long ctx, const long *grid, int ng,
                            rl_textsteps_stats **out, rl_err *err)
@@ -15,59 +110,12 @@ rl_status rl_textsteps_run(const rl_family *f, const int *tok, long n, long ctx,
     *out = NULL;
     const int nb = f->d / 2;
     const long nwin = n >= ctx ? n / ctx : 1;
-    /* per block b (the work items, a contiguous block of them on each rank,
-     * core/par.h): its ng means and SEs at [b * ng + g], gathered below */
+    /* per block b (the sweep's items): its ng means and SEs at [b * ng + g] */
     double complex *bchi = rl_xcalloc((size_t)ng * nb, sizeof(double complex));
     double *bse = rl_xcalloc((size_t)ng * nb, sizeof(double));
-    long lo, hi;
-    rl_par_range(nb, &lo, &hi);
-#pragma omp parallel for schedule(dynamic)
-    for (int b = (int)lo; b < (int)hi; b++) {
-        double complex *z = rl_xmalloc(sizeof(double complex) * ctx);
-        double complex *bsum = rl_xcalloc((size_t)ng * BATCHES, sizeof(double complex));
-        long *bcnt = rl_xcalloc((size_t)ng * BATCHES, sizeof(long));
-        for (long k = 0; k < nwin; k++) {
-            /* z_t = e^{i A_t}, A_t = sum of the angles of tokens 1..t of the
-             * window: Phi(j, j+m) = A_{j+m} - A_j, so e^{i Phi} = z_{j+m} conj(z_j).
-             * The prefix stays below C * max|theta| ~ 1e5: ~1e-11 rad of rounding. */
-            double a = 0;
-            for (long t = 0; t < ctx; t++) {
-                if (t > 0)
-                    a += f->table[(long)tok[(k * ctx + t) % n] * nb + b];
-                z[t] = cexp(I * a);
-            }
-            for (int g = 0; g < ng; g++) {
-                long m = grid[g], cnt = ctx - m;
-                for (long j = 0; j < cnt; j++) {
-                    long batch = (k * cnt + j) * BATCHES / (nwin * cnt);
-                    bsum[g * BATCHES + batch] += z[j + m] * conj(z[j]);
-                    bcnt[g * BATCHES + batch]++;
-                }
-            }
-        }
-        for (int g = 0; g < ng; g++) {
-            double complex tot = 0;
-            long c = 0;
-            for (int q = 0; q < BATCHES; q++) {
-                tot += bsum[g * BATCHES + q];
-                c += bcnt[g * BATCHES + q];
-            }
-            double complex mean = tot / c;
-            double v = 0;
-            for (int q = 0; q < BATCHES; q++) {
-                double complex bm = bsum[g * BATCHES + q] / bcnt[g * BATCHES + q];
-                v += creal((bm - mean) * conj(bm - mean));
-            }
-            bchi[(long)b * ng + g] = mean;
-            bse[(long)b * ng + g] = sqrt(v / (BATCHES - 1) / BATCHES);
-        }
-        free(z);
-        free(bsum);
-        free(bcnt);
-    }
-    rl_status st = rl_par_gather(bchi, nb, sizeof(double complex) * ng, err);
-    if (st == RL_OK)
-        st = rl_par_gather(bse, nb, sizeof(double) * ng, err);
+    ts_ctx x = { f, tok, n, ctx, nwin, grid, ng, nb, bchi, bse };
+    const rl_mc_gather g2[] = { { bchi, sizeof(double complex) * ng }, { bse, sizeof(double) * ng } };
+    rl_status st = rl_mc_sweep(nb, &ts_sweep, &x, g2, 2, err);
     if (st == RL_OK) {
         rl_textsteps_stats *s = rl_xcalloc(1, sizeof *s);
         s->ng = ng;

@@ -20,13 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/stats.h"
 #include "../core/util.h"
 #include "attention.h"
 #include "../theory/theory.h"
 
-/* far mass, its square, bound, rows, violations, lambda sum, lambda max;
- * range bound, its violations, Delta sum, Delta max */
-#define NSTAT 11
+/* per (layer, head, W), beside the far mass's running moments (core/stats):
+ * bound sum, violations, lambda sum, lambda max; range bound sum, its
+ * violations, Delta sum, Delta max */
+enum { ST_BOUND, ST_VIOL, ST_LAM, ST_LAMMAX, ST_RBOUND, ST_RVIOL, ST_DELTA, ST_DELTAMAX, NSTAT };
 
 struct rl_probe {
     int layers, H;
@@ -36,6 +38,7 @@ struct rl_probe {
     int nbins;
     const float *slopes;
     float *rows;        /* H x nq x L logits of the current layer */
+    rl_welford *far;    /* [layer][h][w]: the far mass's mean and variance, one pass; its n counts the rows */
     double *stat;       /* [layer][h][w][NSTAT] */
     double *dist;       /* [layer][h][bin][3]: logit sum, weight sum, count */
     double *alpha;      /* H x L softmax scratch (one row per head) */
@@ -65,6 +68,9 @@ rl_probe *rl_probe_alloc(int layers, int H, long L, const float *slopes, const l
     p->nbins = dbin(L) + 1;
     p->slopes = slopes;
     p->rows = rl_xmalloc(sizeof(float) * (size_t)H * p->nq * L);
+    p->far = rl_xmalloc(sizeof(rl_welford) * (size_t)layers * H * p->nw);
+    for (long k = 0; k < (long)layers * H * p->nw; k++)
+        rl_welford_init(&p->far[k]);
     p->stat = rl_xcalloc((size_t)layers * H * p->nw * NSTAT, sizeof(double));
     p->dist = rl_xcalloc((size_t)layers * H * p->nbins * 3, sizeof(double));
     p->alpha = rl_xmalloc(sizeof(double) * (size_t)H * L);
@@ -76,6 +82,7 @@ void rl_probe_free(rl_probe *p)
     if (!p)
         return;
     free(p->rows);
+    free(p->far);
     free(p->stat);
     free(p->dist);
     free(p->alpha);
@@ -123,6 +130,7 @@ static void rows_done(rl_probe *p, int layer, int h)
         }
         /* far mass beyond W: keys j <= i - W, a prefix; cumulate once */
         double *st = p->stat + ((long)layer * p->H + h) * p->nw * NSTAT;
+        rl_welford *fw = p->far + ((long)layer * p->H + h) * p->nw;
         for (int w = 0; w < p->nw; w++) {
             const long W = p->W[w];
             if (W > i)
@@ -133,18 +141,16 @@ static void rows_done(rl_probe *p, int layer, int h)
             const double M = (double)(i + 1 - W), K = (double)W;
             const double bound = rl_farmass_lower(M, K, lam); /* theory/: M/(M + K e^{2 lam}) */
             double *s = st + w * NSTAT;
-            s[0] += far;
-            s[1] += far * far;
-            s[2] += bound;
-            s[3] += 1;
-            s[4] += far < bound * (1 - 1e-6) - 1e-12; /* a violation: impossible but for a bug */
-            s[5] += lam;
-            s[6] = fmax(s[6], lam);
+            rl_welford_add(&fw[w], far);
+            s[ST_BOUND] += bound;
+            s[ST_VIOL] += far < bound * (1 - 1e-6) - 1e-12; /* a violation: impossible but for a bug */
+            s[ST_LAM] += lam;
+            s[ST_LAMMAX] = fmax(s[ST_LAMMAX], lam);
             const double dr = nearmax[w] - farmin[w], br = rl_farmass_range(M, K, dr);
-            s[7] += br;
-            s[8] += far < br * (1 - 1e-6) - 1e-12;
-            s[9] += dr;
-            s[10] = s[3] == 1 ? dr : fmax(s[10], dr);
+            s[ST_RBOUND] += br;
+            s[ST_RVIOL] += far < br * (1 - 1e-6) - 1e-12;
+            s[ST_DELTA] += dr;
+            s[ST_DELTAMAX] = fw[w].n == 1 ? dr : fmax(s[ST_DELTAMAX], dr);
         }
     }
 }
@@ -167,11 +173,11 @@ void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv)
     for (int l = 0; l < p->layers; l++)
         for (int h = 0; h < p->H; h++) {
             const double *st = p->stat + ((long)l * p->H + h) * p->nw * NSTAT;
+            const rl_welford *fw = p->far + ((long)l * p->H + h) * p->nw;
             for (int w = 0; w < p->nw; w++) {
-                const double *s = st + w * NSTAT, n = s[3];
+                const double *s = st + w * NSTAT, n = (double)fw[w].n;
                 if (n == 0)
                     continue;
-                const double mean = s[0] / n, var = n > 1 ? (s[1] - n * mean * mean) / (n - 1) : 0;
                 /* the bound at the largest lambda seen, for the last query */
                 const double M = (double)(p->L - p->W[w]), K = (double)p->W[w];
                 /* appended after the first twelve columns, whose meaning is
@@ -179,9 +185,10 @@ void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv)
                  * largest Delta seen (every row forced to >= 1/2 beyond it) */
                 fprintf(probe_tsv, "%ld\t%d\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.4g\t%.4g\t%.0f\t%.0f\t"
                                    "%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\n", p->L,
-                        l, h, p->W[w], mean, sqrt(fmax(var, 0) / n), s[2] / n, rl_farmass_range(M, K, 2 * s[6]),
-                        s[5] / n, s[6], n, s[4], s[7] / n, rl_farmass_range(M, K, s[10]), s[9] / n, s[10],
-                        K + rl_farmass_admissible(K, 0.5, s[10]), s[8]);
+                        l, h, p->W[w], fw[w].mean, rl_welford_se(&fw[w]), s[ST_BOUND] / n,
+                        rl_farmass_range(M, K, 2 * s[ST_LAMMAX]), s[ST_LAM] / n, s[ST_LAMMAX], n, s[ST_VIOL],
+                        s[ST_RBOUND] / n, rl_farmass_range(M, K, s[ST_DELTAMAX]), s[ST_DELTA] / n, s[ST_DELTAMAX],
+                        K + rl_farmass_admissible(K, 0.5, s[ST_DELTAMAX]), s[ST_RVIOL]);
             }
             const double *d = p->dist + ((long)l * p->H + h) * p->nbins * 3;
             for (int b = 0; b < p->nbins; b++)

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <gsl/gsl_roots.h>
 
 #include "study.h"
 #include "theory.h"
@@ -85,26 +86,46 @@ rl_status rl_match_study(double eps, long mult, double *f_ctx, double *f_far, rl
     return RL_OK;
 }
 
+/* +1 where block b (of par: d, b, eps, len) does not mix within len at base
+ * e^u, -1 where it does. */
+typedef struct {
+    int d, b;
+    double eps;
+    long len;
+} step_par;
+
+static double unmixed(double u, void *params)
+{
+    const step_par *p = params;
+    long w[RL_MATCH_MAX_D / 2];
+    windows(p->d, exp(u), p->eps, w);
+    return mixes(w[p->b], p->len) ? -1.0 : 1.0;
+}
+
 /* The log base at which block b stops mixing within len, or NAN when it
- * mixes at every base of the range or at none.  Bisection on u = log base:
- * mixing is true below the step and false above (rl_match_count), and the
- * loop runs until lo and hi are adjacent doubles. */
+ * mixes at every base of the range or at none.  GSL's bisection on
+ * u = log base: mixing is true below the step and false above
+ * (rl_match_count), and it runs until lo and hi are adjacent doubles (the
+ * midpoint no longer lies strictly between them; at most 200 halvings). */
 static double step_of(int d, int b, double eps, long len)
 {
-    long w[RL_MATCH_MAX_D / 2];
+    step_par p = { d, b, eps, len };
     double lo = log(RL_MATCH_BASE_MIN), hi = log(RL_MATCH_BASE_MAX);
-    windows(d, exp(lo), eps, w);
-    const int at_lo = mixes(w[b], len);
-    windows(d, exp(hi), eps, w);
-    if (!at_lo || mixes(w[b], len))
+    if (unmixed(lo, &p) > 0 || unmixed(hi, &p) < 0)
         return NAN;
+    gsl_function F = { unmixed, &p };
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
+    gsl_root_fsolver_set(s, &F, lo, hi); /* -1 at lo, +1 at hi: a bracket */
     for (int i = 0; i < 200; i++) {
-        double mid = 0.5 * (lo + hi);
+        lo = gsl_root_fsolver_x_lower(s);
+        hi = gsl_root_fsolver_x_upper(s);
+        const double mid = 0.5 * (lo + hi); /* the point GSL's bisection evaluates next */
         if (!(mid > lo && mid < hi))
             break;
-        windows(d, exp(mid), eps, w);
-        *(mixes(w[b], len) ? &lo : &hi) = mid;
+        gsl_root_fsolver_iterate(s);
     }
+    hi = gsl_root_fsolver_x_upper(s);
+    gsl_root_fsolver_free(s);
     return hi;
 }
 
