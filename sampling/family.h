@@ -19,7 +19,8 @@
     X(HOUSEHOLDER, householder, "householder") /* I - 2 w w^T, w uniform on the sphere */         \
     X(PATH, path, "path")                      /* I - beta w w^T; orthogonal only at beta = 2 */  \
     X(LAZY_HAAR, lazy_haar, "lazy-haar")       /* identity w.p. 1-p, else Haar on O(d) */         \
-    X(BROWNIAN, brownian, "brownian")          /* exp(sigma A), A Gaussian skew-symmetric */
+    X(BROWNIAN, brownian, "brownian")          /* exp(sigma A), A Gaussian skew-symmetric */      \
+    X(CAYLEY, cayley, "cayley")                /* (I - sigma A)^-1 (I + sigma A) */
 
 typedef enum {
 #define RL_FAM_ENUM_(E, id, name) RL_FAM_##E,
@@ -56,7 +57,7 @@ typedef struct {
     double base, scale;  /* omega_b = scale * base^(-2b/d), b = 0..d/2-1 */
     double beta;         /* path: beta in (0, 2] */
     double p;            /* lazy-haar: probability of a Haar step */
-    double sigma;        /* brownian: step size, at most RL_BROWNIAN_SIGMA_MAX */
+    double sigma;        /* brownian, cayley: step size, at most RL_BROWNIAN_SIGMA_MAX */
     int vocab;           /* token-so2: number of token ids */
     const double *table; /* token-so2: vocab x (d/2) angles, not owned */
     const rl_family_ops *ops; /* NULL: the registry's object of kind (a test may pass its own) */
