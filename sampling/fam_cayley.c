@@ -16,7 +16,7 @@
  * c_B(s) = E[(1/d) tr cos(s B)] the Brownian family's mean at step size s
  * (fam_brownian.c: a Laguerre sum, exact).  So the Cayley mean is a
  * Laplace transform of the Brownian one, computed by adaptive quadrature
- * (GSL qagiu) with its error bound, plus the Brownian sum's rounding
+ * (GSL qags near 0, qagiu beyond) with its error bound, plus the Brownian sum's rounding
  * estimate at the worst point.  Checks: sigma = 0 gives 1; d = 2 gives
  * E[(1 - sigma^2 a^2)/(1 + sigma^2 a^2)], a ~ N(0, 1). */
 #include "fam_brownian.h"
@@ -131,11 +131,19 @@ static int cayley_mean(const rl_family *f, const double *probs, double complex *
     cayley_q q = { f->d, f->sigma, 0 };
     gsl_function F = { cayley_integrand, &q };
     gsl_integration_workspace *w = gsl_integration_workspace_alloc(256);
-    double v = NAN, abserr = INFINITY;
+    /* c_B(sigma u) changes on the scale u ~ 1/sigma, e^{-u} on u ~ 1: the
+     * integral is split at a = min(1, 50/sigma) so that a large sigma's
+     * narrow feature at u -> 0 is not stepped over (qags on [0, a], qagiu
+     * beyond) */
+    const double a = fmin(1.0, 50.0 / f->sigma);
+    double v0 = NAN, v1 = NAN, e0 = INFINITY, e1 = INFINITY;
     gsl_error_handler_t *old = gsl_set_error_handler_off();
-    int st = w ? gsl_integration_qagiu(&F, 0.0, 1e-14, 1e-12, 256, w, &v, &abserr) : GSL_ENOMEM;
+    int st = w ? gsl_integration_qags(&F, 0.0, a, 1e-14, 1e-12, 256, w, &v0, &e0) : GSL_ENOMEM;
+    if (st == GSL_SUCCESS)
+        st = gsl_integration_qagiu(&F, a, 1e-14, 1e-12, 256, w, &v1, &e1);
     gsl_set_error_handler(old);
     gsl_integration_workspace_free(w);
+    const double v = v0 + v1, abserr = e0 + e1;
     if (st != GSL_SUCCESS || !isfinite(v))
         return 0; /* no closed-form value at these parameters: never a NaN */
     const double c = 2 * v - 1;

@@ -273,6 +273,9 @@ Test(families, mean_against_closed_form)
     rl_family c = rl_family_default(RL_FAM_CAYLEY, 5);
     c.sigma = 0.6;
     check_mean(&c, 40000);
+    c.d = 4; /* a large step: C near -I but for the slow directions */
+    c.sigma = 3;
+    check_mean(&c, 40000);
 }
 
 /* The route Monte Carlo gives the same bytes at 1 and at 2 threads. */
@@ -358,16 +361,22 @@ Test(families, no_closed_form_is_said_not_a_nan)
     check_mean(&f, 20000);
 }
 
-/* The Cayley mean: d = 2 against a direct quadrature of E[(1 - s^2 a^2)/(1 +
- * s^2 a^2)], a ~ N(0, 1) (midpoint rule on [-12, 12]); sigma -> 0 gives 1. */
+/* The Cayley mean at d = 2: E[(1 - s^2 a^2)/(1 + s^2 a^2)], a ~ N(0, 1),
+ * = 2 E[1/(1 + s^2 a^2)] - 1 with E[1/(1 + s^2 a^2)] = sqrt(pi/2)/s
+ * e^{1/(2 s^2)} erfc(1/(sqrt 2 s)) (s >= 1; below, a midpoint rule on
+ * [-12, 12]); odd d at a huge step: every eigenvalue but the zero one turns
+ * to -1, c -> (2 - d)/d; sigma = 0 gives 1. */
 Test(families, cayley_mean_closed_form)
 {
-    const double sig[] = { 0.05, 0.3, 1.0, 4.0 };
-    for (int i = 0; i < 4; i++) {
+    const double sig[] = { 0.05, 0.3, 1.0, 4.0, 30, 1e3, 1e6 };
+    for (int i = 0; i < 7; i++) {
         const double s = sig[i];
         double q = 0, h = 1e-4;
-        for (double a = -12 + h / 2; a < 12; a += h)
-            q += h * exp(-0.5 * a * a) / sqrt(2 * M_PI) * (1 - s * s * a * a) / (1 + s * s * a * a);
+        if (s < 1)
+            for (double a = -12 + h / 2; a < 12; a += h)
+                q += h * exp(-0.5 * a * a) / sqrt(2 * M_PI) * (1 - s * s * a * a) / (1 + s * s * a * a);
+        else
+            q = 2 * sqrt(M_PI / 2) / s * exp(1 / (2 * s * s)) * erfc(1 / (sqrt(2.0) * s)) - 1;
         rl_family f = rl_family_default(RL_FAM_CAYLEY, 2);
         f.sigma = s;
         double complex c;
@@ -376,6 +385,11 @@ Test(families, cayley_mean_closed_form)
         cr_assert_leq(fabs(creal(c) - q), 1e-9 + err, "sigma %g: %.15g vs %.15g", s, creal(c), q);
         cr_assert_leq(err, 1e-9, "sigma %g: error bound %g", s, err);
     }
+    rl_family o = rl_family_default(RL_FAM_CAYLEY, 17);
+    o.sigma = 1e6;
+    double complex co;
+    cr_assert(rl_family_ops_of(&o)->mean(&o, NULL, &co, NULL));
+    cr_assert_float_eq(creal(co), (2.0 - 17) / 17, 1e-5, "%.15g", creal(co));
     rl_family f = rl_family_default(RL_FAM_CAYLEY, 64);
     f.sigma = 0;
     double v;
