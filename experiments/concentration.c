@@ -117,6 +117,7 @@ typedef struct {
     double *Q[MAXD];
     conc_cell haar[MAXD];
     conc_cell fam[MAXD][NFAM];
+    const char *families; /* the registry's subset to run (NULL: all; --families) */
 } conc_res;
 
 /* ---------- comparisons of a tail curve ---------- */
@@ -349,16 +350,16 @@ static long far_length(double c)
     return w < 0 ? -1 : (3 * w > 16 ? 3 * w : 16);
 }
 
-/* The case in slot fi of the registry's concentration sweep at d
- * (sampling/family_ops.h: slots 0..5 are householder, lazy-haar-p0.1,
- * brownian, path-beta1, so2-circle, so2-study-65536, the F_* above); 0 when
- * there is none. */
-static int fam_case(int fi, int d, rl_family_case *out)
+/* The case in slot fi of the registry's concentration sweep at d, among
+ * those of families (NULL: the default; sampling/family_ops.h: slots 0..5
+ * are householder, lazy-haar-p0.1, brownian, path-beta1, so2-circle,
+ * so2-study-65536, the F_* above); 0 when there is none. */
+static int fam_case(int fi, int d, const char *families, rl_family_case *out)
 {
     rl_family_case c[RL_SWEEP_CASES_MAX];
     int n;
     rl_err err;
-    if (rl_family_cases(RL_SWEEP_CONCENTRATION, d, NULL, c, RL_SWEEP_CASES_MAX, &n, &err) != RL_OK)
+    if (rl_family_cases(RL_SWEEP_CONCENTRATION, d, families, c, RL_SWEEP_CASES_MAX, &n, &err) != RL_OK)
         return 0;
     for (int k = 0; k < n; k++)
         if (c[k].slot == fi) {
@@ -371,14 +372,14 @@ static int fam_case(int fi, int d, rl_family_case *out)
 static const char *fam_label(int fi)
 {
     rl_family_case c;
-    return fam_case(fi, 8, &c) ? c.label : "?";
+    return fam_case(fi, 8, NULL, &c) ? c.label : "?";
 }
 
-static int fam_spec(int which, int d, const conc_size *z, spec *sp)
+static int fam_spec(int which, int d, const conc_size *z, const char *families, spec *sp)
 {
     rl_family_case c;
     memset(sp, 0, sizeof *sp);
-    if (!fam_case(which, d, &c))
+    if (!fam_case(which, d, families, &c))
         return 0;
     if ((which == F_LAZY && d > z->dense_dmax) || (which == F_BROWNIAN && d > z->brown_dmax))
         return 0;
@@ -505,7 +506,7 @@ static rl_status part_families_run(long seed, conc_res *R, rl_err *err)
         const int d = z->d[id], m = queries_per_route(z, d);
         for (int fi = 0; fi < NFAM; fi++) {
             conc_cell *o = &R->fam[id][fi];
-            if (!(o->ok = fam_spec(fi, d, z, &o->sp)))
+            if (!(o->ok = fam_spec(fi, d, z, R->families, &o->sp)))
                 continue;
             o->reps = routes_for(z, &o->sp, d, m);
             RL_TRY(run_cell(&o->sp, d, o->reps, m, R->Q[id], seed, rl_stream_key(o->sp.stream, d),
@@ -766,6 +767,7 @@ rl_status rl_exp_concentration_run(const rl_exp_ctx *ctx, void **res, rl_err *er
     conc_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
+    R->families = ctx->families;
     for (int id = 0; id < R->z.nd; id++)
         R->Q[id] = rl_st_queries(ctx->seed, R->z.d[id], queries_per_route(&R->z, R->z.d[id]));
     RL_TRY(part_haar_run(ctx->seed, R, err));

@@ -200,11 +200,11 @@ static double so2_sq_pred(const rl_family *f, long n)
     return 4.0 / (f->d * (f->d + 2.0)) * (s1 * s1 - s2 + diag);
 }
 
-static rl_status sweep_run(long seed, mix_res *R, rl_err *err)
+static rl_status sweep_run(long seed, const char *families, mix_res *R, rl_err *err)
 {
     const mix_size *z = &R->z;
     spec sp[RL_SWEEP_CASES_MAX];
-    RL_TRY(sweep_specs(z->d, NULL, sp, &R->nfam, err));
+    RL_TRY(sweep_specs(z->d, families, sp, &R->nfam, err));
     for (int k = 0; k < R->nfam; k++) {
         mix_fam *m = &R->fam[k];
         const rl_family *f = &sp[k].f;
@@ -532,7 +532,7 @@ rl_status rl_exp_mixing_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
     mix_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
-    RL_TRY(sweep_run(ctx->seed, R, err));
+    RL_TRY(sweep_run(ctx->seed, ctx->families, R, err));
     RL_TRY(study_run(ctx->seed, &R->z, 64, &R->study[0], err));
     RL_TRY(study_run(ctx->seed, &R->z, 96, &R->study[1], err));
     RL_TRY(tokens_run(ctx, R, err));

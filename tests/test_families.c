@@ -424,3 +424,17 @@ Test(families, no_closed_form_gives_no_prediction_rows)
         rl_report_free(r);
     }
 }
+
+/* --families of the claims that sweep families: names from the registry,
+ * refused with one line and exit 2 otherwise (before any work). */
+Test(families, families_flag_is_checked_against_the_registry)
+{
+    char out[4096], err[4096];
+    cr_assert_eq(th_run("mixing --families haar,bogus --out /nonexistent/x", out, sizeof out, err, sizeof err), 2);
+    cr_assert(strstr(err, "unknown family 'bogus'") && th_lines(err) == 1, "%s", err);
+    cr_assert_eq(th_run("concentration --families cayley --out /nonexistent/x", out, sizeof out, err, sizeof err), 2);
+    cr_assert(strstr(err, "has no case in this sweep") && th_lines(err) == 1, "%s", err);
+    cr_assert_eq(th_run("scoregap --families haar", out, sizeof out, err, sizeof err), 2);
+    cr_assert_eq(th_run("mixing --help", out, sizeof out, err, sizeof err), 0);
+    cr_assert(strstr(out, "--families") && strstr(out, "cayley"), "mixing --help lists cayley: %s", out);
+}
