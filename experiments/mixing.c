@@ -17,10 +17,12 @@
 #include "../core/tokfile.h"
 #include "../core/util.h"
 #include "../sampling/family_ops.h"
+#include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../sampling/tokens.h"
 #include "../theory/study.h"
 #include "../theory/theory.h"
+#include "../mc/family_mean.h"
 #include "../mc/routes.h"
 #include "../mc/textsteps.h"
 #include "../report/plot.h"
@@ -144,6 +146,8 @@ typedef struct {
     long nmax, *grid;
     int ng;
     rl_route_stats *st;
+    int has_mc;             /* no closed form: the estimate that set nmax */
+    rl_family_mean_est mc;
 } mix_fam;
 
 /* The study's variant at one d, block by block. */
@@ -200,6 +204,9 @@ static double so2_sq_pred(const rl_family *f, long n)
     return 4.0 / (f->d * (f->d + 2.0)) * (s1 * s1 - s2 + diag);
 }
 
+/* draws of the estimate of ||E M|| for a family with no closed form */
+#define MIX_MEAN_MC_DRAWS 4000
+
 static rl_status sweep_run(long seed, const char *families, mix_res *R, rl_err *err)
 {
     const mix_size *z = &R->z;
@@ -209,9 +216,16 @@ static rl_status sweep_run(long seed, const char *families, mix_res *R, rl_err *
         mix_fam *m = &R->fam[k];
         const rl_family *f = &sp[k].f;
         const int so2 = rl_family_is_so2(f);
-        /* dense families: stop once the prediction is far below eps = 0.01
-         * (no closed form: the longest route) */
+        /* dense families: stop once the prediction is far below eps = 0.01;
+         * with no closed form, once an independent estimate's upper end
+         * (+5 SE) is (it sets the length only, never a verdict) */
         long wpred = so2 || !rl_family_has_mean(f) ? -1 : rl_mixing_window(cabs(pred_chi(f, 0)), 0.01);
+        if (!so2 && !rl_family_has_mean(f)) {
+            RL_TRY(rl_family_mean_mc(f, MIX_MEAN_MC_DRAWS, (unsigned long)seed,
+                                     rl_stream_key(RL_STREAM_FAMILY_MEAN_MC, sp[k].stream), &m->mc, err));
+            m->has_mc = 1;
+            wpred = rl_mixing_window(fmin(1.0, m->mc.norm + 5 * m->mc.se), 0.01);
+        }
         m->sp = sp[k];
         m->nmax = so2 ? z->nmax : (wpred < 0 ? z->nmax : (wpred * 3 < 8 ? 8 : wpred * 3));
         m->grid = rl_route_grid(m->nmax, 256, 8, &m->ng);
@@ -221,16 +235,19 @@ static rl_status sweep_run(long seed, const char *families, mix_res *R, rl_err *
 }
 
 void rl_mix_family_rows(rl_report *rep, const rl_family *f, const char *label, long nmax, int ng, double worst_z,
-                        const long *grid, const double *est, const double *se)
+                        const long *grid, const double *est, const double *se, const rl_family_mean_est *mc)
 {
     const int so2 = rl_family_is_so2(f), nb = f->d / 2;
     if (!rl_family_has_mean(f)) {
         /* no closed form: the measurement stands alone, no verdict (a NaN
          * prediction must never reach a rule, where fmax would drop it) */
-        char w[256];
+        char w[256], m[256];
         rl_report_info(rep, rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", label, f->d,
                                    nmax),
-                       "no prediction (the family has no closed form)", "measured only (mixing_families.tsv)");
+                       "no prediction (the family has no closed form)",
+                       mc ? rl_fmt(m, sizeof m, "measured only (mixing_families.tsv); route length from a Monte "
+                                   "Carlo estimate ||E M|| = %.4g ± %.2g (%ld steps)", mc->norm, mc->se, mc->n)
+                          : "measured only (mixing_families.tsv)");
         return;
     }
     /* claim: E[P_n] = E[M]^n at every length, within 5 SE */
@@ -304,7 +321,8 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
                        st->sq[g], st->sq_se[g], so2 ? sqp : 1.0 / d, z->reps, cabs(m0),
                        so2 ? st->chi_se[(long)g * nb] : NAN, cabs(p0), carg(m0), carg(p0));
         }
-        rl_mix_family_rows(rep, f, sp->label, nmax, ng, worst_z, grid, est, se);
+        rl_mix_family_rows(rep, f, sp->label, nmax, ng, worst_z, grid, est, se,
+                           R->fam[k].has_mc ? &R->fam[k].mc : NULL);
         free(est);
         free(se);
         free(pred);

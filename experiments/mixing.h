@@ -13,6 +13,7 @@
 
 #include <complex.h>
 
+#include "../mc/family_mean.h"
 #include "../report/report.h"
 #include "../sampling/family.h"
 
@@ -30,9 +31,10 @@ void rl_mix_window_row(rl_report *rep, const char *label, double nrm, double eps
 /* The rows of one family of the sweep: its mean route (rl_mix_mean_row) and
  * windows W(0.1), W(0.01) (rl_mix_window_row) from its closed form
  * (sampling/family_ops.h); a family with no closed form gets one info row,
- * "no prediction", and no verdict. */
+ * "no prediction", and no verdict, naming the Monte Carlo estimate mc that
+ * set its route length (NULL: none). */
 void rl_mix_family_rows(rl_report *rep, const rl_family *f, const char *label, long nmax, int ng, double worst_z,
-                        const long *grid, const double *est, const double *se);
+                        const long *grid, const double *est, const double *se, const rl_family_mean_est *mc);
 
 /* |measured - predicted| in SE; differences up to 1e-9 are rounding (the
  * slow blocks' SE can be that small), 0/0 is 0. */

@@ -356,9 +356,17 @@ Test(families, no_closed_form_is_said_not_a_nan)
     /* the real Cayley has one, and bound prints it */
     rl_family c = rl_family_default(RL_FAM_CAYLEY, 8);
     cr_assert_eq(rl_family_norm_certain(&c, 0, &err), RL_OK, "%s", err.msg);
-    /* it still draws orthogonal steps, and its mean is estimated instead */
+    /* it still draws orthogonal steps, and its mean is estimated instead:
+     * the labelled estimate (mc/family_mean.h) against the real Cayley's
+     * closed form at 5 SE */
     check_algebra(&f, 20);
     check_mean(&f, 20000);
+    rl_family_mean_est mc;
+    double cn;
+    cr_assert_eq(rl_family_mean_mc(&f, 20000, 5, 6, &mc, &err), RL_OK);
+    cr_assert(rl_family_closed_mean_norm(&c, NULL, NULL, &cn, NULL));
+    cr_assert_leq(fabs(mc.norm - cn), 5 * mc.se, "estimate %g +- %g vs closed form %g", mc.norm, mc.se, cn);
+    cr_assert_eq(mc.n, 20000);
 }
 
 /* The Cayley mean at d = 2: E[(1 - s^2 a^2)/(1 + s^2 a^2)], a ~ N(0, 1),
@@ -410,7 +418,10 @@ Test(families, no_closed_form_gives_no_prediction_rows)
         rl_report *r = rl_report_alloc("mixing");
         rl_report_rules(r, rl_claim_find("mixing")->rules);
         /* worst_z 0: what a dropped NaN prediction would have looked like */
-        rl_mix_family_rows(r, pass ? &cf : &nf, "t", 8, 4, 0.0, grid, est, se);
+        rl_family_mean_est mc;
+        rl_err err;
+        cr_assert_eq(rl_family_mean_mc(&nf, 2000, 3, 4, &mc, &err), RL_OK);
+        rl_mix_family_rows(r, pass ? &cf : &nf, "t", 8, 4, 0.0, grid, est, se, &mc);
         const int n = rl_report_nchecks(r);
         if (!pass) {
             cr_assert_eq(n, 1);
