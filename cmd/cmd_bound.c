@@ -35,22 +35,21 @@ typedef struct {
 typedef double (*bound_fn)(bound_args *);
 
 /* ||E M|| (as_log 0) or log ||E M|| (as_log 1, exact for slow blocks) of
- * the family the flags name: the slowest block, or --block B.  The
- * Brownian mean is refused where its rounding estimate is not below tol
- * (norm: 1e-9; window: 1e-7 (1 - |c|), since W divides by 1 - |c|). */
+ * the family the flags name: the slowest block, or --block B.  A family
+ * with no closed form, or a mean whose error bound is not below tol (norm:
+ * 1e-9; window: 1e-7 (1 - |c|), since W divides by 1 - |c|), is refused
+ * (rl_family_norm_certain). */
 static double family_norm(bound_args *x, const char *cmd, int as_log)
 {
     double *table, *probs = NULL, v;
     rl_family f;
     rl_err err;
     rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
-    if (f.kind == RL_FAM_BROWNIAN) {
-        double e, c = rl_brownian_mean(f.d, f.sigma, &e);
+    /* no closed form, or one known only to within its error bound (Brownian,
+     * Cayley: sums and quadratures): said, exit 2 */
+    if (rl_family_norm_certain(&f, as_log, &err) != RL_OK) {
         free(table);
-        if (e > (as_log ? 1e-7 * (1 - fabs(c)) : 1e-9))
-            rl_die("bound %s: the Brownian mean at d = %d, sigma = %g is not certain to %s "
-                   "(rounding estimate %g)", cmd, f.d, f.sigma, as_log ? "1e-7 (1 - |E M|)" : "1e-9", e);
-        return as_log ? log(fabs(c)) : fabs(c);
+        rl_die("bound %s: %s", cmd, err.msg);
     }
     if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
         long n;
@@ -158,9 +157,11 @@ static double b_norm2(bound_args *x)
     printf("# T(X) = E[M X M^T] of %s, d = %d: fixed space F of dim %d; E[(q^T P_n k)^2] settles "
            "at <= %.6g |q|^2 |k|^2 (Haar: 1/d = %.6g)\n",
            rl_family_name(f.kind), f.d, m.fixdim, m.limit_max, 1.0 / f.d);
-    double mn = f.kind == RL_FAM_BROWNIAN ? fabs(rl_brownian_mean(f.d, f.sigma, NULL))
-                                          : rl_family_mean_norm(&f, probs, NULL);
-    printf("# ||E M||_op closed form: %.6g\n", mn);
+    double mn;
+    if (rl_family_closed_mean_norm(&f, probs, NULL, &mn, NULL))
+        printf("# ||E M||_op closed form: %.6g\n", mn);
+    else
+        printf("# ||E M||_op: no closed form\n");
     if (!isnan(m.rate))
         printf("# rate ||T on F^perp||_op closed form: %.9g\n", m.rate);
     double rate = m.rate;
@@ -214,7 +215,8 @@ static double b_window(bound_args *x)
         rl_die("bound window: --norm and the family flags exclude each other");
     long w = fam ? rl_mixing_window_log(family_norm(x, "window", 1), x->eps)
                  : rl_mixing_window(x->norm, x->eps);
-    return w < 0 ? INFINITY : (double)w;
+    /* undefined (a NaN input): NaN, which the last guard refuses */
+    return w == RL_WINDOW_UNDEFINED ? NAN : w < 0 ? INFINITY : (double)w;
 }
 
 static double b_levy(bound_args *x) { return rl_levy_tail(x->fa.d, x->t); }
@@ -345,11 +347,12 @@ static bound_fn log_form(const char *name)
 
 static int takes(const struct bound *b, const char *flag)
 {
-    static const char *family_flags[] = { "family", "d", "angles", "base", "scale", "beta",
-                                          "p", "sigma", "vocab", "table", "text" };
+    /* the family flags: those of the shared option table (family_cli.h) */
+    rl_family_args fa = rl_family_args_default();
+    const rl_opt fam[] = { RL_FAMILY_OPTS_(&fa), RL_OPT_END_ };
     if (strstr(b->flags, "FAMILY"))
-        for (size_t i = 0; i < sizeof family_flags / sizeof *family_flags; i++)
-            if (!strcmp(flag, family_flags[i]))
+        for (const rl_opt *o = fam; o->type != RL_OPT_END; o++)
+            if (!strcmp(flag, o->name))
                 return 1;
     size_t n = strlen(flag);
     for (const char *p = b->flags; (p = strstr(p, flag)); p += n)

@@ -57,15 +57,27 @@ int cmd_claim(const rl_claim *c, int argc, char **argv)
     /* only the flags this claim reads: --text for token-driven claims */
     rl_opt text = RL_OPT_STR_("text", &ctx.text, "text file for token-driven steps "
                                                  "(default: data/brown/train.bin, else README.md)");
-    rl_opt opts[] = { RL_EXP_OPTS_(&ctx), RL_OPT_END_, RL_OPT_END_ };
+    /* and --families for the claims that sweep step families (the registry's) */
+    const int sweep = rl_exp_sweep_of(c->id);
+    char fhelp[512];
+    rl_opt fams = RL_OPT_STR_("families", &ctx.families,
+                              sweep >= 0 ? rl_exp_families_help(sweep, fhelp, sizeof fhelp) : "");
+    rl_opt opts[] = { RL_EXP_OPTS_(&ctx), RL_OPT_END_, RL_OPT_END_, RL_OPT_END_ };
+    if (sweep >= 0) {
+        memmove(opts + 1, opts, sizeof opts - 2 * sizeof *opts);
+        opts[0] = fams;
+    }
     if (c->uses & RL_CLAIM_TEXT) {
         memmove(opts + 1, opts, sizeof opts - sizeof *opts);
         opts[0] = text;
     }
-    cmd_exp_parse(c->id, c->uses & RL_CLAIM_TEXT
-                      ? "[--text FILE] [--out DIR] [--preset quick|full] [--seed S] [--threads N] [--svg]"
-                      : "[--out DIR] [--preset quick|full] [--seed S] [--threads N] [--svg]",
-                  c->help, opts, argc, argv, &ctx);
+    char synopsis[160];
+    snprintf(synopsis, sizeof synopsis, "%s%s[--out DIR] [--preset quick|full] [--seed S] [--threads N] [--svg]",
+             c->uses & RL_CLAIM_TEXT ? "[--text FILE] " : "", sweep >= 0 ? "[--families A,B] " : "");
+    cmd_exp_parse(c->id, synopsis, c->help, opts, argc, argv, &ctx);
+    rl_err ferr;
+    if (sweep >= 0)
+        rl_check_in(c->id, rl_exp_families_check(&ctx, sweep, &ferr), &ferr);
     char *made = cmd_exp_check(c->id, &ctx, c->uses);
     rl_report *rep = rl_report_alloc(rl_claim_heading(c, title, sizeof title));
     rl_err err;

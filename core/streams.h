@@ -48,6 +48,13 @@ enum {
     RL_STREAM_STY_FIT = 0x57200,
     /* claim 5, stylized: the evaluation contexts (+ 1 + t: per transport) */
     RL_STREAM_STY_EVAL = 0x57300,
+    /* the sweeps' cases of a family registered after the families above had
+     * their slots (sampling/family_ops.h): + 256 kind + 16 sweep + case, so
+     * kinds below 0x471 stay under RL_STREAM_STY_DIRS */
+    RL_STREAM_FAMILY_FRESH = 0x10000,
+    /* the Monte Carlo estimate of ||E M|| of a family with no closed form
+     * (mc/family_mean.h), key (domain, the case's stream) */
+    RL_STREAM_FAMILY_MEAN_MC = 0xFE00,
 };
 
 /* The transformer (model/train.c, model/accum_rot.c): seed ^ domain, so that

@@ -30,6 +30,7 @@
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
+#include "../sampling/family_ops.h"
 #include "../sampling/rng.h"
 #include "../theory/moment2.h"
 #include "../mc/moment2_brownian.h"
@@ -88,6 +89,7 @@ typedef struct {
     const char *label;
     rl_st_spec st;
     double cmean; /* E[M] = c I (dense families), for E s = c^n */
+    unsigned long stream; /* the case's stream domain (registry) */
 } spec;
 
 static rl_status run_cell(const spec *sp, int d, long reps, int m, const double *Q, unsigned long seed,
@@ -116,6 +118,7 @@ typedef struct {
     double *Q[MAXD];
     conc_cell haar[MAXD];
     conc_cell fam[MAXD][NFAM];
+    const char *families; /* the registry's subset to run (NULL: all; --families) */
 } conc_res;
 
 /* ---------- comparisons of a tail curve ---------- */
@@ -253,7 +256,7 @@ static rl_status part_haar_run(long seed, conc_res *R, rl_err *err)
     for (int id = 0; id < z->nd; id++) {
         const int d = z->d[id], m = queries_per_route(z, d);
         conc_cell *o = &R->haar[id];
-        o->sp = (spec){ "haar", { d <= 128 ? RL_ST_CHAIN : RL_ST_SPHERE, rl_family_default(RL_FAM_HAAR, d), 1 }, 0 };
+        o->sp = (spec){ "haar", { d <= 128 ? RL_ST_CHAIN : RL_ST_SPHERE, rl_family_default(RL_FAM_HAAR, d), 1 }, 0, 0 };
         o->reps = z->haar_reps;
         o->ok = 1;
         RL_TRY(run_cell(&o->sp, d, z->haar_reps, m, R->Q[id], seed, rl_stream_key(RL_STREAM_CONC_HAAR, d), &o->c,
@@ -326,24 +329,19 @@ static void curves(const conc_size *z, const rl_outdir *out, rl_report *rep)
 
 /* ---------- (b) the families far beyond their windows ---------- */
 
+/* the family's own cost model (sampling/family_ops.h) */
 static double route_cost(const spec *sp, int d, int m)
 {
-    double n = (double)sp->st.n, d3 = (double)d * d * d;
-    switch (sp->st.f.kind) {
-    case RL_FAM_SO2: return 8.0 * n * d / 2;
-    case RL_FAM_HOUSEHOLDER:
-    case RL_FAM_PATH: return (30.0 + m) * n * d;
-    case RL_FAM_LAZY_HAAR: return n * sp->st.f.p * (0.4 * d3 + 2.0 * d * d * m + 2000);
-    case RL_FAM_BROWNIAN: return n * (2.0 * d3 + 2.0 * d * d * m + 20000);
-    default: return 0.4 * d3 + 2000;
-    }
+    (void)d;
+    return rl_family_ops_of(&sp->st.f)->route_cost(&sp->st.f, (double)sp->st.n, m);
 }
 
 static long routes_for(const conc_size *z, const spec *sp, int d, int m)
 {
     double budget = sp->st.f.kind == RL_FAM_SO2 && sp->st.n >= 65536 ? z->study_budget : z->budget;
-    long r = (long)(budget / route_cost(sp, d, m));
-    return r < 16 ? 16 : r > z->cap ? z->cap : r;
+    /* clamped before the cast: a zero cost (inf) or NaN never reaches (long) */
+    const double q = budget / route_cost(sp, d, m);
+    return !(q >= 16) ? 16 : q > z->cap ? z->cap : (long)q;
 }
 
 /* n = max(16, 3 W(0.01)): the mean route has norm <= 1e-6 (far beyond). */
@@ -353,55 +351,54 @@ static long far_length(double c)
     return w < 0 ? -1 : (3 * w > 16 ? 3 * w : 16);
 }
 
-static const char *fam_label[NFAM] = { "householder", "lazy-haar-p0.1", "brownian", "path-beta1", "so2-circle",
-                                       "so2-study-65536" };
-
-static int fam_spec(int which, int d, const conc_size *z, spec *sp)
+/* The case in slot fi of the registry's concentration sweep at d, among
+ * those of families (NULL: the default; sampling/family_ops.h: slots 0..5
+ * are householder, lazy-haar-p0.1, brownian, path-beta1, so2-circle,
+ * so2-study-65536, the F_* above); 0 when there is none. */
+static int fam_case(int fi, int d, const char *families, rl_family_case *out)
 {
-    rl_family f;
+    rl_family_case c[RL_SWEEP_CASES_MAX];
+    int n;
+    rl_err err;
+    if (rl_family_cases(RL_SWEEP_CONCENTRATION, d, families, c, RL_SWEEP_CASES_MAX, &n, &err) != RL_OK)
+        return 0;
+    for (int k = 0; k < n; k++)
+        if (c[k].slot == fi) {
+            *out = c[k];
+            return 1;
+        }
+    return 0;
+}
+
+static const char *fam_label(int fi)
+{
+    rl_family_case c;
+    return fam_case(fi, 8, NULL, &c) ? c.label : "?";
+}
+
+static int fam_spec(int which, int d, const conc_size *z, const char *families, spec *sp)
+{
+    rl_family_case c;
     memset(sp, 0, sizeof *sp);
-    sp->label = fam_label[which];
-    switch (which) {
-    case F_HOUSEHOLDER:
-        f = rl_family_default(RL_FAM_HOUSEHOLDER, d);
-        sp->cmean = 1.0 - 2.0 / d;
-        break;
-    case F_LAZY:
-        if (d > z->dense_dmax)
+    if (!fam_case(which, d, families, &c))
+        return 0;
+    if ((which == F_LAZY && d > z->dense_dmax) || (which == F_BROWNIAN && d > z->brown_dmax))
+        return 0;
+    sp->label = c.label;
+    sp->stream = c.stream;
+    sp->st.f = c.f;
+    sp->st.kind = rl_family_is_so2(&c.f) ? RL_ST_SO2 : RL_ST_CHAIN;
+    sp->st.n = c.n;
+    if (!sp->st.n) {
+        /* E[M] = c I: n = far_length of the upper end of c (no closed form:
+         * no length, the cell is not run) */
+        double complex chi;
+        double err = 0;
+        if (!rl_family_has_mean(&c.f) || !rl_family_ops_of(&c.f)->mean(&c.f, NULL, &chi, &err))
             return 0;
-        f = rl_family_default(RL_FAM_LAZY_HAAR, d);
-        f.p = 0.1;
-        sp->cmean = 1.0 - f.p;
-        break;
-    case F_BROWNIAN: {
-        if (d > z->brown_dmax)
-            return 0;
-        f = rl_family_default(RL_FAM_BROWNIAN, d);
-        f.sigma = 1.0 / sqrt((double)d); /* sigma^2 (d-1)/2 ~ 1/2: a window of ~9 steps at every d */
-        double err;
-        sp->cmean = rl_brownian_mean(d, f.sigma, &err);
-        sp->st.n = far_length(sp->cmean + err); /* the window of the upper end of c */
-        break;
+        sp->cmean = creal(chi);
+        sp->st.n = far_length(sp->cmean + err);
     }
-    case F_PATH:
-        f = rl_family_default(RL_FAM_PATH, d);
-        f.beta = 1.0;
-        sp->cmean = 1.0 - f.beta / d;
-        break;
-    case F_CIRCLE:
-        f = rl_family_default(RL_FAM_SO2, d);
-        f.law = RL_ANG_CIRCLE;
-        sp->st.n = 16;
-        break;
-    default:
-        f = rl_family_default(RL_FAM_SO2, d); /* U(-w_b, w_b), base 10000 */
-        sp->st.n = 65536;
-        break;
-    }
-    sp->st.f = f;
-    sp->st.kind = rl_family_is_so2(&f) ? RL_ST_SO2 : RL_ST_CHAIN;
-    if (!sp->st.n)
-        sp->st.n = far_length(sp->cmean);
     return 1;
 }
 
@@ -505,10 +502,10 @@ static rl_status part_families_run(long seed, conc_res *R, rl_err *err)
         const int d = z->d[id], m = queries_per_route(z, d);
         for (int fi = 0; fi < NFAM; fi++) {
             conc_cell *o = &R->fam[id][fi];
-            if (!(o->ok = fam_spec(fi, d, z, &o->sp)))
+            if (!(o->ok = fam_spec(fi, d, z, R->families, &o->sp)))
                 continue;
             o->reps = routes_for(z, &o->sp, d, m);
-            RL_TRY(run_cell(&o->sp, d, o->reps, m, R->Q[id], seed, rl_stream_key(RL_STREAM_CONC_FAMILY + fi, d),
+            RL_TRY(run_cell(&o->sp, d, o->reps, m, R->Q[id], seed, rl_stream_key(o->sp.stream, d),
                             &o->c, err));
         }
     }
@@ -637,7 +634,7 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
         fam_summary *s = &S[fi];
         if (!s->cells)
             continue;
-        const char *lab = fam_label[fi];
+        const char *lab = fam_label(fi);
         rl_conc_dstat ds[MAXD];
         if (fi == F_HOUSEHOLDER || fi == F_LAZY || fi == F_BROWNIAN) {
             dstats(s->cells, s->dd, s->beta, s->unmet, 0, ds);
@@ -766,6 +763,7 @@ rl_status rl_exp_concentration_run(const rl_exp_ctx *ctx, void **res, rl_err *er
     conc_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
+    R->families = ctx->families;
     for (int id = 0; id < R->z.nd; id++)
         R->Q[id] = rl_st_queries(ctx->seed, R->z.d[id], queries_per_route(&R->z, R->z.d[id]));
     RL_TRY(part_haar_run(ctx->seed, R, err));

@@ -10,10 +10,11 @@
 #include "../core/tokfile.h"
 #include "../core/util.h"
 #include "claims.h"
+#include "../sampling/family_ops.h"
 
 rl_exp_ctx rl_exp_default(const char *out)
 {
-    rl_exp_ctx c = { { out, 0 }, 1, rl_ncores(), RL_PRESET_QUICK, NULL };
+    rl_exp_ctx c = { { out, 0 }, 1, rl_ncores(), RL_PRESET_QUICK, NULL, NULL };
     return c;
 }
 
@@ -63,4 +64,46 @@ rl_status rl_exp_check(const rl_exp_ctx *ctx, unsigned uses, rl_err *err)
     RL_TRY(rl_tokens_read(path, 256, &t, err));
     free(t.tok);
     return RL_OK;
+}
+
+int rl_exp_sweep_of(const char *claim_id)
+{
+    static const struct { const char *id; rl_sweep s; } sweeps[] = {
+        { "mixing", RL_SWEEP_MIXING }, { "concentration", RL_SWEEP_CONCENTRATION },
+    };
+    for (size_t i = 0; i < sizeof sweeps / sizeof *sweeps; i++)
+        if (!strcmp(claim_id, sweeps[i].id))
+            return (int)sweeps[i].s;
+    return -1;
+}
+
+const char *rl_exp_families_help(int s, char *buf, size_t n)
+{
+    size_t off = (size_t)snprintf(buf, n, "comma-separated step families to sweep, of");
+    for (int pass = 0; pass < 2; pass++) { /* every family with a case, then the default's */
+        if (pass && off < n)
+            off += (size_t)snprintf(buf + off, n - off, "; without it:");
+        for (int k = 0; k < RL_FAM_COUNT && off < n; k++) {
+            rl_family_case c[RL_FAMILY_CASES_MAX];
+            const rl_family_ops *o = rl_family_registry((rl_family_kind)k);
+            const int nc = o->cases ? o->cases(16, (rl_sweep)s, c) : 0;
+            int in = 0;
+            for (int j = 0; j < nc; j++)
+                in |= !pass || c[j].in_default;
+            if (in && off < n)
+                off += (size_t)snprintf(buf + off, n - off, " %s", rl_family_name((rl_family_kind)k));
+        }
+    }
+    return buf;
+}
+
+rl_status rl_exp_families_check(const rl_exp_ctx *ctx, int s, rl_err *err)
+{
+    rl_family_case c[RL_SWEEP_CASES_MAX];
+    int n;
+    if (!ctx->families)
+        return RL_OK;
+    if (!*ctx->families)
+        return rl_fail(err, RL_EINPUT, "--families is empty");
+    return rl_family_cases((rl_sweep)s, 16, ctx->families, c, RL_SWEEP_CASES_MAX, &n, err);
 }

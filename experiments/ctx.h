@@ -18,6 +18,7 @@ typedef struct {
     int threads;
     int preset;         /* rl_preset: sizes of the Monte Carlo */
     const char *text;   /* a text file for token-driven steps (NULL: default) */
+    const char *families; /* comma-separated step families to sweep (NULL: the default cases) */
 } rl_exp_ctx;
 
 /* The flags every experiment takes (the command layer parses them). */
@@ -28,7 +29,8 @@ typedef struct {
     RL_OPT_CHOICE_("preset", &(c)->preset, "Monte Carlo size", RL_PRESET_NAMES),                   \
     RL_OPT_FLAG_("svg", &(c)->out.svg, "also write each figure as SVG")
 
-/* The defaults: out = OUT, seed 1, all cores, quick preset, no SVG. */
+/* The defaults: out = OUT, seed 1, all cores, quick preset, no SVG, the
+ * default families. */
 rl_exp_ctx rl_exp_default(const char *out);
 
 /* The text that drives token-dependent steps: ctx->text, else the Brown
@@ -42,5 +44,18 @@ const char *rl_exp_text(const rl_exp_ctx *ctx, char *buf, size_t n);
  * RL_CLAIM_TEXT (claims.h), the driving text is there and is a readable
  * token or text file.  RL_EINPUT naming the problem. */
 rl_status rl_exp_check(const rl_exp_ctx *ctx, unsigned uses, rl_err *err);
+
+/* The registry sweep (sampling/family_ops.h: rl_sweep) of the claim with
+ * this id, -1 when it sweeps no step families: the claims that take
+ * --families. */
+int rl_exp_sweep_of(const char *claim_id);
+
+/* --families' help for sweep s: the families with a case in it, in
+ * registry order, and those in the default, into buf (n bytes). */
+const char *rl_exp_families_help(int s, char *buf, size_t n);
+
+/* ctx->families for sweep s, checked before any work: RL_EINPUT naming an
+ * unknown family or one with no case in this sweep. */
+rl_status rl_exp_families_check(const rl_exp_ctx *ctx, int s, rl_err *err);
 
 #endif

@@ -16,10 +16,13 @@
 #include "../core/streams.h"
 #include "../core/tokfile.h"
 #include "../core/util.h"
+#include "../sampling/family_ops.h"
+#include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../sampling/tokens.h"
 #include "../theory/study.h"
 #include "../theory/theory.h"
+#include "../mc/family_mean.h"
 #include "../mc/routes.h"
 #include "../mc/textsteps.h"
 #include "../report/plot.h"
@@ -43,18 +46,17 @@ static mix_size size_of(int preset)
     return preset == RL_PRESET_FULL ? f : q;
 }
 
-/* Predicted mean step on block b (SO(2)) or the scalar c of E[M] = cI. */
+/* Predicted mean step on block b (SO(2)) or the scalar c of E[M] = cI,
+ * from the family's closed form (sampling/family_ops.h); callers ask
+ * rl_family_has_mean first (no closed form: no prediction, never a NaN). */
 static double complex pred_chi(const rl_family *f, int b)
 {
-    if (rl_family_is_so2(f)) {
-        double w = rl_so2_freq(f->d, f->base, f->scale, b);
-        return rl_angle_charfn(f->law, w);
-    }
-    if (f->kind == RL_FAM_BROWNIAN)
-        return rl_brownian_mean(f->d, f->sigma, NULL);
-    if (f->kind == RL_FAM_PATH)
-        return 1.0 - f->beta / f->d;
-    return rl_family_mean_norm(f, NULL, NULL);
+    const int nb = rl_family_mean_blocks(f);
+    double complex chi[nb];
+    const rl_family_ops *o = rl_family_ops_of(f);
+    if (!o->mean || !o->mean(f, NULL, chi, NULL))
+        return NAN;
+    return chi[b < nb ? b : 0];
 }
 
 /* Measured window: the least grid length where the estimate is <= eps; -1
@@ -135,6 +137,7 @@ double rl_mix_z(double measured, double predicted, double se)
 typedef struct {
     const char *label;
     rl_family f;
+    unsigned long stream; /* the case's stream domain (registry) */
 } spec;
 
 /* One family of the sweep: its routes up to nmax. */
@@ -143,6 +146,8 @@ typedef struct {
     long nmax, *grid;
     int ng;
     rl_route_stats *st;
+    int has_mc;             /* no closed form: the estimate that set nmax */
+    rl_family_mean_est mc;
 } mix_fam;
 
 /* The study's variant at one d, block by block. */
@@ -155,7 +160,7 @@ typedef struct {
 typedef struct {
     mix_size z;
     int nfam;
-    mix_fam fam[16];
+    mix_fam fam[RL_SWEEP_CASES_MAX];
     mix_study study[2];             /* d = 64, 96 */
     /* text-driven steps: n tokens of path, unigram norms per block, windows
      * inside a 512- and a 65,536-token context */
@@ -169,30 +174,15 @@ typedef struct {
 
 /* ---------- the family sweep ---------- */
 
-static int sweep_specs(int d, spec *s)
+/* The sweep's cases from the registry (sampling/family_ops.h), in slot
+ * order, each with its own stream; families: a subset (NULL: the default). */
+static rl_status sweep_specs(int d, const char *families, spec *s, int *n, rl_err *err)
 {
-    int k = 0;
-    rl_family f;
-    s[k++] = (spec){ "haar", rl_family_default(RL_FAM_HAAR, d) };
-    s[k++] = (spec){ "haar-so", rl_family_default(RL_FAM_HAAR_SO, d) };
-    s[k++] = (spec){ "householder", rl_family_default(RL_FAM_HOUSEHOLDER, d) };
-    f = rl_family_default(RL_FAM_PATH, d);
-    f.beta = 1.0;
-    s[k++] = (spec){ "path-beta1", f };
-    f = rl_family_default(RL_FAM_LAZY_HAAR, d);
-    f.p = 0.1;
-    s[k++] = (spec){ "lazy-haar-p0.1", f };
-    f = rl_family_default(RL_FAM_BROWNIAN, d);
-    f.sigma = 0.1;
-    s[k++] = (spec){ "brownian-s0.1", f };
-    const char *laws[RL_ANG_COUNT] = { "so2-constant", "so2-uniform", "so2-pm", "so2-gauss", "so2-circle",
-                                       "so2-drift" };
-    for (int a = 0; a < RL_ANG_COUNT; a++) {
-        f = rl_family_default(RL_FAM_SO2, d);
-        f.law = (rl_angle_law)a;
-        s[k++] = (spec){ laws[a], f };
-    }
-    return k;
+    rl_family_case c[RL_SWEEP_CASES_MAX];
+    RL_TRY(rl_family_cases(RL_SWEEP_MIXING, d, families, c, RL_SWEEP_CASES_MAX, n, err));
+    for (int k = 0; k < *n; k++)
+        s[k] = (spec){ c[k].label, c[k].f, c[k].stream };
+    return RL_OK;
 }
 
 /* E[(q^T P_n q)^2] for SO(2) routes, q uniform on the sphere, exactly:
@@ -214,24 +204,62 @@ static double so2_sq_pred(const rl_family *f, long n)
     return 4.0 / (f->d * (f->d + 2.0)) * (s1 * s1 - s2 + diag);
 }
 
-static rl_status sweep_run(long seed, mix_res *R, rl_err *err)
+/* draws of the estimate of ||E M|| for a family with no closed form */
+#define MIX_MEAN_MC_DRAWS 4000
+
+static rl_status sweep_run(long seed, const char *families, mix_res *R, rl_err *err)
 {
     const mix_size *z = &R->z;
-    spec sp[16];
-    R->nfam = sweep_specs(z->d, sp);
+    spec sp[RL_SWEEP_CASES_MAX];
+    RL_TRY(sweep_specs(z->d, families, sp, &R->nfam, err));
     for (int k = 0; k < R->nfam; k++) {
         mix_fam *m = &R->fam[k];
         const rl_family *f = &sp[k].f;
         const int so2 = rl_family_is_so2(f);
-        double complex c = pred_chi(f, 0);
-        /* dense families: stop once the prediction is far below eps = 0.01 */
-        long wpred = so2 ? -1 : rl_mixing_window(cabs(c), 0.01);
+        /* dense families: stop once the prediction is far below eps = 0.01;
+         * with no closed form, once an independent estimate's upper end
+         * (+5 SE) is (it sets the length only, never a verdict) */
+        long wpred = so2 || !rl_family_has_mean(f) ? -1 : rl_mixing_window(cabs(pred_chi(f, 0)), 0.01);
+        if (!so2 && !rl_family_has_mean(f)) {
+            RL_TRY(rl_family_mean_mc(f, MIX_MEAN_MC_DRAWS, (unsigned long)seed,
+                                     rl_stream_key(RL_STREAM_FAMILY_MEAN_MC, sp[k].stream), &m->mc, err));
+            m->has_mc = 1;
+            wpred = rl_mixing_window(fmin(1.0, m->mc.norm + 5 * m->mc.se), 0.01);
+        }
         m->sp = sp[k];
         m->nmax = so2 ? z->nmax : (wpred < 0 ? z->nmax : (wpred * 3 < 8 ? 8 : wpred * 3));
         m->grid = rl_route_grid(m->nmax, 256, 8, &m->ng);
-        RL_TRY(rl_routes_run(f, m->grid, m->ng, z->reps, seed, RL_STREAM_MIX_FAMILY + k, NULL, 0, &m->st, err));
+        RL_TRY(rl_routes_run(f, m->grid, m->ng, z->reps, seed, sp[k].stream, NULL, 0, &m->st, err));
     }
     return RL_OK;
+}
+
+void rl_mix_family_rows(rl_report *rep, const rl_family *f, const char *label, long nmax, int ng, double worst_z,
+                        const long *grid, const double *est, const double *se, const rl_family_mean_est *mc)
+{
+    const int so2 = rl_family_is_so2(f), nb = f->d / 2;
+    if (!rl_family_has_mean(f)) {
+        /* no closed form: the measurement stands alone, no verdict (a NaN
+         * prediction must never reach a rule, where fmax would drop it) */
+        char w[256], m[256];
+        rl_report_info(rep, rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", label, f->d,
+                                   nmax),
+                       "no prediction (the family has no closed form)",
+                       mc ? rl_fmt(m, sizeof m, "measured only (mixing_families.tsv); route length from a Monte "
+                                   "Carlo estimate ||E M|| = %.4g ± %.2g (%ld steps)", mc->norm, mc->se, mc->n)
+                          : "measured only (mixing_families.tsv)");
+        return;
+    }
+    /* claim: E[P_n] = E[M]^n at every length, within 5 SE */
+    rl_mix_mean_row(rep, label, f->d, nmax, ng, worst_z, so2 && f->law == RL_ANG_CONSTANT);
+    if (!so2 || f->law != RL_ANG_CONSTANT) {
+        double nrm = so2 ? 0 : cabs(pred_chi(f, 0));
+        if (so2)
+            for (int bb = 0; bb < nb; bb++)
+                nrm = fmax(nrm, cabs(pred_chi(f, bb)));
+        rl_mix_window_row(rep, label, nrm, 0.1, grid, est, se, ng);
+        rl_mix_window_row(rep, label, nrm, 0.01, grid, est, se, ng);
+    }
 }
 
 static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
@@ -293,16 +321,8 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
                        st->sq[g], st->sq_se[g], so2 ? sqp : 1.0 / d, z->reps, cabs(m0),
                        so2 ? st->chi_se[(long)g * nb] : NAN, cabs(p0), carg(m0), carg(p0));
         }
-        /* claim: E[P_n] = E[M]^n at every length, within 5 SE */
-        rl_mix_mean_row(rep, sp->label, d, nmax, ng, worst_z, so2 && f->law == RL_ANG_CONSTANT);
-        if (!so2 || f->law != RL_ANG_CONSTANT) {
-            double nrm = so2 ? 0 : cabs(c);
-            if (so2)
-                for (int bb = 0; bb < nb; bb++)
-                    nrm = fmax(nrm, cabs(pred_chi(f, bb)));
-            rl_mix_window_row(rep, sp->label, nrm, 0.1, grid, est, se, ng);
-            rl_mix_window_row(rep, sp->label, nrm, 0.01, grid, est, se, ng);
-        }
+        rl_mix_family_rows(rep, f, sp->label, nmax, ng, worst_z, grid, est, se,
+                           R->fam[k].has_mc ? &R->fam[k].mc : NULL);
         free(est);
         free(se);
         free(pred);
@@ -530,7 +550,7 @@ rl_status rl_exp_mixing_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
     mix_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
-    RL_TRY(sweep_run(ctx->seed, R, err));
+    RL_TRY(sweep_run(ctx->seed, ctx->families, R, err));
     RL_TRY(study_run(ctx->seed, &R->z, 64, &R->study[0], err));
     RL_TRY(study_run(ctx->seed, &R->z, 96, &R->study[1], err));
     RL_TRY(tokens_run(ctx, R, err));

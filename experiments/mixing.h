@@ -13,7 +13,9 @@
 
 #include <complex.h>
 
+#include "../mc/family_mean.h"
 #include "../report/report.h"
+#include "../sampling/family.h"
 
 /* The claim's statement for one family: x = max |z| of the mean route
  * against (mean step)^n over ng lengths up to nmax; deterministic: the steps
@@ -25,6 +27,14 @@ void rl_mix_mean_row(rl_report *rep, const char *label, int d, long nmax, int ng
  * the measured |E P_n| (est, se on grid[0..ng-1]). */
 void rl_mix_window_row(rl_report *rep, const char *label, double nrm, double eps, const long *grid,
                        const double *est, const double *se, int ng);
+
+/* The rows of one family of the sweep: its mean route (rl_mix_mean_row) and
+ * windows W(0.1), W(0.01) (rl_mix_window_row) from its closed form
+ * (sampling/family_ops.h); a family with no closed form gets one info row,
+ * "no prediction", and no verdict, naming the Monte Carlo estimate mc that
+ * set its route length (NULL: none). */
+void rl_mix_family_rows(rl_report *rep, const rl_family *f, const char *label, long nmax, int ng, double worst_z,
+                        const long *grid, const double *est, const double *se, const rl_family_mean_est *mc);
 
 /* |measured - predicted| in SE; differences up to 1e-9 are rounding (the
  * slow blocks' SE can be that small), 0/0 is 0. */

@@ -1,27 +1,43 @@
-/* family.c: names, defaults and validation of the step families. */
+/* family.c: the registry of step families, their names, defaults and
+ * validation (the families themselves: sampling/fam_*.c). */
 #include "family.h"
+#include "family_ops.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
-static const char *const family_names[RL_FAM_COUNT] = {
-    "haar", "haar-so", "so2", "token-so2", "householder", "path", "lazy-haar", "brownian"
-};
+#include "../core/streams.h"
 
-static const char *const family_desc[RL_FAM_COUNT] = {
-    "Haar-distributed orthogonal matrix on O(d)",
-    "Haar-distributed rotation on SO(d)",
-    "block-diagonal SO(2) rotations, x[b] paired with x[b+d/2], angle law per block",
-    "block-diagonal SO(2) rotations, angle = table[token][b] for the token read at that step",
-    "Householder reflection I - 2ww^T, w uniform on the unit sphere",
-    "PaTH step I - beta ww^T, w uniform on the sphere; orthogonal only for beta = 2 "
-    "(for beta < 2 it contracts the w direction by 1 - beta)",
-    "lazy Haar: identity with probability 1-p, else a Haar matrix on O(d)",
-    "Brownian step exp(sigma A), A skew-symmetric with N(0,1) entries above the diagonal"
-};
+#define RL_FAM_OPS_PTR_(E, id, name) &rl_family_##id,
+static const rl_family_ops *const registry[RL_FAM_COUNT] = { RL_FAMILY_LIST(RL_FAM_OPS_PTR_) };
+#undef RL_FAM_OPS_PTR_
+
+#define RL_FAM_NAME_(E, id, name) name,
+static const char *const family_names[RL_FAM_COUNT] = { RL_FAMILY_LIST(RL_FAM_NAME_) };
+#undef RL_FAM_NAME_
 
 static const char *const angle_names[RL_ANG_COUNT] = {
     "constant", "uniform", "pm", "gauss", "circle", "drift"
 };
+
+const rl_family_ops *rl_family_registry(rl_family_kind k)
+{
+    return (unsigned)k < RL_FAM_COUNT ? registry[k] : NULL;
+}
+
+const rl_family_ops *rl_family_ops_of(const rl_family *f)
+{
+    return f->ops ? f->ops : rl_family_registry(f->kind);
+}
+
+int rl_family_lookup(const char *name)
+{
+    for (int k = 0; k < RL_FAM_COUNT; k++)
+        if (!strcmp(name, family_names[k]))
+            return k;
+    return -1;
+}
 
 const char *rl_family_name(rl_family_kind k)
 {
@@ -30,7 +46,7 @@ const char *rl_family_name(rl_family_kind k)
 
 const char *rl_family_describe(rl_family_kind k)
 {
-    return (unsigned)k < RL_FAM_COUNT ? family_desc[k] : "?";
+    return (unsigned)k < RL_FAM_COUNT ? registry[k]->desc : "?";
 }
 
 const char *rl_angle_name(rl_angle_law a)
@@ -40,47 +56,118 @@ const char *rl_angle_name(rl_angle_law a)
 
 rl_family rl_family_default(rl_family_kind kind, int d)
 {
-    rl_family f = { kind, d, RL_ANG_UNIFORM, 10000.0, 1.0, 1.0, 0.5, 0.1, 0, NULL };
+    rl_family f = { kind, d, RL_ANG_UNIFORM, 10000.0, 1.0, 1.0, 0.5, 0.1, 0, NULL, NULL };
     return f;
 }
 
 int rl_family_is_so2(const rl_family *f)
 {
-    return f->kind == RL_FAM_SO2 || f->kind == RL_FAM_TOKEN_SO2;
+    const rl_family_ops *o = rl_family_ops_of(f);
+    return o && o->form == RL_STEP_SO2;
 }
 
 int rl_family_orthogonal(const rl_family *f)
 {
-    return f->kind != RL_FAM_PATH || f->beta == 2.0;
+    const rl_family_ops *o = rl_family_ops_of(f);
+    return o && (!o->orthogonal || o->orthogonal(f));
+}
+
+int rl_family_reads(const rl_family *f, const char *flag)
+{
+    const rl_family_ops *o = rl_family_ops_of(f);
+    const size_t n = strlen(flag);
+    if (!o || !n)
+        return 0;
+    for (const char *p = o->flags; (p = strstr(p, flag)); p += n)
+        if ((p == o->flags || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+int rl_family_mean_blocks(const rl_family *f)
+{
+    return rl_family_is_so2(f) ? f->d / 2 : 1;
+}
+
+int rl_family_has_mean(const rl_family *f)
+{
+    const rl_family_ops *o = rl_family_ops_of(f);
+    if (!o || !o->mean)
+        return 0;
+    const int nb = rl_family_mean_blocks(f);
+    double complex chi[nb];
+    return o->mean(f, NULL, chi, NULL);
 }
 
 rl_status rl_family_check(const rl_family *f, rl_err *err)
 {
-    if ((unsigned)f->kind >= RL_FAM_COUNT)
+    const rl_family_ops *o = rl_family_ops_of(f);
+    if (!o)
         return rl_fail(err, RL_EINPUT, "unknown step family");
     if (f->d < 2)
         return rl_fail(err, RL_EINPUT, "dimension d = %d is below 2", f->d);
-    if (rl_family_is_so2(f)) {
-        if (f->d % 2)
-            return rl_fail(err, RL_EINPUT, "%s needs an even dimension, got d = %d",
-                           rl_family_name(f->kind), f->d);
-        if ((unsigned)f->law >= RL_ANG_COUNT)
-            return rl_fail(err, RL_EINPUT, "unknown angle law");
-        if (!(f->base > 0) || !isfinite(f->base))
-            return rl_fail(err, RL_EINPUT, "base %g must be positive", f->base);
-        if (!(f->scale > 0) || !isfinite(f->scale))
-            return rl_fail(err, RL_EINPUT, "scale %g must be positive", f->scale);
+    return o->check ? o->check(f, err) : RL_OK;
+}
+
+/* Fresh domains: RL_STREAM_FAMILY_FRESH + 256 kind + 16 sweep + j, j < 16,
+ * above every domain that existed before the registry (streams.h). */
+unsigned long rl_family_fresh_stream(rl_family_kind k, rl_sweep s, int j)
+{
+    return RL_STREAM_FAMILY_FRESH + 256UL * (unsigned)k + 16UL * (unsigned)s + (unsigned)j;
+}
+
+/* whether `name` is one of the comma-separated names of list */
+static int listed(const char *list, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p += len + (e != NULL);
     }
-    if (f->kind == RL_FAM_TOKEN_SO2 && (f->vocab < 1 || !f->table))
-        return rl_fail(err, RL_EINPUT, "token-so2 needs an angle table of at least one token");
-    if (f->kind == RL_FAM_PATH && !(f->beta > 0 && f->beta <= 2))
-        return rl_fail(err, RL_EINPUT, "beta %g is outside (0, 2]", f->beta);
-    if (f->kind == RL_FAM_LAZY_HAAR && !(f->p >= 0 && f->p <= 1))
-        return rl_fail(err, RL_EINPUT, "p %g is outside [0, 1]", f->p);
-    if (f->kind == RL_FAM_BROWNIAN && !(f->sigma >= 0 && isfinite(f->sigma)))
-        return rl_fail(err, RL_EINPUT, "sigma %g must be non-negative", f->sigma);
-    if (f->kind == RL_FAM_BROWNIAN && f->sigma > RL_BROWNIAN_SIGMA_MAX)
-        return rl_fail(err, RL_EINPUT, "sigma %g is out of range (at most %g: beyond it the step's "
-                       "angles have no correct digits)", f->sigma, RL_BROWNIAN_SIGMA_MAX);
+    return 0;
+}
+
+rl_status rl_family_cases(rl_sweep s, int d, const char *families, rl_family_case *out, int max,
+                          int *n, rl_err *err)
+{
+    const int subset = families && *families;
+    int k = 0;
+    if (subset) /* every name must be a family, and give this sweep a case */
+        for (const char *p = families; *p;) {
+            const char *e = strchr(p, ',');
+            char name[64];
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), p);
+            int kind = rl_family_lookup(name);
+            rl_family_case tmp[RL_FAMILY_CASES_MAX];
+            if (kind < 0)
+                return rl_fail(err, RL_EINPUT, "unknown family '%s' (one of %s)", name, RL_FAMILY_NAMES);
+            if (!registry[kind]->cases || registry[kind]->cases(d, s, tmp) == 0)
+                return rl_fail(err, RL_EINPUT, "family '%s' has no case in this sweep", name);
+            p += len + (e != NULL);
+        }
+    for (int kind = 0; kind < RL_FAM_COUNT; kind++) {
+        rl_family_case c[RL_FAMILY_CASES_MAX];
+        if (!registry[kind]->cases || (subset && !listed(families, family_names[kind])))
+            continue;
+        const int nc = registry[kind]->cases(d, s, c);
+        for (int j = 0; j < nc; j++) {
+            if (!subset && !c[j].in_default)
+                continue;
+            if (k == max)
+                return rl_fail(err, RL_EINTERNAL, "more than %d cases in one sweep", max);
+            /* insertion by slot: the sweep's order is the slots' */
+            int at = k++;
+            while (at > 0 && out[at - 1].slot > c[j].slot) {
+                out[at] = out[at - 1];
+                at--;
+            }
+            out[at] = c[j];
+        }
+    }
+    *n = k;
     return RL_OK;
 }

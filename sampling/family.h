@@ -6,20 +6,33 @@
 
 #include "../core/err.h"
 
+/* The registry: one line per step family, in registry order (the order of
+ * rl_family_kind, of --family's choices and of every sweep's fresh streams).
+ * X(ENUM, id, "name"): the family's object is `const rl_family_ops
+ * rl_family_<id>` (sampling/family_ops.h), defined in its own file.  Adding a
+ * family is that file plus one line here. */
+#define RL_FAMILY_LIST(X)                                                                         \
+    X(HAAR, haar, "haar")                      /* Haar on O(d) */                                 \
+    X(HAAR_SO, haar_so, "haar-so")             /* Haar on SO(d) */                                \
+    X(SO2, so2, "so2")                         /* block-diagonal SO(2), angle law per block */    \
+    X(TOKEN_SO2, token_so2, "token-so2")       /* block-diagonal SO(2), angle = table[token][b] */ \
+    X(HOUSEHOLDER, householder, "householder") /* I - 2 w w^T, w uniform on the sphere */         \
+    X(PATH, path, "path")                      /* I - beta w w^T; orthogonal only at beta = 2 */  \
+    X(LAZY_HAAR, lazy_haar, "lazy-haar")       /* identity w.p. 1-p, else Haar on O(d) */         \
+    X(BROWNIAN, brownian, "brownian")          /* exp(sigma A), A Gaussian skew-symmetric */      \
+    X(CAYLEY, cayley, "cayley")                /* (I - sigma A)^-1 (I + sigma A) */
+
 typedef enum {
-    RL_FAM_HAAR,        /* Haar on O(d) */
-    RL_FAM_HAAR_SO,     /* Haar on SO(d) */
-    RL_FAM_SO2,         /* block-diagonal SO(2), angle law per block */
-    RL_FAM_TOKEN_SO2,   /* block-diagonal SO(2), angle = table[token][b] */
-    RL_FAM_HOUSEHOLDER, /* I - 2 w w^T, w uniform on the sphere */
-    RL_FAM_PATH,        /* I - beta w w^T (PaTH); orthogonal only at beta = 2 */
-    RL_FAM_LAZY_HAAR,   /* identity w.p. 1-p, else Haar on O(d) */
-    RL_FAM_BROWNIAN,    /* exp(sigma A), A Gaussian skew-symmetric */
+#define RL_FAM_ENUM_(E, id, name) RL_FAM_##E,
+    RL_FAMILY_LIST(RL_FAM_ENUM_)
+#undef RL_FAM_ENUM_
     RL_FAM_COUNT
 } rl_family_kind;
 
-/* The names used everywhere in the program, in enum order. */
-#define RL_FAMILY_NAMES "haar|haar-so|so2|token-so2|householder|path|lazy-haar|brownian"
+/* The names used everywhere in the program, in registry order,
+ * '|'-separated (--family's choices), built from the list above. */
+#define RL_FAM_NAME_BAR_(E, id, name) "|" name
+#define RL_FAMILY_NAMES (RL_FAMILY_LIST(RL_FAM_NAME_BAR_) + 1)
 
 /* Law of the angle step theta of block b, omega = omega_b (so2, and the
  * entries of a random token-so2 table). */
@@ -35,16 +48,19 @@ typedef enum {
 
 #define RL_ANGLE_NAMES "constant|uniform|pm|gauss|circle|drift"
 
+typedef struct rl_family_ops rl_family_ops;
+
 typedef struct {
-    rl_family_kind kind;
+    rl_family_kind kind; /* the family's index in the registry */
     int d;               /* dimension of the transported vectors */
     rl_angle_law law;    /* so2; token-so2 when its table is drawn at random */
     double base, scale;  /* omega_b = scale * base^(-2b/d), b = 0..d/2-1 */
     double beta;         /* path: beta in (0, 2] */
     double p;            /* lazy-haar: probability of a Haar step */
-    double sigma;        /* brownian: step size, at most RL_BROWNIAN_SIGMA_MAX */
+    double sigma;        /* brownian, cayley: step size, at most RL_BROWNIAN_SIGMA_MAX */
     int vocab;           /* token-so2: number of token ids */
     const double *table; /* token-so2: vocab x (d/2) angles, not owned */
+    const rl_family_ops *ops; /* NULL: the registry's object of kind (a test may pass its own) */
 } rl_family;
 
 /* A family with the program's defaults (so2, uniform, base 10000, scale 1,

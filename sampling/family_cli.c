@@ -1,13 +1,28 @@
 /* family_cli.c: building a step family from command-line flags. */
 #include "family_cli.h"
+#include "family_ops.h"
 #include "rng.h"
 #include "so2.h"
 #include "tokens.h"
 #include "../core/tokfile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../core/util.h"
+
+/* The families that read --flag into buf, ", "-separated. */
+static const char *readers(const char *flag, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < RL_FAM_COUNT; k++) {
+        rl_family g = rl_family_default((rl_family_kind)k, 2);
+        if (rl_family_reads(&g, flag) && off < len)
+            off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", rl_family_name(g.kind));
+    }
+    return buf;
+}
 
 rl_family_args rl_family_args_default(void)
 {
@@ -27,21 +42,28 @@ rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsig
     f.p = a->p;
     f.sigma = a->sigma;
     *table_out = NULL;
-    if ((a->table || a->text || rl_opt_seen(opts, "vocab")) && f.kind != RL_FAM_TOKEN_SO2)
-        return rl_fail(err, RL_EINPUT, "--table, --text and --vocab apply to --family token-so2 only");
-    /* a family flag the chosen family does not read is refused, not ignored */
-    const int drawn_angles = f.kind == RL_FAM_SO2 || (f.kind == RL_FAM_TOKEN_SO2 && !a->table);
-    static const struct { const char *flag; int kind; } own[] = {
-        { "beta", RL_FAM_PATH }, { "p", RL_FAM_LAZY_HAAR }, { "sigma", RL_FAM_BROWNIAN },
-    };
-    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
-        if (rl_opt_seen(opts, own[i].flag) && (int)f.kind != own[i].kind)
-            return rl_fail(err, RL_EINPUT, "--%s does not apply to this --family", own[i].flag);
+    if ((unsigned)a->kind >= RL_FAM_COUNT)
+        return rl_fail(err, RL_EINPUT, "unknown step family");
+    /* a family flag the chosen family does not read (its object's flags,
+     * family_ops.h) is refused, not ignored */
+    static const char *const token_flags[] = { "table", "text", "vocab" };
+    char who[256];
+    for (size_t i = 0; i < 3; i++)
+        if ((i == 0 ? a->table != NULL : i == 1 ? a->text != NULL : rl_opt_seen(opts, "vocab")) &&
+            !rl_family_reads(&f, token_flags[i]))
+            return rl_fail(err, RL_EINPUT, "--table, --text and --vocab apply to --family %s only",
+                           readers("table", who, sizeof who));
     static const char *const angle_flags[] = { "angles", "base", "scale" };
     for (size_t i = 0; i < 3; i++)
-        if (rl_opt_seen(opts, angle_flags[i]) && !drawn_angles)
+        /* a table read from a file has no angle law */
+        if (rl_opt_seen(opts, angle_flags[i]) && rl_family_reads(&f, angle_flags[i]) && a->table)
             return rl_fail(err, RL_EINPUT, "--%s applies to so2 and to token-so2 without --table only",
                            angle_flags[i]);
+    static const char *const own[] = { "angles", "base", "scale", "beta", "p", "sigma" };
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (rl_opt_seen(opts, own[i]) && !rl_family_reads(&f, own[i]))
+            return rl_fail(err, RL_EINPUT, "--%s does not apply to --family %s (its flags: %s)", own[i],
+                           rl_family_name(f.kind), *rl_family_ops_of(&f)->flags ? rl_family_ops_of(&f)->flags : "none");
     if (a->table && rl_opt_seen(opts, "vocab"))
         return rl_fail(err, RL_EINPUT, "--vocab does not apply with --table (its rows are the vocabulary)");
     if (f.kind == RL_FAM_TOKEN_SO2) {

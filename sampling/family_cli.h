@@ -28,7 +28,7 @@ rl_family_args rl_family_args_default(void);
     RL_OPT_DBL_("scale", &(a)->scale, "so2 frequency scale (s of the gauss law)", 0, 0, RL_LO_OPEN), \
     RL_OPT_DBL_("beta", &(a)->beta, "path: step I - beta w w^T", 0, 2, RL_LO_OPEN | RL_HI),      \
     RL_OPT_DBL_("p", &(a)->p, "lazy-haar: probability of a Haar step", 0, 1, RL_LO | RL_HI),      \
-    RL_OPT_DBL_("sigma", &(a)->sigma, "brownian: step size", 0, 0, RL_LO),                        \
+    RL_OPT_DBL_("sigma", &(a)->sigma, "brownian, cayley: step size", 0, 0, RL_LO),                \
     RL_OPT_INT_("vocab", &(a)->vocab, "token-so2: vocabulary of a random table", 1, 1 << 24),     \
     RL_OPT_STR_("table", &(a)->table, "token-so2: angle table file, one row of d/2 angles per token"), \
     RL_OPT_STR_("text", &(a)->text, "token-so2: read tokens as the bytes of this file")

@@ -27,7 +27,10 @@ rl_haar_workspace *rl_haar_alloc(int d)
     /* workspace queries: lwork = -1 returns the optimal size in work[0] */
     LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, d, d, &dummy, d, w->tau, &q1, -1);
     LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, d, d, d, &dummy, d, w->tau, &q2, -1);
-    w->lwork = (int)fmax(fmax(q1, q2), d);
+    /* the queried sizes are small integers held in doubles: range-checked
+     * before the cast (a NaN or huge answer falls back to 64 d) */
+    const double lw = fmax(fmax(q1, q2), d);
+    w->lwork = lw >= d && lw <= 1e9 ? (int)lw : 64 * d;
     w->work = rl_xmalloc(sizeof(double) * w->lwork);
     return w;
 }

@@ -2,6 +2,7 @@
 #ifndef RL_SO2_H
 #define RL_SO2_H
 
+#include <complex.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include "family.h"
@@ -45,5 +46,30 @@ void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long str
  * malloc'ed vocab x (d/2) table and *vocab its rows; RL_EINPUT naming the
  * file and line when it cannot be read or is malformed. */
 rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab, rl_err *err);
+
+/* The angle laws in closed form (the so2 family's, and token-so2's random
+ * tables'; derivations in NOTES.md).
+ * chi = E[exp(i theta)] for one angle step theta ~ law(omega); the 2x2 block
+ * E[R(theta)] equals |chi| times a rotation, so its norm is |chi|. */
+double complex rl_angle_charfn(rl_angle_law law, double omega);
+/* E[exp(2 i theta)] (the 2x2 block's symmetric traceless part turns by 2 theta). */
+double complex rl_angle_charfn2(rl_angle_law law, double omega);
+/* 1 - sin(w)/w to ~1 ulp for every w (a series below |w| = 2, where the
+ * direct form cancels). */
+double rl_one_minus_sinc(double w);
+/* log |rl_angle_charfn(law, w)| without forming 1 - |chi| by subtraction:
+ * log1p of the series above (uniform, drift), of -2 sin^2(w/2) (pm). */
+double rl_angle_log_norm(rl_angle_law law, double w);
+
+/* The second-moment rate of h independent-or-not SO(2) blocks (theory/
+ * moment2.h): on block b's symmetric traceless part T is E[rotation by
+ * 2 theta_b] (norm |chi2_b|); on the 2x2 piece X_{bb'} the part commuting
+ * with rotations turns by theta_b - theta_b' and the anticommuting part by
+ * theta_b + theta_b'.  cross[b h + c] = max(|E e^{i(theta_b + theta_c)}|,
+ * |E e^{i(theta_b - theta_c)}|) for a joint law, NULL for independent blocks
+ * (then |chi_b| |chi_c|).  rate[b] = max(|chi2_b|, max_{c != b} cross),
+ * diag[b] = |chi2_b| (either may be NULL); returns max_b rate[b]. */
+double rl_so2_block_rates(int h, const double complex *chi, const double complex *chi2, const double *cross,
+                          double *diag, double *rate);
 
 #endif

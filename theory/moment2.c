@@ -10,28 +10,26 @@
 
 #include "theory.h"
 #include "../core/util.h"
+#include "../sampling/family_ops.h"
 #include "../sampling/so2.h"
 
-double complex rl_angle_charfn2(rl_angle_law law, double omega)
-{
-    /* every law but circle is a scale family in omega: 2 theta ~ law(2 omega) */
-    return law == RL_ANG_CIRCLE ? 0 : rl_angle_charfn(law, 2.0 * omega);
-}
-
-/* Whether F is span{I_b, J_b}: block-diagonal SO(2) steps (d = 2 Haar on
- * SO(2) and Brownian steps are rotations of the one block). */
+/* Whether F is span{I_b, J_b}: block-diagonal SO(2) steps, and at d = 2 any
+ * family of rotations (det +1: Haar on SO(2), Brownian, Cayley steps turn
+ * the one block). */
 static int so2_like(const rl_family *f)
 {
+    const rl_family_ops *o = rl_family_ops_of(f);
     return rl_family_is_so2(f) ||
-           (f->d == 2 && (f->kind == RL_FAM_HAAR_SO || f->kind == RL_FAM_BROWNIAN));
+           (f->d == 2 && rl_family_orthogonal(f) && o->det_sign && o->det_sign(f) == RL_DET_PLUS);
 }
 
 int rl_moment2_fixed_dim(const rl_family *f)
 {
     if (so2_like(f))
         return f->d;
-    /* PaTH with beta < 2 shrinks every X (T(I) = (1 - (2 beta - beta^2)/d) I) */
-    return f->kind == RL_FAM_PATH && f->beta != 2.0 ? 0 : 1;
+    /* a step that is not orthogonal (PaTH with beta < 2) shrinks every X
+     * (T(I) = (1 - (2 beta - beta^2)/d) I) */
+    return rl_family_orthogonal(f) ? 1 : 0;
 }
 
 void rl_moment2_fixed_basis(const rl_family *f, double *basis)
@@ -53,105 +51,17 @@ void rl_moment2_fixed_basis(const rl_family *f, double *basis)
     }
 }
 
-/* SO(2) blocks: on block b's symmetric traceless part T is E[rotation by
- * 2 theta_b] (norm |E e^{2i theta_b}|); on the 2x2 piece X_{bb'} (rows of
- * block b, columns of b'), the part commuting with rotations turns by
- * theta_b - theta_b' and the anticommuting part by theta_b + theta_b'. */
-static double so2_rates(const rl_family *f, const double *probs, double *diag, double *rate)
-{
-    const int d = f->d, h = d / 2;
-    double omega[h];
-    double complex chi[h], chi2[h];
-    if (f->kind == RL_FAM_TOKEN_SO2) {
-        for (int b = 0; b < h; b++) {
-            chi[b] = chi2[b] = 0;
-            for (int v = 0; v < f->vocab; v++) {
-                double pv = probs ? probs[v] : 1.0 / f->vocab, t = f->table[(long)v * h + b];
-                chi[b] += pv * cexp(I * t);
-                chi2[b] += pv * cexp(2.0 * I * t);
-            }
-        }
-    } else if (f->kind == RL_FAM_SO2) {
-        rl_so2_freqs(d, f->base, f->scale, omega);
-        for (int b = 0; b < h; b++) {
-            chi[b] = rl_angle_charfn(f->law, omega[b]);
-            chi2[b] = rl_angle_charfn2(f->law, omega[b]);
-        }
-    } else if (f->kind == RL_FAM_BROWNIAN) { /* d = 2: theta = sigma g, g ~ N(0, 1) */
-        chi[0] = exp(-0.5 * f->sigma * f->sigma);
-        chi2[0] = exp(-2.0 * f->sigma * f->sigma);
-    } else { /* Haar on SO(2): uniform angle */
-        chi[0] = chi2[0] = 0;
-    }
-    double best = 0;
-    for (int b = 0; b < h; b++) {
-        double rb = cabs(chi2[b]);
-        if (diag)
-            diag[b] = rb;
-        for (int c = 0; c < h; c++) {
-            if (c == b)
-                continue;
-            double cross;
-            if (f->kind == RL_FAM_TOKEN_SO2) { /* one token sets every block: joint law */
-                double complex sp = 0, sm = 0;
-                for (int v = 0; v < f->vocab; v++) {
-                    double pv = probs ? probs[v] : 1.0 / f->vocab;
-                    double tb = f->table[(long)v * h + b], tc = f->table[(long)v * h + c];
-                    sp += pv * cexp(I * (tb + tc));
-                    sm += pv * cexp(I * (tb - tc));
-                }
-                cross = fmax(cabs(sp), cabs(sm));
-            } else { /* independent blocks */
-                cross = cabs(chi[b]) * cabs(chi[c]);
-            }
-            if (cross > rb)
-                rb = cross;
-        }
-        if (rate)
-            rate[b] = rb;
-        if (rb > best)
-            best = rb;
-    }
-    return best;
-}
-
 void rl_moment2_closed(const rl_family *f, const double *probs, rl_moment2 *m, double *block_diag,
                        double *block_rate)
 {
     const double d = f->d;
+    const rl_family_ops *o = rl_family_ops_of(f);
     m->fixdim = rl_moment2_fixed_dim(f);
     m->limit_max = so2_like(f) ? 0.5 : m->fixdim ? 1.0 / d : 0.0;
-    if (so2_like(f)) {
-        m->rate = so2_rates(f, probs, block_diag, block_rate);
-        return;
-    }
-    switch (f->kind) {
-    case RL_FAM_HAAR:
-    case RL_FAM_HAAR_SO:
-        m->rate = 0; /* T(X) = tr(X)/d I: the projector onto F (d >= 3 for SO(d)) */
-        break;
-    case RL_FAM_LAZY_HAAR:
-        m->rate = 1.0 - f->p; /* T = (1-p) Id + p Pi_F */
-        break;
-    case RL_FAM_HOUSEHOLDER:
-    case RL_FAM_PATH: {
-        /* M = I - beta w w^T: E[w w^T] = I/d, E[w_i w_j w_k w_l] = (d_ij d_kl +
-         * d_ik d_jl + d_il d_jk)/(d(d+2)) give
-         *   T(X) = (1 - 2 beta/d) X + beta^2 (X + X^T + tr(X) I)/(d(d+2)),
-         * eigenvalues: antisymmetric 1 - 2 beta/d; symmetric traceless
-         * 1 - 2 beta/d + 2 beta^2/(d(d+2)); I: 1 - (2 beta - beta^2)/d. */
-        double beta = f->kind == RL_FAM_HOUSEHOLDER ? 2.0 : f->beta;
-        double a = 1 - 2 * beta / d, s = a + 2 * beta * beta / (d * (d + 2));
-        double c = 1 - (2 * beta - beta * beta) / d;
-        m->rate = fmax(fabs(a), fabs(s));
-        if (m->fixdim == 0)
-            m->rate = fmax(m->rate, fabs(c));
-        break;
-    }
-    default: /* brownian, d >= 3: no closed form here (the estimate only) */
+    /* the family's closed form (family_ops.h), or none: rate NAN, closed 0 */
+    m->closed = o->moment2 && o->moment2(f, probs, &m->rate, block_diag, block_rate);
+    if (!m->closed)
         m->rate = NAN;
-        break;
-    }
 }
 
 rl_status rl_moment2_perp_norm(int d, const double *T, int k, const double *basis, double *out,

@@ -24,21 +24,23 @@
 
 #include "../core/err.h"
 #include "../sampling/family.h"
+#include "../sampling/so2.h"
 
 typedef struct {
     double rate;      /* ||T on F^perp||_op; NAN when there is no closed form */
+    int closed;       /* whether rate is a closed form (0: none; rate is NAN) */
     int fixdim;       /* dim F */
     double limit_max; /* sup over unit q, k of q^T Pi_F(k k^T) q */
 } rl_moment2;
 
-/* E[exp(2 i theta)] for one angle step theta ~ law(omega) (the 2x2 block's
- * symmetric traceless part turns by 2 theta). */
-double complex rl_angle_charfn2(rl_angle_law law, double omega);
+/* rl_angle_charfn2 (E[exp(2 i theta)]): sampling/so2.h. */
 
 /* Closed forms (any d).  SO(2) families: block_rate[b] (d/2 values, may be
  * NULL) = max(|E e^{2i theta_b}|, max_{b' != b} |E e^{i(theta_b +- theta_b')}|),
  * block_diag[b] = |E e^{2i theta_b}| (may be NULL); token-so2 under the token
- * probabilities probs (NULL: uniform).  m->rate is NAN for brownian, d >= 3. */
+ * probabilities probs (NULL: uniform).  From the family's object (family_ops.h);
+ * with no closed form (brownian and cayley at d >= 3) m->closed is 0 and
+ * m->rate NAN. */
 void rl_moment2_closed(const rl_family *f, const double *probs, rl_moment2 *m, double *block_diag,
                        double *block_rate);
 

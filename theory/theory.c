@@ -7,193 +7,88 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../sampling/family_ops.h"
 #include "../sampling/so2.h"
 
-double complex rl_angle_charfn(rl_angle_law law, double w)
+/* ||E M|| and log ||E M|| through the family's object (family_ops.h): the
+ * norm of c I is |c|, of a block-diagonal mean the largest |chi_b|. */
+int rl_family_closed_mean_norm(const rl_family *f, const double *probs, double *blocks, double *norm,
+                               double *err_bound)
 {
-    /* sin(w)/w, written so that w = 0 gives 1 */
-    double sinc = w == 0 ? 1.0 : sin(w) / w;
-    switch (law) {
-    case RL_ANG_CONSTANT: return cexp(I * w);
-    case RL_ANG_UNIFORM: return sinc;                 /* (1/2w) int_{-w}^{w} e^{it} dt */
-    case RL_ANG_PM: return cos(w);                    /* (e^{iw} + e^{-iw}) / 2 */
-    case RL_ANG_GAUSS: return exp(-0.5 * w * w);      /* Gaussian characteristic function */
-    case RL_ANG_CIRCLE: return 0;                     /* uniform on the circle */
-    case RL_ANG_DRIFT: return cexp(I * w) * sinc;     /* U(0, 2w) = w + U(-w, w) */
-    default: return NAN;
+    const rl_family_ops *o = rl_family_ops_of(f);
+    const int nb = rl_family_mean_blocks(f);
+    double complex chi[nb];
+    double e = 0, best = 0;
+    if (!o || !o->mean || !o->mean(f, probs, chi, &e))
+        return 0;
+    for (int b = 0; b < nb; b++) {
+        double m = cabs(chi[b]);
+        if (blocks && rl_family_is_so2(f))
+            blocks[b] = m;
+        if (m > best)
+            best = m;
     }
-}
-
-double rl_one_minus_sinc(double w)
-{
-    /* Below |w| = 2 the alternating series x/6 (1 - x/20 (1 - x/42 (...))),
-     * x = w^2, whose terms are below its sum (ratio <= 1.25 at w = 2), so the
-     * result is good to ~1 ulp; above, 1 - sin w / w subtracts at most 0.46
-     * from 1, also ~1 ulp.  The direct form below 2 loses log2(1/(1 - sinc))
-     * bits: all of them near w = 0. */
-    w = fabs(w);
-    if (w >= 2)
-        return 1.0 - sin(w) / w;
-    const double x = w * w;
-    double r = 1.0;
-    for (int k = 15; k >= 1; k--) /* factor k: x / ((2k+2)(2k+3)) */
-        r = 1.0 - x / ((2.0 * k + 2) * (2.0 * k + 3)) * r;
-    return x / 6.0 * r;
-}
-
-double rl_angle_log_norm(rl_angle_law law, double w)
-{
-    switch (law) {
-    case RL_ANG_CONSTANT: return 0.0;
-    case RL_ANG_UNIFORM:
-    case RL_ANG_DRIFT: {
-        double s = rl_one_minus_sinc(w);
-        return s < 1 ? log1p(-s) : log(fabs(sin(w) / w));
-    }
-    case RL_ANG_PM: {
-        /* cos w = 1 - 2 sin^2(w/2) */
-        double h = sin(0.5 * w), s = 2 * h * h;
-        return s < 1 ? log1p(-s) : log(fabs(cos(w)));
-    }
-    case RL_ANG_GAUSS: return -0.5 * w * w;
-    case RL_ANG_CIRCLE: return -INFINITY;
-    default: return NAN;
-    }
+    *norm = best;
+    if (err_bound)
+        *err_bound = e;
+    return 1;
 }
 
 double rl_family_mean_norm(const rl_family *f, const double *probs, double *blocks)
 {
-    const int d = f->d, h = d / 2;
-    switch (f->kind) {
-    case RL_FAM_HAAR:
-    case RL_FAM_HAAR_SO:
-        /* E[U] commutes with every rotation, so E[U] = cI; E[U] = E[-U] on O(d)
-         * (U and -U are equal in law) and on SO(d) for d >= 3 (U and U J_ij,
-         * two signs flipped, are equal in law); SO(2): uniform angle, chi = 0. */
-        return 0.0;
-    case RL_FAM_HOUSEHOLDER:
-        return 1.0 - 2.0 / d; /* E[w w^T] = I/d */
-    case RL_FAM_PATH:
-        return fabs(1.0 - f->beta / d);
-    case RL_FAM_LAZY_HAAR:
-        return 1.0 - f->p;
-    case RL_FAM_BROWNIAN:
-        return NAN;
-    case RL_FAM_SO2:
-    case RL_FAM_TOKEN_SO2: {
-        double omega[h], best = 0;
-        rl_so2_freqs(d, f->base, f->scale, omega);
-        for (int b = 0; b < h; b++) {
-            double complex chi = 0;
-            if (f->kind == RL_FAM_SO2) {
-                chi = rl_angle_charfn(f->law, omega[b]);
-            } else {
-                /* chi_b = sum_v p_v e^{i table[v][b]} under the token law */
-                for (int v = 0; v < f->vocab; v++)
-                    chi += (probs ? probs[v] : 1.0 / f->vocab) * cexp(I * f->table[(long)v * h + b]);
-            }
-            double nb = cabs(chi);
-            if (blocks)
-                blocks[b] = nb;
-            if (nb > best)
-                best = nb;
-        }
-        return best;
-    }
-    default:
-        return NAN;
-    }
+    double v;
+    return rl_family_closed_mean_norm(f, probs, blocks, &v, NULL) ? v : NAN;
 }
 
-/* The Laguerre sum behind rl_brownian_mean, c = (2 e^{-x/2} S + (d odd)) / d,
- * S = sum of L_m(x) over m <= d-2 with m = d (mod 2), x = sigma^2.  Forward
- * recurrence (m+1) L_{m+1} = (2m+1-x) L_m - m L_{m-1} in long double, rescaled
- * so that neither e^{-x/2} (underflow) nor L_m (overflow) is formed alone.
- * dbl != 0 rounds every step to double: the same sum in double, whose distance
- * from the long double one estimates the rounding error. */
-static long double brownian_c(int d, long double x, int dbl)
+int rl_family_closed_log_mean_norm(const rl_family *f, const double *probs, double *logblocks, double *lognorm)
 {
-#define RD(v) (dbl ? (long double)(double)(v) : (v))
-    long double p0 = 1, p1 = RD(1 - x), sum = (d % 2) ? p1 : p0, scale = -x / 2;
-    for (int m = 1; m + 1 <= d - 2; m++) {
-        long double p2 = RD(RD(RD((2 * m + 1 - x) * p1) - RD(m * p0)) / (m + 1));
-        p0 = p1;
-        p1 = p2;
-        if ((m + 1) % 2 == d % 2)
-            sum = RD(sum + p1);
-        if (fabsl(p1) > 1e200L || fabsl(sum) > 1e200L) {
-            p0 *= 1e-200L, p1 *= 1e-200L, sum *= 1e-200L;
-            scale += 200 * logl(10.0L);
-        }
+    const rl_family_ops *o = rl_family_ops_of(f);
+    if (!o || !o->mean || !rl_family_has_mean(f))
+        return 0;
+    if (o->log_mean) {
+        *lognorm = o->log_mean(f, probs, logblocks);
+        return 1;
     }
-    long double mag = fabsl(sum) > 0 ? expl(scale + logl(fabsl(sum))) : 0;
-    return (2 * (sum < 0 ? -mag : mag) + (d % 2)) / d;
-#undef RD
-}
-
-double rl_brownian_mean(int d, double sigma, double *err)
-{
-    /* E[exp(sigma A)] = c I, c = E[(1/d) tr cos(sigma B)], B = iA Hermitian.
-     * The eigenvalues of B are +-x_k (and 0 when d is odd) with joint law
-     * prop. to prod_{j<k} (x_j^2 - x_k^2)^2 prod x_j^{2(d mod 2)} e^{-x_j^2/2}
-     * (Mehta, Random Matrices, ch. 13): a determinantal process whose kernel
-     * is built from the even (d even) or odd (d odd) Hermite functions psi_m
-     * of the weight e^{-x^2/2}.  So E tr cos(sigma B) = (d mod 2) + 2 sum_m
-     * int cos(sigma x) psi_m(x)^2 dx over those m <= d-2, and the Fourier
-     * transform of psi_m^2 is e^{-t^2/2} L_m(t^2).  Checks: d = 2 gives
-     * e^{-sigma^2/2}; the Taylor terms give m_2 = d-1, m_4 = (d-1)(2d-1). */
-    const long double x = (long double)sigma * sigma;
-    long double c = brownian_c(d, x, 0);
-    if (err)
-        /* the recurrence amplifies rounding (~m^2 at x -> 0); the double run's
-         * distance bounds the long double run's error with room (2^11 on
-         * x86: checked against __float128 over d <= 4096, NOTES) */
-        *err = (double)fabsl(brownian_c(d, x, 1) - c) + DBL_EPSILON;
-    /* c is a mean of cosines: outside [-1, 1] only by rounding */
-    return (double)(c > 1 ? 1 : c < -1 ? -1 : c);
+    /* no cancellation-free form: the log of the norms as they are */
+    const int h = f->d / 2, so2 = rl_family_is_so2(f);
+    double nb[so2 ? h : 1], top;
+    if (!rl_family_closed_mean_norm(f, probs, nb, &top, NULL))
+        return 0;
+    if (logblocks && so2)
+        for (int b = 0; b < h; b++)
+            logblocks[b] = log(nb[b]);
+    *lognorm = log(top);
+    return 1;
 }
 
 double rl_family_log_mean_norm(const rl_family *f, const double *probs, double *logblocks)
 {
-    const int d = f->d, h = d / 2;
-    if (f->kind == RL_FAM_BROWNIAN)
-        return log(fabs(rl_brownian_mean(d, f->sigma, NULL)));
-    if (f->kind == RL_FAM_HOUSEHOLDER)
-        return log1p(-2.0 / d);
-    if (f->kind == RL_FAM_PATH)
-        return log(fabs(1.0 - f->beta / d)); /* exact for beta / d a power of two */
-    if (f->kind == RL_FAM_LAZY_HAAR)
-        return log1p(-f->p);
-    if (f->kind != RL_FAM_SO2) {
-        /* haar (0) and token-so2 (|chi_b| from sums, logged as they are) */
-        double *nb = logblocks ? logblocks : malloc(sizeof(double) * (h > 0 ? h : 1));
-        double top = log(rl_family_mean_norm(f, probs, nb));
-        if (logblocks)
-            for (int b = 0; b < h; b++)
-                logblocks[b] = log(logblocks[b]);
-        else
-            free(nb);
-        return top;
-    }
-    double omega[h], best = -INFINITY;
-    rl_so2_freqs(d, f->base, f->scale, omega);
-    for (int b = 0; b < h; b++) {
-        double l = rl_angle_log_norm(f->law, omega[b]);
-        if (logblocks)
-            logblocks[b] = l;
-        if (l > best)
-            best = l;
-    }
-    return best;
+    double v;
+    return rl_family_closed_log_mean_norm(f, probs, logblocks, &v) ? v : NAN;
+}
+
+rl_status rl_family_norm_certain(const rl_family *f, int as_log, rl_err *err)
+{
+    double c, e;
+    if (!rl_family_closed_mean_norm(f, NULL, NULL, &c, &e))
+        return rl_fail(err, RL_EINPUT, "--family %s has no closed form for ||E M|| (at d = %d)",
+                       rl_family_name(f->kind), f->d);
+    /* W divides by 1 - |c|: the log needs e small against it */
+    if (e > (as_log ? 1e-7 * (1 - c) : 1e-9))
+        return rl_fail(err, RL_EINPUT, "the %s mean at d = %d, sigma = %g is not certain to %s (rounding "
+                       "estimate %g)", rl_family_name(f->kind), f->d, f->sigma, as_log ? "1e-7 (1 - |E M|)" : "1e-9", e);
+    return RL_OK;
 }
 
 long rl_mixing_window_log(double lognorm, double eps)
 {
+    if (isnan(lognorm) || isnan(eps))
+        return RL_WINDOW_UNDEFINED;
     if (!(lognorm < 0))
         return -1;
     /* -log(eps), not log(1/eps): 1/eps would round first */
     double q = -log(eps) / -lognorm;
-    if (q > 9e18)
+    if (!(q <= 9e18)) /* the cast below is in range */
         return -1;
     long n = (long)ceil(q);
     return n < 1 ? 1 : n;
@@ -201,6 +96,8 @@ long rl_mixing_window_log(double lognorm, double eps)
 
 long rl_mixing_window(double norm, double eps)
 {
+    if (isnan(norm) || isnan(eps))
+        return RL_WINDOW_UNDEFINED;
     if (norm >= 1.0)
         return -1;
     if (norm <= 0.0)
@@ -208,7 +105,7 @@ long rl_mixing_window(double norm, double eps)
     double w = ceil(log(1.0 / eps) / log(1.0 / norm));
     if (w < 1)
         w = 1;
-    if (w > 9e18)
+    if (!(w <= 9e18)) /* the cast below is in range */
         return -1;
     /* guard the ceiling against rounding: least n with norm^n <= eps */
     long n = (long)w;
@@ -413,7 +310,7 @@ double rl_sphere_log_mgf(int d, double lambda)
 
 void rl_so2_cos_log_mgf_range(rl_angle_law law, double omega, long n0, long count, double z, double *out)
 {
-    if (z < 0) {
+    if (!(z >= 0 && z <= 1e6)) { /* NaN, negative or beyond any use: kmax's cast stays in range */
         for (long j = 0; j < count; j++)
             out[j] = NAN;
         return;

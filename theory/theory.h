@@ -4,34 +4,48 @@
 
 #include <complex.h>
 #include "../sampling/family.h"
+#include "../sampling/fam_brownian.h"
+#include "../sampling/so2.h"
 
-/* chi = E[exp(i theta)] for one angle step theta ~ law(omega); the 2x2 block
- * E[R(theta)] equals |chi| times a rotation, so its norm is |chi|. */
+/* The angle laws' characteristic functions and the Brownian mean are the
+ * families' own closed forms, defined in sampling/ (so2.c, fam_brownian.c:
+ * the families' objects need them, and sampling may not include theory).
+ * The two that the claims index names are declared again here, the theory's
+ * one header of closed forms; the compiler checks that the prototypes agree
+ * with sampling/so2.h and sampling/fam_brownian.h, included above. */
 double complex rl_angle_charfn(rl_angle_law law, double omega);
-
-/* 1 - sin(w)/w to ~1 ulp for every w (a series below |w| = 2, where the
- * direct form cancels). */
-double rl_one_minus_sinc(double w);
-/* log |rl_angle_charfn(law, w)| without forming 1 - |chi| by subtraction:
- * log1p of the series above (uniform, drift), of -2 sin^2(w/2) (pm). */
-double rl_angle_log_norm(rl_angle_law law, double w);
-
-/* ||E[M]||_op in closed form.  SO(2) families: the per-block norms |chi_b|
- * go to blocks (d/2 values, may be NULL) and the result is their maximum;
- * token-so2 uses the token probabilities probs (vocab values; NULL: uniform).
- * Returns NAN for brownian, which has no closed form: see rl_brownian_mean. */
-double rl_family_mean_norm(const rl_family *f, const double *probs, double *blocks);
-
-/* E[exp(sigma A)] = c I for the Brownian family, exactly (a sum of Laguerre
- * polynomials, see theory.c), in [-1, 1]; *err (may be NULL) estimates its
- * rounding error (distance to the same sum carried in double). */
 double rl_brownian_mean(int d, double sigma, double *err);
 
-/* log ||E[M]||_op: for SO(2) families per block from rl_angle_log_norm (to
- * blocks' logs in logblocks, d/2 values, may be NULL) and their maximum; for
- * brownian log |c|; householder, lazy-haar through log1p.  token-so2: the log
- * of rl_family_mean_norm's values (no cancellation-free form). */
+/* ||E[M]||_op in closed form, through the family's object (family_ops.h).
+ * SO(2) families: the per-block norms |chi_b| go to blocks (d/2 values, may
+ * be NULL) and the result is their maximum; token-so2 uses the token
+ * probabilities probs (vocab values; NULL: uniform).  Returns 1 with the norm
+ * in *norm and a bound on its error in *err (may be NULL), or 0 when the
+ * family has no closed form (nothing written): never a NaN to be dropped. */
+int rl_family_closed_mean_norm(const rl_family *f, const double *probs, double *blocks, double *norm,
+                               double *err);
+/* The same as a value, for callers that know the family has a closed form
+ * (rl_family_has_mean); NAN when it has none. */
+double rl_family_mean_norm(const rl_family *f, const double *probs, double *blocks);
+
+/* log ||E[M]||_op: the family's cancellation-free form where it has one
+ * (SO(2) laws per block from rl_angle_log_norm into logblocks, d/2 values,
+ * may be NULL; householder, lazy-haar through log1p), else the log of the
+ * norms (brownian log |c|, token-so2).  Returns 1, or 0 with no closed form. */
+int rl_family_closed_log_mean_norm(const rl_family *f, const double *probs, double *logblocks,
+                                   double *lognorm);
 double rl_family_log_mean_norm(const rl_family *f, const double *probs, double *logblocks);
+
+/* Whether ||E M|| (as_log 0) or its log (1) can be printed as a result:
+ * RL_EINPUT when the family has no closed form, or when its error bound is
+ * not below 1e-9 (norm) or 1e-7 (1 - |E M|) (log: the window divides by
+ * 1 - |E M|), the reason in err. */
+rl_status rl_family_norm_certain(const rl_family *f, int as_log, rl_err *err);
+
+/* What the windows below return when their input is not a number (a norm
+ * or an eps that is NaN): no window, and not "never" either; the
+ * double is never cast to long out of range. */
+#define RL_WINDOW_UNDEFINED (-2L)
 
 /* W(eps) from log ||E M|| (<= 0): ceil(-log(eps) / -lognorm), at least 1;
  * -1 (never) for lognorm >= 0 or a window beyond 9e18.  Exact to the integer
@@ -40,7 +54,8 @@ double rl_family_log_mean_norm(const rl_family *f, const double *probs, double *
 long rl_mixing_window_log(double lognorm, double eps);
 
 /* Mixing window W(eps) = ceil(log(1/eps) / log(1/norm)): the least n >= 1 with
- * norm^n <= eps.  Returns 1 for norm = 0 and -1 (never) for norm >= 1. */
+ * norm^n <= eps.  Returns 1 for norm = 0, -1 (never) for norm >= 1 and
+ * RL_WINDOW_UNDEFINED for a NaN norm. */
 long rl_mixing_window(double norm, double eps);
 
 /* The spherical-cap bound (Ball) for u uniform on S^{d-1}, one coordinate:
@@ -119,7 +134,8 @@ double rl_sphere_log_mgf(int d, double lambda);
 /* log E e^{z cos Phi}, Phi the sum of n i.i.d. angle steps theta ~ law(omega):
  * by Jacobi-Anger e^{z cos Phi} = I_0(z) + 2 sum_{k>=1} I_k(z) cos(k Phi) and
  * E cos(k Phi) = Re chi(k omega)^n with chi(k omega) = E e^{i k theta}
- * (rl_angle_charfn at k omega).  n = 0 gives z.  z in [0, 500] (NAN below 0). */
+ * (rl_angle_charfn at k omega).  n = 0 gives z.  z in [0, 500] (NAN below 0,
+ * above 1e6 and for a NaN z). */
 double rl_so2_cos_log_mgf(rl_angle_law law, double omega, long n, double z);
 /* The same for n = n0, n0 + 1, ..., n0 + count - 1 into out[0..count-1]
  * (the powers chi^n carried from one n to the next: O(count sqrt z)). */

@@ -1,0 +1,221 @@
+/* fam_brownian.c: the Brownian family exp(sigma A), A skew-symmetric with
+ * N(0,1) entries above the diagonal, and its closed-form mean. */
+#include "fam_brownian.h"
+#include "family_ops.h"
+#include "rng.h"
+#include "so2.h"
+
+#include <cblas.h>
+#include <complex.h>
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../core/streams.h"
+#include "../core/util.h"
+
+/* The Laguerre sum behind rl_brownian_mean, c = (2 e^{-x/2} S + (d odd)) / d,
+ * S = sum of L_m(x) over m <= d-2 with m = d (mod 2), x = sigma^2.  Forward
+ * recurrence (m+1) L_{m+1} = (2m+1-x) L_m - m L_{m-1} in long double, rescaled
+ * so that neither e^{-x/2} (underflow) nor L_m (overflow) is formed alone.
+ * dbl != 0 rounds every step to double: the same sum in double, whose distance
+ * from the long double one estimates the rounding error. */
+static long double brownian_c(int d, long double x, int dbl)
+{
+#define RD(v) (dbl ? (long double)(double)(v) : (v))
+    long double p0 = 1, p1 = RD(1 - x), sum = (d % 2) ? p1 : p0, scale = -x / 2;
+    for (int m = 1; m + 1 <= d - 2; m++) {
+        long double p2 = RD(RD(RD((2 * m + 1 - x) * p1) - RD(m * p0)) / (m + 1));
+        p0 = p1;
+        p1 = p2;
+        if ((m + 1) % 2 == d % 2)
+            sum = RD(sum + p1);
+        if (fabsl(p1) > 1e200L || fabsl(sum) > 1e200L) {
+            p0 *= 1e-200L, p1 *= 1e-200L, sum *= 1e-200L;
+            scale += 200 * logl(10.0L);
+        }
+    }
+    long double mag = fabsl(sum) > 0 ? expl(scale + logl(fabsl(sum))) : 0;
+    return (2 * (sum < 0 ? -mag : mag) + (d % 2)) / d;
+#undef RD
+}
+
+double rl_brownian_mean(int d, double sigma, double *err)
+{
+    /* E[exp(sigma A)] = c I, c = E[(1/d) tr cos(sigma B)], B = iA Hermitian.
+     * The eigenvalues of B are +-x_k (and 0 when d is odd) with joint law
+     * prop. to prod_{j<k} (x_j^2 - x_k^2)^2 prod x_j^{2(d mod 2)} e^{-x_j^2/2}
+     * (Mehta, Random Matrices, ch. 13): a determinantal process whose kernel
+     * is built from the even (d even) or odd (d odd) Hermite functions psi_m
+     * of the weight e^{-x^2/2}.  So E tr cos(sigma B) = (d mod 2) + 2 sum_m
+     * int cos(sigma x) psi_m(x)^2 dx over those m <= d-2, and the Fourier
+     * transform of psi_m^2 is e^{-t^2/2} L_m(t^2).  Checks: d = 2 gives
+     * e^{-sigma^2/2}; the Taylor terms give m_2 = d-1, m_4 = (d-1)(2d-1). */
+    const long double x = (long double)sigma * sigma;
+    long double c = brownian_c(d, x, 0);
+    if (err)
+        /* the recurrence amplifies rounding (~m^2 at x -> 0); the double run's
+         * distance bounds the long double run's error with room (2^11 on
+         * x86: checked against __float128 over d <= 4096, NOTES) */
+        *err = (double)fabsl(brownian_c(d, x, 1) - c) + DBL_EPSILON;
+    /* c is a mean of cosines: outside [-1, 1] only by rounding */
+    return (double)(c > 1 ? 1 : c < -1 ? -1 : c);
+}
+
+static rl_status brownian_check(const rl_family *f, rl_err *err)
+{
+    if (!(f->sigma >= 0 && isfinite(f->sigma)))
+        return rl_fail(err, RL_EINPUT, "sigma %g must be non-negative", f->sigma);
+    if (f->sigma > RL_BROWNIAN_SIGMA_MAX)
+        return rl_fail(err, RL_EINPUT, "sigma %g is out of range (at most %g: beyond it the step's "
+                       "angles have no correct digits)", f->sigma, RL_BROWNIAN_SIGMA_MAX);
+    return RL_OK;
+}
+
+static rl_det_sign det_plus(const rl_family *f)
+{
+    (void)f;
+    return RL_DET_PLUS;
+}
+
+/* zheevd's eigenvectors and scratch, sized once by a workspace query */
+typedef struct {
+    int d;
+    lapack_complex_double *zv, *zt, *zo, *zwork;
+    double *eig, *rwork;
+    lapack_int *iwork;
+    lapack_int lzwork, lrwork, liwork;
+} brown_ws;
+
+static void *brownian_ws(const rl_family *f)
+{
+    const int d = f->d;
+    brown_ws *w = rl_xcalloc(1, sizeof *w);
+    lapack_complex_double qz;
+    double qr;
+    lapack_int qi;
+    w->d = d;
+    w->zv = rl_xmalloc(sizeof(lapack_complex_double) * (size_t)d * d);
+    w->zt = rl_xmalloc(sizeof(lapack_complex_double) * (size_t)d * d);
+    w->zo = rl_xmalloc(sizeof(lapack_complex_double) * (size_t)d * d);
+    w->eig = rl_xmalloc(sizeof(double) * d);
+    LAPACKE_zheevd_work(LAPACK_COL_MAJOR, 'V', 'U', d, w->zv, d, w->eig, &qz, -1, &qr, -1, &qi, -1);
+    /* the queried sizes are small integers held in doubles: range-checked */
+    w->lzwork = creal(qz) >= 1 && creal(qz) < 1e9 ? (lapack_int)creal(qz) : 2 * d + d * d;
+    w->lrwork = qr >= 1 && qr < 1e9 ? (lapack_int)qr : 1 + 5 * d + 2 * d * d;
+    w->liwork = qi;
+    w->zwork = rl_xmalloc(sizeof(lapack_complex_double) * w->lzwork);
+    w->rwork = rl_xmalloc(sizeof(double) * w->lrwork);
+    w->iwork = rl_xmalloc(sizeof(lapack_int) * w->liwork);
+    return w;
+}
+
+static void brownian_ws_free(void *ws)
+{
+    brown_ws *w = ws;
+    if (!w)
+        return;
+    free(w->zv);
+    free(w->zt);
+    free(w->zo);
+    free(w->zwork);
+    free(w->eig);
+    free(w->rwork);
+    free(w->iwork);
+    free(w);
+}
+
+/* exp(sigma A) for A skew-symmetric with N(0,1) entries above the diagonal.
+ * H = iA is Hermitian, H = V diag(lambda) V^H with real lambda, so
+ * exp(sigma A) = exp(-i sigma H) = V diag(exp(-i sigma lambda)) V^H, which is
+ * orthogonal to rounding (V unitary) at any sigma, unlike a truncated series. */
+static rl_status brownian_draw(const rl_family *f, void *ws, gsl_rng *r, int token, rl_step *st, rl_err *err)
+{
+    (void)token;
+    brown_ws *s = ws;
+    const int d = f->d;
+    lapack_complex_double *V = s->zv;
+    st->identity = 0;
+    /* upper triangle of H (column-major): H_ij = i A_ij for i < j */
+    for (int j = 0; j < d; j++) {
+        V[(long)j * d + j] = 0;
+        for (int i = 0; i < j; i++)
+            V[(long)j * d + i] = I * rl_normal(r);
+    }
+    lapack_int info = LAPACKE_zheevd_work(LAPACK_COL_MAJOR, 'V', 'U', d, V, d, s->eig, s->zwork,
+                                          s->lzwork, s->rwork, s->lrwork, s->iwork, s->liwork);
+    if (info != 0)
+        return rl_fail(err, RL_EINTERNAL, "Brownian step: zheevd failed (info %d, d = %d)", (int)info, d);
+    /* T = V diag(exp(-i sigma lambda)) */
+    for (int j = 0; j < d; j++) {
+        lapack_complex_double e = cexp(-I * f->sigma * s->eig[j]);
+        for (int i = 0; i < d; i++)
+            s->zt[(long)j * d + i] = V[(long)j * d + i] * e;
+    }
+    /* exp(sigma A) = Re(T V^H); column-major product, read back row-major */
+    const lapack_complex_double one = 1, zero = 0;
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, d, d, d, &one, s->zt, d, V, d, &zero,
+                s->zo, d);
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++)
+            st->M[(long)i * d + j] = creal(s->zo[(long)j * d + i]);
+    return RL_OK;
+}
+
+static int brownian_mean(const rl_family *f, const double *probs, double complex *chi, double *err)
+{
+    (void)probs;
+    chi[0] = rl_brownian_mean(f->d, f->sigma, err);
+    return 1;
+}
+
+/* d = 2: the step turns the one block by theta = sigma g, g ~ N(0, 1):
+ * chi = e^{-sigma^2/2}, chi2 = e^{-2 sigma^2}.  d >= 3: no closed form (the
+ * character estimate of mc/moment2_brownian.h). */
+static int brownian_moment2(const rl_family *f, const double *probs, double *rate, double *diag, double *brate)
+{
+    (void)probs;
+    if (f->d != 2)
+        return 0;
+    const double complex chi = exp(-0.5 * f->sigma * f->sigma), chi2 = exp(-2.0 * f->sigma * f->sigma);
+    *rate = rl_so2_block_rates(1, &chi, &chi2, NULL, diag, brate);
+    return 1;
+}
+
+/* an eigendecomposition (~2 d^3) and a dense apply per step */
+static double brownian_cost(const rl_family *f, double n, int m)
+{
+    const double d = f->d, d3 = d * d * d;
+    return n * (2.0 * d3 + 2.0 * d * d * m + 20000);
+}
+
+/* mixing: sigma 0.1 (slot 5); concentration: sigma = 1/sqrt(d), so that
+ * sigma^2 (d-1)/2 ~ 1/2: a window of ~9 steps at every d (slot 2) */
+static int brownian_cases(int d, rl_sweep s, rl_family_case *out)
+{
+    rl_family f = rl_family_default(RL_FAM_BROWNIAN, d);
+    if (s == RL_SWEEP_MIXING) {
+        f.sigma = 0.1;
+        out[0] = (rl_family_case){ "brownian-s0.1", f, 5, RL_STREAM_MIX_FAMILY + 5, 0, 1 };
+    } else {
+        f.sigma = 1.0 / sqrt((double)d);
+        out[0] = (rl_family_case){ "brownian", f, 2, RL_STREAM_CONC_FAMILY + 2, 0, 1 };
+    }
+    return 1;
+}
+
+const rl_family_ops rl_family_brownian = {
+    .desc = "Brownian step exp(sigma A), A skew-symmetric with N(0,1) entries above the diagonal",
+    .flags = "sigma",
+    .form = RL_STEP_DENSE,
+    .check = brownian_check,
+    .det_sign = det_plus,
+    .ws_alloc = brownian_ws,
+    .ws_free = brownian_ws_free,
+    .draw = brownian_draw,
+    .mean = brownian_mean,
+    .moment2 = brownian_moment2,
+    .route_cost = brownian_cost,
+    .cases = brownian_cases,
+};

@@ -1,0 +1,187 @@
+/* fam_cayley.c: the Cayley family C = (I - sigma A)^{-1} (I + sigma A), A
+ * skew-symmetric with N(0,1) entries above the diagonal (the generator of
+ * the Brownian family).
+ *
+ * C is orthogonal with det +1: A's eigenvalues are +-i lambda_j (and 0 for
+ * odd d), so C's are (1 + i sigma lambda)/(1 - i sigma lambda) =
+ * e^{2i atan(sigma lambda)}, of modulus 1, in conjugate pairs (and 1), and C
+ * is normal (a rational function of A).
+ *
+ * Mean.  A's law is invariant under A -> Q A Q^T, so E[C] = c I with
+ * c = E[(1/d) tr C] = E[(1/d) tr g(sigma B)], B = iA Hermitian with
+ * eigenvalues x, g(y) = (1 - y^2)/(1 + y^2) = 2/(1 + y^2) - 1.  With
+ *   1/(1 + sigma^2 x^2) = int_0^inf e^{-u} cos(sigma u x) du
+ * (the Laplace transform of cos), Fubini gives
+ *   c = 2 int_0^inf e^{-u} c_B(sigma u) du - 1,
+ * c_B(s) = E[(1/d) tr cos(s B)] the Brownian family's mean at step size s
+ * (fam_brownian.c: a Laguerre sum, exact).  So the Cayley mean is a
+ * Laplace transform of the Brownian one, computed by adaptive quadrature
+ * (GSL qags near 0, qagiu beyond) with its error bound, plus the Brownian sum's rounding
+ * estimate at the worst point.  Checks: sigma = 0 gives 1; d = 2 gives
+ * E[(1 - sigma^2 a^2)/(1 + sigma^2 a^2)], a ~ N(0, 1). */
+#include "fam_brownian.h"
+#include "family_ops.h"
+#include "rng.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../core/streams.h"
+#include "../core/util.h"
+
+/* The same range as the Brownian step's sigma (family.h). */
+#define RL_CAYLEY_SIGMA_MAX RL_BROWNIAN_SIGMA_MAX
+
+static rl_status cayley_check(const rl_family *f, rl_err *err)
+{
+    if (!(f->sigma >= 0 && isfinite(f->sigma)))
+        return rl_fail(err, RL_EINPUT, "sigma %g must be non-negative", f->sigma);
+    if (f->sigma > RL_CAYLEY_SIGMA_MAX)
+        return rl_fail(err, RL_EINPUT, "sigma %g is out of range (at most %g)", f->sigma, RL_CAYLEY_SIGMA_MAX);
+    return RL_OK;
+}
+
+static rl_det_sign det_plus(const rl_family *f)
+{
+    (void)f;
+    return RL_DET_PLUS;
+}
+
+/* the LU of I - sigma A and the right-hand side I + sigma A, column-major */
+typedef struct {
+    double *L, *B;
+    lapack_int *ipiv;
+} cayley_ws;
+
+static void *cayley_ws_alloc(const rl_family *f)
+{
+    const size_t d = (size_t)f->d;
+    cayley_ws *w = rl_xcalloc(1, sizeof *w);
+    w->L = rl_xmalloc(sizeof(double) * d * d);
+    w->B = rl_xmalloc(sizeof(double) * d * d);
+    w->ipiv = rl_xmalloc(sizeof(lapack_int) * d);
+    return w;
+}
+
+static void cayley_ws_free(void *ws)
+{
+    cayley_ws *w = ws;
+    if (!w)
+        return;
+    free(w->L);
+    free(w->B);
+    free(w->ipiv);
+    free(w);
+}
+
+/* (I - sigma A) C = I + sigma A by LU (dgesv_work: no allocation) */
+static rl_status cayley_draw(const rl_family *f, void *ws, gsl_rng *r, int token, rl_step *st, rl_err *err)
+{
+    (void)token;
+    cayley_ws *w = ws;
+    const int d = f->d;
+    const double s = f->sigma;
+    st->identity = 0;
+    for (int j = 0; j < d; j++) {
+        w->L[(long)j * d + j] = w->B[(long)j * d + j] = 1.0;
+        for (int i = 0; i < j; i++) { /* A_ij = g, A_ji = -g (column-major: [j d + i] is (i, j)) */
+            const double g = s * rl_normal(r);
+            w->L[(long)j * d + i] = -g;
+            w->L[(long)i * d + j] = g;
+            w->B[(long)j * d + i] = g;
+            w->B[(long)i * d + j] = -g;
+        }
+    }
+    lapack_int info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, d, d, w->L, d, w->ipiv, w->B, d);
+    if (info != 0)
+        return rl_fail(err, RL_EINTERNAL, "Cayley step: dgesv failed (info %d, d = %d)", (int)info, d);
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++)
+            st->M[(long)i * d + j] = w->B[(long)j * d + i];
+    return RL_OK;
+}
+
+typedef struct {
+    int d;
+    double sigma, round; /* round: the largest rounding estimate met */
+} cayley_q;
+
+static double cayley_integrand(double u, void *p)
+{
+    cayley_q *q = p;
+    double e, c = rl_brownian_mean(q->d, q->sigma * u, &e);
+    if (e > q->round)
+        q->round = e;
+    return exp(-u) * c;
+}
+
+/* c = 2 int_0^inf e^{-u} c_B(sigma u) du - 1 (the header's derivation) */
+static int cayley_mean(const rl_family *f, const double *probs, double complex *chi, double *err)
+{
+    (void)probs;
+    if (f->sigma == 0) {
+        chi[0] = 1.0;
+        if (err)
+            *err = 0;
+        return 1;
+    }
+    cayley_q q = { f->d, f->sigma, 0 };
+    gsl_function F = { cayley_integrand, &q };
+    gsl_integration_workspace *w = gsl_integration_workspace_alloc(256);
+    /* c_B(sigma u) changes on the scale u ~ 1/sigma, e^{-u} on u ~ 1: the
+     * integral is split at a = min(1, 50/sigma) so that a large sigma's
+     * narrow feature at u -> 0 is not stepped over (qags on [0, a], qagiu
+     * beyond) */
+    const double a = fmin(1.0, 50.0 / f->sigma);
+    double v0 = NAN, v1 = NAN, e0 = INFINITY, e1 = INFINITY;
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int st = w ? gsl_integration_qags(&F, 0.0, a, 1e-14, 1e-12, 256, w, &v0, &e0) : GSL_ENOMEM;
+    if (st == GSL_SUCCESS)
+        st = gsl_integration_qagiu(&F, a, 1e-14, 1e-12, 256, w, &v1, &e1);
+    gsl_set_error_handler(old);
+    gsl_integration_workspace_free(w);
+    const double v = v0 + v1, abserr = e0 + e1;
+    if (st != GSL_SUCCESS || !isfinite(v))
+        return 0; /* no closed-form value at these parameters: never a NaN */
+    const double c = 2 * v - 1;
+    chi[0] = c > 1 ? 1 : c < -1 ? -1 : c;
+    if (err) /* the quadrature's bound and the integrand's rounding, both doubled */
+        *err = 2 * (abserr + q.round);
+    return 1;
+}
+
+/* an LU (2/3 d^3), the solve for d right-hand sides (2 d^3) and a dense apply */
+static double cayley_cost(const rl_family *f, double n, int m)
+{
+    const double d = f->d, d3 = d * d * d;
+    return n * (2.7 * d3 + 2.0 * d * d * m + 2000);
+}
+
+/* mixing: sigma 0.1, on request (--families cayley), in a fresh stream */
+static int cayley_cases(int d, rl_sweep s, rl_family_case *out)
+{
+    if (s != RL_SWEEP_MIXING)
+        return 0;
+    rl_family f = rl_family_default(RL_FAM_CAYLEY, d);
+    f.sigma = 0.1;
+    out[0] = (rl_family_case){ "cayley-s0.1", f, RL_FAMILY_FRESH_SLOT(RL_FAM_CAYLEY, 0),
+                               rl_family_fresh_stream(RL_FAM_CAYLEY, s, 0), 0, 0 };
+    return 1;
+}
+
+const rl_family_ops rl_family_cayley = {
+    .desc = "Cayley step (I - sigma A)^-1 (I + sigma A), A skew-symmetric with N(0,1) entries above the diagonal",
+    .flags = "sigma",
+    .form = RL_STEP_DENSE,
+    .check = cayley_check,
+    .det_sign = det_plus,
+    .ws_alloc = cayley_ws_alloc,
+    .ws_free = cayley_ws_free,
+    .draw = cayley_draw,
+    .mean = cayley_mean,
+    .route_cost = cayley_cost,
+    .cases = cayley_cases,
+};

@@ -1,0 +1,132 @@
+/* fam_reflect.c: the rank-one families M = I - beta w w^T, w uniform on the
+ * sphere -- householder (beta = 2, a reflection) and path (PaTH, beta in
+ * (0, 2]; orthogonal only at beta = 2). */
+#include "family_ops.h"
+#include "rng.h"
+
+#include <math.h>
+
+#include "../core/streams.h"
+
+static double beta_of(const rl_family *f)
+{
+    return f->kind == RL_FAM_PATH ? f->beta : 2.0;
+}
+
+static rl_status path_check(const rl_family *f, rl_err *err)
+{
+    if (!(f->beta > 0 && f->beta <= 2))
+        return rl_fail(err, RL_EINPUT, "beta %g is outside (0, 2]", f->beta);
+    return RL_OK;
+}
+
+static int path_orthogonal(const rl_family *f)
+{
+    return f->beta == 2.0;
+}
+
+/* det(I - beta w w^T) = 1 - beta */
+static rl_det_sign reflect_det(const rl_family *f)
+{
+    const double b = beta_of(f);
+    return b < 1 ? RL_DET_PLUS : b > 1 ? RL_DET_MINUS : RL_DET_ZERO;
+}
+
+static rl_status reflect_draw(const rl_family *f, void *ws, gsl_rng *r, int token, rl_step *st, rl_err *err)
+{
+    (void)ws, (void)token, (void)err;
+    st->beta = beta_of(f);
+    rl_unit_vector(r, f->d, st->w);
+    return RL_OK;
+}
+
+/* E[w w^T] = I/d: E[M] = (1 - beta/d) I */
+static int reflect_mean(const rl_family *f, const double *probs, double complex *chi, double *err)
+{
+    (void)probs;
+    chi[0] = f->kind == RL_FAM_PATH ? 1.0 - f->beta / f->d : 1.0 - 2.0 / f->d;
+    if (err)
+        *err = 0;
+    return 1;
+}
+
+static double reflect_log_mean(const rl_family *f, const double *probs, double *logblocks)
+{
+    (void)probs, (void)logblocks;
+    if (f->kind == RL_FAM_PATH)
+        return log(fabs(1.0 - f->beta / f->d)); /* exact for beta / d a power of two */
+    return log1p(-2.0 / f->d);
+}
+
+/* M = I - beta w w^T: E[w w^T] = I/d, E[w_i w_j w_k w_l] = (d_ij d_kl +
+ * d_ik d_jl + d_il d_jk)/(d(d+2)) give
+ *   T(X) = (1 - 2 beta/d) X + beta^2 (X + X^T + tr(X) I)/(d(d+2)),
+ * eigenvalues: antisymmetric 1 - 2 beta/d; symmetric traceless
+ * 1 - 2 beta/d + 2 beta^2/(d(d+2)); I: 1 - (2 beta - beta^2)/d (in F
+ * unless the step is not orthogonal, then F = {0}). */
+static int reflect_moment2(const rl_family *f, const double *probs, double *rate, double *diag, double *brate)
+{
+    (void)probs, (void)diag, (void)brate;
+    const double d = f->d, beta = beta_of(f);
+    double a = 1 - 2 * beta / d, s = a + 2 * beta * beta / (d * (d + 2));
+    double c = 1 - (2 * beta - beta * beta) / d;
+    *rate = fmax(fabs(a), fabs(s));
+    if (beta != 2.0)
+        *rate = fmax(*rate, fabs(c));
+    return 1;
+}
+
+static double reflect_cost(const rl_family *f, double n, int m)
+{
+    return (30.0 + m) * n * f->d;
+}
+
+static int householder_cases(int d, rl_sweep s, rl_family_case *out)
+{
+    rl_family f = rl_family_default(RL_FAM_HOUSEHOLDER, d);
+    if (s == RL_SWEEP_MIXING)
+        out[0] = (rl_family_case){ "householder", f, 2, RL_STREAM_MIX_FAMILY + 2, 0, 1 };
+    else
+        out[0] = (rl_family_case){ "householder", f, 0, RL_STREAM_CONC_FAMILY + 0, 0, 1 };
+    return 1;
+}
+
+static int path_cases(int d, rl_sweep s, rl_family_case *out)
+{
+    rl_family f = rl_family_default(RL_FAM_PATH, d);
+    f.beta = 1.0;
+    if (s == RL_SWEEP_MIXING)
+        out[0] = (rl_family_case){ "path-beta1", f, 3, RL_STREAM_MIX_FAMILY + 3, 0, 1 };
+    else
+        out[0] = (rl_family_case){ "path-beta1", f, 3, RL_STREAM_CONC_FAMILY + 3, 0, 1 };
+    return 1;
+}
+
+const rl_family_ops rl_family_householder = {
+    .desc = "Householder reflection I - 2ww^T, w uniform on the unit sphere",
+    .flags = "",
+    .form = RL_STEP_REFLECT,
+    .det_sign = reflect_det,
+    .draw = reflect_draw,
+    .mean = reflect_mean,
+    .log_mean = reflect_log_mean,
+    .moment2 = reflect_moment2,
+    .route_cost = reflect_cost,
+    .cases = householder_cases,
+};
+
+const rl_family_ops rl_family_path = {
+    .desc = "PaTH step I - beta ww^T, w uniform on the sphere; orthogonal only for beta = 2 "
+            "(for beta < 2 it contracts the w direction by 1 - beta)",
+    .flags = "beta",
+    .form = RL_STEP_REFLECT,
+    .check = path_check,
+    .orthogonal = path_orthogonal,
+    .det_sign = reflect_det,
+    .draw = reflect_draw,
+    .mean = reflect_mean,
+    .log_mean = reflect_log_mean,
+    .moment2 = reflect_moment2,
+    .route_cost = reflect_cost,
+    .cases = path_cases,
+};
