@@ -446,8 +446,8 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
                                               : "between";
         mixed += w1 > 0 && w1 <= 512;
         coherent += !(w1 > 0 && w1 <= 512) && pL >= 0.9;
-        const double zb = fmax(rl_mix_z(m512, p512, s512), rl_mix_z(mL, pL, sL));
-        zmax = isnan(zb) ? NAN : fmax(zmax, zb);
+        const double zb = rl_worst(rl_mix_z(m512, p512, s512), rl_mix_z(mL, pL, sL));
+        zmax = rl_worst(zmax, zb);
         agree += zb <= 5;
         rl_tsv_row(t, "%d\t%.6g\t%.12g\t%ld\t%ld\t%ld\t%.4g\t%.2g\t%.4g\t%.4g\t%.2g\t%.4g\t%s", bb, om, c, w1, w2, wm,
                    m512, s512, p512, mL, sL, pL, cls);
@@ -591,7 +591,7 @@ void rl_mix_drift_rows(rl_report *rep, const long *grid, int ng, const double co
         worst = fmax(worst, rl_mix_z(cabs(chi_u[g]), cabs(chi_d[g]), se));
         if (cabs(chi_d[g]) > 5 * se_d[g]) {
             double ph = rl_angle_reduce(carg(chi_d[g]) - (double)grid[g]);
-            worst_phase = fmax(worst_phase, rl_effect_z(fabs(ph) * cabs(chi_d[g]), se_d[g]));
+            worst_phase = rl_worst(worst_phase, rl_effect_z(fabs(ph) * cabs(chi_d[g]), se_d[g]));
         }
     }
     char a[160], b[160];
