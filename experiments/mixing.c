@@ -98,11 +98,12 @@ static double window_margin(void)
 }
 
 /* Replicates at which the margin |p - eps| would reach 2k SE, from reps
- * with standard error se there (SE proportional to 1/sqrt(replicates)). */
+ * with standard error se there (SE proportional to 1/sqrt(replicates));
+ * LONG_MAX when p = eps (no number decides it). */
 static long window_reps_needed(long reps, double se, double p, double eps)
 {
-    const double r = window_margin() * se / fabs(p - eps);
-    return (long)ceil((double)reps * r * r);
+    const double r = window_margin() * se / fabs(p - eps), n = ceil((double)reps * r * r);
+    return n < (double)LONG_MAX ? (long)n : LONG_MAX;
 }
 
 /* The two test lengths of the window W = wp on grid[0..ng-1] (rule window):
