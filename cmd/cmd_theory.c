@@ -44,9 +44,9 @@ static void select_claims(const char *only, int *run)
 
 /* theory.md's table of verdicts: a row per claim that ran (rep[i] not
  * NULL), its count of each kind and its seconds, then the totals.  A column
- * per kind; absent at this scale (the effect rule, which no claim's row
- * names) only when some check has it, so that the table of the claims' six
- * kinds stays as it was. */
+ * per kind, holds (empirical) and verified (closed forms) apart; absent at
+ * this scale (the effect rule, which no claim's row names) only when some
+ * check has it. */
 static void write_totals(FILE *fp, rl_report *const *rep, const double *secs, double t_all)
 {
     int tot[RL_NVERDICT] = { 0 }, show[RL_NVERDICT];
@@ -140,11 +140,16 @@ int cmd_theory(int argc, char **argv)
     strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&tt));
     fprintf(fp, "# routelab theory report\n\nProduced by `routelab theory --preset %s --seed %ld --threads %d` "
                 "on %s in %.0f s. Every number below is measured in this run; predicted values come from "
-                "the closed forms of theory/ (derivations in NOTES.md). A check *holds* when the "
-                "measurement agrees with the prediction within its stated uncertainty (5 standard "
-                "errors unless said otherwise). Verdicts are of six kinds, each decided by a rule fixed in the "
-                "claims table before the run (the rules are listed under each claim's checks): *holds* and "
-                "*contradicted* are the evidence; *unresolved*: this run is too small to decide; *hypothesis "
+                "the closed forms of theory/ (derivations in NOTES.md). Each check is decided by a rule fixed "
+                "in the claims table before the run (the rules are listed under each claim's checks), and the "
+                "rule fixes too what its pass is evidence of. *holds*: empirical support for a claim of the "
+                "study that could have failed (the sign rule of the stylized layer); *verified*: a numerical "
+                "confirmation of a closed form, an exact law or a proved bound (rules agree, bound, exact, "
+                "agree-n, window; a check of a sampler's law is labelled so): worth having, but not evidence "
+                "about the study's claims, so counted apart; *contradicted*: the measurement is against the "
+                "claim, or, for a verification, the formula or the code is wrong; *unresolved*: this run is "
+                "too small to decide (the row says what would decide it); *no prediction*: the prediction or "
+                "the statistic is not finite (no closed form for that family), never a verdict; *hypothesis "
                 "not met*: the theorem does not apply there (the row says which hypothesis fails); "
                 "*identity*: follows from the construction, shown but never counted; *info*: a reading of "
                 "ours, not a claim of the study.\n\n",

@@ -9,18 +9,23 @@
 
 const rl_rule rl_rule_agree = { "agree", RL_RULE_ABS, 5,
                                  "a measurement against an exact value (a closed form or an exact law), z = "
-                                 "(measured − exact)/SE: |z| ≤ 5 holds, otherwise contradicted" };
+                                 "(measured − exact)/SE: |z| ≤ 5 verified, otherwise contradicted; z not finite for want of a prediction (NaN): "
+                                 "no prediction",
+                                 RL_EV_VERIFY };
 const rl_rule rl_rule_bound = { "bound", RL_RULE_LE, 5,
                                 "a measurement against a bound, x = (measured − bound)/SE on the side the bound "
-                                "forbids: x ≤ 5 holds, otherwise contradicted" };
+                                "forbids: x ≤ 5 verified, otherwise contradicted; NaN: no prediction",
+                                RL_EV_VERIFY };
 const rl_rule rl_rule_sign = { "sign", RL_RULE_SIGN, 3,
                                "an effect the claim predicts positive, from n independent repeats (fits, seeds): "
                                "t = mean/SE, read as z, the normal quantile of its Student tail with n − 1 degrees "
                                "of freedom: z ≥ 3 holds, z ≤ −3 contradicted, otherwise unresolved (the run is too "
-                               "small to decide)" };
+                               "small to decide)",
+                               RL_EV_CLAIM };
 const rl_rule rl_rule_below = { "below", RL_RULE_BAND, 3,
                                 "a quantity predicted below a threshold, x = (measured − threshold)/SE: x ≤ −3 "
-                                "holds, x > 3 contradicted, otherwise unresolved (the noise hides the threshold)" };
+                                "holds, x > 3 contradicted, otherwise unresolved (the noise hides the threshold)",
+                                RL_EV_CLAIM };
 /* effect: the four-outcome rule with a minimal effect size delta (written
  * per ordering in reproduce/orderings.c, before any run).  The per-seed
  * values d_1..d_K (paired differences of log ratios, or a log ratio) give
@@ -36,15 +41,35 @@ const rl_rule rl_rule_effect = { "effect", RL_RULE_EFFECT, 3,
                                  "z((mean − δ)/SE), each t read as the normal quantile of its Student tail with "
                                  "n − 1 degrees of freedom; x_lo ≥ 3 and x_hi ≤ −3 is absent at this scale (the "
                                  "whole interval at the 3 standard lies within ±δ: two one-sided tests); otherwise "
-                                 "x ≥ 3 holds, x ≤ −3 contradicted, else unresolved (the run is too small to decide)" };
+                                 "x ≥ 3 holds, x ≤ −3 contradicted, else unresolved (the run is too small to decide)",
+                                 RL_EV_CLAIM };
 const rl_rule rl_rule_exact = { "exact", RL_RULE_TRUE, 0,
-                                "closed forms compared without sampling noise: true holds, false contradicted" };
+                                "closed forms compared without sampling noise: true verified, false contradicted",
+                                RL_EV_VERIFY };
+/* window: BAND at the 3 standard on a bracket of the crossing, the test
+ * lengths chosen from the prediction where its margin to eps is 2k = 6 SE
+ * (SE measured there): k for the rule's threshold, k more so that under the
+ * prediction the row decides with probability Phi(3) = 0.9987 on each side.
+ * Tested at n = W itself (the rule below, until issue 23) the prediction sat
+ * within the noise of eps and the row could not be decided by design.  The
+ * lower side exists only when W > 1 (a family with E M = 0 has W = 1 for
+ * every eps, and its row checks only the sampler's mean step). */
+const rl_rule rl_rule_window = { "window", RL_RULE_BAND, 3,
+                                 "the window W(ε) bracketed where the noise cannot hide ε: n_hi the first length ≥ W "
+                                 "with predicted ‖E M‖ⁿ ≤ ε − 6 SE, n_lo (only when W > 1) the last length < W with "
+                                 "predicted ≥ ε + 6 SE (SE measured there: 3 for the threshold, 3 more so that the "
+                                 "prediction decides); x = max((|E P| at n_hi − ε)/SE, (ε − |E P| at n_lo)/SE): x ≤ −3 "
+                                 "verified, x > 3 contradicted, otherwise unresolved; no such length in the run: x "
+                                 "not formed, unresolved, and the row says how many replicates would form it "
+                                 "(SE ∝ 1/√replicates)",
+                                 RL_EV_VERIFY };
 /* BAND with k = 0: x <= 0 holds, x > 0 contradicted, NaN unresolved */
 const rl_rule rl_rule_agree_n = { "agree-n", RL_RULE_BAND, 0,
                                   "a measurement against an exact value through z-scores of means of skewed terms "
                                   "(sums of squares, near χ²₂): a 5-SE test only from 256 replicates on (skewness "
-                                  "2/√n ≤ 1/8), x = max |z| − 5: x ≤ 0 holds, x > 0 contradicted; with fewer "
-                                  "replicates x is not formed and the row is unresolved (the run is too small to decide)" };
+                                  "2/√n ≤ 1/8), x = max |z| − 5: x ≤ 0 verified, x > 0 contradicted; with fewer "
+                                  "replicates x is not formed and the row is unresolved (the run is too small to decide)",
+                                  RL_EV_VERIFY };
 
 #define RULES_(...) ((const rl_rule *const[]){ __VA_ARGS__, NULL })
 
@@ -53,7 +78,7 @@ const rl_rule rl_rule_agree_n = { "agree-n", RL_RULE_BAND, 0,
 
 const rl_claim rl_claims[] = {
     ROW_(mixing, 1, "Mixing window", RL_CLAIM_TEXT,
-         RULES_(&rl_rule_agree, &rl_rule_bound, &rl_rule_below, &rl_rule_exact),
+         RULES_(&rl_rule_agree, &rl_rule_bound, &rl_rule_window, &rl_rule_exact),
          "Mean route E[P_n] against E[M]^n for every step family, the mixing window W(eps),\n"
          "the study's U(-w_b, w_b) variant block by block (d = 64, 96), text-driven steps,\n"
          "and positive-drift angles.  TSV files, figures and mixing.md go to --out."),

@@ -237,7 +237,7 @@ double rl_conc_beta_over_cap(int d, double a, double *tw)
 
 /* The readings of one check per d from its cmp (over: the bound's excess;
  * otherwise |z| against the exact law) with each d's hypothesis. */
-static void dstats(int nd, const int *d, const cmp *c, char (*unmet)[256], int over, rl_conc_dstat *o)
+static void dstats(int nd, const int *d, const cmp *c, const char (*unmet)[256], int over, rl_conc_dstat *o)
 {
     for (int j = 0; j < nd; j++) {
         o[j].d = d[j];
@@ -289,13 +289,24 @@ static void part_haar(const conc_res *R, const rl_outdir *out, rl_report *rep)
         }
     }
     rl_tsv_close(t);
+    /* where d is too large for Haar matrices the key is drawn uniform on the
+     * sphere instead of transported: there the rows check the sampler's law
+     * (and the closed forms), not a transport, and say so */
+    char sph[96] = "", w[512];
+    for (int id = 0; id < z->nd; id++)
+        if (R->haar[id].sp.st.kind != RL_ST_CHAIN)
+            snprintf(sph + strlen(sph), sizeof sph - strlen(sph), "%s%d", sph[0] ? ", " : "", z->d[id]);
+    char lab[160] = "Haar transport";
+    if (sph[0])
+        rl_fmt(lab, sizeof lab, "Haar transport (at d = %s Pk̂ is drawn uniform on the sphere: a sampler check there)",
+               sph);
     rl_conc_dstat ds[MAXD];
     dstats(z->nd, z->d, all, unmet, 0, ds);
-    rl_conc_decide(rep, &rl_rule_agree, ds, z->nd, "Haar transport: tail P(|q̂ᵀPk̂| ≥ t) = exact Beta law, every d and t",
-                   "|z| ≤ 5");
+    rl_conc_decide(rep, &rl_rule_agree, ds, z->nd,
+                   rl_fmt(w, sizeof w, "%s: tail P(|q̂ᵀPk̂| ≥ t) = exact Beta law, every d and t", lab), "|z| ≤ 5");
     dstats(z->nd, z->d, all, unmet, 1, ds);
-    rl_conc_decide(rep, &rl_rule_bound, ds, z->nd, "Haar transport: tail ≤ cap bound (Ball) 2e^{−dt²/2} + 5 SE",
-                   "(measured − cap)/SE ≤ 5");
+    rl_conc_decide(rep, &rl_rule_bound, ds, z->nd,
+                   rl_fmt(w, sizeof w, "%s: tail ≤ cap bound (Ball) 2e^{−dt²/2} + 5 SE", lab), "(measured − cap)/SE ≤ 5");
 }
 
 /* The exact Beta law against the cap bound on a fine grid (for the figures),
@@ -512,126 +523,107 @@ static rl_status part_families_run(long seed, conc_res *R, rl_err *err)
     return RL_OK;
 }
 
-static void part_families(const conc_res *R, const rl_outdir *out, rl_report *rep)
+/* The TSV files of part (b), written cell by cell. */
+typedef struct {
+    rl_tsv *t, *mo, *so;
+} fam_files;
+
+/* One cell of part (b), family fi at dimension index id: its rows of the
+ * TSV files, its readings into S[fi], its SO(2) configurations (if any)
+ * appended to rows (*nrows of them). */
+static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_summary *S, so2_row *rows,
+                     int *nrows)
 {
     const conc_size *z = &R->z;
-    rl_tsv *t = rl_tsv_open(out, "concentration_families.tsv",
-                            "family\td\tn\treps\tm\tt\tx\ttail\tse\tbeta\tlevy\ttail_centered\tse_centered\thoeffding\t"
-                            "tail_direction\tse_direction");
-    rl_tsv *mo = rl_tsv_open(out, "concentration_moments.tsv",
-                             "family\td\tn\treps\tm\tmean\tmean_se\tmean_pred\tsq\tsq_se\tsq_beta\tsq_pred\tnorm2\tnorm2_se\t"
-                             "norm2_pred");
-    rl_tsv *so = rl_tsv_open(out, "concentration_so2.tsv",
-                             "law\tconfig\td\tn\treps\tt\tx\ttail_centered\tse_centered\thoeffding\ttail_abs\tse_abs\tbeta\t"
-                             "cap\tmean_pred");
-    fam_summary *S = rl_xcalloc(NFAM, sizeof *S);
-    for (int f = 0; f < NFAM; f++) {
-        for (int j = 0; j < MAXD; j++) {
-            cmp_init(&S[f].beta[j]);
-            cmp_init(&S[f].levy[j]);
-            cmp_init(&S[f].dir[j]);
+    const int d = z->d[id], m = queries_per_route(z, d), h = d / 2;
+    const double *Q = R->Q[id];
+    rl_tsv *t = F->t, *mo = F->mo, *so = F->so;
+    const spec sp = R->fam[id][fi].sp;
+    const long reps = R->fam[id][fi].reps;
+    const rl_st_cell c = R->fam[id][fi].c;
+    const int so2 = sp.st.kind == RL_ST_SO2;
+    fam_summary *s = &S[fi];
+    const int j = s->cells++;
+    double rate;
+    s->dd[j] = d;
+    if (!rl_conc_unmet(&sp.st.f, sp.st.n, &rate, s->unmet[j], sizeof s->unmet[j]))
+        s->unmet[j][0] = 0;
+    /* the Hoeffding bound of each query, averaged: the pooled tail is
+     * the average of the m per-query tails */
+    double *A = so2 ? rl_xmalloc(sizeof(double) * m * h) : NULL;
+    for (int i = 0; so2 && i < m; i++)
+        rl_so2score_weights(d, Q + (long)i * d, A + (long)i * h);
+    for (int k = 0; k < c.nt; k++) {
+        rl_tail_est e = rl_tails_est(c.abs, k), ed = rl_tails_est(c.dir, k);
+        rl_tail_est ec = so2 ? rl_tails_est(c.cen, k) : e;
+        double bt = rl_beta_tail(d, c.t[k]), lv = rl_levy_tail(d, c.t[k]), hb = NAN;
+        if (so2) {
+            hb = 0;
+            for (int i = 0; i < m; i++)
+                hb += rl_hoeffding_so2(c.t[k], A + (long)i * h, h) / m;
+            cmp_point(&s->hoeff, &ec, NAN, hb, c.t[k], d);
         }
-        cmp_init(&S[f].hoeff);
-        cmp_init(&S[f].beta_all);
-        cmp_init(&S[f].levy_all);
-        S[f].sq_ratio_min = INFINITY;
+        cmp_point(&s->beta[j], &e, bt, NAN, c.t[k], d);
+        cmp_point(&s->levy[j], &e, NAN, lv, c.t[k], d);
+        cmp_point(&s->beta_all, &e, bt, NAN, c.t[k], d);
+        cmp_point(&s->levy_all, &e, NAN, lv, c.t[k], d);
+        if (fi == F_PATH)
+            cmp_point(&s->dir[j], &ed, bt, NAN, c.t[k], d);
+        rl_tsv_row(t, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g",
+                   sp.label, d, sp.st.n, reps, m, c.t[k], c.t[k] * sqrt((double)d), e.p, e.se, bt, lv,
+                   so2 ? ec.p : NAN, so2 ? ec.se : NAN, hb, so2 ? NAN : ed.p, so2 ? NAN : ed.se);
     }
-    so2_row rows[2 * MAXD * RL_NCFG];
-    int nrows = 0;
-    char w[512], a[256], b[256];
-    for (int id = 0; id < z->nd; id++) {
-        const int d = z->d[id], m = queries_per_route(z, d), h = d / 2;
-        const double *Q = R->Q[id];
-        for (int fi = 0; fi < NFAM; fi++) {
-            if (!R->fam[id][fi].ok)
-                continue;
-            const spec sp = R->fam[id][fi].sp;
-            const long reps = R->fam[id][fi].reps;
-            const rl_st_cell c = R->fam[id][fi].c;
-            const int so2 = sp.st.kind == RL_ST_SO2;
-            fam_summary *s = &S[fi];
-            const int j = s->cells++;
-            double rate;
-            s->dd[j] = d;
-            if (!rl_conc_unmet(&sp.st.f, sp.st.n, &rate, s->unmet[j], sizeof s->unmet[j]))
-                s->unmet[j][0] = 0;
-            /* the Hoeffding bound of each query, averaged: the pooled tail is
-             * the average of the m per-query tails */
-            double *A = so2 ? rl_xmalloc(sizeof(double) * m * h) : NULL;
-            for (int i = 0; so2 && i < m; i++)
-                rl_so2score_weights(d, Q + (long)i * d, A + (long)i * h);
-            for (int k = 0; k < c.nt; k++) {
-                rl_tail_est e = rl_tails_est(c.abs, k), ed = rl_tails_est(c.dir, k);
-                rl_tail_est ec = so2 ? rl_tails_est(c.cen, k) : e;
-                double bt = rl_beta_tail(d, c.t[k]), lv = rl_levy_tail(d, c.t[k]), hb = NAN;
-                if (so2) {
-                    hb = 0;
-                    for (int i = 0; i < m; i++)
-                        hb += rl_hoeffding_so2(c.t[k], A + (long)i * h, h) / m;
-                    cmp_point(&s->hoeff, &ec, NAN, hb, c.t[k], d);
-                }
-                cmp_point(&s->beta[j], &e, bt, NAN, c.t[k], d);
-                cmp_point(&s->levy[j], &e, NAN, lv, c.t[k], d);
-                cmp_point(&s->beta_all, &e, bt, NAN, c.t[k], d);
-                cmp_point(&s->levy_all, &e, NAN, lv, c.t[k], d);
-                if (fi == F_PATH)
-                    cmp_point(&s->dir[j], &ed, bt, NAN, c.t[k], d);
-                rl_tsv_row(t, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g",
-                           sp.label, d, sp.st.n, reps, m, c.t[k], c.t[k] * sqrt((double)d), e.p, e.se, bt, lv,
-                           so2 ? ec.p : NAN, so2 ? ec.se : NAN, hb, so2 ? NAN : ed.p, so2 ? NAN : ed.se);
-            }
-            /* moments: E s exactly; E s^2 against the sphere's 1/d (and the
-             * exact SO(2) value); E|P q|^2 = (1 - beta(2-beta)/d)^n for PaTH
-             * (|(I - b w w^T)x|^2 = |x|^2 - b(2-b)(w.x)^2, E(w.x)^2 = |x|^2/d) */
-            double mu, mse, sq, sqse, n2, n2se, mp = 0, sqp = 1.0 / d, n2p = 1;
-            rl_mean_se(c.mean, reps, 1, &mu, &mse);
-            rl_mean_se(c.sq, reps, 1, &sq, &sqse);
-            rl_mean_se(c.nrm2, reps, 1, &n2, &n2se);
-            if (so2) {
-                sqp = 0;
-                for (int i = 0; i < m; i++) {
-                    mp += c.Es[i] / m;
-                    sqp += (rl_so2score_var(&sp.st.f, A + (long)i * h, sp.st.n) + c.Es[i] * c.Es[i]) / m;
-                }
-            } else {
-                mp = pow(sp.cmean, (double)sp.st.n);
-            }
-            if (fi == F_PATH) {
-                n2p = pow(1.0 - sp.st.f.beta * (2 - sp.st.f.beta) / d, (double)sp.st.n);
-                s->norm_z = fmax(s->norm_z, fabs(n2 - n2p) / fmax(n2se, 1e-300));
-            }
-            s->mean_z = fmax(s->mean_z, fabs(mu - mp) / fmax(mse, 1e-300));
-            s->sq_ratio_min = fmin(s->sq_ratio_min, sq * d);
-            s->sq_ratio_max = fmax(s->sq_ratio_max, sq * d);
-            rl_tsv_row(mo, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g", sp.label, d,
-                       sp.st.n, reps, m, mu, mse, mp, sq, sqse, 1.0 / d, so2 ? sqp : (fi == F_PATH ? NAN : 1.0 / d), n2,
-                       n2se, n2p);
-            if (fi == F_STUDY && id == z->nd - 1) {
-                /* how the unmixed blocks move the tail: at x = t sqrt(d) = 2 */
-                int k2 = 7;
-                rl_tail_est e = rl_tails_est(c.abs, k2);
-                snprintf(s->depart, sizeof s->depart,
-                         "d = %d, t = %.3f: P(|s| ≥ t) = %.3f ± %.3f against Beta %.2g; E s = %.3f (exact %.3f)", d,
-                         c.t[k2], e.p, e.se, rl_beta_tail(d, c.t[k2]), mu, mp);
-            }
-            if (so2) {
-                so2_config_rows(&sp, fi == F_STUDY, d, &c, so, rows + nrows);
-                for (int g = 0; g < RL_NCFG; g++) {
-                    rows[nrows + g].rate = rate;
-                    snprintf(rows[nrows + g].unmet, sizeof rows[nrows + g].unmet, "%s", s->unmet[j]);
-                }
-                nrows += RL_NCFG;
-            }
-            free(A);
+    /* moments: E s exactly; E s^2 against the sphere's 1/d (and the
+     * exact SO(2) value); E|P q|^2 = (1 - beta(2-beta)/d)^n for PaTH
+     * (|(I - b w w^T)x|^2 = |x|^2 - b(2-b)(w.x)^2, E(w.x)^2 = |x|^2/d) */
+    double mu, mse, sq, sqse, n2, n2se, mp = 0, sqp = 1.0 / d, n2p = 1;
+    rl_mean_se(c.mean, reps, 1, &mu, &mse);
+    rl_mean_se(c.sq, reps, 1, &sq, &sqse);
+    rl_mean_se(c.nrm2, reps, 1, &n2, &n2se);
+    if (so2) {
+        sqp = 0;
+        for (int i = 0; i < m; i++) {
+            mp += c.Es[i] / m;
+            sqp += (rl_so2score_var(&sp.st.f, A + (long)i * h, sp.st.n) + c.Es[i] * c.Es[i]) / m;
         }
+    } else {
+        mp = pow(sp.cmean, (double)sp.st.n);
     }
-    rl_tsv_close(t);
-    rl_tsv_close(mo);
-    rl_tsv_close(so);
+    if (fi == F_PATH) {
+        n2p = pow(1.0 - sp.st.f.beta * (2 - sp.st.f.beta) / d, (double)sp.st.n);
+        s->norm_z = rl_worst(s->norm_z, fabs(n2 - n2p) / fmax(n2se, 1e-300));
+    }
+    s->mean_z = rl_worst(s->mean_z, fabs(mu - mp) / fmax(mse, 1e-300));
+    s->sq_ratio_min = fmin(s->sq_ratio_min, sq * d);
+    s->sq_ratio_max = fmax(s->sq_ratio_max, sq * d);
+    rl_tsv_row(mo, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g", sp.label, d,
+               sp.st.n, reps, m, mu, mse, mp, sq, sqse, 1.0 / d, so2 ? sqp : (fi == F_PATH ? NAN : 1.0 / d), n2,
+               n2se, n2p);
+    if (fi == F_STUDY && id == z->nd - 1) {
+        /* how the unmixed blocks move the tail: at x = t sqrt(d) = 2 */
+        int k2 = 7;
+        rl_tail_est e = rl_tails_est(c.abs, k2);
+        snprintf(s->depart, sizeof s->depart,
+                 "d = %d, t = %.3f: P(|s| ≥ t) = %.3f ± %.3f against Beta %.2g; E s = %.3f (exact %.3f)", d,
+                 c.t[k2], e.p, e.se, rl_beta_tail(d, c.t[k2]), mu, mp);
+    }
+    if (so2) {
+        so2_config_rows(&sp, fi == F_STUDY, d, &c, so, rows + *nrows);
+        for (int g = 0; g < RL_NCFG; g++) {
+            rows[*nrows + g].rate = rate;
+            snprintf(rows[*nrows + g].unmet, sizeof rows[*nrows + g].unmet, "%s", s->unmet[j]);
+        }
+        *nrows += RL_NCFG;
+    }
+    free(A);
+}
 
-    /* verdicts of (b) */
+/* The verdicts of part (b), family by family. */
+static void fam_verdicts(const fam_summary *S, rl_report *rep)
+{
+    char w[512], a[256], b[256];
     for (int fi = 0; fi < NFAM; fi++) {
-        fam_summary *s = &S[fi];
+        const fam_summary *s = &S[fi];
         if (!s->cells)
             continue;
         const char *lab = fam_label(fi);
@@ -679,15 +671,18 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
                          fi >= F_CIRCLE ? "Σ_b a_b Re χ_b^n" : "c^n (E[M] = cI)",
                          rl_fmt(a, sizeof a, "max |z| = %.2f over %d dimensions", s->mean_z, s->cells));
     }
-    free(S);
+}
 
+/* concentration_so2_scale.tsv: the SO(2) configurations of part (c), by law
+ * and configuration, then d (one curve per run of rows). */
+static void so2_scale_tsv(const so2_row *rows, int nrows, const rl_outdir *out)
+{
     rl_tsv *sc = rl_tsv_open(out, "concentration_so2_scale.tsv",
                              "law_id\tconfig_id\td\trms_sqrtd\trms_sqrtd_se\trms_sqrtd_pred\tlaw\tconfig\tn\treps\t"
                              "sum_a2\tmean\tmean_se\tmean_pred\tvar\tvar_se\tvar_pred\tt05\ttail05\ttail05_se\tq95_meas\thoeffding_at_q95\t"
                              "d_ms\td_ms_se\td_ms_bound\trate2");
-    /* rows by law and configuration, then d (one curve per run of rows) */
     for (int i = 0; i < nrows * 2 * RL_NCFG; i++) {
-        so2_row *o = &rows[i % nrows];
+        const so2_row *o = &rows[i % nrows];
         if (o->law * RL_NCFG + o->cfg != i / nrows)
             continue;
         double r = sqrt(o->ms * o->d);
@@ -700,7 +695,13 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
     }
     rl_tsv_close(sc);
 
-    /* verdicts of (c): per law and configuration, over d */
+}
+
+/* The verdicts of part (c): per law and configuration, over d, and the table
+ * of their moments. */
+static void so2_verdicts(const so2_row *rows, int nrows, rl_report *rep)
+{
+    char w[512], a[256];
     size_t cap = 1 << 15, used = 0;
     char *tab = rl_xmalloc(cap);
     used += snprintf(tab + used, cap - used,
@@ -712,7 +713,7 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
             int cnt = 0;
             rl_conc_dstat ds[MAXD];
             for (int i = 0; i < nrows; i++) {
-                so2_row *o = &rows[i];
+                const so2_row *o = &rows[i];
                 if (o->law != law || o->cfg != g)
                     continue;
                 if (cnt < MAXD) {
@@ -724,9 +725,9 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
                     snprintf(q->unmet, sizeof q->unmet, "%s", o->unmet);
                 }
                 cnt++;
-                zm = fmax(zm, fabs(o->mean - o->mean_pred) / fmax(o->mean_se, 1e-300));
-                zv = fmax(zv, fabs(o->var - o->var_pred) / fmax(o->var_se, 1e-300));
-                over = fmax(over, o->hcen_over);
+                zm = rl_worst(zm, fabs(o->mean - o->mean_pred) / fmax(o->mean_se, 1e-300));
+                zv = rl_worst(zv, fabs(o->var - o->var_pred) / fmax(o->var_se, 1e-300));
+                over = rl_worst(over, o->hcen_over);
                 if (used + 512 < cap)
                     used += snprintf(tab + used, cap - used,
                                      "%s (n = %ld)\t%s\t%d\t%.4g\t%.4f\t%.4f ± %.4f\t%.3g\t%.3g\t%.3f ± %.3f\t%.3g\t%.3g\t%.3g\n",
@@ -743,7 +744,7 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
                              rl_fmt(w, sizeof w, "SO(2) %s, q = k %s: P(|s − Es| ≥ t) ≤ Hoeffding 2exp(−t²/(2Σa_b²)) + 5 SE",
                                     ln, rl_st_cfg_name[g]),
                              "(measured − bound)/SE ≤ 5", rl_fmt(a, sizeof a, "max %.1f over %d dimensions", over, cnt));
-            rl_report_decide(rep, &rl_rule_agree, fmax(zm, zv), NULL,
+            rl_report_decide(rep, &rl_rule_agree, rl_worst(zm, zv), NULL,
                              rl_fmt(w, sizeof w, "SO(2) %s, %s: E s and Var s = exact (χ_b^n)", ln, rl_st_cfg_name[g]),
                              "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f (mean), %.2f (variance)", zm, zv));
             rl_conc_decide(rep, &rl_rule_bound, ds, cnt < MAXD ? cnt : MAXD,
@@ -756,6 +757,46 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
                          "the bound is 0.05, and the bound's value at t₉₅ over the true 0.05",
                     tab);
     free(tab);
+}
+
+static void part_families(const conc_res *R, const rl_outdir *out, rl_report *rep)
+{
+    const conc_size *z = &R->z;
+    fam_files F;
+    F.t = rl_tsv_open(out, "concentration_families.tsv",
+                            "family\td\tn\treps\tm\tt\tx\ttail\tse\tbeta\tlevy\ttail_centered\tse_centered\thoeffding\t"
+                            "tail_direction\tse_direction");
+    F.mo = rl_tsv_open(out, "concentration_moments.tsv",
+                             "family\td\tn\treps\tm\tmean\tmean_se\tmean_pred\tsq\tsq_se\tsq_beta\tsq_pred\tnorm2\tnorm2_se\t"
+                             "norm2_pred");
+    F.so = rl_tsv_open(out, "concentration_so2.tsv",
+                             "law\tconfig\td\tn\treps\tt\tx\ttail_centered\tse_centered\thoeffding\ttail_abs\tse_abs\tbeta\t"
+                             "cap\tmean_pred");
+    fam_summary *S = rl_xcalloc(NFAM, sizeof *S);
+    for (int f = 0; f < NFAM; f++) {
+        for (int j = 0; j < MAXD; j++) {
+            cmp_init(&S[f].beta[j]);
+            cmp_init(&S[f].levy[j]);
+            cmp_init(&S[f].dir[j]);
+        }
+        cmp_init(&S[f].hoeff);
+        cmp_init(&S[f].beta_all);
+        cmp_init(&S[f].levy_all);
+        S[f].sq_ratio_min = INFINITY;
+    }
+    so2_row rows[2 * MAXD * RL_NCFG];
+    int nrows = 0;
+    for (int id = 0; id < z->nd; id++)
+        for (int fi = 0; fi < NFAM; fi++)
+            if (R->fam[id][fi].ok)
+                fam_cell(R, id, fi, &F, S, rows, &nrows);
+    rl_tsv_close(F.t);
+    rl_tsv_close(F.mo);
+    rl_tsv_close(F.so);
+    fam_verdicts(S, rep);
+    free(S);
+    so2_scale_tsv(rows, nrows, out);
+    so2_verdicts(rows, nrows, rep);
 }
 
 rl_status rl_exp_concentration_run(const rl_exp_ctx *ctx, void **res, rl_err *err)

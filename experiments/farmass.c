@@ -349,124 +349,126 @@ void rl_exp_farmass_free(void *res)
     free(R);
 }
 
-void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep)
+/* The tables of the report half: per family, lambda, configuration and
+ * length (per = ng * nl * nc cells a family) the mean far mass and its SE,
+ * and for the rotation-only cells the data-dependent forms, FO_N values each. */
+typedef struct {
+    long per;
+    int nc;
+    double *mean, *sem, *fo;
+} fm_tables;
+
+/* The data-dependent forms of one rotation-only cell (family k, length index
+ * g, lambda lam, M far keys) into f[FO_N], from the replicates' far masses
+ * col[0..reps-1] (col has room for 5 (reps + 1)); returns the least rho_D
+ * minus its realised-range bound over the replicates. */
+static double fm_forms(const fm_res *R, int k, int g, double lam, double M, double *col, double *f)
 {
-    const fm_res *R = res;
     const fm_size z = R->z;
-    const double *slopes = R->slopes;
-    const long *grid = R->grid;
     const int ng = R->ng;
-    const rl_mass_spec *sp = R->sp;
-    const int nc = rl_mass_nconf(sp), nl = z.nlam;
-    const long per = (long)ng * nl * nc, far_from = R->far_from;
+    const fm_run *run = R->run;
+    double worst_range = INFINITY;
+    double *bo = col + (z.reps + 1), *br = bo + (z.reps + 1), *lo = br + (z.reps + 1),
+           *dr = lo + (z.reps + 1), e;
+    for (long r = 0; r < run[k].reps; r++) {
+        const double *sr = run[k].rng + (r * ng + g) * 3;
+        lo[r] = lam * sr[2];
+        dr[r] = lam * (sr[0] - sr[1]);
+        bo[r] = rl_farmass_range(M, z.K, 2 * lo[r]);
+        br[r] = rl_farmass_range(M, z.K, dr[r]);
+        worst_range = fmin(worst_range, col[r] - br[r]);
+    }
+    double mb, mr;
+    rl_mean_se(bo, run[k].reps, 1, &mb, &e);
+    rl_mean_se(br, run[k].reps, 1, &mr, &e);
+    rl_mean_se(lo, run[k].reps, 1, &f[FO_LOBS], &e);
+    rl_mean_se(dr, run[k].reps, 1, &f[FO_DELTA], &e);
+    /* looseness per replicate: each replicate has its own bound */
+    for (long r = 0; r < run[k].reps; r++) {
+        bo[r] = col[r] / bo[r];
+        br[r] = col[r] / br[r];
+    }
+    f[FO_BOBS] = mb;
+    f[FO_BRANGE] = mr;
+    rl_mean_se(bo, run[k].reps, 1, &f[FO_ROBS], &f[FO_ROBS_SE]);
+    rl_mean_se(br, run[k].reps, 1, &f[FO_RRANGE], &f[FO_RRANGE_SE]);
+    return worst_range;
+}
+
+/* farmass.tsv's rows of family k, its cells of T, and its two identities:
+ * rotation-only never below the bounds, ALiBi below its closed form. */
+static void fm_family(const fm_res *R, int k, rl_tsv *t, double *col, fm_tables *T, rl_report *rep)
+{
+    const fm_size z = R->z;
+    const long *grid = R->grid;
+    const int ng = R->ng, nl = z.nlam;
+    const long per = T->per;
+    const int nc = T->nc;
+    const double *slopes = R->slopes;
     const fm_fam *fa = R->fa;
     const fm_run *run = R->run;
-
-    rl_report_text(rep,
-                   "**Claim.** With a full softmax and logits bounded by λ, the far mass satisfies "
-                   "ρ_D ≥ M_L/(M_L + K e^{2λ}) (K near, M_L far keys), which tends to 1: rotation alone cannot "
-                   "bound the far mass; an explicit distance bias (ALiBi) can. **Model.** A unit query q̂ and "
-                   "one shared key direction k̂ = q̂ for every token, so that the route is all that tells keys "
-                   "apart (NoPE sees score 1 everywhere, a transport decorrelates far keys as well as it can); "
-                   "K = %d near keys at distances 1..K, M_L = L − K far keys beyond, all seen through ONE chain "
-                   "of steps walked back from the query (routes share steps, as in attention); logit = λ q̂ᵀP k̂, "
-                   "so ∣logit∣ ≤ λ. d = %d, %ld replicates per random family, L from 64 to %ld. Families: "
-                   "householder (far beyond its window, W(0.01) = %ld steps, a Householder chain is Haar-like: "
-                   "it stands for Haar transport, whose O(d³) steps are unaffordable at 65,536 steps), so2-circle "
-                   "(angles U(−π, π): every block mixes in one step), so2-study (U(−ω_b, ω_b), base 10000) and "
-                   "none (NoPE). ALiBi: bias −m·δ with the study's slopes for H = 8, m = 2^{−h}, h = 1..8.",
-                   z.K, z.d, z.reps, z.lmax, rl_mixing_window(1.0 - 2.0 / z.d, 0.01));
-    exact_report(R, out, rep);
-
-    rl_tsv *t = rl_tsv_open(out, "farmass.tsv",
-                            "family\td\tK\tlambda\tslope\tL\tM\trho\trho_se\trho_min\trho_max\tlower_bound\t"
-                            "alibi_bound\tratio\tratio_se\treps\tbound_obs\tbound_range\tratio_obs\tratio_obs_se\t"
-                            "ratio_range\tratio_range_se\tlambda_obs\tdelta_range");
-    /* mean far mass per family, lambda, config and length, for the tables;
-     * fo: per rotation-only row the data-dependent forms, FO_N values each */
-    double *mean = rl_xmalloc(sizeof(double) * NFAM * per), *sem = rl_xmalloc(sizeof(double) * NFAM * per);
-    double *fo = rl_xcalloc((size_t)NFAM * per * FO_N, sizeof(double));
-    double *col = rl_xmalloc(sizeof(double) * (z.reps + 1) * 5);
-    char a[256], b[256], w[256];
-    for (int k = 0; k < NFAM; k++) {
-        double worst_low = INFINITY, worst_alibi[NSLOPE], worst_range = INFINITY;
-        double wl_lam = 0, wl_L = 0;
-        for (int c = 0; c < NSLOPE; c++)
-            worst_alibi[c] = -INFINITY;
-        for (int l = 0; l < nl; l++)
-            for (int c = 0; c < nc; c++)
-                for (int g = 0; g < ng; g++) {
-                    const long i = ((long)g * nl + l) * nc + c;
-                    const double M = (double)(grid[g] - z.K), lam = z.lam[l];
-                    const double low = rl_farmass_lower(M, z.K, lam);
-                    const double ab = c ? rl_farmass_alibi(M, z.K, lam, slopes[c - 1], 0) : NAN;
-                    double mn = INFINITY, mx = -INFINITY, m, se;
-                    for (long r = 0; r < run[k].reps; r++) {
-                        double x = run[k].rho[r * per + i];
-                        mn = fmin(mn, x);
-                        mx = fmax(mx, x);
-                        col[r] = x;
-                    }
-                    rl_mean_se(col, run[k].reps, 1, &m, &se);
-                    mean[k * per + i] = m;
-                    sem[k * per + i] = se;
-                    double *f = fo + (k * per + i) * FO_N;
-                    for (int j = 0; j < FO_N; j++)
-                        f[j] = NAN;
-                    if (c == 0) { /* rotation only: the realised logits lambda s, per replicate */
-                        double *bo = col + (z.reps + 1), *br = bo + (z.reps + 1), *lo = br + (z.reps + 1),
-                               *dr = lo + (z.reps + 1), e;
-                        for (long r = 0; r < run[k].reps; r++) {
-                            const double *sr = run[k].rng + (r * ng + g) * 3;
-                            lo[r] = lam * sr[2];
-                            dr[r] = lam * (sr[0] - sr[1]);
-                            bo[r] = rl_farmass_range(M, z.K, 2 * lo[r]);
-                            br[r] = rl_farmass_range(M, z.K, dr[r]);
-                            worst_range = fmin(worst_range, col[r] - br[r]);
-                        }
-                        double mb, mr;
-                        rl_mean_se(bo, run[k].reps, 1, &mb, &e);
-                        rl_mean_se(br, run[k].reps, 1, &mr, &e);
-                        rl_mean_se(lo, run[k].reps, 1, &f[FO_LOBS], &e);
-                        rl_mean_se(dr, run[k].reps, 1, &f[FO_DELTA], &e);
-                        /* looseness per replicate: each replicate has its own bound */
-                        for (long r = 0; r < run[k].reps; r++) {
-                            bo[r] = col[r] / bo[r];
-                            br[r] = col[r] / br[r];
-                        }
-                        f[FO_BOBS] = mb;
-                        f[FO_BRANGE] = mr;
-                        rl_mean_se(bo, run[k].reps, 1, &f[FO_ROBS], &f[FO_ROBS_SE]);
-                        rl_mean_se(br, run[k].reps, 1, &f[FO_RRANGE], &f[FO_RRANGE_SE]);
-                    }
-                    /* every replicate, not only the mean, must respect the bounds */
-                    if (c == 0 && mn - low < worst_low)
-                        worst_low = mn - low, wl_lam = lam, wl_L = grid[g];
-                    if (c)
-                        worst_alibi[c - 1] = fmax(worst_alibi[c - 1], mx - ab);
-                    rl_tsv_row(t, "%s\t%d\t%d\t%g\t%.6g\t%ld\t%.0f\t%.9g\t%.3g\t%.9g\t%.9g\t%.9g\t%.9g\t%.6g\t%.3g\t%ld\t"
-                                  "%.9g\t%.9g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g",
-                               fa[k].label, z.d, z.K, lam, c ? slopes[c - 1] : 0.0, grid[g], M, m, se, mn, mx, low, ab,
-                               m / low, se / low, run[k].reps, f[FO_BOBS], f[FO_BRANGE], f[FO_ROBS], f[FO_ROBS_SE],
-                               f[FO_RRANGE], f[FO_RRANGE_SE], f[FO_LOBS], f[FO_DELTA]);
+    double *mean = T->mean, *sem = T->sem, *fo = T->fo;
+    char b[256], w[256];
+    double worst_low = INFINITY, worst_alibi[NSLOPE], worst_range = INFINITY;
+    double wl_lam = 0, wl_L = 0;
+    for (int c = 0; c < NSLOPE; c++)
+        worst_alibi[c] = -INFINITY;
+    for (int l = 0; l < nl; l++)
+        for (int c = 0; c < nc; c++)
+            for (int g = 0; g < ng; g++) {
+                const long i = ((long)g * nl + l) * nc + c;
+                const double M = (double)(grid[g] - z.K), lam = z.lam[l];
+                const double low = rl_farmass_lower(M, z.K, lam);
+                const double ab = c ? rl_farmass_alibi(M, z.K, lam, slopes[c - 1], 0) : NAN;
+                double mn = INFINITY, mx = -INFINITY, m, se;
+                for (long r = 0; r < run[k].reps; r++) {
+                    double x = run[k].rho[r * per + i];
+                    mn = fmin(mn, x);
+                    mx = fmax(mx, x);
+                    col[r] = x;
                 }
-        rl_report_identity(rep, worst_low >= -1e-12 && worst_range >= -1e-12,
-                           rl_fmt(w, sizeof w, "%s: rotation-only far mass never below M/(M + K e^{2λ}), nor below the "
-                                  "realised-range form M/(M + K e^{Δ})", fa[k].label),
-                           "min over replicates, λ, L of ρ_D − bound ≥ 0 (both forms)",
-                           rl_fmt(b, sizeof b, "min = %.3g (λ as set; at λ = %g, L = %.0f), %.3g (realised Δ); "
-                                  "replicates %ld × %d λ × %d L", worst_low, wl_lam, wl_L, worst_range, run[k].reps, nl, ng));
-        double wa = -INFINITY;
-        for (int c = 0; c < NSLOPE; c++)
-            wa = fmax(wa, worst_alibi[c]);
-        rl_report_identity(rep, wa <= 1e-12,
-                           rl_fmt(w, sizeof w, "%s + ALiBi (8 slopes): far mass below the worst-case closed form", fa[k].label),
-                           "max over replicates, λ, L, m of ρ_D − bound ≤ 0",
-                           rl_fmt(b, sizeof b, "max = %.3g", wa));
-    }
-    rl_tsv_close(t);
+                rl_mean_se(col, run[k].reps, 1, &m, &se);
+                mean[k * per + i] = m;
+                sem[k * per + i] = se;
+                double *f = fo + (k * per + i) * FO_N;
+                for (int j = 0; j < FO_N; j++)
+                    f[j] = NAN;
+                if (c == 0) /* rotation only: the realised logits lambda s, per replicate */
+                    worst_range = fmin(worst_range, fm_forms(R, k, g, lam, M, col, f));
+                /* every replicate, not only the mean, must respect the bounds */
+                if (c == 0 && mn - low < worst_low)
+                    worst_low = mn - low, wl_lam = lam, wl_L = grid[g];
+                if (c)
+                    worst_alibi[c - 1] = fmax(worst_alibi[c - 1], mx - ab);
+                rl_tsv_row(t, "%s\t%d\t%d\t%g\t%.6g\t%ld\t%.0f\t%.9g\t%.3g\t%.9g\t%.9g\t%.9g\t%.9g\t%.6g\t%.3g\t%ld\t"
+                              "%.9g\t%.9g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g",
+                           fa[k].label, z.d, z.K, lam, c ? slopes[c - 1] : 0.0, grid[g], M, m, se, mn, mx, low, ab,
+                           m / low, se / low, run[k].reps, f[FO_BOBS], f[FO_BRANGE], f[FO_ROBS], f[FO_ROBS_SE],
+                           f[FO_RRANGE], f[FO_RRANGE_SE], f[FO_LOBS], f[FO_DELTA]);
+            }
+    rl_report_identity(rep, worst_low >= -1e-12 && worst_range >= -1e-12,
+                       rl_fmt(w, sizeof w, "%s: rotation-only far mass never below M/(M + K e^{2λ}), nor below the "
+                              "realised-range form M/(M + K e^{Δ})", fa[k].label),
+                       "min over replicates, λ, L of ρ_D − bound ≥ 0 (both forms)",
+                       rl_fmt(b, sizeof b, "min = %.3g (λ as set; at λ = %g, L = %.0f), %.3g (realised Δ); "
+                              "replicates %ld × %d λ × %d L", worst_low, wl_lam, wl_L, worst_range, run[k].reps, nl, ng));
+    double wa = -INFINITY;
+    for (int c = 0; c < NSLOPE; c++)
+        wa = fmax(wa, worst_alibi[c]);
+    rl_report_identity(rep, wa <= 1e-12,
+                       rl_fmt(w, sizeof w, "%s + ALiBi (8 slopes): far mass below the worst-case closed form", fa[k].label),
+                       "max over replicates, λ, L, m of ρ_D − bound ≤ 0",
+                       rl_fmt(b, sizeof b, "max = %.3g", wa));
+}
 
-    /* far scores: Haar-like for the Householder chain beyond its window */
+/* far scores: Haar-like for the Householder chain beyond its window */
+static void fm_scores(const fm_res *R, const rl_outdir *out, rl_report *rep)
+{
+    const fm_size z = R->z;
+    const long far_from = R->far_from;
+    const fm_fam *fa = R->fa;
+    const fm_run *run = R->run;
+    char a[256], b[256], w[256];
     rl_tsv *ts = rl_tsv_open(out, "farmass_scores.tsv", "family\td\tfar_from\tmean_s\tmean_s_se\tmean_s2\tmean_s2_se\ts2_pred");
     for (int k = 1; k < NFAM; k++) {
         double m1, e1, m2, e2;
@@ -489,10 +491,20 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
                            far_from, m1, e1, m2, e2);
     }
     rl_tsv_close(ts);
+}
 
-    /* looseness of the bound at typical logits, and where it forces rho_D >= 1/2 */
-    size_t cap = 1 << 15;
-    char *tab = rl_xmalloc(cap);
+/* looseness of the bound at typical logits, and where it forces rho_D >= 1/2 */
+static void fm_half(const fm_res *R, const rl_outdir *out, const fm_tables *T, char *tab, size_t cap,
+                    rl_report *rep)
+{
+    const fm_size z = R->z;
+    const long *grid = R->grid;
+    const int ng = R->ng, nl = z.nlam;
+    const long per = T->per;
+    const int nc = T->nc;
+    const fm_fam *fa = R->fa;
+    const double *mean = T->mean;
+    char a[256];
     size_t u = snprintf(tab, cap, "λ\tM at bound = 1/2 (K e^{2λ})\tL at bound = 1/2");
     for (int k = 0; k < NFAM; k++)
         u += snprintf(tab + u, cap - u, "\tL where mean ρ_D = 1/2: %s", fa[k].label);
@@ -522,8 +534,19 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
                        "the measured far mass reaches 1/2 no later than the bound forces it",
                        "L_1/2(measured) ≤ K + K e^{2λ} for every family and λ with K e^{2λ} in range",
                        half_ok ? "holds for all" : "violated (see table)");
+}
 
-    /* looseness table at two lengths */
+/* the looseness of the three forms at two lengths */
+static void fm_looseness(const fm_res *R, const fm_tables *T, char *tab, size_t cap, rl_report *rep)
+{
+    const fm_size z = R->z;
+    const long *grid = R->grid;
+    const int ng = R->ng, nl = z.nlam;
+    const long per = T->per;
+    const int nc = T->nc;
+    const fm_fam *fa = R->fa;
+    const double *mean = T->mean, *sem = T->sem, *fo = T->fo;
+    size_t u;
     long Ls[2] = { 1024, z.lmax };
     int gs[2] = { 0, ng - 1 };
     for (int g = 0; g < ng; g++)
@@ -553,10 +576,24 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
                          "tight): (a) M/(M + K e^{2λ}) with λ as set, (b) M/(M + K e^{2λ_obs}) with the replicate's "
                          "observed max ∣logit∣, (c) M/(M + K e^{Δ}) with Δ = max near − min far logit (softmax is "
                          "shift-invariant). (a) mostly measures the slack in λ; (c) what the route leaves", tab);
+}
 
-    /* the admissible length: where each form forces rho_D >= 1/2, with the
-     * replicates' mean lambda_obs and Delta at L_max (Delta grows with L:
-     * more far keys, a lower min) */
+/* the admissible length: where each form forces rho_D >= 1/2, with the
+ * replicates' mean lambda_obs and Delta at L_max (Delta grows with L:
+ * more far keys, a lower min) */
+static void fm_admissible(const fm_res *R, const rl_outdir *out, const fm_tables *T, char *tab, size_t cap,
+                          rl_report *rep)
+{
+    const fm_size z = R->z;
+    const long *grid = R->grid;
+    const int ng = R->ng, nl = z.nlam;
+    const long per = T->per;
+    const int nc = T->nc;
+    const fm_fam *fa = R->fa;
+    const double *mean = T->mean, *fo = T->fo;
+    double y[ng];
+    char a[256];
+    size_t u;
     u = snprintf(tab, cap, "family\tλ\tλ_obs(L_max)\tΔ(L_max)\tL*(1/2): (a)\t(b)\t(c)\tmeasured L where mean ρ_D = 1/2\n");
     rl_tsv *tl = rl_tsv_open(out, "farmass_admissible.tsv",
                              "family\tlambda\tK\tlambda_obs_Lmax\tdelta_Lmax\tL_star_set\tL_star_obs\tL_star_range\t"
@@ -578,8 +615,22 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
     rl_tsv_close(tl);
     rl_report_table(rep, "Admissible length L*(1/2) = K + K e^{Δ} (Δ = 2λ, 2λ_obs or the realised range, means over "
                          "replicates at L_max): the context at which each form of the bound forces ρ_D ≥ 1/2", tab);
+}
 
-    /* ALiBi against the rotation-only lower bound */
+/* ALiBi against the rotation-only lower bound, and its far mass bounded */
+static void fm_alibi(const fm_res *R, const rl_outdir *out, const fm_tables *T, char *tab, size_t cap,
+                     rl_report *rep)
+{
+    const fm_size z = R->z;
+    const long *grid = R->grid;
+    const int ng = R->ng, nl = z.nlam;
+    const long per = T->per;
+    const int nc = T->nc;
+    const double *slopes = R->slopes;
+    const fm_run *run = R->run;
+    const double *mean = T->mean;
+    char a[256], b[256];
+    size_t u;
     u = snprintf(tab, cap, "m\tλ\tB_∞ = sup_M worst case\tL* (worst case ≤ rotation-only bound)\t"
                            "max mean ρ_D(L_max) over families\trotation-only bound at L_max\tbelow at L_max\t"
                            "first L below (worst family)\n");
@@ -660,6 +711,50 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
                        rl_fmt(b, sizeof b, "max change %.3g", worst_flat));
     rl_report_table(rep, "ALiBi (study's slopes, H = 8) against the rotation-only lower bound; L* from the closed "
                          "forms (beyond it ALiBi's worst case is below what any rotation-only attention must have)", tab);
+}
+
+void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep)
+{
+    const fm_res *R = res;
+    const fm_size z = R->z;
+    const int ng = R->ng, nl = z.nlam, nc = rl_mass_nconf(R->sp);
+    const long per = (long)ng * nl * nc;
+
+    rl_report_text(rep,
+                   "**Claim.** With a full softmax and logits bounded by λ, the far mass satisfies "
+                   "ρ_D ≥ M_L/(M_L + K e^{2λ}) (K near, M_L far keys), which tends to 1: rotation alone cannot "
+                   "bound the far mass; an explicit distance bias (ALiBi) can. **Model.** A unit query q̂ and "
+                   "one shared key direction k̂ = q̂ for every token, so that the route is all that tells keys "
+                   "apart (NoPE sees score 1 everywhere, a transport decorrelates far keys as well as it can); "
+                   "K = %d near keys at distances 1..K, M_L = L − K far keys beyond, all seen through ONE chain "
+                   "of steps walked back from the query (routes share steps, as in attention); logit = λ q̂ᵀP k̂, "
+                   "so ∣logit∣ ≤ λ. d = %d, %ld replicates per random family, L from 64 to %ld. Families: "
+                   "householder (far beyond its window, W(0.01) = %ld steps, a Householder chain is Haar-like: "
+                   "it stands for Haar transport, whose O(d³) steps are unaffordable at 65,536 steps), so2-circle "
+                   "(angles U(−π, π): every block mixes in one step), so2-study (U(−ω_b, ω_b), base 10000) and "
+                   "none (NoPE). ALiBi: bias −m·δ with the study's slopes for H = 8, m = 2^{−h}, h = 1..8.",
+                   z.K, z.d, z.reps, z.lmax, rl_mixing_window(1.0 - 2.0 / z.d, 0.01));
+    exact_report(R, out, rep);
+
+    rl_tsv *t = rl_tsv_open(out, "farmass.tsv",
+                            "family\td\tK\tlambda\tslope\tL\tM\trho\trho_se\trho_min\trho_max\tlower_bound\t"
+                            "alibi_bound\tratio\tratio_se\treps\tbound_obs\tbound_range\tratio_obs\tratio_obs_se\t"
+                            "ratio_range\tratio_range_se\tlambda_obs\tdelta_range");
+    /* mean far mass per family, lambda, config and length, for the tables;
+     * fo: per rotation-only row the data-dependent forms, FO_N values each */
+    fm_tables T = { per, nc, rl_xmalloc(sizeof(double) * NFAM * per), rl_xmalloc(sizeof(double) * NFAM * per),
+                    rl_xcalloc((size_t)NFAM * per * FO_N, sizeof(double)) };
+    double *col = rl_xmalloc(sizeof(double) * (z.reps + 1) * 5);
+    for (int k = 0; k < NFAM; k++)
+        fm_family(R, k, t, col, &T, rep);
+    rl_tsv_close(t);
+    fm_scores(R, out, rep);
+    size_t cap = 1 << 15;
+    char *tab = rl_xmalloc(cap);
+    fm_half(R, out, &T, tab, cap, rep);
+    fm_looseness(R, &T, tab, cap, rep);
+    fm_admissible(R, out, &T, tab, cap, rep);
+    fm_alibi(R, out, &T, tab, cap, rep);
 
     const rl_plotvar vars[] = { RL_PV_I("d", z.d), RL_PV_I("K", z.K), RL_PV_S("lams", "1 2 4") };
     rl_plot(out, "farmass_families", "farmass_families", vars, RL_NVARS(vars));
@@ -675,7 +770,7 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
                      "Looseness of the bound at typical logits: measured ρ_D / bound (±SE); 1 = tight");
     free(tab);
     free(col);
-    free(mean);
-    free(sem);
-    free(fo);
+    free(T.mean);
+    free(T.sem);
+    free(T.fo);
 }

@@ -72,7 +72,7 @@ static long measured_window(const long *n, const double *est, int ng, double eps
     return -1;
 }
 
-void rl_mix_mean_row(rl_report *rep, const char *label, int d, long nmax, int ng, double worst_z,
+void rl_mix_mean_row(rl_report *rep, const char *label, int d, long nmax, int ng, double nrm, double worst_z,
                      int deterministic)
 {
     char w[256], b[128];
@@ -86,18 +86,62 @@ void rl_mix_mean_row(rl_report *rep, const char *label, int d, long nmax, int ng
                            "equal to rounding (1e-9) at every n", b);
         return;
     }
-    rl_report_decide(rep, &rl_rule_agree, worst_z, NULL,
-                     rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", label, d, nmax),
-                     "|z| <= 5 at every n", b);
+    /* nrm, the norm of the closed-form mean step, NaN without one: no prediction */
+    rl_report_decide_pred(rep, &rl_rule_agree, nrm, worst_z, NULL,
+                          rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", label, d, nmax),
+                          "|z| <= 5 at every n", b);
+}
+
+/* The margin to eps at which a window's test lengths are chosen (rule
+ * window, claims.c): 2k SE, k = the rule's 3. */
+static double window_margin(void)
+{
+    return 2 * rl_rule_window.k;
+}
+
+/* Replicates at which the margin |p - eps| would reach 2k SE, from reps
+ * with standard error se there (SE proportional to 1/sqrt(replicates));
+ * LONG_MAX when p = eps (no number decides it). */
+static long window_reps_needed(long reps, double se, double p, double eps)
+{
+    const double r = window_margin() * se / fabs(p - eps), n = ceil((double)reps * r * r);
+    return n < (double)LONG_MAX ? (long)n : LONG_MAX;
+}
+
+/* The two test lengths of the window W = wp on grid[0..ng-1] (rule window):
+ * *hi the first grid index at or past W with predicted nrm^n <= eps - 6 SE,
+ * *lo the last before W with predicted >= eps + 6 SE; -1 where none. */
+static void window_bracket(double nrm, double eps, long wp, const long *grid, const double *se, int ng, int *lo,
+                           int *hi)
+{
+    const double m = window_margin();
+    *lo = *hi = -1;
+    for (int g = 0; g < ng; g++) {
+        const double p = pow(nrm, (double)grid[g]);
+        if (grid[g] < wp && p >= eps + m * se[g])
+            *lo = g;
+        if (grid[g] >= wp && *hi < 0 && p <= eps - m * se[g])
+            *hi = g;
+    }
 }
 
 void rl_mix_window_row(rl_report *rep, const char *label, double nrm, double eps, const long *grid,
-                       const double *est, const double *se, int ng)
+                       const double *est, const double *se, int ng, long reps)
 {
-    char w[256], a[160], b[320], m[64];
-    const long nmax = grid[ng - 1], wp = rl_mixing_window(nrm, eps);
+    char w[256], a[200], b[400], m[64], nd[160] = "";
+    const long nmax = grid[ng - 1], wp = isfinite(nrm) ? rl_mixing_window(nrm, eps) : -1;
     int at;
     const long wm = measured_window(grid, est, ng, eps, &at);
+    if (wm < 0)
+        rl_fmt(m, sizeof m, "never below %g by n = %ld", eps, nmax);
+    else
+        rl_fmt(m, sizeof m, "first below %g at n = %ld", eps, wm);
+    if (!isfinite(nrm)) {
+        rl_report_decide_pred(rep, &rl_rule_window, nrm, NAN, NULL,
+                              rl_fmt(w, sizeof w, "%s: window W(%g): |E P_n| <= %g from n = W", label, eps, eps),
+                              "no closed form for ‖E M‖", m);
+        return;
+    }
     if (wp < 0 || wp > nmax) {
         /* the claim bounds |E P_n| by eps only from W on: nothing to check here */
         rl_report_info(rep,
@@ -109,19 +153,60 @@ void rl_mix_window_row(rl_report *rep, const char *label, double nrm, double eps
                               : rl_fmt(b, sizeof b, "first below %g at n = %ld", eps, wm));
         return;
     }
-    int g = 0;
-    while (g < ng - 1 && grid[g] < wp)
-        g++;
-    /* |E P_n| <= eps is predicted from n = W on; the first grid length at or
-     * past W is where the prediction is closest to eps */
-    const double x = rl_effect_z(est[g] - eps, se[g]);
-    rl_report_decide(rep, &rl_rule_below, x, NULL,
-                     rl_fmt(w, sizeof w, "%s: window W(%g): |E P_n| <= %g from n = W", label, eps, eps),
-                     rl_fmt(a, sizeof a, "W = %ld; at n = %ld: %.4g", wp, grid[g], pow(nrm, (double)grid[g])),
-                     rl_fmt(b, sizeof b, "at n = %ld: %.4g ± %.2g (x = %.2f; 3 SE = %.3f); %s", grid[g], est[g],
-                            se[g], x, 3 * se[g],
-                            wm < 0 ? rl_fmt(m, sizeof m, "never below %g by n = %ld", eps, nmax)
-                                   : rl_fmt(m, sizeof m, "first below %g at n = %ld", eps, wm)));
+    /* the crossing bracketed (rule window): above eps at n_lo, below at n_hi,
+     * each where the prediction is 6 SE from eps; the lower side only when
+     * W > 1 (E M = 0 exactly gives W = 1 for every eps: then the row checks
+     * only that the sampler's mean step is 0) */
+    int lo, hi;
+    window_bracket(nrm, eps, wp, grid, se, ng, &lo, &hi);
+    const int lower = wp > grid[0];
+    const double x_hi = hi >= 0 ? rl_effect_z(est[hi] - eps, se[hi]) : NAN;
+    const double x_lo = lower ? (lo >= 0 ? rl_effect_z(eps - est[lo], se[lo]) : NAN) : -INFINITY;
+    const double x = rl_worst(x_hi, x_lo);
+    long need = 0;
+    if (hi < 0) /* the best upper point: the longest route, its prediction the least */
+        need = window_reps_needed(reps, se[ng - 1], pow(nrm, (double)nmax), eps);
+    if (lower && lo < 0) {
+        long nl = window_reps_needed(reps, se[0], pow(nrm, (double)grid[0]), eps);
+        need = nl > need ? nl : need;
+    }
+    if (need > 0)
+        rl_fmt(nd, sizeof nd, "; no length in this run where the prediction is 6 SE from %g: needs about %ld "
+                              "replicates (this run %ld)", eps, need, reps);
+    else if (rl_rule_decide(&rl_rule_window, x) == RL_V_UNRESOLVED) {
+        /* formed but inside the band: the replicates at which the observed
+         * margin of the closer side would be 3 SE */
+        const int g = x == x_hi ? hi : lo;
+        const double r = rl_rule_window.k * se[g] / fabs(est[g] - eps);
+        if (isfinite(r))
+            rl_fmt(nd, sizeof nd, "; needs about %ld replicates at this margin (this run %ld)",
+                   (long)ceil((double)reps * r * r), reps);
+    }
+    char pl[80] = "n_lo: none (W = 1)", ph[80], ml[80] = "", mh[80], xs[32];
+    if (lower && lo >= 0)
+        rl_fmt(pl, sizeof pl, "n_lo = %ld: %.4g", grid[lo], pow(nrm, (double)grid[lo]));
+    else if (lower)
+        rl_fmt(pl, sizeof pl, "n_lo: none (n < %ld)", wp);
+    if (hi >= 0)
+        rl_fmt(ph, sizeof ph, "n_hi = %ld: %.4g", grid[hi], pow(nrm, (double)grid[hi]));
+    else
+        rl_fmt(ph, sizeof ph, "n_hi: none (n <= %ld)", nmax);
+    if (lower && lo >= 0)
+        rl_fmt(ml, sizeof ml, "n_lo: %.4g ± %.2g; ", est[lo], se[lo]);
+    if (hi >= 0)
+        rl_fmt(mh, sizeof mh, "n_hi: %.4g ± %.2g; ", est[hi], se[hi]);
+    else
+        rl_fmt(mh, sizeof mh, "at n = %ld: %.4g ± %.2g; ", nmax, est[ng - 1], se[ng - 1]);
+    if (nrm == 0)
+        rl_fmt(w, sizeof w, "%s: window W(%g) = 1 (E M = 0 exactly, a check of the sampler): |E P_n| <= %g at n_hi",
+               label, eps, eps);
+    else
+        rl_fmt(w, sizeof w, "%s: window W(%g) = %ld bracketed: |E P_n| > %g at n_lo, <= %g at n_hi", label, eps, wp,
+               eps, eps);
+    rl_report_decide_pred(rep, &rl_rule_window, nrm, x, NULL, w,
+                          rl_fmt(a, sizeof a, "W = %ld; %s; %s", wp, pl, ph),
+                          rl_fmt(b, sizeof b, "%s%s%s; %s%s", ml, mh,
+                                 isnan(x) ? "x not formed" : rl_fmt(xs, sizeof xs, "x = %.2f", x), m, nd));
 }
 
 double rl_mix_z(double measured, double predicted, double se)
@@ -235,30 +320,34 @@ static rl_status sweep_run(long seed, const char *families, mix_res *R, rl_err *
 }
 
 void rl_mix_family_rows(rl_report *rep, const rl_family *f, const char *label, long nmax, int ng, double worst_z,
-                        const long *grid, const double *est, const double *se, const rl_family_mean_est *mc)
+                        const long *grid, const double *est, const double *se, long reps,
+                        const rl_family_mean_est *mc)
 {
     const int so2 = rl_family_is_so2(f), nb = f->d / 2;
     if (!rl_family_has_mean(f)) {
-        /* no closed form: the measurement stands alone, no verdict (a NaN
-         * prediction must never reach a rule, where fmax would drop it) */
+        /* no closed form: the measurement stands alone, *no prediction* and
+         * no verdict (a NaN prediction must never reach a rule) */
         char w[256], m[256];
-        rl_report_info(rep, rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", label, f->d,
-                                   nmax),
-                       "no prediction (the family has no closed form)",
-                       mc ? rl_fmt(m, sizeof m, "measured only (mixing_families.tsv); route length from a Monte "
-                                   "Carlo estimate ||E M|| = %.4g ± %.2g (%ld steps)", mc->norm, mc->se, mc->n)
-                          : "measured only (mixing_families.tsv)");
+        rl_report_decide_pred(rep, &rl_rule_agree, NAN, NAN, NULL,
+                              rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", label,
+                                     f->d, nmax),
+                              "no prediction (the family has no closed form)",
+                              mc ? rl_fmt(m, sizeof m, "measured only (mixing_families.tsv); route length from a "
+                                          "Monte Carlo estimate ||E M|| = %.4g ± %.2g (%ld steps)",
+                                          mc->norm, mc->se, mc->n)
+                                 : "measured only (mixing_families.tsv)");
         return;
     }
+    /* the slowest mean step's norm */
+    double nrm = so2 ? 0 : cabs(pred_chi(f, 0));
+    if (so2)
+        for (int bb = 0; bb < nb; bb++)
+            nrm = rl_worst(nrm, cabs(pred_chi(f, bb)));
     /* claim: E[P_n] = E[M]^n at every length, within 5 SE */
-    rl_mix_mean_row(rep, label, f->d, nmax, ng, worst_z, so2 && f->law == RL_ANG_CONSTANT);
+    rl_mix_mean_row(rep, label, f->d, nmax, ng, nrm, worst_z, so2 && f->law == RL_ANG_CONSTANT);
     if (!so2 || f->law != RL_ANG_CONSTANT) {
-        double nrm = so2 ? 0 : cabs(pred_chi(f, 0));
-        if (so2)
-            for (int bb = 0; bb < nb; bb++)
-                nrm = fmax(nrm, cabs(pred_chi(f, bb)));
-        rl_mix_window_row(rep, label, nrm, 0.1, grid, est, se, ng);
-        rl_mix_window_row(rep, label, nrm, 0.01, grid, est, se, ng);
+        rl_mix_window_row(rep, label, nrm, 0.1, grid, est, se, ng, reps);
+        rl_mix_window_row(rep, label, nrm, 0.01, grid, est, se, ng, reps);
     }
 }
 
@@ -291,7 +380,7 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
                     double m = cabs(st->chi[(long)g * nb + bb]);
                     if (m > best)
                         best = m, arg = bb;
-                    bp = fmax(bp, cabs(rl_cpow_n(pred_chi(f, bb), n)));
+                    bp = rl_worst(bp, cabs(rl_cpow_n(pred_chi(f, bb), n)));
                 }
                 est[g] = best;
                 se[g] = st->chi_se[(long)g * nb + arg];
@@ -305,14 +394,14 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
                 for (int bb = 0; bb < nb; bb++) {
                     long i = (long)g * nb + bb;
                     double e = cabs(st->chi[i] - rl_cpow_n(pred_chi(f, bb), n));
-                    worst_z = fmax(worst_z, e / fmax(st->chi_se[i], 1e-12 + 1e-9 * cabs(st->chi[i])));
+                    worst_z = rl_worst(worst_z, e / fmax(st->chi_se[i], 1e-12 + 1e-9 * cabs(st->chi[i])));
                 }
             } else {
                 est[g] = fabs(st->tr[g]);
                 se[g] = st->tr_se[g];
                 pred[g] = pow(cabs(c), n);
                 cp = creal(rl_cpow_n(c, n));
-                worst_z = fmax(worst_z, fabs(st->tr[g] - cp) / fmax(st->tr_se[g], 1e-15));
+                worst_z = rl_worst(worst_z, fabs(st->tr[g] - cp) / fmax(st->tr_se[g], 1e-15));
             }
             /* SO(2): block 0 (omega = scale) on its own, modulus and phase */
             double complex m0 = so2 ? st->chi[(long)g * nb] : NAN, p0 = so2 ? rl_cpow_n(pred_chi(f, 0), n) : NAN;
@@ -321,7 +410,7 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
                        st->sq[g], st->sq_se[g], so2 ? sqp : 1.0 / d, z->reps, cabs(m0),
                        so2 ? st->chi_se[(long)g * nb] : NAN, cabs(p0), carg(m0), carg(p0));
         }
-        rl_mix_family_rows(rep, f, sp->label, nmax, ng, worst_z, grid, est, se,
+        rl_mix_family_rows(rep, f, sp->label, nmax, ng, worst_z, grid, est, se, z->reps,
                            R->fam[k].has_mc ? &R->fam[k].mc : NULL);
         free(est);
         free(se);
@@ -380,8 +469,8 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
                                               : "between";
         mixed += w1 > 0 && w1 <= 512;
         coherent += !(w1 > 0 && w1 <= 512) && pL >= 0.9;
-        const double zb = fmax(rl_mix_z(m512, p512, s512), rl_mix_z(mL, pL, sL));
-        zmax = isnan(zb) ? NAN : fmax(zmax, zb);
+        const double zb = rl_worst(rl_mix_z(m512, p512, s512), rl_mix_z(mL, pL, sL));
+        zmax = rl_worst(zmax, zb);
         agree += zb <= 5;
         rl_tsv_row(t, "%d\t%.6g\t%.12g\t%ld\t%ld\t%ld\t%.4g\t%.2g\t%.4g\t%.4g\t%.2g\t%.4g\t%s", bb, om, c, w1, w2, wm,
                    m512, s512, p512, mL, sL, pL, cls);
@@ -525,7 +614,7 @@ void rl_mix_drift_rows(rl_report *rep, const long *grid, int ng, const double co
         worst = fmax(worst, rl_mix_z(cabs(chi_u[g]), cabs(chi_d[g]), se));
         if (cabs(chi_d[g]) > 5 * se_d[g]) {
             double ph = rl_angle_reduce(carg(chi_d[g]) - (double)grid[g]);
-            worst_phase = fmax(worst_phase, rl_effect_z(fabs(ph) * cabs(chi_d[g]), se_d[g]));
+            worst_phase = rl_worst(worst_phase, rl_effect_z(fabs(ph) * cabs(chi_d[g]), se_d[g]));
         }
     }
     char a[160], b[160];

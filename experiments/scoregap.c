@@ -246,7 +246,7 @@ static void report_cell(int fi, int id, const gspec *sp, const gap_pred *p, cons
     for (int i = 0; i < NNEAR; i++) {
         double m, se;
         rl_mean_se(c->near + i, reps, NNEAR, &m, &se);
-        s->near_z = fmax(s->near_z, fabs(m - p->near[i]) / fmax(se, 1e-300));
+        s->near_z = rl_worst(s->near_z, fabs(m - p->near[i]) / fmax(se, 1e-300));
         rl_tsv_row(o->near, "%s\t%d\t%ld\t%ld\t%.6g\t%.3g\t%.6g", rl_sg_label[fi], d, near_n[i], reps, m, se, p->near[i]);
     }
     double gm[NNEAR][RL_GC_MAXG], gse[NNEAR][RL_GC_MAXG], gb[NNEAR][RL_GC_MAXG], gu[NNEAR][RL_GC_MAXG];
@@ -281,15 +281,15 @@ static void report_cell(int fi, int id, const gspec *sp, const gap_pred *p, cons
         rl_tsv_row(o->far, "%s\t%d\t%ld\t%ld\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.4g\t%.3g\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g",
                    rl_sg_label[fi], d, sp->gc.delta0, M, reps, mx, mxse, pred, q95, ut, fr, use, ht, hfr, mf, mfse, mfp, mc,
                    mcse);
-        s->meanfar_z = fmax(s->meanfar_z, fabs(mf - mfp) / fmax(mfse, 1e-300));
-        t->max_over = fmax(t->max_over, (mx - pred) / fmax(mxse, 1e-300));
+        s->meanfar_z = rl_worst(s->meanfar_z, fabs(mf - mfp) / fmax(mfse, 1e-300));
+        t->max_over = rl_worst(t->max_over, (mx - pred) / fmax(mxse, 1e-300));
         if (M >= 10) {
             t->ratio_lo = fmin(t->ratio_lo, mx / pred);
             t->ratio_hi = fmax(t->ratio_hi, mx / pred);
         }
-        t->union_over = fmax(t->union_over, (fr - UNION_DELTA) / use);
+        t->union_over = rl_worst(t->union_over, (fr - UNION_DELTA) / use);
         t->union_worst = fmax(t->union_worst, fr);
-        s->hunion_over = fmax(s->hunion_over, (hfr - UNION_DELTA) / use);
+        s->hunion_over = rl_worst(s->hunion_over, (hfr - UNION_DELTA) / use);
         s->hunion_worst = fmax(s->hunion_worst, hfr);
         for (int i = 0; i < NNEAR; i++) {
             for (long k = 0; k < reps; k++) {
@@ -304,10 +304,10 @@ static void report_cell(int fi, int id, const gspec *sp, const gap_pred *p, cons
             gb[i][gi] = mixed ? gbound : NAN;
             /* and, for any family, E gap <= E s_near - max_j E s_j (E max >= max E) */
             gu[i][gi] = p->near[i] - max_es;
-            s->gapu_over = fmax(s->gapu_over, (gm[i][gi] - gu[i][gi]) / fmax(gse[i][gi], 1e-300));
+            s->gapu_over = rl_worst(s->gapu_over, (gm[i][gi] - gu[i][gi]) / fmax(gse[i][gi], 1e-300));
             lb[i][gi] = sp->gc.lambda * p->near[i] - logEF;
-            t->gap_over = fmax(t->gap_over, (gbound - gm[i][gi]) / fmax(gse[i][gi], 1e-300));
-            t->logr_over = fmax(t->logr_over, (lb[i][gi] - lr[i][gi]) / fmax(lrse[i][gi], 1e-300));
+            t->gap_over = rl_worst(t->gap_over, (gbound - gm[i][gi]) / fmax(gse[i][gi], 1e-300));
+            t->logr_over = rl_worst(t->logr_over, (lb[i][gi] - lr[i][gi]) / fmax(lrse[i][gi], 1e-300));
         }
     }
     free(x);
@@ -352,13 +352,13 @@ static int pick(const rl_sg_sum *s, int met, rl_sg_dsum *a, char *ds, size_t dn,
         const rl_sg_dsum *t = &s->at[k];
         if ((t->unmet[0] == 0) != met)
             continue;
-        a->max_over = fmax(a->max_over, t->max_over);
+        a->max_over = rl_worst(a->max_over, t->max_over);
         a->ratio_lo = fmin(a->ratio_lo, t->ratio_lo);
         a->ratio_hi = fmax(a->ratio_hi, t->ratio_hi);
-        a->gap_over = fmax(a->gap_over, t->gap_over);
-        a->union_over = fmax(a->union_over, t->union_over);
+        a->gap_over = rl_worst(a->gap_over, t->gap_over);
+        a->union_over = rl_worst(a->union_over, t->union_over);
         a->union_worst = fmax(a->union_worst, t->union_worst);
-        a->logr_over = fmax(a->logr_over, t->logr_over);
+        a->logr_over = rl_worst(a->logr_over, t->logr_over);
         if (du < dn)
             du += snprintf(ds + du, dn - du, "%s%d", n ? ", " : "", t->d);
         if (wu < wn)
@@ -443,7 +443,7 @@ void rl_scoregap_verdicts(const rl_sg_sum S[RL_SG_NFAM], int dlast, long mmax, r
         if (!s->logr_needs_mixing) {
             double x = -INFINITY;
             for (int k = 0; k < s->nd; k++)
-                x = fmax(x, s->at[k].logr_over);
+                x = rl_worst(x, s->at[k].logr_over);
             rl_report_decide(rep, &rl_rule_bound, x, NULL,
                              rl_fmt(w, sizeof w,
                                     "%s: log weight ratio E log(w_target / Σ w_far) ≥ λ E s_near − log E Σ e^{λ s_j} "

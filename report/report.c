@@ -2,6 +2,7 @@
  * table and TSV rows. */
 #include "report.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,19 +152,40 @@ static void rule_declared(const rl_report *r, const rl_rule *rule)
     exit(1);
 }
 
-void rl_report_decide(rl_report *r, const rl_rule *rule, double x, const char *unmet, const char *what,
-                      const char *predicted, const char *measured)
+/* A check of kind v whose measured cell gains "(note: why)". */
+static void add_noted(rl_report *r, rl_verdict v, const rl_rule *rule, const char *what, const char *predicted,
+                      const char *measured, const char *note, const char *why)
+{
+    char *m;
+    if (asprintf(&m, "%s (%s: %s)", measured, note, why) < 0)
+        rl_die("out of memory");
+    add_check(r, v, rule, what, predicted, m);
+    free(m);
+}
+
+void rl_report_decide_pred(rl_report *r, const rl_rule *rule, double pred, double x, const char *unmet,
+                           const char *what, const char *predicted, const char *measured)
 {
     rule_declared(r, rule);
     if (unmet) {
-        char *m;
-        if (asprintf(&m, "%s (hypothesis not met: %s)", measured, unmet) < 0)
-            rl_die("out of memory");
-        add_check(r, RL_V_HYPOTHESIS, rule, what, predicted, m);
-        free(m);
+        add_noted(r, RL_V_HYPOTHESIS, rule, what, predicted, measured, "hypothesis not met", unmet);
         return;
     }
-    add_check(r, rl_rule_decide(rule, x), rule, what, predicted, measured);
+    if (!isfinite(pred)) {
+        add_noted(r, RL_V_NOPRED, rule, what, predicted, measured, "no prediction", "no closed form here");
+        return;
+    }
+    const rl_verdict v = rl_rule_decide(rule, x);
+    if (v == RL_V_NOPRED)
+        add_noted(r, v, rule, what, predicted, measured, "no prediction", "the statistic is not finite");
+    else
+        add_check(r, v, rule, what, predicted, measured);
+}
+
+void rl_report_decide(rl_report *r, const rl_rule *rule, double x, const char *unmet, const char *what,
+                      const char *predicted, const char *measured)
+{
+    rl_report_decide_pred(r, rule, 0, x, unmet, what, predicted, measured);
 }
 
 void rl_report_identity(rl_report *r, int ok, const char *what, const char *predicted, const char *measured)
@@ -204,10 +226,24 @@ void rl_report_kinds(const rl_report *r, int n[RL_NVERDICT])
 
 const char *rl_report_kinds_phrase(const int n[RL_NVERDICT], char *buf, size_t len)
 {
-    static const char *const one[RL_NVERDICT] = { "holds", "contradicted", "unresolved", "hypothesis not met",
-                                                  "identity (not counted)", "info", "absent at this scale" };
-    static const char *const many[RL_NVERDICT] = { "hold", "contradicted", "unresolved", "hypothesis not met",
-                                                   "identities (not counted)", "info", "absent at this scale" };
+    static const char *const one[RL_NVERDICT] = { "holds",
+                                                  "verified",
+                                                  "contradicted",
+                                                  "unresolved",
+                                                  "no prediction",
+                                                  "hypothesis not met",
+                                                  "identity (not counted)",
+                                                  "info",
+                                                  "absent at this scale" };
+    static const char *const many[RL_NVERDICT] = { "hold",
+                                                   "verified",
+                                                   "contradicted",
+                                                   "unresolved",
+                                                   "no prediction",
+                                                   "hypothesis not met",
+                                                   "identities (not counted)",
+                                                   "info",
+                                                   "absent at this scale" };
     size_t used = 0;
     buf[0] = 0;
     for (int k = 0; k < RL_NVERDICT; k++)

@@ -22,9 +22,17 @@ void rl_report_rules(rl_report *r, const rl_rule *const *rules);
 /* One check decided by rule on the statistic x.  unmet != NULL: the
  * theorem's hypothesis is not met here (unmet says which, e.g. "slow blocks
  * unmixed at n: rate^n > 1/d") and the row is *hypothesis not met* whatever
- * x says.  what: the claim checked; predicted, measured: shown as given. */
+ * x says.  what: the claim checked; predicted, measured: shown as given.
+ * A rule's pass is *holds* or *verified* as the rule's evidence says; a NaN
+ * statistic under a rule that gives NaN no meaning (agree, bound, exact) is
+ * *no prediction*, its reason appended to measured. */
 void rl_report_decide(rl_report *r, const rl_rule *rule, double x, const char *unmet, const char *what,
                       const char *predicted, const char *measured);
+/* The same with the numeric prediction pred the statistic was formed
+ * against: pred not finite (the family has no closed form) is *no
+ * prediction* whatever x says, never a verdict. */
+void rl_report_decide_pred(rl_report *r, const rl_rule *rule, double pred, double x, const char *unmet,
+                           const char *what, const char *predicted, const char *measured);
 /* A check that follows from the construction: *identity* when ok (shown,
  * never counted as evidence); when not ok the construction is broken (a bug)
  * and the row is *contradicted*. */
@@ -50,8 +58,8 @@ int rl_report_nchecks(const rl_report *r);
 rl_verdict rl_report_verdict(const rl_report *r, int i);
 /* Number of checks of each kind: n[RL_NVERDICT]. */
 void rl_report_kinds(const rl_report *r, int n[RL_NVERDICT]);
-/* The counts as one phrase ("3 hold, 1 contradicted, 2 identities (not
- * counted)"; kinds with no check left out) into buf. */
+/* The counts as one phrase ("3 hold, 5 verified, 1 contradicted, 2
+ * identities (not counted)"; kinds with no check left out) into buf. */
 const char *rl_report_kinds_phrase(const int n[RL_NVERDICT], char *buf, size_t len);
 const char *rl_report_title(const rl_report *r);
 

@@ -547,7 +547,8 @@ static void orderings_section(FILE *fp, const grid_evals *G)
 }
 
 /* The theory report's verdicts on the experiments of one claim (a
- * NULL-terminated list), with every contradicted or unresolved check spelled out. */
+ * NULL-terminated list; holds and verified counted apart), with every
+ * contradicted, unresolved or no-prediction check spelled out. */
 static void theory_checks(const rl_repro *r, FILE *fp, const char *const *exps)
 {
     char *p = rl_path_join(r->out, "theory/checks.tsv");
@@ -584,7 +585,7 @@ static void theory_checks(const rl_repro *r, FILE *fp, const char *const *exps)
             if (k == RL_NVERDICT)
                 continue;
             n[k]++;
-            if ((k == RL_V_CONTRADICTED || k == RL_V_UNRESOLVED) && off < (int)sizeof fails - 600)
+            if ((k == RL_V_CONTRADICTED || k == RL_V_UNRESOLVED || k == RL_V_NOPRED) && off < (int)sizeof fails - 600)
                 off += snprintf(fails + off, sizeof fails - off, "%s%s: %s (predicted %s; measured %s)", off ? "; " : "",
                                 rl_verdict_name(k), col[3], col[4], col[5]);
         }

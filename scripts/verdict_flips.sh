@@ -1,8 +1,9 @@
 #!/bin/sh
 # verdict_flips.sh DIR1 DIR2 ...: compare the checks.tsv of `routelab theory`
 # runs (one per seed).  A check is keyed by its experiment and its text; a
-# flip is a check that holds in one run and is contradicted in another (the
-# old reports' "does not hold" counts as contradicted).  Prints each flip,
+# flip is a check that passes in one run (holds, or verified: a closed form
+# confirmed) and is contradicted in another (the old reports' "does not
+# hold" counts as contradicted).  Prints each flip,
 # then the kinds per experiment of each run and the number of flips.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 DIR1 DIR2 [...]" >&2; exit 2; }
@@ -21,7 +22,9 @@ END {
     flips = 0
     for (k in keys) {
         h = 0; c = 0
-        for (r = 1; r <= run; r++) { h += verdict[r, k] == "holds"; c += verdict[r, k] == "contradicted" }
+        for (r = 1; r <= run; r++) {
+            h += verdict[r, k] == "holds" || verdict[r, k] == "verified"; c += verdict[r, k] == "contradicted"
+        }
         if (h && c) {
             flips++; split(k, p, SUBSEP); printf "FLIP %s: %s\n", p[1], p[2]
             for (r = 1; r <= run; r++) printf "    %s: %s\n", name[r], verdict[r, k]
@@ -35,5 +38,5 @@ END {
             printf "  %-14s%s\n", e, line
         }
     }
-    printf "flips between holds and contradicted: %d\n", flips
+    printf "flips between holds (or verified) and contradicted: %d\n", flips
 }' $(for d in "$@"; do printf '%s/checks.tsv ' "$d"; done)

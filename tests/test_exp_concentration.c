@@ -290,14 +290,14 @@ Test(exp_concentration, decisions_split_by_the_hypothesis)
     rl_report *r = conc_report();
     rl_conc_decide(r, &rl_rule_agree, s, 2, "tail = Beta law", "|z| ≤ 5");
     rl_report_kinds(r, n);
-    cr_assert_eq(n[RL_V_HOLDS], 1);
+    cr_assert_eq(n[RL_V_VERIFIED], 1);
     cr_assert_eq(n[RL_V_HYPOTHESIS], 0);
     rl_report_free(r);
     r = conc_report();
     rl_conc_decide(r, &rl_rule_agree, s, 3, "tail = Beta law", "|z| ≤ 5");
     rl_report_kinds(r, n);
     cr_assert_eq(n[RL_V_CONTRADICTED], 1);
-    cr_assert_eq(n[RL_V_HOLDS] + n[RL_V_HYPOTHESIS], 0);
+    cr_assert_eq(n[RL_V_VERIFIED] + n[RL_V_HYPOTHESIS], 0);
     rl_report_free(r);
     /* the hypothesis fails at d = 128: that d leaves the decision (holds over
      * 8, 32) and gets its own row, hypothesis not met, naming it */
@@ -305,7 +305,7 @@ Test(exp_concentration, decisions_split_by_the_hypothesis)
     r = conc_report();
     rl_conc_decide(r, &rl_rule_agree, s, 3, "tail = Beta law", "|z| ≤ 5");
     rl_report_kinds(r, n);
-    cr_assert_eq(n[RL_V_HOLDS], 1);
+    cr_assert_eq(n[RL_V_VERIFIED], 1);
     cr_assert_eq(n[RL_V_HYPOTHESIS], 1);
     cr_assert_eq(n[RL_V_CONTRADICTED], 0);
     char *tsv = report_tsv(r);
@@ -321,7 +321,7 @@ Test(exp_concentration, decisions_split_by_the_hypothesis)
     rl_conc_decide(r, &rl_rule_bound, s, 3, "tail ≤ cap", "x ≤ 5");
     rl_report_kinds(r, n);
     cr_assert_eq(n[RL_V_HYPOTHESIS], 1);
-    cr_assert_eq(n[RL_V_HOLDS] + n[RL_V_CONTRADICTED], 0);
+    cr_assert_eq(n[RL_V_VERIFIED] + n[RL_V_CONTRADICTED], 0);
     tsv = report_tsv(r);
     cr_assert(strstr(tsv, "also not met at d = 32, 128"), "%s", tsv);
     free(tsv);
@@ -337,7 +337,7 @@ Test(exp_concentration, scale_bound_decides_both_ways)
     long n = 40; /* rate^n ~ 1e-12 */
     /* at the level: holds; 6 SE above level + rate^n: contradicted */
     double x = rl_conc_scale_excess(level, se, level, rate, n);
-    cr_assert_eq(rl_rule_decide(&rl_rule_bound, x), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, x), RL_V_VERIFIED);
     x = rl_conc_scale_excess(level + pow(rate, n) + 6 * se, se, level, rate, n);
     cr_assert_eq(rl_rule_decide(&rl_rule_bound, x), RL_V_CONTRADICTED);
     /* the old ratio rule could not see this: a score at the O(1) scale is

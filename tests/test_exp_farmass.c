@@ -270,7 +270,7 @@ static int farmass_md_problems(const char *path, char *why, size_t wl)
         n[v]++;
         if (strstr(what, "far scores")) {
             far++;
-            if (strcmp(rule, "agree") || (v != RL_V_HOLDS && v != RL_V_CONTRADICTED))
+            if (strcmp(rule, "agree") || (v != RL_V_VERIFIED && v != RL_V_CONTRADICTED))
                 BAD_("far score not by agree: %.300s", row);
         } else if (strcmp(rule, "–")) {
             BAD_("a rule on a row that is no evidence: %.300s", row);
@@ -282,7 +282,9 @@ static int farmass_md_problems(const char *path, char *why, size_t wl)
     fclose(f);
     if (far != 2)
         BAD_("%d far-score rows", far);
-    if (n[RL_V_HOLDS] + n[RL_V_CONTRADICTED] + n[RL_V_UNRESOLVED] + n[RL_V_HYPOTHESIS] != far)
+    if (n[RL_V_HOLDS] + n[RL_V_VERIFIED] + n[RL_V_CONTRADICTED] + n[RL_V_UNRESOLVED] + n[RL_V_NOPRED] +
+            n[RL_V_HYPOTHESIS] !=
+        far)
         BAD_("counted rows other than the far scores");
     if (n[RL_V_IDENTITY] < 10)
         BAD_("%d identities", n[RL_V_IDENTITY]);
@@ -312,21 +314,23 @@ Test(exp_farmass, md_checker_refuses_broken_reports)
 {
     static const char *const head = "Verdicts: %s.\n\n| check | predicted | measured | verdict | rule |\n"
                                     "|---|---|---|---|---|\n"
-                                    "| householder: far scores (δ ≥ 1024) are Haar-like | p | m | holds | agree |\n"
-                                    "| so2-circle: far scores (δ ≥ 1024) are fully mixed | p | m | holds | agree |\n";
+                                    "| householder: far scores (δ ≥ 1024) are Haar-like | p | m | verified | agree |\n"
+                                    "| so2-circle: far scores (δ ≥ 1024) are fully mixed | p | m | verified | agree |\n";
     static const char *const ids = "| x%d: bound \\| never violated | p | m | identity | – |\n";
     struct {
         const char *verdicts, *extra;
         int nid, ok;
     } cases[] = {
-        { "2 hold, 10 identities (not counted), 1 info", "| ALiBi below the rotation-only lower bound | p | m | info | – |\n", 10, 1 },
-        { "2 hold, 10 identities (not counted)", "", 10, 1 },
-        { "2 hold, 9 identities (not counted), 1 info", "| y: a bound | p | m | info | – |\n", 9, 0 },
-        { "3 hold, 10 identities (not counted)", "| y: a bound | p | m | holds | – |\n", 10, 0 },
-        { "3 hold, 10 identities (not counted)", "| y: a bound | p | m | holds | agree |\n", 10, 0 },
-        { "2 hold, 10 identities (not counted), 1 contradicted", "| y: a bound | p | m | contradicted | – |\n", 10, 0 },
-        { "2 hold, 11 identities (not counted)", "", 10, 0 },
-        { "2 hold, 9 identities (not counted)", "", 9, 0 },
+        { "2 verified, 10 identities (not counted), 1 info", "| ALiBi below the rotation-only lower bound | p | m | info | – |\n", 10, 1 },
+        { "2 verified, 10 identities (not counted)", "", 10, 1 },
+        { "2 verified, 9 identities (not counted), 1 info", "| y: a bound | p | m | info | – |\n", 9, 0 },
+        { "1 holds, 2 verified, 10 identities (not counted)", "| y: a bound | p | m | holds | – |\n", 10, 0 },
+        { "3 verified, 10 identities (not counted)", "| y: a bound | p | m | verified | agree |\n", 10, 0 },
+        { "1 holds, 2 verified, 10 identities (not counted)", "| y: a bound | p | m | holds | agree |\n", 10, 0 },
+        { "2 verified, 1 no prediction, 10 identities (not counted)", "| y: a bound | p | m | no prediction | agree |\n", 10, 0 },
+        { "2 verified, 10 identities (not counted), 1 contradicted", "| y: a bound | p | m | contradicted | – |\n", 10, 0 },
+        { "2 verified, 11 identities (not counted)", "", 10, 0 },
+        { "2 verified, 9 identities (not counted)", "", 9, 0 },
     };
     char *dir = th_tmpdir(), why[1024];
     char *p = th_path(dir, "farmass.md");
@@ -352,12 +356,12 @@ Test(exp_farmass, md_checker_refuses_broken_reports)
  * rows that must be refused: a counted identity and an extra hold. */
 Test(exp_farmass, each_decision_fails_on_a_counterexample)
 {
-    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(0.0049, 0.001)), RL_V_HOLDS);
-    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(-0.0049, 0.001)), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(0.0049, 0.001)), RL_V_VERIFIED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(-0.0049, 0.001)), RL_V_VERIFIED);
     cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(0.0051, 0.001)), RL_V_CONTRADICTED);
     cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(-0.0051, 0.001)), RL_V_CONTRADICTED);
     cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_effect_z(1e-9, 0)), RL_V_CONTRADICTED);
-    cr_assert_eq(rl_rule_decide(&rl_rule_agree, NAN), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, NAN), RL_V_NOPRED); /* never a verdict */
 
     const rl_claim *c = rl_claim_find("farmass");
     cr_assert(c);
@@ -372,7 +376,7 @@ Test(exp_farmass, each_decision_fails_on_a_counterexample)
     cr_assert_eq(n[RL_V_IDENTITY], 1);
     cr_assert_eq(n[RL_V_CONTRADICTED], 2);
     cr_assert_eq(n[RL_V_INFO], 1);
-    cr_assert_eq(n[RL_V_HOLDS], 0);
+    cr_assert_eq(n[RL_V_HOLDS] + n[RL_V_VERIFIED], 0);
 
     /* the row parser */
     rl_verdict v;

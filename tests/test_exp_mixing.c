@@ -171,37 +171,89 @@ static rl_report *mixing_report(void)
 }
 
 /* The window row at eps = 0.01 of a family with ||E M|| = 0.5 (W = 7) on
- * the grid 1..16: the measurement at n = 7 decides it. */
-static rl_verdict window_verdict(double est7, double se7)
+ * the grid 1..16, 1024 replicates, the estimate the exact 0.5^n but at n =
+ * n7 (est7) and n = 6 (est6), every SE se; the row's TSV line into line. */
+static rl_verdict window_row(double est6, double est7, double se, char *line, size_t len)
 {
     long grid[16];
-    double est[16], se[16];
+    double est[16], sev[16];
     for (int g = 0; g < 16; g++) {
         grid[g] = g + 1;
         est[g] = pow(0.5, g + 1);
-        se[g] = se7;
+        sev[g] = se;
     }
+    est[5] = est6;
     est[6] = est7;
     rl_report *r = mixing_report();
-    rl_mix_window_row(r, "test", 0.5, 0.01, grid, est, se, 16);
+    rl_mix_window_row(r, "test", 0.5, 0.01, grid, est, sev, 16, 1024);
     rl_verdict v[2];
     cr_assert_eq(row_verdicts(r, v, 2), 1);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    rl_report_tsv(r, fp, "mixing");
+    fclose(fp);
+    snprintf(line, len, "%s", buf);
+    free(buf);
     rl_report_free(r);
     return v[0];
 }
 
-/* Below eps by more than 3 SE holds; above by more than 3 SE is
- * contradicted; a noise floor (3 SE) above eps cannot decide: unresolved,
- * whatever the estimate (the old report counted "below noise" as info or a
- * hold). */
+static rl_verdict window_verdict(double est6, double est7, double se)
+{
+    char line[2048];
+    return window_row(est6, est7, se, line, sizeof line);
+}
+
+/* The crossing bracketed (rule window): with SE 2e-4 the margin 6 SE =
+ * 0.0012 puts n_hi at 7 (0.5^7 = 0.0078 <= 0.0088) and n_lo at 6 (0.0156 >=
+ * 0.0112).  At the prediction: verified (x = max(-11, -28)); above eps at
+ * n_hi, or below it at n_lo, by more than 3 SE: contradicted; inside the
+ * band: unresolved, saying how many replicates would decide; a noise (6 SE)
+ * larger than eps leaves no length to test: unresolved, whatever the
+ * estimate, with the replicates that would form the test. */
 Test(exp_mixing, window_row_has_three_outcomes)
 {
+    char line[2048];
     cr_assert_eq(rl_mixing_window(0.5, 0.01), 7);
-    cr_assert_eq(window_verdict(0.0078, 0.0002), RL_V_HOLDS);        /* x = -11 */
-    cr_assert_eq(window_verdict(0.05, 0.0002), RL_V_CONTRADICTED);   /* x = +200 */
-    cr_assert_eq(window_verdict(0.0078, 0.005), RL_V_UNRESOLVED);    /* 3 SE = 0.015 > eps */
-    cr_assert_eq(window_verdict(0.0, 0.005), RL_V_UNRESOLVED);       /* even an estimate of 0 */
-    cr_assert_eq(window_verdict(0.0095, 0.0002), RL_V_UNRESOLVED);   /* just below eps: too close */
+    cr_assert_eq(window_verdict(0.015625, 0.0078, 0.0002), RL_V_VERIFIED);
+    cr_assert_eq(window_verdict(0.015625, 0.05, 0.0002), RL_V_CONTRADICTED);  /* x_hi = +200 */
+    cr_assert_eq(window_verdict(0.0, 0.0078, 0.0002), RL_V_CONTRADICTED);      /* x_lo = +50: crossed early */
+    cr_assert_eq(window_row(0.015625, 0.0095, 0.0002, line, sizeof line), RL_V_UNRESOLVED); /* x_hi = -2.5 */
+    cr_assert(strstr(line, "needs about 1475 replicates at this margin"), "%s", line);
+    cr_assert_eq(window_verdict(0.0105, 0.0078, 0.0002), RL_V_UNRESOLVED);     /* x_lo = -2.5 */
+    cr_assert_eq(window_row(0.015625, 0.0078, 0.005, line, sizeof line), RL_V_UNRESOLVED);
+    cr_assert(strstr(line, "x not formed") && strstr(line, "needs about"), "%s", line);
+    cr_assert_eq(window_verdict(0.015625, 0.0, 0.005), RL_V_UNRESOLVED); /* even an estimate of 0 */
+    cr_assert(strstr(line, "n_lo = 6") == NULL && strstr(line, "n_hi: none"), "%s", line);
+}
+
+/* E M = 0 (Haar, circle angles): W = 1 for every eps, the row checks only
+ * the sampler (labelled so), with no lower side; no closed form (nrm NaN):
+ * no prediction, never a verdict. */
+Test(exp_mixing, window_row_sampler_and_no_prediction)
+{
+    long grid[4] = { 1, 2, 3, 4 };
+    double est[4] = { 0.001, 0.002, 0.001, 0.0 }, bad[4] = { 0.05, 0.002, 0.001, 0.0 };
+    double se[4] = { 2e-4, 2e-4, 2e-4, 2e-4 };
+    rl_report *r = mixing_report();
+    rl_mix_window_row(r, "haar", 0.0, 0.01, grid, est, se, 4, 1024);
+    rl_mix_window_row(r, "haar", 0.0, 0.01, grid, bad, se, 4, 1024);
+    rl_mix_window_row(r, "none", NAN, 0.01, grid, est, se, 4, 1024);
+    rl_verdict v[3];
+    cr_assert_eq(row_verdicts(r, v, 3), 3);
+    cr_assert_eq(v[0], RL_V_VERIFIED);
+    cr_assert_eq(v[1], RL_V_CONTRADICTED);
+    cr_assert_eq(v[2], RL_V_NOPRED);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    rl_report_tsv(r, fp, "mixing");
+    fclose(fp);
+    cr_assert(strstr(buf, "a check of the sampler") && strstr(buf, "n_lo: none (W = 1)"), "%s", buf);
+    cr_assert(strstr(buf, "no prediction: no closed form here"), "%s", buf);
+    free(buf);
+    rl_report_free(r);
 }
 
 /* A window past the longest route: the claim says nothing there (info),
@@ -211,9 +263,9 @@ Test(exp_mixing, window_past_the_run_is_info)
     long grid[4] = { 1, 2, 3, 4 };
     double est[4] = { 0.99, 0.98, 0.97, 0.96 }, low[4] = { 0.5, 0.1, 0.001, 0.0 }, se[4] = { 1e-3, 1e-3, 1e-3, 1e-3 };
     rl_report *r = mixing_report();
-    rl_mix_window_row(r, "slow", 0.99, 0.1, grid, est, se, 4);
-    rl_mix_window_row(r, "slow", 0.99, 0.1, grid, low, se, 4);
-    rl_mix_window_row(r, "never", 1.0, 0.1, grid, est, se, 4);
+    rl_mix_window_row(r, "slow", 0.99, 0.1, grid, est, se, 4, 1024);
+    rl_mix_window_row(r, "slow", 0.99, 0.1, grid, low, se, 4, 1024);
+    rl_mix_window_row(r, "never", 1.0, 0.1, grid, est, se, 4, 1024);
     rl_verdict v[3];
     cr_assert_eq(row_verdicts(r, v, 3), 3);
     for (int i = 0; i < 3; i++)
@@ -221,25 +273,38 @@ Test(exp_mixing, window_past_the_run_is_info)
     rl_report_free(r);
 }
 
-/* Mean route = (mean step)^n: rule agree (|z| <= 5 holds, beyond is
+/* Mean route = (mean step)^n: rule agree (|z| <= 5 verified, beyond is
  * contradicted); fixed steps (RoPE's constant law): identity, and a broken
- * product is still caught (contradicted). */
+ * product is still caught (contradicted); a NaN z, or no closed form (the
+ * norm NaN, even with a z of 0, which fmax used to leave), no prediction. */
 Test(exp_mixing, mean_route_row_agree_or_identity)
 {
     rl_report *r = mixing_report();
-    rl_mix_mean_row(r, "a", 16, 100, 10, 3.9, 0);
-    rl_mix_mean_row(r, "b", 16, 100, 10, 6.1, 0);
-    rl_mix_mean_row(r, "c", 16, 100, 10, 0.0, 1);
-    rl_mix_mean_row(r, "d", 16, 100, 10, 50.0, 1);
-    rl_mix_mean_row(r, "e", 16, 100, 10, NAN, 0);
-    rl_verdict v[5];
-    cr_assert_eq(row_verdicts(r, v, 5), 5);
-    cr_assert_eq(v[0], RL_V_HOLDS);
+    rl_mix_mean_row(r, "a", 16, 100, 10, 0.5, 3.9, 0);
+    rl_mix_mean_row(r, "b", 16, 100, 10, 0.5, 6.1, 0);
+    rl_mix_mean_row(r, "c", 16, 100, 10, 1.0, 0.0, 1);
+    rl_mix_mean_row(r, "d", 16, 100, 10, 1.0, 50.0, 1);
+    rl_mix_mean_row(r, "e", 16, 100, 10, 0.5, NAN, 0);
+    rl_mix_mean_row(r, "f", 16, 100, 10, NAN, 0.0, 0);
+    rl_verdict v[6];
+    cr_assert_eq(row_verdicts(r, v, 6), 6);
+    cr_assert_eq(v[0], RL_V_VERIFIED);
     cr_assert_eq(v[1], RL_V_CONTRADICTED);
     cr_assert_eq(v[2], RL_V_IDENTITY);
     cr_assert_eq(v[3], RL_V_CONTRADICTED);
-    cr_assert_eq(v[4], RL_V_CONTRADICTED);
+    cr_assert_eq(v[4], RL_V_NOPRED);
+    cr_assert_eq(v[5], RL_V_NOPRED);
     rl_report_free(r);
+}
+
+/* The running worst keeps a NaN (fmax would drop it). */
+Test(exp_mixing, worst_keeps_nan)
+{
+    cr_assert(isnan(rl_worst(0, NAN)));
+    cr_assert(isnan(rl_worst(NAN, 3)));
+    cr_assert(isnan(fmax(0, NAN)) == 0);
+    cr_assert_eq(rl_worst(2, 3), 3);
+    cr_assert_eq(rl_worst(3, -INFINITY), 3);
 }
 
 /* The study's blocks: z against (sin w/w)^n with a 1e-9 rounding floor. */
@@ -273,11 +338,11 @@ Test(exp_mixing, drift_rows_info_and_phase_agree)
     rl_verdict v[6];
     cr_assert_eq(row_verdicts(r, v, 6), 6);
     cr_assert_eq(v[0], RL_V_INFO);
-    cr_assert_eq(v[1], RL_V_HOLDS);
+    cr_assert_eq(v[1], RL_V_VERIFIED);
     cr_assert_eq(v[2], RL_V_INFO);
     cr_assert_eq(v[3], RL_V_CONTRADICTED);
     cr_assert_eq(v[4], RL_V_INFO);
-    cr_assert_eq(v[5], RL_V_HOLDS);
+    cr_assert_eq(v[5], RL_V_VERIFIED);
     rl_report_free(r);
 }
 

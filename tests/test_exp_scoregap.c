@@ -303,10 +303,10 @@ Test(exp_scoregap, verdicts_hold_on_a_good_summary)
     cr_assert_null(strstr(rows, "contradicted"), "%s", rows);
     cr_assert_null(strstr(rows, "hypothesis not met"), "%s", rows);
     cr_assert_null(strstr(rows, "Lévy"), "Ball's cap bound is not Lévy's: %s", rows);
-    expect(rows, "householder: P(max_j", "cap bounds (Ball)", "holds");
-    expect(rows, "so2-study: E max_j", NULL, "holds");
-    expect(rows, "householder: log weight ratio", "sphere's mgf", "holds");
-    expect(rows, "so2-circle: log weight ratio", "exact mgf", "holds");
+    expect(rows, "householder: P(max_j", "cap bounds (Ball)", "verified");
+    expect(rows, "so2-study: E max_j", NULL, "verified");
+    expect(rows, "householder: log weight ratio", "sphere's mgf", "verified");
+    expect(rows, "so2-circle: log weight ratio", "exact mgf", "verified");
     free(rows);
 }
 
@@ -336,9 +336,9 @@ Test(exp_scoregap, an_excess_beyond_five_se_is_contradicted)
     expect(rows, "so2-study: log weight ratio", NULL, "contradicted");
     expect(rows, "so2-study: gap s_near − max_j s_j ≤", NULL, "contradicted");
     expect(rows, "so2-study: centered", NULL, "contradicted");
-    expect(rows, "so2-study: near score", NULL, "holds");
-    expect(rows, "householder: mean far score", NULL, "holds");
-    expect(rows, "so2-circle: near score", NULL, "holds");
+    expect(rows, "so2-study: near score", NULL, "verified");
+    expect(rows, "householder: mean far score", NULL, "verified");
+    expect(rows, "so2-circle: near score", NULL, "verified");
     free(rows);
 }
 
@@ -363,7 +363,7 @@ Test(exp_scoregap, unmet_certificate_labels_only_the_mixing_checks)
         expect(rows, rl_fmt(k, sizeof k, "%s: E max_j", lab), NULL, "hypothesis not met");
         expect(rows, rl_fmt(k, sizeof k, "%s: gap s_near − max_j s_j ≥", lab), NULL, "hypothesis not met");
         expect(rows, rl_fmt(k, sizeof k, "%s: P(max_j |s_j| ≥", lab), NULL, "hypothesis not met");
-        expect(rows, rl_fmt(k, sizeof k, "%s: near score", lab), NULL, "holds");
+        expect(rows, rl_fmt(k, sizeof k, "%s: near score", lab), NULL, "verified");
     }
     cr_assert_not_null(strstr(rows, UNMET_), "the phrase is in the row: %s", rows);
     expect(rows, "householder: log weight ratio", NULL, "hypothesis not met");
@@ -371,7 +371,7 @@ Test(exp_scoregap, unmet_certificate_labels_only_the_mixing_checks)
     expect(rows, "so2-study: log weight ratio", NULL, "contradicted");
     expect(rows, "so2-circle: log weight ratio", NULL, "contradicted");
     expect(rows, "so2-study: gap s_near − max_j s_j ≤", NULL, "contradicted");
-    expect(rows, "so2-circle: centered", NULL, "holds");
+    expect(rows, "so2-circle: centered", NULL, "verified");
     free(rows);
     /* the same numbers with the certificate met: contradicted, not excused */
     for (int f = 0; f < RL_SG_NFAM; f++)
@@ -395,10 +395,10 @@ Test(exp_scoregap, certificate_splits_the_ds)
     snprintf(t->unmet, sizeof t->unmet, UNMET_);
     t->union_over = 30;
     char *rows = verdict_rows(S);
-    expect(rows, "householder: P(max_j |s_j| ≥", "(d = 64, 256)", "holds");
+    expect(rows, "householder: P(max_j |s_j| ≥", "(d = 64, 256)", "verified");
     expect(rows, "householder: P(max_j |s_j| ≥", "(d = 16)", "hypothesis not met");
     expect(rows, "householder: E max_j", "(d = 16)", "hypothesis not met");
-    expect(rows, "so2-circle: P(max_j |s_j| ≥", NULL, "holds");
+    expect(rows, "so2-circle: P(max_j |s_j| ≥", NULL, "verified");
     free(rows);
     S[RL_SG_HOUSEHOLDER].at[2].union_over = 5.3;
     rows = verdict_rows(S);

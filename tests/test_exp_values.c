@@ -155,7 +155,7 @@ Test(exp_values, block_row_unresolved_below_256_replicates)
     rl_val_block_row(r, "e", 32, 10, 256, NAN);
     rl_verdict v[5];
     cr_assert_eq(row_verdicts(r, v, 5), 5);
-    cr_assert_eq(v[0], RL_V_HOLDS);
+    cr_assert_eq(v[0], RL_V_VERIFIED);
     cr_assert_eq(v[1], RL_V_CONTRADICTED);
     cr_assert_eq(v[2], RL_V_UNRESOLVED);
     cr_assert_eq(v[3], RL_V_UNRESOLVED);
@@ -178,8 +178,8 @@ Test(exp_values, slope_rows_agree_exact_identity)
     rl_val_slope_rows(r, "none", 1, 1024, 65536, 0.1, 1e-4, 0.0, 0.0);
     rl_verdict v[12];
     cr_assert_eq(row_verdicts(r, v, 12), 11);
-    const rl_verdict want[11] = { RL_V_HOLDS,    RL_V_HOLDS,        RL_V_CONTRADICTED, RL_V_HOLDS,
-                                  RL_V_HOLDS,    RL_V_CONTRADICTED, RL_V_HOLDS,        RL_V_IDENTITY,
+    const rl_verdict want[11] = { RL_V_VERIFIED,    RL_V_VERIFIED,        RL_V_CONTRADICTED, RL_V_VERIFIED,
+                                  RL_V_VERIFIED,    RL_V_CONTRADICTED, RL_V_VERIFIED,        RL_V_IDENTITY,
                                   RL_V_IDENTITY, RL_V_CONTRADICTED, RL_V_IDENTITY };
     for (int i = 0; i < 11; i++)
         cr_assert_eq(v[i], want[i], "row %d: %s", i, rl_verdict_name(v[i]));
@@ -196,7 +196,7 @@ Test(exp_values, cov_rows_agree_and_bound)
     rl_val_cov_rows(r, "none", 1, 2.0, -3.0, "m");
     rl_verdict v[6];
     cr_assert_eq(row_verdicts(r, v, 6), 6);
-    const rl_verdict want[6] = { RL_V_HOLDS, RL_V_HOLDS, RL_V_CONTRADICTED, RL_V_CONTRADICTED, RL_V_IDENTITY,
+    const rl_verdict want[6] = { RL_V_VERIFIED, RL_V_VERIFIED, RL_V_CONTRADICTED, RL_V_CONTRADICTED, RL_V_IDENTITY,
                                  RL_V_IDENTITY };
     for (int i = 0; i < 6; i++)
         cr_assert_eq(v[i], want[i], "row %d: %s", i, rl_verdict_name(v[i]));
@@ -213,7 +213,7 @@ Test(exp_values, agree_row_identity_without_transport)
     rl_val_agree_row(r, 1, 0.0, "w", "p", "m");
     rl_verdict v[3];
     cr_assert_eq(row_verdicts(r, v, 3), 3);
-    cr_assert_eq(v[0], RL_V_HOLDS);
+    cr_assert_eq(v[0], RL_V_VERIFIED);
     cr_assert_eq(v[1], RL_V_CONTRADICTED);
     cr_assert_eq(v[2], RL_V_IDENTITY);
     rl_report_free(r);

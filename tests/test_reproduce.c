@@ -3,6 +3,7 @@
  * continues without retraining the models it had finished, and a grid trains
  * exactly what `routelab train` trains for the same flags. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -712,4 +713,39 @@ Test(reproduce, at_base_variants_and_their_train_commands)
         cr_expect(strstr(err.msg, "the base after '@'") != NULL, "%s: %s", bad[i], err.msg);
         rl_repro_free_variants(&r);
     }
+}
+
+/* REPORT.md's claim paragraphs read theory/checks.tsv: holds and verified
+ * counted apart, and every unresolved or no-prediction check spelled out
+ * (a hand-written checks.tsv with one row of each). */
+Test(reproduce, report_counts_theory_kinds_apart, .timeout = 120)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64", out, sizeof out);
+    char *td = th_path(g, "theory"), *ct = th_path(td, "checks.tsv");
+    cr_assert(mkdir(td, 0755) == 0 || errno == EEXIST);
+    FILE *f = fopen(ct, "w");
+    cr_assert(f);
+    fprintf(f, "experiment\tverdict\trule\tcheck\tpredicted\tmeasured\n"
+               "mixing\tverified\tagree\tmean route\tp1\tm1\n"
+               "mixing\tunresolved\twindow\twindow W\tp2\tm2\n"
+               "mixing\tno prediction\tagree\tno-closed-form family\tp3\tm3\n"
+               "stylized\tholds\tsign\trope above\tp4\tm4\n"
+               "stylized\tidentity\t-\tprefix\tp5\tm5\n");
+    fclose(f);
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
+    char *rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(rep);
+    cr_expect(strstr(rep, "Monte Carlo (`theory/theory.md#mixing`): 1 verified, 1 unresolved, 1 no prediction: "
+                          "unresolved: window W (predicted p2; measured m2); no prediction: no-closed-form family "
+                          "(predicted p3; measured m3).") != NULL,
+              "%s", rep);
+    cr_expect(strstr(rep, "Monte Carlo (`theory/theory.md#stylized`): 1 holds, 1 identity (not counted).") != NULL,
+              "%s", rep);
+    free(rep);
+    free(ct);
+    free(td);
+    th_rmdir(d);
 }

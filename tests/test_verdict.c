@@ -19,8 +19,10 @@
 Test(verdict, names)
 {
     cr_assert_str_eq(rl_verdict_name(RL_V_HOLDS), "holds");
+    cr_assert_str_eq(rl_verdict_name(RL_V_VERIFIED), "verified");
     cr_assert_str_eq(rl_verdict_name(RL_V_CONTRADICTED), "contradicted");
     cr_assert_str_eq(rl_verdict_name(RL_V_UNRESOLVED), "unresolved");
+    cr_assert_str_eq(rl_verdict_name(RL_V_NOPRED), "no prediction");
     cr_assert_str_eq(rl_verdict_name(RL_V_HYPOTHESIS), "hypothesis not met");
     cr_assert_str_eq(rl_verdict_name(RL_V_IDENTITY), "identity");
     cr_assert_str_eq(rl_verdict_name(RL_V_INFO), "info");
@@ -64,25 +66,30 @@ Test(verdict, kinds_phrase_absent)
     cr_assert_str_eq(rl_report_kinds_phrase(n, buf, sizeof buf), "2 hold, 1 unresolved, 1 absent at this scale");
 }
 
-/* agree: |z| <= 5 either side; beyond, or NaN, contradicted. */
+/* agree: a verification; |z| <= 5 either side verified; beyond (a
+ * difference with SE 0 included) contradicted; NaN, nothing compared, no
+ * prediction: never a verdict. */
 Test(verdict, rule_agree_both_outcomes)
 {
-    cr_assert_eq(rl_rule_decide(&rl_rule_agree, 0.0), RL_V_HOLDS);
-    cr_assert_eq(rl_rule_decide(&rl_rule_agree, 5.0), RL_V_HOLDS);
-    cr_assert_eq(rl_rule_decide(&rl_rule_agree, -5.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, 0.0), RL_V_VERIFIED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, 5.0), RL_V_VERIFIED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, -5.0), RL_V_VERIFIED);
     cr_assert_eq(rl_rule_decide(&rl_rule_agree, 5.01), RL_V_CONTRADICTED);
     cr_assert_eq(rl_rule_decide(&rl_rule_agree, -5.01), RL_V_CONTRADICTED);
-    cr_assert_eq(rl_rule_decide(&rl_rule_agree, NAN), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, NAN), RL_V_NOPRED);
     cr_assert_eq(rl_rule_decide(&rl_rule_agree, INFINITY), RL_V_CONTRADICTED);
 }
 
-/* bound: one-sided; far below the bound holds, 5 SE above does not. */
+/* bound: one-sided; far below the bound verified, 5 SE above does not;
+ * +-inf (SE 0) decides by its sign, NaN is no prediction. */
 Test(verdict, rule_bound_one_sided)
 {
-    cr_assert_eq(rl_rule_decide(&rl_rule_bound, -100.0), RL_V_HOLDS);
-    cr_assert_eq(rl_rule_decide(&rl_rule_bound, 5.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, -100.0), RL_V_VERIFIED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, 5.0), RL_V_VERIFIED);
     cr_assert_eq(rl_rule_decide(&rl_rule_bound, 5.01), RL_V_CONTRADICTED);
-    cr_assert_eq(rl_rule_decide(&rl_rule_bound, NAN), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, -INFINITY), RL_V_VERIFIED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, INFINITY), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_bound, NAN), RL_V_NOPRED);
 }
 
 /* sign: three outcomes; z = 4 in the predicted direction holds, z = 2.9 is
@@ -131,24 +138,72 @@ Test(verdict, rule_below_three_outcomes)
 /* agree-n: x = max |z| - 5, NaN (too few replicates to form z) unresolved. */
 Test(verdict, rule_agree_n_three_outcomes)
 {
-    cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, -0.1), RL_V_HOLDS);
-    cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, 0.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, -0.1), RL_V_VERIFIED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, 0.0), RL_V_VERIFIED);
     cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, 0.1), RL_V_CONTRADICTED);
     cr_assert_eq(rl_rule_decide(&rl_rule_agree_n, NAN), RL_V_UNRESOLVED);
 }
 
 Test(verdict, rule_exact)
 {
-    cr_assert_eq(rl_rule_decide(&rl_rule_exact, 1), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_exact, 1), RL_V_VERIFIED);
     cr_assert_eq(rl_rule_decide(&rl_rule_exact, 0), RL_V_CONTRADICTED);
-    cr_assert_eq(rl_rule_decide(&rl_rule_exact, NAN), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_exact, NAN), RL_V_NOPRED);
+}
+
+/* window: the bracket statistic at the 3 standard, a verification: x <= -3
+ * verified, x > 3 contradicted, between unresolved, NaN (no length where the
+ * prediction is 6 SE from eps) unresolved, never a pass. */
+Test(verdict, rule_window_three_outcomes)
+{
+    cr_assert_str_eq(rl_rule_window.id, "window");
+    cr_assert_eq(rl_rule_decide(&rl_rule_window, -3.0), RL_V_VERIFIED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_window, -2.9), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_window, 3.0), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_window, 3.1), RL_V_CONTRADICTED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_window, NAN), RL_V_UNRESOLVED);
+    cr_assert_eq(rl_rule_decide(&rl_rule_window, -INFINITY), RL_V_VERIFIED);
+}
+
+/* Each rule's evidence is fixed in the table: the verifications of closed
+ * forms and bounds pass as verified, the empirical claims as holds; the
+ * effect rule's pass too is a hold. */
+Test(verdict, rules_have_their_evidence)
+{
+    const rl_rule *verify[] = { &rl_rule_agree, &rl_rule_bound, &rl_rule_exact, &rl_rule_agree_n, &rl_rule_window };
+    const rl_rule *claim[] = { &rl_rule_sign, &rl_rule_below, &rl_rule_effect };
+    for (size_t i = 0; i < sizeof verify / sizeof *verify; i++)
+        cr_assert_eq(verify[i]->evidence, RL_EV_VERIFY, "%s", verify[i]->id);
+    for (size_t i = 0; i < sizeof claim / sizeof *claim; i++)
+        cr_assert_eq(claim[i]->evidence, RL_EV_CLAIM, "%s", claim[i]->id);
+    cr_assert_eq(rl_rule_decide_effect(&rl_rule_effect, 4.0, 9.0, -2.9), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&rl_rule_below, -4.0), RL_V_HOLDS);
+    /* the same kind of rule with the other evidence: only the pass differs */
+    const rl_rule band_claim = { "t", RL_RULE_BAND, 3, "t", RL_EV_CLAIM };
+    const rl_rule band_verify = { "t", RL_RULE_BAND, 3, "t", RL_EV_VERIFY };
+    cr_assert_eq(rl_rule_decide(&band_claim, -4.0), RL_V_HOLDS);
+    cr_assert_eq(rl_rule_decide(&band_verify, -4.0), RL_V_VERIFIED);
+    cr_assert_eq(rl_rule_decide(&band_claim, 4.0), rl_rule_decide(&band_verify, 4.0));
+    cr_assert_eq(rl_rule_decide(&band_claim, 0.0), rl_rule_decide(&band_verify, 0.0));
+}
+
+/* The running worst of statistics keeps NaN (fmax drops it). */
+Test(verdict, worst_keeps_nan)
+{
+    cr_assert_eq(rl_worst(1.0, 2.0), 2.0);
+    cr_assert_eq(rl_worst(2.0, -INFINITY), 2.0);
+    cr_assert(isnan(rl_worst(0.0, NAN)));
+    cr_assert(isnan(rl_worst(NAN, 7.0)));
+    /* the bug it replaces: the maximum of 0 and a z without a prediction */
+    cr_assert_eq(fmax(0.0, NAN), 0.0);
+    cr_assert_eq(rl_rule_decide(&rl_rule_agree, rl_worst(0.0, NAN)), RL_V_NOPRED);
 }
 
 /* Every claim's row names at least one rule, each one of the table's. */
 Test(verdict, claims_name_their_rules)
 {
-    const rl_rule *known[] = { &rl_rule_agree, &rl_rule_bound, &rl_rule_sign, &rl_rule_below, &rl_rule_exact,
-                               &rl_rule_agree_n };
+    const rl_rule *known[] = { &rl_rule_agree, &rl_rule_bound, &rl_rule_sign,    &rl_rule_below,
+                               &rl_rule_exact, &rl_rule_agree_n, &rl_rule_window };
     for (int i = 0; i < rl_nclaims; i++) {
         cr_assert(rl_claims[i].rules && rl_claims[i].rules[0], "%s names no rule", rl_claims[i].id);
         for (const rl_rule *const *p = rl_claims[i].rules; *p; p++) {
@@ -162,15 +217,21 @@ Test(verdict, claims_name_their_rules)
 }
 
 static const rl_rule *const only_agree[] = { &rl_rule_agree, NULL };
+static const rl_rule *const agree_sign[] = { &rl_rule_agree, &rl_rule_sign, NULL };
 
-/* The section's markdown and TSV for one check of every kind. */
+/* The section's markdown and TSV for one check of every kind a report
+ * makes (absent at this scale is the orderings', reproduce/order.h). */
 static char *render(int tsv)
 {
     rl_report *r = rl_report_alloc("t");
-    rl_report_rules(r, only_agree);
-    rl_report_decide(r, &rl_rule_agree, 1.0, NULL, "a", "p", "m");             /* holds */
+    rl_report_rules(r, agree_sign);
+    rl_report_decide(r, &rl_rule_sign, 4.0, NULL, "s", "p", "m");              /* holds */
+    rl_report_decide(r, &rl_rule_sign, 0.0, NULL, "u", "p", "m");              /* unresolved */
+    rl_report_decide(r, &rl_rule_agree, 1.0, NULL, "a", "p", "m");             /* verified */
     rl_report_decide(r, &rl_rule_agree, 9.0, NULL, "b", "p", "m");             /* contradicted */
     rl_report_decide(r, &rl_rule_agree, 9.0, "rate^n > 1/d", "c", "p", "m");  /* hypothesis not met */
+    rl_report_decide(r, &rl_rule_agree, NAN, NULL, "n", "p", "m");             /* no prediction */
+    rl_report_decide_pred(r, &rl_rule_agree, NAN, 0.0, NULL, "q", "p", "m");   /* no prediction */
     rl_report_identity(r, 1, "d", "p", "m");
     rl_report_identity(r, 0, "e", "p", "m"); /* a broken identity is contradicted */
     rl_report_info(r, "f", "p", "m");
@@ -185,11 +246,14 @@ static char *render(int tsv)
     int k[RL_NVERDICT];
     rl_report_kinds(r, k);
     cr_assert_eq(k[RL_V_HOLDS], 1);
+    cr_assert_eq(k[RL_V_VERIFIED], 1);
     cr_assert_eq(k[RL_V_CONTRADICTED], 2);
-    cr_assert_eq(k[RL_V_UNRESOLVED], 0);
+    cr_assert_eq(k[RL_V_UNRESOLVED], 1);
+    cr_assert_eq(k[RL_V_NOPRED], 2);
     cr_assert_eq(k[RL_V_HYPOTHESIS], 1);
     cr_assert_eq(k[RL_V_IDENTITY], 1);
     cr_assert_eq(k[RL_V_INFO], 1);
+    cr_assert_eq(k[RL_V_ABSENT], 0);
     rl_report_free(r);
     return buf;
 }
@@ -197,20 +261,60 @@ static char *render(int tsv)
 Test(verdict, report_counts_kinds)
 {
     char *md = render(0);
-    cr_assert(strstr(md, "Verdicts: 1 holds, 2 contradicted, 1 hypothesis not met, 1 identity (not counted), 1 info."),
+    cr_assert(strstr(md, "Verdicts: 1 holds, 1 verified, 2 contradicted, 1 unresolved, 2 no prediction, 1 hypothesis "
+                         "not met, 1 identity (not counted), 1 info."),
               "%s", md);
     cr_assert(strstr(md, "| c | p | m (hypothesis not met: rate^n > 1/d) | hypothesis not met | agree |"), "%s", md);
+    cr_assert(strstr(md, "| n | p | m (no prediction: the statistic is not finite) | no prediction | agree |"), "%s", md);
+    cr_assert(strstr(md, "| q | p | m (no prediction: no closed form here) | no prediction | agree |"), "%s", md);
     cr_assert(strstr(md, "the identity fails") && strstr(md, "| d | p | m | identity | – |"), "%s", md);
-    cr_assert(strstr(md, "- *agree*: "), "rules not listed: %s", md);
+    cr_assert(strstr(md, "- *agree*: ") && strstr(md, "- *sign*: "), "rules not listed: %s", md);
     free(md);
     char *t = render(1);
-    cr_assert(strstr(t, "x\tholds\tagree\ta\tp\tm\n"), "%s", t);
+    cr_assert(strstr(t, "x\tholds\tsign\ts\tp\tm\n"), "%s", t);
+    cr_assert(strstr(t, "x\tverified\tagree\ta\tp\tm\n"), "%s", t);
+    cr_assert(strstr(t, "x\tno prediction\tagree\tq\tp\tm (no prediction: no closed form here)\n"), "%s", t);
     cr_assert(strstr(t, "x\tidentity\t-\td\tp\tm\n"), "%s", t);
     int lines = 0;
     for (char *p = t; *p; p++)
         lines += *p == '\n';
-    cr_assert_eq(lines, 6);
+    cr_assert_eq(lines, 10);
     free(t);
+}
+
+/* No prediction comes before the rule (a non-finite prediction is never a
+ * verdict, whatever x says: 0 would pass, 9 would fail), after the
+ * hypothesis (which is decided by the parameters alone); infinities too. */
+Test(verdict, no_prediction_is_never_a_verdict)
+{
+    rl_report *r = rl_report_alloc("t");
+    rl_report_rules(r, only_agree);
+    rl_report_decide_pred(r, &rl_rule_agree, NAN, 0.0, NULL, "a", "p", "m");
+    rl_report_decide_pred(r, &rl_rule_agree, INFINITY, 9.0, NULL, "b", "p", "m");
+    rl_report_decide_pred(r, &rl_rule_agree, -INFINITY, 0.0, NULL, "c", "p", "m");
+    rl_report_decide_pred(r, &rl_rule_agree, NAN, 0.0, "unmixed", "d", "p", "m");
+    rl_report_decide_pred(r, &rl_rule_agree, 0.3, 0.0, NULL, "e", "p", "m");
+    rl_report_decide_pred(r, &rl_rule_agree, 0.3, 9.0, NULL, "f", "p", "m");
+    const rl_verdict want[6] = { RL_V_NOPRED, RL_V_NOPRED, RL_V_NOPRED, RL_V_HYPOTHESIS, RL_V_VERIFIED,
+                                 RL_V_CONTRADICTED };
+    cr_assert_eq(rl_report_nchecks(r), 6);
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(rl_report_verdict(r, i), want[i], "row %d: %s", i, rl_verdict_name(rl_report_verdict(r, i)));
+    rl_report_free(r);
+}
+
+/* The phrase names the new kinds, singular and plural alike. */
+Test(verdict, kinds_phrase_verified_and_no_prediction)
+{
+    char buf[256];
+    int n[RL_NVERDICT] = { 0 };
+    n[RL_V_VERIFIED] = 1;
+    n[RL_V_NOPRED] = 1;
+    cr_assert_str_eq(rl_report_kinds_phrase(n, buf, sizeof buf), "1 verified, 1 no prediction");
+    n[RL_V_HOLDS] = 3;
+    n[RL_V_VERIFIED] = 20;
+    n[RL_V_NOPRED] = 2;
+    cr_assert_str_eq(rl_report_kinds_phrase(n, buf, sizeof buf), "3 hold, 20 verified, 2 no prediction");
 }
 
 static void decide_undeclared(void *arg)
@@ -247,4 +351,23 @@ Test(verdict, moment2_unmet_boundary)
     cr_assert_null(rl_moment2_unmet(rate, 8, w, buf, sizeof buf));
     cr_assert_not_null(rl_moment2_unmet(rate, 8, w - 1, buf, sizeof buf));
     cr_assert(strstr(buf, "met from n = 5"), "%s", buf);
+}
+
+/* What would decide an unresolved effect: the least number of repeats at
+ * which the same mean, its SE shrinking as 1/sqrt(n), reaches |z| = 3. */
+Test(verdict, repeats_needed_is_the_least)
+{
+    const double mean = 0.293, se = 0.261;
+    const long need = rl_effect_repeats_needed(mean, se, 8, 3, 100000);
+    cr_assert_gt(need, 8);
+    cr_assert_geq(fabs(rl_effect_z_repeats(mean, se * sqrt(8.0 / need), (int)need)), 3);
+    cr_assert_lt(fabs(rl_effect_z_repeats(mean, se * sqrt(8.0 / (need - 1)), (int)need - 1)), 3);
+    /* the other sign needs as many */
+    cr_assert_eq(rl_effect_repeats_needed(-mean, se, 8, 3, 100000), need);
+    /* nothing decides a mean of 0, an SE of 0 or NaN, or within nmax */
+    cr_assert_eq(rl_effect_repeats_needed(0, se, 8, 3, 100000), -1);
+    cr_assert_eq(rl_effect_repeats_needed(mean, NAN, 8, 3, 100000), -1);
+    cr_assert_eq(rl_effect_repeats_needed(NAN, se, 8, 3, 100000), -1);
+    cr_assert_eq(rl_effect_repeats_needed(mean, se, 8, 3, need - 1), -1);
+    cr_assert_eq(rl_effect_repeats_needed(mean, se, 8, 3, need), need);
 }
