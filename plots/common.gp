@@ -12,13 +12,15 @@ set datafile missing "nan"
 set key outside right top box opaque
 set grid
 set style data points
-# Twelve distinguishable colours (Okabe-Ito first), for one curve per variant,
+# Sixteen distinguishable colours (Okabe-Ito first), for one curve per variant,
 # family, scheme or block in every figure: lc rgb rl_color(i) with i = 1, 2, ...
 # No black among them (olive in its place): black and grays draw references.
-rl_colors = "#0072b2 #d55e00 #009e73 #cc79a7 #e69f00 #56b4e9 #808000 #f0e442 #8b4513 #7f7f7f #9400d3 #2e8b57"
+# (sixteen: the mixing sweep has 13 families and laws, one colour each)
+rl_colors = "#0072b2 #d55e00 #009e73 #cc79a7 #e69f00 #56b4e9 #808000 #f0e442 #8b4513 #7f7f7f #9400d3 #2e8b57 \
+             #000080 #ff1493 #00ced1 #b8860b"
 # (i < 1, e.g. the index of a name not in a list: the tenth, gray; gnuplot
 # evaluates a plot clause's options once even for an empty iteration)
-rl_color(i) = word(rl_colors, i >= 1 ? (i - 1) % 12 + 1 : 10)
+rl_color(i) = word(rl_colors, i >= 1 ? (i - 1) % words(rl_colors) + 1 : 10)
 # The position of word w in the word list l (0 when absent), so that one name
 # keeps its colour in every panel of a figure: lc rgb rl_color(rl_index(all, w)).
 # Black and grays are kept for references (bounds, exact laws, levels).

@@ -146,18 +146,22 @@ Test(families, sweep_cases_keep_their_streams)
     int n, m;
     rl_err err;
     cr_assert_eq(rl_family_cases(RL_SWEEP_MIXING, 16, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
-    cr_assert_eq(n, 12);
-    for (int k = 0; k < n; k++) {
+    /* today's twelve cases first, in today's order and streams; cayley, added
+     * after them, last, in its fresh stream */
+    cr_assert_eq(n, 13);
+    for (int k = 0; k < 12; k++) {
         cr_assert_str_eq(c[k].label, mix[k]);
         cr_assert_eq(c[k].stream, RL_STREAM_MIX_FAMILY + (unsigned long)k, "%s", c[k].label);
     }
+    cr_assert_str_eq(c[12].label, "cayley-s0.1");
+    cr_assert_eq(c[12].stream, rl_family_fresh_stream(RL_FAM_CAYLEY, RL_SWEEP_MIXING, 0));
     cr_assert_eq(rl_family_cases(RL_SWEEP_CONCENTRATION, 32, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
     cr_assert_eq(n, 6);
     for (int k = 0; k < n; k++) {
         cr_assert_str_eq(c[k].label, conc[k]);
         cr_assert_eq(c[k].stream, RL_STREAM_CONC_FAMILY + (unsigned long)k, "%s", c[k].label);
     }
-    /* a subset keeps each case's stream; cayley (not in the default) joins */
+    /* a subset keeps each case's stream */
     cr_assert_eq(rl_family_cases(RL_SWEEP_MIXING, 16, "cayley,path", sub, RL_SWEEP_CASES_MAX, &m, &err), RL_OK);
     cr_assert_eq(m, 2);
     cr_assert_str_eq(sub[0].label, "path-beta1");
