@@ -482,7 +482,7 @@ static void so2_config_rows(const spec *sp, int law, int d, const rl_st_cell *c,
             rl_tail_est ec = rl_tails_est(c->cfg_cen[g], k), ea = rl_tails_est(c->cfg_abs[g], k);
             double hb = rl_hoeffding_so2(c->t[k], a, h);
             double se = ec.se > 0 ? ec.se : rl_tail_se_at(&ec, fmin(hb, 1));
-            o->hcen_over = fmax(o->hcen_over, (ec.p - hb) / se);
+            o->hcen_over = rl_worst(o->hcen_over, (ec.p - hb) / se);
             rl_tsv_row(t, "%s\t%s\t%d\t%ld\t%ld\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g", law ? "study-uniform" : "circle",
                        rl_st_cfg_name[g], d, sp->st.n, c->reps, c->t[k], c->t[k] * sqrt((double)d), ec.p, ec.se, hb, ea.p,
                        ea.se, rl_beta_tail(d, c->t[k]), rl_levy_tail(d, c->t[k]), o->mean_pred);
@@ -595,7 +595,7 @@ static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_
     }
     s->mean_z = rl_worst(s->mean_z, fabs(mu - mp) / fmax(mse, 1e-300));
     s->sq_ratio_min = fmin(s->sq_ratio_min, sq * d);
-    s->sq_ratio_max = fmax(s->sq_ratio_max, sq * d);
+    s->sq_ratio_max = rl_worst(s->sq_ratio_max, sq * d);
     rl_tsv_row(mo, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g", sp.label, d,
                sp.st.n, reps, m, mu, mse, mp, sq, sqse, 1.0 / d, so2 ? sqp : (fi == F_PATH ? NAN : 1.0 / d), n2,
                n2se, n2p);

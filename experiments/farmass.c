@@ -278,9 +278,9 @@ static void exact_run(fm_res *R)
         if (delta == grid[g]) {
             double M = (double)(delta - z->K);
             for (int l = 0; l < z->nlam; l++) {
-                worst_nope = fmax(worst_nope, fabs(rl_mass_rho(acc, l, 0) - rl_farmass_lower(M, z->K, 0)));
+                worst_nope = rl_worst(worst_nope, fabs(rl_mass_rho(acc, l, 0) - rl_farmass_lower(M, z->K, 0)));
                 for (int c = 1; c <= sp->nslope; c++)
-                    worst_nope = fmax(worst_nope, fabs(rl_mass_rho(acc, l, c) -
+                    worst_nope = rl_worst(worst_nope, fabs(rl_mass_rho(acc, l, c) -
                                                        rl_farmass_alibi(M, z->K, 0, sp->slope[c - 1], 0)));
             }
             g++;
@@ -300,7 +300,7 @@ static void exact_report(const fm_res *R, const rl_outdir *out, rl_report *rep)
         for (int g = 0; g < ng; g++) {
             const double rho = R->ext_rho[l * ng + g], b = R->ext_bound[l * ng + g];
             const double M = (double)(R->grid[g] - z->K);
-            worst = fmax(worst, fabs(rho - b));
+            worst = rl_worst(worst, fabs(rho - b));
             rl_tsv_row(t, "%g\t%d\t%ld\t%.0f\t%.17g\t%.17g\t%.3g", z->lam[l], z->K, R->grid[g], M, rho, b, rho - b);
         }
     rl_tsv_close(t);
@@ -424,7 +424,7 @@ static void fm_family(const fm_res *R, int k, rl_tsv *t, double *col, fm_tables 
                 for (long r = 0; r < run[k].reps; r++) {
                     double x = run[k].rho[r * per + i];
                     mn = fmin(mn, x);
-                    mx = fmax(mx, x);
+                    mx = rl_worst(mx, x);
                     col[r] = x;
                 }
                 rl_mean_se(col, run[k].reps, 1, &m, &se);
@@ -439,7 +439,7 @@ static void fm_family(const fm_res *R, int k, rl_tsv *t, double *col, fm_tables 
                 if (c == 0 && mn - low < worst_low)
                     worst_low = mn - low, wl_lam = lam, wl_L = grid[g];
                 if (c)
-                    worst_alibi[c - 1] = fmax(worst_alibi[c - 1], mx - ab);
+                    worst_alibi[c - 1] = rl_worst(worst_alibi[c - 1], mx - ab);
                 rl_tsv_row(t, "%s\t%d\t%d\t%g\t%.6g\t%ld\t%.0f\t%.9g\t%.3g\t%.9g\t%.9g\t%.9g\t%.9g\t%.6g\t%.3g\t%ld\t"
                               "%.9g\t%.9g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g",
                            fa[k].label, z.d, z.K, lam, c ? slopes[c - 1] : 0.0, grid[g], M, m, se, mn, mx, low, ab,
@@ -454,7 +454,7 @@ static void fm_family(const fm_res *R, int k, rl_tsv *t, double *col, fm_tables 
                               "replicates %ld × %d λ × %d L", worst_low, wl_lam, wl_L, worst_range, run[k].reps, nl, ng));
     double wa = -INFINITY;
     for (int c = 0; c < NSLOPE; c++)
-        wa = fmax(wa, worst_alibi[c]);
+        wa = rl_worst(wa, worst_alibi[c]);
     rl_report_identity(rep, wa <= 1e-12,
                        rl_fmt(w, sizeof w, "%s + ALiBi (8 slopes): far mass below the worst-case closed form", fa[k].label),
                        "max over replicates, λ, L, m of ρ_D − bound ≤ 0",
@@ -655,7 +655,7 @@ static void fm_alibi(const fm_res *R, const rl_outdir *out, const fm_tables *T, 
             for (int g = ng - 1; g >= 0; g--) {
                 double wv = 0;
                 for (int k = 0; k < NFAM; k++)
-                    wv = fmax(wv, mean[k * per + ((long)g * nl + l) * nc + c]);
+                    wv = rl_worst(wv, mean[k * per + ((long)g * nl + l) * nc + c]);
                 if (g == ng - 1)
                     worst = wv;
                 if (wv < rl_farmass_lower((double)(grid[g] - z.K), z.K, lam))
@@ -671,9 +671,9 @@ static void fm_alibi(const fm_res *R, const rl_outdir *out, const fm_tables *T, 
             for (int k = 0; k < NFAM; k++)
                 for (long r = 0; r < run[k].reps; r++) {
                     const double *x = run[k].rho + r * per;
-                    fc = fmax(fc, fabs(x[((long)(ng - 1) * nl + l) * nc + c] - x[((long)g4 * nl + l) * nc + c]));
+                    fc = rl_worst(fc, fabs(x[((long)(ng - 1) * nl + l) * nc + c] - x[((long)g4 * nl + l) * nc + c]));
                 }
-            worst_flat = fmax(worst_flat, fc);
+            worst_flat = rl_worst(worst_flat, fc);
             flat_ok &= fc <= fb + 1e-12;
             int isb = worst < lowmax, isg = Ls_ <= z.lmax;
             guaranteed += isg;

@@ -611,7 +611,7 @@ void rl_mix_drift_rows(rl_report *rep, const long *grid, int ng, const double co
     double worst = 0, worst_phase = 0;
     for (int g = 0; g < ng; g++) {
         double se = hypot(se_u[g], se_d[g]);
-        worst = fmax(worst, rl_mix_z(cabs(chi_u[g]), cabs(chi_d[g]), se));
+        worst = rl_worst(worst, rl_mix_z(cabs(chi_u[g]), cabs(chi_d[g]), se));
         if (cabs(chi_d[g]) > 5 * se_d[g]) {
             double ph = rl_angle_reduce(carg(chi_d[g]) - (double)grid[g]);
             worst_phase = rl_worst(worst_phase, rl_effect_z(fabs(ph) * cabs(chi_d[g]), se_d[g]));

@@ -260,7 +260,7 @@ static void report_cell(int fi, int id, const gspec *sp, const gap_pred *p, cons
         for (; j < M; j++) {
             cum_es += p->es[j];
             cum_f += exp(p->lm[j] - p->lm[0]);
-            max_es = fmax(max_es, p->es[j]);
+            max_es = rl_worst(max_es, p->es[j]);
         }
         const double logEF = p->lm[0] + log(cum_f);
         double mx, mxse, mc, mcse, mf, mfse;
@@ -285,12 +285,12 @@ static void report_cell(int fi, int id, const gspec *sp, const gap_pred *p, cons
         t->max_over = rl_worst(t->max_over, (mx - pred) / fmax(mxse, 1e-300));
         if (M >= 10) {
             t->ratio_lo = fmin(t->ratio_lo, mx / pred);
-            t->ratio_hi = fmax(t->ratio_hi, mx / pred);
+            t->ratio_hi = rl_worst(t->ratio_hi, mx / pred);
         }
         t->union_over = rl_worst(t->union_over, (fr - UNION_DELTA) / use);
-        t->union_worst = fmax(t->union_worst, fr);
+        t->union_worst = rl_worst(t->union_worst, fr);
         s->hunion_over = rl_worst(s->hunion_over, (hfr - UNION_DELTA) / use);
-        s->hunion_worst = fmax(s->hunion_worst, hfr);
+        s->hunion_worst = rl_worst(s->hunion_worst, hfr);
         for (int i = 0; i < NNEAR; i++) {
             for (long k = 0; k < reps; k++) {
                 x[k] = c->near[k * NNEAR + i] - c->maxs[k * ng + gi];
@@ -354,10 +354,10 @@ static int pick(const rl_sg_sum *s, int met, rl_sg_dsum *a, char *ds, size_t dn,
             continue;
         a->max_over = rl_worst(a->max_over, t->max_over);
         a->ratio_lo = fmin(a->ratio_lo, t->ratio_lo);
-        a->ratio_hi = fmax(a->ratio_hi, t->ratio_hi);
+        a->ratio_hi = rl_worst(a->ratio_hi, t->ratio_hi);
         a->gap_over = rl_worst(a->gap_over, t->gap_over);
         a->union_over = rl_worst(a->union_over, t->union_over);
-        a->union_worst = fmax(a->union_worst, t->union_worst);
+        a->union_worst = rl_worst(a->union_worst, t->union_worst);
         a->logr_over = rl_worst(a->logr_over, t->logr_over);
         if (du < dn)
             du += snprintf(ds + du, dn - du, "%s%d", n ? ", " : "", t->d);

@@ -512,7 +512,7 @@ static double max_absdiff(const results *R, int q, int a, int b)
     for (int j = 0; j < R->nfit; j++)
         for (long r = 0; r < R->nq; r++)
             for (int g = 0; g < R->ng; g++)
-                w = fmax(w, fabs(val(R, j, r, a, g, q) - val(R, j, r, b, g, q)));
+                w = rl_worst(w, fabs(val(R, j, r, a, g, q) - val(R, j, r, b, g, q)));
     return w;
 }
 

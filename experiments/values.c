@@ -603,14 +603,14 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, n
         for (int i = 0; i < d; i++) {
             double m, se;
             rl_mean_se(xs + i, reps, d + 1, &m, &se);
-            zmax = fmax(zmax, zscore(m - pv[i], se));
+            zmax = rl_worst(zmax, zscore(m - pv[i], se));
             pres += vt[i] * m;
             pres_pred += vt[i] * pv[i];
         }
         double dm, dse, dpred = 2 * (1 - pres_pred);
         rl_mean_se(xs + d, reps, d + 1, &dm, &dse);
         double dz = zscore(dm - dpred, dse);
-        o->worst = fmax(o->worst, fmax(zmax, dz));
+        o->worst = rl_worst(o->worst, rl_worst(zmax, dz));
         /* <v, P v> = 1 - dev2/2 for orthogonal P: its SE is half that of dev2 */
         *c = (near_cell){ pres, dse / 2, pres_pred, dm, dse, dpred, zmax };
     }
