@@ -55,6 +55,9 @@ enum {
     /* the Monte Carlo estimate of ||E M|| of a family with no closed form
      * (mc/family_mean.h), key (domain, the case's stream) */
     RL_STREAM_FAMILY_MEAN_MC = 0xFE00,
+    /* claim 1, mixing: the top-up of a window row (experiments/mixing.c),
+     * + e (0: eps = 0.1, 1: eps = 0.01), key (domain + e, the case's stream) */
+    RL_STREAM_MIX_TOPUP = 0xFD00,
 };
 
 /* The transformer (model/train.c, model/accum_rot.c): seed ^ domain, so that

@@ -37,12 +37,19 @@ typedef struct {
     int d;          /* dimension of the family sweep */
     long nmax;      /* longest route */
     long ntext;     /* tokens of text used */
+    double topup_cap; /* the most one window row's top-up may cost (below) */
 } mix_size;
 
+/* The cap of one top-up (rl_mix_topup_plan), in the units of the
+ * families' own cost model (rl_family_ops.route_cost: reps x n x the cost
+ * of one step applied to the d rows of a route).  The dearest unit measured
+ * is Brownian's (matrix exponentials: about 1.2e9 units a second on 2
+ * cores, notes-topup.md), so quick's 1e10 keeps any one row under about 8 s
+ * (its 8 top-ups took 7 s, Brownian's 6.7 of them); full allows 8e10. */
 static mix_size size_of(int preset)
 {
-    mix_size q = { 1024, 16, 65536, 1L << 17 };
-    mix_size f = { 4096, 32, 65536, 1L << 20 };
+    mix_size q = { 1024, 16, 65536, 1L << 17, 1e10 };
+    mix_size f = { 4096, 32, 65536, 1L << 20, 8e10 };
     return preset == RL_PRESET_FULL ? f : q;
 }
 
@@ -125,34 +132,14 @@ static void window_bracket(double nrm, double eps, long wp, const long *grid, co
     }
 }
 
-void rl_mix_window_row(rl_report *rep, const char *label, double nrm, double eps, const long *grid,
-                       const double *est, const double *se, int ng, long reps)
+/* The bracket of the window W = wp (rule window) on grid[0..ng-1] (the base
+ * run's, or a top-up's lengths) decided and written as one row; m: the
+ * measured window of the base run, note: appended to the measurement. */
+static void window_decide(rl_report *rep, const char *label, double nrm, double eps, long wp, const long *grid,
+                          const double *est, const double *se, int ng, long reps, const char *m, const char *note)
 {
-    char w[256], a[200], b[400], m[64], nd[160] = "";
-    const long nmax = grid[ng - 1], wp = isfinite(nrm) ? rl_mixing_window(nrm, eps) : -1;
-    int at;
-    const long wm = measured_window(grid, est, ng, eps, &at);
-    if (wm < 0)
-        rl_fmt(m, sizeof m, "never below %g by n = %ld", eps, nmax);
-    else
-        rl_fmt(m, sizeof m, "first below %g at n = %ld", eps, wm);
-    if (!isfinite(nrm)) {
-        rl_report_decide_pred(rep, &rl_rule_window, nrm, NAN, NULL,
-                              rl_fmt(w, sizeof w, "%s: window W(%g): |E P_n| <= %g from n = W", label, eps, eps),
-                              "no closed form for ‖E M‖", m);
-        return;
-    }
-    if (wp < 0 || wp > nmax) {
-        /* the claim bounds |E P_n| by eps only from W on: nothing to check here */
-        rl_report_info(rep,
-                       rl_fmt(w, sizeof w, "%s: window W(%g) beyond the longest route (nothing claimed at n <= %ld)",
-                              label, eps, nmax),
-                       wp < 0 ? "never" : rl_fmt(a, sizeof a, "%ld > %ld", wp, nmax),
-                       wm < 0 ? rl_fmt(b, sizeof b, "not reached by n = %ld (|E P_n| = %.4g ± %.2g there)", nmax,
-                                       est[ng - 1], se[ng - 1])
-                              : rl_fmt(b, sizeof b, "first below %g at n = %ld", eps, wm));
-        return;
-    }
+    char w[256], a[200], b[720], nd[160] = "";
+    const long nmax = grid[ng - 1];
     /* the crossing bracketed (rule window): above eps at n_lo, below at n_hi,
      * each where the prediction is 6 SE from eps; the lower side only when
      * W > 1 (E M = 0 exactly gives W = 1 for every eps: then the row checks
@@ -205,8 +192,120 @@ void rl_mix_window_row(rl_report *rep, const char *label, double nrm, double eps
                eps, eps);
     rl_report_decide_pred(rep, &rl_rule_window, nrm, x, NULL, w,
                           rl_fmt(a, sizeof a, "W = %ld; %s; %s", wp, pl, ph),
-                          rl_fmt(b, sizeof b, "%s%s%s; %s%s", ml, mh,
-                                 isnan(x) ? "x not formed" : rl_fmt(xs, sizeof xs, "x = %.2f", x), m, nd));
+                          rl_fmt(b, sizeof b, "%s%s%s; %s%s%s", ml, mh,
+                                 isnan(x) ? "x not formed" : rl_fmt(xs, sizeof xs, "x = %.2f", x), m, nd, note));
+}
+
+void rl_mix_window_row_tu(rl_report *rep, const char *label, double nrm, double eps, const long *grid,
+                          const double *est, const double *se, int ng, long reps, const rl_mix_topup *tu)
+{
+    char w[256], a[200], b[400], m[64], nt[200] = "";
+    const long nmax = grid[ng - 1], wp = isfinite(nrm) ? rl_mixing_window(nrm, eps) : -1;
+    int at;
+    const long wm = measured_window(grid, est, ng, eps, &at);
+    if (wm < 0)
+        rl_fmt(m, sizeof m, "never below %g by n = %ld", eps, nmax);
+    else
+        rl_fmt(m, sizeof m, "first below %g at n = %ld", eps, wm);
+    if (!isfinite(nrm)) {
+        rl_report_decide_pred(rep, &rl_rule_window, nrm, NAN, NULL,
+                              rl_fmt(w, sizeof w, "%s: window W(%g): |E P_n| <= %g from n = W", label, eps, eps),
+                              "no closed form for ‖E M‖", m);
+        return;
+    }
+    if (wp < 0 || wp > nmax) {
+        /* the claim bounds |E P_n| by eps only from W on: nothing to check here */
+        rl_report_info(rep,
+                       rl_fmt(w, sizeof w, "%s: window W(%g) beyond the longest route (nothing claimed at n <= %ld)",
+                              label, eps, nmax),
+                       wp < 0 ? "never" : rl_fmt(a, sizeof a, "%ld > %ld", wp, nmax),
+                       wm < 0 ? rl_fmt(b, sizeof b, "not reached by n = %ld (|E P_n| = %.4g ± %.2g there)", nmax,
+                                       est[ng - 1], se[ng - 1])
+                              : rl_fmt(b, sizeof b, "first below %g at n = %ld", eps, wm));
+        return;
+    }
+    if (tu && tu->ng > 0 && tu->capped) {
+        rl_fmt(nt, sizeof nt, "; top-up not run: %ld routes to n = %ld would cost %.3g units, over the cap of %.3g",
+               tu->reps, tu->n[tu->ng - 1], tu->cost, tu->cap);
+    } else if (tu && tu->ng > 0) {
+        /* decided from the top-up's independent routes at the bracket's lengths */
+        char ns[48];
+        if (tu->ng > 1)
+            rl_fmt(ns, sizeof ns, "%ld, %ld", tu->n[0], tu->n[1]);
+        else
+            rl_fmt(ns, sizeof ns, "%ld", tu->n[0]);
+        rl_fmt(nt, sizeof nt, "; top-up: %ld routes at n = %s (mixing_windows.tsv; base run %ld)", tu->reps, ns,
+               reps);
+        window_decide(rep, label, nrm, eps, wp, tu->n, tu->est, tu->se, tu->ng, tu->reps, m, nt);
+        return;
+    }
+    window_decide(rep, label, nrm, eps, wp, grid, est, se, ng, reps, m, nt);
+}
+
+void rl_mix_window_row(rl_report *rep, const char *label, double nrm, double eps, const long *grid,
+                       const double *est, const double *se, int ng, long reps)
+{
+    rl_mix_window_row_tu(rep, label, nrm, eps, grid, est, se, ng, reps, NULL);
+}
+
+/* The replicates of a top-up: the need, the most that the rule needs at
+ * the chosen lengths (window_reps_needed), times this margin, so that the
+ * top-up's own SE (itself an estimate) still leaves the lengths 6 SE from
+ * eps. */
+#define MIX_TOPUP_MARGIN 1.5
+
+int rl_mix_topup_plan(double nrm, double eps, const long *grid, const double *se, int ng, long reps,
+                      double unit, double cap, rl_mix_topup *tu)
+{
+    memset(tu, 0, sizeof *tu);
+    const long wp = isfinite(nrm) ? rl_mixing_window(nrm, eps) : -1;
+    if (wp < 0 || wp > grid[ng - 1])
+        return 0;
+    int lo, hi;
+    window_bracket(nrm, eps, wp, grid, se, ng, &lo, &hi);
+    const int lower = wp > grid[0];
+    if (hi >= 0 && (lo >= 0 || !lower))
+        return 0; /* the base run decides */
+    /* the lower side (W > 1): the length < W that needs the fewest
+     * replicates; its routes are the first n_lo steps of the upper side's */
+    long rlo = 0;
+    for (int g = 0; lower && g < ng && grid[g] < wp; g++) {
+        const long r = window_reps_needed(reps, se[g], pow(nrm, (double)grid[g]), eps);
+        rlo = g == 0 || r < rlo ? r : rlo;
+    }
+    /* the upper side: the length >= W of least cost, replicates x length
+     * (a route to n costs n steps; SE ∝ 1/sqrt(replicates)) */
+    double best = INFINITY;
+    long need = LONG_MAX;
+    for (int g = 0; g < ng; g++) {
+        if (grid[g] < wp)
+            continue;
+        long r = window_reps_needed(reps, se[g], pow(nrm, (double)grid[g]), eps);
+        r = r > rlo ? r : rlo;
+        if (r < LONG_MAX && (double)r * (double)grid[g] < best)
+            best = (double)r * (double)grid[g], need = r;
+    }
+    tu->need = need;
+    tu->reps = need < LONG_MAX / 2 ? (long)ceil(MIX_TOPUP_MARGIN * (double)need) : LONG_MAX;
+    /* the lengths: the rule's bracket at the SE of the need, se sqrt(reps /
+     * need), so that the margin on the replicates is slack on the SE (the
+     * bracket at reps' own SE would pick lengths just at 6 SE, where a
+     * slightly larger measured SE undoes it) */
+    double s2[ng];
+    for (int g = 0; g < ng; g++)
+        s2[g] = se[g] * sqrt((double)reps / (double)need);
+    window_bracket(nrm, eps, wp, grid, s2, ng, &lo, &hi);
+    if (hi < 0 || (lower && lo < 0)) { /* no count decides (p = eps): capped, naming the longest */
+        hi = hi < 0 ? ng - 1 : hi;
+        tu->reps = LONG_MAX;
+    }
+    if (lower && lo >= 0)
+        tu->n[tu->ng++] = grid[lo];
+    tu->n[tu->ng++] = grid[hi];
+    tu->cost = (double)tu->reps * (double)grid[hi] * unit;
+    tu->cap = cap;
+    tu->capped = !(tu->cost <= cap);
+    return 1;
 }
 
 double rl_mix_z(double measured, double predicted, double se)
@@ -233,7 +332,11 @@ typedef struct {
     rl_route_stats *st;
     int has_mc;             /* no closed form: the estimate that set nmax */
     rl_family_mean_est mc;
+    rl_mix_topup tu[2];     /* the top-ups of W(0.1), W(0.01) (ng = 0: none) */
 } mix_fam;
+
+/* The windows checked for every family with a closed form */
+static const double mix_eps[2] = { 0.1, 0.01 };
 
 /* The study's variant at one d, block by block. */
 typedef struct {
@@ -292,6 +395,93 @@ static double so2_sq_pred(const rl_family *f, long n)
 /* draws of the estimate of ||E M|| for a family with no closed form */
 #define MIX_MEAN_MC_DRAWS 4000
 
+/* The window's statistic at grid point g: |tr P_n|/d for dense families,
+ * for SO(2) the largest block modulus |E e^{i Phi_b}| (the norm of the
+ * block-diagonal mean) with that block's SE. */
+static void fam_point(const rl_family *f, const rl_route_stats *st, int g, double *est, double *se)
+{
+    if (rl_family_is_so2(f)) {
+        const int nb = f->d / 2;
+        int arg = 0;
+        double best = -1;
+        for (int bb = 0; bb < nb; bb++) {
+            double m = cabs(st->chi[(long)g * nb + bb]);
+            if (m > best)
+                best = m, arg = bb;
+        }
+        *est = best;
+        *se = st->chi_se[(long)g * nb + arg];
+    } else {
+        *est = fabs(st->tr[g]);
+        *se = st->tr_se[g];
+    }
+}
+
+/* The slowest mean step's norm from the closed form (callers ask
+ * rl_family_has_mean first). */
+static double slowest_norm(const rl_family *f)
+{
+    const int so2 = rl_family_is_so2(f), nb = f->d / 2;
+    double nrm = so2 ? 0 : cabs(pred_chi(f, 0));
+    if (so2)
+        for (int bb = 0; bb < nb; bb++)
+            nrm = rl_worst(nrm, cabs(pred_chi(f, bb)));
+    return nrm;
+}
+
+/* A family whose rows include the windows: a closed form, and steps that
+ * are random (RoPE's constant angles have no window to check). */
+static int has_window_rows(const rl_family *f)
+{
+    return rl_family_has_mean(f) && !(rl_family_is_so2(f) && f->law == RL_ANG_CONSTANT);
+}
+
+rl_status rl_mix_topup_run(const rl_family *f, unsigned long stream, int e, unsigned long seed, rl_mix_topup *tu,
+                           rl_err *err)
+{
+    if (tu->ng == 0 || tu->capped)
+        return RL_OK;
+    rl_route_stats *st = NULL;
+    RL_TRY(rl_routes_run(f, tu->n, tu->ng, tu->reps, seed, rl_stream_key(RL_STREAM_MIX_TOPUP + e, stream), NULL, 0,
+                         &st, err));
+    for (int g = 0; g < tu->ng; g++)
+        fam_point(f, st, g, &tu->est[g], &tu->se[g]);
+    rl_route_stats_free(st);
+    return RL_OK;
+}
+
+void rl_mix_topup_rows(rl_tsv *t, const char *label, double eps, double nrm, const rl_mix_topup *tu)
+{
+    for (int g = 0; tu->ng > 0 && !tu->capped && g < tu->ng; g++)
+        rl_tsv_row(t, "%s\t%g\t%ld\t%ld\t%.6g\t%.3g\t%.6g", label, eps, tu->n[g], tu->reps, tu->est[g], tu->se[g],
+                   pow(nrm, (double)tu->n[g]));
+}
+
+/* The top-ups of family m's window rows (rl_mix_topup_plan): planned from
+ * the base run's SE, each run on its own stream (rl_mix_topup_run), so that
+ * the base run's streams and bytes are untouched and a subset run gets the
+ * same. */
+static rl_status topup_run(long seed, const mix_size *z, mix_fam *m, rl_err *err)
+{
+    const rl_family *f = &m->sp.f;
+    if (!has_window_rows(f))
+        return RL_OK;
+    /* one step of a route (the cost model's n = 1: linear in n, but for
+     * Haar's, whose products the concentration sweep draws at once) */
+    const double nrm = slowest_norm(f), unit = rl_family_ops_of(f)->route_cost(f, 1.0, f->d);
+    double *est = rl_xmalloc(sizeof(double) * m->ng), *se = rl_xmalloc(sizeof(double) * m->ng);
+    for (int g = 0; g < m->ng; g++)
+        fam_point(f, m->st, g, &est[g], &se[g]);
+    rl_status s = RL_OK;
+    for (int e = 0; e < 2 && s == RL_OK; e++) {
+        rl_mix_topup_plan(nrm, mix_eps[e], m->grid, se, m->ng, z->reps, unit, z->topup_cap, &m->tu[e]);
+        s = rl_mix_topup_run(f, m->sp.stream, e, (unsigned long)seed, &m->tu[e], err);
+    }
+    free(est);
+    free(se);
+    return s;
+}
+
 static rl_status sweep_run(long seed, const char *families, mix_res *R, rl_err *err)
 {
     const mix_size *z = &R->z;
@@ -315,15 +505,17 @@ static rl_status sweep_run(long seed, const char *families, mix_res *R, rl_err *
         m->nmax = so2 ? z->nmax : (wpred < 0 ? z->nmax : (wpred * 3 < 8 ? 8 : wpred * 3));
         m->grid = rl_route_grid(m->nmax, 256, 8, &m->ng);
         RL_TRY(rl_routes_run(f, m->grid, m->ng, z->reps, seed, sp[k].stream, NULL, 0, &m->st, err));
+        RL_TRY(topup_run(seed, z, m, err));
     }
     return RL_OK;
 }
 
-void rl_mix_family_rows(rl_report *rep, const rl_family *f, const char *label, long nmax, int ng, double worst_z,
-                        const long *grid, const double *est, const double *se, long reps,
-                        const rl_family_mean_est *mc)
+/* rl_mix_family_rows with the top-ups of its windows (tu[2]; NULL: none). */
+static void family_rows_tu(rl_report *rep, const rl_family *f, const char *label, long nmax, int ng,
+                           double worst_z, const long *grid, const double *est, const double *se, long reps,
+                           const rl_family_mean_est *mc, const rl_mix_topup *tu)
 {
-    const int so2 = rl_family_is_so2(f), nb = f->d / 2;
+    const int so2 = rl_family_is_so2(f);
     if (!rl_family_has_mean(f)) {
         /* no closed form: the measurement stands alone, *no prediction* and
          * no verdict (a NaN prediction must never reach a rule) */
@@ -338,17 +530,31 @@ void rl_mix_family_rows(rl_report *rep, const rl_family *f, const char *label, l
                                  : "measured only (mixing_families.tsv)");
         return;
     }
-    /* the slowest mean step's norm */
-    double nrm = so2 ? 0 : cabs(pred_chi(f, 0));
-    if (so2)
-        for (int bb = 0; bb < nb; bb++)
-            nrm = rl_worst(nrm, cabs(pred_chi(f, bb)));
+    const double nrm = slowest_norm(f);
     /* claim: E[P_n] = E[M]^n at every length, within 5 SE */
     rl_mix_mean_row(rep, label, f->d, nmax, ng, nrm, worst_z, so2 && f->law == RL_ANG_CONSTANT);
-    if (!so2 || f->law != RL_ANG_CONSTANT) {
-        rl_mix_window_row(rep, label, nrm, 0.1, grid, est, se, ng, reps);
-        rl_mix_window_row(rep, label, nrm, 0.01, grid, est, se, ng, reps);
-    }
+    if (has_window_rows(f))
+        for (int e = 0; e < 2; e++)
+            rl_mix_window_row_tu(rep, label, nrm, mix_eps[e], grid, est, se, ng, reps, tu ? &tu[e] : NULL);
+}
+
+void rl_mix_family_rows(rl_report *rep, const rl_family *f, const char *label, long nmax, int ng, double worst_z,
+                        const long *grid, const double *est, const double *se, long reps,
+                        const rl_family_mean_est *mc)
+{
+    family_rows_tu(rep, f, label, nmax, ng, worst_z, grid, est, se, reps, mc, NULL);
+}
+
+/* mixing_windows.tsv: every top-up's measurements, one line a length. */
+static void topup_tsv(const mix_res *R, const rl_outdir *out)
+{
+    rl_tsv *t = rl_tsv_open(out, "mixing_windows.tsv", "family\teps\tn\treps\testimate\tse\tpredicted");
+    for (int k = 0; k < R->nfam; k++)
+        for (int e = 0; e < 2; e++)
+            if (R->fam[k].tu[e].ng > 0)
+                rl_mix_topup_rows(t, R->fam[k].sp.label, mix_eps[e], slowest_norm(&R->fam[k].sp.f),
+                                  &R->fam[k].tu[e]);
+    rl_tsv_close(t);
 }
 
 static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
@@ -372,18 +578,12 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
         for (int g = 0; g < ng; g++) {
             long n = grid[g];
             double cp, sqp = 1.0 / d;
+            /* block-diagonal SO(2): the norm is the largest block's, with its SE */
+            fam_point(f, st, g, &est[g], &se[g]);
             if (so2) {
-                /* block-diagonal: the norm is the largest block's; report its SE */
-                int arg = 0;
-                double best = -1, bp = 0;
-                for (int bb = 0; bb < nb; bb++) {
-                    double m = cabs(st->chi[(long)g * nb + bb]);
-                    if (m > best)
-                        best = m, arg = bb;
+                double bp = 0;
+                for (int bb = 0; bb < nb; bb++)
                     bp = rl_worst(bp, cabs(rl_cpow_n(pred_chi(f, bb), n)));
-                }
-                est[g] = best;
-                se[g] = st->chi_se[(long)g * nb + arg];
                 pred[g] = bp;
                 double complex s = 0;
                 for (int bb = 0; bb < nb; bb++)
@@ -397,8 +597,6 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
                     worst_z = rl_worst(worst_z, e / fmax(st->chi_se[i], 1e-12 + 1e-9 * cabs(st->chi[i])));
                 }
             } else {
-                est[g] = fabs(st->tr[g]);
-                se[g] = st->tr_se[g];
                 pred[g] = pow(cabs(c), n);
                 cp = creal(rl_cpow_n(c, n));
                 worst_z = rl_worst(worst_z, fabs(st->tr[g] - cp) / fmax(st->tr_se[g], 1e-15));
@@ -410,13 +608,14 @@ static void sweep_report(const mix_res *R, const rl_outdir *out, rl_report *rep)
                        st->sq[g], st->sq_se[g], so2 ? sqp : 1.0 / d, z->reps, cabs(m0),
                        so2 ? st->chi_se[(long)g * nb] : NAN, cabs(p0), carg(m0), carg(p0));
         }
-        rl_mix_family_rows(rep, f, sp->label, nmax, ng, worst_z, grid, est, se, z->reps,
-                           R->fam[k].has_mc ? &R->fam[k].mc : NULL);
+        family_rows_tu(rep, f, sp->label, nmax, ng, worst_z, grid, est, se, z->reps,
+                       R->fam[k].has_mc ? &R->fam[k].mc : NULL, R->fam[k].tu);
         free(est);
         free(se);
         free(pred);
     }
     rl_tsv_close(t);
+    topup_tsv(R, out);
 }
 
 /* ---------- the study's variant, block by block ---------- */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/util.h"
 #include "../experiments/claims.h"
 #include "../experiments/mixing.h"
 #include "../mc/routes.h"
@@ -137,7 +138,7 @@ Test(exp_mixing, theory_quick_writes_every_file, .timeout = 600)
                           "mixing_tokens", "concentration_haar", "concentration_families", "concentration_so2",
                           "scoregap_near", "scoregap_far", "scoregap_gap", "farmass", "farmass_alibi",
                           "farmass_extremal", "farmass_half", "values_norm", "values_blocks", "values_slopes",
-                          "values_near", "stylized", "stylized_table", "stylized_query" };
+                          "values_near", "stylized", "stylized_table", "stylized_query", "mixing_windows" };
     for (size_t i = 0; i < sizeof tsv / sizeof *tsv; i++) {
         snprintf(path, sizeof path, "%s/%s.tsv", dir, tsv[i]);
         f = fopen(path, "r");
@@ -295,6 +296,144 @@ Test(exp_mixing, mean_route_row_agree_or_identity)
     cr_assert_eq(v[4], RL_V_NOPRED);
     cr_assert_eq(v[5], RL_V_NOPRED);
     rl_report_free(r);
+}
+
+/* ---------- the top-up of a window row (issue 23) ---------- */
+
+/* The row of report r as one TSV text (malloc'ed). */
+static char *rows_text(rl_report *r)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    rl_report_tsv(r, fp, "mixing");
+    fclose(fp);
+    return buf;
+}
+
+/* The plan from a constructed base run: ||E M|| = 0.5, eps = 0.01 (W = 7),
+ * grid 1..16, 1024 replicates, SE 0.005 everywhere, so 6 SE = 0.03 > eps
+ * and no length of the base run decides.  Replicates at length n:
+ * R(n) = ceil(1024 (6 SE / |0.5^n - eps|)^2); the upper length is the one of
+ * least cost R(n) n: 10,187 x 11 = 112,057 against 11,319 x 10 and 9,684 x
+ * 12; the lower side needs ceil(1024 (0.03/0.49)^2) = 4 at n = 1, so the
+ * need is R(11) = 10,187 and the top-up 1.5 x that = 15,281.  Its lengths
+ * are the rule's bracket at the SE of the need, 0.005 sqrt(1024/10187) =
+ * 0.00159: n_hi = 11, n_lo = 5 (0.03125 >= 0.01 + 0.0095; 0.0156 is not).
+ * A base run that decides (SE 2e-4) plans nothing; a cost over the cap is
+ * planned but marked capped. */
+Test(exp_mixing, topup_replicates_from_the_base_se)
+{
+    long grid[16];
+    double se[16], small[16];
+    for (int g = 0; g < 16; g++)
+        grid[g] = g + 1, se[g] = 0.005, small[g] = 0.0002;
+    rl_mix_topup tu;
+    cr_assert_eq(rl_mix_topup_plan(0.5, 0.01, grid, se, 16, 1024, 2.0, 1e12, &tu), 1);
+    const long need = (long)ceil(1024 * pow(0.03 / (0.01 - pow(0.5, 11)), 2));
+    cr_assert_eq(need, 10187);
+    cr_assert_eq(tu.need, need);
+    cr_assert_eq(tu.reps, (long)ceil(1.5 * need));
+    cr_assert_eq(tu.ng, 2);
+    cr_assert_eq(tu.n[0], 5);
+    cr_assert_eq(tu.n[1], 11);
+    cr_assert_float_eq(tu.cost, 15281.0 * 11 * 2.0, 1e-6);
+    cr_assert_eq(tu.capped, 0);
+    cr_assert_eq(rl_mix_topup_plan(0.5, 0.01, grid, se, 16, 1024, 2.0, 1e5, &tu), 1);
+    cr_assert_eq(tu.capped, 1);
+    cr_assert_eq(rl_mix_topup_plan(0.5, 0.01, grid, small, 16, 1024, 2.0, 1e12, &tu), 0);
+    cr_assert_eq(tu.ng, 0);
+    /* W = 1 (E M = 0): one upper length, the cheapest (n = 1), no lower side */
+    cr_assert_eq(rl_mix_topup_plan(0.0, 0.01, grid, se, 16, 1024, 2.0, 1e12, &tu), 1);
+    cr_assert_eq(tu.ng, 1);
+    cr_assert_eq(tu.n[0], 1);
+    cr_assert_eq(tu.need, (long)ceil(1024 * pow(0.03 / 0.01, 2)));
+    /* no window check: past the run, or no closed form */
+    cr_assert_eq(rl_mix_topup_plan(0.999, 0.01, grid, se, 16, 1024, 2.0, 1e12, &tu), 0);
+    cr_assert_eq(rl_mix_topup_plan(NAN, 0.01, grid, se, 16, 1024, 2.0, 1e12, &tu), 0);
+}
+
+/* The base run above leaves the row unresolved by design; the top-up's
+ * estimates at n = 5, 11 (SE 0.005 sqrt(1024/15281) = 0.0013) decide it:
+ * at the prediction verified, and the row says so; a family that mixes
+ * slower than its prediction (|E P_11| = 0.02, 7.7 SE above eps): contradicted;
+ * a capped top-up leaves the row unresolved, naming the replicates it needs. */
+Test(exp_mixing, topup_decides_an_unresolved_row)
+{
+    long grid[16];
+    double est[16], se[16];
+    for (int g = 0; g < 16; g++)
+        grid[g] = g + 1, est[g] = pow(0.5, g + 1), se[g] = 0.005;
+    rl_mix_topup tu, wrong, capped;
+    cr_assert_eq(rl_mix_topup_plan(0.5, 0.01, grid, se, 16, 1024, 2.0, 1e12, &tu), 1);
+    cr_assert_eq(rl_mix_topup_plan(0.5, 0.01, grid, se, 16, 1024, 2.0, 1e5, &capped), 1);
+    const double s = 0.005 * sqrt(1024.0 / (double)tu.reps);
+    tu.est[0] = 0.5 * 0.5 * 0.5 * 0.5 * 0.5, tu.est[1] = pow(0.5, 11), tu.se[0] = tu.se[1] = s;
+    wrong = tu;
+    wrong.est[1] = 0.02;
+    rl_report *r = mixing_report();
+    rl_mix_window_row(r, "t", 0.5, 0.01, grid, est, se, 16, 1024);
+    rl_mix_window_row_tu(r, "t", 0.5, 0.01, grid, est, se, 16, 1024, &tu);
+    rl_mix_window_row_tu(r, "t", 0.5, 0.01, grid, est, se, 16, 1024, &wrong);
+    rl_mix_window_row_tu(r, "t", 0.5, 0.01, grid, est, se, 16, 1024, &capped);
+    rl_verdict v[4];
+    cr_assert_eq(row_verdicts(r, v, 4), 4);
+    cr_assert_eq(v[0], RL_V_UNRESOLVED);
+    cr_assert_eq(v[1], RL_V_VERIFIED);
+    cr_assert_eq(v[2], RL_V_CONTRADICTED);
+    cr_assert_eq(v[3], RL_V_UNRESOLVED);
+    char *buf = rows_text(r);
+    cr_assert(strstr(buf, "top-up: 15281 routes at n = 5, 11") && strstr(buf, "n_lo = 5") &&
+                  strstr(buf, "n_hi = 11"), "%s", buf);
+    /* the capped row keeps the base run's need, at its longest route n = 16 */
+    char nd[64];
+    snprintf(nd, sizeof nd, "needs about %ld replicates", (long)ceil(1024 * pow(0.03 / (0.01 - pow(0.5, 16)), 2)));
+    cr_assert(strstr(buf, "top-up not run: 15281 routes to n = 11") && strstr(buf, nd), "%s", buf);
+    free(buf);
+    rl_report_free(r);
+}
+
+/* A real top-up (Householder, d = 16: E M = (1 - 2/d) I, W(0.01) = 35,
+ * from a constructed base SE of 0.002 on 1..105) writes the same bytes of
+ * mixing_windows.tsv at 1 and 2 threads, and measures (1 - 2/d)^n within
+ * 5 SE. */
+Test(exp_mixing, topup_same_bytes_at_one_and_two_threads)
+{
+    const rl_family f = rl_family_default(RL_FAM_HOUSEHOLDER, 16);
+    const double nrm = 1 - 2.0 / 16;
+    long grid[105];
+    double se[105];
+    for (int g = 0; g < 105; g++)
+        grid[g] = g + 1, se[g] = 0.002;
+    char *text[2];
+    for (int t = 0; t < 2; t++) {
+        rl_mix_topup tu;
+        cr_assert_eq(rl_mix_topup_plan(nrm, 0.01, grid, se, 105, 1024, 1.0, 1e12, &tu), 1);
+        cr_assert_eq(tu.ng, 2);
+        rl_set_threads(t + 1);
+        rl_err err;
+        cr_assert_eq(rl_mix_topup_run(&f, 1234, 1, 5, &tu, &err), RL_OK, "%s", err.msg);
+        for (int g = 0; g < 2; g++)
+            cr_assert_leq(fabs(tu.est[g] - pow(nrm, (double)tu.n[g])), 5 * tu.se[g], "n = %ld: %g ± %g", tu.n[g],
+                          tu.est[g], tu.se[g]);
+        char *dir = th_tmpdir(), path[1024];
+        rl_outdir out = { dir, 0 };
+        rl_tsv *w = rl_tsv_open(&out, "mixing_windows.tsv", "family\teps\tn\treps\testimate\tse\tpredicted");
+        rl_mix_topup_rows(w, "householder", 0.01, nrm, &tu);
+        rl_tsv_close(w);
+        snprintf(path, sizeof path, "%s/mixing_windows.tsv", dir);
+        FILE *fp = fopen(path, "r");
+        cr_assert(fp);
+        text[t] = calloc(1, 1 << 16);
+        fread(text[t], 1, (1 << 16) - 1, fp);
+        fclose(fp);
+        th_rmdir(dir);
+        free(dir);
+    }
+    cr_assert(strstr(text[0], "householder\t0.01\t"), "%s", text[0]);
+    cr_assert_str_eq(text[0], text[1]);
+    free(text[0]);
+    free(text[1]);
 }
 
 /* The running worst keeps a NaN (fmax would drop it). */
