@@ -7,17 +7,25 @@ rl_file = f; rl_col = 1; load plotdir.'/labels.gp'
 laws = rl_labels
 rl_col = 2; load plotdir.'/labels.gp'
 cfgs = rl_labels
-stats f u 7 every ::1 nooutput
-xmax = STATS_max
-stats dir.'/concentration_so2_scale.tsv' u 4 every ::1 nooutput
-smin = STATS_min
-smax = STATS_max
 if (term eq 'svg') {
     set terminal svg size 1500,660 dynamic enhanced font 'DejaVu Sans,11'
 } else {
     set terminal pngcairo size 1500,660 enhanced font 'DejaVu Sans,10'
 }
 set output out
+# no SO(2) law when the run swept other families alone (--families householder):
+# a panel that says so, and nothing else to read from the empty tables
+if (words(laws) == 0) {
+    unset border; unset tics; unset key
+    set label 1 'no SO(2) family in this run (--families): nothing to show' at graph 0.5, graph 0.5 center
+    plot [0:1] [0:1] 1/0 notitle
+    exit
+}
+stats f u 7 every ::1 nooutput
+xmax = STATS_max
+stats dir.'/concentration_so2_scale.tsv' u 4 every ::1 nooutput
+smin = STATS_min
+smax = STATS_max
 set multiplot layout 1,3 title "SO(2) blocks, aligned q = k: s = Σ_b a_b cos Φ_b, a_b = |q_b|^2; Hoeffding 2exp(-t^2/(2Σa_b^2)) as lines"
 set key outside bottom center horizontal font ',9' box opaque
 set bmargin 10

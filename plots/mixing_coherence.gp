@@ -9,8 +9,12 @@ all = rl_labels
 fams = ''
 do for [w in all] { if (w[1:5] ne 'path-') { fams = fams.' '.w } }
 # the y range fitted to those families' points and the two reference levels
-stats f u (strcol(1)[1:5] eq 'path-' ? 1/0 : $11) every ::1 nooutput
-ylo = (STATS_min < 1.0/d ? STATS_min : 1.0/d)/1.5
+# (no such family when the run swept PaTH alone, --families path: the references only)
+ylo = 1.0/d/1.5
+if (words(fams) > 0) {
+    stats f u (strcol(1)[1:5] eq 'path-' ? 1/0 : $11) every ::1 nooutput
+    ylo = (STATS_min < 1.0/d ? STATS_min : 1.0/d)/1.5
+}
 stats f u 3 every ::1 nooutput
 nmax = STATS_max
 set yrange [ylo:1.5]

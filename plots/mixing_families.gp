@@ -7,8 +7,12 @@ all = rl_labels
 fams = ''
 do for [w in all] { if (w[1:4] ne 'so2-') { fams = fams.' '.w } }
 # the lengths those families were run to
-stats f u (strcol(1)[1:4] ne 'so2-' ? $3 : 1/0) every ::1 nooutput
-nmax = STATS_max
+# (none when the run swept SO(2) laws alone, --families so2: an empty panel)
+nmax = 1
+if (words(fams) > 0) {
+    stats f u (strcol(1)[1:4] ne 'so2-' ? $3 : 1/0) every ::1 nooutput
+    nmax = STATS_max
+}
 set title sprintf("Mean route against route length (d = %d): measured ±SE (points), ‖E[M]‖^n (lines)", d)
 set xlabel 'route length n (steps)'
 set ylabel '‖E[P_n]‖ (operator norm)'

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/streams.h"
 #include "../core/util.h"
@@ -452,4 +453,29 @@ Test(families, families_flag_is_checked_against_the_registry)
     cr_assert_eq(th_run("scoregap --families haar", out, sizeof out, err, sizeof err), 2);
     cr_assert_eq(th_run("mixing --help", out, sizeof out, err, sizeof err), 0);
     cr_assert(strstr(out, "--families") && strstr(out, "cayley"), "mixing --help lists cayley: %s", out);
+}
+
+/* A subset that leaves a figure without its families (PaTH alone has no
+ * orthogonal family for the coherence figure, householder alone no SO(2) law
+ * for concentration's SO(2) panel) still writes every figure: gnuplot failed
+ * on an undefined STATS_max before (status 1, nothing written). */
+Test(families, a_subset_writes_every_figure, .timeout = 240)
+{
+    static const struct { const char *cmd, *png[3]; } runs[] = {
+        { "mixing --preset quick --seed 5 --threads 2 --families path",
+          { "mixing_families.png", "mixing_coherence.png", "mixing_laws.png" } },
+        { "concentration --preset quick --seed 5 --threads 2 --families householder",
+          { "concentration_families.png", "concentration_so2.png", "concentration_haar.png" } },
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        char *dir = th_tmpdir(), cmd[512], path[600], out[4096], err[4096];
+        snprintf(cmd, sizeof cmd, "%s --out %s/o", runs[i].cmd, dir);
+        cr_assert_eq(th_run(cmd, out, sizeof out, err, sizeof err), 0, "%s: %s", cmd, err);
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "%s/o/%s", dir, runs[i].png[k]);
+            cr_assert_eq(access(path, R_OK), 0, "%s: no %s", cmd, runs[i].png[k]);
+        }
+        th_rmdir(dir);
+        free(dir);
+    }
 }
