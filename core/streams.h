@@ -18,7 +18,8 @@ enum {
     RL_STREAM_CONC_HAAR = 1,
     /* claim 2, concentration: step family fi (0..5) far beyond its window, + fi */
     RL_STREAM_CONC_FAMILY = 10,
-    /* claim 2, score gap: chain of family fi (0..2), + fi */
+    /* claim 2, score gap: chain of the sweep's case at slot fi (0..2: the
+     * registry's householder, so2-circle, so2-study), + fi, key (domain, d) */
     RL_STREAM_GAP_FAMILY = 20,
     /* claim 1, mixing: family k (0..15) of the sweep, + k */
     RL_STREAM_MIX_FAMILY = 100,
@@ -30,13 +31,16 @@ enum {
     RL_STREAM_MIX_UNIFORM = 400,
     /* claim 1, mixing: the positive-drift law U(0, 2w) */
     RL_STREAM_MIX_DRIFT = 401,
-    /* claim 3, far mass: replicates of family k (0..3), + k */
+    /* claim 3, far mass: replicates of row k (0: none, the experiment's own;
+     * 1..3: the registry's cases at those slots), + k */
     RL_STREAM_FARMASS = 500,
-    /* claim 4, values: replicates of family k, + k */
+    /* claim 4, values: replicates of row k (0: none; 1..4: the registry's
+     * cases at those slots), + k */
     RL_STREAM_VALUES = 600,
     /* claim 4, values: the near target's value vector, key (domain, d) */
     RL_STREAM_VALUES_TARGET = 700,
-    /* claim 4, values: near route j (< 16) of family k, + 16 k + j */
+    /* claim 4, values: near route j (< 16) of the row at slot k, + 16 k + j
+     * (slots below 100: a fresh slot would need its own domain here) */
     RL_STREAM_VALUES_NEAR = 710,
     /* claim 2, score gap: the query's block phases, key (domain, d) */
     RL_STREAM_GAP_QUERY = 0x9A9,

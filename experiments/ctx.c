@@ -69,7 +69,9 @@ rl_status rl_exp_check(const rl_exp_ctx *ctx, unsigned uses, rl_err *err)
 int rl_exp_sweep_of(const char *claim_id)
 {
     static const struct { const char *id; rl_sweep s; } sweeps[] = {
-        { "mixing", RL_SWEEP_MIXING }, { "concentration", RL_SWEEP_CONCENTRATION },
+        { "mixing", RL_SWEEP_MIXING },   { "concentration", RL_SWEEP_CONCENTRATION },
+        { "farmass", RL_SWEEP_FARMASS }, { "values", RL_SWEEP_VALUES },
+        { "scoregap", RL_SWEEP_SCOREGAP },
     };
     for (size_t i = 0; i < sizeof sweeps / sizeof *sweeps; i++)
         if (!strcmp(claim_id, sweeps[i].id))

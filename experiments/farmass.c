@@ -23,6 +23,7 @@
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
+#include "../sampling/family_ops.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "../mc/farmass_walk.h"
@@ -35,7 +36,7 @@
 
 #define MAXLAM 8
 #define NSLOPE 8 /* the study's ALiBi slopes for H = 8 heads: m_h = 2^{-8h/H} = 2^{-h} */
-#define NFAM 4
+#define NFAM (1 + RL_SWEEP_CASES_MAX) /* none and the registry's cases */
 /* the data-dependent forms of one rotation-only row (means over replicates) */
 enum { FO_BOBS, FO_BRANGE, FO_ROBS, FO_ROBS_SE, FO_RRANGE, FO_RRANGE_SE, FO_LOBS, FO_DELTA, FO_N };
 
@@ -59,16 +60,23 @@ typedef struct {
     const char *label;
     int none;      /* NoPE: no transport */
     rl_family f;
+    unsigned long stream; /* its random-stream domain */
 } fm_fam;
 
-static void families(int d, fm_fam *fa)
+/* The rows of the run: none (NoPE, no transport: the experiment's own
+ * baseline, row 0, stream RL_STREAM_FARMASS + 0), then the registry's cases
+ * of the farmass sweep (all, or those of `families`) in slot order, each on
+ * its own stream (the same in any subset); *nfam: how many. */
+static rl_status families(int d, const char *families, fm_fam *fa, int *nfam, rl_err *err)
 {
-    rl_family c = rl_family_default(RL_FAM_SO2, d), s = c;
-    c.law = RL_ANG_CIRCLE;
-    fa[0] = (fm_fam){ "none", 1, rl_family_default(RL_FAM_HOUSEHOLDER, d) };
-    fa[1] = (fm_fam){ "householder", 0, rl_family_default(RL_FAM_HOUSEHOLDER, d) };
-    fa[2] = (fm_fam){ "so2-circle", 0, c };
-    fa[3] = (fm_fam){ "so2-study", 0, s }; /* U(-w_b, w_b), base 10000 */
+    rl_family_case c[RL_SWEEP_CASES_MAX];
+    int n;
+    RL_TRY(rl_family_cases(RL_SWEEP_FARMASS, d, families, c, RL_SWEEP_CASES_MAX, &n, err));
+    fa[0] = (fm_fam){ "none", 1, rl_family_default(RL_FAM_HOUSEHOLDER, d), RL_STREAM_FARMASS + 0 };
+    for (int k = 0; k < n; k++)
+        fa[1 + k] = (fm_fam){ c[k].label, 0, c[k].f, c[k].stream };
+    *nfam = 1 + n;
+    return RL_OK;
 }
 
 /* Context lengths L = lo * 2^{k/per_octave} up to hi (both included). */
@@ -98,10 +106,9 @@ typedef struct {
 } fm_run;
 
 /* One family's sweep (mc/sweep.h): replicate rep walks its route on the
- * stream (RL_STREAM_FARMASS + k, rep) into slot rep of o. */
+ * stream (fa->stream, rep) into slot rep of o. */
 typedef struct {
     const fm_fam *fa;
-    int k;
     long seed;
     const fm_size *z;
     const rl_mass_spec *sp;
@@ -147,7 +154,7 @@ static rl_status fm_item(void *ctx, void *ws, long rep, rl_err *err)
     const fm_ctx *x = ctx;
     fm_ws *w = ws;
     const int ng = x->ng;
-    rl_rng_stream(w->r, (uint64_t)x->seed, rl_stream_key(RL_STREAM_FARMASS + x->k, (uint64_t)rep));
+    rl_rng_stream(w->r, (uint64_t)x->seed, rl_stream_key(x->fa->stream, (uint64_t)rep));
     rl_farmass_walk(x->fa->none ? NULL : &x->fa->f, w->ch, w->r, w->q, w->acc, x->grid, ng, x->far_from,
                     x->o->rho + rep * x->per, x->o->mom + 2 * rep, x->o->rng + 3 * ng * rep);
     return rl_chain_status(w->ch, err);
@@ -157,7 +164,7 @@ static const rl_mc_sweep_fn fm_sweep = { fm_alloc, fm_free, fm_item, 0 };
 
 /* A failed draw (sampling/steps.h) is returned as its status; *out then
  * holds its arrays all the same (freed with the result). */
-static rl_status run_family(const fm_fam *fa, int k, long seed, const fm_size *z, const rl_mass_spec *sp,
+static rl_status run_family(const fm_fam *fa, long seed, const fm_size *z, const rl_mass_spec *sp,
                             const long *grid, int ng, long far_from, fm_run *out, rl_err *err)
 {
     const long per = (long)ng * z->nlam * rl_mass_nconf(sp);
@@ -166,7 +173,7 @@ static rl_status run_family(const fm_fam *fa, int k, long seed, const fm_size *z
     o.mom = rl_xmalloc(sizeof(double) * 2 * o.reps);
     o.rng = rl_xmalloc(sizeof(double) * 3 * ng * o.reps);
     *out = o;
-    fm_ctx x = { fa, k, seed, z, sp, grid, ng, far_from, per, out };
+    fm_ctx x = { fa, seed, z, sp, grid, ng, far_from, per, out };
     const rl_mc_gather g[] = {
         { o.rho, sizeof(double) * per }, { o.mom, sizeof(double) * 2 }, { o.rng, sizeof(double) * 3 * ng } };
     return rl_mc_sweep(o.reps, &fm_sweep, &x, g, 3, err);
@@ -238,6 +245,7 @@ typedef struct {
     int ng;
     long far_from;
     rl_mass_spec *sp;
+    int nfam;    /* none and the cases run */
     fm_fam fa[NFAM];
     fm_run run[NFAM];
     double *ext_rho, *ext_bound; /* nlam x ng: near logits +lambda, far -lambda, and the bound */
@@ -325,10 +333,10 @@ rl_status rl_exp_farmass_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
     R->grid = log_grid(64, R->z.lmax, R->z.per_octave, &R->ng);
     R->sp = rl_mass_spec_alloc(R->z.K, R->z.nlam, R->z.lam, NSLOPE, R->slopes, R->z.lmax);
     R->far_from = 1024;
-    families(R->z.d, R->fa);
+    RL_TRY(families(R->z.d, ctx->families, R->fa, &R->nfam, err));
     exact_run(R);
-    for (int k = 0; k < NFAM; k++)
-        RL_TRY(run_family(&R->fa[k], k, ctx->seed, &R->z, R->sp, R->grid, R->ng, R->far_from, &R->run[k], err));
+    for (int k = 0; k < R->nfam; k++)
+        RL_TRY(run_family(&R->fa[k], ctx->seed, &R->z, R->sp, R->grid, R->ng, R->far_from, &R->run[k], err));
     return RL_OK;
 }
 
@@ -337,7 +345,7 @@ void rl_exp_farmass_free(void *res)
     fm_res *R = res;
     if (!R)
         return;
-    for (int k = 0; k < NFAM; k++) {
+    for (int k = 0; k < R->nfam; k++) {
         free(R->run[k].rho);
         free(R->run[k].mom);
         free(R->run[k].rng);
@@ -470,25 +478,29 @@ static void fm_scores(const fm_res *R, const rl_outdir *out, rl_report *rep)
     const fm_run *run = R->run;
     char a[256], b[256], w[256];
     rl_tsv *ts = rl_tsv_open(out, "farmass_scores.tsv", "family\td\tfar_from\tmean_s\tmean_s_se\tmean_s2\tmean_s2_se\ts2_pred");
-    for (int k = 1; k < NFAM; k++) {
+    for (int k = 1; k < R->nfam; k++) {
         double m1, e1, m2, e2;
         rl_mean_se(run[k].mom, run[k].reps, 2, &m1, &e1);
         rl_mean_se(run[k].mom + 1, run[k].reps, 2, &m2, &e2);
-        /* Haar: E (q^T U q)^2 = 1/d; circle angles: s = sum_b w_b cos Phi_b with
-         * Phi_b uniform, E s^2 = (1/2) E sum w_b^2 = 2/(d+2) */
-        double pred = k == 1 ? 1.0 / z.d : k == 2 ? 2.0 / (z.d + 2) : NAN;
+        /* one mean E[M] = cI (|c| < 1: mixed far beyond its window): Haar-like,
+         * E (q^T U q)^2 = 1/d; circle angles: s = sum_b w_b cos Phi_b with
+         * Phi_b uniform, E s^2 = (1/2) E sum w_b^2 = 2/(d+2); other SO(2)
+         * laws (the study's): slow blocks never mix, no such law */
+        const rl_family *f = &fa[k].f;
+        const int haar = rl_family_mean_blocks(f) == 1, circle = !haar && f->law == RL_ANG_CIRCLE;
+        double pred = haar ? 1.0 / z.d : circle ? 2.0 / (z.d + 2) : NAN;
         rl_tsv_row(ts, "%s\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g", fa[k].label, z.d, far_from, m1, e1, m2, e2, pred);
-        if (k <= 2)
+        if (haar || circle)
             rl_report_decide(rep, &rl_rule_agree, rl_effect_z(m2 - pred, e2), NULL,
                              rl_fmt(w, sizeof w, "%s: far scores (δ ≥ %ld) %s", fa[k].label, far_from,
-                                    k == 1 ? "are Haar-like" : "are fully mixed"),
-                             rl_fmt(a, sizeof a, "E s² = %s = %.5f", k == 1 ? "1/d" : "2/(d+2)", pred),
+                                    haar ? "are Haar-like" : "are fully mixed"),
+                             rl_fmt(a, sizeof a, "E s² = %s = %.5f", haar ? "1/d" : "2/(d+2)", pred),
                              rl_fmt(b, sizeof b, "%.5f ± %.5f (E s = %.4f ± %.4f)", m2, e2, m1, e1));
         else
             rl_report_text(rep,
-                           "so2-study far scores (δ ≥ %ld): mean %.3f ± %.3f, E s² = %.3f ± %.3f: the low-frequency "
+                           "%s far scores (δ ≥ %ld): mean %.3f ± %.3f, E s² = %.3f ± %.3f: the low-frequency "
                            "blocks never decorrelate, so far keys keep part of their score.",
-                           far_from, m1, e1, m2, e2);
+                           fa[k].label, far_from, m1, e1, m2, e2);
     }
     rl_tsv_close(ts);
 }
@@ -506,7 +518,7 @@ static void fm_half(const fm_res *R, const rl_outdir *out, const fm_tables *T, c
     const double *mean = T->mean;
     char a[256];
     size_t u = snprintf(tab, cap, "λ\tM at bound = 1/2 (K e^{2λ})\tL at bound = 1/2");
-    for (int k = 0; k < NFAM; k++)
+    for (int k = 0; k < R->nfam; k++)
         u += snprintf(tab + u, cap - u, "\tL where mean ρ_D = 1/2: %s", fa[k].label);
     u += snprintf(tab + u, cap - u, "\n");
     rl_tsv *th = rl_tsv_open(out, "farmass_half.tsv", "lambda\tK\tM_half_bound\tL_half_bound\tfamily\tL_half_measured");
@@ -515,7 +527,7 @@ static void fm_half(const fm_res *R, const rl_outdir *out, const fm_tables *T, c
     for (int l = 0; l < nl; l++) {
         double Mh = rl_farmass_half(z.K, z.lam[l]), Lh = z.K + Mh;
         u += snprintf(tab + u, cap - u, "%g\t%.4g\t%.4g", z.lam[l], Mh, Lh);
-        for (int k = 0; k < NFAM; k++) {
+        for (int k = 0; k < R->nfam; k++) {
             for (int g = 0; g < ng; g++)
                 y[g] = mean[k * per + ((long)g * nl + l) * nc];
             double Lm = half_crossing(grid, y, ng);
@@ -558,7 +570,7 @@ static void fm_looseness(const fm_res *R, const fm_tables *T, char *tab, size_t 
         for (int j = 0; j < 2; j++)
             u += snprintf(tab + u, cap - u, "\tλ = %g, L = %ld", z.lam[l], Ls[j]);
     u += snprintf(tab + u, cap - u, "\n");
-    for (int k = 0; k < NFAM; k++)
+    for (int k = 0; k < R->nfam; k++)
         for (int v = 0; v < 3; v++) {
             u += snprintf(tab + u, cap - u, "%s\t%s", fa[k].label, form[v]);
             for (int l = 0; l < nl; l++)
@@ -598,7 +610,7 @@ static void fm_admissible(const fm_res *R, const rl_outdir *out, const fm_tables
     rl_tsv *tl = rl_tsv_open(out, "farmass_admissible.tsv",
                              "family\tlambda\tK\tlambda_obs_Lmax\tdelta_Lmax\tL_star_set\tL_star_obs\tL_star_range\t"
                              "L_half_measured");
-    for (int k = 0; k < NFAM; k++)
+    for (int k = 0; k < R->nfam; k++)
         for (int l = 0; l < nl; l++) {
             const double *f = fo + (k * per + ((long)(ng - 1) * nl + l) * nc) * FO_N;
             const double La = z.K + rl_farmass_admissible(z.K, 0.5, 2 * z.lam[l]);
@@ -654,7 +666,7 @@ static void fm_alibi(const fm_res *R, const rl_outdir *out, const fm_tables *T, 
             /* first grid length from which the worst family stays below the bound */
             for (int g = ng - 1; g >= 0; g--) {
                 double wv = 0;
-                for (int k = 0; k < NFAM; k++)
+                for (int k = 0; k < R->nfam; k++)
                     wv = rl_worst(wv, mean[k * per + ((long)g * nl + l) * nc + c]);
                 if (g == ng - 1)
                     worst = wv;
@@ -668,7 +680,7 @@ static void fm_alibi(const fm_res *R, const rl_outdir *out, const fm_tables *T, 
              * N >= e^{-lambda} sum_{delta=1}^{K} e^{-m delta}: the change of
              * rho is at most e^{2 lambda - m L1} / (1 - e^{-mK}) */
             double fb = exp(2 * lam - m * grid[g4]) / -expm1(-m * z.K), fc = 0;
-            for (int k = 0; k < NFAM; k++)
+            for (int k = 0; k < R->nfam; k++)
                 for (long r = 0; r < run[k].reps; r++) {
                     const double *x = run[k].rho + r * per;
                     fc = rl_worst(fc, fabs(x[((long)(ng - 1) * nl + l) * nc + c] - x[((long)g4 * nl + l) * nc + c]));
@@ -745,7 +757,7 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
     fm_tables T = { per, nc, rl_xmalloc(sizeof(double) * NFAM * per), rl_xmalloc(sizeof(double) * NFAM * per),
                     rl_xcalloc((size_t)NFAM * per * FO_N, sizeof(double)) };
     double *col = rl_xmalloc(sizeof(double) * (z.reps + 1) * 5);
-    for (int k = 0; k < NFAM; k++)
+    for (int k = 0; k < R->nfam; k++)
         fm_family(R, k, t, col, &T, rep);
     rl_tsv_close(t);
     fm_scores(R, out, rep);

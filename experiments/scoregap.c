@@ -43,6 +43,7 @@
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
+#include "../sampling/family_ops.h"
 #include "../sampling/rng.h"
 #include "../theory/moment2.h"
 #include "../theory/theory.h"
@@ -94,30 +95,39 @@ typedef struct {
     rl_gc_spec gc; /* family, delta0, lambda, near distances */
     int so2;
     double c;      /* dense: E[M] = c I */
+    unsigned long stream; /* the case's stream domain (keyed by d) */
 } gspec;
 
-static gspec make_spec(int which, int d)
+/* The registry's case c of the scoregap sweep at dimension d: its family and
+ * stream; its first far distance delta0 = c->n when set (SO(2): 64 for the
+ * circle law, window 1; 512 for the study's, beyond a 512-token training
+ * context, whose slow blocks never mix), else 3 W(0.01) of the family's
+ * closed-form mean E[M] = c I (|E P| <= 1e-6 at delta0). */
+static gspec make_spec(const rl_family_case *c, int d)
 {
     gspec s;
     memset(&s, 0, sizeof s);
     s.gc.lambda = sqrt((double)d); /* logits q.k/sqrt(d) with |q|^2 = |k|^2 = d */
     s.gc.nnear = NNEAR;
     memcpy(s.gc.near, near_n, sizeof near_n);
-    if (which == F_HOUSEHOLDER) {
-        s.gc.f = rl_family_default(RL_FAM_HOUSEHOLDER, d);
-        s.c = 1.0 - 2.0 / d;
-        s.gc.delta0 = 3 * rl_mixing_window(s.c, 0.01); /* |E P| <= 1e-6 */
-    } else {
-        s.gc.f = rl_family_default(RL_FAM_SO2, d);
-        s.so2 = 1;
-        if (which == F_CIRCLE) {
-            s.gc.f.law = RL_ANG_CIRCLE;
-            s.gc.delta0 = 64; /* window 1 */
-        } else {
-            s.gc.delta0 = 512; /* beyond a 512-token training context; slow blocks never mix */
-        }
-    }
+    s.gc.f = c->f;
+    s.stream = c->stream;
+    s.so2 = rl_family_mean_blocks(&c->f) > 1;
+    if (!s.so2)
+        s.c = rl_family_mean_norm(&c->f, NULL, NULL);
+    s.gc.delta0 = c->n ? c->n : 3 * rl_mixing_window(s.c, 0.01);
     return s;
+}
+
+/* The scoregap sweep's cases at d (all, or those of `families`), each at
+ * its row (slot) of the report: RL_EINTERNAL for a case with no row. */
+static rl_status gap_cases(int d, const char *families, rl_family_case *c, int *n, rl_err *err)
+{
+    RL_TRY(rl_family_cases(RL_SWEEP_SCOREGAP, d, families, c, RL_SWEEP_CASES_MAX, n, err));
+    for (int k = 0; k < *n; k++)
+        if (c[k].slot < 0 || c[k].slot >= NFAM || strcmp(c[k].label, rl_sg_label[c[k].slot]))
+            return rl_fail(err, RL_EINTERNAL, "scoregap has no row for the case %s", c[k].label);
+    return RL_OK;
 }
 
 /* The query: spread evenly over the SO(2) blocks, |q_b|^2 = 2/d, with random
@@ -407,6 +417,8 @@ void rl_scoregap_verdicts(const rl_sg_sum S[RL_SG_NFAM], int dlast, long mmax, r
     for (int fi = 0; fi < NFAM; fi++) {
         const rl_sg_sum *s = &S[fi];
         const char *lab = rl_sg_label[fi];
+        if (!s->nd) /* not run (a --families subset) */
+            continue;
         rl_report_decide(rep, &rl_rule_agree, s->near_z, NULL,
                          rl_fmt(w, sizeof w, "%s: near score at n_near = 1, 4, 16 = closed form", lab),
                          fi == F_HOUSEHOLDER ? "c^n, c = 1 − 2/d" : "Σ_b a_b Re χ_b^n",
@@ -469,6 +481,7 @@ typedef struct {
     long g[RL_GC_MAXG];
     int ng;
     gap_cell cell[4][NFAM];   /* [d index][family] */
+    int run[NFAM];            /* whether the family's row was run (a subset runs some) */
 } gap_res;
 
 rl_status rl_exp_scoregap_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
@@ -483,13 +496,17 @@ rl_status rl_exp_scoregap_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
         double q[d], aw[d / 2];
         make_query(ctx->seed, d, q);
         rl_so2score_weights(d, q, aw);
-        for (int fi = 0; fi < NFAM; fi++) {
-            gap_cell *o = &R->cell[id][fi];
-            o->sp = make_spec(fi, d);
+        rl_family_case c[RL_SWEEP_CASES_MAX];
+        int nc;
+        RL_TRY(gap_cases(d, ctx->families, c, &nc, err));
+        for (int k = 0; k < nc; k++) {
+            gap_cell *o = &R->cell[id][c[k].slot];
+            R->run[c[k].slot] = 1;
+            o->sp = make_spec(&c[k], d);
             predict(&o->sp, aw, mmax, &o->p);
             long reps = reps_for(&R->z, &o->sp, o->sp.gc.delta0 + mmax);
             RL_TRY(rl_gc_run(&o->sp.gc, q, o->p.es, reps, R->g, R->ng, ctx->seed,
-                             rl_stream_key(RL_STREAM_GAP_FAMILY + fi, d), &o->c, err));
+                             rl_stream_key(o->sp.stream, d), &o->c, err));
         }
     }
     return RL_OK;
@@ -537,6 +554,8 @@ void rl_exp_scoregap_report(const void *res, const rl_outdir *out, rl_report *re
     for (int id = 0; id < z.nd; id++)
         for (int fi = 0; fi < NFAM; fi++) {
             const gap_cell *c = &R->cell[id][fi];
+            if (!R->run[fi])
+                continue;
             report_cell(fi, id, &c->sp, &c->p, &c->c, &o, &S[fi], id == z.nd - 1);
         }
     rl_tsv_close(o.near);

@@ -20,6 +20,7 @@
 #include "../core/stats.h"
 #include "../core/streams.h"
 #include "../core/util.h"
+#include "../sampling/family_ops.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../sampling/steps.h"
@@ -36,7 +37,7 @@
 #include "../mc/sweep.h"
 
 #define NGROUP 16   /* jackknife groups of replicates for slope errors */
-#define NFAM 5
+#define NFAM (1 + RL_SWEEP_CASES_MAX) /* none and the registry's cases */
 #define RHO 0.9     /* far mass: most of the softmax is far at long context (claim 3) */
 #define SIGMA 0.1   /* ||xi|| (Rademacher entries +-SIGMA/sqrt(d)) */
 #define KNEAR 16    /* near tokens between the query and the far ones */
@@ -62,32 +63,62 @@ typedef struct {
     int none;        /* no value transport */
     rl_family f;
     long reps, mmax;
-    double target;   /* the law the claim names for the total: -0.5 mixing, 0 none, NAN neither */
+    int slot;        /* its slot in the sweep: the near target's streams */
+    unsigned long stream; /* the far walk's stream domain */
 } vfam;
 
-static void families(const val_size *z, vfam *fa)
+/* The rows of the run: none (no value transport: the experiment's own
+ * baseline, row 0, stream RL_STREAM_VALUES + 0), then the registry's cases
+ * of the values sweep (all, or those of `families`) in slot order, each on
+ * its own streams (the same in any subset); a `small` case (O(d^3) per step:
+ * Haar) at d = haar_d with its own replicates and length.  *nfam: how many. */
+static rl_status families(const val_size *z, const char *families, vfam *fa, int *nfam, rl_err *err)
 {
-    rl_family c = rl_family_default(RL_FAM_SO2, z->d), s = c;
-    c.law = RL_ANG_CIRCLE;
-    fa[0] = (vfam){ "none", 1, rl_family_default(RL_FAM_HOUSEHOLDER, z->d), z->reps, z->mmax, 0.0 };
-    fa[1] = (vfam){ "so2-circle", 0, c, z->reps, z->mmax, -0.5 };
-    fa[2] = (vfam){ "so2-study", 0, s, z->reps, z->mmax, NAN };
-    fa[3] = (vfam){ "householder", 0, rl_family_default(RL_FAM_HOUSEHOLDER, z->d), z->reps, z->mmax, -0.5 };
-    fa[4] = (vfam){ "haar", 0, rl_family_default(RL_FAM_HAAR, z->haar_d), z->haar_reps, z->haar_mmax, -0.5 };
+    rl_family_case c[RL_SWEEP_CASES_MAX];
+    int n;
+    RL_TRY(rl_family_cases(RL_SWEEP_VALUES, z->d, families, c, RL_SWEEP_CASES_MAX, &n, err));
+    fa[0] = (vfam){ "none", 1, rl_family_default(RL_FAM_HOUSEHOLDER, z->d), z->reps, z->mmax, 0, RL_STREAM_VALUES + 0 };
+    for (int k = 0; k < n; k++) {
+        vfam *v = &fa[1 + k];
+        if (c[k].slot >= 64) /* RL_STREAM_VALUES_NEAR + 16 slot + j: today's slots only */
+            return rl_fail(err, RL_EINTERNAL, "values: case %s has no near-target stream", c[k].label);
+        *v = (vfam){ c[k].label, 0, c[k].f, z->reps, z->mmax, c[k].slot, c[k].stream };
+        if (c[k].small) {
+            v->f.d = z->haar_d;
+            v->reps = z->haar_reps;
+            v->mmax = z->haar_mmax;
+        }
+    }
+    *nfam = 1 + n;
+    return RL_OK;
 }
 
-/* The mean step per block (SO(2): chi_b, d/2 blocks of 2 coordinates; any
- * family with E[M] = cI, or none: one block of d coordinates, chi = c or 1),
- * and ||vbar_b||^2.  Returns the number of blocks. */
+/* The law the claim names for the total's slope: 0 without transport (the
+ * background adds up coherently), -1/2 when every block has the same |chi| < 1
+ * (one law: incoherent once past the window), NAN when the blocks differ
+ * (the study's U(-w_b, w_b): no single law). */
+static double target_of(const vfam *fa, const double complex *chi, int nb)
+{
+    if (fa->none)
+        return 0.0;
+    for (int b = 1; b < nb; b++)
+        if (fabs(cabs(chi[b]) - cabs(chi[0])) > 1e-12)
+            return NAN;
+    return -0.5;
+}
+
+/* The mean step per block from the registry's closed form (SO(2) form:
+ * E[R(theta_b)] = chi_b, d/2 blocks of 2 coordinates; any family with
+ * E[M] = cI, or none: one block of d coordinates, chi = c or 1), and
+ * ||vbar_b||^2.  Returns the number of blocks. */
 static int blocks_of(const vfam *fa, const double *vbar, double complex *chi, double *vn2, int *width)
 {
     const rl_family *f = &fa->f;
     const int d = f->d;
-    if (!fa->none && rl_family_is_so2(f)) {
-        for (int b = 0; b < d / 2; b++) {
-            chi[b] = rl_angle_charfn(f->law, rl_so2_freq(d, f->base, f->scale, b));
+    if (!fa->none && rl_family_mean_blocks(f) > 1) {
+        rl_family_ops_of(f)->mean(f, NULL, chi, NULL);
+        for (int b = 0; b < d / 2; b++)
             vn2[b] = vbar[b] * vbar[b] + vbar[b + d / 2] * vbar[b + d / 2];
-        }
         *width = 2;
         return d / 2;
     }
@@ -183,10 +214,10 @@ typedef struct {
 } vres;
 
 /* One family's sweep (mc/sweep.h): replicate rep walks on the stream
- * (RL_STREAM_VALUES + k, rep) into out[rep * ng * d ...] (ng x d sums). */
+ * (fa->stream, rep) into out[rep * ng * d ...] (ng x d sums). */
 typedef struct {
     const vfam *fa;
-    int k, d, ng;
+    int d, ng;
     long seed;
     const double *vbar;
     const long *grid;
@@ -228,7 +259,7 @@ static rl_status walk_item(void *ctx, void *ws, long rep, rl_err *err)
 {
     const walk_ctx *c = ctx;
     walk_ws *w = ws;
-    rl_rng_stream(w->r, (uint64_t)c->seed, rl_stream_key(RL_STREAM_VALUES + c->k, (uint64_t)rep));
+    rl_rng_stream(w->r, (uint64_t)c->seed, rl_stream_key(c->fa->stream, (uint64_t)rep));
     rl_value_walk(w->st, w->r, c->d, c->vbar, SIGMA, KNEAR, c->grid, c->ng, w->x, w->tmp,
                   c->out + rep * c->ng * c->d);
     return w->st ? rl_stepper_status(w->st, err) : RL_OK;
@@ -372,7 +403,7 @@ static void family_stats(vres *o, int d, long reps, long mmax, const double *out
 
 /* A failed draw (sampling/steps.h) is returned as its status before any
  * statistic is formed (o keeps only its grid, freed by vres_free). */
-static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *err)
+static rl_status run_family(long seed, const vfam *fa, vres *o, rl_err *err)
 {
     const int d = fa->f.d;
     double *vbar = rl_xmalloc(sizeof(double) * d);
@@ -383,7 +414,7 @@ static rl_status run_family(long seed, const vfam *fa, int k, vres *o, rl_err *e
     o->nb = blocks_of(fa, vbar, o->chi, o->vn2, &o->width);
     const long reps = fa->reps;
     double *out = rl_xmalloc(sizeof(double) * reps * ng * d);
-    walk_ctx x = { fa, k, d, ng, seed, vbar, o->grid, out };
+    walk_ctx x = { fa, d, ng, seed, vbar, o->grid, out };
     const rl_mc_gather g = { out, sizeof(double) * ng * d };
     rl_status st = rl_mc_sweep(reps, &walk_sweep, &x, &g, 1, err);
     if (st == RL_OK)
@@ -501,11 +532,11 @@ static const long near_ns[NNEAR] = { 1, 2, 4, 8, 16 };
 
 
 /* One length's near sweep (mc/sweep.h): route rr of n fresh steps on the
- * stream (RL_STREAM_VALUES_NEAR + 16 k + j, rr) carries vt into
+ * stream (RL_STREAM_VALUES_NEAR + 16 slot + j, rr) carries vt into
  * xs[rr (d + 1) ...], with ||P_n vt - vt||^2 last. */
 typedef struct {
     const vfam *fa;
-    int k, j;
+    int j;
     long n;
     int d;
     long seed;
@@ -544,7 +575,7 @@ static rl_status near_item(void *ctx, void *ws, long rr, rl_err *err)
     near_ws *w = ws;
     const int d = c->d;
     double *x = c->xs + rr * (d + 1);
-    rl_rng_stream(w->r, (uint64_t)c->seed, rl_stream_key(RL_STREAM_VALUES_NEAR + 16 * c->k + c->j, (uint64_t)rr));
+    rl_rng_stream(w->r, (uint64_t)c->seed, rl_stream_key(RL_STREAM_VALUES_NEAR + 16 * c->fa->slot + c->j, (uint64_t)rr));
     memcpy(x, c->vt, sizeof(double) * d);
     if (w->st)
         rl_transport(w->st, w->r, c->n, NULL, x, 1);
@@ -561,7 +592,7 @@ static const rl_mc_sweep_fn near_sweep = { near_alloc, near_free, near_item, NEA
  * against E[P_n] v = chi^n v (per block for SO(2)); for orthogonal P,
  * ||P v - v||^2 = 2 - 2 <v, P v>, so E||P_n v - v||^2 = 2 (1 - <v, E[P_n] v>). */
 /* A failed draw (sampling/steps.h) is returned as its status. */
-static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, near_res *o, rl_err *err)
+static rl_status near_run(long seed, const val_size *z, const vfam *fa, near_res *o, rl_err *err)
 {
     const rl_family *f = &fa->f;
     const int d = f->d, so2 = !fa->none && rl_family_is_so2(f);
@@ -575,7 +606,7 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, n
     o->worst = 0;
     /* per replicate: P_n v (d) and ||P_n v - v||^2 */
     double *xs = rl_xmalloc(sizeof(double) * reps * (d + 1));
-    near_ctx x = { fa, k, 0, 0, d, seed, vt, xs };
+    near_ctx x = { fa, 0, 0, d, seed, vt, xs };
     const rl_mc_gather g = { xs, sizeof(double) * (d + 1) };
     for (int j = 0; j < NNEAR; j++) {
         const long n = near_ns[j];
@@ -618,7 +649,8 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, int k, n
     return RL_OK;
 }
 
-static void near_report(const val_size *z, const vfam *fa, const near_res *nr, const rl_outdir *out, rl_report *rep)
+static void near_report(const val_size *z, const vfam *fa, int nfam, const near_res *nr, const rl_outdir *out,
+                        rl_report *rep)
 {
     rl_tsv *t = rl_tsv_open(out, "values_near.tsv",
                             "family\td\tn_near\tpreserved\tpreserved_se\tpreserved_pred\tdev2\tdev2_se\tdev2_pred\tmax_abs_z\treps");
@@ -628,7 +660,7 @@ static void near_report(const val_size *z, const vfam *fa, const near_res *nr, c
     for (int j = 0; j < NNEAR; j++)
         u += snprintf(tab + u, cap - u, "\t⟨v_t, P_%ld v_t⟩ (pred)", near_ns[j]);
     u += snprintf(tab + u, cap - u, "\n");
-    for (int k = 0; k < NFAM; k++) {
+    for (int k = 0; k < nfam; k++) {
         const rl_family *f = &fa[k].f;
         const int d = f->d, so2 = !fa[k].none && rl_family_is_so2(f);
         const double chi_c = nr[k].chi;
@@ -657,6 +689,7 @@ static void near_report(const val_size *z, const vfam *fa, const near_res *nr, c
 /* The results of one run: every family's far contribution and near target. */
 typedef struct {
     val_size z;
+    int nfam; /* none and the cases run */
     vfam fa[NFAM];
     vres res[NFAM];
     near_res near[NFAM];
@@ -667,11 +700,11 @@ rl_status rl_exp_values_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
     val_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
-    families(&R->z, R->fa);
-    for (int k = 0; k < NFAM; k++)
-        RL_TRY(run_family(ctx->seed, &R->fa[k], k, &R->res[k], err));
-    for (int k = 0; k < NFAM; k++)
-        RL_TRY(near_run(ctx->seed, &R->z, &R->fa[k], k, &R->near[k], err));
+    RL_TRY(families(&R->z, ctx->families, R->fa, &R->nfam, err));
+    for (int k = 0; k < R->nfam; k++)
+        RL_TRY(run_family(ctx->seed, &R->fa[k], &R->res[k], err));
+    for (int k = 0; k < R->nfam; k++)
+        RL_TRY(near_run(ctx->seed, &R->z, &R->fa[k], &R->near[k], err));
     return RL_OK;
 }
 
@@ -680,7 +713,7 @@ void rl_exp_values_free(void *res)
     val_res *R = res;
     if (!R)
         return;
-    for (int k = 0; k < NFAM; k++)
+    for (int k = 0; k < R->nfam; k++)
         vres_free(&R->res[k]);
     free(R);
 }
@@ -736,7 +769,7 @@ static void val_family(const val_res *R, int k, const val_files *F, rl_report *r
                             sqrt(o->msq_pred[o->ng - 1]), RHO));
     if (o->width == 2)
         rl_val_block_row(rep, fa[k].label, nb, o->ng, fa[k].reps, o->worst_bz);
-    rl_val_slope_rows(rep, fa[k].label, none, mlo, mhi, o->slope, o->slope_se, o->slope_pred, fa[k].target);
+    rl_val_slope_rows(rep, fa[k].label, none, mlo, mhi, o->slope, o->slope_se, o->slope_pred, target_of(&fa[k], o->chi, nb));
     rl_val_cov_rows(rep, fa[k].label, none, o->worst_cz, o->worst_cb,
                     rl_fmt(b, sizeof b, "max ∣z∣ = %.2f; tr Cov at M = %ld: %.3g ± %.2g (exact %.3g, bound %.3g)",
                            o->worst_cz, mhi, o->trcov[o->ng - 1], o->trcov_se[o->ng - 1], o->trcov_pred[o->ng - 1],
@@ -752,8 +785,11 @@ static void val_block_tables(const val_res *R, rl_report *rep)
     char a[256], b[256], w[256];
     size_t cap = 1 << 15;
     char *tab = rl_xmalloc(cap);
-    for (int k = 1; k <= 2; k++) {
+    for (int k = 0; k < R->nfam; k++) {
         const vres *o = &res[k];
+        const int circle = fa[k].f.law == RL_ANG_CIRCLE;
+        if (o->width != 2)
+            continue;
         size_t u = snprintf(tab, cap, "block\tω_b\t∣χ_b∣\tW(0.1)\tslope (measured ± SE)\tslope (exact)\tclass\n");
         int agree = 0, cnt[3] = { 0, 0, 0 };
         double zmax = 0;
@@ -764,13 +800,13 @@ static void val_block_tables(const val_res *R, rl_report *rep)
             agree += ok;
             cnt[s <= -0.4 ? 0 : s >= -0.1 ? 2 : 1]++;
             u += snprintf(tab + u, cap - u, "%d\t%s\t%.9f\t%ld\t%.4f ± %.2g\t%.4f\t%s%s\n", bb,
-                          k == 1 ? "(circle)" : rl_fmt(a, sizeof a, "%.3g", rl_so2_freq(z.d, RL_STUDY_BASE, 1.0, bb)),
+                          circle ? "(circle)" : rl_fmt(a, sizeof a, "%.3g", rl_so2_freq(z.d, RL_STUDY_BASE, 1.0, bb)),
                           cabs(o->chi[bb]), rl_mixing_window(cabs(o->chi[bb]), 0.1), o->bslope[bb], o->bslope_se[bb], s,
                           slope_class(s), ok ? "" : " (measured differs)");
         }
         rl_report_table(rep,
                         rl_fmt(w, sizeof w, "%s, d = %d: per-block slope of ‖r_b‖_rms against M_L over %ld..%ld",
-                               k == 1 ? "Circle-uniform angles U(−π, π)" : "The study's U(−ω_b, ω_b), base 10000",
+                               circle ? "Circle-uniform angles U(−π, π)" : "The study's U(−ω_b, ω_b), base 10000",
                                z.d, o->grid[o->g0], o->grid[o->ng - 1]),
                         tab);
         rl_report_decide(rep, &rl_rule_agree, zmax, NULL,
@@ -785,8 +821,14 @@ static void val_block_tables(const val_res *R, rl_report *rep)
 /* The reading of the study's law: how much of the background stays coherent. */
 static void val_reading(const val_res *R, rl_report *rep)
 {
-    const vres *res = R->res;
-    const vres *o = &res[2];
+    const vres *o = NULL, *circ = NULL;
+    for (int k = 0; k < R->nfam; k++)
+        if (!strcmp(R->fa[k].label, "so2-study"))
+            o = &R->res[k];
+        else if (!strcmp(R->fa[k].label, "so2-circle"))
+            circ = &R->res[k];
+    if (!o || !circ) /* a subset without the two SO(2) laws: nothing to read against */
+        return;
     int inc = 0;
     double wsum = 0;
     for (int bb = 0; bb < o->nb; bb++)
@@ -800,7 +842,7 @@ static void val_reading(const val_res *R, rl_report *rep)
                    "M_L = %ld..%ld, the others keep their share of the background coherent, so the total ‖r‖ at "
                    "M_L = %ld is %.3g against %.3g for circle angles, and its slope is %.4f ± %.2g, not −1/2.",
                    inc, o->nb, 100 * wsum, o->grid[o->g0], o->grid[o->ng - 1], o->grid[o->ng - 1],
-                   sqrt(o->msq[o->ng - 1]), sqrt(res[1].msq[res[1].ng - 1]), o->slope, o->slope_se);
+                   sqrt(o->msq[o->ng - 1]), sqrt(circ->msq[circ->ng - 1]), o->slope, o->slope_se);
 }
 
 void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep)
@@ -832,14 +874,14 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
                              "law\td\tblock\tomega\tchi\tM\tmsq\tmsq_se\tmsq_pred\trms_norm\trms_norm_se\trms_norm_pred");
     F.tsl = rl_tsv_open(out, "values_slopes.tsv",
                               "family\td\tblock\tomega\tchi\tM_lo\tM_hi\tslope\tslope_se\tslope_pred\tclass");
-    for (int k = 0; k < NFAM; k++)
+    for (int k = 0; k < R->nfam; k++)
         val_family(R, k, &F, rep);
     rl_tsv_close(F.tn);
     rl_tsv_close(F.tb);
     rl_tsv_close(F.tsl);
     val_block_tables(R, rep);
     val_reading(R, rep);
-    near_report(&z, fa, R->near, out, rep);
+    near_report(&z, fa, R->nfam, R->near, out, rep);
 
     const rl_plotvar vars[] = { RL_PV_I("d", z.d), RL_PV_R("rho", RHO), RL_PV_I("hd", z.haar_d) };
     rl_plot(out, "values_norm", "values_norm", vars, RL_NVARS(vars));

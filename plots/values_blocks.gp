@@ -12,6 +12,14 @@ do for [b=0:nb-1:4] { blocks = blocks.sprintf(' %d', b) }
 if (nb > 0 && (nb - 1) % 4 != 0) { blocks = blocks.sprintf(' %d', nb - 1) }
 rl_file = f; rl_col = 1; load plotdir.'/labels.gp'
 laws = rl_labels
+# no SO(2) law when the run swept other families alone (--families householder):
+# a panel that says so, and nothing else to read from the empty table
+if (words(laws) == 0) {
+    unset border; unset tics; unset key
+    set label 1 'no SO(2) family in this run (--families): nothing to show' at graph 0.5, graph 0.5 center
+    plot [0:1] [0:1] 1/0 notitle
+    exit
+}
 stats f u 6 every ::1 nooutput
 set xrange [STATS_min/1.25:STATS_max*1.25]
 set multiplot layout 1,2 title sprintf("Per SO(2) block (d = %d): ‖r_b‖_{rms}/‖v̄_b‖ against far tokens M_L, measured ±SE (points) and exact (lines); ρ_D = %g", d, rho)

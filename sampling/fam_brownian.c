@@ -195,12 +195,14 @@ static double brownian_cost(const rl_family *f, double n, int m)
 static int brownian_cases(int d, rl_sweep s, rl_family_case *out)
 {
     rl_family f = rl_family_default(RL_FAM_BROWNIAN, d);
+    if (s != RL_SWEEP_MIXING && s != RL_SWEEP_CONCENTRATION)
+        return 0;
     if (s == RL_SWEEP_MIXING) {
         f.sigma = 0.1;
-        out[0] = (rl_family_case){ "brownian-s0.1", f, 5, RL_STREAM_MIX_FAMILY + 5, 0, 1 };
+        out[0] = (rl_family_case){ "brownian-s0.1", f, 5, RL_STREAM_MIX_FAMILY + 5, 0, 1, 0 };
     } else {
         f.sigma = 1.0 / sqrt((double)d);
-        out[0] = (rl_family_case){ "brownian", f, 2, RL_STREAM_CONC_FAMILY + 2, 0, 1 };
+        out[0] = (rl_family_case){ "brownian", f, 2, RL_STREAM_CONC_FAMILY + 2, 0, 1, 0 };
     }
     return 1;
 }

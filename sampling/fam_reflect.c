@@ -81,24 +81,42 @@ static double reflect_cost(const rl_family *f, double n, int m)
     return (30.0 + m) * n * f->d;
 }
 
+/* mixing slot 2, concentration 0, farmass 1, values 3, scoregap 0 (its
+ * delta0 from the mixing window: n = 0) */
 static int householder_cases(int d, rl_sweep s, rl_family_case *out)
 {
     rl_family f = rl_family_default(RL_FAM_HOUSEHOLDER, d);
-    if (s == RL_SWEEP_MIXING)
-        out[0] = (rl_family_case){ "householder", f, 2, RL_STREAM_MIX_FAMILY + 2, 0, 1 };
-    else
-        out[0] = (rl_family_case){ "householder", f, 0, RL_STREAM_CONC_FAMILY + 0, 0, 1 };
-    return 1;
+    switch (s) {
+    case RL_SWEEP_MIXING:
+        out[0] = (rl_family_case){ "householder", f, 2, RL_STREAM_MIX_FAMILY + 2, 0, 1, 0 };
+        return 1;
+    case RL_SWEEP_CONCENTRATION:
+        out[0] = (rl_family_case){ "householder", f, 0, RL_STREAM_CONC_FAMILY + 0, 0, 1, 0 };
+        return 1;
+    case RL_SWEEP_FARMASS:
+        out[0] = (rl_family_case){ "householder", f, 1, RL_STREAM_FARMASS + 1, 0, 1, 0 };
+        return 1;
+    case RL_SWEEP_VALUES:
+        out[0] = (rl_family_case){ "householder", f, 3, RL_STREAM_VALUES + 3, 0, 1, 0 };
+        return 1;
+    case RL_SWEEP_SCOREGAP:
+        out[0] = (rl_family_case){ "householder", f, 0, RL_STREAM_GAP_FAMILY + 0, 0, 1, 0 };
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 static int path_cases(int d, rl_sweep s, rl_family_case *out)
 {
     rl_family f = rl_family_default(RL_FAM_PATH, d);
     f.beta = 1.0;
+    if (s != RL_SWEEP_MIXING && s != RL_SWEEP_CONCENTRATION)
+        return 0;
     if (s == RL_SWEEP_MIXING)
-        out[0] = (rl_family_case){ "path-beta1", f, 3, RL_STREAM_MIX_FAMILY + 3, 0, 1 };
+        out[0] = (rl_family_case){ "path-beta1", f, 3, RL_STREAM_MIX_FAMILY + 3, 0, 1, 0 };
     else
-        out[0] = (rl_family_case){ "path-beta1", f, 3, RL_STREAM_CONC_FAMILY + 3, 0, 1 };
+        out[0] = (rl_family_case){ "path-beta1", f, 3, RL_STREAM_CONC_FAMILY + 3, 0, 1, 0 };
     return 1;
 }
 

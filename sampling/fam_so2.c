@@ -173,24 +173,44 @@ static double so2_cost(const rl_family *f, double n, int m)
     return 8.0 * n * f->d / 2;
 }
 
+/* The circle law U(-pi, pi) and the study's U(-w_b, w_b), base 10000, at
+ * slots (and stream offsets) c and c + 1 of a sweep with stream domain base;
+ * scoregap's first far distances: 64 (window 1), 512 (beyond a 512-token
+ * training context: the slow blocks never mix). */
+static int circle_study(rl_family f, int c, unsigned long base, int scoregap, rl_family_case *out)
+{
+    f.law = RL_ANG_CIRCLE;
+    out[0] = (rl_family_case){ "so2-circle", f, c, base + c, scoregap ? 64 : 0, 1, 0 };
+    f.law = RL_ANG_UNIFORM;
+    out[1] = (rl_family_case){ "so2-study", f, c + 1, base + c + 1, scoregap ? 512 : 0, 1, 0 };
+    return 2;
+}
+
 /* mixing: every angle law (slots 6..11); concentration: the circle law
  * beyond its window of 1 (slot 4) and the study's U(-w_b, w_b) at 65,536
- * steps (slot 5) */
+ * steps (slot 5); farmass: circle and study at slots 2, 3; values: 1, 2;
+ * scoregap: 1, 2 */
 static int so2_cases(int d, rl_sweep s, rl_family_case *out)
 {
     static const char *const mix[RL_ANG_COUNT] = { "so2-constant", "so2-uniform", "so2-pm", "so2-gauss",
                                                    "so2-circle", "so2-drift" };
     rl_family f = rl_family_default(RL_FAM_SO2, d);
+    if (s == RL_SWEEP_FARMASS)
+        return circle_study(f, 2, RL_STREAM_FARMASS, 0, out);
+    if (s == RL_SWEEP_VALUES)
+        return circle_study(f, 1, RL_STREAM_VALUES, 0, out);
+    if (s == RL_SWEEP_SCOREGAP)
+        return circle_study(f, 1, RL_STREAM_GAP_FAMILY, 1, out);
     if (s == RL_SWEEP_CONCENTRATION) {
         f.law = RL_ANG_CIRCLE;
-        out[0] = (rl_family_case){ "so2-circle", f, 4, RL_STREAM_CONC_FAMILY + 4, 16, 1 };
+        out[0] = (rl_family_case){ "so2-circle", f, 4, RL_STREAM_CONC_FAMILY + 4, 16, 1, 0 };
         f.law = RL_ANG_UNIFORM;
-        out[1] = (rl_family_case){ "so2-study-65536", f, 5, RL_STREAM_CONC_FAMILY + 5, 65536, 1 };
+        out[1] = (rl_family_case){ "so2-study-65536", f, 5, RL_STREAM_CONC_FAMILY + 5, 65536, 1, 0 };
         return 2;
     }
     for (int a = 0; a < RL_ANG_COUNT; a++) {
         f.law = (rl_angle_law)a;
-        out[a] = (rl_family_case){ mix[a], f, 6 + a, RL_STREAM_MIX_FAMILY + 6 + a, 0, 1 };
+        out[a] = (rl_family_case){ mix[a], f, 6 + a, RL_STREAM_MIX_FAMILY + 6 + a, 0, 1, 0 };
     }
     return RL_ANG_COUNT;
 }

@@ -42,8 +42,16 @@ typedef enum {
     RL_DET_MIXED = 2   /* both signs occur */
 } rl_det_sign;
 
-/* The sweeps that ask the registry for cases. */
-typedef enum { RL_SWEEP_MIXING, RL_SWEEP_CONCENTRATION, RL_SWEEP_COUNT } rl_sweep;
+/* The sweeps that ask the registry for cases (new sweeps go last: a fresh
+ * stream depends on the sweep's index). */
+typedef enum {
+    RL_SWEEP_MIXING,
+    RL_SWEEP_CONCENTRATION,
+    RL_SWEEP_FARMASS,
+    RL_SWEEP_VALUES,
+    RL_SWEEP_SCOREGAP,
+    RL_SWEEP_COUNT
+} rl_sweep;
 
 /* One named case of a sweep: a family with set parameters and its stream. */
 typedef struct {
@@ -51,8 +59,10 @@ typedef struct {
     rl_family f;
     int slot;             /* its position in the sweep (today's cases: 0, 1, ...) */
     unsigned long stream; /* its random-stream domain (streams.h), the same in any subset */
-    long n;               /* concentration: a set route length (0: from the window) */
+    long n;               /* a set length: concentration's route length, scoregap's first far
+                           * distance delta0 (0: from the family's mixing window) */
     int in_default;       /* whether the sweep runs it when no subset is named */
+    int small;            /* values: O(d^3) per step, run at the experiment's small size */
 } rl_family_case;
 
 /* The most cases one family gives one sweep, and a whole sweep. */

@@ -169,8 +169,50 @@ Test(families, sweep_cases_keep_their_streams)
     cr_assert_eq(sub[0].stream, RL_STREAM_MIX_FAMILY + 3);
     cr_assert_str_eq(sub[1].label, "cayley-s0.1");
     cr_assert_eq(sub[1].stream, rl_family_fresh_stream(RL_FAM_CAYLEY, RL_SWEEP_MIXING, 0));
+    /* farmass, values and scoregap: today's families, slots and streams
+     * (none, their baseline row 0, is the experiments' own: no case) */
+    static const struct {
+        rl_sweep s;
+        int n;
+        const char *label[4];
+        unsigned long stream[4];
+        long len[4];
+    } today[] = {
+        { RL_SWEEP_FARMASS, 3, { "householder", "so2-circle", "so2-study" },
+          { RL_STREAM_FARMASS + 1, RL_STREAM_FARMASS + 2, RL_STREAM_FARMASS + 3 }, { 0, 0, 0 } },
+        { RL_SWEEP_VALUES, 4, { "so2-circle", "so2-study", "householder", "haar" },
+          { RL_STREAM_VALUES + 1, RL_STREAM_VALUES + 2, RL_STREAM_VALUES + 3, RL_STREAM_VALUES + 4 }, { 0, 0, 0, 0 } },
+        { RL_SWEEP_SCOREGAP, 3, { "householder", "so2-circle", "so2-study" },
+          { RL_STREAM_GAP_FAMILY + 0, RL_STREAM_GAP_FAMILY + 1, RL_STREAM_GAP_FAMILY + 2 }, { 0, 64, 512 } },
+    };
+    for (size_t t = 0; t < sizeof today / sizeof *today; t++) {
+        cr_assert_eq(rl_family_cases(today[t].s, 64, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
+        cr_assert_eq(n, today[t].n, "sweep %d", (int)today[t].s);
+        for (int k = 0; k < n; k++) {
+            cr_assert_str_eq(c[k].label, today[t].label[k]);
+            cr_assert_eq(c[k].stream, today[t].stream[k], "%s", c[k].label);
+            cr_assert_eq(c[k].n, today[t].len[k], "%s", c[k].label);
+            cr_assert_eq(c[k].f.d, 64, "%s", c[k].label);
+            cr_assert_eq(c[k].small, !strcmp(c[k].label, "haar"), "%s", c[k].label);
+        }
+        /* the study's law is the default U(-w_b, w_b), base 10000; the circle's U(-pi, pi) */
+        for (int k = 0; k < n; k++)
+            if (c[k].f.kind == RL_FAM_SO2)
+                cr_assert_eq(c[k].f.law, strcmp(c[k].label, "so2-circle") ? RL_ANG_UNIFORM : RL_ANG_CIRCLE);
+        /* Cayley joins none of them, on request neither */
+        cr_assert_eq(rl_family_cases(today[t].s, 64, "cayley", c, RL_SWEEP_CASES_MAX, &n, &err), RL_EINPUT);
+    }
+    cr_assert_eq(rl_family_cases(RL_SWEEP_VALUES, 64, "haar,householder", sub, RL_SWEEP_CASES_MAX, &m, &err), RL_OK);
+    cr_assert_eq(m, 2);
+    cr_assert_str_eq(sub[0].label, "householder");
+    cr_assert_eq(sub[0].stream, RL_STREAM_VALUES + 3);
+    cr_assert_str_eq(sub[1].label, "haar");
+    cr_assert_eq(sub[1].stream, RL_STREAM_VALUES + 4);
+    cr_assert_eq(rl_family_cases(RL_SWEEP_SCOREGAP, 64, "so2", sub, RL_SWEEP_CASES_MAX, &m, &err), RL_OK);
+    cr_assert_eq(m, 2);
+    cr_assert_eq(sub[1].stream, RL_STREAM_GAP_FAMILY + 2);
     /* no stream of any case of any sweep is another's */
-    unsigned long seen[2 * RL_SWEEP_CASES_MAX];
+    unsigned long seen[RL_SWEEP_COUNT * RL_SWEEP_CASES_MAX];
     int ns = 0;
     for (int s = 0; s < RL_SWEEP_COUNT; s++) {
         cr_assert_eq(rl_family_cases((rl_sweep)s, 16, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
@@ -451,27 +493,56 @@ Test(families, families_flag_is_checked_against_the_registry)
     cr_assert_eq(th_run("concentration --families cayley --out /nonexistent/x", out, sizeof out, err, sizeof err), 2);
     cr_assert(strstr(err, "has no case in this sweep") && th_lines(err) == 1, "%s", err);
     cr_assert_eq(th_run("scoregap --families haar", out, sizeof out, err, sizeof err), 2);
+    cr_assert(strstr(err, "has no case in this sweep") && th_lines(err) == 1, "%s", err);
+    /* farmass, values, scoregap: the registry's families; none is no family,
+     * Cayley has no case there */
+    static const char *const refused[][2] = {
+        { "farmass --families cayley --out /nonexistent/x", "has no case in this sweep" },
+        { "farmass --families none --out /nonexistent/x", "unknown family 'none'" },
+        { "values --families householder,bogus --out /nonexistent/x", "unknown family 'bogus'" },
+        { "values --families path --out /nonexistent/x", "has no case in this sweep" },
+        { "scoregap --families cayley --out /nonexistent/x", "has no case in this sweep" },
+        { "scoregap --families '' --out /nonexistent/x", "--families expects a non-empty value" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        cr_assert_eq(th_run(refused[i][0], out, sizeof out, err, sizeof err), 2, "%s", refused[i][0]);
+        cr_assert(strstr(err, refused[i][1]) && th_lines(err) == 1, "%s: %s", refused[i][0], err);
+    }
+    for (int i = 0; i < 3; i++) {
+        static const char *const help[3] = { "farmass --help", "values --help", "scoregap --help" };
+        cr_assert_eq(th_run(help[i], out, sizeof out, err, sizeof err), 0, "%s", help[i]);
+        cr_assert(strstr(out, "--families") && strstr(out, "householder") && !strstr(out, "cayley"), "%s: %s",
+                  help[i], out);
+    }
     cr_assert_eq(th_run("mixing --help", out, sizeof out, err, sizeof err), 0);
     cr_assert(strstr(out, "--families") && strstr(out, "cayley"), "mixing --help lists cayley: %s", out);
 }
 
 /* A subset that leaves a figure without its families (PaTH alone has no
  * orthogonal family for the coherence figure, householder alone no SO(2) law
- * for concentration's SO(2) panel) still writes every figure: gnuplot failed
- * on an undefined STATS_max before (status 1, nothing written). */
+ * for concentration's SO(2) panel or values' per-block figure, SO(2) alone
+ * no Householder for farmass's ALiBi panel, scoregap's circle law alone no
+ * study row) still writes every figure: gnuplot failed on an undefined
+ * STATS_max before (status 1, nothing written). */
 Test(families, a_subset_writes_every_figure, .timeout = 240)
 {
-    static const struct { const char *cmd, *png[3]; } runs[] = {
+    static const struct { const char *cmd, *png[4]; } runs[] = {
         { "mixing --preset quick --seed 5 --threads 2 --families path",
           { "mixing_families.png", "mixing_coherence.png", "mixing_laws.png" } },
         { "concentration --preset quick --seed 5 --threads 2 --families householder",
           { "concentration_families.png", "concentration_so2.png", "concentration_haar.png" } },
+        { "farmass --preset quick --seed 5 --threads 2 --families so2",
+          { "farmass_families.png", "farmass_alibi.png", "farmass_looseness.png" } },
+        { "values --preset quick --seed 5 --threads 2 --families householder",
+          { "values_norm.png", "values_blocks.png", "values_slopes.png", "values_cov.png" } },
+        { "scoregap --preset quick --seed 5 --threads 2 --families householder",
+          { "scoregap_max.png", "scoregap_gap.png" } },
     };
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         char *dir = th_tmpdir(), cmd[512], path[600], out[4096], err[4096];
         snprintf(cmd, sizeof cmd, "%s --out %s/o", runs[i].cmd, dir);
         cr_assert_eq(th_run(cmd, out, sizeof out, err, sizeof err), 0, "%s: %s", cmd, err);
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4 && runs[i].png[k]; k++) {
             snprintf(path, sizeof path, "%s/o/%s", dir, runs[i].png[k]);
             cr_assert_eq(access(path, R_OK), 0, "%s: no %s", cmd, runs[i].png[k]);
         }
