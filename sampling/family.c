@@ -135,19 +135,28 @@ rl_status rl_family_cases(rl_sweep s, int d, const char *families, rl_family_cas
 {
     const int subset = families && *families;
     int k = 0;
-    if (subset) /* every name must be a family, and give this sweep a case */
-        for (const char *p = families; *p;) {
+    /* every name must be a family, named once, and give this sweep a case;
+     * an empty name (",", "a,,b", a trailing comma) is a malformed list */
+    int named[RL_FAM_COUNT] = { 0 };
+    if (subset)
+        for (const char *p = families;;) {
             const char *e = strchr(p, ',');
             char name[64];
             size_t len = e ? (size_t)(e - p) : strlen(p);
+            if (len == 0)
+                return rl_fail(err, RL_EINPUT, "an empty name in the family list '%s'", families);
             snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), p);
             int kind = rl_family_lookup(name);
             rl_family_case tmp[RL_FAMILY_CASES_MAX];
             if (kind < 0)
                 return rl_fail(err, RL_EINPUT, "unknown family '%s' (one of %s)", name, RL_FAMILY_NAMES);
+            if (named[kind]++)
+                return rl_fail(err, RL_EINPUT, "family '%s' is named twice", name);
             if (!registry[kind]->cases || registry[kind]->cases(d, s, tmp) == 0)
                 return rl_fail(err, RL_EINPUT, "family '%s' has no case in this sweep", name);
-            p += len + (e != NULL);
+            if (!e)
+                break;
+            p = e + 1;
         }
     for (int kind = 0; kind < RL_FAM_COUNT; kind++) {
         rl_family_case c[RL_FAMILY_CASES_MAX];

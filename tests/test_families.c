@@ -490,6 +490,16 @@ Test(families, families_flag_is_checked_against_the_registry)
     char out[4096], err[4096];
     cr_assert_eq(th_run("mixing --families haar,bogus --out /nonexistent/x", out, sizeof out, err, sizeof err), 2);
     cr_assert(strstr(err, "unknown family 'bogus'") && th_lines(err) == 1, "%s", err);
+    /* a name twice, and an empty name (a malformed list), each one line before any work */
+    cr_assert_eq(th_run("mixing --families haar,haar --out /nonexistent/x", out, sizeof out, err, sizeof err), 2);
+    cr_assert(strstr(err, "family 'haar' is named twice") && th_lines(err) == 1, "%s", err);
+    static const char *const empty[] = { ",", "haar,", ",haar", "haar,,path" };
+    for (int i = 0; i < 4; i++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "mixing --families %s --out /nonexistent/x", empty[i]);
+        cr_assert_eq(th_run(cmd, out, sizeof out, err, sizeof err), 2, "%s", cmd);
+        cr_assert(strstr(err, "an empty name in the family list") && th_lines(err) == 1, "%s: %s", cmd, err);
+    }
     cr_assert_eq(th_run("concentration --families cayley --out /nonexistent/x", out, sizeof out, err, sizeof err), 2);
     cr_assert(strstr(err, "has no case in this sweep") && th_lines(err) == 1, "%s", err);
     cr_assert_eq(th_run("scoregap --families haar", out, sizeof out, err, sizeof err), 2);
