@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/streams.h"
 #include "../core/util.h"
 
 /* The Laguerre sum behind rl_brownian_mean, c = (2 e^{-x/2} S + (d odd)) / d,
@@ -199,10 +198,10 @@ static int brownian_cases(int d, rl_sweep s, rl_family_case *out)
         return 0;
     if (s == RL_SWEEP_MIXING) {
         f.sigma = 0.1;
-        out[0] = (rl_family_case){ "brownian-s0.1", f, 5, RL_STREAM_MIX_FAMILY + 5, 0, 1, 0 };
+        out[0] = (rl_family_case){ "brownian-s0.1", f, 5, 0, 0, 1, 0 };
     } else {
         f.sigma = 1.0 / sqrt((double)d);
-        out[0] = (rl_family_case){ "brownian", f, 2, RL_STREAM_CONC_FAMILY + 2, 0, 1, 0 };
+        out[0] = (rl_family_case){ "brownian", f, 2, 0, 0, 1, 0 };
     }
     return 1;
 }

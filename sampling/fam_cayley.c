@@ -29,7 +29,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/streams.h"
 #include "../core/util.h"
 
 /* The same range as the Brownian step's sigma (family.h). */
@@ -168,8 +167,7 @@ static int cayley_cases(int d, rl_sweep s, rl_family_case *out)
         return 0;
     rl_family f = rl_family_default(RL_FAM_CAYLEY, d);
     f.sigma = 0.1;
-    out[0] = (rl_family_case){ "cayley-s0.1", f, RL_FAMILY_FRESH_SLOT(RL_FAM_CAYLEY, 0),
-                               rl_family_fresh_stream(RL_FAM_CAYLEY, s, 0), 0, 1, 0 };
+    out[0] = (rl_family_case){ "cayley-s0.1", f, RL_FAMILY_FRESH_SLOT(RL_FAM_CAYLEY, 0), 0, 0, 1, 0 };
     return 1;
 }
 

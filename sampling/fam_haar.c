@@ -7,7 +7,6 @@
 
 #include <math.h>
 
-#include "../core/streams.h"
 
 static void *haar_ws(const rl_family *f)
 {
@@ -117,12 +116,12 @@ static double lazy_cost(const rl_family *f, double n, int m)
 static int haar_cases(int d, rl_sweep s, rl_family_case *out)
 {
     if (s == RL_SWEEP_VALUES) {
-        out[0] = (rl_family_case){ "haar", rl_family_default(RL_FAM_HAAR, d), 4, RL_STREAM_VALUES + 4, 0, 1, 1 };
+        out[0] = (rl_family_case){ "haar", rl_family_default(RL_FAM_HAAR, d), 4, 0, 0, 1, 1 };
         return 1;
     }
     if (s != RL_SWEEP_MIXING)
         return 0;
-    out[0] = (rl_family_case){ "haar", rl_family_default(RL_FAM_HAAR, d), 0, RL_STREAM_MIX_FAMILY + 0, 0, 1, 0 };
+    out[0] = (rl_family_case){ "haar", rl_family_default(RL_FAM_HAAR, d), 0, 0, 0, 1, 0 };
     return 1;
 }
 
@@ -130,7 +129,7 @@ static int haar_so_cases(int d, rl_sweep s, rl_family_case *out)
 {
     if (s != RL_SWEEP_MIXING)
         return 0;
-    out[0] = (rl_family_case){ "haar-so", rl_family_default(RL_FAM_HAAR_SO, d), 1, RL_STREAM_MIX_FAMILY + 1, 0, 1, 0 };
+    out[0] = (rl_family_case){ "haar-so", rl_family_default(RL_FAM_HAAR_SO, d), 1, 0, 0, 1, 0 };
     return 1;
 }
 
@@ -141,9 +140,9 @@ static int lazy_cases(int d, rl_sweep s, rl_family_case *out)
     if (s != RL_SWEEP_MIXING && s != RL_SWEEP_CONCENTRATION)
         return 0;
     if (s == RL_SWEEP_MIXING)
-        out[0] = (rl_family_case){ "lazy-haar-p0.1", f, 4, RL_STREAM_MIX_FAMILY + 4, 0, 1, 0 };
+        out[0] = (rl_family_case){ "lazy-haar-p0.1", f, 4, 0, 0, 1, 0 };
     else
-        out[0] = (rl_family_case){ "lazy-haar-p0.1", f, 1, RL_STREAM_CONC_FAMILY + 1, 0, 1, 0 };
+        out[0] = (rl_family_case){ "lazy-haar-p0.1", f, 1, 0, 0, 1, 0 };
     return 1;
 }
 

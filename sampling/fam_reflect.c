@@ -6,7 +6,6 @@
 
 #include <math.h>
 
-#include "../core/streams.h"
 
 static double beta_of(const rl_family *f)
 {
@@ -88,19 +87,19 @@ static int householder_cases(int d, rl_sweep s, rl_family_case *out)
     rl_family f = rl_family_default(RL_FAM_HOUSEHOLDER, d);
     switch (s) {
     case RL_SWEEP_MIXING:
-        out[0] = (rl_family_case){ "householder", f, 2, RL_STREAM_MIX_FAMILY + 2, 0, 1, 0 };
+        out[0] = (rl_family_case){ "householder", f, 2, 0, 0, 1, 0 };
         return 1;
     case RL_SWEEP_CONCENTRATION:
-        out[0] = (rl_family_case){ "householder", f, 0, RL_STREAM_CONC_FAMILY + 0, 0, 1, 0 };
+        out[0] = (rl_family_case){ "householder", f, 0, 0, 0, 1, 0 };
         return 1;
     case RL_SWEEP_FARMASS:
-        out[0] = (rl_family_case){ "householder", f, 1, RL_STREAM_FARMASS + 1, 0, 1, 0 };
+        out[0] = (rl_family_case){ "householder", f, 1, 0, 0, 1, 0 };
         return 1;
     case RL_SWEEP_VALUES:
-        out[0] = (rl_family_case){ "householder", f, 3, RL_STREAM_VALUES + 3, 0, 1, 0 };
+        out[0] = (rl_family_case){ "householder", f, 3, 0, 0, 1, 0 };
         return 1;
     case RL_SWEEP_SCOREGAP:
-        out[0] = (rl_family_case){ "householder", f, 0, RL_STREAM_GAP_FAMILY + 0, 0, 1, 0 };
+        out[0] = (rl_family_case){ "householder", f, 0, 0, 0, 1, 0 };
         return 1;
     default:
         return 0;
@@ -114,9 +113,9 @@ static int path_cases(int d, rl_sweep s, rl_family_case *out)
     if (s != RL_SWEEP_MIXING && s != RL_SWEEP_CONCENTRATION)
         return 0;
     if (s == RL_SWEEP_MIXING)
-        out[0] = (rl_family_case){ "path-beta1", f, 3, RL_STREAM_MIX_FAMILY + 3, 0, 1, 0 };
+        out[0] = (rl_family_case){ "path-beta1", f, 3, 0, 0, 1, 0 };
     else
-        out[0] = (rl_family_case){ "path-beta1", f, 3, RL_STREAM_CONC_FAMILY + 3, 0, 1, 0 };
+        out[0] = (rl_family_case){ "path-beta1", f, 3, 0, 0, 1, 0 };
     return 1;
 }
 

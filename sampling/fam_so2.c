@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/streams.h"
 #include "../core/util.h"
 
 static rl_status so2_check(const rl_family *f, rl_err *err)
@@ -174,15 +173,15 @@ static double so2_cost(const rl_family *f, double n, int m)
 }
 
 /* The circle law U(-pi, pi) and the study's U(-w_b, w_b), base 10000, at
- * slots (and stream offsets) c and c + 1 of a sweep with stream domain base;
+ * slots c and c + 1 of a sweep (their streams follow from the slots);
  * scoregap's first far distances: 64 (window 1), 512 (beyond a 512-token
  * training context: the slow blocks never mix). */
-static int circle_study(rl_family f, int c, unsigned long base, int scoregap, rl_family_case *out)
+static int circle_study(rl_family f, int c, int scoregap, rl_family_case *out)
 {
     f.law = RL_ANG_CIRCLE;
-    out[0] = (rl_family_case){ "so2-circle", f, c, base + c, scoregap ? 64 : 0, 1, 0 };
+    out[0] = (rl_family_case){ "so2-circle", f, c, 0, scoregap ? 64 : 0, 1, 0 };
     f.law = RL_ANG_UNIFORM;
-    out[1] = (rl_family_case){ "so2-study", f, c + 1, base + c + 1, scoregap ? 512 : 0, 1, 0 };
+    out[1] = (rl_family_case){ "so2-study", f, c + 1, 0, scoregap ? 512 : 0, 1, 0 };
     return 2;
 }
 
@@ -196,21 +195,21 @@ static int so2_cases(int d, rl_sweep s, rl_family_case *out)
                                                    "so2-circle", "so2-drift" };
     rl_family f = rl_family_default(RL_FAM_SO2, d);
     if (s == RL_SWEEP_FARMASS)
-        return circle_study(f, 2, RL_STREAM_FARMASS, 0, out);
+        return circle_study(f, 2, 0, out);
     if (s == RL_SWEEP_VALUES)
-        return circle_study(f, 1, RL_STREAM_VALUES, 0, out);
+        return circle_study(f, 1, 0, out);
     if (s == RL_SWEEP_SCOREGAP)
-        return circle_study(f, 1, RL_STREAM_GAP_FAMILY, 1, out);
+        return circle_study(f, 1, 1, out);
     if (s == RL_SWEEP_CONCENTRATION) {
         f.law = RL_ANG_CIRCLE;
-        out[0] = (rl_family_case){ "so2-circle", f, 4, RL_STREAM_CONC_FAMILY + 4, 16, 1, 0 };
+        out[0] = (rl_family_case){ "so2-circle", f, 4, 0, 16, 1, 0 };
         f.law = RL_ANG_UNIFORM;
-        out[1] = (rl_family_case){ "so2-study-65536", f, 5, RL_STREAM_CONC_FAMILY + 5, 65536, 1, 0 };
+        out[1] = (rl_family_case){ "so2-study-65536", f, 5, 0, 65536, 1, 0 };
         return 2;
     }
     for (int a = 0; a < RL_ANG_COUNT; a++) {
         f.law = (rl_angle_law)a;
-        out[a] = (rl_family_case){ mix[a], f, 6 + a, RL_STREAM_MIX_FAMILY + 6 + a, 0, 1, 0 };
+        out[a] = (rl_family_case){ mix[a], f, 6 + a, 0, 0, 1, 0 };
     }
     return RL_ANG_COUNT;
 }

@@ -116,6 +116,17 @@ unsigned long rl_family_fresh_stream(rl_family_kind k, rl_sweep s, int j)
     return RL_STREAM_FAMILY_FRESH + 256UL * (unsigned)k + 16UL * (unsigned)s + (unsigned)j;
 }
 
+unsigned long rl_family_case_stream(rl_sweep s, rl_family_kind k, int slot)
+{
+    /* each sweep's domain, in rl_sweep order (streams.h) */
+    static const unsigned long domain[RL_SWEEP_COUNT] = { RL_STREAM_MIX_FAMILY, RL_STREAM_CONC_FAMILY,
+                                                          RL_STREAM_FARMASS, RL_STREAM_VALUES,
+                                                          RL_STREAM_GAP_FAMILY };
+    if (slot >= RL_FAMILY_FRESH_SLOT(0, 0))
+        return rl_family_fresh_stream(k, s, slot - RL_FAMILY_FRESH_SLOT(k, 0));
+    return domain[s] + (unsigned long)slot;
+}
+
 /* whether `name` is one of the comma-separated names of list */
 static int listed(const char *list, const char *name)
 {
@@ -175,6 +186,7 @@ rl_status rl_family_cases(rl_sweep s, int d, const char *families, rl_family_cas
                 at--;
             }
             out[at] = c[j];
+            out[at].stream = rl_family_case_stream(s, (rl_family_kind)kind, c[j].slot);
         }
     }
     *n = k;

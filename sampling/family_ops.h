@@ -58,7 +58,9 @@ typedef struct {
     const char *label;    /* "path-beta1", "so2-circle", ... */
     rl_family f;
     int slot;             /* its position in the sweep (today's cases: 0, 1, ...) */
-    unsigned long stream; /* its random-stream domain (streams.h), the same in any subset */
+    unsigned long stream; /* its random-stream domain, the same in any subset: derived from
+                           * the sweep and the slot by rl_family_cases (rl_family_case_stream);
+                           * a family's `cases` leaves it 0 */
     long n;               /* a set length: concentration's route length, scoregap's first far
                            * distance delta0 (0: from the family's mixing window) */
     int in_default;       /* whether the sweep runs it when no subset is named */
@@ -74,6 +76,13 @@ typedef struct {
  * families (nor sweeps) share one.  Slots of such cases: RL_FAMILY_FRESH_SLOT. */
 unsigned long rl_family_fresh_stream(rl_family_kind k, rl_sweep s, int j);
 #define RL_FAMILY_FRESH_SLOT(kind, j) (64 + 4 * (int)(kind) + (j))
+
+/* The stream domain of a case of family k at this slot of sweep s: a slot
+ * below 64 (a case from before the registry) has its experiment's domain
+ * plus the slot (streams.h: RL_STREAM_MIX_FAMILY + k, ...), the numbers the
+ * experiments always used; a fresh slot RL_FAMILY_FRESH_SLOT(k, j) has
+ * rl_family_fresh_stream(k, s, j). */
+unsigned long rl_family_case_stream(rl_sweep s, rl_family_kind k, int slot);
 
 struct rl_family_ops {
     const char *desc;  /* one line for help texts */
