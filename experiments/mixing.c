@@ -106,13 +106,24 @@ static double window_margin(void)
     return 2 * rl_rule_window.k;
 }
 
-/* Replicates at which the margin |p - eps| would reach 2k SE, from reps
- * with standard error se there (SE proportional to 1/sqrt(replicates));
- * LONG_MAX when p = eps (no number decides it). */
+/* Replicates at which the margin |p - eps| would reach m SE, from reps
+ * with standard error se there (SE proportional to 1/sqrt(replicates)):
+ * ceil(reps (m se / |p - eps|)^2); LONG_MAX when p = eps (no number decides
+ * it), -1 when that is not a number (a NaN se or p). */
+static long reps_at_margin(long reps, double se, double p, double eps, double m)
+{
+    const double r = m * se / fabs(p - eps), n = ceil((double)reps * r * r);
+    if (isnan(n))
+        return -1;
+    return n < (double)LONG_MAX ? (long)n : LONG_MAX;
+}
+
+/* ... at the margin 2k SE at which the test lengths are chosen (LONG_MAX
+ * also when it is not a number: no count is known to decide it) */
 static long window_reps_needed(long reps, double se, double p, double eps)
 {
-    const double r = window_margin() * se / fabs(p - eps), n = ceil((double)reps * r * r);
-    return n < (double)LONG_MAX ? (long)n : LONG_MAX;
+    const long n = reps_at_margin(reps, se, p, eps, window_margin());
+    return n < 0 ? LONG_MAX : n;
 }
 
 /* The two test lengths of the window W = wp on grid[0..ng-1] (rule window):
@@ -164,10 +175,9 @@ static void window_decide(rl_report *rep, const char *label, double nrm, double 
         /* formed but inside the band: the replicates at which the observed
          * margin of the closer side would be 3 SE */
         const int g = x == x_hi ? hi : lo;
-        const double r = rl_rule_window.k * se[g] / fabs(est[g] - eps);
-        if (isfinite(r))
-            rl_fmt(nd, sizeof nd, "; needs about %ld replicates at this margin (this run %ld)",
-                   (long)ceil((double)reps * r * r), reps);
+        const long r = reps_at_margin(reps, se[g], est[g], eps, rl_rule_window.k);
+        if (r >= 0 && r < LONG_MAX)
+            rl_fmt(nd, sizeof nd, "; needs about %ld replicates at this margin (this run %ld)", r, reps);
     }
     char pl[80] = "n_lo: none (W = 1)", ph[80], ml[80] = "", mh[80], xs[32];
     if (lower && lo >= 0)
