@@ -26,6 +26,7 @@ int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_horizon(int argc, char **argv);
+int cmd_farpred(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 

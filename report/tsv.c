@@ -1,6 +1,10 @@
 /* tsv.c: tab-separated output files. */
 #include "tsv.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,3 +40,24 @@ void rl_tsv_close(rl_tsv *t)
     free(t);
 }
 
+
+int rl_tsv_fields(char *line, char **col, int max)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = 0;
+    for (char *p = line; n < max;) {
+        col[n++] = p;
+        p = strchr(p, '\t');
+        if (!p)
+            break;
+        *p++ = 0;
+    }
+    return n;
+}
+
+double rl_tsv_num(const char *s)
+{
+    char *end;
+    double x = strtod(s, &end);
+    return end == s || *end ? NAN : x;
+}

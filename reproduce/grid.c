@@ -576,6 +576,47 @@ static void stage_probe(const rl_repro *r, int v, int k, eta *e)
     free(d);
 }
 
+/* Every model (farpred set): the far mass at 2T .. max_mult T predicted
+ * from windows of T (routelab farpred, into farpred/) and measured by the
+ * probe at the same lengths (farpred/probe/), the report's far-mass
+ * prediction section (NOTES.md §17). */
+static void stage_farpred(const rl_repro *r, int v, int k, eta *e)
+{
+    if (!r->g.farpred)
+        return;
+    char *fd = mdir_file(r, v, k, "farpred"), *pd = mdir_file(r, v, k, "farpred/probe"),
+         *ck = mdir_file(r, v, k, "ckpt.bin");
+    char *fm = rl_path_join(fd, "farpred.tsv"), *pm = rl_path_join(pd, "probe.tsv");
+    long len[34];
+    const int n = rl_repro_lengths(r, len, 32);
+    char list[34 * 24] = "";
+    for (int i = 1; i < n; i++) /* len[0] = T: nothing lies beyond T there */
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%ld", i > 1 ? "," : "", len[i]);
+    for (int pass = 0; pass < 2 && n > 1; pass++) {
+        if (exists(pass ? pm : fm))
+            continue;
+        say(r, e, v, k, pass ? "probing far mass at every length" : "predicting far mass from within T");
+        args a = { 0 };
+        args_cmd(&a, pass ? "probe" : "farpred");
+        flag(&a, "--ckpt", "%s", ck);
+        flag(&a, "--data", "%s", r->g.data);
+        flag(&a, "--lengths", "%s", list);
+        flag(&a, "--out", "%s", pass ? pd : fd);
+        args_seed_threads(&a, r, rl_repro_seed(r, k));
+        char line[512], what[300];
+        int st = run_self(&a, line, sizeof line);
+        if (st != 0)
+            run_fail((snprintf(what, sizeof what, "%s %s", pass ? "probing" : "predicting", r->var[v]), what), st,
+                     line);
+        args_free(&a);
+    }
+    free(fm);
+    free(pm);
+    free(fd);
+    free(pd);
+    free(ck);
+}
+
 static void stage_theory(const rl_repro *r)
 {
     if (!strcmp(r->g.theory, "none"))
@@ -669,8 +710,12 @@ static int item_done(const rl_repro *r, int v, int k)
     free(config_of(r, v, k, text));
     free(text);
     char *tr = mdir_file(r, v, k, "trained"), *ev = mdir_file(r, v, k, "eval.tsv");
-    char *pr = mdir_file(r, v, k, "probe/probe.tsv");
-    const int done = exists(tr) && exists(ev) && (!probed(r, v) || k != 0 || exists(pr));
+    char *pr = mdir_file(r, v, k, "probe/probe.tsv"), *fp = mdir_file(r, v, k, "farpred/farpred.tsv"),
+         *fq = mdir_file(r, v, k, "farpred/probe/probe.tsv");
+    const int done = exists(tr) && exists(ev) && (!probed(r, v) || k != 0 || exists(pr)) &&
+                     (!r->g.farpred || r->g.max_mult < 2 || (exists(fp) && exists(fq)));
+    free(fp);
+    free(fq);
     free(tr);
     free(ev);
     free(pr);
@@ -692,9 +737,10 @@ static void sweep(const rl_repro *r)
         return;
     for (int v = 0; v < r->nvar; v++)
         for (int k = 0; k < r->g.seeds; k++) {
-            char *d = rl_repro_model_dir(r, v, k), *pd = rl_path_join(d, "probe");
-            const char *dirs[] = { d, pd };
-            for (int i = 0; i < 2; i++) {
+            char *d = rl_repro_model_dir(r, v, k), *pd = rl_path_join(d, "probe"),
+                 *fd = rl_path_join(d, "farpred"), *fq = rl_path_join(d, "farpred/probe");
+            const char *dirs[] = { d, pd, fd, fq };
+            for (int i = 0; i < 4; i++) {
                 struct stat st;
                 rl_lock *lk;
                 rl_err err;
@@ -705,6 +751,8 @@ static void sweep(const rl_repro *r)
                 rl_unlock(lk);
             }
             free(pd);
+            free(fd);
+            free(fq);
             free(d);
         }
 }
@@ -772,6 +820,7 @@ int rl_repro_run(const rl_repro *r)
         }
         stage_eval(r, v, k, &e);
         stage_probe(r, v, k, &e);
+        stage_farpred(r, v, k, &e);
     }
     free(todo);
     if (!stopped && rank == size - 1)

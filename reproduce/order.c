@@ -47,6 +47,11 @@ rl_order rl_order_positive(const double *x, int k)
     return decide(x, k, 0, &rl_rule_sign);
 }
 
+rl_order rl_order_exceeds(const double *x, int k, double threshold)
+{
+    return decide(x, k, threshold, &rl_rule_sign);
+}
+
 rl_order rl_order_below(const double *x, int k, double threshold)
 {
     return decide(x, k, threshold, &rl_rule_below);

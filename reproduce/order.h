@@ -37,6 +37,10 @@ rl_order rl_order_above(const double *a, const double *b, int k);
 /* "x positive" (a model degrades: its log ratio above 0), rule sign. */
 rl_order rl_order_positive(const double *x, int k);
 
+/* "x above threshold" by rule sign on z((mean - threshold)/SE) (k - 1
+ * df): a quantity predicted to exceed a stated effect or margin. */
+rl_order rl_order_exceeds(const double *x, int k, double threshold);
+
 /* "x below threshold" (a model stays flat: its log ratio below log of a
  * ratio), rule below on (mean - threshold) / SE. */
 rl_order rl_order_below(const double *x, int k, double threshold);

@@ -27,6 +27,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
     *t = rl_train_opts_default();
     g->theory = "quick";
     g->probe = "rope,random_qkv";
+    g->farpred = 1;
     g->data = "data/brown";
     if (!strcmp(name, "quick")) {
         /* what `make run` runs, under 15 minutes on 2 cores with the theory

@@ -18,6 +18,8 @@ typedef struct {
     const char *theory;     /* theory preset: quick | full | none */
     const char *probe;      /* comma-separated variants to probe (or "all", "none") */
     int probe_mult;         /* probe at this multiple of ctx */
+    int farpred;            /* every model: far mass predicted from within T (farpred) and
+                             * measured by the probe at every evaluated length beyond T */
     const char *data;       /* default data set */
     int seeds;              /* models per variant, seeds --seed, --seed + 1, ... (the replication unit) */
     int matched;            /* the rotation base is chosen by rl_grid_match (the mixing-matched scale) */

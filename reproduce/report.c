@@ -10,6 +10,7 @@
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../report/tsv.h"
+#include "farmass.h"
 #include "horizon.h"
 #include "order.h"
 #include "orderings.h"
@@ -42,29 +43,6 @@ typedef struct {
     valcheck vc;
 } evalrow;
 
-/* The tab-separated fields of line (modified) into col; returns how many. */
-static int fields(char *line, char **col, int max)
-{
-    int n = 0;
-    line[strcspn(line, "\r\n")] = 0;
-    for (char *p = line; n < max;) {
-        col[n++] = p;
-        p = strchr(p, '\t');
-        if (!p)
-            break;
-        *p++ = 0;
-    }
-    return n;
-}
-
-/* A number of eval.tsv ("NA", "nan" or a bad field: NaN). */
-static double num(const char *s)
-{
-    char *end;
-    double x = strtod(s, &end);
-    return end == s || *end ? NAN : x;
-}
-
 /* The columns of eval.tsv the report reads, found by their header names
  * (so that an eval.tsv of the old protocol, without the paired columns,
  * still reads: those are NaN). */
@@ -91,7 +69,7 @@ static int read_eval(const char *path, long ctx, evalrow *e)
         fclose(f);
         return -1;
     }
-    const int nh = fields(line, c, 64);
+    const int nh = rl_tsv_fields(line, c, 64);
     for (int k = 0; k < C_N; k++) {
         at[k] = -1;
         for (int j = 0; j < nh; j++)
@@ -103,10 +81,10 @@ static int read_eval(const char *path, long ctx, evalrow *e)
         return -1;
     }
     while (e->n < MAXLEN && fgets(line, sizeof line, f)) {
-        const int nc = fields(line, c, 64);
+        const int nc = rl_tsv_fields(line, c, 64);
         double x[C_N];
         for (int k = 0; k < C_N; k++)
-            x[k] = at[k] >= 0 && at[k] < nc ? num(c[at[k]]) : NAN;
+            x[k] = at[k] >= 0 && at[k] < nc ? rl_tsv_num(c[at[k]]) : NAN;
         const double L = x[C_LEN];
         if (isnan(L) || L < 1)
             continue;
@@ -1109,6 +1087,25 @@ static void probes_section(FILE *fp, const rl_repro *r)
     }
 }
 
+/* The far-mass prediction (farmass.c), given every model's newest-position
+ * log ratios by length. */
+static void farmass_section(const grid_evals *G, FILE *fp, const rl_outdir *od)
+{
+    const rl_repro *r = G->r;
+    const int nv = r->nvar, K = G->K;
+    const evalrow *e0 = ev_of(G, 0, 0);
+    const int n = e0->n;
+    double *x = rl_xmalloc(sizeof(double) * (size_t)nv * K * (n ? n : 1));
+    for (int v = 0; v < nv; v++)
+        for (int k = 0; k < K; k++)
+            for (int i = 0; i < n; i++) {
+                double se;
+                x[((long)v * K + k) * n + i] = new_logratio(ev_of(G, v, k), e0->len[i] / e0->len[0], &se);
+            }
+    rl_repro_farmass_section(r, fp, od, x, e0->len, n);
+    free(x);
+}
+
 void rl_repro_report(const rl_repro *r, const char *command)
 {
     const int nv = r->nvar, K = r->g.seeds;
@@ -1133,6 +1130,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
             r->g.theory);
     copy_theory_summary(r, fp);
     probes_section(fp, r);
+    farmass_section(&G, fp, &od);
     claims_section(&G, fp);
     rl_outfile_commit(o);
     printf("reproduce: wrote %s, table.tsv, summary.tsv, orderings.tsv, valcheck.tsv and the figures\n", path);

@@ -1,0 +1,368 @@
+/* farpred.c: the within-T measurement and the far-mass prediction of
+ * farpred.h (NOTES.md §17). */
+#include "farpred.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "../sampling/rng.h"
+#include "../sampling/so2.h"
+#include "../theory/farpred.h"
+#include "../theory/theory.h"
+#include "accum_rot.h"
+#include "attention.h"
+#include "data.h"
+#include "layers.h"
+
+void rl_farpred_within_free(rl_farpred_within *w)
+{
+    free(w->slope);
+    free(w->dsum);
+    free(w->dsq);
+    free(w->dexp);
+    free(w->dcount);
+    free(w->nearN);
+    free(w->lam);
+    free(w->bandexp);
+    free(w->sinkexp);
+    free(w->bandc);
+    free(w->sinkc);
+    free(w->c);
+    free(w->cs);
+    free(w->sr);
+    free(w->srs);
+    free(w->pdist);
+    free(w->sdist);
+    free(w->A);
+    free(w->As);
+    free(w->chi);
+    memset(w, 0, sizeof *w);
+}
+
+/* Sums over positions 1..T-1 of the windows of e^{i n c} sinc(n w), the
+ * scheme's own step law (rl_scheme_steps), per layer and lane, into
+ * acc[(l * lanes + lane) * nh + n - 1]; e^{i n c} and e^{i n w} by
+ * recurrence.  Called once per batch, after the forward (lf reads LN1). */
+static void add_steps(rl_gpt *m, const uint16_t *tok, int nbw, long T, int nh, double complex *acc,
+                      double *cen, double *hw)
+{
+    const int lanes = rl_scheme_step_lanes(&m->sx);
+    for (int l = 0; l < m->cfg.layers; l++) {
+        rl_scheme_steps(&m->sx, l, m->a[l].ln1, tok, (long)nbw * T, cen, hw);
+        for (long r = 0; r < (long)nbw * T; r++) {
+            if (r % T == 0) /* position 0 takes no step */
+                continue;
+            for (int j = 0; j < lanes; j++) {
+                const double c = cen[r * lanes + j], wd = hw[r * lanes + j];
+                const double complex zc = cexp(I * c), zw = cexp(I * wd);
+                double complex pc = 1, pw = 1;
+                double complex *a = acc + ((long)l * lanes + j) * nh;
+                for (int n = 1; n <= nh; n++) {
+                    pc *= zc;
+                    pw *= zw;
+                    a[n - 1] += (wd == 0 ? 1.0 : cimag(pw) / (n * wd)) * pc;
+                }
+            }
+        }
+    }
+}
+
+/* Pair k of window g: a distance in the band [T/2, T) and a query with a
+ * key j >= 1 there, spread over both by two coprime strides. */
+static void band_pair(long T, long g, long k, long *i, long *j)
+{
+    const long half = T / 2, u = g * 7919 + k * 104729, nd = T - 1 - half;
+    const long d = half + u % nd; /* <= T - 2: some i <= T - 1 has j = i - d >= 1 */
+    *i = d + 1 + (u / nd) % (T - 1 - d);
+    *j = *i - d;
+}
+
+/* The unrotated alignments of pair (i, j) of head h: raw q, k rows (row
+ * stride 3C: q at 0, k at C) into A (nb values) and c. */
+static void content(const float *raw, int C, int hd, int h, int rotates, long i, long j, double complex *A,
+                    double *c)
+{
+    const float *q = raw + i * 3 * C + h * hd, *k = raw + j * 3 * C + C + h * hd;
+    const double sc = 1 / sqrt((double)hd);
+    const int P = hd / 2;
+    double dot = 0;
+    for (int t = 0; t < hd; t++)
+        dot += (double)q[t] * k[t];
+    if (!rotates) {
+        *c = dot * sc;
+        return;
+    }
+    *c = 0;
+    for (int p = 0; p < P; p++) /* q~ conj(k~): (q1 + i q2)(k1 - i k2) */
+        A[p] = sc * ((double)q[p] + I * (double)q[p + P]) * ((double)k[p] - I * (double)k[p + P]);
+}
+
+rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np, uint64_t seed,
+                             rl_farpred_within *w, rl_err *err)
+{
+    memset(w, 0, sizeof *w);
+    const rl_gpt_config *cfg = &m->cfg;
+    const long T = cfg->ctx;
+    if (cfg->pos.path)
+        return rl_fail(err, RL_EINPUT, "farpred: PaTH transports scores, not SO(2) blocks: no prediction");
+    if (nwin < 1 || np < 1)
+        return rl_fail(err, RL_EINPUT, "farpred: --windows and --pairs must be >= 1");
+    if (m->B < 1)
+        return rl_fail(err, RL_EINPUT, "farpred needs a model with training activations (B >= 1)");
+    if (T < 4 || val->n < T + 1)
+        return rl_fail(err, RL_EINPUT, "farpred: need T >= 4 and a stream of at least T + 1 tokens");
+    const int H = cfg->heads, Lay = cfg->layers, hd = m->hd, C = cfg->width;
+    const int rotates = cfg->pos.rot != RL_ROT_NONE, P = rotates ? hd / 2 : 0;
+    const long NH = (long)Lay * H, ns = nwin < np ? nwin : np;
+    w->layers = Lay;
+    w->heads = H;
+    w->nb = P;
+    w->T = T;
+    w->nwin = nwin;
+    w->np = np;
+    w->ns = ns;
+    w->nh = P ? RL_FARPRED_NH : 0;
+    w->slope = rl_xcalloc(NH, sizeof(double));
+    w->dsum = rl_xcalloc(NH * T, sizeof(double));
+    w->dsq = rl_xcalloc(NH * T, sizeof(double));
+    w->dexp = rl_xcalloc(NH * T, sizeof(double));
+    w->dcount = rl_xcalloc(T, sizeof(double));
+    w->nearN = rl_xcalloc(NH * nwin, sizeof(double));
+    w->lam = rl_xcalloc(NH * nwin, sizeof(double));
+    w->bandexp = rl_xcalloc(NH, sizeof(double));
+    w->sinkexp = rl_xcalloc(NH, sizeof(double));
+    w->bandc = rl_xcalloc(NH, sizeof(double));
+    w->sinkc = rl_xcalloc(NH, sizeof(double));
+    w->c = rl_xcalloc(NH * np, sizeof(double));
+    w->cs = rl_xcalloc(NH * ns, sizeof(double));
+    w->sr = rl_xcalloc(NH * np, sizeof(double));
+    w->srs = rl_xcalloc(NH * ns, sizeof(double));
+    w->pdist = rl_xcalloc(np, sizeof(long));
+    w->sdist = rl_xcalloc(ns, sizeof(long));
+    w->A = rl_xcalloc((size_t)(NH * np * (P ? P : 1)), sizeof(double complex));
+    w->As = rl_xcalloc((size_t)(NH * ns * (P ? P : 1)), sizeof(double complex));
+    w->chi = rl_xcalloc((size_t)(NH * (P ? P : 1) * (w->nh ? w->nh : 1)), sizeof(double complex));
+    const float *sl = rl_gpt_alibi_slopes(m);
+    for (long x = 0; x < NH; x++)
+        w->slope[x] = sl ? sl[x % H] : 0;
+    const int B = m->B;
+    uint16_t *tok = rl_xmalloc(sizeof(uint16_t) * (size_t)B * (T + 1));
+    float *raw = rl_xmalloc(sizeof(float) * (size_t)B * T * 3 * C);
+    double *S = rl_xmalloc(sizeof(double) * T * T);
+    const int lanes = rl_scheme_step_lanes(&m->sx);
+    double *cen = rl_xmalloc(sizeof(double) * (size_t)B * T * (lanes ? lanes : 1)),
+           *hw = rl_xmalloc(sizeof(double) * (size_t)B * T * (lanes ? lanes : 1));
+    double complex *acc = rl_xcalloc((size_t)Lay * (lanes ? lanes : 1) * (w->nh ? w->nh : 1), sizeof *acc);
+    const long ppw = (np + nwin - 1) / nwin; /* content pairs per window */
+    long npos = 0;
+    const double sc = 1 / sqrt((double)hd);
+    for (long g0 = 0; g0 < nwin; g0 += B) {
+        const int nbw = nwin - g0 < B ? (int)(nwin - g0) : B;
+        uint64_t key0 = 0;
+        for (int b = 0; b < nbw; b++) {
+            uint64_t key;
+            const long s0 = rl_data_window(val, T, seed, g0 + b, &key);
+            if (b == 0)
+                key0 = key;
+            memcpy(tok + (long)b * (T + 1), val->tok + s0, sizeof(uint16_t) * (T + 1));
+        }
+        /* the windows' noise: one key per batch (the forward draws each
+         * window's from streams of it) */
+        rl_gpt_forward(m, tok, T + 1, nbw, (int)T, 0, key0);
+        if (lanes)
+            add_steps(m, tok, nbw, T, w->nh, acc, cen, hw);
+        npos += (long)nbw * (T - 1);
+        for (int l = 0; l < Lay; l++) {
+            const float *qkv = m->a[l].qkv; /* q, k rotated in place by the forward */
+            const float *wq = m->p.blk[l][RL_QKVW], *bq = m->p.blk[l][RL_QKVB];
+            rl_matmul_forward(raw, m->a[l].ln1, wq, bq, (long)nbw * T, C, 3 * C);
+            for (int b = 0; b < nbw; b++) {
+                const long g = g0 + b;
+                const float *qb = qkv + (long)b * T * 3 * C, *rb = raw + (long)b * T * 3 * C;
+                for (int h = 0; h < H; h++) {
+                    const long x = (long)l * H + h;
+                    for (long i = 0; i < T; i++)
+                        for (long j = 0; j <= i; j++) {
+                            const float *q = qb + i * 3 * C + h * hd, *k = qb + j * 3 * C + C + h * hd;
+                            double dot = 0;
+                            for (int t = 0; t < hd; t++)
+                                dot += (double)q[t] * k[t];
+                            const double s = dot * sc - w->slope[x] * (double)(i - j);
+                            S[i * T + j] = s;
+                            const long d = i - j;
+                            w->dsum[x * T + d] += s;
+                            w->dsq[x * T + d] += s * s;
+                            w->dexp[x * T + d] += exp(s);
+                            if (d >= T / 2) {
+                                const double sc0 = exp(s + w->slope[x] * (double)d);
+                                if (j >= 1) {
+                                    w->bandexp[x] += exp(s);
+                                    w->bandc[x] += sc0;
+                                } else {
+                                    w->sinkexp[x] += exp(s);
+                                    w->sinkc[x] += sc0;
+                                }
+                            }
+                        }
+                    /* the last query: its near sum (delta < T - 1) and lambda */
+                    double N = 0, lam = 0;
+                    for (long j = 0; j < T; j++) {
+                        const double s = S[(T - 1) * T + j];
+                        lam = fmax(lam, fabs(s));
+                        if (j >= 1)
+                            N += exp(s);
+                    }
+                    w->nearN[x * nwin + g] = N;
+                    w->lam[x * nwin + g] = lam;
+                    for (long k = 0; k < ppw; k++) {
+                        const long p = g * ppw + k;
+                        if (p >= np)
+                            break;
+                        long i, j;
+                        band_pair(T, g, k, &i, &j);
+                        content(rb, C, hd, h, rotates, i, j, w->A + (x * np + p) * (P ? P : 1),
+                                &w->c[x * np + p]);
+                        w->sr[x * np + p] = S[i * T + j]; /* realised, with the bias */
+                        w->pdist[p] = i - j;
+                    }
+                    if (g < ns) { /* the sink at a band distance */
+                        const long i = T / 2 + g % (T - T / 2);
+                        content(rb, C, hd, h, rotates, i, 0, w->As + (x * ns + g) * (P ? P : 1), &w->cs[x * ns + g]);
+                        w->srs[x * ns + g] = S[i * T];
+                        w->sdist[g] = i;
+                    }
+                }
+            }
+        }
+        for (long d = 0; d < T; d++)
+            w->dcount[d] += (double)nbw * (T - d);
+    }
+    /* band means over the exact counts */
+    double nb_band = 0, nb_sink = 0;
+    for (long d = T / 2; d < T; d++) {
+        nb_band += (double)nwin * (T - d - 1);
+        nb_sink += (double)nwin;
+    }
+    for (long x = 0; x < NH; x++) {
+        w->bandexp[x] /= nb_band;
+        w->sinkexp[x] /= nb_sink;
+        w->bandc[x] /= nb_band;
+        w->sinkc[x] /= nb_sink;
+    }
+    if (P && lanes == 0) { /* RoPE: the constant step omega_b */
+        double om[P];
+        rl_so2_freqs(hd, cfg->rot_base, 1.0, om);
+        for (long x = 0; x < NH; x++)
+            for (int p = 0; p < P; p++)
+                for (int n = 1; n <= w->nh; n++)
+                    w->chi[(x * P + p) * w->nh + n - 1] = cexp(I * (double)n * om[p]);
+    } else if (P) /* lanes: H hd/2 head-major (random, lf) or hd/2 shared (pemb) */
+        for (long x = 0; x < NH; x++)
+            for (int p = 0; p < P; p++) {
+                const int l = (int)(x / H), h = (int)(x % H), j = lanes == P ? p : h * P + p;
+                for (int n = 0; n < w->nh; n++)
+                    w->chi[(x * P + p) * w->nh + n] = acc[((long)l * lanes + j) * w->nh + n] / (double)npos;
+            }
+    free(tok);
+    free(raw);
+    free(S);
+    free(cen);
+    free(hw);
+    free(acc);
+    return RL_OK;
+}
+
+/* log mean_p e^{s_p + slope d_p} (the pairs' content without the bias),
+ * without overflow. */
+static double log_mean_content(const double *s, const long *d, double slope, long n)
+{
+    double mx = -INFINITY, sum = 0;
+    for (long i = 0; i < n; i++)
+        mx = fmax(mx, s[i] + slope * (double)d[i]);
+    for (long i = 0; i < n; i++)
+        sum += exp(s[i] + slope * (double)d[i] - mx);
+    return mx + log(sum / (double)n);
+}
+
+rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, rl_farpred_row *rows,
+                             double *logm_band, rl_err *err)
+{
+    const long T = w->T, NH = (long)w->layers * w->heads;
+    long Lmax = T + 1;
+    for (int k = 0; k < nl; k++) {
+        if (L[k] <= T)
+            return rl_fail(err, RL_EINPUT, "farpred: every length must exceed T = %ld, got %ld", T, L[k]);
+        if (L[k] > Lmax)
+            Lmax = L[k];
+    }
+    /* m over delta = T/2 .. Lmax - 1 (the band for the within-T check, then
+     * the far keys) */
+    const long d0 = T / 2, nd = Lmax - d0;
+    double *lm = rl_xmalloc(sizeof(double) * nd), *ls = rl_xmalloc(sizeof(double) * nd);
+    double *mt = rl_xmalloc(sizeof(double) * nd), *m0 = rl_xmalloc(sizeof(double) * nd);
+    double *md = rl_xmalloc(sizeof(double) * nd), *md0 = rl_xmalloc(sizeof(double) * nd);
+    double *N = rl_xmalloc(sizeof(double) * w->nwin), *Nd = rl_xmalloc(sizeof(double) * w->nwin);
+    rl_status st = RL_OK;
+    for (long x = 0; x < NH && st == RL_OK; x++) {
+        const rl_farpred_law law = { w->nb, w->nh, w->chi + x * (w->nb ? w->nb : 1) * (w->nh ? w->nh : 1) };
+        const int P = w->nb ? w->nb : 1;
+        st = rl_farpred_logmean(&law, w->np, w->c + x * w->np, w->A + x * w->np * P, w->slope[x], d0, nd, lm,
+                                err);
+        if (st == RL_OK)
+            st = rl_farpred_logmean(&law, w->ns, w->cs + x * w->ns, w->As + x * w->ns * P, w->slope[x], d0, nd,
+                                    ls, err);
+        if (st != RL_OK)
+            break;
+        /* the ratio estimator: the sample's content level onto the whole
+         * band's (both without the ALiBi bias) */
+        const double an = log(w->bandc[x]) - log_mean_content(w->sr + x * w->np, w->pdist, w->slope[x], w->np),
+                     as = log(w->sinkc[x]) - log_mean_content(w->srs + x * w->ns, w->sdist, w->slope[x], w->ns);
+        for (long t = 0; t < nd; t++) {
+            lm[t] += an;
+            ls[t] += as;
+        }
+        if (logm_band)
+            memcpy(logm_band + x * (T - d0), lm, sizeof(double) * (T - d0));
+        for (long t = 0; t < nd; t++) {
+            mt[t] = exp(lm[t]);
+            m0[t] = exp(ls[t]);
+            md[t] = w->bandexp[x];
+            md0[t] = w->sinkexp[x];
+        }
+        /* the near sums with the delta = T - 1 key each predictor expects
+         * there (in a long window it is text, not the window's first token) */
+        double lam = 0;
+        for (long r = 0; r < w->nwin; r++) {
+            N[r] = w->nearN[x * w->nwin + r] + mt[T - 1 - d0];
+            Nd[r] = w->nearN[x * w->nwin + r] + md[T - 1 - d0];
+            lam += w->lam[x * w->nwin + r];
+        }
+        lam /= (double)w->nwin;
+        for (int k = 0; k < nl; k++) {
+            const long i0 = (L[k] - 1) / RL_ATTN_SQ * RL_ATTN_SQ, i1 = L[k];
+            rl_farpred_row *r = rows + (long)k * NH + x;
+            r->L = L[k];
+            r->layer = (int)(x / w->heads);
+            r->head = (int)(x % w->heads);
+            r->lambda = lam;
+            r->theory = rl_farpred_rho(N, w->nwin, mt + (T - d0), m0 + (T - d0), T, i0, i1);
+            r->dilution = rl_farpred_rho(Nd, w->nwin, md + (T - d0), md0 + (T - d0), T, i0, i1);
+            double b = 0;
+            long n = 0;
+            for (long i = i0 > T ? i0 : T; i < i1; i++, n++)
+                b += rl_farmass_lower((double)(i + 1 - T), (double)T, lam);
+            r->bound = n ? b / (double)n : 0;
+        }
+    }
+    free(lm);
+    free(ls);
+    free(mt);
+    free(m0);
+    free(md);
+    free(md0);
+    free(N);
+    free(Nd);
+    return st;
+}

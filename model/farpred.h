@@ -1,0 +1,75 @@
+/* farpred.h: what a trained model's heads do within the training context T,
+ * read as the inputs of the far-mass prediction (theory/farpred.h, NOTES.md
+ * §17), and the prediction at longer lengths beside its two baselines.
+ *
+ * On nwin windows of T tokens (the probe's window starts at length T; the
+ * rotation noise keyed per batch of windows), for every layer and head:
+ *   - the realised scores s_ij = q.k/sqrt(hd) - m_h (i - j) by distance:
+ *     mean, spread and mean weight e^s (the logit against distance);
+ *   - the near sums N_r = sum_{delta < T - 1} e^{s} of each window's last
+ *     query (its T - 1 nearest keys that are not the window's first token)
+ *     and the row's largest |s| (lambda);
+ *   - content pairs (i, j) from the far band delta in [T/2, T - 1], j >= 1,
+ *     and the window's first token (j = 0, the "sink") at the same
+ *     distances: each pair's unrotated block alignments A_b =
+ *     q~_b conj(k~_b)/sqrt(hd) and unrotated score c (no rotation: every
+ *     dimension; else 0);
+ *   - the step law's chi_b(n) = mean over the text of E_U e^{i n theta}
+ *     (rl_scheme_steps: exact in the noise, closed form for random, the
+ *     model's own steps on text for pemb and lf; RoPE: e^{i n omega_b}).
+ * PaTH transports scores, not blocks: no prediction (RL_EINPUT). */
+#ifndef RL_MODEL_FARPRED_H
+#define RL_MODEL_FARPRED_H
+
+#include <complex.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/err.h"
+#include "../core/tokfile.h"
+#include "gpt.h"
+
+typedef struct {
+    int layers, heads, nb; /* blocks per head (0: no rotation) */
+    long T, nwin, np, ns;  /* windows; content pairs; sink pairs (per head) */
+    int nh;                /* harmonics of chi */
+    /* per head (layer * heads + h): */
+    double *slope;         /* ALiBi slope */
+    double *dsum, *dsq, *dexp; /* [head][delta]: sums of s, s^2, e^s over (windows x rows) */
+    double *dcount;        /* [delta]: pairs per distance (every head alike) */
+    double *nearN, *lam;   /* [head][window] */
+    double *bandexp, *sinkexp; /* [head]: mean e^s over every band pair (j >= 1), sink pair */
+    double *bandc, *sinkc; /* the same of e^{s + m_h delta}: the content without the ALiBi bias */
+    double *c, *cs;        /* [head][np], [head][ns]: unrotated scores */
+    double *sr, *srs;      /* [head][np], [head][ns]: the pairs' realised scores s */
+    long *pdist, *sdist;   /* [np], [ns]: each pair's distance (every head alike) */
+    double complex *A, *As; /* [head][np][nb], [head][ns][nb] */
+    double complex *chi;   /* [head][nb][nh] */
+} rl_farpred_within;
+
+/* Measure on windows w = 0..nwin-1 of rl_data_window(val, T, seed, w): m
+ * with training activations (rl_ckpt_load with B >= 1), np content pairs
+ * per head (spread over the windows and the band deterministically).
+ * RL_EINPUT for PaTH, nwin < 1, np < 1, a stream shorter than T + 1. */
+rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np, uint64_t seed,
+                             rl_farpred_within *w, rl_err *err);
+void rl_farpred_within_free(rl_farpred_within *w);
+
+/* One predicted row: length L, layer, head, the probe's rows [i0, L) of a
+ * window of L; far mass at delta >= T by the theory (F2, F3), by dilution
+ * (every far key weighs the band's mean e^s, the sink its own), and the
+ * bound M/(M + K e^{2 lambda}) (K = T, M = i + 1 - T, lambda the mean of
+ * the within-T rows' largest |s|), each averaged over the rows. */
+typedef struct {
+    long L;
+    int layer, head;
+    double theory, dilution, bound, lambda;
+} rl_farpred_row;
+
+/* Rows for lengths L[0..nl-1] (each > T), layers x heads per length, into
+ * rows (nl * layers * heads).  logm_band (may be NULL): the theory's m(delta)
+ * for delta in [T/2, T) per head (heads x T/2), the within-T check of F1. */
+rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, rl_farpred_row *rows,
+                             double *logm_band, rl_err *err);
+
+#endif

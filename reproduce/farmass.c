@@ -1,0 +1,353 @@
+/* farmass.c: the far-mass prediction section of the grid report
+ * (farmass.h, NOTES.md §17). */
+#include "farmass.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+#include "../experiments/claims.h"
+#include "../report/plot.h"
+#include "../report/tsv.h"
+#include "order.h"
+
+rl_verdict rl_farpred_decide(const double *d, int k, double *mean, double *se, double *x)
+{
+    rl_order o = rl_order_exceeds(d, k, RL_FARPRED_MARGIN);
+    *mean = o.mean;
+    *se = o.se;
+    *x = o.x;
+    return o.v;
+}
+
+int rl_horizon_first(const double *x, int n, int k, double threshold)
+{
+    for (int i = 0; i < n; i++)
+        if (rl_order_exceeds(x + (long)i * k, k, threshold).v == RL_V_HOLDS)
+            return i;
+    return -1;
+}
+
+/* One model's far mass by length index and head: measured (probe, W = T),
+ * its SE over rows, the three predictions; mixes[head]: a block of the
+ * head mixes beyond T. */
+typedef struct {
+    int ok;
+    double *meas, *se, *th, *di, *bd;
+    char *mixes;
+} model_fm;
+
+/* The row of lens for L, or -1. */
+static int len_at(const long *lens, int nlen, long L)
+{
+    for (int i = 0; i < nlen; i++)
+        if (lens[i] == L)
+            return i;
+    return -1;
+}
+
+/* Reads the rows of a TSV whose first columns are length, layer, head into
+ * dst[i * NH + layer * H + head] (the columns cols[0..nc-1] into dst[0..nc-1]);
+ * rows whose column wcol (>= 0) is not W are skipped.  Returns rows read. */
+static long read_rows(const char *path, const long *lens, int nlen, int H, int NH, int wcol, long W, const int *cols,
+                      int nc, double **dst)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[2048], *c[32];
+    long n = 0;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return 0;
+    }
+    while (fgets(line, sizeof line, f)) {
+        const int m = rl_tsv_fields(line, c, 32);
+        if (m < 3)
+            continue;
+        if (wcol >= 0 && (wcol >= m || (long)rl_tsv_num(c[wcol]) != W))
+            continue;
+        const int i = len_at(lens, nlen, (long)rl_tsv_num(c[0])), l = (int)rl_tsv_num(c[1]),
+                  h = (int)rl_tsv_num(c[2]);
+        if (i < 0 || h < 0 || h >= H || l < 0 || l * H + h >= NH)
+            continue;
+        for (int j = 0; j < nc; j++)
+            dst[j][(long)i * NH + l * H + h] = cols[j] < m ? rl_tsv_num(c[cols[j]]) : NAN;
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* mixes[head] from blocks.tsv: coh_band - coh_128T >= RL_FARPRED_MIXES. */
+static void read_mixes(const char *path, int H, int NH, char *mixes)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024], *c[16];
+    if (!f)
+        return;
+    if (fgets(line, sizeof line, f))
+        while (fgets(line, sizeof line, f))
+            if (rl_tsv_fields(line, c, 16) >= 7) {
+                const int x = (int)rl_tsv_num(c[0]) * H + (int)rl_tsv_num(c[1]);
+                if (x >= 0 && x < NH && rl_tsv_num(c[5]) - rl_tsv_num(c[6]) >= RL_FARPRED_MIXES)
+                    mixes[x] = 1;
+            }
+    fclose(f);
+}
+
+static void read_model(const rl_repro *r, int v, int k, const long *lens, int nlen, int H, int NH, model_fm *m)
+{
+    const long n = (long)nlen * NH;
+    m->meas = rl_xmalloc(sizeof(double) * n);
+    m->se = rl_xmalloc(sizeof(double) * n);
+    m->th = rl_xmalloc(sizeof(double) * n);
+    m->di = rl_xmalloc(sizeof(double) * n);
+    m->bd = rl_xmalloc(sizeof(double) * n);
+    m->mixes = rl_xcalloc(NH, 1);
+    for (long i = 0; i < n; i++)
+        m->meas[i] = m->se[i] = m->th[i] = m->di[i] = m->bd[i] = NAN;
+    char *d = rl_repro_model_dir(r, v, k), *fp = rl_path_join(d, "farpred/farpred.tsv"),
+         *pp = rl_path_join(d, "farpred/probe/probe.tsv"), *bp = rl_path_join(d, "farpred/blocks.tsv");
+    const int pc[3] = { 3, 4, 5 }, mc[2] = { 4, 5 };
+    double *pd[3] = { m->th, m->di, m->bd }, *md[2] = { m->meas, m->se };
+    const long a = read_rows(fp, lens, nlen, H, NH, -1, 0, pc, 3, pd);
+    const long b = read_rows(pp, lens, nlen, H, NH, 3, r->g.train.ctx, mc, 2, md);
+    read_mixes(bp, H, NH, m->mixes);
+    m->ok = a == n && b == n;
+    free(d);
+    free(fp);
+    free(pp);
+    free(bp);
+}
+
+static void free_model(model_fm *m)
+{
+    free(m->meas);
+    free(m->se);
+    free(m->th);
+    free(m->di);
+    free(m->bd);
+    free(m->mixes);
+}
+
+/* Mean over heads (mixing heads only when only_mix) at length i of a
+ * per-head array. */
+static double head_mean(const double *x, const char *mixes, int only_mix, int i, int NH)
+{
+    double s = 0;
+    int n = 0;
+    for (int h = 0; h < NH; h++)
+        if (!only_mix || mixes[h]) {
+            s += x[(long)i * NH + h];
+            n++;
+        }
+    return n ? s / n : NAN;
+}
+
+/* Mean absolute error of pred against meas over heads (mixing only when
+ * only_mix) and lengths. */
+static double mae(const model_fm *m, const double *pred, int only_mix, int nlen, int NH)
+{
+    double s = 0;
+    long n = 0;
+    for (int i = 0; i < nlen; i++)
+        for (int h = 0; h < NH; h++)
+            if (!only_mix || m->mixes[h]) {
+                s += fabs(pred[(long)i * NH + h] - m->meas[(long)i * NH + h]);
+                n++;
+            }
+    return n ? s / n : NAN;
+}
+
+static void len_name(char *buf, size_t n, int i, const long *lens, long T)
+{
+    snprintf(buf, n, "%ldT", lens[i] / T);
+}
+
+void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, const double *newlr,
+                              const long *lens_all, int nall)
+{
+    if (!r->g.farpred)
+        return;
+    const int nv = r->nvar, K = r->g.seeds, H = r->g.train.heads, NH = r->g.train.layers * H;
+    const long T = r->g.train.ctx;
+    /* the lengths beyond T */
+    long lens[64];
+    int nlen = 0, off = -1;
+    for (int i = 0; i < nall && nlen < 64; i++)
+        if (lens_all[i] > T) {
+            if (off < 0)
+                off = i;
+            lens[nlen++] = lens_all[i];
+        }
+    if (nlen == 0)
+        return;
+    model_fm *M = rl_xcalloc((size_t)nv * K, sizeof *M);
+    int have = 0;
+    for (int v = 0; v < nv; v++)
+        for (int k = 0; k < K; k++) {
+            read_model(r, v, k, lens, nlen, H, NH, &M[v * K + k]);
+            have += M[v * K + k].ok;
+        }
+    fprintf(fp, "## Far mass predicted from within T (NOTES.md §17)\n\n");
+    fprintf(fp, "For every model, `routelab farpred` reads windows of T tokens only and predicts the far mass "
+                "(attention beyond distance T) of each layer and head at 2T … %dT: **theory** — far keys score as the "
+                "far band's content pairs turned by the step law's accumulated angle (exact per block, "
+                "Jacobi–Anger); **dilution** — every far key weighs what the band's keys weigh; **bound** — "
+                "M/(M + K e^{2λ}) with λ from within T. `routelab probe` measures the same rows (W = T). %d of %d "
+                "models have both.\n\n",
+            r->g.max_mult, have, nv * K);
+    if (have == 0) {
+        fprintf(fp, "No model has its prediction and measurement yet (the grid's farpred stage writes "
+                    "`models/*/seed*/farpred/`).\n\n");
+        free(M);
+        return;
+    }
+    /* every model's rows */
+    rl_tsv *t = rl_tsv_open(od, "farpred.tsv", "variant\tseed\tlength\tlayer\thead\tmixes\tmeasured\tmeasured_se"
+                                                "\ttheory\tdilution\tbound");
+    for (int v = 0; v < nv; v++)
+        for (int k = 0; k < K; k++) {
+            const model_fm *m = &M[v * K + k];
+            if (!m->ok)
+                continue;
+            for (int i = 0; i < nlen; i++)
+                for (int h = 0; h < NH; h++) {
+                    const long j = (long)i * NH + h;
+                    rl_tsv_row(t, "%s\t%ld\t%ld\t%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g", r->var[v],
+                               rl_repro_seed(r, k), lens[i], h / H, h % H, m->mixes[h], m->meas[j], m->se[j],
+                               m->th[j], m->di[j], m->bd[j]);
+                }
+        }
+    rl_tsv_close(t);
+    /* per variant and length: head means, seeds as rows for the figure */
+    rl_tsv *s = rl_tsv_open(od, "farpred_summary.tsv", "variant\tseed\tlength\tmult\tmeasured\ttheory\tdilution"
+                                                        "\tbound\tmae_theory\tmae_dilution\tmae_bound");
+    for (int v = 0; v < nv; v++)
+        for (int k = 0; k < K; k++) {
+            const model_fm *m = &M[v * K + k];
+            if (!m->ok)
+                continue;
+            for (int i = 0; i < nlen; i++) {
+                double et = 0, ed = 0, eb = 0;
+                for (int h = 0; h < NH; h++) {
+                    const long j = (long)i * NH + h;
+                    et += fabs(m->th[j] - m->meas[j]);
+                    ed += fabs(m->di[j] - m->meas[j]);
+                    eb += fabs(m->bd[j] - m->meas[j]);
+                }
+                rl_tsv_row(s, "%s\t%ld\t%ld\t%ld\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%.4g", r->var[v],
+                           rl_repro_seed(r, k), lens[i], lens[i] / T, head_mean(m->meas, m->mixes, 0, i, NH),
+                           head_mean(m->th, m->mixes, 0, i, NH), head_mean(m->di, m->mixes, 0, i, NH),
+                           head_mean(m->bd, m->mixes, 0, i, NH), et / NH, ed / NH, eb / NH);
+            }
+        }
+    rl_tsv_close(s);
+    /* the rule per variant, and the errors table */
+    fprintf(fp, "Mean absolute error of each prediction over every head and length (mean across the seeds that "
+                "have it), and the rule (fixed before the run): on the heads where a block mixes beyond T "
+                "(coherence falls by ≥ %.2g between T/2 and 128T), the theory's error is below dilution's by more "
+                "than %.2g, per seed d = MAE(dilution) − MAE(theory), rule *sign* on (mean(d) − %.2g)/SE across "
+                "seeds.\n\n",
+            RL_FARPRED_MIXES, RL_FARPRED_MARGIN, RL_FARPRED_MARGIN);
+    fprintf(fp, "| variant | seeds | MAE theory | MAE dilution | MAE bound | mixing heads | d (mixing heads) | x | "
+                "verdict |\n|---|---|---|---|---|---|---|---|---|\n");
+    rl_tsv *vt = rl_tsv_open(od, "farpred_verdicts.tsv", "variant\tseeds\tmae_theory\tmae_dilution\tmae_bound"
+                                                          "\tmixing_heads\td_mean\td_se\tx\tverdict");
+    for (int v = 0; v < nv; v++) {
+        double d[RL_GRID_MAX_SEEDS], at = 0, ad = 0, ab = 0;
+        int n = 0, nmix = 0;
+        for (int k = 0; k < K; k++) {
+            const model_fm *m = &M[v * K + k];
+            if (!m->ok)
+                continue;
+            at += mae(m, m->th, 0, nlen, NH);
+            ad += mae(m, m->di, 0, nlen, NH);
+            ab += mae(m, m->bd, 0, nlen, NH);
+            int mix = 0;
+            for (int h = 0; h < NH; h++)
+                mix += m->mixes[h];
+            nmix = mix > nmix ? mix : nmix;
+            d[n++] = mix ? mae(m, m->di, 1, nlen, NH) - mae(m, m->th, 1, nlen, NH) : NAN;
+        }
+        if (n == 0)
+            continue;
+        double mean = NAN, se = NAN, x = NAN;
+        const char *verdict;
+        if (nmix == 0)
+            verdict = "no prediction (no block mixes beyond T: dilution and the rotation are the theory)";
+        else
+            verdict = rl_verdict_name(rl_farpred_decide(d, n, &mean, &se, &x));
+        fprintf(fp, "| %s | %d | %.4f | %.4f | %.4f | %d of %d | %+.4f ± %.4f | %.2f | %s |\n", r->var[v], n, at / n,
+                ad / n, ab / n, nmix, NH, mean, se, x, verdict);
+        rl_tsv_row(vt, "%s\t%d\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%.4g\t%s", r->var[v], n, at / n, ad / n, ab / n,
+                   nmix, mean, se, x, nmix ? verdict : "no prediction");
+    }
+    rl_tsv_close(vt);
+    /* loss horizons */
+    fprintf(fp, "\n**Loss horizons.** Measured: the first length whose newest-position loss (targets beyond T) "
+                "exceeds the loss at T by log %.2f, rule *sign* across seeds (x ≥ 3). Predicted: the first length "
+                "where the seed-mean, head-mean predicted far mass reaches %.2g (the far keys weigh as much as the "
+                "near ones), by the theory and by dilution. (H = min{W_b > T}, the earlier rule, stays an *info* "
+                "row in the horizon section.)\n\n| variant | measured | theory | dilution |\n|---|---|---|---|\n",
+            RL_HORIZON_EFFECT, RL_HORIZON_FAR);
+    rl_tsv *ht = rl_tsv_open(od, "loss_horizons.tsv", "variant\tseeds\tmeasured\tpredicted_theory\tpredicted_dilution");
+    for (int v = 0; v < nv; v++) {
+        double x[64 * RL_GRID_MAX_SEEDS];
+        for (int i = 0; i < nlen; i++)
+            for (int k = 0; k < K; k++)
+                x[i * K + k] = newlr[((long)v * K + k) * nall + off + i];
+        const int hm = rl_horizon_first(x, nlen, K, log(RL_HORIZON_EFFECT));
+        int ht_i = -1, hd_i = -1, n = 0;
+        for (int i = 0; i < nlen; i++) {
+            double st = 0, sd = 0;
+            n = 0;
+            for (int k = 0; k < K; k++)
+                if (M[v * K + k].ok) {
+                    st += head_mean(M[v * K + k].th, M[v * K + k].mixes, 0, i, NH);
+                    sd += head_mean(M[v * K + k].di, M[v * K + k].mixes, 0, i, NH);
+                    n++;
+                }
+            if (n && ht_i < 0 && st / n >= RL_HORIZON_FAR)
+                ht_i = i;
+            if (n && hd_i < 0 && sd / n >= RL_HORIZON_FAR)
+                hd_i = i;
+        }
+        char a[32], b[32], c[32];
+        if (hm < 0)
+            snprintf(a, sizeof a, "beyond %ldT", lens[nlen - 1] / T);
+        else
+            len_name(a, sizeof a, hm, lens, T);
+        if (!n)
+            snprintf(b, sizeof b, "no model");
+        else if (ht_i < 0)
+            snprintf(b, sizeof b, "beyond %ldT", lens[nlen - 1] / T);
+        else
+            len_name(b, sizeof b, ht_i, lens, T);
+        if (!n)
+            snprintf(c, sizeof c, "no model");
+        else if (hd_i < 0)
+            snprintf(c, sizeof c, "beyond %ldT", lens[nlen - 1] / T);
+        else
+            len_name(c, sizeof c, hd_i, lens, T);
+        fprintf(fp, "| %s | %s | %s | %s |\n", r->var[v], a, b, c);
+        rl_tsv_row(ht, "%s\t%d\t%s\t%s\t%s", r->var[v], K, a, b, c);
+    }
+    rl_tsv_close(ht);
+    char names[2048];
+    int o = 0;
+    names[0] = 0;
+    for (int v = 0; v < nv && o < (int)sizeof names; v++)
+        o += snprintf(names + o, sizeof names - o, v ? " %s" : "%s", r->var[v]);
+    const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_I("ctx", T) };
+    rl_plot(od, "reproduce_farpred", "farpred", vars, RL_NVARS(vars));
+    fprintf(fp, "\n![Far mass predicted and measured](farpred.png)\n\n*Head-mean far mass beyond T per variant: "
+                "measured (points, one per seed), the theory (solid), dilution (dashed), the bound (dotted); "
+                "`farpred_summary.tsv`, per head in `farpred.tsv`.*\n\n");
+    for (int i = 0; i < nv * K; i++)
+        free_model(&M[i]);
+    free(M);
+}

@@ -1,0 +1,352 @@
+/* test_farpred.c: the far-mass prediction from within T (theory/farpred.h,
+ * model/farpred.h, NOTES.md §17): the block law (F1) against a Monte Carlo
+ * of the accumulated angle and against exact constant rotations; (F3)
+ * against a Monte Carlo of a one-block head inside its one-sided Jensen
+ * bracket; constructed models whose far mass is known (constant scores:
+ * dilution and theory exact; ALiBi on constant scores: the theory's
+ * geometric series exact, dilution not); the measured pairs' scores
+ * rebuilt from their block alignments; the rule and the horizon driven to
+ * every outcome; the CLI's bad inputs. */
+#include <criterion/criterion.h>
+#include <complex.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_bessel.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/attention.h"
+#include "../model/farpred.h"
+#include "../model/gpt.h"
+#include "../model/probe.h"
+#include "../reproduce/farmass.h"
+#include "../sampling/so2.h"
+#include "../theory/farpred.h"
+#include "helpers.h"
+#include "test_model_util.h"
+
+/* The random law of one block, U(-w, w): chi(n) = sinc(n w). */
+static void law_uniform(double w, double complex *chi)
+{
+    for (int n = 1; n <= RL_FARPRED_NH; n++)
+        chi[n - 1] = rl_farpred_step_charfn(0, w, n);
+}
+
+/* (F1) is exact: E e^{Re(A e^{i Theta})}, Theta a sum of delta U(-w, w),
+ * against 40,000 draws at 5 SE, from a partly mixed to a mixed block. */
+Test(farpred, block_law_matches_monte_carlo)
+{
+    double complex chi[RL_FARPRED_NH];
+    const double w = 0.4;
+    law_uniform(w, chi);
+    const rl_farpred_law law = { 1, RL_FARPRED_NH, chi };
+    const double complex A = 1.3 * cexp(0.7 * I);
+    const long ds[] = { 1, 5, 20, 80 };
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, 2026, 0);
+    for (int q = 0; q < 4; q++) {
+        double lm;
+        cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, ds[q], 1, &lm, NULL), RL_OK);
+        th_acc acc = { 0 };
+        for (int s = 0; s < 40000; s++) {
+            double th = 0;
+            for (long t = 0; t < ds[q]; t++)
+                th += w * (2 * gsl_rng_uniform(r) - 1);
+            th_add(&acc, exp(creal(A * cexp(I * th))));
+        }
+        const double se = th_se(&acc);
+        cr_expect_lt(fabs(acc.mean - exp(lm)), 5 * se, "delta %ld: MC %.6f +- %.6f, law %.6f", ds[q], acc.mean, se,
+                     exp(lm));
+    }
+    gsl_rng_free(r);
+    /* fully mixed: the Haar limit I_0(|A|) */
+    double lm;
+    cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, 4000, 1, &lm, NULL), RL_OK);
+    cr_expect_float_eq(exp(lm), gsl_sf_bessel_I0(cabs(A)), 1e-12);
+}
+
+/* A constant step is a rotation: m(delta) = mean_p e^{c_p + Re(A_p e^{i delta c})}
+ * exactly, with the ALiBi slope applied. */
+Test(farpred, constant_block_is_exact)
+{
+    double complex chi[2 * RL_FARPRED_NH];
+    const double om[2] = { 0.9, 0.013 };
+    for (int b = 0; b < 2; b++)
+        for (int n = 1; n <= RL_FARPRED_NH; n++)
+            chi[b * RL_FARPRED_NH + n - 1] = rl_farpred_step_charfn(om[b], 0, n);
+    const rl_farpred_law law = { 2, RL_FARPRED_NH, chi };
+    const double complex A[4] = { 0.8 + 0.3 * I, -0.2 + 1.1 * I, 0.5 - 0.4 * I, 1.7 };
+    const double c[2] = { 0.3, -1.2 }, slope = 0.01;
+    double lm[600];
+    cr_assert_eq(rl_farpred_logmean(&law, 2, c, A, slope, 100, 600, lm, NULL), RL_OK);
+    for (long t = 0; t < 600; t += 37) {
+        const long d = 100 + t;
+        double s = 0;
+        for (int p = 0; p < 2; p++) {
+            double x = c[p] - slope * d;
+            for (int b = 0; b < 2; b++)
+                x += creal(A[p * 2 + b] * cexp(I * om[b] * d));
+            s += exp(x) / 2;
+        }
+        cr_expect_float_eq(exp(lm[t]), s, 1e-10 * s, "delta %ld", d);
+    }
+}
+
+/* (F3) on one head with one random block: far keys at delta = T .. i-1,
+ * all with alignment A, the near sum N; the Monte Carlo of the row's far
+ * mass F/(N + F) lies in [g(f) - Var(F)/N^2, g(f)] (g concave, |g''| <=
+ * 2/N^2) widened by 5 SE, and the bracket is narrow enough to test. */
+Test(farpred, rho_matches_monte_carlo_of_a_head)
+{
+    double complex chi[RL_FARPRED_NH];
+    const double w = 1.0;
+    law_uniform(w, chi);
+    const rl_farpred_law law = { 1, RL_FARPRED_NH, chi };
+    const double complex A = 1.5 * cexp(0.4 * I);
+    const long T = 16, i = 400;
+    const double N = 600;
+    double lm[400], m[400];
+    cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, T, i - T, lm, NULL), RL_OK);
+    for (long t = 0; t < i - T; t++)
+        m[t] = exp(lm[t]);
+    const double pred = rl_farpred_rho(&N, 1, m, NULL, T, i, i + 1);
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, 7, 0);
+    th_acc rho = { 0 }, F = { 0 };
+    double *th = malloc(sizeof(double) * (i + 1));
+    for (int s = 0; s < 4000; s++) {
+        /* the accumulated angles A_t; Theta(j -> i) = A_i - A_j */
+        th[0] = 0;
+        for (long t = 1; t <= i; t++)
+            th[t] = th[t - 1] + w * (2 * gsl_rng_uniform(r) - 1);
+        double f = 0;
+        for (long j = 1; j <= i - T; j++)
+            f += exp(creal(A * cexp(I * (th[i] - th[j]))));
+        th_add(&F, f);
+        th_add(&rho, f / (N + f));
+    }
+    free(th);
+    gsl_rng_free(r);
+    const double var = F.m2 / (F.n - 1), lo = pred - var / (N * N), se = th_se(&rho);
+    cr_expect_lt(var / (N * N), 0.2 * pred, "the bracket must be narrow enough to test: %g", var / (N * N));
+    cr_expect_geq(rho.mean, lo - 5 * se, "MC %.5f +- %.5f below the bracket [%.5f, %.5f]", rho.mean, se, lo, pred);
+    cr_expect_leq(rho.mean, pred + 5 * se, "MC %.5f +- %.5f above the bracket [%.5f, %.5f]", rho.mean, se, lo, pred);
+}
+
+/* Without rotation (nb = 0) m is the pairs' mean e^{c - slope delta}. */
+Test(farpred, no_rotation_is_the_pair_mean)
+{
+    const rl_farpred_law law = { 0, 0, NULL };
+    const double c[3] = { 0.5, -0.5, 2.0 };
+    double lm[3];
+    cr_assert_eq(rl_farpred_logmean(&law, 3, c, NULL, 0.25, 10, 3, lm, NULL), RL_OK);
+    for (int t = 0; t < 3; t++)
+        cr_expect_float_eq(exp(lm[t]), (exp(0.5) + exp(-0.5) + exp(2.0)) / 3 * exp(-0.25 * (10 + t)), 1e-12);
+    cr_expect_eq(rl_farpred_logmean(&law, 0, c, NULL, 0, 10, 3, lm, NULL), RL_EINPUT);
+    double complex bad = 1.5;
+    const rl_farpred_law big = { 1, 1, &bad };
+    double complex a = 1;
+    cr_expect_eq(rl_farpred_logmean(&big, 1, NULL, &a, 0, 10, 3, lm, NULL), RL_EINPUT, "|chi| > 1 refused");
+}
+
+/* A model whose q and k are constant (weights 0, biases set): every score is
+ * the same constant c (none), or c - m_h delta (alibi). */
+static rl_gpt *constant_model(const char *pos, int T)
+{
+    rl_gpt_config cfg = { 2, 32, 2, T, 64, 0.0f, tm_pos(pos), RL_ROT_BASE_DEFAULT };
+    rl_gpt *m = rl_gpt_alloc(&cfg, 4);
+    rl_gpt_init(m, 5);
+    tm_randn(m->params, m->nparams, 6, 0.1f);
+    const int C = cfg.width;
+    for (int l = 0; l < cfg.layers; l++) {
+        float *w = m->p.blk[l][RL_QKVW], *b = m->p.blk[l][RL_QKVB];
+        memset(w, 0, sizeof(float) * (size_t)2 * C * C); /* the q and k rows */
+        for (int j = 0; j < 2 * C; j++)
+            b[j] = 0.3f + 0.01f * (float)(j % 7);
+    }
+    return m;
+}
+
+/* The probe's far mass at W = T for the last query block of one window of
+ * L, per layer and head, into fm. */
+static void probe_far(const rl_gpt *m, const rl_tokens *val, long L, double *fm)
+{
+    const long T = m->cfg.ctx, W[1] = { T };
+    rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, rl_gpt_alibi_slopes(m), W, 1);
+    rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
+    rl_gpt_eval_observe(e, rl_probe_observe, p);
+    rl_gpt_eval_window(m, e, val->tok, L, 3);
+    char *buf = NULL, *dbuf = NULL;
+    size_t n = 0, dn = 0;
+    FILE *f = open_memstream(&buf, &n), *d = open_memstream(&dbuf, &dn);
+    rl_probe_write(p, f, d);
+    fclose(f);
+    fclose(d);
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        long Lr, Wr;
+        int l, h;
+        double x;
+        cr_assert_eq(sscanf(line, "%ld %d %d %ld %lf", &Lr, &l, &h, &Wr, &x), 5);
+        fm[l * m->cfg.heads + h] = x;
+    }
+    free(buf);
+    free(dbuf);
+    rl_gpt_eval_free(e);
+    rl_probe_free(p);
+}
+
+static void constant_case(const char *pos, int dilution_exact)
+{
+    const int T = 16;
+    const long L = 256;
+    rl_gpt *m = constant_model(pos, T);
+    rl_tokens val = { malloc(sizeof(uint16_t) * 4096), 4096 };
+    for (long i = 0; i < val.n; i++)
+        val.tok[i] = (uint16_t)((i * 37 + i / 3) % 64);
+    rl_farpred_within w;
+    cr_assert_eq(rl_farpred_measure(m, &val, 32, 64, 1, &w, NULL), RL_OK);
+    const int NH = m->cfg.layers * m->cfg.heads;
+    rl_farpred_row rows[4];
+    cr_assert_eq(rl_farpred_predict(&w, &L, 1, rows, NULL, NULL), RL_OK);
+    double fm[4];
+    probe_far(m, &val, L, fm);
+    for (int x = 0; x < NH; x++) {
+        cr_expect_lt(fabs(rows[x].theory - fm[x]), 1e-4, "%s head %d: theory %.6f measured %.6f", pos, x,
+                     rows[x].theory, fm[x]);
+        if (dilution_exact)
+            cr_expect_lt(fabs(rows[x].dilution - fm[x]), 1e-4, "%s head %d: dilution %.6f measured %.6f", pos, x,
+                         rows[x].dilution, fm[x]);
+        else
+            cr_expect_gt(fabs(rows[x].dilution - fm[x]), 0.01, "%s head %d: dilution cannot see the bias", pos, x);
+        if (dilution_exact) /* a bound only where the far logits stay within lambda (not ALiBi) */
+            cr_expect_leq(rows[x].bound, fm[x] + 1e-9, "the bound is a lower bound");
+    }
+    rl_farpred_within_free(&w);
+    free(val.tok);
+    rl_gpt_free(m);
+}
+
+/* Constant scores: every far key weighs what the band's do (dilution and
+ * the theory exact). */
+Test(farpred, constant_scores_model_dilution_exact)
+{
+    constant_case("none", 1);
+}
+
+/* Constant content with ALiBi: the far weights fall as e^{-m_h delta}; the
+ * theory's geometric series is exact, dilution is not. */
+Test(farpred, alibi_constant_content_theory_exact)
+{
+    constant_case("alibi", 0);
+}
+
+/* Each measured pair's realised score equals its block alignments turned by
+ * its distance (RoPE: sum_b Re(A_b e^{i delta omega_b})), or its unrotated
+ * score (none): the convention of position.h, the scaling and the pairing. */
+static void pairs_rebuild(const char *pos)
+{
+    const int T = 32;
+    rl_gpt_config cfg = { 2, 32, 2, T, 64, 0.0f, tm_pos(pos), RL_ROT_BASE_DEFAULT };
+    rl_gpt *m = rl_gpt_alloc(&cfg, 4);
+    rl_gpt_init(m, 8);
+    tm_randn(m->params, m->nparams, 9, 0.15f);
+    rl_tokens val = { malloc(sizeof(uint16_t) * 2048), 2048 };
+    for (long i = 0; i < val.n; i++)
+        val.tok[i] = (uint16_t)((i * 13 + i / 7) % 64);
+    rl_farpred_within w;
+    cr_assert_eq(rl_farpred_measure(m, &val, 8, 16, 2, &w, NULL), RL_OK);
+    const int P = w.nb ? w.nb : 1;
+    for (long x = 0; x < (long)w.layers * w.heads; x++)
+        for (long p = 0; p < w.np; p++) {
+            const rl_farpred_law law = { w.nb, w.nh, w.chi + x * P * (w.nh ? w.nh : 1) };
+            double lm;
+            cr_assert_eq(rl_farpred_logmean(&law, 1, w.c + x * w.np + p, w.A + (x * w.np + p) * P, 0, w.pdist[p], 1,
+                                            &lm, NULL),
+                         RL_OK);
+            cr_expect_lt(fabs(lm - w.sr[x * w.np + p]), 2e-4, "%s head %ld pair %ld (delta %ld): rebuilt %.6f realised %.6f",
+                         pos, x, p, w.pdist[p], lm, w.sr[x * w.np + p]);
+            cr_expect_geq(w.pdist[p], T / 2);
+            cr_expect_lt(w.pdist[p], T - 1);
+        }
+    rl_farpred_within_free(&w);
+    free(val.tok);
+    rl_gpt_free(m);
+}
+
+Test(farpred, pairs_rebuild_rope)
+{
+    pairs_rebuild("rope");
+}
+
+Test(farpred, pairs_rebuild_none)
+{
+    pairs_rebuild("none");
+}
+
+/* The random scheme's measured chi is its closed form sinc(n omega_b). */
+Test(farpred, random_chi_is_the_closed_form)
+{
+    const int T = 16;
+    rl_gpt_config cfg = { 1, 32, 2, T, 64, 0.0f, tm_pos("random_qk"), RL_ROT_BASE_DEFAULT };
+    rl_gpt *m = rl_gpt_alloc(&cfg, 4);
+    rl_gpt_init(m, 8);
+    rl_tokens val = { malloc(sizeof(uint16_t) * 1024), 1024 };
+    for (long i = 0; i < val.n; i++)
+        val.tok[i] = (uint16_t)(i % 64);
+    rl_farpred_within w;
+    cr_assert_eq(rl_farpred_measure(m, &val, 4, 8, 2, &w, NULL), RL_OK);
+    double om[8];
+    rl_so2_freqs(16, RL_ROT_BASE_DEFAULT, 1.0, om);
+    for (int h = 0; h < 2; h++)
+        for (int b = 0; b < 8; b++)
+            for (int n = 1; n <= w.nh; n += 7) {
+                const double complex z = w.chi[((long)h * 8 + b) * w.nh + n - 1];
+                cr_expect_float_eq(creal(z), creal(rl_farpred_step_charfn(0, om[b], n)), 1e-9);
+                cr_expect_float_eq(cimag(z), 0, 1e-12);
+            }
+    rl_farpred_within_free(&w);
+    free(val.tok);
+    rl_gpt_free(m);
+}
+
+/* The rule reaches each of its outcomes: d well above the margin holds,
+ * well below it contradicted, noisy about it unresolved, one seed
+ * unresolved. */
+Test(farpred, rule_outcomes)
+{
+    double mean, se, x;
+    const double up[4] = { 0.10, 0.11, 0.12, 0.105 }, down[4] = { -0.05, -0.04, -0.06, -0.045 },
+                 noisy[4] = { 0.10, -0.06, 0.08, -0.05 };
+    cr_expect_eq(rl_farpred_decide(up, 4, &mean, &se, &x), RL_V_HOLDS, "x = %g", x);
+    cr_expect_eq(rl_farpred_decide(down, 4, &mean, &se, &x), RL_V_CONTRADICTED, "x = %g", x);
+    cr_expect_eq(rl_farpred_decide(noisy, 4, &mean, &se, &x), RL_V_UNRESOLVED, "x = %g", x);
+    cr_expect_eq(rl_farpred_decide(up, 1, &mean, &se, &x), RL_V_UNRESOLVED, "one seed");
+    /* a d just at the margin is not a hold however small its SE */
+    const double at[3] = { RL_FARPRED_MARGIN, RL_FARPRED_MARGIN + 1e-4, RL_FARPRED_MARGIN - 1e-4 };
+    cr_expect_neq(rl_farpred_decide(at, 3, &mean, &se, &x), RL_V_HOLDS);
+}
+
+/* The measured horizon: the first length whose seeds exceed the threshold
+ * by rule sign; none when no length does. */
+Test(farpred, horizon_first)
+{
+    /* 4 lengths x 3 seeds */
+    const double x[12] = { 0.00, 0.01, -0.01, 0.05, 0.30, -0.20, 0.30, 0.31, 0.29, 0.9, 0.95, 0.92 };
+    cr_expect_eq(rl_horizon_first(x, 4, 3, log(1.1)), 2);
+    cr_expect_eq(rl_horizon_first(x, 2, 3, log(1.1)), -1);
+}
+
+/* Bad inputs: one line, status 2. */
+Test(farpred, cli_bad_inputs)
+{
+    char err[1024];
+    cr_expect_eq(th_run("farpred --data x", NULL, 0, err, sizeof err), 2, "%s", err);
+    cr_expect(strstr(err, "--ckpt") != NULL, "%s", err);
+    cr_expect_eq(th_lines(err), 1, "%s", err);
+    cr_expect_eq(th_run("farpred --ckpt /nonexistent/ckpt.bin --data /nonexistent", NULL, 0, err, sizeof err), 2,
+                 "%s", err);
+    cr_expect_eq(th_lines(err), 1, "%s", err);
+    cr_expect_eq(th_run("farpred --bogus 1", NULL, 0, err, sizeof err), 2, "%s", err);
+    cr_expect_eq(th_run("farpred --ckpt a --data b --lengths 12,x", NULL, 0, err, sizeof err), 2, "%s", err);
+}

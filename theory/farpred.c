@@ -1,0 +1,170 @@
+/* farpred.c: the far-mass prediction of farpred.h (NOTES.md §17). */
+#include "farpred.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_bessel.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../core/util.h"
+
+double complex rl_farpred_step_charfn(double c, double w, int n)
+{
+    const double x = n * w, sn = x == 0 ? 1.0 : sin(x) / x;
+    return sn * cexp(I * (double)n * c);
+}
+
+/* Below this, a term of (F1) is dropped: relative to I_0, far under the
+ * float rounding of the scores the prediction is compared with. */
+#define TINY 1e-15
+
+/* One block of one pair over delta = d0 .. d0+nd-1: adds log F(delta) of
+ * (F1) into lp.  I_n scaled by e^{-|A|} (gsl: In_scaled), so
+ * log F = |A| + log(I~_0 + 2 sum_n Re(w_n)), w_n = I~_n e^{i n arg A} chi(n)^delta,
+ * each w_n advanced by one factor chi(n) per step and retired once it is
+ * below TINY I~_0 (|chi(n)| <= 1: it cannot grow back). */
+static rl_status block_random(const double complex *chi, int nh, double complex a, long d0, long nd,
+                              double *lp, double *In, double complex *w, rl_err *err)
+{
+    const double x = cabs(a), arg = carg(a);
+    int N = nh;
+    if (gsl_sf_bessel_In_scaled_array(0, nh, x, In) != GSL_SUCCESS)
+        return rl_fail(err, RL_EINTERNAL, "farpred: Bessel I_n(%g) failed", x);
+    while (N > 0 && In[N] < TINY * In[0])
+        N--;
+    int live = 0;
+    for (int n = 1; n <= N; n++) {
+        /* chi(n)^d0 through its log: d0 may be large */
+        const double complex z = chi[n - 1];
+        const double mz = cabs(z);
+        double complex p = 0;
+        if (mz > 0) {
+            const double lm = d0 * log(mz);
+            p = lm < -745 ? 0 : exp(lm) * cexp(I * (double)d0 * carg(z));
+        } else if (d0 == 0)
+            p = 1;
+        w[n - 1] = In[n] * cexp(I * (double)n * arg) * p;
+        live = n;
+    }
+    for (long t = 0; t < nd; t++) {
+        double s = In[0];
+        int last = 0;
+        for (int n = 1; n <= live; n++) {
+            s += 2 * creal(w[n - 1]);
+            w[n - 1] *= chi[n - 1];
+            if (cabs(w[n - 1]) >= TINY * In[0])
+                last = n;
+        }
+        live = last;
+        /* F > 0 exactly; a truncated sum can only miss by ~TINY I_0 */
+        lp[t] += x + log(s > TINY * In[0] ? s : TINY * In[0]);
+    }
+    return RL_OK;
+}
+
+/* A deterministic block (|chi(1)| = 1, step c = arg chi(1)): adds
+ * Re(A e^{i delta c}) into lp, e^{i c} advanced by multiplication and
+ * re-anchored by cexp every 256 steps (the drift of a product stays at
+ * rounding level). */
+static void block_constant(double complex z, double complex a, long d0, long nd, double *lp)
+{
+    const double c = carg(z);
+    double complex r = 0;
+    for (long t = 0; t < nd; t++) {
+        if (t % 256 == 0)
+            r = a * cexp(I * c * (double)(d0 + t));
+        lp[t] += creal(r);
+        r *= z;
+    }
+}
+
+rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c,
+                             const double complex *A, double slope, long d0, long nd, double *logm,
+                             rl_err *err)
+{
+    if (np < 1 || nd < 1 || d0 < 0)
+        return rl_fail(err, RL_EINPUT, "farpred: need pairs >= 1, distances >= 1, d0 >= 0 (got %ld, %ld, %ld)",
+                       np, nd, d0);
+    if (law->nb < 0 || (law->nb > 0 && (law->nh < 1 || law->nh > RL_FARPRED_NH || !law->chi)))
+        return rl_fail(err, RL_EINPUT, "farpred: a law needs 1 to %d harmonics per block", RL_FARPRED_NH);
+    if (!isfinite(slope))
+        return rl_fail(err, RL_EINPUT, "farpred: the ALiBi slope must be finite");
+    const int nb = law->nb, nh = law->nh;
+    int *det = rl_xcalloc((size_t)(nb > 0 ? nb : 1), sizeof *det);
+    for (int b = 0; b < nb; b++)
+        for (int n = 0; n < nh; n++) {
+            const double mz = cabs(law->chi[b * nh + n]);
+            if (!isfinite(mz) || mz > 1 + 1e-12) {
+                free(det);
+                return rl_fail(err, RL_EINPUT, "farpred: |chi| must be finite and <= 1 (block %d, n = %d: %g)",
+                               b, n + 1, mz);
+            }
+            if (n == 0)
+                det[b] = fabs(mz - 1) <= 1e-15;
+        }
+    double *lp = rl_xmalloc(sizeof(double) * nd), *mx = rl_xmalloc(sizeof(double) * nd),
+           *sum = rl_xcalloc((size_t)nd, sizeof(double));
+    double *In = rl_xmalloc(sizeof(double) * (RL_FARPRED_NH + 1));
+    double complex *w = rl_xmalloc(sizeof(double complex) * RL_FARPRED_NH);
+    rl_status st = RL_OK;
+    for (long t = 0; t < nd; t++)
+        mx[t] = -INFINITY;
+    for (long p = 0; p < np && st == RL_OK; p++) {
+        const double cp = c ? c[p] : 0;
+        if (!isfinite(cp)) {
+            st = rl_fail(err, RL_EINPUT, "farpred: pair %ld has a non-finite score", p);
+            break;
+        }
+        for (long t = 0; t < nd; t++)
+            lp[t] = cp - slope * (double)(d0 + t);
+        for (int b = 0; b < nb && st == RL_OK; b++) {
+            const double complex a = A[p * nb + b];
+            if (!isfinite(creal(a)) || !isfinite(cimag(a))) {
+                st = rl_fail(err, RL_EINPUT, "farpred: pair %ld block %d has a non-finite alignment", p, b);
+                break;
+            }
+            if (det[b])
+                block_constant(law->chi[b * nh], a, d0, nd, lp);
+            else
+                st = block_random(law->chi + (long)b * nh, nh, a, d0, nd, lp, In, w, err);
+        }
+        /* the mean over pairs in log form: a running log-sum-exp per delta */
+        for (long t = 0; t < nd && st == RL_OK; t++) {
+            if (lp[t] > mx[t]) {
+                sum[t] = sum[t] * exp(mx[t] - lp[t]) + 1;
+                mx[t] = lp[t];
+            } else
+                sum[t] += exp(lp[t] - mx[t]);
+        }
+    }
+    if (st == RL_OK)
+        for (long t = 0; t < nd; t++)
+            logm[t] = mx[t] + log(sum[t] / (double)np);
+    free(det);
+    free(lp);
+    free(mx);
+    free(sum);
+    free(In);
+    free(w);
+    return st;
+}
+
+double rl_farpred_rho(const double *N, long R, const double *m, const double *m0, long T, long i0,
+                      long i1)
+{
+    double acc = 0, f = 0;
+    long rows = 0, next = T; /* f = sum of m over delta = T .. next - 1 */
+    for (long i = i0; i < i1; i++) {
+        if (i < T)
+            continue;
+        while (next < i)
+            f += m[next++ - T];
+        const double fi = f + (m0 ? m0[i - T] : 0);
+        double s = 0;
+        for (long r = 0; r < R; r++)
+            s += fi / (N[r] + fi);
+        acc += s / (double)R;
+        rows++;
+    }
+    return rows ? acc / (double)rows : 0;
+}

@@ -1,0 +1,68 @@
+/* farpred.h: the far mass of a trained head beyond its training context T,
+ * predicted from what the head does within T (NOTES.md §17; issue 22).
+ *
+ * A head's score of key j at query i, distance delta = i - j, splits into the
+ * SO(2) blocks b of its rotation (position.h: plane p pairs x[p], x[p+hd/2]):
+ *     s_ij = c_ij - m_h delta + sum_b Re(A_b e^{i Theta_b(delta)}),
+ *     A_b = q~_b conj(k~_b) / sqrt(hd)     (q~, k~: the unrotated plane as a
+ *                                           complex number),
+ *     Theta_b(delta) = theta_{j+1} + ... + theta_i   (the accumulated angle),
+ * c the part of the score no block turns (every dimension for none/alibi),
+ * m_h the ALiBi slope (0 without).  With the steps i.i.d. per block, with
+ * characteristic function chi_b(n) = E e^{i n theta}, independent across
+ * blocks and of the content (A, c), the Jacobi-Anger expansion
+ * e^{x cos phi} = sum_n I_n(x) e^{i n phi} gives the exact conditional mean
+ *     E[e^{Re(A e^{i Theta(delta)})} | A]
+ *         = I_0(|A|) + 2 sum_{n >= 1} I_n(|A|) Re(e^{i n arg A} chi(n)^delta)   (F1)
+ * (a deterministic step, |chi(1)| = 1: the block contributes
+ * Re(A e^{i delta c}) to the exponent itself).  Averaging over content pairs
+ * drawn from the farthest band seen in training (stationarity of the text)
+ * gives the mean weight of a far key,
+ *     m(delta) = mean_p e^{c_p - m_h delta} prod_b F_pb(delta).            (F2)
+ * A row at i with T near keys (sum N_r) and far keys delta = T .. i has far
+ * mass F/(N_r + F); replacing the far sum by its mean f(i) = sum m(delta)
+ * (law of large numbers over the far keys) gives the prediction
+ *     rho(i) = mean_r f(i) / (N_r + f(i)),                                  (F3)
+ * whose error from the replacement is one-sided: g(F) = F/(N+F) is concave,
+ * so g(f) - Var(F)/N^2 <= E g(F) <= g(f). */
+#ifndef RL_THEORY_FARPRED_H
+#define RL_THEORY_FARPRED_H
+
+#include <complex.h>
+
+#include "../core/err.h"
+
+/* Harmonics a law carries per block: enough for |A| up to ~20 at 1e-12. */
+#define RL_FARPRED_NH 48
+
+/* The step law of a head's nb blocks: chi[b * nh + n - 1] = E e^{i n theta_b},
+ * n = 1..nh.  nb = 0: no rotation (none, alibi). */
+typedef struct {
+    int nb, nh;
+    const double complex *chi;
+} rl_farpred_law;
+
+/* chi(n) of theta ~ c + U(-w, w): e^{i n c} sinc(n w) (sinc(0) = 1), the
+ * law of one step of the random, pemb and lf schemes (steplaw.h) and of
+ * RoPE (w = 0). */
+double complex rl_farpred_step_charfn(double c, double w, int n);
+
+/* log m(delta) of (F2) for delta = d0 .. d0 + nd - 1 into logm (nd values):
+ * np content pairs with unrotated parts c[p] (NULL: 0) and block alignments
+ * A[p * nb + b], slope the ALiBi slope (0: none).  RL_EINPUT on np < 1,
+ * nd < 1, d0 < 0, a non-finite input or |chi| > 1; RL_EINTERNAL when the
+ * Bessel functions fail. */
+rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c,
+                             const double complex *A, double slope, long d0, long nd, double *logm,
+                             rl_err *err);
+
+/* (F3) averaged over the rows i = i0 .. i1 - 1 of a window, each with far
+ * keys at delta = T .. i - 1 of mean weight m[delta - T] (m: i1 - 1 - T
+ * values, may be 0 long when i1 - 1 <= T) plus one key at delta = i of
+ * weight m0[i - T] (the window's first token, NULL: none), and over R near
+ * sums N[r].  Returns the mean predicted far mass (0 when no row has a far
+ * key). */
+double rl_farpred_rho(const double *N, long R, const double *m, const double *m0, long T, long i0,
+                      long i1);
+
+#endif
