@@ -25,6 +25,10 @@ void rl_farpred_within_free(rl_farpred_within *w)
     free(w->dcount);
     free(w->nearN);
     free(w->lam);
+    free(w->rowb);
+    free(w->rowbc);
+    free(w->rows0);
+    free(w->rows0c);
     free(w->bandexp);
     free(w->sinkexp);
     free(w->bandc);
@@ -131,6 +135,10 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     w->dcount = rl_xcalloc(T, sizeof(double));
     w->nearN = rl_xcalloc(NH * nwin, sizeof(double));
     w->lam = rl_xcalloc(NH * nwin, sizeof(double));
+    w->rowb = rl_xcalloc(NH * nwin, sizeof(double));
+    w->rowbc = rl_xcalloc(NH * nwin, sizeof(double));
+    w->rows0 = rl_xcalloc(NH * nwin, sizeof(double));
+    w->rows0c = rl_xcalloc(NH * nwin, sizeof(double));
     w->bandexp = rl_xcalloc(NH, sizeof(double));
     w->sinkexp = rl_xcalloc(NH, sizeof(double));
     w->bandc = rl_xcalloc(NH, sizeof(double));
@@ -216,6 +224,18 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
                     }
                     w->nearN[x * nwin + g] = N;
                     w->lam[x * nwin + g] = lam;
+                    /* its own level: its band keys j = 1 .. T/2 - 1 (delta in
+                     * [T/2, T - 2]) and its first token (delta = T - 1) */
+                    double b = 0, bc = 0;
+                    for (long j = 1; j < T / 2; j++) {
+                        const double s = S[(T - 1) * T + j];
+                        b += exp(s);
+                        bc += exp(s + w->slope[x] * (double)(T - 1 - j));
+                    }
+                    w->rowb[x * nwin + g] = b / (double)(T / 2 - 1);
+                    w->rowbc[x * nwin + g] = bc / (double)(T / 2 - 1);
+                    w->rows0[x * nwin + g] = exp(S[(T - 1) * T]);
+                    w->rows0c[x * nwin + g] = exp(S[(T - 1) * T] + w->slope[x] * (double)(T - 1));
                     for (long k = 0; k < ppw; k++) {
                         const long p = g * ppw + k;
                         if (p >= np)
@@ -302,8 +322,10 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
     const long d0 = T / 2, nd = Lmax - d0;
     double *lm = rl_xmalloc(sizeof(double) * nd), *ls = rl_xmalloc(sizeof(double) * nd);
     double *mt = rl_xmalloc(sizeof(double) * nd), *m0 = rl_xmalloc(sizeof(double) * nd);
-    double *md = rl_xmalloc(sizeof(double) * nd), *md0 = rl_xmalloc(sizeof(double) * nd);
-    double *N = rl_xmalloc(sizeof(double) * w->nwin), *Nd = rl_xmalloc(sizeof(double) * w->nwin);
+    double *one = rl_xmalloc(sizeof(double) * nd);
+    const long R = w->nwin;
+    double *N = rl_xmalloc(sizeof(double) * R), *Nd = rl_xmalloc(sizeof(double) * R);
+    double *q = rl_xmalloc(sizeof(double) * R), *qs = rl_xmalloc(sizeof(double) * R);
     rl_status st = RL_OK;
     for (long x = 0; x < NH && st == RL_OK; x++) {
         const rl_farpred_law law = { w->nb, w->nh, w->chi + x * (w->nb ? w->nb : 1) * (w->nh ? w->nh : 1) };
@@ -328,18 +350,26 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
         for (long t = 0; t < nd; t++) {
             mt[t] = exp(lm[t]);
             m0[t] = exp(ls[t]);
-            md[t] = w->bandexp[x];
-            md0[t] = w->sinkexp[x];
+            one[t] = 1;
         }
-        /* the near sums with the delta = T - 1 key each predictor expects
+        /* each query's own level (theory: relative to the mean query, whose
+         * level m carries; dilution: its band keys' mean weight itself), and
+         * the near sums with the delta = T - 1 key each predictor expects
          * there (in a long window it is text, not the window's first token) */
-        double lam = 0;
-        for (long r = 0; r < w->nwin; r++) {
-            N[r] = w->nearN[x * w->nwin + r] + mt[T - 1 - d0];
-            Nd[r] = w->nearN[x * w->nwin + r] + md[T - 1 - d0];
-            lam += w->lam[x * w->nwin + r];
+        const double *rb = w->rowb + x * R, *rbc = w->rowbc + x * R, *r0 = w->rows0 + x * R,
+                     *r0c = w->rows0c + x * R;
+        double mb = 0, m0b = 0, lam = 0;
+        for (long r = 0; r < R; r++) {
+            mb += rbc[r] / (double)R;
+            m0b += r0c[r] / (double)R;
+            lam += w->lam[x * R + r] / (double)R;
         }
-        lam /= (double)w->nwin;
+        for (long r = 0; r < R; r++) {
+            q[r] = mb > 0 ? rbc[r] / mb : 1;
+            qs[r] = m0b > 0 ? r0c[r] / m0b : 1;
+            N[r] = w->nearN[x * R + r] + q[r] * mt[T - 1 - d0];
+            Nd[r] = w->nearN[x * R + r] + rb[r];
+        }
         for (int k = 0; k < nl; k++) {
             const long i0 = (L[k] - 1) / RL_ATTN_SQ * RL_ATTN_SQ, i1 = L[k];
             rl_farpred_row *r = rows + (long)k * NH + x;
@@ -347,8 +377,8 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
             r->layer = (int)(x / w->heads);
             r->head = (int)(x % w->heads);
             r->lambda = lam;
-            r->theory = rl_farpred_rho(N, w->nwin, mt + (T - d0), m0 + (T - d0), T, i0, i1);
-            r->dilution = rl_farpred_rho(Nd, w->nwin, md + (T - d0), md0 + (T - d0), T, i0, i1);
+            r->theory = rl_farpred_rho(N, q, qs, R, mt + (T - d0), m0 + (T - d0), T, i0, i1);
+            r->dilution = rl_farpred_rho(Nd, rb, r0, R, one, one, T, i0, i1);
             double b = 0;
             long n = 0;
             for (long i = i0 > T ? i0 : T; i < i1; i++, n++)
@@ -360,8 +390,9 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
     free(ls);
     free(mt);
     free(m0);
-    free(md);
-    free(md0);
+    free(one);
+    free(q);
+    free(qs);
     free(N);
     free(Nd);
     return st;

@@ -38,6 +38,8 @@ typedef struct {
     double *dsum, *dsq, *dexp; /* [head][delta]: sums of s, s^2, e^s over (windows x rows) */
     double *dcount;        /* [delta]: pairs per distance (every head alike) */
     double *nearN, *lam;   /* [head][window] */
+    double *rowb, *rowbc, *rows0, *rows0c; /* [head][window]: the last query's mean e^s over its band
+                            * keys, its content e^{s + m_h delta}, its first token's e^s and content */
     double *bandexp, *sinkexp; /* [head]: mean e^s over every band pair (j >= 1), sink pair */
     double *bandc, *sinkc; /* the same of e^{s + m_h delta}: the content without the ALiBi bias */
     double *c, *cs;        /* [head][np], [head][ns]: unrotated scores */

@@ -110,7 +110,7 @@ Test(farpred, rho_matches_monte_carlo_of_a_head)
     cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, T, i - T, lm, NULL), RL_OK);
     for (long t = 0; t < i - T; t++)
         m[t] = exp(lm[t]);
-    const double pred = rl_farpred_rho(&N, 1, m, NULL, T, i, i + 1);
+    const double pred = rl_farpred_rho(&N, NULL, NULL, 1, m, NULL, T, i, i + 1);
     gsl_rng *r = rl_rng_alloc();
     rl_rng_stream(r, 7, 0);
     th_acc rho = { 0 }, F = { 0 };

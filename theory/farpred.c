@@ -149,8 +149,8 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
     return st;
 }
 
-double rl_farpred_rho(const double *N, long R, const double *m, const double *m0, long T, long i0,
-                      long i1)
+double rl_farpred_rho(const double *N, const double *q, const double *qs, long R, const double *m,
+                      const double *m0, long T, long i0, long i1)
 {
     double acc = 0, f = 0;
     long rows = 0, next = T; /* f = sum of m over delta = T .. next - 1 */
@@ -159,10 +159,12 @@ double rl_farpred_rho(const double *N, long R, const double *m, const double *m0
             continue;
         while (next < i)
             f += m[next++ - T];
-        const double fi = f + (m0 ? m0[i - T] : 0);
+        const double f0 = m0 ? m0[i - T] : 0;
         double s = 0;
-        for (long r = 0; r < R; r++)
-            s += fi / (N[r] + fi);
+        for (long r = 0; r < R; r++) {
+            const double fi = (q ? q[r] : 1) * f + (qs ? qs[r] : 1) * f0;
+            s += fi > 0 ? fi / (N[r] + fi) : 0;
+        }
         acc += s / (double)R;
         rows++;
     }

@@ -20,9 +20,10 @@
  * gives the mean weight of a far key,
  *     m(delta) = mean_p e^{c_p - m_h delta} prod_b F_pb(delta).            (F2)
  * A row at i with T near keys (sum N_r) and far keys delta = T .. i has far
- * mass F/(N_r + F); replacing the far sum by its mean f(i) = sum m(delta)
- * (law of large numbers over the far keys) gives the prediction
- *     rho(i) = mean_r f(i) / (N_r + f(i)),                                  (F3)
+ * mass F/(N_r + F); replacing the far sum by its mean q_r f(i), f(i) = sum
+ * m(delta), q_r the query's own level (law of large numbers over the far
+ * keys) gives the prediction
+ *     rho(i) = mean_r q_r f(i) / (N_r + q_r f(i)),                          (F3)
  * whose error from the replacement is one-sided: g(F) = F/(N+F) is concave,
  * so g(f) - Var(F)/N^2 <= E g(F) <= g(f). */
 #ifndef RL_THEORY_FARPRED_H
@@ -56,13 +57,15 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
                              const double complex *A, double slope, long d0, long nd, double *logm,
                              rl_err *err);
 
-/* (F3) averaged over the rows i = i0 .. i1 - 1 of a window, each with far
- * keys at delta = T .. i - 1 of mean weight m[delta - T] (m: i1 - 1 - T
- * values, may be 0 long when i1 - 1 <= T) plus one key at delta = i of
- * weight m0[i - T] (the window's first token, NULL: none), and over R near
- * sums N[r].  Returns the mean predicted far mass (0 when no row has a far
- * key). */
-double rl_farpred_rho(const double *N, long R, const double *m, const double *m0, long T, long i0,
-                      long i1);
+/* (F3) averaged over the rows i = i0 .. i1 - 1 of a window and over R
+ * queries r: query r has near sum N[r] and far keys at delta = T .. i - 1
+ * of mean weight q[r] m[delta - T] (m: i1 - 1 - T values, may be 0 long
+ * when i1 - 1 <= T) plus one key at delta = i of weight qs[r] m0[i - T]
+ * (the window's first token; m0 NULL: none).  q, qs (NULL: 1) carry each
+ * query's own level (a query that scores its near keys low scores its far
+ * ones low too: the near and far sums of a row share the query).  Returns
+ * the mean predicted far mass (0 when no row has a far key). */
+double rl_farpred_rho(const double *N, const double *q, const double *qs, long R, const double *m,
+                      const double *m0, long T, long i0, long i1);
 
 #endif
