@@ -110,13 +110,13 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     const rl_gpt_config *cfg = &m->cfg;
     const long T = cfg->ctx;
     if (cfg->pos.path)
-        return rl_fail(err, RL_EINPUT, "farpred: PaTH transports scores, not SO(2) blocks: no prediction");
+        return rl_fail(err, RL_EINPUT, "PaTH transports scores, not SO(2) blocks: no prediction");
     if (nwin < 1 || np < 1)
-        return rl_fail(err, RL_EINPUT, "farpred: --windows and --pairs must be >= 1");
+        return rl_fail(err, RL_EINPUT, "--windows and --pairs must be >= 1");
     if (m->B < 1)
         return rl_fail(err, RL_EINPUT, "farpred needs a model with training activations (B >= 1)");
     if (T < 4 || val->n < T + 1)
-        return rl_fail(err, RL_EINPUT, "farpred: need T >= 4 and a stream of at least T + 1 tokens");
+        return rl_fail(err, RL_EINPUT, "need T >= 4 and a stream of at least T + 1 tokens");
     const int H = cfg->heads, Lay = cfg->layers, hd = m->hd, C = cfg->width;
     const int rotates = cfg->pos.rot != RL_ROT_NONE, P = rotates ? hd / 2 : 0;
     const long NH = (long)Lay * H, ns = nwin < np ? nwin : np;
@@ -313,7 +313,7 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
     long Lmax = T + 1;
     for (int k = 0; k < nl; k++) {
         if (L[k] <= T)
-            return rl_fail(err, RL_EINPUT, "farpred: every length must exceed T = %ld, got %ld", T, L[k]);
+            return rl_fail(err, RL_EINPUT, "every length must exceed T = %ld, got %ld", T, L[k]);
         if (L[k] > Lmax)
             Lmax = L[k];
     }

@@ -273,8 +273,13 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             nmix = mix > nmix ? mix : nmix;
             d[n++] = mix ? mae(m, m->di, 1, nlen, NH) - mae(m, m->th, 1, nlen, NH) : NAN;
         }
-        if (n == 0)
+        if (n == 0) {
+            const int path = strncmp(r->var[v], "path", 4) == 0;
+            fprintf(fp, "| %s | 0 | – | – | – | – | – | – | %s |\n", r->var[v],
+                    path ? "no prediction (PaTH transports scores, not SO(2) blocks)" : "not measured yet");
+            rl_tsv_row(vt, "%s\t0\tNA\tNA\tNA\t0\tNA\tNA\tNA\t%s", r->var[v], path ? "no prediction" : "not measured");
             continue;
+        }
         double mean = NAN, se = NAN, x = NAN;
         const char *verdict;
         if (nmix == 0)

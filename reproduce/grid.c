@@ -580,9 +580,17 @@ static void stage_probe(const rl_repro *r, int v, int k, eta *e)
  * from windows of T (routelab farpred, into farpred/) and measured by the
  * probe at the same lengths (farpred/probe/), the report's far-mass
  * prediction section (NOTES.md §17). */
+/* Whether the grid predicts variant v's far mass: farpred set, lengths
+ * beyond T, and a scheme of SO(2) blocks (PaTH transports scores: no
+ * prediction, said in the report). */
+static int farpred_applies(const rl_repro *r, int v)
+{
+    return r->g.farpred && r->g.max_mult >= 2 && !cfg_of(r, v).pos.path;
+}
+
 static void stage_farpred(const rl_repro *r, int v, int k, eta *e)
 {
-    if (!r->g.farpred)
+    if (!farpred_applies(r, v))
         return;
     char *fd = mdir_file(r, v, k, "farpred"), *pd = mdir_file(r, v, k, "farpred/probe"),
          *ck = mdir_file(r, v, k, "ckpt.bin");
@@ -713,7 +721,7 @@ static int item_done(const rl_repro *r, int v, int k)
     char *pr = mdir_file(r, v, k, "probe/probe.tsv"), *fp = mdir_file(r, v, k, "farpred/farpred.tsv"),
          *fq = mdir_file(r, v, k, "farpred/probe/probe.tsv");
     const int done = exists(tr) && exists(ev) && (!probed(r, v) || k != 0 || exists(pr)) &&
-                     (!r->g.farpred || r->g.max_mult < 2 || (exists(fp) && exists(fq)));
+                     (!farpred_applies(r, v) || (exists(fp) && exists(fq)));
     free(fp);
     free(fq);
     free(tr);

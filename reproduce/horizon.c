@@ -216,7 +216,9 @@ void rl_repro_horizon_section(const rl_repro *r, FILE *fp)
     }
     rl_tsv *t = rl_tsv_open(&od, "horizons.tsv", "variant\tseed\tkind\tpredicted\tgrid_length\tmeasured\ttop"
                                                  "\treading\tpredicted_plot\tmeasured_plot");
-    fprintf(fp, "## Predicted against measured horizon\n\nPredicted (NOTES.md §1.1; `routelab horizon`): every "
+    fprintf(fp, "## The window horizon H = min{W_b > T} (info)\n\n*An info row, not a claim (NOTES.md §17): the theory "
+                "does not imply a threshold at one block's window, and the far-mass prediction above replaces "
+                "it.* Predicted (NOTES.md §1.1; `routelab horizon`): every "
                 "SO(2) block b of the model's step law has a mixing window W_b(ε), ε = %g. A block with W_b ≤ T "
                 "is noise already in training, one with W_b > T a coherent, position-like signal; the first "
                 "block to change regime beyond T does so at H = min{W_b : W_b > T}. The step law: random, "

@@ -1123,6 +1123,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
     matched_section(fp, r);
     ratios_section(fp, &G);
     orderings_section(fp, &G);
+    farmass_section(&G, fp, &od);
     rl_repro_horizon_section(r, fp);
 
     /* theory */
@@ -1130,7 +1131,6 @@ void rl_repro_report(const rl_repro *r, const char *command)
             r->g.theory);
     copy_theory_summary(r, fp);
     probes_section(fp, r);
-    farmass_section(&G, fp, &od);
     claims_section(&G, fp);
     rl_outfile_commit(o);
     printf("reproduce: wrote %s, table.tsv, summary.tsv, orderings.tsv, valcheck.tsv and the figures\n", path);

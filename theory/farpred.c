@@ -29,7 +29,7 @@ static rl_status block_random(const double complex *chi, int nh, double complex 
     const double x = cabs(a), arg = carg(a);
     int N = nh;
     if (gsl_sf_bessel_In_scaled_array(0, nh, x, In) != GSL_SUCCESS)
-        return rl_fail(err, RL_EINTERNAL, "farpred: Bessel I_n(%g) failed", x);
+        return rl_fail(err, RL_EINTERNAL, "Bessel I_n(%g) failed", x);
     while (N > 0 && In[N] < TINY * In[0])
         N--;
     int live = 0;
@@ -83,12 +83,12 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
                              rl_err *err)
 {
     if (np < 1 || nd < 1 || d0 < 0)
-        return rl_fail(err, RL_EINPUT, "farpred: need pairs >= 1, distances >= 1, d0 >= 0 (got %ld, %ld, %ld)",
+        return rl_fail(err, RL_EINPUT, "need pairs >= 1, distances >= 1, d0 >= 0 (got %ld, %ld, %ld)",
                        np, nd, d0);
     if (law->nb < 0 || (law->nb > 0 && (law->nh < 1 || law->nh > RL_FARPRED_NH || !law->chi)))
-        return rl_fail(err, RL_EINPUT, "farpred: a law needs 1 to %d harmonics per block", RL_FARPRED_NH);
+        return rl_fail(err, RL_EINPUT, "a law needs 1 to %d harmonics per block", RL_FARPRED_NH);
     if (!isfinite(slope))
-        return rl_fail(err, RL_EINPUT, "farpred: the ALiBi slope must be finite");
+        return rl_fail(err, RL_EINPUT, "the ALiBi slope must be finite");
     const int nb = law->nb, nh = law->nh;
     int *det = rl_xcalloc((size_t)(nb > 0 ? nb : 1), sizeof *det);
     for (int b = 0; b < nb; b++)
@@ -96,7 +96,7 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
             const double mz = cabs(law->chi[b * nh + n]);
             if (!isfinite(mz) || mz > 1 + 1e-12) {
                 free(det);
-                return rl_fail(err, RL_EINPUT, "farpred: |chi| must be finite and <= 1 (block %d, n = %d: %g)",
+                return rl_fail(err, RL_EINPUT, "|chi| must be finite and <= 1 (block %d, n = %d: %g)",
                                b, n + 1, mz);
             }
             if (n == 0)
@@ -112,7 +112,7 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
     for (long p = 0; p < np && st == RL_OK; p++) {
         const double cp = c ? c[p] : 0;
         if (!isfinite(cp)) {
-            st = rl_fail(err, RL_EINPUT, "farpred: pair %ld has a non-finite score", p);
+            st = rl_fail(err, RL_EINPUT, "pair %ld has a non-finite score", p);
             break;
         }
         for (long t = 0; t < nd; t++)
@@ -120,7 +120,7 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
         for (int b = 0; b < nb && st == RL_OK; b++) {
             const double complex a = A[p * nb + b];
             if (!isfinite(creal(a)) || !isfinite(cimag(a))) {
-                st = rl_fail(err, RL_EINPUT, "farpred: pair %ld block %d has a non-finite alignment", p, b);
+                st = rl_fail(err, RL_EINPUT, "pair %ld block %d has a non-finite alignment", p, b);
                 break;
             }
             if (det[b])
