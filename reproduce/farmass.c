@@ -22,11 +22,16 @@ rl_verdict rl_farpred_decide(const double *d, int k, double *mean, double *se, d
     return o.v;
 }
 
-int rl_horizon_first(const double *x, int n, int k, double threshold)
+int rl_horizon_first(const double *x, int n, int k, double threshold, int *undecided)
 {
-    for (int i = 0; i < n; i++)
-        if (rl_order_exceeds(x + (long)i * k, k, threshold).v == RL_V_HOLDS)
+    *undecided = -1;
+    for (int i = 0; i < n; i++) {
+        const rl_verdict v = rl_order_exceeds(x + (long)i * k, k, threshold).v;
+        if (v == RL_V_HOLDS)
             return i;
+        if (v != RL_V_CONTRADICTED && *undecided < 0)
+            *undecided = i;
+    }
     return -1;
 }
 
@@ -162,6 +167,17 @@ static double mae(const model_fm *m, const double *pred, int only_mix, int nlen,
     return n ? s / n : NAN;
 }
 
+/* The same over layer 0's heads only (whose inputs are the tokens
+ * themselves at every length: the formula's last assumption holds there). */
+static double mae_layer0(const model_fm *m, const double *pred, int nlen, int NH, int H)
+{
+    double s = 0;
+    for (int i = 0; i < nlen; i++)
+        for (int h = 0; h < H; h++)
+            s += fabs(pred[(long)i * NH + h] - m->meas[(long)i * NH + h]);
+    return s / ((double)nlen * H);
+}
+
 static void len_name(char *buf, size_t n, int i, const long *lens, long T)
 {
     snprintf(buf, n, "%ldT", lens[i] / T);
@@ -251,14 +267,16 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
                 "have it), and the rule (fixed before the run): on the heads where a block mixes beyond T "
                 "(coherence falls by ≥ %.2g between T/2 and 128T), the theory's error is below dilution's by more "
                 "than %.2g, per seed d = MAE(dilution) − MAE(theory), rule *sign* on (mean(d) − %.2g)/SE across "
-                "seeds.\n\n",
+                "seeds. The layer-0 columns are an *info* reading chosen after the first models (NOTES.md §17.4): "
+                "layer 0 is the one layer whose inputs at long L are the tokens themselves.\n\n",
             RL_FARPRED_MIXES, RL_FARPRED_MARGIN, RL_FARPRED_MARGIN);
-    fprintf(fp, "| variant | seeds | MAE theory | MAE dilution | MAE bound | mixing heads | d (mixing heads) | x | "
-                "verdict |\n|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(fp, "| variant | seeds | MAE theory | MAE dilution | MAE bound | layer 0 theory (info) | layer 0 dilution "
+                "(info) | mixing heads | d (mixing heads) | x | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     rl_tsv *vt = rl_tsv_open(od, "farpred_verdicts.tsv", "variant\tseeds\tmae_theory\tmae_dilution\tmae_bound"
-                                                          "\tmixing_heads\td_mean\td_se\tx\tverdict");
+                                                          "\tmae0_theory\tmae0_dilution\tmixing_heads\td_mean\td_se\tx"
+                                                          "\tverdict");
     for (int v = 0; v < nv; v++) {
-        double d[RL_GRID_MAX_SEEDS], at = 0, ad = 0, ab = 0;
+        double d[RL_GRID_MAX_SEEDS], at = 0, ad = 0, ab = 0, a0t = 0, a0d = 0;
         int n = 0, nmix = 0;
         for (int k = 0; k < K; k++) {
             const model_fm *m = &M[v * K + k];
@@ -267,6 +285,8 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             at += mae(m, m->th, 0, nlen, NH);
             ad += mae(m, m->di, 0, nlen, NH);
             ab += mae(m, m->bd, 0, nlen, NH);
+            a0t += mae_layer0(m, m->th, nlen, NH, H);
+            a0d += mae_layer0(m, m->di, nlen, NH, H);
             int mix = 0;
             for (int h = 0; h < NH; h++)
                 mix += m->mixes[h];
@@ -275,9 +295,9 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
         }
         if (n == 0) {
             const int path = strncmp(r->var[v], "path", 4) == 0;
-            fprintf(fp, "| %s | 0 | – | – | – | – | – | – | %s |\n", r->var[v],
+            fprintf(fp, "| %s | 0 | – | – | – | – | – | – | – | – | %s |\n", r->var[v],
                     path ? "no prediction (PaTH transports scores, not SO(2) blocks)" : "not measured yet");
-            rl_tsv_row(vt, "%s\t0\tNA\tNA\tNA\t0\tNA\tNA\tNA\t%s", r->var[v], path ? "no prediction" : "not measured");
+            rl_tsv_row(vt, "%s\t0\tNA\tNA\tNA\tNA\tNA\t0\tNA\tNA\tNA\t%s", r->var[v], path ? "no prediction" : "not measured");
             continue;
         }
         double mean = NAN, se = NAN, x = NAN;
@@ -286,10 +306,21 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             verdict = "no prediction (no block mixes beyond T: dilution and the rotation are the theory)";
         else
             verdict = rl_verdict_name(rl_farpred_decide(d, n, &mean, &se, &x));
-        fprintf(fp, "| %s | %d | %.4f | %.4f | %.4f | %d of %d | %+.4f ± %.4f | %.2f | %s |\n", r->var[v], n, at / n,
-                ad / n, ab / n, nmix, NH, mean, se, x, verdict);
-        rl_tsv_row(vt, "%s\t%d\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%.4g\t%s", r->var[v], n, at / n, ad / n, ab / n,
-                   nmix, mean, se, x, nmix ? verdict : "no prediction");
+        char dcell[64], xcell[32];
+        if (isnan(mean))
+            snprintf(dcell, sizeof dcell, "–");
+        else if (isnan(se))
+            snprintf(dcell, sizeof dcell, "%+.4f (one seed)", mean);
+        else
+            snprintf(dcell, sizeof dcell, "%+.4f ± %.4f", mean, se);
+        if (isnan(x))
+            snprintf(xcell, sizeof xcell, "–");
+        else
+            snprintf(xcell, sizeof xcell, "%.2f", x);
+        fprintf(fp, "| %s | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %d of %d | %s | %s | %s |\n", r->var[v], n, at / n,
+                ad / n, ab / n, a0t / n, a0d / n, nmix, NH, dcell, xcell, verdict);
+        rl_tsv_row(vt, "%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%.4g\t%s", r->var[v], n, at / n, ad / n,
+                   ab / n, a0t / n, a0d / n, nmix, mean, se, x, nmix ? verdict : "no prediction");
     }
     rl_tsv_close(vt);
     /* loss horizons */
@@ -305,7 +336,8 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
         for (int i = 0; i < nlen; i++)
             for (int k = 0; k < K; k++)
                 x[i * K + k] = newlr[((long)v * K + k) * nall + off + i];
-        const int hm = rl_horizon_first(x, nlen, K, log(RL_HORIZON_EFFECT));
+        int und;
+        const int hm = rl_horizon_first(x, nlen, K, log(RL_HORIZON_EFFECT), &und);
         int ht_i = -1, hd_i = -1, n = 0;
         for (int i = 0; i < nlen; i++) {
             double st = 0, sd = 0;
@@ -321,9 +353,13 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             if (n && hd_i < 0 && sd / n >= RL_HORIZON_FAR)
                 hd_i = i;
         }
-        char a[32], b[32], c[32];
-        if (hm < 0)
+        char a[96], b[32], c[32];
+        if (hm < 0 && und < 0)
             snprintf(a, sizeof a, "beyond %ldT", lens[nlen - 1] / T);
+        else if (hm < 0)
+            snprintf(a, sizeof a, "unresolved from %ldT", lens[und] / T);
+        else if (und >= 0)
+            snprintf(a, sizeof a, "%ldT–%ldT (%ldT unresolved)", lens[und] / T, lens[hm] / T, lens[und] / T);
         else
             len_name(a, sizeof a, hm, lens, T);
         if (!n)

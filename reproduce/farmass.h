@@ -32,8 +32,11 @@
 rl_verdict rl_farpred_decide(const double *d, int k, double *mean, double *se, double *x);
 
 /* The first of n lengths (index) where the per-seed values x[i * k + s]
- * exceed threshold by rule sign across the k seeds, or -1. */
-int rl_horizon_first(const double *x, int n, int k, double threshold);
+ * exceed threshold by rule sign across the k seeds, or -1; *undecided
+ * receives the first length before it (or, with none, anywhere) that the
+ * rule leaves unresolved, or -1 (then every earlier length is decided
+ * below the threshold). */
+int rl_horizon_first(const double *x, int n, int k, double threshold, int *undecided);
 
 /* Writes farpred.tsv, farpred_summary.tsv, farpred_verdicts.tsv,
  * loss_horizons.tsv and farpred.png into od, and the section into fp.

@@ -332,9 +332,14 @@ Test(farpred, rule_outcomes)
 Test(farpred, horizon_first)
 {
     /* 4 lengths x 3 seeds */
-    const double x[12] = { 0.00, 0.01, -0.01, 0.05, 0.30, -0.20, 0.30, 0.31, 0.29, 0.9, 0.95, 0.92 };
-    cr_expect_eq(rl_horizon_first(x, 4, 3, log(1.1)), 2);
-    cr_expect_eq(rl_horizon_first(x, 2, 3, log(1.1)), -1);
+    const double x[12] = { 0.000, 0.001, -0.001, 0.05, 0.30, -0.20, 0.30, 0.31, 0.29, 0.9, 0.95, 0.92 };
+    int und;
+    cr_expect_eq(rl_horizon_first(x, 4, 3, log(1.1), &und), 2);
+    cr_expect_eq(und, 1, "4T is unresolved (noisy seeds) before 8T holds");
+    cr_expect_eq(rl_horizon_first(x, 1, 3, log(1.1), &und), -1);
+    cr_expect_eq(und, -1, "2T is decided below the effect: beyond the grid");
+    cr_expect_eq(rl_horizon_first(x + 9, 1, 1, log(1.1), &und), -1, "one seed never holds");
+    cr_expect_eq(und, 0);
 }
 
 /* Bad inputs: one line, status 2. */
