@@ -93,6 +93,24 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
     struct stat st;
     char *ap = th_path(g, "models/alibi/seed42/probe");
     cr_expect(stat(ap, &st) != 0, "alibi was probed though --probe rope");
+    /* every model's far-mass prediction and its probe at 2T and 4T (NOTES §17) */
+    for (int v = 0; v < 2; v++) {
+        char sub[96];
+        snprintf(sub, sizeof sub, "models/%s/seed42/farpred", var[v]);
+        char *fd = th_path(g, sub);
+        const char *fpf[] = { "farpred.tsv", "within.tsv", "blocks.tsv", "probe/probe.tsv" };
+        for (size_t i = 0; i < sizeof fpf / sizeof *fpf; i++)
+            expect_file(fd, fpf[i]);
+        char *fp = rl_read_file(th_path(fd, "farpred.tsv"), NULL);
+        cr_assert(fp);
+        cr_expect_eq(th_lines(fp), 1 + 2 * 2, "header + 2 lengths (2T, 4T) x 1 layer x 2 heads:\n%s", fp);
+        free(fp);
+        free(fd);
+    }
+    const char *fpt[] = { "farpred.tsv", "farpred_summary.tsv", "farpred_verdicts.tsv", "loss_horizons.tsv",
+                          "farpred.png" };
+    for (size_t i = 0; i < sizeof fpt / sizeof *fpt; i++)
+        expect_file(g, fpt[i]);
 
     /* table.tsv: a row per variant and length, ratio 1 at T, the study's
      * numbers beside ours */
@@ -122,7 +140,8 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
     cr_assert(rep);
     const char *want[] = { "routelab reproduce", "| rope |", "| alibi |", "16.22", "38.45", "(ppl.png)",
                            "(ratio.png)", "(training.png)", "models/rope/seed42/probe/probe.png", "orderings",
-                           "Claim by claim", "Configuration" };
+                           "Claim by claim", "Configuration", "Far mass predicted from within T", "(farpred.png)",
+                           "Loss horizons", "(info)" };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_expect(strstr(rep, want[i]) != NULL, "REPORT.md lacks '%s'", want[i]);
     char *cfg = rl_read_file(th_path(g, "config.txt"), NULL);
