@@ -183,6 +183,18 @@ static void len_name(char *buf, size_t n, int i, const long *lens, long T)
     snprintf(buf, n, "%ldT", lens[i] / T);
 }
 
+/* A predicted horizon's cell: length i, beyond the grid (i < 0), or no
+ * model with a prediction (n = 0). */
+static void pred_cell(char *buf, size_t size, int n, int i, const long *lens, int nlen, long T)
+{
+    if (!n)
+        snprintf(buf, size, "no model");
+    else if (i < 0)
+        snprintf(buf, size, "beyond %ldT", lens[nlen - 1] / T);
+    else
+        len_name(buf, size, i, lens, T);
+}
+
 void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, const double *newlr,
                               const long *lens_all, int nall)
 {
@@ -362,18 +374,8 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             snprintf(a, sizeof a, "%ldT–%ldT (%ldT unresolved)", lens[und] / T, lens[hm] / T, lens[und] / T);
         else
             len_name(a, sizeof a, hm, lens, T);
-        if (!n)
-            snprintf(b, sizeof b, "no model");
-        else if (ht_i < 0)
-            snprintf(b, sizeof b, "beyond %ldT", lens[nlen - 1] / T);
-        else
-            len_name(b, sizeof b, ht_i, lens, T);
-        if (!n)
-            snprintf(c, sizeof c, "no model");
-        else if (hd_i < 0)
-            snprintf(c, sizeof c, "beyond %ldT", lens[nlen - 1] / T);
-        else
-            len_name(c, sizeof c, hd_i, lens, T);
+        pred_cell(b, sizeof b, n, ht_i, lens, nlen, T);
+        pred_cell(c, sizeof c, n, hd_i, lens, nlen, T);
         fprintf(fp, "| %s | %s | %s | %s |\n", r->var[v], a, b, c);
         rl_tsv_row(ht, "%s\t%d\t%s\t%s\t%s", r->var[v], K, a, b, c);
     }
