@@ -32,10 +32,11 @@ static void fail_outputs(char *made, rl_outfile **o, int n, rl_err *err)
 /* farpred.tsv: the predictions per length, layer, head. */
 static void write_pred(FILE *f, const rl_farpred_row *r, long n)
 {
-    fprintf(f, "length\tlayer\thead\trho_theory\trho_dilution\trho_bound\tlambda_T\n");
+    fprintf(f, "length\tlayer\thead\trho_theory\trho_dilution\trho_bound\tlambda_T\tentropy_theory"
+               "\tentropy_dilution\n");
     for (long k = 0; k < n; k++)
-        fprintf(f, "%ld\t%d\t%d\t%.6g\t%.6g\t%.6g\t%.4g\n", r[k].L, r[k].layer, r[k].head, r[k].theory,
-                r[k].dilution, r[k].bound, r[k].lambda);
+        fprintf(f, "%ld\t%d\t%d\t%.6g\t%.6g\t%.6g\t%.4g\t%.6g\t%.6g\n", r[k].L, r[k].layer, r[k].head, r[k].theory,
+                r[k].dilution, r[k].bound, r[k].lambda, r[k].ent_theory, r[k].ent_dilution);
 }
 
 /* within.tsv: the logit against distance within T, and at the band the

@@ -148,7 +148,7 @@ int cmd_probe(int argc, char **argv)
         fail_outputs(made, po, NULL, &err);
     fprintf(po->f, "length\tlayer\thead\tW\tfar_mass\tfar_mass_se\tbound_mean\tbound_at_max_lambda\t"
                    "lambda_mean\tlambda_max\trows\tviolations\tbound_range_mean\tbound_range_at_max_delta\t"
-                   "delta_mean\tdelta_max\tL_star_half\tviolations_range\n");
+                   "delta_mean\tdelta_max\tL_star_half\tviolations_range\tentropy\n");
     fprintf(dout->f, "length\tlayer\thead\tdist_lo\tdist_hi\tmean_logit\tmean_weight\n");
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m, maxL);
     printf("probe: %s (%s, %d layers x %d heads, trained at %ld), %ld windows per length\n", ckpath,

@@ -25,6 +25,7 @@ void rl_farpred_within_free(rl_farpred_within *w)
     free(w->dcount);
     free(w->nearN);
     free(w->lam);
+    free(w->nearS);
     free(w->rowb);
     free(w->rowbc);
     free(w->rows0);
@@ -135,6 +136,7 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     w->dcount = rl_xcalloc(T, sizeof(double));
     w->nearN = rl_xcalloc(NH * nwin, sizeof(double));
     w->lam = rl_xcalloc(NH * nwin, sizeof(double));
+    w->nearS = rl_xcalloc(NH * nwin, sizeof(double));
     w->rowb = rl_xcalloc(NH * nwin, sizeof(double));
     w->rowbc = rl_xcalloc(NH * nwin, sizeof(double));
     w->rows0 = rl_xcalloc(NH * nwin, sizeof(double));
@@ -215,14 +217,17 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
                             }
                         }
                     /* the last query: its near sum (delta < T - 1) and lambda */
-                    double N = 0, lam = 0;
+                    double N = 0, NS = 0, lam = 0;
                     for (long j = 0; j < T; j++) {
                         const double s = S[(T - 1) * T + j];
                         lam = fmax(lam, fabs(s));
-                        if (j >= 1)
+                        if (j >= 1) {
                             N += exp(s);
+                            NS += s * exp(s);
+                        }
                     }
                     w->nearN[x * nwin + g] = N;
+                    w->nearS[x * nwin + g] = NS;
                     w->lam[x * nwin + g] = lam;
                     /* its own level: its band keys j = 1 .. T/2 - 1 (delta in
                      * [T/2, T - 2]) and its first token (delta = T - 1) */
@@ -322,28 +327,32 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
     const long d0 = T / 2, nd = Lmax - d0;
     double *lm = rl_xmalloc(sizeof(double) * nd), *ls = rl_xmalloc(sizeof(double) * nd);
     double *mt = rl_xmalloc(sizeof(double) * nd), *m0 = rl_xmalloc(sizeof(double) * nd);
-    double *one = rl_xmalloc(sizeof(double) * nd);
+    double *one = rl_xmalloc(sizeof(double) * nd), *zero = rl_xmalloc(sizeof(double) * nd);
+    double *sb = rl_xmalloc(sizeof(double) * nd), *sb0 = rl_xmalloc(sizeof(double) * nd);
     const long R = w->nwin;
     double *N = rl_xmalloc(sizeof(double) * R), *Nd = rl_xmalloc(sizeof(double) * R);
     double *q = rl_xmalloc(sizeof(double) * R), *qs = rl_xmalloc(sizeof(double) * R);
+    double *NS = rl_xmalloc(sizeof(double) * R), *NSd = rl_xmalloc(sizeof(double) * R);
     rl_status st = RL_OK;
     for (long x = 0; x < NH && st == RL_OK; x++) {
         const rl_farpred_law law = { w->nb, w->nh, w->chi + x * (w->nb ? w->nb : 1) * (w->nh ? w->nh : 1) };
         const int P = w->nb ? w->nb : 1;
         st = rl_farpred_logmean(&law, w->np, w->c + x * w->np, w->A + x * w->np * P, w->slope[x], d0, nd, lm,
-                                err);
+                                sb, err);
         if (st == RL_OK)
             st = rl_farpred_logmean(&law, w->ns, w->cs + x * w->ns, w->As + x * w->ns * P, w->slope[x], d0, nd,
-                                    ls, err);
+                                    ls, sb0, err);
         if (st != RL_OK)
             break;
         /* the ratio estimator: the sample's content level onto the whole
          * band's (both without the ALiBi bias) */
         const double an = log(w->bandc[x]) - log_mean_content(w->sr + x * w->np, w->pdist, w->slope[x], w->np),
                      as = log(w->sinkc[x]) - log_mean_content(w->srs + x * w->ns, w->sdist, w->slope[x], w->ns);
-        for (long t = 0; t < nd; t++) {
+        for (long t = 0; t < nd; t++) { /* a level e^a is every score shifted by a */
             lm[t] += an;
             ls[t] += as;
+            sb[t] += an;
+            sb0[t] += as;
         }
         if (logm_band)
             memcpy(logm_band + x * (T - d0), lm, sizeof(double) * (T - d0));
@@ -351,6 +360,7 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
             mt[t] = exp(lm[t]);
             m0[t] = exp(ls[t]);
             one[t] = 1;
+            zero[t] = 0;
         }
         /* each query's own level (theory: relative to the mean query, whose
          * level m carries; dilution: its band keys' mean weight itself), and
@@ -369,6 +379,8 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
             qs[r] = m0b > 0 ? r0c[r] / m0b : 1;
             N[r] = w->nearN[x * R + r] + q[r] * mt[T - 1 - d0];
             Nd[r] = w->nearN[x * R + r] + rb[r];
+            NS[r] = w->nearS[x * R + r] + q[r] * mt[T - 1 - d0] * (sb[T - 1 - d0] + log(q[r]));
+            NSd[r] = w->nearS[x * R + r] + rb[r] * log(rb[r]);
         }
         for (int k = 0; k < nl; k++) {
             const long i0 = (L[k] - 1) / RL_ATTN_SQ * RL_ATTN_SQ, i1 = L[k];
@@ -379,6 +391,10 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
             r->lambda = lam;
             r->theory = rl_farpred_rho(N, q, qs, R, mt + (T - d0), m0 + (T - d0), T, i0, i1);
             r->dilution = rl_farpred_rho(Nd, rb, r0, R, one, one, T, i0, i1);
+            /* dilution: a far key weighs rb (score log rb), the first token r0 */
+            r->ent_theory = rl_farpred_entropy(N, NS, q, qs, R, mt + (T - d0), sb + (T - d0), m0 + (T - d0),
+                                               sb0 + (T - d0), T, i0, i1);
+            r->ent_dilution = rl_farpred_entropy(Nd, NSd, rb, r0, R, one, zero, one, zero, T, i0, i1);
             double b = 0;
             long n = 0;
             for (long i = i0 > T ? i0 : T; i < i1; i++, n++)
@@ -391,8 +407,13 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
     free(mt);
     free(m0);
     free(one);
+    free(zero);
+    free(sb);
+    free(sb0);
     free(q);
     free(qs);
+    free(NS);
+    free(NSd);
     free(N);
     free(Nd);
     return st;

@@ -37,7 +37,7 @@ typedef struct {
     double *slope;         /* ALiBi slope */
     double *dsum, *dsq, *dexp; /* [head][delta]: sums of s, s^2, e^s over (windows x rows) */
     double *dcount;        /* [delta]: pairs per distance (every head alike) */
-    double *nearN, *lam;   /* [head][window] */
+    double *nearN, *nearS, *lam; /* [head][window]: sums of e^s and s e^s, largest |s| */
     double *rowb, *rowbc, *rows0, *rows0c; /* [head][window]: the last query's mean e^s over its band
                             * keys, its content e^{s + m_h delta}, its first token's e^s and content */
     double *bandexp, *sinkexp; /* [head]: mean e^s over every band pair (j >= 1), sink pair */
@@ -66,6 +66,7 @@ typedef struct {
     long L;
     int layer, head;
     double theory, dilution, bound, lambda;
+    double ent_theory, ent_dilution; /* the rows' attention entropy (nats), theory and dilution */
 } rl_farpred_row;
 
 /* Rows for lengths L[0..nl-1] (each > T), layers x heads per length, into

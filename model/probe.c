@@ -42,6 +42,7 @@ struct rl_probe {
     double *stat;       /* [layer][h][w][NSTAT] */
     double *dist;       /* [layer][h][bin][3]: logit sum, weight sum, count */
     double *alpha;      /* H x L softmax scratch (one row per head) */
+    rl_welford *ent;    /* [layer][h]: the rows' attention entropy -sum alpha log alpha (nats) */
 };
 
 /* Distance bin of delta = i - j >= 0: 0 for delta = 0, else 1 + floor(log2 delta). */
@@ -74,6 +75,9 @@ rl_probe *rl_probe_alloc(int layers, int H, long L, const float *slopes, const l
     p->stat = rl_xcalloc((size_t)layers * H * p->nw * NSTAT, sizeof(double));
     p->dist = rl_xcalloc((size_t)layers * H * p->nbins * 3, sizeof(double));
     p->alpha = rl_xmalloc(sizeof(double) * (size_t)H * L);
+    p->ent = rl_xmalloc(sizeof(rl_welford) * (size_t)layers * H);
+    for (long k = 0; k < (long)layers * H; k++)
+        rl_welford_init(&p->ent[k]);
     return p;
 }
 
@@ -86,6 +90,7 @@ void rl_probe_free(rl_probe *p)
     free(p->stat);
     free(p->dist);
     free(p->alpha);
+    free(p->ent);
     free(p);
 }
 
@@ -124,10 +129,14 @@ static void rows_done(rl_probe *p, int layer, int h)
             a[j] = exp(a[j] - mx);
             sum += a[j];
         }
+        double ent = 0;
         for (long j = 0; j <= i; j++) {
             a[j] /= sum;
             dist[3 * dbin(i - j) + 1] += a[j];
+            if (a[j] > 0)
+                ent -= a[j] * log(a[j]);
         }
+        rl_welford_add(&p->ent[(long)layer * p->H + h], ent);
         /* far mass beyond W: keys j <= i - W, a prefix; cumulate once */
         double *st = p->stat + ((long)layer * p->H + h) * p->nw * NSTAT;
         rl_welford *fw = p->far + ((long)layer * p->H + h) * p->nw;
@@ -184,11 +193,12 @@ void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv)
                  * unchanged: the range form, Delta, and L*(1/2) at the
                  * largest Delta seen (every row forced to >= 1/2 beyond it) */
                 fprintf(probe_tsv, "%ld\t%d\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.4g\t%.4g\t%.0f\t%.0f\t"
-                                   "%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\n", p->L,
+                                   "%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.6g\n", p->L,
                         l, h, p->W[w], fw[w].mean, rl_welford_se(&fw[w]), s[ST_BOUND] / n,
                         rl_farmass_range(M, K, 2 * s[ST_LAMMAX]), s[ST_LAM] / n, s[ST_LAMMAX], n, s[ST_VIOL],
                         s[ST_RBOUND] / n, rl_farmass_range(M, K, s[ST_DELTAMAX]), s[ST_DELTA] / n, s[ST_DELTAMAX],
-                        K + rl_farmass_admissible(K, 0.5, s[ST_DELTAMAX]), s[ST_RVIOL]);
+                        K + rl_farmass_admissible(K, 0.5, s[ST_DELTAMAX]), s[ST_RVIOL],
+                        p->ent[(long)l * p->H + h].mean);
             }
             const double *d = p->dist + ((long)l * p->H + h) * p->nbins * 3;
             for (int b = 0; b < p->nbins; b++)

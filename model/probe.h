@@ -23,7 +23,8 @@ void rl_probe_observe(void *ctx, int layer, int b, int h, long i0, long i1, long
  * bound_range_mean, bound_range_at_max_delta, delta_mean, delta_max,
  * L_star_half, violations_range: bound_* with lambda the row's max |logit|,
  * bound_range_* with Delta = max near - min far logit, L_star_half =
- * K + K e^{delta_max}, K = W) and of
+ * K + K e^{delta_max}, K = W, then entropy: the rows' mean attention
+ * entropy -sum alpha log alpha in nats, the same for every W) and of
  * distance.tsv (length, layer, head, dist_lo, dist_hi, mean_logit,
  * mean_weight per key). */
 void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv);

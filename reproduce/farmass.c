@@ -41,6 +41,7 @@ int rl_horizon_first(const double *x, int n, int k, double threshold, int *undec
 typedef struct {
     int ok;
     double *meas, *se, *th, *di, *bd;
+    double *em, *et, *ed; /* attention entropy: measured, theory, dilution */
     char *mixes;
 } model_fm;
 
@@ -111,15 +112,18 @@ static void read_model(const rl_repro *r, int v, int k, const long *lens, int nl
     m->th = rl_xmalloc(sizeof(double) * n);
     m->di = rl_xmalloc(sizeof(double) * n);
     m->bd = rl_xmalloc(sizeof(double) * n);
+    m->em = rl_xmalloc(sizeof(double) * n);
+    m->et = rl_xmalloc(sizeof(double) * n);
+    m->ed = rl_xmalloc(sizeof(double) * n);
     m->mixes = rl_xcalloc(NH, 1);
     for (long i = 0; i < n; i++)
-        m->meas[i] = m->se[i] = m->th[i] = m->di[i] = m->bd[i] = NAN;
+        m->meas[i] = m->se[i] = m->th[i] = m->di[i] = m->bd[i] = m->em[i] = m->et[i] = m->ed[i] = NAN;
     char *d = rl_repro_model_dir(r, v, k), *fp = rl_path_join(d, "farpred/farpred.tsv"),
          *pp = rl_path_join(d, "farpred/probe/probe.tsv"), *bp = rl_path_join(d, "farpred/blocks.tsv");
-    const int pc[3] = { 3, 4, 5 }, mc[2] = { 4, 5 };
-    double *pd[3] = { m->th, m->di, m->bd }, *md[2] = { m->meas, m->se };
-    const long a = read_rows(fp, lens, nlen, H, NH, -1, 0, pc, 3, pd);
-    const long b = read_rows(pp, lens, nlen, H, NH, 3, r->g.train.ctx, mc, 2, md);
+    const int pc[5] = { 3, 4, 5, 7, 8 }, mc[3] = { 4, 5, 18 };
+    double *pd[5] = { m->th, m->di, m->bd, m->et, m->ed }, *md[3] = { m->meas, m->se, m->em };
+    const long a = read_rows(fp, lens, nlen, H, NH, -1, 0, pc, 5, pd);
+    const long b = read_rows(pp, lens, nlen, H, NH, 3, r->g.train.ctx, mc, 3, md);
     read_mixes(bp, H, NH, m->mixes);
     m->ok = a == n && b == n;
     free(d);
@@ -135,6 +139,9 @@ static void free_model(model_fm *m)
     free(m->th);
     free(m->di);
     free(m->bd);
+    free(m->em);
+    free(m->et);
+    free(m->ed);
     free(m->mixes);
 }
 
@@ -165,6 +172,15 @@ static double mae(const model_fm *m, const double *pred, int only_mix, int nlen,
                 n++;
             }
     return n ? s / n : NAN;
+}
+
+/* Mean absolute difference of pred from meas over every head and length. */
+static double mae_of(const double *meas, const double *pred, int nlen, int NH)
+{
+    double s = 0;
+    for (long i = 0; i < (long)nlen * NH; i++)
+        s += fabs(pred[i] - meas[i]);
+    return s / ((double)nlen * NH);
 }
 
 /* The same over layer 0's heads only (whose inputs are the tokens
@@ -236,7 +252,7 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
     }
     /* every model's rows */
     rl_tsv *t = rl_tsv_open(od, "farpred.tsv", "variant\tseed\tlength\tlayer\thead\tmixes\tmeasured\tmeasured_se"
-                                                "\ttheory\tdilution\tbound");
+                                                "\ttheory\tdilution\tbound\tentropy\tentropy_theory\tentropy_dilution");
     for (int v = 0; v < nv; v++)
         for (int k = 0; k < K; k++) {
             const model_fm *m = &M[v * K + k];
@@ -245,9 +261,9 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             for (int i = 0; i < nlen; i++)
                 for (int h = 0; h < NH; h++) {
                     const long j = (long)i * NH + h;
-                    rl_tsv_row(t, "%s\t%ld\t%ld\t%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g", r->var[v],
-                               rl_repro_seed(r, k), lens[i], h / H, h % H, m->mixes[h], m->meas[j], m->se[j],
-                               m->th[j], m->di[j], m->bd[j]);
+                    rl_tsv_row(t, "%s\t%ld\t%ld\t%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g",
+                               r->var[v], rl_repro_seed(r, k), lens[i], h / H, h % H, m->mixes[h], m->meas[j],
+                               m->se[j], m->th[j], m->di[j], m->bd[j], m->em[j], m->et[j], m->ed[j]);
                 }
         }
     rl_tsv_close(t);
@@ -280,15 +296,17 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
                 "(coherence falls by ≥ %.2g between T/2 and 128T), the theory's error is below dilution's by more "
                 "than %.2g, per seed d = MAE(dilution) − MAE(theory), rule *sign* on (mean(d) − %.2g)/SE across "
                 "seeds. The layer-0 columns are an *info* reading chosen after the first models (NOTES.md §17.4): "
-                "layer 0 is the one layer whose inputs at long L are the tokens themselves.\n\n",
+                "layer 0 is the one layer whose inputs at long L are the tokens themselves. The entropy columns "
+                "compare the predicted attention entropy of the same rows with the probe's (info: no rule).\n\n",
             RL_FARPRED_MIXES, RL_FARPRED_MARGIN, RL_FARPRED_MARGIN);
     fprintf(fp, "| variant | seeds | MAE theory | MAE dilution | MAE bound | layer 0 theory (info) | layer 0 dilution "
-                "(info) | mixing heads | d (mixing heads) | x | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "(info) | entropy MAE theory (nats, info) | entropy MAE dilution | mixing heads | d (mixing heads) | x | "
+                "verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     rl_tsv *vt = rl_tsv_open(od, "farpred_verdicts.tsv", "variant\tseeds\tmae_theory\tmae_dilution\tmae_bound"
                                                           "\tmae0_theory\tmae0_dilution\tmixing_heads\td_mean\td_se\tx"
                                                           "\tverdict");
     for (int v = 0; v < nv; v++) {
-        double d[RL_GRID_MAX_SEEDS], at = 0, ad = 0, ab = 0, a0t = 0, a0d = 0;
+        double d[RL_GRID_MAX_SEEDS], at = 0, ad = 0, ab = 0, a0t = 0, a0d = 0, aet = 0, aed = 0;
         int n = 0, nmix = 0;
         for (int k = 0; k < K; k++) {
             const model_fm *m = &M[v * K + k];
@@ -299,6 +317,8 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             ab += mae(m, m->bd, 0, nlen, NH);
             a0t += mae_layer0(m, m->th, nlen, NH, H);
             a0d += mae_layer0(m, m->di, nlen, NH, H);
+            aet += mae_of(m->em, m->et, nlen, NH);
+            aed += mae_of(m->em, m->ed, nlen, NH);
             int mix = 0;
             for (int h = 0; h < NH; h++)
                 mix += m->mixes[h];
@@ -307,7 +327,7 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
         }
         if (n == 0) {
             const int path = strncmp(r->var[v], "path", 4) == 0;
-            fprintf(fp, "| %s | 0 | – | – | – | – | – | – | – | – | %s |\n", r->var[v],
+            fprintf(fp, "| %s | 0 | – | – | – | – | – | – | – | – | – | – | %s |\n", r->var[v],
                     path ? "no prediction (PaTH transports scores, not SO(2) blocks)" : "not measured yet");
             rl_tsv_row(vt, "%s\t0\tNA\tNA\tNA\tNA\tNA\t0\tNA\tNA\tNA\t%s", r->var[v], path ? "no prediction" : "not measured");
             continue;
@@ -329,8 +349,8 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             snprintf(xcell, sizeof xcell, "–");
         else
             snprintf(xcell, sizeof xcell, "%.2f", x);
-        fprintf(fp, "| %s | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %d of %d | %s | %s | %s |\n", r->var[v], n, at / n,
-                ad / n, ab / n, a0t / n, a0d / n, nmix, NH, dcell, xcell, verdict);
+        fprintf(fp, "| %s | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.3f | %.3f | %d of %d | %s | %s | %s |\n", r->var[v],
+                n, at / n, ad / n, ab / n, a0t / n, a0d / n, aet / n, aed / n, nmix, NH, dcell, xcell, verdict);
         rl_tsv_row(vt, "%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%.4g\t%s", r->var[v], n, at / n, ad / n,
                    ab / n, a0t / n, a0d / n, nmix, mean, se, x, nmix ? verdict : "no prediction");
     }

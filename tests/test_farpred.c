@@ -46,23 +46,28 @@ Test(farpred, block_law_matches_monte_carlo)
     gsl_rng *r = rl_rng_alloc();
     rl_rng_stream(r, 2026, 0);
     for (int q = 0; q < 4; q++) {
-        double lm;
-        cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, ds[q], 1, &lm, NULL), RL_OK);
-        th_acc acc = { 0 };
+        double lm, sb;
+        cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, ds[q], 1, &lm, &sb, NULL), RL_OK);
+        th_acc acc = { 0 }, acc1 = { 0 };
         for (int s = 0; s < 40000; s++) {
             double th = 0;
             for (long t = 0; t < ds[q]; t++)
                 th += w * (2 * gsl_rng_uniform(r) - 1);
-            th_add(&acc, exp(creal(A * cexp(I * th))));
+            const double x = creal(A * cexp(I * th));
+            th_add(&acc, exp(x));
+            th_add(&acc1, x * exp(x));
         }
-        const double se = th_se(&acc);
+        const double se = th_se(&acc), se1 = th_se(&acc1);
         cr_expect_lt(fabs(acc.mean - exp(lm)), 5 * se, "delta %ld: MC %.6f +- %.6f, law %.6f", ds[q], acc.mean, se,
                      exp(lm));
+        /* the weighted mean score: E[X e^X] = sbar E[e^X] (the entropy's input) */
+        cr_expect_lt(fabs(acc1.mean - sb * exp(lm)), 5 * se1, "delta %ld: E[X e^X] MC %.6f +- %.6f, law %.6f", ds[q],
+                     acc1.mean, se1, sb * exp(lm));
     }
     gsl_rng_free(r);
     /* fully mixed: the Haar limit I_0(|A|) */
     double lm;
-    cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, 4000, 1, &lm, NULL), RL_OK);
+    cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, 4000, 1, &lm, NULL, NULL), RL_OK);
     cr_expect_float_eq(exp(lm), gsl_sf_bessel_I0(cabs(A)), 1e-12);
 }
 
@@ -79,7 +84,7 @@ Test(farpred, constant_block_is_exact)
     const double complex A[4] = { 0.8 + 0.3 * I, -0.2 + 1.1 * I, 0.5 - 0.4 * I, 1.7 };
     const double c[2] = { 0.3, -1.2 }, slope = 0.01;
     double lm[600];
-    cr_assert_eq(rl_farpred_logmean(&law, 2, c, A, slope, 100, 600, lm, NULL), RL_OK);
+    cr_assert_eq(rl_farpred_logmean(&law, 2, c, A, slope, 100, 600, lm, NULL, NULL), RL_OK);
     for (long t = 0; t < 600; t += 37) {
         const long d = 100 + t;
         double s = 0;
@@ -107,7 +112,7 @@ Test(farpred, rho_matches_monte_carlo_of_a_head)
     const long T = 16, i = 400;
     const double N = 600;
     double lm[400], m[400];
-    cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, T, i - T, lm, NULL), RL_OK);
+    cr_assert_eq(rl_farpred_logmean(&law, 1, NULL, &A, 0, T, i - T, lm, NULL, NULL), RL_OK);
     for (long t = 0; t < i - T; t++)
         m[t] = exp(lm[t]);
     const double pred = rl_farpred_rho(&N, NULL, NULL, 1, m, NULL, T, i, i + 1);
@@ -140,14 +145,14 @@ Test(farpred, no_rotation_is_the_pair_mean)
     const rl_farpred_law law = { 0, 0, NULL };
     const double c[3] = { 0.5, -0.5, 2.0 };
     double lm[3];
-    cr_assert_eq(rl_farpred_logmean(&law, 3, c, NULL, 0.25, 10, 3, lm, NULL), RL_OK);
+    cr_assert_eq(rl_farpred_logmean(&law, 3, c, NULL, 0.25, 10, 3, lm, NULL, NULL), RL_OK);
     for (int t = 0; t < 3; t++)
         cr_expect_float_eq(exp(lm[t]), (exp(0.5) + exp(-0.5) + exp(2.0)) / 3 * exp(-0.25 * (10 + t)), 1e-12);
-    cr_expect_eq(rl_farpred_logmean(&law, 0, c, NULL, 0, 10, 3, lm, NULL), RL_EINPUT);
+    cr_expect_eq(rl_farpred_logmean(&law, 0, c, NULL, 0, 10, 3, lm, NULL, NULL), RL_EINPUT);
     double complex bad = 1.5;
     const rl_farpred_law big = { 1, 1, &bad };
     double complex a = 1;
-    cr_expect_eq(rl_farpred_logmean(&big, 1, NULL, &a, 0, 10, 3, lm, NULL), RL_EINPUT, "|chi| > 1 refused");
+    cr_expect_eq(rl_farpred_logmean(&big, 1, NULL, &a, 0, 10, 3, lm, NULL, NULL), RL_EINPUT, "|chi| > 1 refused");
 }
 
 /* A model whose q and k are constant (weights 0, biases set): every score is
@@ -170,7 +175,7 @@ static rl_gpt *constant_model(const char *pos, int T)
 
 /* The probe's far mass at W = T for the last query block of one window of
  * L, per layer and head, into fm. */
-static void probe_far(const rl_gpt *m, const rl_tokens *val, long L, double *fm)
+static void probe_far(const rl_gpt *m, const rl_tokens *val, long L, double *fm, double *ent)
 {
     const long T = m->cfg.ctx, W[1] = { T };
     rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, rl_gpt_alibi_slopes(m), W, 1);
@@ -186,9 +191,13 @@ static void probe_far(const rl_gpt *m, const rl_tokens *val, long L, double *fm)
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
         long Lr, Wr;
         int l, h;
-        double x;
-        cr_assert_eq(sscanf(line, "%ld %d %d %ld %lf", &Lr, &l, &h, &Wr, &x), 5);
+        double x, v[14];
+        cr_assert_eq(sscanf(line, "%ld %d %d %ld %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &Lr, &l,
+                            &h, &Wr, &x, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10],
+                            &v[11], &v[12], &v[13]),
+                     19, "%s", line);
         fm[l * m->cfg.heads + h] = x;
+        ent[l * m->cfg.heads + h] = v[13];
     }
     free(buf);
     free(dbuf);
@@ -209,14 +218,20 @@ static void constant_case(const char *pos, int dilution_exact)
     const int NH = m->cfg.layers * m->cfg.heads;
     rl_farpred_row rows[4];
     cr_assert_eq(rl_farpred_predict(&w, &L, 1, rows, NULL, NULL), RL_OK);
-    double fm[4];
-    probe_far(m, &val, L, fm);
+    double fm[4], ent[4];
+    probe_far(m, &val, L, fm, ent);
     for (int x = 0; x < NH; x++) {
         cr_expect_lt(fabs(rows[x].theory - fm[x]), 1e-4, "%s head %d: theory %.6f measured %.6f", pos, x,
                      rows[x].theory, fm[x]);
+        /* the entropy of the same rows: exact too (the far keys' scores are known) */
+        cr_expect_lt(fabs(rows[x].ent_theory - ent[x]), 1e-4, "%s head %d: entropy theory %.6f measured %.6f", pos, x,
+                     rows[x].ent_theory, ent[x]);
         if (dilution_exact)
             cr_expect_lt(fabs(rows[x].dilution - fm[x]), 1e-4, "%s head %d: dilution %.6f measured %.6f", pos, x,
                          rows[x].dilution, fm[x]);
+        if (dilution_exact)
+            cr_expect_lt(fabs(rows[x].ent_dilution - ent[x]), 1e-4, "%s head %d: entropy dilution %.6f measured %.6f",
+                         pos, x, rows[x].ent_dilution, ent[x]);
         else
             cr_expect_gt(fabs(rows[x].dilution - fm[x]), 0.01, "%s head %d: dilution cannot see the bias", pos, x);
         if (dilution_exact) /* a bound only where the far logits stay within lambda (not ALiBi) */
@@ -262,7 +277,7 @@ static void pairs_rebuild(const char *pos)
             const rl_farpred_law law = { w.nb, w.nh, w.chi + x * P * (w.nh ? w.nh : 1) };
             double lm;
             cr_assert_eq(rl_farpred_logmean(&law, 1, w.c + x * w.np + p, w.A + (x * w.np + p) * P, 0, w.pdist[p], 1,
-                                            &lm, NULL),
+                                            &lm, NULL, NULL),
                          RL_OK);
             cr_expect_lt(fabs(lm - w.sr[x * w.np + p]), 2e-4, "%s head %ld pair %ld (delta %ld): rebuilt %.6f realised %.6f",
                          pos, x, p, w.pdist[p], lm, w.sr[x * w.np + p]);

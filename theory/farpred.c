@@ -5,6 +5,7 @@
 #include <gsl/gsl_sf_bessel.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/util.h"
 
@@ -24,7 +25,7 @@ double complex rl_farpred_step_charfn(double c, double w, int n)
  * each w_n advanced by one factor chi(n) per step and retired once it is
  * below TINY I~_0 (|chi(n)| <= 1: it cannot grow back). */
 static rl_status block_random(const double complex *chi, int nh, double complex a, long d0, long nd,
-                              double *lp, double *In, double complex *w, rl_err *err)
+                              double *lp, double *lq, double *In, double complex *w, rl_err *err)
 {
     const double x = cabs(a), arg = carg(a);
     int N = nh;
@@ -47,17 +48,23 @@ static rl_status block_random(const double complex *chi, int nh, double complex 
         live = n;
     }
     for (long t = 0; t < nd; t++) {
-        double s = In[0];
+        double s = In[0], g = In[1];
         int last = 0;
         for (int n = 1; n <= live; n++) {
-            s += 2 * creal(w[n - 1]);
+            const double re = 2 * creal(w[n - 1]);
+            s += re;
+            if (lq) /* I'_n / I_n = (I_{n-1} + I_{n+1}) / (2 I_n) */
+                g += re * (In[n - 1] + In[n + 1 <= nh ? n + 1 : n]) / (2 * In[n]);
             w[n - 1] *= chi[n - 1];
             if (cabs(w[n - 1]) >= TINY * In[0])
                 last = n;
         }
         live = last;
         /* F > 0 exactly; a truncated sum can only miss by ~TINY I_0 */
-        lp[t] += x + log(s > TINY * In[0] ? s : TINY * In[0]);
+        const double F = s > TINY * In[0] ? s : TINY * In[0];
+        lp[t] += x + log(F);
+        if (lq)
+            lq[t] += x * g / F; /* E[X e^X]/E[e^X] of the block */
     }
     return RL_OK;
 }
@@ -66,7 +73,7 @@ static rl_status block_random(const double complex *chi, int nh, double complex 
  * Re(A e^{i delta c}) into lp, e^{i c} advanced by multiplication and
  * re-anchored by cexp every 256 steps (the drift of a product stays at
  * rounding level). */
-static void block_constant(double complex z, double complex a, long d0, long nd, double *lp)
+static void block_constant(double complex z, double complex a, long d0, long nd, double *lp, double *lq)
 {
     const double c = carg(z);
     double complex r = 0;
@@ -74,13 +81,15 @@ static void block_constant(double complex z, double complex a, long d0, long nd,
         if (t % 256 == 0)
             r = a * cexp(I * c * (double)(d0 + t));
         lp[t] += creal(r);
+        if (lq) /* a deterministic score: its own weighted mean */
+            lq[t] += creal(r);
         r *= z;
     }
 }
 
 rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c,
                              const double complex *A, double slope, long d0, long nd, double *logm,
-                             rl_err *err)
+                             double *sbar, rl_err *err)
 {
     if (np < 1 || nd < 1 || d0 < 0)
         return rl_fail(err, RL_EINPUT, "need pairs >= 1, distances >= 1, d0 >= 0 (got %ld, %ld, %ld)",
@@ -104,6 +113,8 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
         }
     double *lp = rl_xmalloc(sizeof(double) * nd), *mx = rl_xmalloc(sizeof(double) * nd),
            *sum = rl_xcalloc((size_t)nd, sizeof(double));
+    /* with sbar: each pair's weighted mean score lq, and sum1 = sum of e^{lp - mx} lq */
+    double *lq = sbar ? rl_xmalloc(sizeof(double) * nd) : NULL, *sum1 = sbar ? rl_xcalloc((size_t)nd, sizeof(double)) : NULL;
     double *In = rl_xmalloc(sizeof(double) * (RL_FARPRED_NH + 1));
     double complex *w = rl_xmalloc(sizeof(double complex) * RL_FARPRED_NH);
     rl_status st = RL_OK;
@@ -117,6 +128,8 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
         }
         for (long t = 0; t < nd; t++)
             lp[t] = cp - slope * (double)(d0 + t);
+        if (lq)
+            memcpy(lq, lp, sizeof(double) * nd);
         for (int b = 0; b < nb && st == RL_OK; b++) {
             const double complex a = A[p * nb + b];
             if (!isfinite(creal(a)) || !isfinite(cimag(a))) {
@@ -124,22 +137,34 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
                 break;
             }
             if (det[b])
-                block_constant(law->chi[b * nh], a, d0, nd, lp);
+                block_constant(law->chi[b * nh], a, d0, nd, lp, lq);
             else
-                st = block_random(law->chi + (long)b * nh, nh, a, d0, nd, lp, In, w, err);
+                st = block_random(law->chi + (long)b * nh, nh, a, d0, nd, lp, lq, In, w, err);
         }
         /* the mean over pairs in log form: a running log-sum-exp per delta */
         for (long t = 0; t < nd && st == RL_OK; t++) {
             if (lp[t] > mx[t]) {
-                sum[t] = sum[t] * exp(mx[t] - lp[t]) + 1;
+                const double sc = exp(mx[t] - lp[t]);
+                sum[t] = sum[t] * sc + 1;
+                if (sum1)
+                    sum1[t] = sum1[t] * sc + lq[t];
                 mx[t] = lp[t];
-            } else
-                sum[t] += exp(lp[t] - mx[t]);
+            } else {
+                const double e = exp(lp[t] - mx[t]);
+                sum[t] += e;
+                if (sum1)
+                    sum1[t] += e * lq[t];
+            }
         }
     }
     if (st == RL_OK)
-        for (long t = 0; t < nd; t++)
+        for (long t = 0; t < nd; t++) {
             logm[t] = mx[t] + log(sum[t] / (double)np);
+            if (sbar)
+                sbar[t] = sum1[t] / sum[t];
+        }
+    free(lq);
+    free(sum1);
     free(det);
     free(lp);
     free(mx);
@@ -164,6 +189,36 @@ double rl_farpred_rho(const double *N, const double *q, const double *qs, long R
         for (long r = 0; r < R; r++) {
             const double fi = (q ? q[r] : 1) * f + (qs ? qs[r] : 1) * f0;
             s += fi > 0 ? fi / (N[r] + fi) : 0;
+        }
+        acc += s / (double)R;
+        rows++;
+    }
+    return rows ? acc / (double)rows : 0;
+}
+
+double rl_farpred_entropy(const double *N, const double *NS, const double *q, const double *qs, long R,
+                          const double *m, const double *sbar, const double *m0, const double *sbar0, long T,
+                          long i0, long i1)
+{
+    double acc = 0, f = 0, f1 = 0; /* sums of m and m sbar over delta = T .. next - 1 */
+    long rows = 0, next = T;
+    for (long i = i0; i < i1; i++) {
+        if (i < T)
+            continue;
+        for (; next < i; next++) {
+            f += m[next - T];
+            f1 += m[next - T] * sbar[next - T];
+        }
+        double s = 0;
+        for (long r = 0; r < R; r++) {
+            const double qr = q ? q[r] : 1, qsr = qs ? qs[r] : 1;
+            /* a level q shifts every score by log q: s e^s -> q e^s (s + log q) */
+            double Z = N[r] + qr * f, S = NS[r] + qr * (f1 + log(qr) * f);
+            if (m0) {
+                Z += qsr * m0[i - T];
+                S += qsr * m0[i - T] * (sbar0[i - T] + log(qsr));
+            }
+            s += log(Z) - S / Z;
         }
         acc += s / (double)R;
         rows++;

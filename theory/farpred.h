@@ -50,12 +50,16 @@ double complex rl_farpred_step_charfn(double c, double w, int n);
 
 /* log m(delta) of (F2) for delta = d0 .. d0 + nd - 1 into logm (nd values):
  * np content pairs with unrotated parts c[p] (NULL: 0) and block alignments
- * A[p * nb + b], slope the ALiBi slope (0: none).  RL_EINPUT on np < 1,
- * nd < 1, d0 < 0, a non-finite input or |chi| > 1; RL_EINTERNAL when the
- * Bessel functions fail. */
+ * A[p * nb + b], slope the ALiBi slope (0: none).  sbar (NULL: not wanted):
+ * the far key's weight-averaged score E[s e^s]/E[e^s] at each delta (for
+ * the entropy), from d/dt E e^{t X} at t = 1 of (F1):
+ *     E[X e^X | A] = |A| (I_1(|A|) + 2 sum_n I'_n(|A|) Re(e^{in arg A} chi(n)^delta)),
+ * I'_n = (I_{n-1} + I_{n+1})/2.  RL_EINPUT on np < 1, nd < 1, d0 < 0, a
+ * non-finite input or |chi| > 1; RL_EINTERNAL when the Bessel functions
+ * fail. */
 rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c,
                              const double complex *A, double slope, long d0, long nd, double *logm,
-                             rl_err *err);
+                             double *sbar, rl_err *err);
 
 /* (F3) averaged over the rows i = i0 .. i1 - 1 of a window and over R
  * queries r: query r has near sum N[r] and far keys at delta = T .. i - 1
@@ -67,5 +71,15 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
  * the mean predicted far mass (0 when no row has a far key). */
 double rl_farpred_rho(const double *N, const double *q, const double *qs, long R, const double *m,
                       const double *m0, long T, long i0, long i1);
+
+/* The rows' predicted attention entropy H = log Z - (sum_j s_j e^{s_j})/Z
+ * with the far keys at their means: query r has near sums N[r] (of e^s)
+ * and NS[r] (of s e^s); its far keys weigh q[r] m and score sbar + log q[r]
+ * on average, its first token qs[r] m0 and sbar0 + log qs[r] (m0, sbar0
+ * NULL: none); arrays as rl_farpred_rho's.  Averaged over the rows i0 ..
+ * i1 - 1 with i >= T and the queries. */
+double rl_farpred_entropy(const double *N, const double *NS, const double *q, const double *qs, long R,
+                          const double *m, const double *sbar, const double *m0, const double *sbar0, long T,
+                          long i0, long i1);
 
 #endif

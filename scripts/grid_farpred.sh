@@ -1,0 +1,61 @@
+#!/bin/sh
+# grid_farpred.sh: the far-mass prediction (NOTES.md §17) for a committed grid whose
+# checkpoints are not committed (docs/results/: 486 MB of ckpt.bin left out).
+#
+# Each model is retrained from its own config.txt (the grid's `routelab train` line; same
+# seed, same bytes: log.tsv equal but for its tokens_per_s column) into the folder that
+# config.txt names, two models at a time with one thread each, the first SEEDS seeds only;
+# the committed config.txt, log.tsv, eval.tsv, horizon.tsv and probe/ are copied beside
+# each checkpoint with the grid's "trained" marker, so that `routelab reproduce` over that
+# folder runs only the missing stage (farpred and its probe at every length); then each
+# model's farpred/ folder is copied back into GRID and GRID's report is rewritten.
+#
+# usage: sh scripts/grid_farpred.sh [GRID] [SEEDS] [BIN]
+#        (defaults: docs/results, 6, build/routelab; run from the repository root)
+set -eu
+GRID=${1:-docs/results}
+SEEDS=${2:-6}
+BIN=$(readlink -f "${3:-build/routelab}")
+[ -d "$GRID/models" ] || { echo "grid_farpred: $GRID has no models/ folder" >&2; exit 2; }
+first=$(ls -d "$GRID"/models/*/seed* | head -n 1)
+# the grid's own folder, as its models' config.txt names it (.../models/V/seedK)
+OUT=$(sed -n '/^--out$/{n;p;q}' "$first/config.txt" | sed 's#/models/[^/]*/seed[0-9]*$##')
+[ -n "$OUT" ] || { echo "grid_farpred: $first/config.txt names no --out" >&2; exit 2; }
+preset=$(sed -n 's/^preset\t//p' "$GRID/config.txt")
+seeds=$(ls "$GRID/models/$(ls "$GRID/models" | head -n 1)" | sed 's/seed//' | sort -n | head -n "$SEEDS")
+mkdir -p "$OUT"
+[ -d "$OUT/theory" ] || cp -r "$GRID/theory" "$OUT/theory"
+
+# one worker: every other model, seed by seed
+work() {
+    i=0
+    for s in $seeds; do
+        for d in "$GRID"/models/*/seed"$s"; do
+            i=$((i + 1))
+            [ $((i % 2)) -eq "$1" ] || continue
+            t="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
+            [ -f "$t/trained" ] && continue
+            # the train line of config.txt (its first line is the program, then one word per line)
+            tail -n +2 "$d/config.txt" | tr '\n' '\0' | OMP_WAIT_POLICY=passive xargs -0 "$BIN" \
+                --threads 1 > "$t.train.log" 2>&1 || { echo "grid_farpred: training $t failed" >&2; exit 1; }
+            cp "$d/config.txt" "$d/log.tsv" "$d/eval.tsv" "$t/"
+            [ -f "$d/horizon.tsv" ] && cp "$d/horizon.tsv" "$t/"
+            [ -d "$d/probe" ] && cp -r "$d/probe" "$t/"
+            echo trained > "$t/trained"
+        done
+    done
+}
+for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
+    mkdir -p "$OUT/models/$(basename "$(dirname "$d")")"
+done; done
+work 0 & p0=$!
+work 1 & p1=$!
+wait $p0 && wait $p1
+K=$(echo "$seeds" | wc -l)
+OMP_WAIT_POLICY=passive "$BIN" reproduce --preset "$preset" --out "$OUT" --seeds "$K" --threads 2
+for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
+    t="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
+    rm -rf "$d/farpred"
+    cp -r "$t/farpred" "$d/farpred"
+done; done
+"$BIN" reproduce --preset "$preset" --out "$GRID" --report-only
