@@ -21,10 +21,13 @@ first=$(ls -d "$GRID"/models/*/seed* | head -n 1)
 # the grid's own folder, as its models' config.txt names it (.../models/V/seedK)
 OUT=$(sed -n '/^--out$/{n;p;q}' "$first/config.txt" | sed 's#/models/[^/]*/seed[0-9]*$##')
 [ -n "$OUT" ] || { echo "grid_farpred: $first/config.txt names no --out" >&2; exit 2; }
-preset=$(sed -n 's/^preset\t//p' "$GRID/config.txt")
+# the grid's own command (config.txt), less its --seeds and --threads: the same flags give the
+# same train lines (words without spaces; the committed grids' are)
+args=$(sed -n 's/^command\troutelab reproduce //p' "$GRID/config.txt" | sed -E 's/--(seeds|threads) [^ ]+//g')
+[ -n "$args" ] || { echo "grid_farpred: $GRID/config.txt has no command line" >&2; exit 2; }
 seeds=$(ls "$GRID/models/$(ls "$GRID/models" | head -n 1)" | sed 's/seed//' | sort -n | head -n "$SEEDS")
 mkdir -p "$OUT"
-[ -d "$OUT/theory" ] || cp -r "$GRID/theory" "$OUT/theory"
+if [ -d "$GRID/theory" ] && [ ! -d "$OUT/theory" ]; then cp -r "$GRID/theory" "$OUT/theory"; fi
 
 # one worker: every other model, seed by seed
 work() {
@@ -52,10 +55,13 @@ work 0 & p0=$!
 work 1 & p1=$!
 wait $p0 && wait $p1
 K=$(echo "$seeds" | wc -l)
-OMP_WAIT_POLICY=passive "$BIN" reproduce --preset "$preset" --out "$OUT" --seeds "$K" --threads 2
+# shellcheck disable=SC2086
+OMP_WAIT_POLICY=passive "$BIN" reproduce $args --seeds "$K" --threads 2
 for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
     t="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
     rm -rf "$d/farpred"
     cp -r "$t/farpred" "$d/farpred"
 done; done
-"$BIN" reproduce --preset "$preset" --out "$GRID" --report-only
+# shellcheck disable=SC2086
+"$BIN" reproduce $(echo "$args" | sed -E 's/--out [^ ]+//') --out "$GRID" --report-only \
+    --seeds "$(sed -n 's/^seeds\t//p' "$GRID/config.txt")"

@@ -768,3 +768,38 @@ Test(reproduce, report_counts_theory_kinds_apart, .timeout = 120)
     free(td);
     th_rmdir(d);
 }
+
+/* scripts/grid_farpred.sh on a grid committed without its checkpoints:
+ * each model is retrained from its config.txt into the folder that names,
+ * the farpred stage runs there, and the far-mass files copied back into the
+ * committed folder are the bytes the original grid wrote (NOTES §17.4). */
+Test(reproduce, grid_farpred_script_restores_the_prediction, .timeout = 240)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    run_grid(d, txt, "--variants rope,random_qk --probe none", out, sizeof out);
+    const char *root = getenv("ROUTELAB");
+    cr_assert(root);
+    char cmd[4096];
+    /* the committed copy: no checkpoints, markers or predictions; the original folder gone */
+    snprintf(cmd, sizeof cmd,
+             "cp -r %s/g %s/ref && cp -r %s/g %s/c && rm -rf %s/c/models/*/seed*/ckpt.bin %s/c/models/*/seed*/trained "
+             "%s/c/models/*/seed*/farpred && rm -rf %s/g",
+             d, d, d, d, d, d, d, d);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2>&1", d, root, d);
+    cr_assert_eq(system(cmd), 0, "%s (see %s/log)", cmd, d);
+    const char *var[] = { "rope", "random_qk" }, *files[] = { "farpred.tsv", "within.tsv", "probe/probe.tsv" };
+    for (int v = 0; v < 2; v++)
+        for (int i = 0; i < 3; i++) {
+            snprintf(cmd, sizeof cmd, "cmp -s %s/ref/models/%s/seed42/farpred/%s %s/c/models/%s/seed42/farpred/%s", d,
+                     var[v], files[i], d, var[v], files[i]);
+            cr_expect_eq(system(cmd), 0, "%s %s differs from the original grid's", var[v], files[i]);
+        }
+    char *rep = rl_read_file(th_path(d, "c/REPORT.md"), NULL);
+    cr_assert(rep);
+    cr_expect(strstr(rep, "2 of 2 models have both") != NULL, "the committed report lacks the predictions");
+    free(rep);
+    th_rmdir(d);
+}
