@@ -42,6 +42,7 @@ typedef struct {
     int ok;
     double *meas, *se, *th, *di, *bd;
     double *em, *et, *ed; /* attention entropy: measured, theory, dilution */
+    double *br;           /* the bound with the realised lambda at L (the probe's bound_mean) */
     char *mixes;
 } model_fm;
 
@@ -115,15 +116,16 @@ static void read_model(const rl_repro *r, int v, int k, const long *lens, int nl
     m->em = rl_xmalloc(sizeof(double) * n);
     m->et = rl_xmalloc(sizeof(double) * n);
     m->ed = rl_xmalloc(sizeof(double) * n);
+    m->br = rl_xmalloc(sizeof(double) * n);
     m->mixes = rl_xcalloc(NH, 1);
     for (long i = 0; i < n; i++)
-        m->meas[i] = m->se[i] = m->th[i] = m->di[i] = m->bd[i] = m->em[i] = m->et[i] = m->ed[i] = NAN;
+        m->meas[i] = m->se[i] = m->th[i] = m->di[i] = m->bd[i] = m->em[i] = m->et[i] = m->ed[i] = m->br[i] = NAN;
     char *d = rl_repro_model_dir(r, v, k), *fp = rl_path_join(d, "farpred/farpred.tsv"),
          *pp = rl_path_join(d, "farpred/probe/probe.tsv"), *bp = rl_path_join(d, "farpred/blocks.tsv");
-    const int pc[5] = { 3, 4, 5, 7, 8 }, mc[3] = { 4, 5, 18 };
-    double *pd[5] = { m->th, m->di, m->bd, m->et, m->ed }, *md[3] = { m->meas, m->se, m->em };
+    const int pc[5] = { 3, 4, 5, 7, 8 }, mc[4] = { 4, 5, 18, 6 };
+    double *pd[5] = { m->th, m->di, m->bd, m->et, m->ed }, *md[4] = { m->meas, m->se, m->em, m->br };
     const long a = read_rows(fp, lens, nlen, H, NH, -1, 0, pc, 5, pd);
-    const long b = read_rows(pp, lens, nlen, H, NH, 3, r->g.train.ctx, mc, 3, md);
+    const long b = read_rows(pp, lens, nlen, H, NH, 3, r->g.train.ctx, mc, 4, md);
     read_mixes(bp, H, NH, m->mixes);
     m->ok = a == n && b == n;
     free(d);
@@ -142,6 +144,7 @@ static void free_model(model_fm *m)
     free(m->em);
     free(m->et);
     free(m->ed);
+    free(m->br);
     free(m->mixes);
 }
 
@@ -252,7 +255,7 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
     }
     /* every model's rows */
     rl_tsv *t = rl_tsv_open(od, "farpred.tsv", "variant\tseed\tlength\tlayer\thead\tmixes\tmeasured\tmeasured_se"
-                                                "\ttheory\tdilution\tbound\tentropy\tentropy_theory\tentropy_dilution");
+                                                "\ttheory\tdilution\tbound\tbound_realised\tentropy\tentropy_theory\tentropy_dilution");
     for (int v = 0; v < nv; v++)
         for (int k = 0; k < K; k++) {
             const model_fm *m = &M[v * K + k];
@@ -261,9 +264,9 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             for (int i = 0; i < nlen; i++)
                 for (int h = 0; h < NH; h++) {
                     const long j = (long)i * NH + h;
-                    rl_tsv_row(t, "%s\t%ld\t%ld\t%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g",
+                    rl_tsv_row(t, "%s\t%ld\t%ld\t%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g",
                                r->var[v], rl_repro_seed(r, k), lens[i], h / H, h % H, m->mixes[h], m->meas[j],
-                               m->se[j], m->th[j], m->di[j], m->bd[j], m->em[j], m->et[j], m->ed[j]);
+                               m->se[j], m->th[j], m->di[j], m->bd[j], m->br[j], m->em[j], m->et[j], m->ed[j]);
                 }
         }
     rl_tsv_close(t);
@@ -299,14 +302,14 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
                 "layer 0 is the one layer whose inputs at long L are the tokens themselves. The entropy columns "
                 "compare the predicted attention entropy of the same rows with the probe's (info: no rule).\n\n",
             RL_FARPRED_MIXES, RL_FARPRED_MARGIN, RL_FARPRED_MARGIN);
-    fprintf(fp, "| variant | seeds | MAE theory | MAE dilution | MAE bound | layer 0 theory (info) | layer 0 dilution "
-                "(info) | entropy MAE theory (nats, info) | entropy MAE dilution | mixing heads | d (mixing heads) | x | "
-                "verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(fp, "| variant | seeds | MAE theory | MAE dilution | MAE bound (λ within T) | MAE bound (λ realised at L) | "
+                "layer 0 theory (info) | layer 0 dilution (info) | entropy MAE theory (nats, info) | entropy MAE dilution | "
+                "mixing heads | d (mixing heads) | x | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     rl_tsv *vt = rl_tsv_open(od, "farpred_verdicts.tsv", "variant\tseeds\tmae_theory\tmae_dilution\tmae_bound"
                                                           "\tmae0_theory\tmae0_dilution\tmixing_heads\td_mean\td_se\tx"
                                                           "\tverdict");
     for (int v = 0; v < nv; v++) {
-        double d[RL_GRID_MAX_SEEDS], at = 0, ad = 0, ab = 0, a0t = 0, a0d = 0, aet = 0, aed = 0;
+        double d[RL_GRID_MAX_SEEDS], at = 0, ad = 0, ab = 0, a0t = 0, a0d = 0, aet = 0, aed = 0, abr = 0;
         int n = 0, nmix = 0;
         for (int k = 0; k < K; k++) {
             const model_fm *m = &M[v * K + k];
@@ -315,6 +318,7 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             at += mae(m, m->th, 0, nlen, NH);
             ad += mae(m, m->di, 0, nlen, NH);
             ab += mae(m, m->bd, 0, nlen, NH);
+            abr += mae(m, m->br, 0, nlen, NH);
             a0t += mae_layer0(m, m->th, nlen, NH, H);
             a0d += mae_layer0(m, m->di, nlen, NH, H);
             aet += mae_of(m->em, m->et, nlen, NH);
@@ -327,7 +331,7 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
         }
         if (n == 0) {
             const int path = strncmp(r->var[v], "path", 4) == 0;
-            fprintf(fp, "| %s | 0 | – | – | – | – | – | – | – | – | – | – | %s |\n", r->var[v],
+            fprintf(fp, "| %s | 0 | – | – | – | – | – | – | – | – | – | – | – | %s |\n", r->var[v],
                     path ? "no prediction (PaTH transports scores, not SO(2) blocks)" : "not measured yet");
             rl_tsv_row(vt, "%s\t0\tNA\tNA\tNA\tNA\tNA\t0\tNA\tNA\tNA\t%s", r->var[v], path ? "no prediction" : "not measured");
             continue;
@@ -349,8 +353,9 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             snprintf(xcell, sizeof xcell, "–");
         else
             snprintf(xcell, sizeof xcell, "%.2f", x);
-        fprintf(fp, "| %s | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.3f | %.3f | %d of %d | %s | %s | %s |\n", r->var[v],
-                n, at / n, ad / n, ab / n, a0t / n, a0d / n, aet / n, aed / n, nmix, NH, dcell, xcell, verdict);
+        fprintf(fp, "| %s | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.3f | %.3f | %d of %d | %s | %s | %s |\n",
+                r->var[v], n, at / n, ad / n, ab / n, abr / n, a0t / n, a0d / n, aet / n, aed / n, nmix, NH, dcell, xcell,
+                verdict);
         rl_tsv_row(vt, "%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%.4g\t%s", r->var[v], n, at / n, ad / n,
                    ab / n, a0t / n, a0d / n, nmix, mean, se, x, nmix ? verdict : "no prediction");
     }
