@@ -8,7 +8,8 @@
 # the committed config.txt, log.tsv, eval.tsv, horizon.tsv and probe/ are copied beside
 # each checkpoint with the grid's "trained" marker, so that `routelab reproduce` over that
 # folder runs only the missing stage (farpred and its probe at every length); then each
-# model's farpred/ folder is copied back into GRID and GRID's report is rewritten.
+# model's farpred/ folder (less the probe's per-model figures) is copied back into GRID and
+# GRID's report is rewritten.
 #
 # usage: sh scripts/grid_farpred.sh [GRID] [SEEDS] [BIN]
 #        (defaults: docs/results, 6, build/routelab; run from the repository root)
@@ -61,6 +62,9 @@ for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
     t="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
     rm -rf "$d/farpred"
     cp -r "$t/farpred" "$d/farpred"
+    # the per-model probe figures stay out of the committed grid (70 KB a model; `routelab
+    # probe` draws them again): its report draws farpred.png from the tables
+    rm -f "$d/farpred/probe/"*.png "$d/farpred/probe/"*.gnuplot.log
 done; done
 # shellcheck disable=SC2086
 "$BIN" reproduce $(echo "$args" | sed -E 's/--out [^ ]+//') --out "$GRID" --report-only \
