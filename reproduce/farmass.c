@@ -337,11 +337,24 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             continue;
         }
         double mean = NAN, se = NAN, x = NAN;
-        const char *verdict;
+        const char *verdict, *kind = "no prediction";
+        char vbuf[160];
         if (nmix == 0)
             verdict = "no prediction (no block mixes beyond T: dilution and the rotation are the theory)";
-        else
-            verdict = rl_verdict_name(rl_farpred_decide(d, n, &mean, &se, &x));
+        else {
+            const rl_verdict vd = rl_farpred_decide(d, n, &mean, &se, &x);
+            verdict = kind = rl_verdict_name(vd);
+            if (vd == RL_V_UNRESOLVED) {
+                /* what would decide it: the seeds at which the same effect over the
+                 * margin, its SE shrinking as 1/sqrt(K), reaches |z| >= 3 */
+                const long need = isnan(se) ? -1 : rl_effect_repeats_needed(mean - RL_FARPRED_MARGIN, se, n, 3, 64);
+                if (need > 0)
+                    snprintf(vbuf, sizeof vbuf, "unresolved (%ld seeds would decide this effect)", need);
+                else
+                    snprintf(vbuf, sizeof vbuf, "unresolved (%s)", n < 2 ? "one seed: no seed SE" : "not within 64 seeds");
+                verdict = vbuf;
+            }
+        }
         char dcell[64], xcell[32];
         if (isnan(mean))
             snprintf(dcell, sizeof dcell, "–");
@@ -357,7 +370,7 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
                 r->var[v], n, at / n, ad / n, ab / n, abr / n, a0t / n, a0d / n, aet / n, aed / n, nmix, NH, dcell, xcell,
                 verdict);
         rl_tsv_row(vt, "%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%.4g\t%s", r->var[v], n, at / n, ad / n,
-                   ab / n, a0t / n, a0d / n, nmix, mean, se, x, nmix ? verdict : "no prediction");
+                   ab / n, a0t / n, a0d / n, nmix, mean, se, x, kind);
     }
     rl_tsv_close(vt);
     /* loss horizons */
