@@ -19,6 +19,20 @@ double complex rl_farpred_step_charfn(double c, double w, int n)
  * float rounding of the scores the prediction is compared with. */
 #define TINY 1e-15
 
+/* The harmonics worth computing for |A| = x: I_n(x)/I_0(x) <= (x/2)^n/n!
+ * e^{x^2/4}, and the terms below e^{-40} I_0 (far under TINY) are left out
+ * before GSL computes them: for a small x they underflow, which GSL reports
+ * as an error (ending the process under its default handler). */
+static int bessel_terms(double x, int nh)
+{
+    if (!(x > 0))
+        return 0;
+    int n = nh;
+    while (n > 0 && n * log(x / 2) - lgamma(n + 1.0) + x * x / 4 < -40)
+        n--;
+    return n;
+}
+
 /* One block of one pair over delta = d0 .. d0+nd-1: adds log F(delta) of
  * (F1) into lp.  I_n scaled by e^{-|A|} (gsl: In_scaled), so
  * log F = |A| + log(I~_0 + 2 sum_n Re(w_n)), w_n = I~_n e^{i n arg A} chi(n)^delta,
@@ -28,8 +42,8 @@ static rl_status block_random(const double complex *chi, int nh, double complex 
                               double *lp, double *lq, double *In, double complex *w, rl_err *err)
 {
     const double x = cabs(a), arg = carg(a);
-    int N = nh;
-    if (gsl_sf_bessel_In_scaled_array(0, nh, x, In) != GSL_SUCCESS)
+    int N = bessel_terms(x, nh);
+    if (gsl_sf_bessel_In_scaled_array(0, N, x, In) != GSL_SUCCESS)
         return rl_fail(err, RL_EINTERNAL, "Bessel I_n(%g) failed", x);
     while (N > 0 && In[N] < TINY * In[0])
         N--;
