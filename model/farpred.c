@@ -30,8 +30,6 @@ void rl_farpred_within_free(rl_farpred_within *w)
     free(w->rowbc);
     free(w->rows0);
     free(w->rows0c);
-    free(w->bandexp);
-    free(w->sinkexp);
     free(w->bandc);
     free(w->sinkc);
     free(w->c);
@@ -141,8 +139,6 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     w->rowbc = rl_xcalloc(NH * nwin, sizeof(double));
     w->rows0 = rl_xcalloc(NH * nwin, sizeof(double));
     w->rows0c = rl_xcalloc(NH * nwin, sizeof(double));
-    w->bandexp = rl_xcalloc(NH, sizeof(double));
-    w->sinkexp = rl_xcalloc(NH, sizeof(double));
     w->bandc = rl_xcalloc(NH, sizeof(double));
     w->sinkc = rl_xcalloc(NH, sizeof(double));
     w->c = rl_xcalloc(NH * np, sizeof(double));
@@ -207,13 +203,10 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
                             w->dexp[x * T + d] += exp(s);
                             if (d >= T / 2) {
                                 const double sc0 = exp(s + w->slope[x] * (double)d);
-                                if (j >= 1) {
-                                    w->bandexp[x] += exp(s);
+                                if (j >= 1)
                                     w->bandc[x] += sc0;
-                                } else {
-                                    w->sinkexp[x] += exp(s);
+                                else
                                     w->sinkc[x] += sc0;
-                                }
                             }
                         }
                     /* the last query: its near sum (delta < T - 1) and lambda */
@@ -271,8 +264,6 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
         nb_sink += (double)nwin;
     }
     for (long x = 0; x < NH; x++) {
-        w->bandexp[x] /= nb_band;
-        w->sinkexp[x] /= nb_sink;
         w->bandc[x] /= nb_band;
         w->sinkc[x] /= nb_sink;
     }

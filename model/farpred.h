@@ -40,8 +40,8 @@ typedef struct {
     double *nearN, *nearS, *lam; /* [head][window]: sums of e^s and s e^s, largest |s| */
     double *rowb, *rowbc, *rows0, *rows0c; /* [head][window]: the last query's mean e^s over its band
                             * keys, its content e^{s + m_h delta}, its first token's e^s and content */
-    double *bandexp, *sinkexp; /* [head]: mean e^s over every band pair (j >= 1), sink pair */
-    double *bandc, *sinkc; /* the same of e^{s + m_h delta}: the content without the ALiBi bias */
+    double *bandc, *sinkc; /* [head]: mean e^{s + m_h delta} (the content without the ALiBi bias)
+                            * over every band pair (j >= 1), and over the sink pairs */
     double *c, *cs;        /* [head][np], [head][ns]: unrotated scores */
     double *sr, *srs;      /* [head][np], [head][ns]: the pairs' realised scores s */
     long *pdist, *sdist;   /* [np], [ns]: each pair's distance (every head alike) */
