@@ -72,6 +72,23 @@ static void add_steps(rl_gpt *m, const uint16_t *tok, int nbw, long T, int nh, d
     }
 }
 
+/* Windows g0 .. g0 + nbw - 1 of rl_data_window into tok (T + 1 each) and
+ * the forward over them; the windows' noise: one key per batch (the
+ * forward draws each window's from streams of it), the same at every pass. */
+static void window_batch(rl_gpt *m, const rl_tokens *val, long T, uint64_t seed, long g0, int nbw,
+                         uint16_t *tok)
+{
+    uint64_t key0 = 0;
+    for (int b = 0; b < nbw; b++) {
+        uint64_t key;
+        const long s0 = rl_data_window(val, T, seed, g0 + b, &key);
+        if (b == 0)
+            key0 = key;
+        memcpy(tok + (long)b * (T + 1), val->tok + s0, sizeof(uint16_t) * (T + 1));
+    }
+    rl_gpt_forward(m, tok, T + 1, nbw, (int)T, 0, key0);
+}
+
 /* Pair k of window g: a distance in the band [T/2, T) and a query with a
  * key j >= 1 there, spread over both by two coprime strides. */
 static void band_pair(long T, long g, long k, long *i, long *j)
@@ -100,6 +117,46 @@ static void content(const float *raw, int C, int hd, int h, int rotates, long i,
     *c = 0;
     for (int p = 0; p < P; p++) /* q~ conj(k~): (q1 + i q2)(k1 - i k2) */
         A[p] = sc * ((double)q[p] + I * (double)q[p + P]) * ((double)k[p] - I * (double)k[p + P]);
+}
+
+/* A block mixes at the band when its coherence there, |chi_b(1)|^{T/2},
+ * is at most this: the accumulated angle at the band has forgotten the
+ * query's path, and a far key's angle (the band's, continued) more so. */
+#define BAND_MIXED 0.1
+
+/* The level a band key (i, j) of head h shows the far keys (NOTES.md
+ * §17.1, correction 1): its realised log weight s + m_h delta, with each
+ * block that mixes at the band (mixed[p]) not at its realised score
+ * X_p = Re(A_p e^{i Theta_p}) but at its conditional mean given the
+ * content, log F1(A_p, delta): a far key shares the query and the path
+ * with the band key, and a mixed block's realised phase is neither, only
+ * noise that lowers the mean of q f/(N + q f) by concavity (F3).  qr, kr
+ * the rotated rows (the realised X_p), raw the unrotated (A_p); Ak P
+ * values of scratch. */
+static rl_status band_level(const float *qr, const float *raw, int C, int hd, int h, long i, long j, double s,
+                            double slope, const double complex *chi, int nh, const char *mixed, int nmixed,
+                            double complex *Ak, double *lw, rl_err *err)
+{
+    const long d = i - j;
+    *lw = s + slope * (double)d;
+    if (nmixed == 0)
+        return RL_OK;
+    const int P = hd / 2;
+    const double sc = 1 / sqrt((double)hd);
+    double c;
+    content(raw, C, hd, h, 1, i, j, Ak, &c);
+    const float *q = qr + i * 3 * C + h * hd, *k = qr + j * 3 * C + C + h * hd;
+    for (int p = 0; p < P; p++) {
+        if (!mixed[p])
+            continue;
+        const rl_farpred_law law = { 1, nh, chi + (long)p * nh };
+        double lf;
+        const rl_status st = rl_farpred_logmean(&law, 1, NULL, Ak + p, 0, d, 1, &lf, NULL, err);
+        if (st != RL_OK)
+            return st;
+        *lw += lf - sc * ((double)q[p] * k[p] + (double)q[p + P] * k[p + P]);
+    }
+    return RL_OK;
 }
 
 rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np, uint64_t seed,
@@ -164,27 +221,47 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     const long ppw = (np + nwin - 1) / nwin; /* content pairs per window */
     long npos = 0;
     const double sc = 1 / sqrt((double)hd);
-    for (long g0 = 0; g0 < nwin; g0 += B) {
+    /* two passes over the same windows (the same noise): the first reads the
+     * step law chi (schemes with lanes), which the second's band levels need */
+    for (long g0 = 0; lanes && g0 < nwin; g0 += B) {
         const int nbw = nwin - g0 < B ? (int)(nwin - g0) : B;
-        uint64_t key0 = 0;
-        for (int b = 0; b < nbw; b++) {
-            uint64_t key;
-            const long s0 = rl_data_window(val, T, seed, g0 + b, &key);
-            if (b == 0)
-                key0 = key;
-            memcpy(tok + (long)b * (T + 1), val->tok + s0, sizeof(uint16_t) * (T + 1));
-        }
-        /* the windows' noise: one key per batch (the forward draws each
-         * window's from streams of it) */
-        rl_gpt_forward(m, tok, T + 1, nbw, (int)T, 0, key0);
-        if (lanes)
-            add_steps(m, tok, nbw, T, w->nh, acc, cen, hw);
+        window_batch(m, val, T, seed, g0, nbw, tok);
+        add_steps(m, tok, nbw, T, w->nh, acc, cen, hw);
         npos += (long)nbw * (T - 1);
-        for (int l = 0; l < Lay; l++) {
+    }
+    if (P && lanes == 0) { /* RoPE: the constant step omega_b */
+        double om[P];
+        rl_so2_freqs(hd, cfg->rot_base, 1.0, om);
+        for (long x = 0; x < NH; x++)
+            for (int p = 0; p < P; p++)
+                for (int n = 1; n <= w->nh; n++)
+                    w->chi[(x * P + p) * w->nh + n - 1] = cexp(I * (double)n * om[p]);
+    } else if (P) /* lanes: H hd/2 head-major (random, lf) or hd/2 shared (pemb) */
+        for (long x = 0; x < NH; x++)
+            for (int p = 0; p < P; p++) {
+                const int l = (int)(x / H), h = (int)(x % H), j = lanes == P ? p : h * P + p;
+                for (int n = 0; n < w->nh; n++)
+                    w->chi[(x * P + p) * w->nh + n] = acc[((long)l * lanes + j) * w->nh + n] / (double)npos;
+            }
+    /* the blocks that mix at the band, per head (band_level) */
+    char *mixed = rl_xcalloc((size_t)(NH * (P ? P : 1)), 1);
+    int *nmixed = rl_xcalloc((size_t)NH, sizeof(int));
+    for (long x = 0; x < NH; x++)
+        for (int p = 0; p < P; p++)
+            if (lanes && pow(cabs(w->chi[(x * P + p) * w->nh]), (double)(T / 2)) <= BAND_MIXED) {
+                mixed[x * P + p] = 1;
+                nmixed[x]++;
+            }
+    double complex *Ak = rl_xmalloc(sizeof(double complex) * (size_t)(P ? P : 1));
+    rl_status st = RL_OK;
+    for (long g0 = 0; g0 < nwin && st == RL_OK; g0 += B) {
+        const int nbw = nwin - g0 < B ? (int)(nwin - g0) : B;
+        window_batch(m, val, T, seed, g0, nbw, tok);
+        for (int l = 0; l < Lay && st == RL_OK; l++) {
             const float *qkv = m->a[l].qkv; /* q, k rotated in place by the forward */
             const float *wq = m->p.blk[l][RL_QKVW], *bq = m->p.blk[l][RL_QKVB];
             rl_matmul_forward(raw, m->a[l].ln1, wq, bq, (long)nbw * T, C, 3 * C);
-            for (int b = 0; b < nbw; b++) {
+            for (int b = 0; b < nbw && st == RL_OK; b++) {
                 const long g = g0 + b;
                 const float *qb = qkv + (long)b * T * 3 * C, *rb = raw + (long)b * T * 3 * C;
                 for (int h = 0; h < H; h++) {
@@ -224,16 +301,24 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
                     w->lam[x * nwin + g] = lam;
                     /* its own level: its band keys j = 1 .. T/2 - 1 (delta in
                      * [T/2, T - 2]) and its first token (delta = T - 1) */
-                    double b = 0, bc = 0;
-                    for (long j = 1; j < T / 2; j++) {
+                    double b = 0, bc = 0, lw = 0;
+                    const double complex *chx = w->chi + x * (P ? P : 1) * (w->nh ? w->nh : 1);
+                    for (long j = 1; j < T / 2 && st == RL_OK; j++) {
                         const double s = S[(T - 1) * T + j];
                         b += exp(s);
-                        bc += exp(s + w->slope[x] * (double)(T - 1 - j));
+                        st = band_level(qb, rb, C, hd, h, T - 1, j, s, w->slope[x], chx, w->nh, mixed + x * P,
+                                        nmixed[x], Ak, &lw, err);
+                        bc += exp(lw);
                     }
+                    if (st == RL_OK)
+                        st = band_level(qb, rb, C, hd, h, T - 1, 0, S[(T - 1) * T], w->slope[x], chx, w->nh,
+                                        mixed + x * P, nmixed[x], Ak, &lw, err);
+                    if (st != RL_OK)
+                        break;
                     w->rowb[x * nwin + g] = b / (double)(T / 2 - 1);
                     w->rowbc[x * nwin + g] = bc / (double)(T / 2 - 1);
                     w->rows0[x * nwin + g] = exp(S[(T - 1) * T]);
-                    w->rows0c[x * nwin + g] = exp(S[(T - 1) * T] + w->slope[x] * (double)(T - 1));
+                    w->rows0c[x * nwin + g] = exp(lw);
                     for (long k = 0; k < ppw; k++) {
                         const long p = g * ppw + k;
                         if (p >= np)
@@ -267,27 +352,18 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
         w->bandc[x] /= nb_band;
         w->sinkc[x] /= nb_sink;
     }
-    if (P && lanes == 0) { /* RoPE: the constant step omega_b */
-        double om[P];
-        rl_so2_freqs(hd, cfg->rot_base, 1.0, om);
-        for (long x = 0; x < NH; x++)
-            for (int p = 0; p < P; p++)
-                for (int n = 1; n <= w->nh; n++)
-                    w->chi[(x * P + p) * w->nh + n - 1] = cexp(I * (double)n * om[p]);
-    } else if (P) /* lanes: H hd/2 head-major (random, lf) or hd/2 shared (pemb) */
-        for (long x = 0; x < NH; x++)
-            for (int p = 0; p < P; p++) {
-                const int l = (int)(x / H), h = (int)(x % H), j = lanes == P ? p : h * P + p;
-                for (int n = 0; n < w->nh; n++)
-                    w->chi[(x * P + p) * w->nh + n] = acc[((long)l * lanes + j) * w->nh + n] / (double)npos;
-            }
+    free(mixed);
+    free(nmixed);
+    free(Ak);
     free(tok);
     free(raw);
     free(S);
     free(cen);
     free(hw);
     free(acc);
-    return RL_OK;
+    if (st != RL_OK)
+        rl_farpred_within_free(w);
+    return st;
 }
 
 /* log mean_p e^{s_p + slope d_p} (the pairs' content without the bias),

@@ -16,7 +16,12 @@
  *     dimension; else 0);
  *   - the step law's chi_b(n) = mean over the text of E_U e^{i n theta}
  *     (rl_scheme_steps: exact in the noise, closed form for random, the
- *     model's own steps on text for pemb and lf; RoPE: e^{i n omega_b}).
+ *     model's own steps on text for pemb and lf; RoPE: e^{i n omega_b}),
+ *     read in a first pass over the same windows (the same noise);
+ *   - each last query's level at its band keys, the realised weight with
+ *     every block that mixes at the band (|chi_b(1)|^{T/2} <= 0.1) at its
+ *     conditional mean given the content (F1): that block's realised phase
+ *     is noise the far keys do not share.
  * PaTH transports scores, not blocks: no prediction (RL_EINPUT). */
 #ifndef RL_MODEL_FARPRED_H
 #define RL_MODEL_FARPRED_H
@@ -39,7 +44,9 @@ typedef struct {
     double *dcount;        /* [delta]: pairs per distance (every head alike) */
     double *nearN, *nearS, *lam; /* [head][window]: sums of e^s and s e^s, largest |s| */
     double *rowb, *rowbc, *rows0, *rows0c; /* [head][window]: the last query's mean e^s over its band
-                            * keys, its content e^{s + m_h delta}, its first token's e^s and content */
+                            * keys, its level there (e^{s + m_h delta}, each block that mixes at the
+                            * band at its conditional mean: NOTES §17.1), its first token's e^s and
+                            * level */
     double *bandc, *sinkc; /* [head]: mean e^{s + m_h delta} (the content without the ALiBi bias)
                             * over every band pair (j >= 1), and over the sink pairs */
     double *c, *cs;        /* [head][np], [head][ns]: unrotated scores */
@@ -52,7 +59,8 @@ typedef struct {
 /* Measure on windows w = 0..nwin-1 of rl_data_window(val, T, seed, w): m
  * with training activations (rl_ckpt_load with B >= 1), np content pairs
  * per head (spread over the windows and the band deterministically).
- * RL_EINPUT for PaTH, nwin < 1, np < 1, a stream shorter than T + 1. */
+ * RL_EINPUT for PaTH, nwin < 1, np < 1, a stream shorter than T + 1;
+ * RL_EINTERNAL when the Bessel functions fail (w is then freed). */
 rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np, uint64_t seed,
                              rl_farpred_within *w, rl_err *err);
 void rl_farpred_within_free(rl_farpred_within *w);

@@ -7,9 +7,10 @@
 # config.txt names, two models at a time with one thread each, the first SEEDS seeds only;
 # the committed config.txt, log.tsv, eval.tsv, horizon.tsv and probe/ are copied beside
 # each checkpoint with the grid's "trained" marker, so that `routelab reproduce` over that
-# folder runs only the missing stage (farpred and its probe at every length); then each
-# model's farpred/ folder (less the probe's per-model figures) is copied back into GRID and
-# GRID's report is rewritten.
+# folder runs only the missing stage (farpred and its probe at every length); a model whose
+# farpred/ GRID already holds is copied with it and not retrained; then each model's
+# farpred/ folder (less the probe's per-model figures) is copied back into GRID and GRID's
+# report is rewritten.
 #
 # usage: sh scripts/grid_farpred.sh [GRID] [SEEDS] [BIN]
 #        (defaults: docs/results, 6, build/routelab; run from the repository root)
@@ -39,12 +40,31 @@ work() {
             [ $((i % 2)) -eq "$1" ] || continue
             t="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
             [ -f "$t/trained" ] && continue
+            # a model whose prediction GRID already holds is not retrained: its files, the
+            # prediction's with them, make it a finished item of the grid
+            if [ -f "$d/farpred/farpred.tsv" ] && [ -f "$d/farpred/probe/probe.tsv" ]; then
+                mkdir -p "$t"
+                cp "$d/config.txt" "$d/log.tsv" "$d/eval.tsv" "$t/"
+                [ -f "$d/horizon.tsv" ] && cp "$d/horizon.tsv" "$t/"
+                [ -d "$d/probe" ] && cp -r "$d/probe" "$t/"
+                cp -r "$d/farpred" "$t/"
+                echo trained > "$t/trained"
+                continue
+            fi
             # the train line of config.txt (its first line is the program, then one word per line)
-            tail -n +2 "$d/config.txt" | tr '\n' '\0' | OMP_WAIT_POLICY=passive xargs -0 "$BIN" \
-                --threads 1 > "$t.train.log" 2>&1 || { echo "grid_farpred: training $t failed" >&2; exit 1; }
+            # (the subcommand's words, then --threads 1: xargs puts its own words first)
+            { tail -n +2 "$d/config.txt"; printf -- '--threads\n1\n'; } | tr '\n' '\0' |
+                OMP_WAIT_POLICY=passive xargs -0 "$BIN" > "$t.train.log" 2>&1 ||
+                { echo "grid_farpred: training $t failed (see $t.train.log)" >&2; exit 1; }
             cp "$d/config.txt" "$d/log.tsv" "$d/eval.tsv" "$t/"
             [ -f "$d/horizon.tsv" ] && cp "$d/horizon.tsv" "$t/"
             [ -d "$d/probe" ] && cp -r "$d/probe" "$t/"
+            # the far-mass probe at every length reads the model, not the prediction: what GRID
+            # holds of it stays, and only the prediction is computed again
+            if [ -f "$d/farpred/probe/probe.tsv" ]; then
+                mkdir -p "$t/farpred"
+                cp -r "$d/farpred/probe" "$t/farpred/"
+            fi
             echo trained > "$t/trained"
         done
     done
@@ -54,7 +74,11 @@ for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
 done; done
 work 0 & p0=$!
 work 1 & p1=$!
-wait $p0 && wait $p1
+# a worker that failed stops the script (`wait A && wait B` alone would not, under set -e)
+r0=0; r1=0
+wait $p0 || r0=$?
+wait $p1 || r1=$?
+[ "$r0" -eq 0 ] && [ "$r1" -eq 0 ] || { echo "grid_farpred: a training worker failed" >&2; exit 1; }
 K=$(echo "$seeds" | wc -l)
 # shellcheck disable=SC2086
 OMP_WAIT_POLICY=passive "$BIN" reproduce $args --seeds "$K" --threads 2
