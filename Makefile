@@ -41,7 +41,8 @@ TESTOBJS := $(TESTSRCS:%.c=build/%.o)
 BIN      := build/routelab
 TESTBIN  := build/routelab-tests
 
-.PHONY: all setup setup-data setup-fuzz setup-faults build test run bench clean layers floor fuzz fuzz-build sanitize faults
+.PHONY: all setup setup-data setup-fuzz setup-faults build test run bench clean layers floor fuzz fuzz-build sanitize faults \
+        lib install pytest
 all: build
 
 setup:
@@ -79,8 +80,82 @@ build/%.o: %.cc
 # spinning barrier then waits on a thread that is not running, and a 0.1 s
 # test took over 120 s in CI.  Passive waiting yields the core instead.
 test: setup
-	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) floor
+	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) floor lib
 	OMP_WAIT_POLICY=passive ROUTELAB=$(abspath $(BIN)) $(TESTBIN) --jobs 2
+	@$(MAKE) --no-print-directory pytest
+
+# ---- the library (NOTES.md §18) -------------------------------------------
+# libroutelab.so.MAJOR.MINOR (soname libroutelab.so.MAJOR) and libroutelab.a
+# from the library floors, compiled with -fPIC into build/lib/ and without
+# MPI: par/par.c under -DRL_NO_MPI is the one-process job it is at run time
+# when no launcher started it (MPI is the command layer's alone).  The ABI
+# numbers are read from include/routelab/version.h, where they are written.
+ABI_MAJOR  := $(shell sed -n 's/^\#define ROUTELAB_ABI_MAJOR //p' include/routelab/version.h)
+ABI_MINOR  := $(shell sed -n 's/^\#define ROUTELAB_ABI_MINOR //p' include/routelab/version.h)
+LIBMODULES := core par sampling theory mc model
+LIBDIR     := build/lib
+LIBSRCS    := $(wildcard $(addsuffix /*.c,$(LIBMODULES)))
+LIBCXXSRCS := $(wildcard $(addsuffix /*.cc,$(LIBMODULES)))
+LIBOBJS    := $(LIBSRCS:%.c=$(LIBDIR)/%.o) $(LIBCXXSRCS:%.cc=$(LIBDIR)/%.o)
+SONAME     := libroutelab.so.$(ABI_MAJOR)
+SOLIB      := build/libroutelab.so.$(ABI_MAJOR).$(ABI_MINOR)
+ALIB       := build/libroutelab.a
+PCFILE     := build/routelab.pc
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+
+lib: $(SOLIB) build/libroutelab.so $(ALIB) $(PCFILE)
+
+$(SOLIB): $(LIBOBJS)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+build/libroutelab.so: $(SOLIB)
+	ln -sf $(notdir $(SOLIB)) build/$(SONAME)
+	ln -sf $(SONAME) $@
+
+$(ALIB): $(LIBOBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIBDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -DRL_NO_MPI -c -o $@ $<
+
+$(LIBDIR)/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -fPIC -c -o $@ $<
+
+# routelab.pc for prefix $(1) into file $(2): Libs links the shared library;
+# Libs.private names what a static link needs besides it.
+define write_pc
+	@mkdir -p $(dir $(2))
+	printf '%s\n' 'prefix=$(1)' 'exec_prefix=$${prefix}' 'libdir=$${exec_prefix}/lib' \
+	    'includedir=$${prefix}/include' '' 'Name: routelab' \
+	    'Description: closed forms, samplers, Monte Carlo kernels and models of routelab' \
+	    'Version: $(ABI_MAJOR).$(ABI_MINOR)' 'Cflags: -I$${includedir}' \
+	    'Libs: -L$${libdir} -lroutelab' \
+	    'Libs.private: -fopenmp -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) $(MATHLIBS) $(SPMLIBS)' >$(2)
+endef
+
+$(PCFILE): Makefile include/routelab/version.h
+	$(call write_pc,$(PREFIX),$@)
+
+# make install PREFIX=... DESTDIR=...: the libraries, the headers as
+# <routelab/...>, and routelab.pc (its prefix: PREFIX, without DESTDIR).
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/routelab
+	install -m 644 include/routelab/*.h $(DESTDIR)$(PREFIX)/include/routelab/
+	install -m 755 $(SOLIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(notdir $(SOLIB)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libroutelab.so
+	install -m 644 $(ALIB) $(DESTDIR)$(PREFIX)/lib/
+	$(call write_pc,$(PREFIX),$(DESTDIR)$(PREFIX)/lib/pkgconfig/routelab.pc)
+
+# The Python module's tests (python/tests) against this build's library and
+# binary, with Debian's interpreter (python3-numpy, python3-pytest).
+pytest: lib $(BIN)
+	PYTHONPATH=python ROUTELAB_LIB=$(abspath $(SOLIB)) ROUTELAB=$(abspath $(BIN)) \
+	    /usr/bin/python3 -m pytest -q python/tests
 
 run: setup-data
 	@$(MAKE) --no-print-directory $(BIN)
@@ -217,5 +292,5 @@ $(SANDIR)/%.o: %.cc
 clean:
 	rm -rf build $(FUZZDIR) $(SANDIR) $(FLOORDIR)
 
--include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) build/cmd/routelab.d $(FUZZLIBOBJS:.o=.d) \
+-include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) $(LIBOBJS:.o=.d) build/cmd/routelab.d $(FUZZLIBOBJS:.o=.d) \
            $(SANOBJS:.o=.d) $(SANTESTOBJS:.o=.d) $(SANDIR)/cmd/routelab.d $(FLOOROBJS:.o=.d)

@@ -44,13 +44,8 @@ static double family_norm(bound_args *x, const char *cmd, int as_log)
     double *table, *probs = NULL, v;
     rl_family f;
     rl_err err;
-    rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, 1, 0, &f, &table, &err), &err);
-    /* no closed form, or one known only to within its error bound (Brownian,
-     * Cayley: sums and quadratures): said, exit 2 */
-    if (rl_family_norm_certain(&f, as_log, &err) != RL_OK) {
-        free(table);
-        rl_die("bound %s: %s", cmd, err.msg);
-    }
+    rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, RL_BOUND_TABLE_SEED, RL_BOUND_TABLE_STREAM, &f,
+                                             &table, &err), &err);
     if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
         long n;
         int *tok;
@@ -62,22 +57,14 @@ static double family_norm(bound_args *x, const char *cmd, int as_log)
         rl_tokens_unigram(tok, n, f.vocab, probs);
         free(tok);
     }
-    double *blocks = rl_xmalloc(sizeof(double) * (f.d / 2 + 1));
-    v = as_log ? rl_family_log_mean_norm(&f, probs, blocks) : rl_family_mean_norm(&f, probs, blocks);
+    /* the library's one computation (theory/family_window.c, also
+     * rl_family_norm / rl_family_window's) */
+    rl_status st = rl_family_norm_at(&f, probs, x->block, as_log, &v, &err);
     free(probs);
     free(table);
-    if (x->block >= 0) {
-        const int h = f.d / 2, so2 = rl_family_is_so2(&f);
-        if (so2 && x->block < h)
-            v = blocks[x->block];
-        free(blocks);
-        if (!so2)
-            rl_die("bound %s: --block applies to the SO(2) families only", cmd);
-        if (x->block >= h)
-            rl_die("bound %s: --block %d is out of range [0, %d]", cmd, x->block, h - 1);
-        return v;
-    }
-    free(blocks);
+    if (st != RL_OK)
+        rl_err_prefix(&err, "bound %s", cmd);
+    rl_check(st, &err);
     return v;
 }
 
@@ -368,9 +355,9 @@ int cmd_bound(int argc, char **argv)
                      .samples = 10000, .seed = 1, .head_dim = 32, .ctx = 128, .mult = rl_study_mult() };
     rl_opt opts[] = {
         RL_FAMILY_OPTS_(&x.fa),
-        RL_OPT_INT_("block", &x.block, "norm, window: one SO(2) block b (-1: the maximum)", -1, 2048),
+        RL_OPT_BLOCK_(&x.block),
         RL_OPT_DBL_("t", &x.t, "threshold t", 0, 0, RL_LO),
-        RL_OPT_DBL_("eps", &x.eps, "tolerance of the mixing window", 0, 1, RL_LO_OPEN | RL_HI_OPEN),
+        RL_OPT_EPS_(&x.eps),
         RL_OPT_DBL_("norm", &x.norm, "spectral norm ||E[M]||", 0, 0, RL_LO),
         RL_OPT_STR_("a", &x.a, "hoeffding: comma-separated block ranges a_b = ||q_b|| ||k_b||"),
         RL_OPT_DBL_("ml", &x.ml, "far tokens M_L", 1, 0, RL_LO),

@@ -8,13 +8,7 @@
 #include "../core/paths.h"
 #include "../core/util.h"
 #include "../sampling/family_cli.h"
-#include "../sampling/rng.h"
-#include "../sampling/steps.h"
-
-/* Stream ids: matrix k uses stream k; the table and the tokens use two
- * reserved ids above any count. */
-#define TABLE_STREAM (UINT64_MAX - 1)
-#define TOKEN_STREAM (UINT64_MAX - 2)
+#include "../sampling/sample.h"
 
 int cmd_sample(int argc, char **argv)
 {
@@ -24,7 +18,7 @@ int cmd_sample(int argc, char **argv)
     const char *out = NULL;
     rl_opt opts[] = {
         RL_FAMILY_OPTS_(&fa),
-        RL_OPT_LONG_("count", &count, "number of steps to sample", 1, 1e9),
+        RL_OPT_SAMPLE_COUNT_(&count),
         RL_OPT_SEED_(&seed),
         RL_OPT_THREADS_(&threads),
         RL_OPT_STR_("out", &out, "write to this file instead of standard output"),
@@ -46,13 +40,13 @@ int cmd_sample(int argc, char **argv)
     rl_check_in("sample", rl_paths_check(in, 2, outs, 1, &err), &err);
     if (out)
         rl_check_in("sample", rl_output_check(out, &err), &err);
-    rl_check_in("sample", rl_family_from_args(&fa, opts, (unsigned long)seed, TABLE_STREAM, &f, &table, &err),
+    rl_check_in("sample", rl_family_from_args(&fa, opts, (unsigned long)seed, RL_SAMPLE_TABLE_STREAM, &f, &table, &err),
                 &err);
     long ntok = 0;
     int *tok = NULL;
     if (f.kind == RL_FAM_TOKEN_SO2) {
         rl_check_in("sample",
-                    rl_family_tokens(&fa, &f, count, (unsigned long)seed, TOKEN_STREAM, &tok, &ntok, &err),
+                    rl_family_tokens(&fa, &f, count, (unsigned long)seed, RL_SAMPLE_TOKEN_STREAM, &tok, &ntok, &err),
                     &err);
         if (ntok < count)
             rl_die("sample: --text has %ld tokens, fewer than --count %ld", ntok, count);
@@ -66,42 +60,12 @@ int cmd_sample(int argc, char **argv)
 
     for (long k0 = 0; k0 < count; k0 += chunk) {
         long nk = count - k0 < chunk ? count - k0 : chunk;
-        long failed = nk; /* the first step whose draw failed (nk: none) */
-#pragma omp parallel
-        {
-            rl_stepper *st = rl_stepper_alloc(&f, 1);
-            gsl_rng *r = rl_rng_alloc();
-            long mine = nk; /* this thread's first failure: its stepper keeps that one */
-#pragma omp for schedule(dynamic)
-            for (long i = 0; i < nk; i++) {
-                rl_rng_stream(r, (uint64_t)seed, (uint64_t)(k0 + i));
-                rl_stepper_draw(st, r, tok ? tok[k0 + i] : 0);
-                rl_stepper_matrix(st, buf + i * d2);
-                if (mine == nk && rl_stepper_status(st, NULL) != RL_OK)
-                    mine = i;
-            }
-            /* report the lowest failing step, whatever the thread count */
-#pragma omp critical
-            if (mine < failed) {
-                failed = mine;
-                rl_stepper_status(st, &err);
-            }
-            gsl_rng_free(r);
-            rl_stepper_free(st);
-        }
-        /* the last guard: a step with a non-finite entry is refused, never
-         * printed (the family checks keep its inputs in range) */
-        for (long i = 0; failed == nk && i < nk * d2; i++)
-            if (!isfinite(buf[i])) {
-                failed = i / d2;
-                rl_fail(&err, RL_EINPUT, "its matrix has a non-finite entry (%g): the family's "
-                        "parameters are outside its numerical range", buf[i]);
-            }
-        if (failed < nk) {
+        /* the library's loop (sample.h, also rl_sample's): step k from stream k */
+        rl_status st = rl_sample_range(&f, tok ? tok + k0 : NULL, k0, nk, (unsigned long)seed, threads, buf, &err);
+        if (st != RL_OK) {
             if (of)
                 rl_outfile_abort(of); /* no temporary left behind */
-            rl_err_prefix(&err, "step %ld", k0 + failed);
-            rl_check_in("sample", err.status, &err);
+            rl_check_in("sample", st, &err);
         }
         for (long i = 0; i < nk; i++) {
             const double *M = buf + i * d2;

@@ -20,14 +20,12 @@
 #ifndef RL_ERR_H
 #define RL_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
-typedef enum { RL_OK = 0, RL_EINTERNAL = 1, RL_EINPUT = 2 } rl_status;
-
-typedef struct {
-    rl_status status;
-    char msg[512];
-} rl_err;
+/* rl_status and rl_err: the library's public header (installed as
+ * <routelab/err.h>), declared there once. */
+#include "../include/routelab/err.h"
 
 /* Record a failure (printf-style message, one line) and return s, so that a
  * library function can `return rl_fail(err, RL_EINPUT, "...", ...)`.  err may
@@ -73,6 +71,8 @@ void rl_err_escape(char *dst, size_t n, const char *src);
  * bytes in msg escaped, rl_err_escape), then exit with status; under MPI the line names the
  * rank and the whole job stops (core/job.h, rl_job_exit). */
 void rl_exit_line(int status, const char *msg) __attribute__((noreturn));
+/* The same with a printf-style message (rl_die, rl_fatal). */
+void rl_exit_linev(int status, const char *fmt, va_list ap) __attribute__((noreturn));
 
 /* Command layer only (main, first): at exit, stdout that could not be
  * written (fflush or its error flag) is one line on stderr and status 1,

@@ -140,7 +140,7 @@ static rl_status check_range(const char *cmd, const rl_opt *o, double v, const c
     return RL_OK;
 }
 
-static rl_status set_value(const char *cmd, rl_opt *o, const char *v, rl_err *err)
+rl_status rl_opt_set_value(const char *cmd, rl_opt *o, const char *v, rl_err *err)
 {
     char *end;
     errno = 0;
@@ -229,7 +229,7 @@ rl_status rl_opts_parse_status(const char *cmd, rl_opt *opts, int argc, char **a
             v = argv[++i];
         else
             return rl_fail(err, RL_EINPUT, "%s: --%s needs a value", cmd, o->name);
-        RL_TRY(set_value(cmd, o, v, err));
+        RL_TRY(rl_opt_set_value(cmd, o, v, err));
     }
     *npos_out = npos;
     return RL_OK;

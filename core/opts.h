@@ -67,6 +67,13 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
 rl_status rl_opts_parse_status(const char *cmd, rl_opt *opts, int argc, char **argv, char **pos,
                                int maxpos, int *npos, int *help, rl_err *err);
 
+/* One value v for entry o, parsed and range-checked as on the command line
+ * (the parser's own step): RL_OK with it stored in o->dest, or RL_EINPUT
+ * "CMD: --NAME expects ..., got 'v'" / "... is out of range R".  A string
+ * is stored as the pointer v itself.  The library's setters (rl_family_set)
+ * take their values through it, so a parameter has one parser and one range. */
+rl_status rl_opt_set_value(const char *cmd, rl_opt *o, const char *v, rl_err *err);
+
 /* The value of o as the text its flag takes ("16", "0.1", "rope", the
  * choice's name), malloc'ed; NULL when it has none to give (an unset
  * string, a choice left at -1, a flag). */

@@ -21,12 +21,9 @@
 
 void rl_die(const char *fmt, ...)
 {
-    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    rl_exit_line(2, msg);
+    rl_exit_linev(2, fmt, ap);
 }
 
 void *rl_xmalloc(size_t n)

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <mpi.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +14,17 @@
 
 #include "../core/util.h"
 
+/* ---- the MPI calls ------------------------------------------------------
+ * Every MPI call of this file goes through the few functions below.  The
+ * command layer's build compiles them with MPI; the library's build (`make
+ * lib`, -DRL_NO_MPI: MPI is the command layer's alone, NOTES.md §18.2)
+ * compiles them without mpi.h, as the one-process job this floor already is
+ * at run time when no launcher started it: MPI is never up, every exchange
+ * returns before it would call one, and the stubs below are never reached
+ * (each says so if it were). */
+#ifndef RL_NO_MPI
+#include <mpi.h>
+
 /* MPI's own state says whether this process joined a job: no flag of ours. */
 static int par_on(void)
 {
@@ -25,20 +35,115 @@ static int par_on(void)
     return init && !fin;
 }
 
-int rl_par_rank(void)
+static int mpi_rank(void)
 {
     int r = 0;
-    if (par_on())
-        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
     return r;
+}
+
+static int mpi_size(void)
+{
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+static int mpi_start(int *argc, char ***argv)
+{
+    int provided = 0;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return 0;
+    /* errors come back as codes (the job then stops through rl_par_exit) */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    return 1;
+}
+
+static void mpi_stop(void)
+{
+    MPI_Finalize();
+}
+
+static double mpi_time(void)
+{
+    return MPI_Wtime();
+}
+
+static void mpi_abort(int status)
+{
+    MPI_Abort(MPI_COMM_WORLD, status);
+}
+
+static rl_status mpi_fail(rl_err *err, const char *what, int rc)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS)
+        snprintf(s, sizeof s, "code %d", rc);
+    return rl_fail(err, RL_EINTERNAL, "rank %d: %s failed: %s", mpi_rank(), what, s);
+}
+
+/* k bytes from root to every rank */
+static rl_status mpi_bcast(void *buf, size_t k, int root, const char *what, rl_err *err)
+{
+    int rc = MPI_Bcast(buf, (int)k, MPI_BYTE, root, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? RL_OK : mpi_fail(err, what, rc);
+}
+
+/* *out = the largest (max != 0) or smallest of every rank's *in */
+static rl_status mpi_allreduce_int(const int *in, int *out, int max, rl_err *err)
+{
+    int rc = MPI_Allreduce(in, out, 1, MPI_INT, max ? MPI_MAX : MPI_MIN, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? RL_OK : mpi_fail(err, "MPI_Allreduce", rc);
+}
+
+static rl_status mpi_send_recv(float *buf, size_t k, int peer, int tag, int sending, rl_err *err)
+{
+    int rc = sending ? MPI_Send(buf, (int)k, MPI_FLOAT, peer, tag, MPI_COMM_WORLD)
+                     : MPI_Recv(buf, (int)k, MPI_FLOAT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return rc == MPI_SUCCESS ? RL_OK : mpi_fail(err, sending ? "MPI_Send" : "MPI_Recv", rc);
+}
+#else
+static int par_on(void) { return 0; }
+static int mpi_rank(void) { return 0; }
+static int mpi_size(void) { return 1; }
+static int mpi_start(int *argc, char ***argv) { (void)argc, (void)argv; return 0; }
+static void mpi_stop(void) {}
+static double mpi_time(void) { return 0; }
+static void mpi_abort(int status) { (void)status; }
+
+static rl_status no_mpi(rl_err *err, const char *what)
+{
+    return rl_fail(err, RL_EINTERNAL, "%s: this build has no MPI (the library's)", what);
+}
+
+static rl_status mpi_bcast(void *buf, size_t k, int root, const char *what, rl_err *err)
+{
+    (void)buf, (void)k, (void)root;
+    return no_mpi(err, what);
+}
+
+static rl_status mpi_allreduce_int(const int *in, int *out, int max, rl_err *err)
+{
+    (void)in, (void)out, (void)max;
+    return no_mpi(err, "MPI_Allreduce");
+}
+
+static rl_status mpi_send_recv(float *buf, size_t k, int peer, int tag, int sending, rl_err *err)
+{
+    (void)buf, (void)k, (void)peer, (void)tag;
+    return no_mpi(err, sending ? "MPI_Send" : "MPI_Recv");
+}
+#endif
+
+int rl_par_rank(void)
+{
+    return par_on() ? mpi_rank() : 0;
 }
 
 int rl_par_size(void)
 {
-    int n = 1;
-    if (par_on())
-        MPI_Comm_size(MPI_COMM_WORLD, &n);
-    return n;
+    return par_on() ? mpi_size() : 1;
 }
 
 /* The launcher says how many ranks share this node: OpenMPI's mpirun
@@ -62,6 +167,9 @@ int rl_par_local_size(void)
 
 static int launched(void)
 {
+#ifdef RL_NO_MPI
+    return 0; /* the library: a job of one, whoever started the process */
+#endif
     const char *no = getenv("ROUTELAB_NO_MPI");
     if (no && *no)
         return 0;
@@ -71,7 +179,7 @@ static int launched(void)
 static void par_finalize(void)
 {
     if (par_on())
-        MPI_Finalize();
+        mpi_stop();
 }
 
 /* The launcher's name for this rank, before MPI is up (for the watcher). */
@@ -159,11 +267,8 @@ rl_status rl_par_init(int *argc, char ***argv, rl_err *err)
         return RL_OK;
     setenv(SINGLE_COPY_VAR, "none", 0);
     watch_rank(*argv);
-    int provided = 0;
-    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    if (!mpi_start(argc, argv))
         return rl_fail(err, RL_EINTERNAL, "MPI_Init_thread failed");
-    /* errors come back as codes (the job then stops through rl_par_exit) */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     atexit(par_finalize);
     if (rl_par_rank() != 0 && !freopen("/dev/null", "w", stdout))
         return rl_fail(err, RL_EINTERNAL, "rank %d: cannot silence stdout", rl_par_rank());
@@ -182,15 +287,6 @@ void rl_par_range(long n, long *lo, long *hi)
     rl_par_range_of(n, rl_par_rank(), rl_par_size(), lo, hi);
 }
 
-static rl_status mpi_fail(rl_err *err, const char *what, int rc)
-{
-    char s[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS)
-        snprintf(s, sizeof s, "code %d", rc);
-    return rl_fail(err, RL_EINTERNAL, "rank %d: %s failed: %s", rl_par_rank(), what, s);
-}
-
 /* MPI counts are ints: move large buffers as pieces of at most this many bytes */
 #define PIECE ((size_t)1 << 30)
 
@@ -200,9 +296,7 @@ rl_status rl_par_bcast(void *buf, size_t bytes, rl_err *err)
         return RL_OK;
     for (size_t off = 0; off < bytes; off += PIECE) {
         size_t k = bytes - off < PIECE ? bytes - off : PIECE;
-        int rc = MPI_Bcast((char *)buf + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(err, "MPI_Bcast", rc);
+        RL_TRY(mpi_bcast((char *)buf + off, k, 0, "MPI_Bcast", err));
     }
     return RL_OK;
 }
@@ -221,9 +315,7 @@ rl_status rl_par_gather(void *buf, long n, size_t item_bytes, rl_err *err)
         const size_t bytes = (size_t)(hi - lo) * item_bytes;
         for (size_t off = 0; off < bytes; off += PIECE) {
             size_t k = bytes - off < PIECE ? bytes - off : PIECE;
-            int rc = MPI_Bcast(p + off, (int)k, MPI_BYTE, r, MPI_COMM_WORLD);
-            if (rc != MPI_SUCCESS)
-                return mpi_fail(err, "MPI_Bcast (gather)", rc);
+            RL_TRY(mpi_bcast(p + off, k, r, "MPI_Bcast (gather)", err));
         }
     }
     return RL_OK;
@@ -236,9 +328,7 @@ rl_status rl_par_agree(rl_status st, rl_err *err)
         return st;
     /* the largest status, then the lowest rank with it */
     int mine = (int)st * size + (size - 1 - rank), worst = 0;
-    int rc = MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, "MPI_Allreduce", rc);
+    RL_TRY(mpi_allreduce_int(&mine, &worst, 1, err));
     const rl_status all = (rl_status)(worst / size);
     if (all == RL_OK)
         return RL_OK;
@@ -247,9 +337,7 @@ rl_status rl_par_agree(rl_status st, rl_err *err)
     memset(msg, 0, sizeof msg);
     if (rank == from)
         snprintf(msg, sizeof msg, "rank %d: %.490s", rank, err && err->msg[0] ? err->msg : "failed");
-    rc = MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, from, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, "MPI_Bcast", rc);
+    RL_TRY(mpi_bcast(msg, sizeof msg, from, "MPI_Bcast", err));
     msg[sizeof msg - 1] = 0;
     return rl_fail(err, all, "%s", msg);
 }
@@ -305,14 +393,10 @@ rl_status rl_par_same(const char *desc, const char *what, rl_err *err)
     free(ref);
     /* the lowest rank that differs speaks for the job (size: none does) */
     int me = differs ? rank : size, low = size;
-    int rc = MPI_Allreduce(&me, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, "MPI_Allreduce", rc);
+    RL_TRY(mpi_allreduce_int(&me, &low, 0, err));
     if (low == size)
         return RL_OK;
-    rc = MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, low, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, "MPI_Bcast", rc);
+    RL_TRY(mpi_bcast(msg, sizeof msg, low, "MPI_Bcast", err));
     msg[sizeof msg - 1] = 0;
     /* each rank's own what: the line rank 0 prints names rank 0's command */
     return rl_fail(err, RL_EINPUT, "%s%s%s", what ? what : "", what ? ": " : "", msg);
@@ -404,16 +488,12 @@ static rl_status local_sum(tree_run *w, long a, long b, int d, float *out, rl_er
 static rl_status send_recv(float *buf, size_t len, int peer, long tag, int sending, rl_par_tree *t,
                            rl_err *err)
 {
-    const double t0 = MPI_Wtime();
+    const double t0 = mpi_time();
     for (size_t off = 0; off < len; off += PIECE / sizeof(float)) {
         size_t k = len - off < PIECE / sizeof(float) ? len - off : PIECE / sizeof(float);
-        int rc = sending ? MPI_Send(buf + off, (int)k, MPI_FLOAT, peer, (int)(tag % 32768), MPI_COMM_WORLD)
-                         : MPI_Recv(buf + off, (int)k, MPI_FLOAT, peer, (int)(tag % 32768), MPI_COMM_WORLD,
-                                    MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(err, sending ? "MPI_Send" : "MPI_Recv", rc);
+        RL_TRY(mpi_send_recv(buf + off, k, peer, (int)(tag % 32768), sending, err));
     }
-    t->comm_s += MPI_Wtime() - t0;
+    t->comm_s += mpi_time() - t0;
     return RL_OK;
 }
 
@@ -453,9 +533,9 @@ rl_status rl_par_tree_sum(rl_par_tree *t, long n, rl_par_item_fn item, void *ctx
     if (w.size == 1)
         return local_sum(&w, 0, n, 0, out, err);
     RL_TRY(walk(&w, 0, n, 0, out, rank, err));
-    const double t0 = MPI_Wtime();
+    const double t0 = mpi_time();
     rl_status st = rl_par_bcast(out, sizeof(float) * t->len, err);
-    t->comm_s += MPI_Wtime() - t0;
+    t->comm_s += mpi_time() - t0;
     return st;
 }
 
@@ -470,7 +550,7 @@ void rl_par_exit(int status, const char *msg)
     fprintf(stderr, "routelab: rank %d: %s\n", rank, msg);
     fflush(stderr);
     usleep(300000); /* the launcher forwards the line before it kills the job */
-    MPI_Abort(MPI_COMM_WORLD, status);
+    mpi_abort(status);
     exit(status);
 }
 

@@ -3,9 +3,8 @@
 #ifndef RL_FAM_BROWNIAN_H
 #define RL_FAM_BROWNIAN_H
 
-/* E[exp(sigma A)] = c I for the Brownian family, exactly (a sum of Laguerre
- * polynomials, see fam_brownian.c), in [-1, 1]; *err (may be NULL) estimates
- * its rounding error (distance to the same sum carried in double). */
-double rl_brownian_mean(int d, double sigma, double *err);
+/* rl_brownian_mean (E[exp(sigma A)] = c I, a sum of Laguerre polynomials,
+ * brownian_mean.c) is public: declared once in <routelab/bounds.h>. */
+#include "../include/routelab/bounds.h"
 
 #endif

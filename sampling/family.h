@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "../core/err.h"
+#include "../include/routelab/family.h"
 
 /* The registry: one line per step family, in registry order (the order of
  * rl_family_kind, of --family's choices and of every sweep's fresh streams).
@@ -34,23 +35,11 @@ typedef enum {
 #define RL_FAM_NAME_BAR_(E, id, name) "|" name
 #define RL_FAMILY_NAMES (RL_FAMILY_LIST(RL_FAM_NAME_BAR_) + 1)
 
-/* Law of the angle step theta of block b, omega = omega_b (so2, and the
- * entries of a random token-so2 table). */
-typedef enum {
-    RL_ANG_CONSTANT, /* theta = omega (RoPE: no spectral gap) */
-    RL_ANG_UNIFORM,  /* U(-omega, omega) (the study's random variant) */
-    RL_ANG_PM,       /* +omega or -omega with probability 1/2 */
-    RL_ANG_GAUSS,    /* N(0, omega^2); --scale s gives the study's s*omega_b */
-    RL_ANG_CIRCLE,   /* U(-pi, pi) */
-    RL_ANG_DRIFT,    /* U(0, 2 omega): positive drift, mean omega */
-    RL_ANG_COUNT
-} rl_angle_law;
-
-#define RL_ANGLE_NAMES "constant|uniform|pm|gauss|circle|drift"
-
+/* rl_angle_law, RL_ANGLE_NAMES and the rl_family typedef are the public
+ * header's (installed as <routelab/family.h>), declared there once. */
 typedef struct rl_family_ops rl_family_ops;
 
-typedef struct {
+struct rl_family {
     rl_family_kind kind; /* the family's index in the registry */
     int d;               /* dimension of the transported vectors */
     rl_angle_law law;    /* so2; token-so2 when its table is drawn at random */
@@ -61,7 +50,7 @@ typedef struct {
     int vocab;           /* token-so2: number of token ids */
     const double *table; /* token-so2: vocab x (d/2) angles, not owned */
     const rl_family_ops *ops; /* NULL: the registry's object of kind (a test may pass its own) */
-} rl_family;
+};
 
 /* A family with the program's defaults (so2, uniform, base 10000, scale 1,
  * beta 1, p 0.5, sigma 0.1) for dimension d. */

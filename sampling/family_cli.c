@@ -1,7 +1,6 @@
 /* family_cli.c: building a step family from command-line flags. */
 #include "family_cli.h"
 #include "family_ops.h"
-#include "rng.h"
 #include "so2.h"
 #include "tokens.h"
 #include "../core/tokfile.h"
@@ -30,17 +29,48 @@ rl_family_args rl_family_args_default(void)
     return a;
 }
 
+void rl_family_args_sync(rl_family_args *a, rl_family *f, int to_family)
+{
+#define SYNC_(fv, av)                                                                                  \
+    do {                                                                                               \
+        if (to_family)                                                                                 \
+            (fv) = (av);                                                                               \
+        else                                                                                           \
+            (av) = (fv);                                                                               \
+    } while (0)
+    SYNC_(f->kind, a->kind);
+    SYNC_(f->d, a->d);
+    SYNC_(f->law, a->law);
+    SYNC_(f->base, a->base);
+    SYNC_(f->scale, a->scale);
+    SYNC_(f->beta, a->beta);
+    SYNC_(f->p, a->p);
+    SYNC_(f->sigma, a->sigma);
+#undef SYNC_
+}
+
+rl_family rl_family_of_args(const rl_family_args *a)
+{
+    rl_family f = rl_family_default((rl_family_kind)a->kind, a->d);
+    rl_family_args c = *a;
+    rl_family_args_sync(&c, &f, 1);
+    return f;
+}
+
+rl_status rl_family_takes(const rl_family *f, const char *flag, rl_err *err)
+{
+    if (rl_family_reads(f, flag))
+        return RL_OK;
+    const char *fl = rl_family_ops_of(f)->flags;
+    return rl_fail(err, RL_EINPUT, "--%s does not apply to --family %s (its flags: %s)", flag,
+                   rl_family_name(f->kind), *fl ? fl : "none");
+}
+
 rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsigned long seed,
                               unsigned long table_stream, rl_family *out, double **table_out,
                               rl_err *err)
 {
-    rl_family f = rl_family_default((rl_family_kind)a->kind, a->d);
-    f.law = (rl_angle_law)a->law;
-    f.base = a->base;
-    f.scale = a->scale;
-    f.beta = a->beta;
-    f.p = a->p;
-    f.sigma = a->sigma;
+    rl_family f = rl_family_of_args(a);
     *table_out = NULL;
     if ((unsigned)a->kind >= RL_FAM_COUNT)
         return rl_fail(err, RL_EINPUT, "unknown step family");
@@ -61,9 +91,8 @@ rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsig
                            angle_flags[i]);
     static const char *const own[] = { "angles", "base", "scale", "beta", "p", "sigma" };
     for (size_t i = 0; i < sizeof own / sizeof *own; i++)
-        if (rl_opt_seen(opts, own[i]) && !rl_family_reads(&f, own[i]))
-            return rl_fail(err, RL_EINPUT, "--%s does not apply to --family %s (its flags: %s)", own[i],
-                           rl_family_name(f.kind), *rl_family_ops_of(&f)->flags ? rl_family_ops_of(&f)->flags : "none");
+        if (rl_opt_seen(opts, own[i]))
+            RL_TRY(rl_family_takes(&f, own[i], err));
     if (a->table && rl_opt_seen(opts, "vocab"))
         return rl_fail(err, RL_EINPUT, "--vocab does not apply with --table (its rows are the vocabulary)");
     if (f.kind == RL_FAM_TOKEN_SO2) {
@@ -83,9 +112,7 @@ rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsig
             if (a->text && f.vocab < 256)
                 return rl_fail(err, RL_EINPUT,
                                "--text reads byte tokens 0..255, so --vocab must be at least 256");
-            *table_out = rl_xmalloc(sizeof(double) * (size_t)f.vocab * (f.d / 2));
-            rl_so2_table_draw(&f, seed, table_stream, *table_out);
-            f.table = *table_out;
+            RL_TRY(rl_family_with_table(&f, seed, table_stream, &f, table_out, err));
         }
     }
     rl_status st = rl_family_check(&f, err);
@@ -112,11 +139,7 @@ rl_status rl_family_tokens(const rl_family_args *a, const rl_family *f, long n, 
         *len = t.n;
     } else {
         tok = rl_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-        gsl_rng *r = rl_rng_alloc();
-        rl_rng_stream(r, seed, stream);
-        for (long t = 0; t < n; t++)
-            tok[t] = (int)gsl_rng_uniform_int(r, (unsigned long)f->vocab);
-        gsl_rng_free(r);
+        rl_tokens_draw(f->vocab, n, seed, stream, tok);
         *len = n;
     }
     *tok_out = tok;

@@ -33,6 +33,28 @@ rl_family_args rl_family_args_default(void);
     RL_OPT_STR_("table", &(a)->table, "token-so2: angle table file, one row of d/2 angles per token"), \
     RL_OPT_STR_("text", &(a)->text, "token-so2: read tokens as the bytes of this file")
 
+/* The family of the flags' parameters (family, d, angles, base, scale,
+ * beta, p, sigma; no table, no checks): the one mapping from flags to an
+ * rl_family, shared by rl_family_from_args and the library's
+ * rl_family_named / rl_family_set (family_set.c). */
+rl_family rl_family_of_args(const rl_family_args *a);
+/* The one correspondence of those flags and the family's fields, copied
+ * from a to f (to_family 1) or from f to a (0). */
+void rl_family_args_sync(rl_family_args *a, rl_family *f, int to_family);
+
+/* RL_OK when f reads the family flag `flag`, else RL_EINPUT "--FLAG does
+ * not apply to --family NAME (its flags: ...)". */
+rl_status rl_family_takes(const rl_family *f, const char *flag, rl_err *err);
+
+/* *g = *f, with a token-so2 family's random table drawn from stream
+ * `stream` of seed when f has none (then *table is that malloc'ed table,
+ * else NULL; free it after use): the draw of `routelab sample` and `bound`,
+ * and of the library's rl_sample and rl_family_window.  The table's bytes
+ * are checked against the machine's memory first (core/mem.h); RL_EINPUT
+ * for a family that is not well formed (rl_family_check). */
+rl_status rl_family_with_table(const rl_family *f, unsigned long seed, unsigned long stream, rl_family *g,
+                               double **table, rl_err *err);
+
 /* Whether any flag of RL_FAMILY_OPTS_ was given (opts: the parsed table),
  * read off the family's own option table. */
 int rl_family_flag_seen(const rl_opt *opts);

@@ -7,16 +7,14 @@
 #include <math.h>
 #include "family.h"
 #include "../core/err.h"
+#include "../include/routelab/bounds.h"
 
-/* omega_b = scale * base^(-2b/d) (RoPE's frequencies): the one formula of
- * every SO(2) frequency in routelab (the model's rotation schemes, the
- * families, the claims' study base). */
-double rl_so2_freq(int d, double base, double scale, int b);
+/* The frequencies rl_so2_freq(s) and the angle laws' closed forms
+ * (rl_angle_charfn, rl_angle_charfn2, rl_one_minus_sinc, rl_angle_log_norm)
+ * are public, declared once in <routelab/bounds.h> (included above), defined
+ * in angle_law.c: libm alone, no random draws (NOTES.md §18.2). */
 
-/* omega_b = rl_so2_freq(d, base, scale, b) for b = 0 .. d/2-1. */
-void rl_so2_freqs(int d, double base, double scale, double *omega);
-
-/* One angle step theta ~ law(omega). */
+/* One angle step theta ~ law(omega) (so2_draw.c). */
 double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega);
 
 /* Rotate each of the nvec vectors of X (row-major, nvec x d) block by block:
@@ -37,32 +35,18 @@ static inline void rl_sum_add(double *sum, double *comp, double x)
 /* Reduce an accumulated angle to (-pi, pi] (exact in double for |phi| < 2^52). */
 double rl_angle_reduce(double phi);
 
-/* A random token table: vocab x (d/2) entries, entry (v, b) ~ law(omega_b),
- * drawn from stream `stream` of `seed`. */
+/* A random token table (so2_draw.c): vocab x (d/2) entries, entry (v, b)
+ * ~ law(omega_b), drawn from stream `stream` of `seed`. */
 void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long stream, double *table);
 
-/* Load a token table from a text file: one line per token, d/2 angles each
- * (blank lines and lines opening with # skipped).  *table receives a
+/* Load a token table from a text file (so2_table.c): one line per token,
+ * d/2 angles each (blank lines and lines opening with # skipped).  *table receives a
  * malloc'ed vocab x (d/2) table and *vocab its rows; RL_EINPUT naming the
  * file and line when it cannot be read or is malformed. */
 rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab, rl_err *err);
 
-/* The angle laws in closed form (the so2 family's, and token-so2's random
- * tables'; derivations in NOTES.md).
- * chi = E[exp(i theta)] for one angle step theta ~ law(omega); the 2x2 block
- * E[R(theta)] equals |chi| times a rotation, so its norm is |chi|. */
-double complex rl_angle_charfn(rl_angle_law law, double omega);
-/* E[exp(2 i theta)] (the 2x2 block's symmetric traceless part turns by 2 theta). */
-double complex rl_angle_charfn2(rl_angle_law law, double omega);
-/* 1 - sin(w)/w to ~1 ulp for every w (a series below |w| = 2, where the
- * direct form cancels). */
-double rl_one_minus_sinc(double w);
-/* log |rl_angle_charfn(law, w)| without forming 1 - |chi| by subtraction:
- * log1p of the series above (uniform, drift), of -2 sin^2(w/2) (pm). */
-double rl_angle_log_norm(rl_angle_law law, double w);
-
-/* The second-moment rate of h independent-or-not SO(2) blocks (theory/
- * moment2.h): on block b's symmetric traceless part T is E[rotation by
+/* The second-moment rate (angle_law.c) of h independent-or-not SO(2)
+ * blocks (theory/moment2.h): on block b's symmetric traceless part T is E[rotation by
  * 2 theta_b] (norm |chi2_b|); on the 2x2 piece X_{bb'} the part commuting
  * with rotations turns by theta_b - theta_b' and the anticommuting part by
  * theta_b + theta_b'.  cross[b h + c] = max(|E e^{i(theta_b + theta_c)}|,

@@ -1,6 +1,6 @@
-/* tokens.c: the unigram law of a token sequence. */
+/* tokens.c: the unigram law of a token sequence, and uniform token draws. */
 #include "tokens.h"
-
+#include "rng.h"
 
 void rl_tokens_unigram(const int *tok, long n, int vocab, double *probs)
 {
@@ -11,4 +11,13 @@ void rl_tokens_unigram(const int *tok, long n, int vocab, double *probs)
             probs[tok[t]] += 1.0;
     for (int v = 0; v < vocab; v++)
         probs[v] /= (double)n;
+}
+
+void rl_tokens_draw(int vocab, long n, unsigned long seed, unsigned long stream, int *tok)
+{
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, seed, stream);
+    for (long t = 0; t < n; t++)
+        tok[t] = (int)gsl_rng_uniform_int(r, (unsigned long)vocab);
+    gsl_rng_free(r);
 }

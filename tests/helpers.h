@@ -28,6 +28,10 @@ double th_orth_err(const double *A, int d);
 /* det(A) sign and |det| via LU (A is copied). */
 double th_det(const double *A, int d);
 
+/* Move to the repository root: the tests start there (make test); else the
+ * root is the folder above the binary's (ROUTELAB=.../build/routelab). */
+void th_to_root(void);
+
 /* A fresh temporary directory (mkdtemp), to be removed by th_rmdir. */
 char *th_tmpdir(void);
 void th_rmdir(const char *dir);

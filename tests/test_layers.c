@@ -84,6 +84,27 @@ Test(layers, an_upward_include_fails)
     REFUSED(f, "sampling/s.c includes ../model/gpt.h");
 }
 
+/* include/ is the lowest floor (NOTES.md §18.1): every folder may include
+ * it, a public header includes nothing of ours but its siblings, and an
+ * example only the public headers. */
+Test(layers, the_public_headers_are_the_lowest_floor)
+{
+    static char out[4096];
+    char *d = th_tmpdir();
+    put(d, "include/keep.h", ""); /* put makes one folder a file */
+    put(d, "include/routelab/err.h", "int e;\n");
+    put(d, "include/routelab/family.h", "#include \"err.h\"\n");
+    put(d, "core/err.h", "#include \"../include/routelab/err.h\"\n");
+    put(d, "theory/t.h", "#include \"../include/routelab/family.h\"\n");
+    put(d, "examples/x.c", "#include \"../include/routelab/family.h\"\n");
+    cr_assert_eq(check(d, out, sizeof out), 0, "%s", out);
+    th_rmdir(d);
+    const file up[] = { { "include/keep.h", "" }, { "include/routelab/bounds.h", "#include \"../../core/err.h\"\n" } };
+    REFUSED(up, "include/routelab/bounds.h includes ../../core/err.h (include may not include core)");
+    const file ex[] = { { "examples/x.c", "#include \"../theory/theory.h\"\n" } };
+    REFUSED(ex, "examples/x.c includes ../theory/theory.h (examples may not include theory)");
+}
+
 Test(layers, two_folders_including_each_other_fail)
 {
     const file f[] = { { "model/m.c", "#include \"../experiments/e.h\"\n" },

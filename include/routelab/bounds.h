@@ -1,0 +1,147 @@
+/* routelab/bounds.h: closed forms, bounds, mixing windows and far-mass forms
+ * (derivations: NOTES.md §1.1, §2.1, §2.3, §3.1, §3.8, §4.1, §10.5, §14.3).
+ *
+ * Linking: every call here links with the C library's libm alone
+ * (`gcc x.c libroutelab.a -lm`), except rl_beta_tail, rl_beta_coord_cdf and
+ * rl_so2_cos_log_mgf(_range), which use GSL's special functions (add
+ * `-lgsl -lgslcblas`), and rl_family_norm / rl_family_window, which build
+ * the family's object (link as the samplers do: `pkg-config --libs
+ * routelab`).  Units: lengths (windows, counts of tokens) are numbers of
+ * steps or tokens; angles and frequencies are radians per step; logits are
+ * natural-log units; probabilities are in [0, 1]. */
+#ifndef ROUTELAB_BOUNDS_H
+#define ROUTELAB_BOUNDS_H
+
+#include <complex.h>
+
+#include "err.h"
+#include "family.h"
+
+/* ---- SO(2) frequencies and angle laws (§14.3) -------------------------- */
+
+/* omega_b = scale * base^(-2b/d), radians per step (RoPE's frequencies; the
+ * one formula of every SO(2) frequency in routelab). */
+double rl_so2_freq(int d, double base, double scale, int b);
+/* omega_b for b = 0 .. d/2 - 1 into omega. */
+void rl_so2_freqs(int d, double base, double scale, double *omega);
+
+/* chi = E[e^{i theta}] for one angle step theta ~ law(omega): constant
+ * e^{i omega}, uniform sin(omega)/omega, pm cos(omega), gauss
+ * e^{-omega^2/2}, circle 0, drift e^{i omega} sin(omega)/omega.  The 2x2
+ * block E[R(theta)] is |chi| times a rotation, so its norm is |chi|. */
+double complex rl_angle_charfn(rl_angle_law law, double omega);
+/* E[e^{2 i theta}] (the block's symmetric traceless part turns by 2 theta). */
+double complex rl_angle_charfn2(rl_angle_law law, double omega);
+/* 1 - sin(w)/w to about 1 ulp for every w (a series below |w| = 2). */
+double rl_one_minus_sinc(double w);
+/* log |chi| of rl_angle_charfn(law, w) without forming 1 - |chi| by
+ * subtraction (exact for slow blocks, where |chi| rounds to 1). */
+double rl_angle_log_norm(rl_angle_law law, double w);
+
+/* E[exp(sigma A)] = c I for the brownian family, exactly: c = (2 e^{-x/2} S
+ * + (d mod 2)) / d, S the sum of the Laguerre polynomials L_m(x), m <= d - 2,
+ * m = d (mod 2), x = sigma^2; c in [-1, 1].  *err (may be NULL) estimates its
+ * rounding error (the same sum carried in double). */
+double rl_brownian_mean(int d, double sigma, double *err);
+
+/* ---- mixing windows (§1.1, §10.5) -------------------------------------- */
+
+/* What the windows return for a NaN input: no window, and not "never". */
+#define RL_WINDOW_UNDEFINED (-2L)
+
+/* W(eps) = ceil(log(1/eps) / log(1/norm)) steps: the least n >= 1 with
+ * norm^n <= eps.  1 for norm = 0, -1 (never) for norm >= 1,
+ * RL_WINDOW_UNDEFINED for a NaN norm or eps. */
+long rl_mixing_window(double norm, double eps);
+/* The same from lognorm = log ||E M|| <= 0: ceil(-log(eps) / -lognorm), at
+ * least 1; -1 (never) for lognorm >= 0 or a window beyond 9e18.  Exact to
+ * the integer when lognorm is good to a few ulps. */
+long rl_mixing_window_log(double lognorm, double eps);
+
+/* ||E M||_op of family f in closed form (the slowest SO(2) block, or block
+ * `block` in [0, d/2 - 1] of an SO(2) family; -1: the maximum): the number
+ * `routelab bound norm --family ... [--block B]` prints.  RL_EINPUT when the
+ * family has no closed form at these parameters, when its error bound is not
+ * below 1e-9, or for a block out of range or on a family that is not SO(2). */
+rl_status rl_family_norm(const rl_family *f, int block, double *norm, rl_err *err);
+/* The mixing window W(eps) of family f in steps, from log ||E M||
+ * (rl_mixing_window_log): the number `routelab bound window --family ...
+ * --block B --eps E` prints; INFINITY when it never mixes.  eps in (0, 1);
+ * the mean must be certain to 1e-7 (1 - |E M|). */
+rl_status rl_family_window(const rl_family *f, int block, double eps, double *w, rl_err *err);
+
+/* ---- concentration (§2.1) ---------------------------------------------- */
+
+/* The spherical-cap bound (Ball 1997, Lemma 2.2) for u uniform on S^{d-1}:
+ * P(|<e,u>| >= t) <= 2 exp(-d t^2 / 2), capped at 1. */
+double rl_levy_tail(int d, double t);
+/* Levy's concentration on SO(d), d >= 3: P(|f - E f| >= t) <= 2 exp(-(d-2)
+ * t^2 / 8) for f 1-Lipschitz in the Hilbert-Schmidt metric, capped at 1 (1
+ * for d < 3). */
+double rl_levy_so_tail(int d, double t);
+/* The exact tail P(|<e,u>| >= t), <e,u>^2 ~ Beta(1/2, (d-1)/2) (GSL). */
+double rl_beta_tail(int d, double t);
+/* The exact CDF P(<e,u> <= x), x in [-1, 1] (GSL). */
+double rl_beta_coord_cdf(int d, double x);
+/* Hoeffding for a sum of independent block scores s_b in [-a_b, a_b]:
+ * P(|s - E s| >= t) <= 2 exp(-t^2 / (2 sum a_b^2)), capped at 1 (nb blocks). */
+double rl_hoeffding_so2(double t, const double *a, int nb);
+
+/* log E e^{lambda <e,u>} for u uniform on S^{d-1}, d >= 2: Gamma(d/2)
+ * (2/lambda)^{d/2-1} I_{d/2-1}(lambda) = 0F1(; d/2; lambda^2/4) (§2.3.2), the
+ * log mean softmax weight of a far token at logit scale lambda; |lambda| <= 500. */
+double rl_sphere_log_mgf(int d, double lambda);
+/* log E e^{z cos Phi}, Phi the sum of n i.i.d. angle steps theta ~
+ * law(omega): Jacobi-Anger, I_0(z) + 2 sum_k I_k(z) Re chi(k omega)^n (GSL's
+ * Bessel functions).  z in [0, 500] (NAN below 0, above 1e6, for NaN). */
+double rl_so2_cos_log_mgf(rl_angle_law law, double omega, long n, double z);
+/* The same for n = n0 .. n0 + count - 1 into out[0 .. count-1]. */
+void rl_so2_cos_log_mgf_range(rl_angle_law law, double omega, long n0, long count, double z, double *out);
+
+/* ---- far mass (§3.1, §3.8) --------------------------------------------- */
+
+/* Far-mass lower bound, K near and M far tokens, logits in [-lambda,
+ * lambda]: rho_D >= M / (M + K e^{2 lambda}) (a probability). */
+double rl_farmass_lower(double m, double k, double lambda);
+/* Its log, log M - logaddexp(log M, log K + 2 lambda): finite for every
+ * finite lambda (the bound underflows past lambda ~ 372). */
+double rl_farmass_lower_log(double m, double k, double lambda);
+/* The matching upper bound M / (M + K e^{-2 lambda}). */
+double rl_farmass_upper(double m, double k, double lambda);
+/* Far tokens at which the lower bound reaches 1/2: M = K e^{2 lambda}. */
+double rl_farmass_half(double k, double lambda);
+/* Its log, log K + 2 lambda. */
+double rl_farmass_half_log(double k, double lambda);
+/* Far mass under an ALiBi bias -slope * distance (slope per token), near
+ * tokens at distances 0..K-1, far ones at K..K+M-1: worst case rho <= 1 / (1
+ * + e^{-2 lambda} N/F), N/F = (e^{slope K} - 1) / (1 - e^{-slope M}); best = 1
+ * gives the matching lower bound (e^{+2 lambda}). */
+double rl_farmass_alibi(double m, double k, double lambda, double slope, int best);
+/* Its log, finite for every finite lambda and slope. */
+double rl_farmass_alibi_log(double m, double k, double lambda, double slope, int best);
+/* The shift-invariant bound for realised logits, Delta = max near logit -
+ * min far logit: rho_D >= M / (M + K e^{Delta}); _log its log. */
+double rl_farmass_range(double m, double k, double delta_range);
+double rl_farmass_range_log(double m, double k, double delta_range);
+/* Far tokens at which that bound forces rho_D >= p (0 < p < 1):
+ * M*(p) = K p e^{Delta} / (1 - p); _log its log. */
+double rl_farmass_admissible(double k, double p, double delta_range);
+double rl_farmass_admissible_log(double k, double p, double delta_range);
+
+/* ---- values (§4.1) ----------------------------------------------------- */
+
+/* Far value norm without transport: ||r|| = rho ||v||. */
+double rl_value_coherent(double rho, double vnorm);
+/* With transported values and i.i.d. orthogonal steps whose mean acts on
+ * block b as chi_b: sqrt(E||r||^2), E||r||^2 = (rho/M)^2 sum_b ||v_b||^2
+ * S(chi_b, M) over nb blocks, vnorm2[b] = ||v_b||^2, m = M far tokens. */
+double rl_value_incoherent(double rho, long m, int nb, const double complex *chi, const double *vnorm2);
+/* z^n, n >= 0, by repeated squaring. */
+double complex rl_cpow_n(double complex z, long n);
+/* S(chi, M) = M + 2 Re sum_{delta=1}^{M-1} (M - delta) chi^delta: summed
+ * term by term up to M = RL_PAIR_SUM_DIRECT_MAX, beyond by its geometric
+ * closed form (O(1) at any M). */
+#define RL_PAIR_SUM_DIRECT_MAX 4096L
+double rl_value_pair_sum(double complex chi, long m);
+
+#endif

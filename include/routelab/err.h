@@ -1,0 +1,27 @@
+/* routelab/err.h: the status every library call returns (NOTES.md §0.1).
+ *
+ * No call of libroutelab exits the process.  A call that can fail returns an
+ * rl_status and, when it fails, writes one line describing why into the
+ * rl_err its caller passed (err may be NULL: then only the status says it):
+ *
+ *   RL_OK        0  success
+ *   RL_EINTERNAL 1  an internal or numerical failure (LAPACK info != 0, a
+ *                   write the system refused)
+ *   RL_EINPUT    2  a bad input: a name, a parameter out of its range, a
+ *                   request larger than the machine's memory
+ *
+ * The command line prints the same line as "routelab: <msg>" and exits with
+ * the status. */
+#ifndef ROUTELAB_ERR_H
+#define ROUTELAB_ERR_H
+
+typedef enum { RL_OK = 0, RL_EINTERNAL = 1, RL_EINPUT = 2 } rl_status;
+
+/* status: the last failure's status; msg: its one line (NUL-terminated,
+ * control bytes escaped as \xNN). */
+typedef struct {
+    rl_status status;
+    char msg[512];
+} rl_err;
+
+#endif

@@ -1,0 +1,17 @@
+/* routelab/version.h: the library's ABI version (NOTES.md §18.1).
+ *
+ * libroutelab.so.MAJOR.MINOR carries the soname libroutelab.so.MAJOR: MAJOR
+ * changes when a call or a struct of these headers changes incompatibly,
+ * MINOR when calls are added.  The Makefile reads both numbers from here
+ * (the one place they are written). */
+#ifndef ROUTELAB_VERSION_H
+#define ROUTELAB_VERSION_H
+
+#define ROUTELAB_ABI_MAJOR 1
+#define ROUTELAB_ABI_MINOR 0
+
+/* The library's version as text, "MAJOR.MINOR" of the library actually
+ * loaded (compare with the macros above to detect a header/library mismatch). */
+const char *routelab_version(void);
+
+#endif

@@ -1,0 +1,70 @@
+/* so2_table.c: a token-so2 angle table read from a text file (so2.h). */
+#include "so2.h"
+#include "../core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab, rl_err *err)
+{
+    *table = NULL;
+    char *buf;
+    size_t blen;
+    rl_err e;
+    rl_status st = rl_read_regular(path, RL_MAX_ANGLE_TABLE, &buf, &blen, &e);
+    if (st != RL_OK) /* "cannot read PATH: why" as "cannot read angle table PATH: why" */
+        return rl_fail(err, st, "cannot read angle table %s",
+                       strncmp(e.msg, "cannot read ", 12) ? e.msg : e.msg + 12);
+    if (memchr(buf, '\0', blen)) {
+        free(buf);
+        return rl_fail(err, RL_EINPUT, "angle table %s holds a NUL byte: not a text table", path);
+    }
+    const int h = d / 2;
+    size_t cap = 256, rows = 0;
+    double *t = rl_xmalloc(sizeof(double) * cap * h);
+    long lineno = 0;
+    for (char *line = buf, *next; st == RL_OK && line < buf + blen; line = next) {
+        lineno++;
+        char *nl = strchr(line, '\n');
+        next = nl ? nl + 1 : buf + blen;
+        if (nl)
+            *nl = '\0';
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\r' || *p == '\0' || *p == '#')
+            continue;
+        if (rows == (size_t)RL_MAX_ANGLE_ROWS) {
+            st = rl_fail(err, RL_EINPUT, "angle table %s has more than %ld rows (token ids)", path,
+                         RL_MAX_ANGLE_ROWS);
+            break;
+        }
+        if (rows == cap)
+            t = rl_xrealloc(t, sizeof(double) * (cap *= 2) * h);
+        for (int b = 0; b < h && st == RL_OK; b++) {
+            char *end;
+            double x = strtod(p, &end);
+            if (end == p || !isfinite(x))
+                st = rl_fail(err, RL_EINPUT, "%s:%ld: expected %d angles per line, found %d", path,
+                             lineno, h, b);
+            t[rows * h + b] = x;
+            p = end;
+        }
+        while (*p == ' ' || *p == '\t' || *p == '\r')
+            p++;
+        if (st == RL_OK && *p)
+            st = rl_fail(err, RL_EINPUT, "%s:%ld: more than %d angles on the line", path, lineno, h);
+        rows++;
+    }
+    if (st == RL_OK && rows == 0)
+        st = rl_fail(err, RL_EINPUT, "angle table %s has no rows", path);
+    free(buf);
+    if (st != RL_OK) {
+        free(t);
+        return st;
+    }
+    *table = t;
+    *vocab = (int)rows;
+    return RL_OK;
+}

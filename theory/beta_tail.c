@@ -1,0 +1,25 @@
+/* beta_tail.c: the exact law of one coordinate of a uniform unit vector
+ * (<routelab/bounds.h>, NOTES.md §2.1), through GSL's Beta CDF. */
+#include "../include/routelab/bounds.h"
+
+#include <gsl/gsl_cdf.h>
+
+double rl_beta_tail(int d, double t)
+{
+    if (t <= 0)
+        return 1.0;
+    if (t >= 1)
+        return 0.0;
+    /* <e,u>^2 ~ Beta(1/2, (d-1)/2): density of <e,u> proportional to (1-x^2)^{(d-3)/2} */
+    return gsl_cdf_beta_Q(t * t, 0.5, 0.5 * (d - 1));
+}
+
+double rl_beta_coord_cdf(int d, double x)
+{
+    if (x <= -1)
+        return 0.0;
+    if (x >= 1)
+        return 1.0;
+    double half = 0.5 * gsl_cdf_beta_P(x * x, 0.5, 0.5 * (d - 1));
+    return x >= 0 ? 0.5 + half : 0.5 - half;
+}
