@@ -4,7 +4,8 @@
 #
 # Each model is retrained from its own config.txt (the grid's `routelab train` line; same
 # seed, same bytes: log.tsv equal but for its tokens_per_s column) into the folder that
-# config.txt names, two models at a time with one thread each, the first SEEDS seeds only;
+# config.txt names, two models at a time with one thread each, the first SEEDS seeds only,
+# seed by seed;
 # the committed config.txt, log.tsv, eval.tsv, horizon.tsv and probe/ are copied beside
 # each checkpoint with the grid's "trained" marker, so that `routelab reproduce` over that
 # folder runs only the missing stage (farpred and its probe at every length); a model whose
@@ -31,65 +32,72 @@ seeds=$(ls "$GRID/models/$(ls "$GRID/models" | head -n 1)" | sed 's/seed//' | so
 mkdir -p "$OUT"
 if [ -d "$GRID/theory" ] && [ ! -d "$OUT/theory" ]; then cp -r "$GRID/theory" "$OUT/theory"; fi
 
-# one worker: every other model, seed by seed
+# one worker: every other model of seed $2
 work() {
     i=0
-    for s in $seeds; do
-        for d in "$GRID"/models/*/seed"$s"; do
-            i=$((i + 1))
-            [ $((i % 2)) -eq "$1" ] || continue
-            t="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
-            [ -f "$t/trained" ] && continue
-            # a model whose prediction GRID already holds is not retrained: its files, the
-            # prediction's with them, make it a finished item of the grid
-            if [ -f "$d/farpred/farpred.tsv" ] && [ -f "$d/farpred/probe/probe.tsv" ]; then
-                mkdir -p "$t"
-                cp "$d/config.txt" "$d/log.tsv" "$d/eval.tsv" "$t/"
-                [ -f "$d/horizon.tsv" ] && cp "$d/horizon.tsv" "$t/"
-                [ -d "$d/probe" ] && cp -r "$d/probe" "$t/"
-                cp -r "$d/farpred" "$t/"
-                echo trained > "$t/trained"
-                continue
-            fi
-            # the train line of config.txt (its first line is the program, then one word per line)
-            # (the subcommand's words, then --threads 1: xargs puts its own words first)
-            { tail -n +2 "$d/config.txt"; printf -- '--threads\n1\n'; } | tr '\n' '\0' |
-                OMP_WAIT_POLICY=passive xargs -0 "$BIN" > "$t.train.log" 2>&1 ||
-                { echo "grid_farpred: training $t failed (see $t.train.log)" >&2; exit 1; }
+    s=$2
+    for d in "$GRID"/models/*/seed"$s"; do
+        i=$((i + 1))
+        [ $((i % 2)) -eq "$1" ] || continue
+        t="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
+        [ -f "$t/trained" ] && continue
+        # a model whose prediction GRID already holds is not retrained: its files, the
+        # prediction's with them, make it a finished item of the grid
+        if [ -f "$d/farpred/farpred.tsv" ] && [ -f "$d/farpred/probe/probe.tsv" ]; then
+            mkdir -p "$t"
             cp "$d/config.txt" "$d/log.tsv" "$d/eval.tsv" "$t/"
             [ -f "$d/horizon.tsv" ] && cp "$d/horizon.tsv" "$t/"
             [ -d "$d/probe" ] && cp -r "$d/probe" "$t/"
-            # the far-mass probe at every length reads the model, not the prediction: what GRID
-            # holds of it stays, and only the prediction is computed again
-            if [ -f "$d/farpred/probe/probe.tsv" ]; then
-                mkdir -p "$t/farpred"
-                cp -r "$d/farpred/probe" "$t/farpred/"
-            fi
+            cp -r "$d/farpred" "$t/"
             echo trained > "$t/trained"
-        done
+            continue
+        fi
+        # the train line of config.txt (its first line is the program, then one word per line)
+        # (the subcommand's words, then --threads 1: xargs puts its own words first)
+        { tail -n +2 "$d/config.txt"; printf -- '--threads\n1\n'; } | tr '\n' '\0' |
+            OMP_WAIT_POLICY=passive xargs -0 "$BIN" > "$t.train.log" 2>&1 ||
+            { echo "grid_farpred: training $t failed (see $t.train.log)" >&2; exit 1; }
+        cp "$d/config.txt" "$d/log.tsv" "$d/eval.tsv" "$t/"
+        [ -f "$d/horizon.tsv" ] && cp "$d/horizon.tsv" "$t/"
+        [ -d "$d/probe" ] && cp -r "$d/probe" "$t/"
+        # the far-mass probe at every length reads the model, not the prediction: what GRID
+        # holds of it stays, and only the prediction is computed again
+        if [ -f "$d/farpred/probe/probe.tsv" ]; then
+            mkdir -p "$t/farpred"
+            cp -r "$d/farpred/probe" "$t/farpred/"
+        fi
+        echo trained > "$t/trained"
     done
 }
 for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
     mkdir -p "$OUT/models/$(basename "$(dirname "$d")")"
 done; done
-work 0 & p0=$!
-work 1 & p1=$!
-# a worker that failed stops the script (`wait A && wait B` alone would not, under set -e)
-r0=0; r1=0
-wait $p0 || r0=$?
-wait $p1 || r1=$?
-[ "$r0" -eq 0 ] && [ "$r1" -eq 0 ] || { echo "grid_farpred: a training worker failed" >&2; exit 1; }
-K=$(echo "$seeds" | wc -l)
-# shellcheck disable=SC2086
-OMP_WAIT_POLICY=passive "$BIN" reproduce $args --seeds "$K" --threads 2
-for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
-    t="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
-    rm -rf "$d/farpred"
-    cp -r "$t/farpred" "$d/farpred"
-    # the per-model probe figures stay out of the committed grid (70 KB a model; `routelab
-    # probe` draws them again): its report draws farpred.png from the tables
-    rm -f "$d/farpred/probe/"*.png "$d/farpred/probe/"*.gnuplot.log
-done; done
+# seed by seed: train its models, run the missing stage over the seeds so far, copy their
+# predictions back, so that GRID holds every finished seed's even if the script is stopped
+# (a later run keeps them and starts where this one ended)
+K=0
+for s in $seeds; do
+    K=$((K + 1))
+    work 0 "$s" & p0=$!
+    work 1 "$s" & p1=$!
+    # a worker that failed stops the script (`wait A && wait B` alone would not, under set -e)
+    r0=0; r1=0
+    wait $p0 || r0=$?
+    wait $p1 || r1=$?
+    [ "$r0" -eq 0 ] && [ "$r1" -eq 0 ] || { echo "grid_farpred: a training worker failed" >&2; exit 1; }
+    # shellcheck disable=SC2086
+    OMP_WAIT_POLICY=passive "$BIN" reproduce $args --seeds "$K" --threads 2
+    for d in "$GRID"/models/*/seed"$s"; do
+        t="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
+        rm -rf "$d/farpred.new"
+        cp -r "$t/farpred" "$d/farpred.new"
+        # the per-model probe figures stay out of the committed grid (70 KB a model; `routelab
+        # probe` draws them again): its report draws farpred.png from the tables
+        rm -f "$d/farpred.new/probe/"*.png "$d/farpred.new/probe/"*.gnuplot.log
+        rm -rf "$d/farpred"
+        mv "$d/farpred.new" "$d/farpred"
+    done
+done
 # shellcheck disable=SC2086
 "$BIN" reproduce $(echo "$args" | sed -E 's/--out [^ ]+//') --out "$GRID" --report-only \
     --seeds "$(sed -n 's/^seeds\t//p' "$GRID/config.txt")"
