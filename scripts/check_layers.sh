@@ -22,12 +22,13 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 
 allowed() {
     case "$1" in
+        include)     echo "core sampling" ;; # py24 stand-ins (include/routelab/{err,family}.h); lib24: ""
         core)        echo "" ;;
         par)         echo "core" ;;
         sampling)    echo "core" ;;
         theory)      echo "core sampling" ;;
-        mc)          echo "core par sampling theory" ;;
-        model)       echo "core par sampling theory" ;;
+        mc)          echo "include core par sampling theory" ;;
+        model)       echo "include core par sampling theory" ;;
         report)      echo "core" ;;
         experiments) echo "core par sampling theory mc report" ;;
         bench)       echo "core par sampling theory mc model" ;;
