@@ -12,9 +12,12 @@
 #include <string.h>
 
 #include "../core/mem.h"
+#include "../core/stats.h"
+#include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/family_ops.h"
 #include "family_mean.h"
+#include "farmass_run.h"
 #include "moment2_mc.h"
 #include "routes.h"
 
@@ -44,26 +47,27 @@ rl_status rl_mc_route_grid(long nmax, long dense_to, int per_octave, long *grid,
     return RL_OK;
 }
 
-rl_status rl_mc_mixing_case(const char *label, int d, rl_family *f, unsigned long *stream, rl_err *err)
+/* Case `label` of sweep s (a registry name: its first case) into *f and
+ * *stream; what: the sweep's name for the message. */
+static rl_status sweep_case(rl_sweep s, const char *what, const char *label, int d, rl_family *f,
+                            unsigned long *stream, rl_err *err)
 {
     if (!label || !*label)
-        return rl_fail(err, RL_EINPUT, "mixing case: no label");
+        return rl_fail(err, RL_EINPUT, "%s case: no label", what);
     if (d < 2 || d > 4096)
-        return rl_fail(err, RL_EINPUT, "mixing case: d %d is outside [2, 4096]", d);
-    /* the family is the label up to its case suffix ("so2-uniform": so2);
-     * a registry name may itself hold a dash (haar-so, lazy-haar) */
-    rl_err e2;
+        return rl_fail(err, RL_EINPUT, "%s case: d %d is outside [2, 4096]", what, d);
+    /* every family's cases of the sweep, the default ones and the others */
     rl_family_case all[RL_SWEEP_CASES_MAX];
     int na = 0;
+    rl_err e2;
     for (int k = 0; k < RL_FAM_COUNT; k++) {
         int m = 0;
-        if (rl_family_cases(RL_SWEEP_MIXING, d, rl_family_name((rl_family_kind)k), all + na,
-                            RL_SWEEP_CASES_MAX - na, &m, &e2) == RL_OK)
+        if (rl_family_cases(s, d, rl_family_name((rl_family_kind)k), all + na, RL_SWEEP_CASES_MAX - na, &m,
+                            &e2) == RL_OK)
             na += m;
     }
     for (int k = 0; k < na; k++)
-        if (!strcmp(all[k].label, label) ||
-            !strcmp(rl_family_name(all[k].f.kind), label)) { /* a registry name: its first case */
+        if (!strcmp(all[k].label, label) || !strcmp(rl_family_name(all[k].f.kind), label)) {
             RL_TRY(rl_family_check(&all[k].f, err));
             *f = all[k].f;
             *stream = all[k].stream;
@@ -72,7 +76,77 @@ rl_status rl_mc_mixing_case(const char *label, int d, rl_family *f, unsigned lon
     char known[1024] = "";
     for (int k = 0; k < na; k++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? " " : "", all[k].label);
-    return rl_fail(err, RL_EINPUT, "mixing case: unknown '%s' (one of %s)", label, known);
+    return rl_fail(err, RL_EINPUT, "%s case: unknown '%s' (one of %s%s)", what, label,
+                   s == RL_SWEEP_FARMASS ? "none " : "", known);
+}
+
+rl_status rl_mc_mixing_case(const char *label, int d, rl_family *f, unsigned long *stream, rl_err *err)
+{
+    return sweep_case(RL_SWEEP_MIXING, "mixing", label, d, f, stream, err);
+}
+
+rl_status rl_mc_farmass_case(const char *label, int d, rl_family *f, int *none, unsigned long *stream,
+                             rl_err *err)
+{
+    *none = label && !strcmp(label, "none");
+    if (*none) { /* NoPE, the experiment's own row 0 (experiments/farmass.c) */
+        if (d < 2 || d > 4096)
+            return rl_fail(err, RL_EINPUT, "farmass case: d %d is outside [2, 4096]", d);
+        *f = rl_family_default(RL_FAM_HOUSEHOLDER, d);
+        *stream = RL_STREAM_FARMASS + 0;
+        return RL_OK;
+    }
+    return sweep_case(RL_SWEEP_FARMASS, "farmass", label, d, f, stream, err);
+}
+
+rl_status rl_mc_farmass(const rl_family *f, int none, unsigned long stream, int K, const double *lam, int nlam,
+                        const double *slope, int nslope, const long *grid, int ng, long far_from, long reps,
+                        unsigned long seed, int threads, double *rho, double *rho_mean, double *rho_se,
+                        double *mom, double *srange, rl_err *err)
+{
+    if (!f || !rho || !mom || !srange)
+        return rl_fail(err, RL_EINPUT, "farmass: a NULL family or output");
+    RL_TRY(rl_family_check(f, err));
+    if (!none && f->kind == RL_FAM_TOKEN_SO2)
+        return rl_fail(err, RL_EINPUT, "farmass: token-so2 reads a token sequence; not in this kernel");
+    if (K < 1 || nlam < 1 || nlam > 64 || !lam || nslope < 0 || nslope > 64 || (nslope && !slope))
+        return rl_fail(err, RL_EINPUT, "farmass: K %d must be >= 1, lambdas 1..64 (%d), slopes 0..64 (%d)", K, nlam,
+                       nslope);
+    for (int l = 0; l < nlam; l++)
+        if (!(lam[l] >= 0 && lam[l] <= 1e6))
+            return rl_fail(err, RL_EINPUT, "farmass: lambda %g is outside [0, 1e6]", lam[l]);
+    for (int c = 0; c < nslope; c++)
+        if (!(slope[c] >= 0 && slope[c] <= 1e6))
+            return rl_fail(err, RL_EINPUT, "farmass: slope %g is outside [0, 1e6]", slope[c]);
+    if (ng < 1 || !grid)
+        return rl_fail(err, RL_EINPUT, "farmass: an empty grid");
+    for (int g = 0; g < ng; g++)
+        if (grid[g] <= K || (g && grid[g] <= grid[g - 1]) || grid[g] > 100000000L)
+            return rl_fail(err, RL_EINPUT, "farmass: the grid of lengths L must ascend from above K = %d to at most "
+                           "1e8 (grid[%d] = %ld)", K, g, grid[g]);
+    if (far_from < 1 || reps < 1 || reps > 1000000000L || threads < 1 || threads > 1024)
+        return rl_fail(err, RL_EINPUT, "farmass: far_from %ld >= 1, reps %ld in [1, 1e9], threads %d in [1, 1024]",
+                       far_from, reps, threads);
+    const long lmax = grid[ng - 1];
+    /* the ALiBi decay table nslope x (lmax + 1) and the thread's accumulators */
+    RL_TRY(rl_mem_check("the far-mass Monte Carlo", sizeof(double) * (size_t)(nslope + 1) * (size_t)(lmax + 1) * 2,
+                        0, err));
+    rl_mass_spec *sp = rl_mass_spec_alloc(K, nlam, lam, nslope, slope, lmax);
+    rl_set_threads(threads);
+    rl_status st = rl_farmass_replicates(f, none, stream, reps, seed, sp, grid, ng, far_from, rho, mom, srange, err);
+    const long per = (long)ng * nlam * rl_mass_nconf(sp);
+    rl_mass_spec_free(sp);
+    RL_TRY(st);
+    /* means over replicates, as the experiment's table (experiments/farmass.c) */
+    for (long i = 0; i < per && (rho_mean || rho_se); i++) {
+        double m, se;
+        rl_mean_se(rho + i, reps, per, &m, &se);
+        if (rho_mean)
+            rho_mean[i] = m;
+        if (rho_se)
+            rho_se[i] = se;
+    }
+    return RL_OK;
 }
 
 rl_status rl_mc_routes(const rl_family *f, const long *grid, int ng, long reps, unsigned long seed,

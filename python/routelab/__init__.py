@@ -16,7 +16,8 @@ from .bounds import (alibi, alibi_log, beta_coord_cdf, beta_tail, farmass_admiss
                      farmass_range_log, farmass_upper, hoeffding, levy_so_tail, levy_tail, sphere_log_mgf,
                      value_coherent, window, window_log)
 from .family import Family, family, mixing_window, norm, sample
-from .mc import Moment2, Routes, family_mean, mixing_case, moment2, route_grid, routes
+from .mc import (Farmass, Moment2, Routes, family_mean, farmass, farmass_case, mixing_case, moment2, route_grid,
+                 routes)
 from .model import EvalRow, Model, Probe, load_data
 
 
@@ -35,5 +36,5 @@ __all__ = ["alibi", "alibi_log", "beta_coord_cdf", "beta_tail", "farmass_admissi
            "farmass_half", "farmass_half_log", "farmass_lower", "farmass_lower_log", "farmass_range",
            "farmass_range_log", "farmass_upper", "hoeffding", "levy_so_tail", "levy_tail", "sphere_log_mgf",
            "value_coherent", "window", "window_log", "Family", "family", "mixing_window", "norm", "sample",
-           "Moment2", "moment2", "Routes", "family_mean", "mixing_case", "route_grid", "routes", "EvalRow", "Model", "Probe",
+           "Farmass", "farmass", "farmass_case", "Moment2", "moment2", "Routes", "family_mean", "mixing_case", "route_grid", "routes", "EvalRow", "Model", "Probe",
            "load_data", "version"]

@@ -170,3 +170,92 @@ def moment2(family, d, samples, seed, **params):
     out = [ctypes.c_double() for _ in range(4)]
     L.call(_moment2, "rl_mc_moment2", f.ptr, n, seed, *[ctypes.byref(o) for o in out])
     return Moment2(*[o.value for o in out], n)
+
+_fcase = L.proto("rl_mc_farmass_case", L.c_int, L.c_char_p, L.c_int, L.c_void_p, L.P(L.c_int), L.P(L.c_ulong),
+                 L.P(L.Err))
+_farmass = L.proto("rl_mc_farmass", L.c_int, L.c_void_p, L.c_int, L.c_ulong, L.c_int, L.dptr, L.c_int, L.dptr,
+                   L.c_int, L.lptr, L.c_int, L.c_long, L.c_long, L.c_ulong, L.c_int, *([L.dptr] * 5), L.P(L.Err))
+
+
+class _FarmassCase(Family):
+    """A case of `routelab farmass`'s sweep: its family, whether it is NoPE
+    (none: no transport) and its random-stream domain."""
+
+    def __init__(self, label, d):
+        self.name, self.d, self.params = label, L.as_int("d", d), {}
+        self._buf = ctypes.create_string_buffer(L.need(_sizeof, "rl_family_sizeof")())
+        none, s = ctypes.c_int(), ctypes.c_ulong()
+        L.call(_fcase, "rl_mc_farmass_case", label.encode(), self.d, self._buf, ctypes.byref(none), ctypes.byref(s))
+        self.none, self.stream = bool(none.value), s.value
+
+    def __repr__(self):
+        return "farmass_case(%r, d=%d)" % (self.name, self.d)
+
+
+def farmass_case(label, d):
+    """The case `label` of `routelab farmass`'s sweep at dimension d ("none"
+    for NoPE, "householder", "so2-circle", "so2-study", ...), to pass to
+    farmass() for the numbers of that command's farmass.tsv."""
+    if not isinstance(label, str):
+        raise ValueError("label must be a str, got %r" % (label,))
+    return _FarmassCase(label, d)
+
+
+# `routelab farmass --preset quick`'s sizes (experiments/farmass.c, NOTES.md §3.2)
+FARMASS_SLOPES = tuple(2.0 ** -h for h in range(1, 9))
+
+
+@dataclass
+class Farmass:
+    """The far-mass Monte Carlo (NOTES.md §3.2): rho[r, g, l, c] = rho_D of
+    replicate r at length L = grid[g], logit scale lam[l], configuration c
+    (0: no bias; c >= 1: ALiBi slope slopes[c - 1]); rho_mean / rho_se over
+    replicates; mom[r] = mean of (s, s^2) over delta >= far_from; srange[r, g]
+    = (max near score, min far score, max |score|)."""
+
+    grid: np.ndarray
+    lam: np.ndarray
+    slopes: np.ndarray
+    K: int
+    rho: np.ndarray
+    rho_mean: np.ndarray
+    rho_se: np.ndarray
+    mom: np.ndarray
+    srange: np.ndarray
+
+
+def farmass(family, grid, reps, seed, K=16, lam=(1.0, 2.0, 4.0), slopes=FARMASS_SLOPES, far_from=1024,
+            stream=0, none=False, threads=1, d=None, **params):
+    """The stylized far-mass model of claim 3 (NOTES.md §3.2, mc/farmass_walk.h):
+    every key equals the unit query q, the key at distance delta is seen
+    through the route P_delta, score s = q^T P_delta q, logits lam * s, K
+    near keys; rho_D = F / (F + N) of the softmax over L = K + M keys, against
+    the bound M / (M + K e^{2 lam}) (NOTES.md §3.1).  family: a name (with d
+    and flags), a Family, or farmass_case(label, d) (then its stream and NoPE
+    flag).  With farmass_case, the defaults and reps = 32, the grid's rows are
+    `routelab farmass --seed S`'s farmass.tsv.  Returns a Farmass."""
+    if isinstance(family, _FarmassCase):
+        stream, none = family.stream, family.none
+    elif isinstance(family, str):
+        if d is None:
+            raise ValueError("farmass: a family given by name needs d")
+        family = _family(family, d, **params)
+    g = L.lengths("grid", grid)
+    lam = np.ascontiguousarray(np.atleast_1d(np.asarray(lam, dtype=np.float64)))
+    sl = np.ascontiguousarray(np.atleast_1d(np.asarray(slopes, dtype=np.float64)))
+    if lam.ndim != 1 or sl.ndim != 1:
+        raise ValueError("farmass: lam and slopes must be 1-D")
+    K = L.as_int("K", K, 1, L.INT_MAX)
+    reps = L.as_int("reps", reps, 1, 10**9)
+    seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
+    stream = L.as_int("stream", stream, 0, L.ULONG_MAX)
+    far_from = L.as_int("far_from", far_from, 1, L.LONG_MAX)
+    threads = L.as_int("threads", threads, 1, 1024)
+    ng, nl, nc = g.size, lam.size, 1 + sl.size
+    rho = L.empty("farmass", (reps, ng, nl, nc))
+    mean, se = L.empty("farmass", (ng, nl, nc)), L.empty("farmass", (ng, nl, nc))
+    mom, srange = L.empty("farmass", (reps, 2)), L.empty("farmass", (reps, ng, 3))
+    L.call(_farmass, "rl_mc_farmass", family.ptr, int(bool(none)), stream, K, L.dbuf(lam), nl, L.dbuf(sl),
+           sl.size, g.ctypes.data_as(L.lptr), ng, far_from, reps, seed, threads, L.dbuf(rho), L.dbuf(mean),
+           L.dbuf(se), L.dbuf(mom), L.dbuf(srange))
+    return Farmass(g, lam, sl, K, rho, mean, se, mom, srange)

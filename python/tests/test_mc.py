@@ -112,3 +112,44 @@ def test_family_mean_estimates_the_closed_form():
 def test_bad_inputs_raise(call):
     with pytest.raises(ValueError):
         call()
+
+
+FTSV = os.path.join(ROOT, "docs", "results", "theory", "farmass.tsv")
+
+
+@pytest.mark.parametrize("label", ["none", "householder", "so2-circle", "so2-study"])
+def test_farmass_is_the_farmass_commands_table(label):
+    """`routelab farmass`'s farmass.tsv (committed, seed 42, quick preset) at
+    the lengths up to 4096 (a prefix of its grid: the walk's far mass at L
+    does not depend on the lengths after L): mean, SE and minimum over the
+    replicates of rho_D at every lambda and ALiBi slope."""
+    with open(FTSV) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        rows = [dict(zip(head, ln.rstrip("\n").split("\t"))) for ln in f]
+    rows = [r for r in rows if r["family"] == label and int(r["L"]) <= 4096]
+    grid = sorted({int(r["L"]) for r in rows})
+    fm = routelab.farmass(routelab.farmass_case(label, 64), grid, int(rows[0]["reps"]), 42)
+    lam, sl = list(fm.lam), [0.0] + list(fm.slopes)
+    for r in rows:
+        g, l, c = grid.index(int(r["L"])), lam.index(float(r["lambda"])), sl.index(float(r["slope"]))
+        got = ("%.9g" % fm.rho_mean[g, l, c], "%.3g" % fm.rho_se[g, l, c], "%.9g" % fm.rho[:, g, l, c].min(),
+               "%.9g" % fm.rho[:, g, l, c].max())
+        assert got == (r["rho"], r["rho_se"], r["rho_min"], r["rho_max"]), (label, r["L"], r["lambda"], r["slope"])
+        # every replicate respects the bound of NOTES.md §3.1 (rotation only)
+        if c == 0:
+            assert fm.rho[:, g, l, c].min() >= routelab.farmass_lower(int(r["L"]) - 16, 16, lam[l]) - 1e-12
+
+
+def test_farmass_threads_and_bad_inputs():
+    case = routelab.farmass_case("householder", 16)
+    a = routelab.farmass(case, [32, 64, 128], 8, 3, threads=1)
+    b = routelab.farmass(case, [32, 64, 128], 8, 3, threads=2)
+    assert np.array_equal(a.rho, b.rho) and np.array_equal(a.mom, b.mom, equal_nan=True)
+    for call in (lambda: routelab.farmass(case, [16, 64], 8, 3),        # L must exceed K = 16
+                 lambda: routelab.farmass(case, [64, 32], 8, 3),        # not ascending
+                 lambda: routelab.farmass(case, [64], 0, 3),            # no replicates
+                 lambda: routelab.farmass(case, [64], 8, 3, lam=[-1.0]),
+                 lambda: routelab.farmass(case, [64], 8, 3, slopes=[[0.5]]),
+                 lambda: routelab.farmass_case("nosuch", 16)):
+        with pytest.raises(ValueError):
+            call()
