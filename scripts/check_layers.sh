@@ -34,7 +34,7 @@ allowed() {
         bench)       echo "core par sampling theory mc model" ;;
         reproduce)   echo "core par sampling theory model report experiments" ;;
         cmd)         echo "core par sampling theory mc model report experiments reproduce bench" ;;
-        tests)       echo "core par sampling theory mc model report experiments reproduce bench cmd" ;;
+        tests)       echo "include core par sampling theory mc model report experiments reproduce bench cmd" ;;
         fuzz)        echo "core par sampling theory mc model report experiments reproduce bench cmd" ;;
         *)           echo "?" ;;
     esac
