@@ -30,31 +30,6 @@ static void fail_outputs(char *made, rl_outfile *a, rl_outfile *b, rl_err *err)
     abort(); /* not reached */
 }
 
-/* Length L: the probe over the first `windows` windows of the eval
- * protocol, at far-distance thresholds W = T/4, T/2, ... up to L/2, its rows
- * into probe.tsv (po) and distance.tsv (dout). */
-static void probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, long L, long windows, long seed,
-                         FILE *po, FILE *dout)
-{
-    const long T = m->cfg.ctx;
-    long W[RL_PROBE_MAXW];
-    int nw = 0;
-    for (long w = T / 4 > 0 ? T / 4 : 1; w <= L / 2 && nw < RL_PROBE_MAXW; w *= 2)
-        W[nw++] = w;
-    if (nw == 0)
-        W[nw++] = 1;
-    rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, rl_gpt_alibi_slopes(m), W, nw);
-    rl_gpt_eval_observe(ev, rl_probe_observe, p);
-    for (long w = 0; w < windows; w++) {
-        uint64_t key;
-        long start = rl_data_window(val, L, (uint64_t)seed, w, &key);
-        rl_gpt_eval_window(m, ev, val->tok + start, L, key);
-    }
-    rl_gpt_eval_observe(ev, NULL, NULL);
-    rl_probe_write(p, po, dout);
-    rl_probe_free(p);
-}
-
 /* The bound's violations counted in the written probe.tsv: columns 12 (the
  * max |logit| form) and 18 (the realised range form).  Any would be a bug in
  * the kernel or the probe. */
@@ -122,11 +97,8 @@ int cmd_probe(int argc, char **argv)
         rl_err_exit(&err);
     }
     const long T = m->cfg.ctx;
-    if (!lengths) {
-        Ls[0] = T;
-        Ls[1] = 16 * T;
-        nl = 2;
-    }
+    if (!lengths)
+        nl = rl_probe_default_lengths(T, Ls);
     long maxL;
     if (rl_eval_check_lengths(m, Ls, nl, 2, &ds, data, &maxL, &err)) {
         rl_err_prefix(&err, "probe");
@@ -146,15 +118,12 @@ int cmd_probe(int argc, char **argv)
     rl_outfile *po = NULL, *dout = NULL;
     if (rl_outfile_create(pp, &po, &err) != RL_OK || rl_outfile_create(dp, &dout, &err) != RL_OK)
         fail_outputs(made, po, NULL, &err);
-    fprintf(po->f, "length\tlayer\thead\tW\tfar_mass\tfar_mass_se\tbound_mean\tbound_at_max_lambda\t"
-                   "lambda_mean\tlambda_max\trows\tviolations\tbound_range_mean\tbound_range_at_max_delta\t"
-                   "delta_mean\tdelta_max\tL_star_half\tviolations_range\tentropy\n");
-    fprintf(dout->f, "length\tlayer\thead\tdist_lo\tdist_hi\tmean_logit\tmean_weight\n");
+    rl_probe_write_headers(po->f, dout->f);
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m, maxL);
     printf("probe: %s (%s, %d layers x %d heads, trained at %ld), %ld windows per length\n", ckpath,
            rl_pos_name(m->cfg.pos), m->cfg.layers, m->cfg.heads, T, windows);
     for (int i = 0; i < nl; i++) {
-        probe_length(m, ev, &ds.val, Ls[i], windows, seed, po->f, dout->f);
+        rl_probe_length(m, ev, &ds.val, Ls[i], windows, (uint64_t)seed, po->f, dout->f);
         printf("probe: L = %ld done\n", Ls[i]);
         fflush(stdout);
     }

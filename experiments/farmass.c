@@ -26,8 +26,7 @@
 #include "../sampling/family_ops.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "../mc/farmass_walk.h"
-#include "../mc/sweep.h"
+#include "../mc/farmass_run.h"
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../report/tsv.h"
@@ -105,63 +104,6 @@ typedef struct {
     double *rng;  /* reps x ng x 3: max near score, min far score, max |score| (logits: lambda times these) */
 } fm_run;
 
-/* One family's sweep (mc/sweep.h): replicate rep walks its route on the
- * stream (fa->stream, rep) into slot rep of o. */
-typedef struct {
-    const fm_fam *fa;
-    long seed;
-    const fm_size *z;
-    const rl_mass_spec *sp;
-    const long *grid;
-    int ng;
-    long far_from, per;
-    fm_run *o;
-} fm_ctx;
-
-typedef struct {
-    rl_chain *ch;
-    rl_mass *acc;
-    gsl_rng *r;
-    double *q;
-} fm_ws;
-
-static rl_status fm_alloc(void *ctx, void **ws, rl_err *err)
-{
-    const fm_ctx *x = ctx;
-    (void)err;
-    fm_ws *w = rl_xmalloc(sizeof *w);
-    w->ch = rl_chain_alloc(&x->fa->f, 1);
-    w->acc = rl_mass_alloc(x->sp);
-    w->r = rl_rng_alloc();
-    w->q = rl_xmalloc(sizeof(double) * x->z->d);
-    *ws = w;
-    return RL_OK;
-}
-
-static void fm_free(void *ctx, void *ws)
-{
-    fm_ws *w = ws;
-    (void)ctx;
-    free(w->q);
-    gsl_rng_free(w->r);
-    rl_mass_free(w->acc);
-    rl_chain_free(w->ch);
-    free(w);
-}
-
-static rl_status fm_item(void *ctx, void *ws, long rep, rl_err *err)
-{
-    const fm_ctx *x = ctx;
-    fm_ws *w = ws;
-    const int ng = x->ng;
-    rl_rng_stream(w->r, (uint64_t)x->seed, rl_stream_key(x->fa->stream, (uint64_t)rep));
-    rl_farmass_walk(x->fa->none ? NULL : &x->fa->f, w->ch, w->r, w->q, w->acc, x->grid, ng, x->far_from,
-                    x->o->rho + rep * x->per, x->o->mom + 2 * rep, x->o->rng + 3 * ng * rep);
-    return rl_chain_status(w->ch, err);
-}
-
-static const rl_mc_sweep_fn fm_sweep = { fm_alloc, fm_free, fm_item, 0 };
-
 /* A failed draw (sampling/steps.h) is returned as its status; *out then
  * holds its arrays all the same (freed with the result). */
 static rl_status run_family(const fm_fam *fa, long seed, const fm_size *z, const rl_mass_spec *sp,
@@ -173,10 +115,8 @@ static rl_status run_family(const fm_fam *fa, long seed, const fm_size *z, const
     o.mom = rl_xmalloc(sizeof(double) * 2 * o.reps);
     o.rng = rl_xmalloc(sizeof(double) * 3 * ng * o.reps);
     *out = o;
-    fm_ctx x = { fa, seed, z, sp, grid, ng, far_from, per, out };
-    const rl_mc_gather g[] = {
-        { o.rho, sizeof(double) * per }, { o.mom, sizeof(double) * 2 }, { o.rng, sizeof(double) * 3 * ng } };
-    return rl_mc_sweep(o.reps, &fm_sweep, &x, g, 3, err);
+    return rl_farmass_replicates(&fa->f, fa->none, fa->stream, o.reps, (unsigned long)seed, sp, grid, ng, far_from,
+                                 o.rho, o.mom, o.rng, err);
 }
 
 /* lower(M) - alibi(M) (params: K, lambda, m): negative below the crossing. */

@@ -23,6 +23,7 @@
 #include "../core/stats.h"
 #include "../core/util.h"
 #include "attention.h"
+#include "data.h"
 #include "../theory/theory.h"
 
 /* per (layer, head, W), beside the far mass's running moments (core/stats):
@@ -207,4 +208,41 @@ void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv)
                             b ? 1L << (b - 1) : 0L, b ? (1L << b) - 1 : 0L, d[3 * b] / d[3 * b + 2],
                             d[3 * b + 1] / d[3 * b + 2]);
         }
+}
+
+void rl_probe_write_headers(FILE *probe_tsv, FILE *dist_tsv)
+{
+    fprintf(probe_tsv, "length\tlayer\thead\tW\tfar_mass\tfar_mass_se\tbound_mean\tbound_at_max_lambda\t"
+                       "lambda_mean\tlambda_max\trows\tviolations\tbound_range_mean\tbound_range_at_max_delta\t"
+                       "delta_mean\tdelta_max\tL_star_half\tviolations_range\tentropy\n");
+    fprintf(dist_tsv, "length\tlayer\thead\tdist_lo\tdist_hi\tmean_logit\tmean_weight\n");
+}
+
+int rl_probe_default_lengths(long T, long *L)
+{
+    L[0] = T;
+    L[1] = 16 * T;
+    return 2;
+}
+
+void rl_probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, long L, long windows,
+                     uint64_t seed, FILE *probe_tsv, FILE *dist_tsv)
+{
+    const long T = m->cfg.ctx;
+    long W[RL_PROBE_MAXW];
+    int nw = 0;
+    for (long w = T / 4 > 0 ? T / 4 : 1; w <= L / 2 && nw < RL_PROBE_MAXW; w *= 2)
+        W[nw++] = w;
+    if (nw == 0)
+        W[nw++] = 1;
+    rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, rl_gpt_alibi_slopes(m), W, nw);
+    rl_gpt_eval_observe(ev, rl_probe_observe, p);
+    for (long w = 0; w < windows; w++) {
+        uint64_t key;
+        long start = rl_data_window(val, L, seed, w, &key);
+        rl_gpt_eval_window(m, ev, val->tok + start, L, key);
+    }
+    rl_gpt_eval_observe(ev, NULL, NULL);
+    rl_probe_write(p, probe_tsv, dist_tsv);
+    rl_probe_free(p);
 }

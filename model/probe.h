@@ -4,6 +4,9 @@
 
 #include <stdio.h>
 
+#include "../core/tokfile.h"
+#include "gpt.h"
+
 #define RL_PROBE_MAXW 24
 
 typedef struct rl_probe rl_probe;
@@ -28,5 +31,20 @@ void rl_probe_observe(void *ctx, int layer, int b, int h, long i0, long i1, long
  * distance.tsv (length, layer, head, dist_lo, dist_hi, mean_logit,
  * mean_weight per key). */
 void rl_probe_write(const rl_probe *p, FILE *probe_tsv, FILE *dist_tsv);
+
+/* The header lines of probe.tsv and distance.tsv (the columns above). */
+void rl_probe_write_headers(FILE *probe_tsv, FILE *dist_tsv);
+
+/* The lengths probed when none are given: T and 16 T into L[0..1]; returns 2. */
+int rl_probe_default_lengths(long T, long *L);
+
+/* Length L of `routelab probe`: the probe over the first `windows` windows
+ * of length L drawn from val (rl_data_window, seed), at far-distance
+ * thresholds W = T/4, T/2, ... up to L/2 (at least W = 1), through the
+ * evaluation workspace ev (for windows of at least L), its rows into
+ * probe_tsv and dist_tsv.  The caller has checked L against the stream and
+ * the workspace (rl_eval_check_lengths, minimum length 2). */
+void rl_probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, long L, long windows,
+                     uint64_t seed, FILE *probe_tsv, FILE *dist_tsv);
 
 #endif

@@ -1,0 +1,23 @@
+/* farmass_run.h: the replicates of the stylized far-mass model (farmass_walk.h)
+ * of one family, over the Monte Carlo sweep (sweep.h): `routelab farmass`'s
+ * numbers and the public rl_mc_farmass (include/routelab/mc.h) from one copy. */
+#ifndef RL_FARMASS_RUN_H
+#define RL_FARMASS_RUN_H
+
+#include "../core/err.h"
+#include "../sampling/family.h"
+#include "softmax_mass.h"
+
+/* reps replicates, replicate r on the stream (seed, rl_stream_key(stream, r)):
+ * rho_D at every grid length, logit scale and configuration of sp into
+ * rho + r * ng * sp->nlam * nconf (grid-major, then lambda, then
+ * configuration), the far scores' mean of s and s^2 over delta >= far_from
+ * into mom + 2 r, the realised scores (max near, min far, max |s|) at each
+ * grid length into srange + 3 ng r (rl_farmass_walk).  f is the transport;
+ * none set: no transport (NoPE: every score 1; f still gives the dimension).
+ * The failure of a draw is returned (the arrays then unspecified). */
+rl_status rl_farmass_replicates(const rl_family *f, int none, unsigned long stream, long reps, unsigned long seed,
+                                const rl_mass_spec *sp, const long *grid, int ng, long far_from, double *rho,
+                                double *mom, double *srange, rl_err *err);
+
+#endif

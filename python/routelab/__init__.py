@@ -1,0 +1,40 @@
+"""routelab from Python: ctypes over libroutelab, numpy arrays in and out
+(NOTES.md §18; README "From Python").
+
+    import routelab
+    routelab.mixing_window('so2', d=64, block=31, eps=0.1, angles='uniform')
+    U = routelab.sample('haar', d=8, count=4, seed=1)        # (4, 8, 8)
+    routelab.farmass_lower(65024, 8, np.linspace(0, 4, 9))   # a numpy grid
+
+Errors: a bad input raises ValueError with the library's one-line message,
+an internal failure RuntimeError; no call ends the interpreter.
+"""
+
+from ._lib import lib as _lib_handle
+from .bounds import (alibi, alibi_log, beta_coord_cdf, beta_tail, farmass_admissible, farmass_admissible_log,
+                     farmass_half, farmass_half_log, farmass_lower, farmass_lower_log, farmass_range,
+                     farmass_range_log, farmass_upper, hoeffding, levy_so_tail, levy_tail, sphere_log_mgf,
+                     value_coherent, window, window_log)
+from .family import Family, family, mixing_window, norm, sample
+from .mc import (Farmass, Moment2, Routes, family_mean, farmass, farmass_case, mixing_case, moment2, route_grid,
+                 routes)
+from .model import EvalRow, Model, Probe, load_data
+
+
+def version():
+    """routelab_version(): the library's version string ("MAJOR.MINOR...")."""
+    import ctypes
+    f = getattr(_lib_handle, "routelab_version", None)
+    if f is None:
+        raise RuntimeError("routelab: routelab_version is not in the library")
+    f.restype = ctypes.c_char_p
+    f.argtypes = []
+    return f().decode()
+
+
+__all__ = ["alibi", "alibi_log", "beta_coord_cdf", "beta_tail", "farmass_admissible", "farmass_admissible_log",
+           "farmass_half", "farmass_half_log", "farmass_lower", "farmass_lower_log", "farmass_range",
+           "farmass_range_log", "farmass_upper", "hoeffding", "levy_so_tail", "levy_tail", "sphere_log_mgf",
+           "value_coherent", "window", "window_log", "Family", "family", "mixing_window", "norm", "sample",
+           "Farmass", "farmass", "farmass_case", "Moment2", "moment2", "Routes", "family_mean", "mixing_case", "route_grid", "routes", "EvalRow", "Model", "Probe",
+           "load_data", "version"]

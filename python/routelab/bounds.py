@@ -1,0 +1,210 @@
+"""The closed forms and bounds of the study as functions of numpy arrays
+(theory/theory.h; include/routelab/bounds.h).
+
+Each function broadcasts its arguments (numpy rules) and returns a float64
+array of the broadcast shape, or a Python float when every argument is a
+scalar; the value at each point is one call of the C function, so a grid
+gives exactly the numbers of `routelab bound NAME` at its points (%.17g).
+Integer arguments (d) must be integers.  Outside a formula's domain the C
+function's value is returned as it is (NaN where it has none).
+"""
+
+import numpy as np
+
+from . import _lib as L
+
+_c = {}
+
+
+def _f(name, restype, *args):
+    _c[name] = L.proto(name, restype, *args)
+
+
+D, I, LG = L.c_double, L.c_int, L.c_long
+for _n in ("rl_levy_tail", "rl_levy_so_tail", "rl_beta_tail", "rl_beta_coord_cdf", "rl_sphere_log_mgf"):
+    _f(_n, D, I, D)
+for _n in ("rl_farmass_lower", "rl_farmass_lower_log", "rl_farmass_upper", "rl_farmass_range",
+           "rl_farmass_range_log", "rl_farmass_admissible", "rl_farmass_admissible_log"):
+    _f(_n, D, D, D, D)
+for _n in ("rl_farmass_half", "rl_farmass_half_log", "rl_value_coherent"):
+    _f(_n, D, D, D)
+for _n in ("rl_farmass_alibi", "rl_farmass_alibi_log"):
+    _f(_n, D, D, D, D, D, I)
+_f("rl_mixing_window", LG, D, D)
+_f("rl_mixing_window_log", LG, D, D)
+_f("rl_hoeffding_so2", D, D, L.dptr, I)
+WINDOW_UNDEFINED = -2
+
+
+def _ints(name, a):
+    a = np.asarray(a)
+    if a.dtype.kind not in "iu":
+        if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
+            a = a.astype(np.int64)
+        else:
+            raise ValueError("%s must hold integers, got dtype %s" % (name, a.dtype))
+    if a.size and (a.min() < -L.INT_MAX - 1 or a.max() > L.INT_MAX):
+        raise ValueError("%s lies outside the range of a C int" % name)
+    return a
+
+
+def _vec(cname, kinds, *args):
+    """Call C function cname at every point of the broadcast arguments;
+    kinds: 'i' (C int) or 'd' (double) per argument."""
+    fn = L.need(_c[cname], cname)
+    arrs = [(_ints("argument %d" % k, a) if t == "i" else np.asarray(a, dtype=np.float64))
+            for k, (t, a) in enumerate(zip(kinds, args))]
+    b = np.broadcast(*arrs)
+    out = np.empty(b.shape, dtype=np.float64)
+    flat = out.reshape(-1)
+    for j, vals in enumerate(b):
+        flat[j] = fn(*[int(v) if t == "i" else float(v) for t, v in zip(kinds, vals)])
+    if all(np.ndim(a) == 0 for a in args):
+        return float(out[()])
+    return out
+
+
+def levy_tail(d, t):
+    """The spherical-cap bound (Ball 1997, Lemma 2.2) for u uniform on
+    S^{d-1}: P(|<e,u>| >= t) <= min(1, 2 exp(-d t^2 / 2)).  NOTES.md §2.1;
+    `routelab bound levy --d D --t T`."""
+    return _vec("rl_levy_tail", "id", d, t)
+
+
+def levy_so_tail(d, t):
+    """Levy's concentration on SO(d), d >= 3: P(|f - E f| >= t) <=
+    min(1, 2 exp(-(d - 2) t^2 / 8)) for f 1-Lipschitz in the Hilbert-Schmidt
+    metric (1 for d < 3).  NOTES.md §2.1; `routelab bound levy-so`."""
+    return _vec("rl_levy_so_tail", "id", d, t)
+
+
+def beta_tail(d, t):
+    """The exact tail P(|<e,u>| >= t), <e,u>^2 ~ Beta(1/2, (d-1)/2) for u
+    uniform on S^{d-1}.  NOTES.md §2.1; `routelab bound beta-tail`."""
+    return _vec("rl_beta_tail", "id", d, t)
+
+
+def beta_coord_cdf(d, x):
+    """The exact CDF P(<e,u> <= x), x in [-1, 1], u uniform on S^{d-1}.
+    NOTES.md §2.1."""
+    return _vec("rl_beta_coord_cdf", "id", d, x)
+
+
+def sphere_log_mgf(d, lam):
+    """log E e^{lambda <e,u>} for u uniform on S^{d-1}, d >= 2:
+    log of Gamma(d/2) (2/lambda)^{d/2-1} I_{d/2-1}(lambda) (NOTES.md §2.3.2);
+    even in lambda, |lambda| <= 500."""
+    return _vec("rl_sphere_log_mgf", "id", d, lam)
+
+
+def hoeffding(t, a):
+    """Hoeffding for a sum of independent block scores s_b in [-a_b, a_b]:
+    P(|s - E s| >= t) <= min(1, 2 exp(-t^2 / (2 sum_b a_b^2))).  t broadcasts;
+    a is one 1-D array of block ranges a_b = ||q_b|| ||k_b||.  NOTES.md §2.1;
+    `routelab bound hoeffding --t T --a a1,a2,...`."""
+    fn = L.need(_c["rl_hoeffding_so2"], "rl_hoeffding_so2")
+    a = np.ascontiguousarray(np.asarray(a, dtype=np.float64).reshape(-1))
+    if a.size == 0 or a.size > L.INT_MAX:
+        raise ValueError("hoeffding: a must hold at least one block range")
+    tt = np.asarray(t, dtype=np.float64)
+    out = np.empty(tt.shape, dtype=np.float64)
+    for j, v in enumerate(tt.reshape(-1)):
+        out.reshape(-1)[j] = fn(float(v), L.dbuf(a), int(a.size))
+    return float(out[()]) if tt.ndim == 0 else out
+
+
+def farmass_lower(m, k, lam):
+    """The far-mass lower bound with logits in [-lambda, lambda], K near and
+    M far tokens: rho_D >= M / (M + K e^{2 lambda}) (equality when every near
+    logit is +lambda and every far one -lambda).  NOTES.md §3.1;
+    `routelab bound farmass --ml M --k K --lambda LAMBDA`."""
+    return _vec("rl_farmass_lower", "ddd", m, k, lam)
+
+
+def farmass_lower_log(m, k, lam):
+    """log of farmass_lower: log M - logaddexp(log M, log K + 2 lambda),
+    finite for every finite lambda (the bound itself underflows past lambda
+    ~ 372).  NOTES.md §3.1, §10.5."""
+    return _vec("rl_farmass_lower_log", "ddd", m, k, lam)
+
+
+def farmass_upper(m, k, lam):
+    """The matching upper bound M / (M + K e^{-2 lambda}).  NOTES.md §3.1;
+    `routelab bound farmass-upper`."""
+    return _vec("rl_farmass_upper", "ddd", m, k, lam)
+
+
+def farmass_half(k, lam):
+    """Far tokens M at which the lower bound reaches 1/2: M = K e^{2 lambda}.
+    NOTES.md §3.1; `routelab bound farmass-half --k K --lambda LAMBDA`."""
+    return _vec("rl_farmass_half", "dd", k, lam)
+
+
+def farmass_half_log(k, lam):
+    """log of farmass_half: log K + 2 lambda.  NOTES.md §3.1."""
+    return _vec("rl_farmass_half_log", "dd", k, lam)
+
+
+def farmass_range(m, k, delta):
+    """The shift-invariant far-mass bound for realised logits:
+    rho_D >= M / (M + K e^{Delta}), Delta = max near logit - min far logit.
+    NOTES.md §3.8."""
+    return _vec("rl_farmass_range", "ddd", m, k, delta)
+
+
+def farmass_range_log(m, k, delta):
+    """log of farmass_range (finite for every finite Delta).  NOTES.md §3.8."""
+    return _vec("rl_farmass_range_log", "ddd", m, k, delta)
+
+
+def farmass_admissible(k, p, delta):
+    """Far keys at which farmass_range forces rho_D >= p (0 < p < 1):
+    M*(p) = K p e^{Delta} / (1 - p); the context is L* = K + M*.  NOTES.md §3.8."""
+    return _vec("rl_farmass_admissible", "ddd", k, p, delta)
+
+
+def farmass_admissible_log(k, p, delta):
+    """log of farmass_admissible.  NOTES.md §3.8."""
+    return _vec("rl_farmass_admissible_log", "ddd", k, p, delta)
+
+
+def alibi(m, k, lam, slope, best=False):
+    """Far mass under an ALiBi bias -slope * distance, K near tokens at
+    distances 0..K-1 and M far ones at K..K+M-1, logits in [-lambda, lambda]:
+    worst case rho <= 1 / (1 + e^{-2 lambda} N/F), N/F = (e^{slope K} - 1) /
+    (1 - e^{-slope M}); best=True gives the matching lower bound
+    (e^{+2 lambda}).  NOTES.md §3.1; `routelab bound alibi [--best]`."""
+    return _vec("rl_farmass_alibi", "ddddi", m, k, lam, slope, np.asarray(best).astype(np.int64))
+
+
+def alibi_log(m, k, lam, slope, best=False):
+    """log of alibi, finite for every finite lambda and slope.  NOTES.md §3.1."""
+    return _vec("rl_farmass_alibi_log", "ddddi", m, k, lam, slope, np.asarray(best).astype(np.int64))
+
+
+def value_coherent(rho, vnorm):
+    """The far value contribution without transport: ||r|| = rho ||v||.
+    NOTES.md §4.1; `routelab bound value-coherent`."""
+    return _vec("rl_value_coherent", "dd", rho, vnorm)
+
+
+def _window(cname, x, eps):
+    w = _vec(cname, "dd", x, eps)
+    arr = np.asarray(w, dtype=np.float64)
+    # -1 (never) is inf, the undefined window (a NaN input) NaN, as `bound window` prints them
+    arr = np.where(arr == -1, np.inf, np.where(arr == WINDOW_UNDEFINED, np.nan, arr))
+    return float(arr[()]) if np.ndim(w) == 0 else arr
+
+
+def window(norm, eps):
+    """Mixing window W(eps) = ceil(log(1/eps) / log(1/norm)): the least n >= 1
+    with norm^n <= eps; 1 for norm = 0, inf (never) for norm >= 1, NaN for a
+    NaN norm.  NOTES.md §1.1; `routelab bound window --norm N --eps E`."""
+    return _window("rl_mixing_window", norm, eps)
+
+
+def window_log(lognorm, eps):
+    """W(eps) from log ||E M|| <= 0: ceil(-log(eps) / -lognorm), at least 1;
+    inf for lognorm >= 0.  Exact to the integer when lognorm is good to a
+    few ulps.  NOTES.md §1.1, §10.5."""
+    return _window("rl_mixing_window_log", lognorm, eps)

@@ -1,0 +1,50 @@
+"""Shared fixtures: the command-line binary ($ROUTELAB, else build/routelab
+of this repository) that every comparison runs, and one tiny model trained
+for the whole session (as the C tests make theirs: tests/test_eval_protocol.c)."""
+
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def routelab_bin():
+    b = os.environ.get("ROUTELAB") or os.path.join(ROOT, "build", "routelab")
+    if not os.access(b, os.X_OK):
+        raise RuntimeError("no routelab binary at %s (set ROUTELAB or run make)" % b)
+    return b
+
+
+def run_cli(*args, cwd=None):
+    """routelab ARGS: (status, stdout, stderr); one thread, passive OpenMP waits."""
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    p = subprocess.run([routelab_bin()] + [str(a) for a in args], cwd=cwd, env=env, capture_output=True,
+                       text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def cli(*args, cwd=None):
+    """routelab ARGS that must succeed: its stdout."""
+    st, out, err = run_cli(*args, cwd=cwd)
+    assert st == 0, "routelab %s: exit %d: %s" % (" ".join(map(str, args)), st, err)
+    return out
+
+
+# A tiny model with rotation noise keyed by the seed (random) and an ALiBi bias:
+# eval's reference windows and probe's bias both get exercised.
+TINY = ["--layers", "1", "--width", "16", "--heads", "2", "--ctx", "16", "--batch", "4", "--val-every", "5",
+        "--val-batches", "4", "--lr", "3e-3:10", "--pos", "alibi+random", "--threads", "1"]
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    """(folder, text file, checkpoint) of a model trained for 10 steps on the
+    first 60,000 bytes of NOTES.md."""
+    d = tmp_path_factory.mktemp("tiny")
+    text = d / "text.txt"
+    with open(os.path.join(ROOT, "NOTES.md"), "rb") as f:
+        text.write_bytes(f.read(60000))
+    cli("train", "--data", text, "--out", d / "run", *TINY)
+    return d, text, d / "run" / "ckpt.bin"
