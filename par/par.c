@@ -19,9 +19,11 @@
  * command layer's build compiles them with MPI; the library's build (`make
  * lib`, -DRL_NO_MPI: MPI is the command layer's alone, NOTES.md §18.2)
  * compiles them without mpi.h, as the one-process job this floor already is
- * at run time when no launcher started it: MPI is never up, every exchange
- * returns before it would call one, and the stubs below are never reached
- * (each says so if it were). */
+ * at run time when no launcher started it: MPI is never up (par_on is 0,
+ * rank 0 of 1, no communication time), every exchange returns before it
+ * would call one, and the exchanges' one-process definitions below answer
+ * RL_EINTERNAL with a line naming the call should a caller reach one anyway
+ * (a caller's bug, not a path the library takes). */
 #ifndef RL_NO_MPI
 #include <mpi.h>
 
