@@ -42,7 +42,7 @@ BIN      := build/routelab
 TESTBIN  := build/routelab-tests
 
 .PHONY: all setup setup-data setup-fuzz setup-faults build test run bench clean layers floor fuzz fuzz-build sanitize faults \
-        lib install pytest
+        lib install pytest test-slurm setup-slurm
 all: build
 
 setup:
@@ -57,6 +57,9 @@ setup-fuzz:
 setup-faults:
 	@sh scripts/setup.sh --with-faults
 
+setup-slurm:
+	@sh scripts/setup.sh --with-slurm
+
 build: setup
 	@$(MAKE) --no-print-directory $(BIN)
 
@@ -65,6 +68,19 @@ $(BIN): build/cmd/routelab.o $(OBJS)
 
 $(TESTBIN): $(TESTOBJS) $(OBJS) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+# make test-slurm (run by .ci/run after make test): docs/slurm/paper.sbatch
+# submitted to a one-node Slurm cluster started on this machine
+# (scripts/slurm_cluster.sh), cancelled mid-run, resubmitted, and compared
+# byte for byte with one process (tests/slurm/test_slurm.c, NOTES.md §12.9).
+# Its own binary: it needs root, slurm-wlm and munge, which make test does not.
+SLURMTESTBIN := build/routelab-slurm-tests
+$(SLURMTESTBIN): build/tests/slurm/test_slurm.o build/tests/helpers.o $(OBJS) | $(BIN)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+test-slurm: setup-slurm
+	@$(MAKE) --no-print-directory $(BIN) $(SLURMTESTBIN)
+	OMP_WAIT_POLICY=passive ROUTELAB=$(abspath $(BIN)) $(SLURMTESTBIN) --jobs 1
 
 build/par/%.o: CC := $(MPICC)
 
@@ -292,5 +308,5 @@ $(SANDIR)/%.o: %.cc
 clean:
 	rm -rf build $(FUZZDIR) $(SANDIR) $(FLOORDIR)
 
--include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) $(LIBOBJS:.o=.d) build/cmd/routelab.d $(FUZZLIBOBJS:.o=.d) \
+-include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) build/tests/slurm/test_slurm.d $(LIBOBJS:.o=.d) build/cmd/routelab.d $(FUZZLIBOBJS:.o=.d) \
            $(SANOBJS:.o=.d) $(SANTESTOBJS:.o=.d) $(SANDIR)/cmd/routelab.d $(FLOOROBJS:.o=.d)

@@ -14,6 +14,10 @@
 
 #include "../core/util.h"
 
+/* The exchanges' tags are 0 .. TAG_EXIT - 1 (MPI promises tags up to 32767);
+ * TAG_EXIT is rank 0's failure notice alone (rl_par_exit). */
+#define TAG_EXIT 32767
+
 /* ---- the MPI calls ------------------------------------------------------
  * Every MPI call of this file goes through the few functions below.  The
  * command layer's build compiles them with MPI; the library's build (`make
@@ -76,6 +80,33 @@ static void mpi_abort(int status)
     MPI_Abort(MPI_COMM_WORLD, status);
 }
 
+/* Rank 0's notice to every other rank that it is printing the job's failure
+ * and aborting (rl_par_exit): a message of no bytes, tag TAG_EXIT, sent
+ * without waiting (eager: it leaves before the abort). */
+static void mpi_notify_exit(void)
+{
+    for (int r = 1; r < mpi_size(); r++) {
+        MPI_Request q;
+        if (MPI_Isend(NULL, 0, MPI_BYTE, r, TAG_EXIT, MPI_COMM_WORLD, &q) == MPI_SUCCESS)
+            MPI_Request_free(&q);
+    }
+}
+
+/* Whether rank 0's notice arrives within s seconds (MPI_Iprobe, which also
+ * drives the transport's progress). */
+static int mpi_exit_noticed(double s)
+{
+    const double t0 = MPI_Wtime();
+    for (;;) {
+        int got = 0;
+        if (MPI_Iprobe(0, TAG_EXIT, MPI_COMM_WORLD, &got, MPI_STATUS_IGNORE) == MPI_SUCCESS && got)
+            return 1;
+        if (MPI_Wtime() - t0 >= s)
+            return 0;
+        usleep(20000);
+    }
+}
+
 static rl_status mpi_fail(rl_err *err, const char *what, int rc)
 {
     char s[MPI_MAX_ERROR_STRING];
@@ -113,6 +144,8 @@ static int mpi_start(int *argc, char ***argv) { (void)argc, (void)argv; return 0
 static void mpi_stop(void) {}
 static double mpi_time(void) { return 0; }
 static void mpi_abort(int status) { (void)status; }
+static void mpi_notify_exit(void) {}
+static int mpi_exit_noticed(double s) { (void)s; return 0; }
 
 static rl_status no_mpi(rl_err *err, const char *what)
 {
@@ -214,7 +247,8 @@ static void forward(int sig)
  * of a signal the watcher did not pass on, it first prints
  * "routelab: rank R: killed by signal S (NAME)".  A stop the launcher asked
  * for (it signals every rank after another one failed) prints nothing, so the
- * job's one line is the failing rank's.  Returns only in the child, or when
+ * job's one line is the failing rank's; so does a SIGKILL that reaches the
+ * watcher within half a second of the rank's (srun's end of a step).  Returns only in the child, or when
  * the watcher cannot start (the rank then runs unwatched). */
 static void watch_rank(char **argv)
 {
@@ -244,6 +278,12 @@ static void watch_rank(char **argv)
             _exit(1);
     if (WIFSIGNALED(st)) {
         const int sig = WTERMSIG(st);
+        /* srun ends a step (after an MPI_Abort, scancel's SIGKILL) by sending
+         * SIGKILL to each process of it in turn, the rank perhaps before its
+         * watcher: a watcher still alive half a second after its rank's
+         * SIGKILL was not part of such a stop (the OOM killer, kill -9) */
+        if (sig == SIGKILL && !forwarded)
+            usleep(500000);
         if (!forwarded)
             fprintf(stderr, "routelab: rank %s: killed by signal %d (%s)\n", launcher_rank(), sig, strsignal(sig));
         _exit(128 + sig);
@@ -493,7 +533,7 @@ static rl_status send_recv(float *buf, size_t len, int peer, long tag, int sendi
     const double t0 = mpi_time();
     for (size_t off = 0; off < len; off += PIECE / sizeof(float)) {
         size_t k = len - off < PIECE / sizeof(float) ? len - off : PIECE / sizeof(float);
-        RL_TRY(mpi_send_recv(buf + off, k, peer, (int)(tag % 32768), sending, err));
+        RL_TRY(mpi_send_recv(buf + off, k, peer, (int)(tag % TAG_EXIT), sending, err));
     }
     t->comm_s += mpi_time() - t0;
     return RL_OK;
@@ -547,8 +587,17 @@ void rl_par_exit(int status, const char *msg)
         rl_job_exit_alone(status, msg);
     fflush(stdout);
     const int rank = rl_par_rank();
-    if (rank != 0)
-        sleep(2); /* a failure rank 0 shares is rank 0's to print */
+    /* A failure rank 0 shares (a bad flag: every rank parses the same argv)
+     * is rank 0's to print: rank 0 tells the others it is aborting, and a
+     * rank that hears so within 2 s stays silent until the launcher ends it
+     * (however long the launcher takes to kill: under srun on a loaded node,
+     * more than 2 s); a rank that hears nothing prints its own line. */
+    if (rank == 0)
+        mpi_notify_exit();
+    else if (mpi_exit_noticed(2.0)) {
+        sleep(30);
+        exit(status);
+    }
     fprintf(stderr, "routelab: rank %d: %s\n", rank, msg);
     fflush(stderr);
     usleep(300000); /* the launcher forwards the line before it kills the job */

@@ -13,6 +13,8 @@ case "${1:-}" in
     --with-fuzz) PKGS="$PKGS clang libclang-rt-dev libomp-dev" ;;
     # make faults kills a command at its k-th rename with strace's fault injection
     --with-faults) PKGS="$PKGS strace" ;;
+    # make test-slurm starts a one-node cluster (scripts/slurm_cluster.sh)
+    --with-slurm) PKGS="$PKGS slurm-wlm munge" ;;
 esac
 
 missing=""
