@@ -1,58 +1,21 @@
 /* bench_model.c: model throughput against this machine's own sgemm peak. */
 #include "bench_model.h"
 
-#include <cblas.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
-#include "../core/blas_arch.h"
+#include "peak.h"
 #include "../core/util.h"
 #include "../model/attention.h"
 #include "../model/gpt.h"
 #include "../model/train.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* CPU seconds of the process: with one thread, the work done whatever
- * else runs on the machine (wall time under load counts the waits too). */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* GFLOP/s of a large square sgemm with OpenBLAS's own threading (all
- * cores): the peak that the model's throughput is a fraction of.  cpu:
- * per CPU second (run it on one thread: the one-core peak). */
-static double sgemm_peak(int n, double budget, int cpu)
-{
-    float *a = rl_xmalloc(sizeof(float) * n * n), *b = rl_xmalloc(sizeof(float) * n * n);
-    float *c = rl_xcalloc((size_t)n * n, sizeof(float));
-    for (long i = 0; i < (long)n * n; i++) {
-        a[i] = (float)((i * 7 % 13) - 6) / 13.0f;
-        b[i] = (float)((i * 5 % 11) - 5) / 11.0f;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
-    double best = 0;
-    for (double t0 = now(); now() - t0 < budget;) {
-        double t = cpu ? cpu_now() : now();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
-        double g = 2.0 * n * n * (double)n / ((cpu ? cpu_now() : now()) - t) / 1e9;
-        best = g > best ? g : best;
-    }
-    free(a);
-    free(b);
-    free(c);
-    return best;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -92,10 +55,10 @@ static eval_figs bench_eval(int L, rl_pos_config pos)
     for (int i = 0; i <= L; i++)
         tok[i] = (uint16_t)((i * 2654435761u) >> 24);
     rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
-    eval_figs f = { L, now(), cpu_now(), 0, rl_gpt_eval_bytes(e) / 1048576.0, 0 };
+    eval_figs f = { L, rl_bench_now(), rl_bench_cpu_now(), 0, rl_gpt_eval_bytes(e) / 1048576.0, 0 };
     rl_gpt_eval_window(m, e, tok, L, 1);
-    f.sec = now() - f.sec;
-    f.cpu = cpu_now() - f.cpu;
+    f.sec = rl_bench_now() - f.sec;
+    f.cpu = rl_bench_cpu_now() - f.cpu;
     f.rss_mib = peak_rss_mib();
     /* forward FLOPs: a third of the training count, causal attention halved */
     f.flops = (rl_gpt_flops_per_token(&cfg, 0) / 3 + 2.0 * cfg.layers * cfg.width * L) * L;
@@ -122,9 +85,9 @@ static double bench_attention(int L, int H, int hd, int cpu, double *gflops)
         v[i] = (float)((i * 69069u + 3) % 2001) / 1000.0f - 1.0f;
     }
     rl_attn_shape sh = { 1, L, H, hd, NULL, NULL };
-    double t = cpu ? cpu_now() : now();
+    double t = cpu ? rl_bench_cpu_now() : rl_bench_now();
     rl_attention_forward_streaming(o, ld, q, k, v, ld, &sh);
-    t = (cpu ? cpu_now() : now()) - t;
+    t = (cpu ? rl_bench_cpu_now() : rl_bench_now()) - t;
     *gflops = 2.0 * hd * (double)L * (L + 1) * H / t / 1e9;
     free(q);
     free(k);
@@ -165,10 +128,10 @@ static rl_status run_open(train_run *r, const rl_gpt_config *cfg, int B, rl_err 
  * time, or the process's CPU time when cpu is set. */
 static double run_step(train_run *r, int cpu)
 {
-    double t = cpu ? cpu_now() : now(), loss;
+    double t = cpu ? rl_bench_cpu_now() : rl_bench_now(), loss;
     /* one process: the step cannot fail (only MPI can make it) */
     (void)rl_trainer_step(r->tr, r->step++, 1e-4, &loss, NULL, NULL);
-    return (cpu ? cpu_now() : now()) - t;
+    return (cpu ? rl_bench_cpu_now() : rl_bench_now()) - t;
 }
 
 static void run_close(train_run *r)
@@ -186,18 +149,34 @@ static double median(double *x, long n)
 
 enum { MAXSTEPS = 512 };
 
-/* Tokens/s of full training steps (median step time of a budget-long run). */
-static rl_status bench_train(int layers, int width, int heads, int T, int B, double budget,
-                             double *tps, rl_err *err)
+/* A training shape of the bench: layers, width, heads, T, B. */
+typedef struct {
+    int layers, width, heads, T, B;
+    const char *why;
+} train_shape;
+
+/* llm.c's two CPU shapes, and the phenomena grid's (preset cpu): small
+ * widths are where the fraction of peak falls. */
+static const train_shape SHAPES[] = {
+    { 4, 256, 4, 128, 8, "llm.c's first CPU shape" },
+    { 6, 384, 6, 256, 4, "llm.c's second CPU shape" },
+    { 4, 128, 4, 64, 16, "the phenomena grid's (preset cpu)" },
+};
+enum { NSHAPES = sizeof SHAPES / sizeof *SHAPES };
+
+/* Tokens/s of full training steps (median step time of a budget-long run):
+ * wall time, or the process's CPU time when cpu is set (one thread). */
+static rl_status bench_train(const train_shape *sh, double budget, int cpu, double *tps, rl_err *err)
 {
+    const int layers = sh->layers, width = sh->width, heads = sh->heads, T = sh->T, B = sh->B;
     rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 }, RL_ROT_BASE_DEFAULT };
     train_run r;
     RL_TRY(run_open(&r, &cfg, B, err));
     /* the median step time: robust to other work on the machine */
     double st[MAXSTEPS];
     long n = 0;
-    for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5);)
-        st[n++] = run_step(&r, 0);
+    for (double t0 = rl_bench_now(); n < MAXSTEPS && (rl_bench_now() - t0 < budget || n < 5);)
+        st[n++] = run_step(&r, cpu);
     run_close(&r);
     *tps = (double)B * T / median(st, n);
     return RL_OK;
@@ -220,7 +199,7 @@ static rl_status bench_scheme_train(rl_pos_config pos, double budget, int cpu, d
     }
     double sa[MAXSTEPS], sb[MAXSTEPS];
     long n = 0;
-    for (double t0 = now(); n < MAXSTEPS && (now() - t0 < budget || n < 5); n++) {
+    for (double t0 = rl_bench_now(); n < MAXSTEPS && (rl_bench_now() - t0 < budget || n < 5); n++) {
         sa[n] = run_step(&a, cpu);
         sb[n] = run_step(&b, cpu);
     }
@@ -232,14 +211,40 @@ static rl_status bench_scheme_train(rl_pos_config pos, double budget, int cpu, d
     return RL_OK;
 }
 
-static void report_train(int layers, int width, int heads, int T, int B, double tps,
-                         double llmc, double peak)
+/* One training line: tokens/s, model GFLOP/s and the fraction of peak. */
+static void report_train(const train_shape *sh, int threads, double tps, const rl_bench_peak *peak)
 {
-    rl_gpt_config cfg = { layers, width, heads, T, 256, 0.0f, { 0 }, RL_ROT_BASE_DEFAULT };
-    double gf = tps * rl_gpt_flops_per_token(&cfg, T) / 1e9;
-    printf("model train %dL w%d h%d T=%d B=%d: %8.0f tok/s  %6.1f GFLOP/s  %4.0f%% of peak  "
-           "%.2fx llm.c (%.0f tok/s)\n", layers, width, heads, T, B, tps, gf, 100 * gf / peak,
-           tps / llmc, llmc);
+    rl_gpt_config cfg = { sh->layers, sh->width, sh->heads, sh->T, 256, 0.0f, { 0 }, RL_ROT_BASE_DEFAULT };
+    double gf = tps * rl_gpt_flops_per_token(&cfg, sh->T) / 1e9;
+    printf("model train %dL w%d h%d T=%d B=%d, %d thr%s: %8.0f tok/s  %6.1f GFLOP/s  %4.0f%% of the %s peak  "
+           "(%s)\n", sh->layers, sh->width, sh->heads, sh->T, sh->B, threads, threads == 1 ? " (CPU time)" : "",
+           tps, gf, 100 * gf / rl_bench_peak_value(peak), threads == 1 ? "1-thread" : "all-core", sh->why);
+}
+
+/* A process that spins on one core until killed (it dies with its parent):
+ * the neighbour of the contention figure. */
+static pid_t busy_start(void)
+{
+    const pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(0);
+        for (volatile unsigned long x = 0;; x++)
+            ;
+    }
+    return pid;
+}
+
+static void busy_stop(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
 }
 
 /* Every position scheme (rotations and PaTH) at the first shape.  Training: steps interleaved
@@ -281,48 +286,66 @@ static rl_status bench_schemes(int quick, rl_err *err)
 
 rl_status rl_bench_model(int quick, rl_err *err)
 {
-    rl_set_threads(rl_ncores());
-    const double pb = quick ? 1.0 : 3.0, tb = quick ? 3 : 10;
-    /* the peak before and after the model runs; the larger one is used, so
-     * that other work on the machine cannot inflate the fractions */
-    double p1 = sgemm_peak(2048, pb, 0);
+    const int nc = rl_ncores();
+    rl_set_threads(nc);
+    const double pb = quick ? 0.4 : 1.0, tb = quick ? 3 : 10;
+    /* the peak of the loaded kernels, sampled between the workloads: all
+     * cores (wall time) and one thread (CPU time) */
+    rl_bench_peak peak = { .threads = nc }, peak1 = { .threads = 1, .cpu = 1 };
+    rl_bench_peak_sample(&peak, pb);
     eval_figs ev = bench_eval(16384, ROPE); /* first: its peak RSS is its own */
-    double t1, t2;
-    RL_TRY(bench_train(4, 256, 4, 128, 8, tb, &t1, err));
-    RL_TRY(bench_train(6, 384, 6, 256, 4, tb, &t2, err));
-    double p2 = sgemm_peak(2048, pb, 0), peak = p1 > p2 ? p1 : p2;
-    printf("model sgemm peak (2048^3, %d threads, OpenBLAS %s kernels%s, best of %.0f s, before / after): "
-           "%.1f / %.1f GFLOP/s\n", rl_ncores(), rl_blas_core(),
-           getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE)" : "", pb, p1, p2);
-    report_train(4, 256, 4, 128, 8, t1, 1358, peak);
-    report_train(6, 384, 6, 256, 4, t2, 354, peak);
-    printf("model eval  4L w256 h4 rope T=%d (one window, forward only): %.2f s  %.0f tok/s  "
-           "%.1f GFLOP/s (%.0f%% of peak)  workspace %.0f MiB  peak RSS %.0f MiB\n", ev.L, ev.sec,
-           ev.L / ev.sec, ev.flops / ev.sec / 1e9, 100 * ev.flops / ev.sec / 1e9 / peak,
-           ev.work_mib, ev.rss_mib);
-    /* the kernel alone at the eval's shape (4 heads of 64) and at head dim
-     * 32: on all cores (wall time against the peak above), then on one
-     * thread (CPU time against the one-core peak, also in CPU time: the
-     * figure that other work on a shared machine disturbs least) */
+    double tps[NSHAPES], tps1[NSHAPES];
+    for (int i = 0; i < NSHAPES; i++) {
+        RL_TRY(bench_train(&SHAPES[i], tb, 0, &tps[i], err));
+        rl_bench_peak_sample(&peak, pb);
+    }
     rl_set_threads(1);
-    const double p1c = sgemm_peak(2048, pb, 1);
-    rl_set_threads(rl_ncores());
+    rl_bench_peak_sample(&peak1, pb);
+    for (int i = 0; i < NSHAPES; i++) {
+        RL_TRY(bench_train(&SHAPES[i], tb, 1, &tps1[i], err));
+        rl_bench_peak_sample(&peak1, pb);
+    }
+    rl_set_threads(nc);
+    rl_bench_peak_print("model", &peak);
+    rl_bench_peak_print("model", &peak1);
+    for (int i = 0; i < NSHAPES; i++)
+        report_train(&SHAPES[i], nc, tps[i], &peak);
+    for (int i = 0; i < NSHAPES; i++)
+        report_train(&SHAPES[i], 1, tps1[i], &peak1);
+    printf("model (llm.c side by side on this machine: NOTES.md §16, not measured by this command)\n");
+    /* contention: the first shape on all cores beside a process that spins
+     * on one core, against its quiet figure above */
+    if (nc > 1) {
+        double busy;
+        pid_t b = busy_start();
+        rl_status s = bench_train(&SHAPES[0], tb, 0, &busy, err);
+        busy_stop(b);
+        RL_TRY(s);
+        printf("model contention: 4L w256 h4 T=128 B=8, %d thr beside a busy loop: %8.0f tok/s = %.2fx its quiet "
+               "%.0f tok/s\n", nc, busy, busy / tps[0], tps[0]);
+    }
+    const double P = rl_bench_peak_value(&peak), P1 = rl_bench_peak_value(&peak1);
+    printf("model eval  4L w256 h4 rope T=%d (one window, forward only): %.2f s  %.0f tok/s  "
+           "%.1f GFLOP/s (%.0f%% of the all-core peak)  workspace %.0f MiB  peak RSS %.0f MiB\n", ev.L, ev.sec,
+           ev.L / ev.sec, ev.flops / ev.sec / 1e9, 100 * ev.flops / ev.sec / 1e9 / P, ev.work_mib, ev.rss_mib);
+    /* the kernel alone at the eval's shape (4 heads of 64) and at head dim
+     * 32: on all cores (wall time against the all-core peak), then on one
+     * thread (CPU time against the one-thread peak, also in CPU time) */
     for (int i = 0; i < 2; i++) {
         const int H = i ? 8 : 4, hd = i ? 32 : 64, L = 16384;
         double gf, gfc, t = bench_attention(L, H, hd, 0, &gf);
         rl_set_threads(1);
         double tc = bench_attention(L, H, hd, 1, &gfc);
-        rl_set_threads(rl_ncores());
+        rl_set_threads(nc);
         printf("model attention alone (streaming forward, causal, T=%d, %d heads x hd %d): %.2f s  "
-               "%.1f GFLOP/s (%.0f%% of peak) | 1 thr CPU %.2f s  %.1f GFLOP/s (%.0f%% of the "
-               "1-thread peak %.1f)\n", L, H, hd, t, gf, 100 * gf / peak, tc, gfc, 100 * gfc / p1c,
-               p1c);
+               "%.1f GFLOP/s (%.0f%% of the all-core peak) | 1 thr CPU %.2f s  %.1f GFLOP/s (%.0f%% of the "
+               "1-thread peak)\n", L, H, hd, t, gf, 100 * gf / P, tc, gfc, 100 * gfc / P1);
     }
     if (!quick) { /* the study's longest length, its time and resident memory */
         eval_figs e6 = bench_eval(65536, ROPE);
         printf("model eval  4L w256 h4 rope T=%d (one window, forward only): %.2f s  %.0f tok/s  "
-               "%.1f GFLOP/s (%.0f%% of peak)  workspace %.0f MiB  peak RSS %.0f MiB\n", e6.L, e6.sec,
-               e6.L / e6.sec, e6.flops / e6.sec / 1e9, 100 * e6.flops / e6.sec / 1e9 / peak, e6.work_mib,
+               "%.1f GFLOP/s (%.0f%% of the all-core peak)  workspace %.0f MiB  peak RSS %.0f MiB\n", e6.L,
+               e6.sec, e6.L / e6.sec, e6.flops / e6.sec / 1e9, 100 * e6.flops / e6.sec / 1e9 / P, e6.work_mib,
                e6.rss_mib);
     }
     fflush(stdout);

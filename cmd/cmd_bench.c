@@ -16,6 +16,7 @@
 #include "../bench/bench_model.h"
 #include "../bench/bench_path.h"
 #include "../bench/bench_ranks.h"
+#include "../bench/peak.h"
 
 static double now(void)
 {
@@ -120,8 +121,7 @@ int cmd_bench(int argc, char **argv)
                   opts, argc, argv, NULL, 0);
     double budget = quick ? 0.2 : 1.0;
     /* which kernels every figure below ran on (core/blas_arch.h) */
-    printf("# OpenBLAS kernels: %s%s\n", rl_blas_core(),
-           getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE)" : " (OpenBLAS's own choice)");
+    rl_bench_print_kernels();
     if (what == 0 || what == 1 || what == 2) {
         rl_set_threads(1);
         printf("# sampling (single thread; ratio = time of the sampler / time of LAPACK's QR floor)\n");
