@@ -61,6 +61,10 @@ static rl_status block_random(const double complex *chi, int nh, double complex 
         w[n - 1] = In[n] * cexp(I * (double)n * arg) * p;
         live = n;
     }
+    /* |w_n| >= TINY I~_0 compared in squares: cabs is hypot, which took half
+     * of a farpred run (perf); I~_n <= 1, so the squares neither overflow
+     * nor underflow above the threshold */
+    const double tiny2 = TINY * In[0] * (TINY * In[0]);
     for (long t = 0; t < nd; t++) {
         double s = In[0], g = In[1];
         int last = 0;
@@ -70,7 +74,8 @@ static rl_status block_random(const double complex *chi, int nh, double complex 
             if (lq) /* I'_n / I_n = (I_{n-1} + I_{n+1}) / (2 I_n) */
                 g += re * (In[n - 1] + In[n + 1 <= nh ? n + 1 : n]) / (2 * In[n]);
             w[n - 1] *= chi[n - 1];
-            if (cabs(w[n - 1]) >= TINY * In[0])
+            const double wr = creal(w[n - 1]), wi = cimag(w[n - 1]);
+            if (wr * wr + wi * wi >= tiny2)
                 last = n;
         }
         live = last;
