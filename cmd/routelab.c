@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 {
     rl_job_install(&rl_par_job); /* core's questions about the job, answered by MPI (core/job.h) */
     rl_startenv_check();    /* what the libraries said of the environment, first */
-    rl_blas_fix_arch(argv); /* may run the program again with OpenBLAS's fast kernels */
+    rl_startenv_fix(argv);  /* may run the program again: OpenBLAS's fast kernels, passive OpenMP waits */
     rl_stdout_guard();      /* output lost to a full disk is no exit 0 */
     rl_err err;
     rl_check(rl_par_init(&argc, &argv, &err), &err); /* a rank of mpirun / srun, or alone */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/blas_arch.h"
 #include "../core/util.h"
 
 /* Start-up state, set once before main and cleared by rl_startenv_check:
@@ -101,6 +102,9 @@ static void omp_stack_check(void)
         rl_die("OMP_STACKSIZE '%s' is out of range (1 byte to 1G per OpenMP thread)", v);
 }
 
+static const char *blas_wanted(void);
+static int wait_wanted(void);
+
 void rl_startenv_check(void)
 {
     if (real_stderr >= 0) {
@@ -113,8 +117,37 @@ void rl_startenv_check(void)
             const char *var = strrchr(line, ' ') + 1, *val = getenv(var);
             rl_die("the environment: %s%s%s%s", line, val ? " ('" : "", val ? val : "", val ? "')" : "");
         }
-        fputs(text, stderr);
+        /* what else they printed (OMP_DISPLAY_ENV), unless rl_startenv_fix
+         * runs the program again: that run prints it, once */
+        if (!blas_wanted() && !wait_wanted())
+            fputs(text, stderr);
         free(text);
     }
     omp_stack_check();
+}
+
+/* The variables rl_startenv_fix would set: the kernel set (NULL: none), and
+ * whether the wait policy is the user's to leave. */
+static const char *blas_wanted(void)
+{
+    return getenv("OPENBLAS_CORETYPE") ? NULL : rl_blas_arch_wanted();
+}
+
+static int wait_wanted(void)
+{
+    return !getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT");
+}
+
+void rl_startenv_fix(char **argv)
+{
+    const char *want = blas_wanted();
+    const int blas = want && setenv("OPENBLAS_CORETYPE", want, 1) == 0;
+    const int wait = wait_wanted() && setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
+    if (!blas && !wait)
+        return;
+    execv("/proc/self/exe", argv);
+    if (blas)
+        unsetenv("OPENBLAS_CORETYPE");
+    if (wait)
+        unsetenv("OMP_WAIT_POLICY");
 }

@@ -20,4 +20,19 @@ void rl_startenv_preinit(int argc, char **argv, char **envp);
  * OMP_STACKSIZE libgomp takes but would die on is refused the same way. */
 void rl_startenv_check(void);
 
+/* main, after rl_startenv_check: the variables the libraries should have
+ * read, set, and the program run again (/proc/self/exe, once: they are then
+ * set), when
+ * - OPENBLAS_CORETYPE is unset and rl_blas_arch_wanted asks for a kernel set
+ *   (OpenBLAS chose Prescott on a CPU with AVX2 or AVX-512; core/blas_arch.h);
+ * - neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set: OMP_WAIT_POLICY=passive
+ *   (NOTES.md §16.3: libgomp's default, 300,000 spins before a waiting thread
+ *   sleeps, held a core that a descheduled partner needed: 2-thread training
+ *   beside a busy core ran at 0.35x of its quiet speed, 0.51x passive, the
+ *   quiet speed the same within noise).
+ * Returns when there is nothing to set or the exec failed (the program then
+ * runs on as it is, the variables unset again: a child routelab would
+ * otherwise inherit a choice this process did not run with). */
+void rl_startenv_fix(char **argv);
+
 #endif

@@ -37,19 +37,6 @@ const char *rl_blas_arch_wanted(void)
 #endif
 }
 
-void rl_blas_fix_arch(char **argv)
-{
-    if (getenv("OPENBLAS_CORETYPE"))
-        return;
-    const char *want = rl_blas_arch_wanted();
-    if (!want || setenv("OPENBLAS_CORETYPE", want, 1) != 0)
-        return;
-    execv("/proc/self/exe", argv);
-    /* the exec failed: run on as we are, without the variable (a child
-     * routelab would otherwise inherit a choice this process did not make) */
-    unsetenv("OPENBLAS_CORETYPE");
-}
-
 /* The address space mapped so far (/proc/self/statm's first field), or -1. */
 static long long mapped_bytes(void)
 {

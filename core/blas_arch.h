@@ -19,11 +19,8 @@ const char *rl_blas_arch_choice(const char *core, int avx512, int avx2_fma);
  * in this process (NULL where the flags cannot be read). */
 const char *rl_blas_arch_wanted(void);
 
-/* When OPENBLAS_CORETYPE is unset and rl_blas_arch_choice asks for a kernel
- * set, set the variable and exec /proc/self/exe with argv (once: the
- * variable is then set).  Returns when there is nothing to do or the exec
- * failed (the program then runs on with OpenBLAS's choice). */
-void rl_blas_fix_arch(char **argv);
+/* (The command sets OPENBLAS_CORETYPE to rl_blas_arch_wanted's answer and
+ * runs itself again: rl_startenv_fix, cmd/startenv.h.) */
 
 /* The kernel set OpenBLAS uses ("SkylakeX", "Haswell", "Prescott", ...). */
 const char *rl_blas_core(void);

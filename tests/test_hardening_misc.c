@@ -123,6 +123,32 @@ Test(hardening_misc, libgomp_environment_complaints_are_one_line)
     cr_expect(strtod(out, NULL) > 0, "no result: %s", out);
 }
 
+/* OpenMP's waiting threads sleep unless the user chose how they wait
+ * (cmd/startenv.h, NOTES.md §16.3): with neither OMP_WAIT_POLICY nor
+ * GOMP_SPINCOUNT set, routelab runs itself again with OMP_WAIT_POLICY=passive
+ * (libgomp then spins 0 times: its verbose display says GOMP_SPINCOUNT =
+ * '0', where its own default is 300,000); a policy or spin count the user
+ * set is kept; the display is printed once, by the run that computes. */
+Test(hardening_misc, openmp_waits_passively_unless_the_user_chose)
+{
+    const char *b = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
+    const char *cases[][2] = { { "", "GOMP_SPINCOUNT = '0'" },
+                               { "OMP_WAIT_POLICY=active", "GOMP_SPINCOUNT = '30000000000'" },
+                               { "GOMP_SPINCOUNT=1000", "GOMP_SPINCOUNT = '1000'" } };
+    char args[512], out[4096], err[16384];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args,
+                 "--help >/dev/null; env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT %s OMP_DISPLAY_ENV=verbose %s bound farmass",
+                 cases[i][0], b);
+        cr_expect_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+        cr_expect(strstr(err, cases[i][1]) != NULL, "[%s] wanted %s: %s", cases[i][0], cases[i][1], err);
+        const char *first = strstr(err, "OPENMP DISPLAY ENVIRONMENT BEGIN");
+        cr_expect(first && !strstr(first + 1, "OPENMP DISPLAY ENVIRONMENT BEGIN"), "[%s] not one display: %s",
+                  cases[i][0], err);
+        cr_expect(strtod(out, NULL) > 0, "no result: %s", out);
+    }
+}
+
 /* A Brown-like archive of 11 documents whose words are `word`. */
 static char *brown_archive(const char *dir, const char *name, const char *word)
 {
