@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "../core/blas_arch.h"
 #include "../core/lock.h"
 #include "../core/mem.h"
 #include "../core/opts.h"
@@ -539,10 +540,12 @@ int cmd_train(int argc, char **argv)
     FILE *log = open_out(&r, &u);
     const int tty = isatty(STDOUT_FILENO);
     const rl_gpt_config *cfg = &r.cfg;
+    /* the kernel set: another set sums the matmuls in another order, so the same seed gives other
+     * bytes (NOTES.md §17.4: the committed grid's models are Haswell's) */
     printf("train: %s, %ld parameters, %d layers width %d heads %d ctx %d pos %s (rotation base %g); "
-           "batch %d x %d, %ld steps from %ld, lr %s\n", r.data, r.m->nparams, cfg->layers, cfg->width,
-           cfg->heads, cfg->ctx, rl_pos_name(cfg->pos), cfg->rot_base, r.meta.batch, r.meta.accum, r.meta.steps,
-           r.start, r.meta.lr);
+           "batch %d x %d, %ld steps from %ld, lr %s; OpenBLAS kernels %s\n", r.data, r.m->nparams,
+           cfg->layers, cfg->width, cfg->heads, cfg->ctx, rl_pos_name(cfg->pos), cfg->rot_base, r.meta.batch,
+           r.meta.accum, r.meta.steps, r.start, r.meta.lr, rl_blas_core());
     fflush(stdout);
     const double t0 = now();
     steps_ctx c = { &r, tr, &u, log, tty, r.start };

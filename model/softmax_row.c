@@ -7,6 +7,24 @@
 
 #include "fastmath.h"
 
+/* The row's sum in the order every width uses (softmax_row.h):
+ *   a_l = sum over k of row[8k + l]  (l = 0..7, k in order, over the 8-blocks),
+ *   s = ((a_0 + a_1) + ... + a_7) + row[8K] + ... + row[n - 1]. */
+float rl_softmax_row_sum(const float *row, int n)
+{
+    float acc[RL_SOFTMAX_LANES] = { 0 };
+    int q = 0;
+    for (; q + RL_SOFTMAX_LANES <= n; q += RL_SOFTMAX_LANES)
+        for (int l = 0; l < RL_SOFTMAX_LANES; l++)
+            acc[l] += row[q + l];
+    float s = 0.0f;
+    for (int l = 0; l < RL_SOFTMAX_LANES; l++)
+        s += acc[l];
+    for (; q < n; q++)
+        s += row[q];
+    return s;
+}
+
 float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, float mx0,
                           float *sum)
 {
@@ -19,7 +37,9 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
 #pragma omp simd reduction(max : mx)
     for (int q = 0; q < n; q++)
         mx = row[q] > mx ? row[q] : mx;
-    *sum = n > 0 ? rl_exp_shift_sum(row, n, mx, RL_SOFTMAX_FLUSH) : 0.0f;
+    if (n > 0)
+        rl_exp_shift_sum(row, n, mx, RL_SOFTMAX_FLUSH); /* its own sum's order is training's */
+    *sum = n > 0 ? rl_softmax_row_sum(row, n) : 0.0f;
     if (w > (n > 0 ? n : 0))
         memset(row + (n > 0 ? n : 0), 0, sizeof(float) * (w - (n > 0 ? n : 0)));
     return mx;
@@ -48,7 +68,9 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
         if (sl != 0.0f)                                                                     \
             for (q = 0; q < n; q++)                                                         \
                 row[q] -= sl * (float)(i - j0 - q);                                         \
-        vf vm = zero + mx0, x, e, acc = zero;                                               \
+        typedef float v8 __attribute__((vector_size(4 * RL_SOFTMAX_LANES)));                \
+        vf vm = zero + mx0, x, e;                                                           \
+        v8 acc = { 0 }, part;                                                               \
         for (q = 0; q + (W) <= n; q += (W)) {                                               \
             memcpy(&x, row + q, sizeof x);                                                  \
             vi gt = x > vm;                                                                 \
@@ -80,16 +102,26 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
             e = p * (vf)((vu)(nn + 127) << 23);                                             \
             e = (vf)((vi)e & ~fl);                                                          \
             memcpy(row + q, &e, sizeof e);                                                  \
-            acc += e;                                                                       \
+            for (int h = 0; h < (W); h += RL_SOFTMAX_LANES) { /* 8 lanes at a time, in order */ \
+                memcpy(&part, row + q + h, sizeof part);                                    \
+                acc += part;                                                                \
+            }                                                                               \
         }                                                                                   \
-        float s = 0.0f;                                                                     \
-        for (int l = 0; l < (W); l++)                                                       \
-            s += acc[l];                                                                    \
+        /* what the wide loop left: entries by rl_expf, the 8-blocks into the lanes */     \
         for (; q < n; q++) {                                                                \
             const float d = row[q] - mx;                                                    \
             row[q] = d < RL_SOFTMAX_FLUSH ? 0.0f : rl_expf(d);                              \
-            s += row[q];                                                                    \
         }                                                                                   \
+        q = n - n % (W);                                                                    \
+        for (; q + RL_SOFTMAX_LANES <= n; q += RL_SOFTMAX_LANES) {                          \
+            memcpy(&part, row + q, sizeof part);                                            \
+            acc += part;                                                                    \
+        }                                                                                   \
+        float s = 0.0f;                                                                     \
+        for (int l = 0; l < RL_SOFTMAX_LANES; l++)                                          \
+            s += acc[l];                                                                    \
+        for (; q < n; q++)                                                                  \
+            s += row[q];                                                                    \
         if (w > n)                                                                          \
             memset(row + n, 0, sizeof(float) * (w - n));                                   \
         *sum = s;                                                                           \

@@ -7,8 +7,11 @@
  * to OpenBLAS's sgemm, which picks its own kernel at run time.  So the
  * step is compiled three times (AVX-512, AVX2, SSE2) and picked at run time
  * by the CPU's features; every width computes each e^x with the same
- * operations as rl_expf (no FMA: ISO C mode does not contract), so only the
- * order of the sum's additions differs between widths. */
+ * operations as rl_expf (no FMA: ISO C mode does not contract), and every
+ * width adds the row in one order, eight partial sums (rl_softmax_row_sum),
+ * so the numbers are the same bytes on machines with and without AVX-512
+ * (before, the lanes were the width's: a probe on an AVX-512 machine differed
+ * from an AVX2 one in the last printed digit, NOTES.md §17.4). */
 #ifndef RL_MODEL_SOFTMAX_ROW_H
 #define RL_MODEL_SOFTMAX_ROW_H
 
@@ -30,6 +33,14 @@
  * and the sum in *sum (0 and mx0 when n <= 0). */
 typedef float (*rl_softmax_row_fn)(float *row, int n, int w, float sl, int i, int j0,
                                    float mx0, float *sum);
+
+/* The partial sums of every width's row sum (rl_softmax_row_sum). */
+#define RL_SOFTMAX_LANES 8
+
+/* The sum of row[0 .. n-1] in that order: eight partial sums a_l over
+ * row[8k + l] for the whole 8-blocks, added a_0 first, then the rest one
+ * by one.  Every version returns this sum of its entries. */
+float rl_softmax_row_sum(const float *row, int n);
 
 /* The widest version this CPU runs (a pure function of the CPU). */
 rl_softmax_row_fn rl_softmax_row_pick(void);

@@ -14,6 +14,9 @@
 # report is rewritten.
 #
 # usage: sh scripts/grid_farpred.sh [GRID] [SEEDS] [BIN]
+#        with OPENBLAS_CORETYPE set to the kernel set the grid was trained on where this
+#        machine's OpenBLAS picks another (docs/results: Haswell); a retrained log that is
+#        not the committed one stops the script (status 2)
 #        (defaults: docs/results, 6, build/routelab; run from the repository root)
 set -eu
 GRID=${1:-docs/results}
@@ -57,6 +60,22 @@ work() {
         { tail -n +2 "$d/config.txt"; printf -- '--threads\n1\n'; } | tr '\n' '\0' |
             OMP_WAIT_POLICY=passive xargs -0 "$BIN" > "$t.train.log" 2>&1 ||
             { echo "grid_farpred: training $t failed (see $t.train.log)" >&2; exit 1; }
+        # the retrained model is the committed one only if its log is (every column but the
+        # speed): another OpenBLAS kernel set sums the matmuls in another order and, from the
+        # first step, trains another model (NOTES.md §17.4); its prediction would not be the
+        # grid's, so the run stops here, and GRID is not touched
+        cut -f1-4 "$d/log.tsv" > "$t.log.ref"
+        cut -f1-4 "$t/log.tsv" > "$t.log.new"
+        if ! cmp -s "$t.log.ref" "$t.log.new"; then
+            line=$(cmp "$t.log.ref" "$t.log.new" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p')
+            kern=$(sed -n 's/.*OpenBLAS kernels \([^ ]*\)$/\1/p' "$t.train.log")
+            echo "grid_farpred: retrained $t differs from $d/log.tsv from step $(( ${line:-2} - 1 )) on:" \
+                "these OpenBLAS kernels ($kern) are not the grid's; set OPENBLAS_CORETYPE to the grid's" \
+                "(NOTES.md §17.4)" >&2
+            rm -rf "$t" "$t.log.ref" "$t.log.new"
+            exit 2
+        fi
+        rm -f "$t.log.ref" "$t.log.new"
         cp "$d/config.txt" "$d/log.tsv" "$d/eval.tsv" "$t/"
         [ -f "$d/horizon.tsv" ] && cp "$d/horizon.tsv" "$t/"
         [ -d "$d/probe" ] && cp -r "$d/probe" "$t/"
@@ -84,7 +103,9 @@ for s in $seeds; do
     r0=0; r1=0
     wait $p0 || r0=$?
     wait $p1 || r1=$?
-    [ "$r0" -eq 0 ] && [ "$r1" -eq 0 ] || { echo "grid_farpred: a training worker failed" >&2; exit 1; }
+    # (the worker said why in one line: its status is the script's)
+    [ "$r0" -eq 0 ] || exit "$r0"
+    [ "$r1" -eq 0 ] || exit "$r1"
     # shellcheck disable=SC2086
     OMP_WAIT_POLICY=passive "$BIN" reproduce $args --seeds "$K" --threads 2
     for d in "$GRID"/models/*/seed"$s"; do

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "../core/util.h"
 #include "helpers.h"
@@ -801,5 +802,39 @@ Test(reproduce, grid_farpred_script_restores_the_prediction, .timeout = 240)
     cr_assert(rep);
     cr_expect(strstr(rep, "2 of 2 models have both") != NULL, "the committed report lacks the predictions");
     free(rep);
+    th_rmdir(d);
+}
+
+/* A retrained model whose log is not the committed one (another OpenBLAS kernel set trains
+ * another model from the first step, NOTES.md §17.4): the script stops with one line naming
+ * the step and the kernels, status 2, and the committed grid is left as it was. */
+Test(reproduce, grid_farpred_script_refuses_another_model, .timeout = 240)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    run_grid(d, txt, "--variants rope --probe none", out, sizeof out);
+    const char *root = getenv("ROUTELAB");
+    cr_assert(root);
+    char cmd[4096];
+    /* the committed copy, its step-2 loss changed in the last digit it prints */
+    snprintf(cmd, sizeof cmd,
+             "cp -r %s/g %s/c && rm -rf %s/c/models/*/seed*/ckpt.bin %s/c/models/*/seed*/trained "
+             "%s/c/models/*/seed*/farpred && rm -rf %s/g && "
+             "awk -F'\\t' 'BEGIN{OFS=FS} NR==3{$2=$2 \"1\"} {print}' %s/c/models/rope/seed42/log.tsv > %s/l && "
+             "mv %s/l %s/c/models/rope/seed42/log.tsv && cp -r %s/c %s/before",
+             d, d, d, d, d, d, d, d, d, d, d, d);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
+    const int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d, not 2", cmd, st);
+    char *err = rl_read_file(th_path(d, "err"), NULL);
+    cr_assert(err);
+    cr_expect_eq(th_lines(err), 1, "not one line:\n%s", err);
+    cr_expect(strstr(err, "differs from") && strstr(err, "from step 2 on") && strstr(err, "OpenBLAS kernels ("),
+              "the line names no step or kernels: %s", err);
+    free(err);
+    snprintf(cmd, sizeof cmd, "diff -r %s/before %s/c", d, d);
+    cr_expect_eq(system(cmd), 0, "the committed grid was changed");
     th_rmdir(d);
 }
