@@ -132,10 +132,11 @@ static void content(const float *raw, int C, int hd, int h, int rotates, long i,
  * with the band key, and a mixed block's realised phase is neither, only
  * noise that lowers the mean of q f/(N + q f) by concavity (F3).  qr, kr
  * the rotated rows (the realised X_p), raw the unrotated (A_p); Ak P
- * values of scratch. */
+ * values of scratch, fws a workspace of one block at one distance (this
+ * runs once per band key and head: no allocation in it). */
 static rl_status band_level(const float *qr, const float *raw, int C, int hd, int h, long i, long j, double s,
                             double slope, const double complex *chi, int nh, const char *mixed, int nmixed,
-                            double complex *Ak, double *lw, rl_err *err)
+                            double complex *Ak, rl_farpred_ws *fws, double *lw, rl_err *err)
 {
     const long d = i - j;
     *lw = s + slope * (double)d;
@@ -151,7 +152,7 @@ static rl_status band_level(const float *qr, const float *raw, int C, int hd, in
             continue;
         const rl_farpred_law law = { 1, nh, chi + (long)p * nh };
         double lf;
-        const rl_status st = rl_farpred_logmean(&law, 1, NULL, Ak + p, 0, d, 1, &lf, NULL, err);
+        const rl_status st = rl_farpred_logmean_ws(fws, &law, 1, NULL, Ak + p, 0, d, 1, &lf, NULL, err);
         if (st != RL_OK)
             return st;
         *lw += lf - sc * ((double)q[p] * k[p] + (double)q[p + P] * k[p + P]);
@@ -253,6 +254,7 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
                 nmixed[x]++;
             }
     double complex *Ak = rl_xmalloc(sizeof(double complex) * (size_t)(P ? P : 1));
+    rl_farpred_ws *fws = rl_farpred_ws_alloc(1, 1);
     rl_status st = RL_OK;
     for (long g0 = 0; g0 < nwin && st == RL_OK; g0 += B) {
         const int nbw = nwin - g0 < B ? (int)(nwin - g0) : B;
@@ -307,12 +309,12 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
                         const double s = S[(T - 1) * T + j];
                         b += exp(s);
                         st = band_level(qb, rb, C, hd, h, T - 1, j, s, w->slope[x], chx, w->nh, mixed + x * P,
-                                        nmixed[x], Ak, &lw, err);
+                                        nmixed[x], Ak, fws, &lw, err);
                         bc += exp(lw);
                     }
                     if (st == RL_OK)
                         st = band_level(qb, rb, C, hd, h, T - 1, 0, S[(T - 1) * T], w->slope[x], chx, w->nh,
-                                        mixed + x * P, nmixed[x], Ak, &lw, err);
+                                        mixed + x * P, nmixed[x], Ak, fws, &lw, err);
                     if (st != RL_OK)
                         break;
                     w->rowb[x * nwin + g] = b / (double)(T / 2 - 1);
@@ -355,6 +357,7 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     free(mixed);
     free(nmixed);
     free(Ak);
+    rl_farpred_ws_free(fws);
     free(tok);
     free(raw);
     free(S);

@@ -157,6 +157,42 @@ Test(farpred, no_rotation_is_the_pair_mean)
     cr_expect_eq(rl_farpred_logmean(&big, 1, NULL, &a, 0, 10, 3, lm, NULL, NULL), RL_EINPUT, "|chi| > 1 refused");
 }
 
+/* The workspace form gives the allocating form's bytes when one workspace
+ * serves calls of different sizes in turn (its sums start again at each
+ * call), and refuses a law or a length beyond what it holds. */
+Test(farpred, workspace_gives_the_same_bytes)
+{
+    double complex chi[2 * 6], A[3 * 2];
+    for (int b = 0; b < 2; b++)
+        for (int n = 1; n <= 6; n++)
+            chi[b * 6 + n - 1] = rl_farpred_step_charfn(0.3 * (b + 1), 0.2 + 0.5 * b, n);
+    for (int k = 0; k < 6; k++)
+        A[k] = (0.4 + 0.3 * k) * cexp(I * (0.7 * k - 1));
+    const double c[3] = { 0.2, -1.0, 0.6 };
+    const rl_farpred_law two = { 2, 6, chi }, one = { 1, 6, chi + 6 };
+    rl_farpred_ws *ws = rl_farpred_ws_alloc(2, 40);
+    cr_assert(ws);
+    for (int r = 0; r < 2; r++) { /* the second round after the workspace was used */
+        double a[40], b[40], sa[40], sb[40];
+        cr_assert_eq(rl_farpred_logmean(&two, 3, c, A, 0.1, 5, 40, a, sa, NULL), RL_OK);
+        cr_assert_eq(rl_farpred_logmean_ws(ws, &two, 3, c, A, 0.1, 5, 40, b, sb, NULL), RL_OK);
+        cr_expect(memcmp(a, b, sizeof a) == 0 && memcmp(sa, sb, sizeof sa) == 0, "round %d: two blocks", r);
+        cr_assert_eq(rl_farpred_logmean(&one, 2, NULL, A, 0, 17, 7, a, NULL, NULL), RL_OK);
+        cr_assert_eq(rl_farpred_logmean_ws(ws, &one, 2, NULL, A, 0, 17, 7, b, NULL, NULL), RL_OK);
+        cr_expect(memcmp(a, b, sizeof(double) * 7) == 0, "round %d: one block, 7 distances", r);
+    }
+    double out[41];
+    rl_err e = { 0 };
+    cr_expect_eq(rl_farpred_logmean_ws(ws, &two, 1, NULL, A, 0, 5, 41, out, NULL, &e), RL_EINPUT, "41 > 40 distances");
+    cr_expect(strstr(e.msg, "workspace") != NULL, "%s", e.msg);
+    rl_farpred_ws_free(ws);
+    ws = rl_farpred_ws_alloc(1, 40);
+    cr_expect_eq(rl_farpred_logmean_ws(ws, &two, 1, NULL, A, 0, 5, 4, out, NULL, NULL), RL_EINPUT, "2 > 1 blocks");
+    rl_farpred_ws_free(ws);
+    cr_expect_null(rl_farpred_ws_alloc(1, 0));
+    cr_expect_null(rl_farpred_ws_alloc(-1, 3));
+}
+
 /* A model whose q and k are constant (weights 0, biases set): every score is
  * the same constant c (none), or c - m_h delta (alibi). */
 static rl_gpt *constant_model(const char *pos, int T)

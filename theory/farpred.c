@@ -106,39 +106,92 @@ static void block_constant(double complex z, double complex a, long d0, long nd,
     }
 }
 
+struct rl_farpred_ws {
+    int nb;   /* blocks it holds */
+    long nd;  /* distances it holds */
+    int *det; /* per block: a deterministic step (|chi(1)| = 1) */
+    double *lp, *mx, *sum, *lq, *sum1, *In;
+    double complex *w;
+};
+
+rl_farpred_ws *rl_farpred_ws_alloc(int nb, long nd)
+{
+    if (nb < 0 || nd < 1)
+        return NULL;
+    rl_farpred_ws *ws = rl_xcalloc(1, sizeof *ws);
+    ws->nb = nb;
+    ws->nd = nd;
+    ws->det = rl_xcalloc((size_t)(nb > 0 ? nb : 1), sizeof *ws->det);
+    ws->lp = rl_xmalloc(sizeof(double) * nd);
+    ws->mx = rl_xmalloc(sizeof(double) * nd);
+    ws->sum = rl_xmalloc(sizeof(double) * nd);
+    ws->lq = rl_xmalloc(sizeof(double) * nd);
+    ws->sum1 = rl_xmalloc(sizeof(double) * nd);
+    ws->In = rl_xmalloc(sizeof(double) * (RL_FARPRED_NH + 1));
+    ws->w = rl_xmalloc(sizeof(double complex) * RL_FARPRED_NH);
+    return ws;
+}
+
+void rl_farpred_ws_free(rl_farpred_ws *ws)
+{
+    if (!ws)
+        return;
+    free(ws->det);
+    free(ws->lp);
+    free(ws->mx);
+    free(ws->sum);
+    free(ws->lq);
+    free(ws->sum1);
+    free(ws->In);
+    free(ws->w);
+    free(ws);
+}
+
 rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c,
                              const double complex *A, double slope, long d0, long nd, double *logm,
                              double *sbar, rl_err *err)
+{
+    rl_farpred_ws *ws = rl_farpred_ws_alloc(law->nb > 0 ? law->nb : 0, nd > 0 ? nd : 1);
+    const rl_status st = rl_farpred_logmean_ws(ws, law, np, c, A, slope, d0, nd, logm, sbar, err);
+    rl_farpred_ws_free(ws);
+    return st;
+}
+
+rl_status rl_farpred_logmean_ws(rl_farpred_ws *ws, const rl_farpred_law *law, long np, const double *c,
+                                const double complex *A, double slope, long d0, long nd, double *logm,
+                                double *sbar, rl_err *err)
 {
     if (np < 1 || nd < 1 || d0 < 0)
         return rl_fail(err, RL_EINPUT, "need pairs >= 1, distances >= 1, d0 >= 0 (got %ld, %ld, %ld)",
                        np, nd, d0);
     if (law->nb < 0 || (law->nb > 0 && (law->nh < 1 || law->nh > RL_FARPRED_NH || !law->chi)))
         return rl_fail(err, RL_EINPUT, "a law needs 1 to %d harmonics per block", RL_FARPRED_NH);
+    if (!ws || law->nb > ws->nb || nd > ws->nd)
+        return rl_fail(err, RL_EINPUT, "the workspace holds %d blocks and %ld distances, the law asks %d and %ld",
+                       ws ? ws->nb : 0, ws ? ws->nd : 0L, law->nb, nd);
     if (!isfinite(slope))
         return rl_fail(err, RL_EINPUT, "the ALiBi slope must be finite");
     const int nb = law->nb, nh = law->nh;
-    int *det = rl_xcalloc((size_t)(nb > 0 ? nb : 1), sizeof *det);
+    int *det = ws->det;
     for (int b = 0; b < nb; b++)
         for (int n = 0; n < nh; n++) {
             const double mz = cabs(law->chi[b * nh + n]);
-            if (!isfinite(mz) || mz > 1 + 1e-12) {
-                free(det);
+            if (!isfinite(mz) || mz > 1 + 1e-12)
                 return rl_fail(err, RL_EINPUT, "|chi| must be finite and <= 1 (block %d, n = %d: %g)",
                                b, n + 1, mz);
-            }
             if (n == 0)
                 det[b] = fabs(mz - 1) <= 1e-15;
         }
-    double *lp = rl_xmalloc(sizeof(double) * nd), *mx = rl_xmalloc(sizeof(double) * nd),
-           *sum = rl_xcalloc((size_t)nd, sizeof(double));
+    double *lp = ws->lp, *mx = ws->mx, *sum = ws->sum;
     /* with sbar: each pair's weighted mean score lq, and sum1 = sum of e^{lp - mx} lq */
-    double *lq = sbar ? rl_xmalloc(sizeof(double) * nd) : NULL, *sum1 = sbar ? rl_xcalloc((size_t)nd, sizeof(double)) : NULL;
-    double *In = rl_xmalloc(sizeof(double) * (RL_FARPRED_NH + 1));
-    double complex *w = rl_xmalloc(sizeof(double complex) * RL_FARPRED_NH);
+    double *lq = sbar ? ws->lq : NULL, *sum1 = sbar ? ws->sum1 : NULL;
     rl_status st = RL_OK;
-    for (long t = 0; t < nd; t++)
+    for (long t = 0; t < nd; t++) {
         mx[t] = -INFINITY;
+        sum[t] = 0;
+        if (sum1)
+            sum1[t] = 0;
+    }
     for (long p = 0; p < np && st == RL_OK; p++) {
         const double cp = c ? c[p] : 0;
         if (!isfinite(cp)) {
@@ -158,7 +211,7 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
             if (det[b])
                 block_constant(law->chi[b * nh], a, d0, nd, lp, lq);
             else
-                st = block_random(law->chi + (long)b * nh, nh, a, d0, nd, lp, lq, In, w, err);
+                st = block_random(law->chi + (long)b * nh, nh, a, d0, nd, lp, lq, ws->In, ws->w, err);
         }
         /* the mean over pairs in log form: a running log-sum-exp per delta */
         for (long t = 0; t < nd && st == RL_OK; t++) {
@@ -182,14 +235,6 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
             if (sbar)
                 sbar[t] = sum1[t] / sum[t];
         }
-    free(lq);
-    free(sum1);
-    free(det);
-    free(lp);
-    free(mx);
-    free(sum);
-    free(In);
-    free(w);
     return st;
 }
 

@@ -61,6 +61,17 @@ rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c
                              const double complex *A, double slope, long d0, long nd, double *logm,
                              double *sbar, rl_err *err);
 
+/* The same with its scratch from a workspace (no allocation: for loops over
+ * many keys), GSL style: ws from rl_farpred_ws_alloc(nb, nd) serves laws of
+ * at most nb blocks over at most nd distances (RL_EINPUT beyond; NULL
+ * from the allocation for nb < 0 or nd < 1). */
+typedef struct rl_farpred_ws rl_farpred_ws;
+rl_farpred_ws *rl_farpred_ws_alloc(int nb, long nd);
+void rl_farpred_ws_free(rl_farpred_ws *ws);
+rl_status rl_farpred_logmean_ws(rl_farpred_ws *ws, const rl_farpred_law *law, long np, const double *c,
+                                const double complex *A, double slope, long d0, long nd, double *logm,
+                                double *sbar, rl_err *err);
+
 /* (F3) averaged over the rows i = i0 .. i1 - 1 of a window and over R
  * queries r: query r has near sum N[r] and far keys at delta = T .. i - 1
  * of mean weight q[r] m[delta - T] (m: i1 - 1 - T values, may be 0 long
