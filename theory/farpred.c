@@ -45,6 +45,11 @@ static rl_status block_random(const double complex *chi, int nh, double complex 
     int N = bessel_terms(x, nh);
     if (gsl_sf_bessel_In_scaled_array(0, N, x, In) != GSL_SUCCESS)
         return rl_fail(err, RL_EINTERNAL, "Bessel I_n(%g) failed", x);
+    /* the harmonics left out are below e^{-40} I~_0: 0 to double precision.  The
+     * derivative term below reads I~_{n+1} of the last live n (and I~_1 when
+     * none is live), so they are written, not left as whatever the scratch held */
+    for (int n = N + 1; n <= nh; n++)
+        In[n] = 0;
     while (N > 0 && In[N] < TINY * In[0])
         N--;
     int live = 0;
