@@ -84,6 +84,14 @@ test-slurm: setup-slurm
 
 build/par/%.o: CC := $(MPICC)
 
+# The model's elementwise loops (LayerNorm, biases, AdamW, residuals, rotations)
+# vectorized: GCC's -O2 vectorizes only loops of a known count, and sqrtf keeps
+# a scalar call for errno.  Neither flag reorders a sum or changes a rounding
+# (a float reduction is not vectorized without -fassociative-math, and sqrt is
+# correctly rounded either way): the same bytes (NOTES.md §16.5).
+MODEL_VECFLAGS := -ftree-vectorize -fvect-cost-model=dynamic -fno-math-errno
+build/model/%.o build/lib/model/%.o: CFLAGS += $(MODEL_VECFLAGS)
+
 build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<

@@ -8,7 +8,8 @@
  * high and a low part, e^r by Cephes's degree-6 polynomial on |r| <= ln2/2,
  * 2^n built in the exponent bits; x clamped to [-87.3, 88.7] (e^-87.3 ~
  * 1.2e-38 stands for 0).  A few float ulps; tanh u = 1 - 2/(e^(2u) + 1),
- * absolute error ~1e-7.  The scalar rl_expf gives the same values. */
+ * absolute error ~1e-7.  The scalar rl_expf gives the same values, and so do
+ * the AVX2 and AVX-512 versions picked at run time (fastmath.c). */
 #ifndef RL_MODEL_FASTMATH_H
 #define RL_MODEL_FASTMATH_H
 
@@ -45,5 +46,16 @@ float rl_exp_shift_sum(float *x, long n, float shift, float flush);
 /* GELU (tanh form) and its derivative times dy (dx may be dy). */
 void rl_gelu_array(float *y, const float *x, long n);
 void rl_gelu_grad_array(float *dx, const float *x, const float *dy, long n);
+
+/* The three run at the widest vector width the CPU offers (AVX-512, AVX2,
+ * else SSE2), each entry the same bits at every width and the sum in the
+ * SSE2 version's order.  The SSE2 versions themselves, the reference of the
+ * tests: */
+typedef struct {
+    float (*exp_shift_sum)(float *x, long n, float shift, float flush);
+    void (*gelu)(float *y, const float *x, long n);
+    void (*gelu_grad)(float *dx, const float *x, const float *dy, long n);
+} rl_fastmath_fns;
+void rl_fastmath_sse2(rl_fastmath_fns *f);
 
 #endif
