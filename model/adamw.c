@@ -39,10 +39,13 @@ void rl_adamw_step(rl_gpt *m, const rl_adamw *o, float lr, float gscale)
     const long t = ++m->adam_t;
     const float c1 = 1.0f - powf(o->beta1, (float)t), c2 = 1.0f - powf(o->beta2, (float)t);
     float *mom = m->adam, *var = m->adam + m->nparams;
+    /* one parallel region for every tensor (a region each was 5 + 12 layers
+     * wake-ups of the team per step); each element's update is its own */
+#pragma omp parallel
     for (int k = 0; k < m->ntensors; k++) {
         const rl_tensor *tn = &m->tensors[k];
         const float wd = rl_tensor_decays(tn->kind) ? o->weight_decay : 0.0f;
-#pragma omp parallel for schedule(static)
+#pragma omp for schedule(static) nowait
         for (long i = tn->off; i < tn->off + tn->n; i++) {
             float g = m->grads[i] * gscale;
             mom[i] = o->beta1 * mom[i] + (1.0f - o->beta1) * g;

@@ -10,91 +10,195 @@
 #include "../sampling/rng.h"
 #include "fastmath.h"
 
-/* Column sums of a row-major N x C block, added into acc: each column range
- * is summed over rows in row order, whatever the thread count. */
-static void colsum_add(float *acc, const float *x, long N, int C)
+/* Column sums of columns [c0, c1) (c1 - c0 <= 16) of a row-major N x C
+ * block, added into acc: each column summed over rows in row order. */
+static void colsum_chunk(float *acc, const float *x, long N, int C, int c0, int c1)
 {
-#pragma omp parallel for schedule(static)
-    for (int c0 = 0; c0 < C; c0 += 16) {
-        int c1 = c0 + 16 < C ? c0 + 16 : C;
-        float s[16] = { 0 };
-        for (long i = 0; i < N; i++)
-            for (int c = c0; c < c1; c++)
-                s[c - c0] += x[i * C + c];
+    float s[16] = { 0 };
+    for (long i = 0; i < N; i++)
         for (int c = c0; c < c1; c++)
-            acc[c] += s[c - c0];
-    }
+            s[c - c0] += x[i * C + c];
+    for (int c = c0; c < c1; c++)
+        acc[c] += s[c - c0];
 }
 
 #define TILE_M 128
 #define TILE_N 512
 
+/* One tile of C = alpha op(A) op(B) + beta C: rows [i0, i0 + TILE_M) and
+ * columns [j0, j0 + TILE_N), one single-threaded sgemm call (inside a
+ * parallel region OpenBLAS's OpenMP build runs single-threaded).  The tiles
+ * are fixed by M and N alone: which thread computes one cannot change it
+ * (and a tile's shape can: Haswell's kernels give other bits for a
+ * 64 x 64 tile than for a 128 x 512 one, so the sizes stay). */
+typedef struct {
+    int transa, transb, M, N, K;
+    float alpha, beta;
+    const float *A, *B;
+    int lda, ldb, ldc;
+    float *C;
+} gemm_job;
+
+static int gemm_tiles(const gemm_job *g)
+{
+    return ((g->M + TILE_M - 1) / TILE_M) * ((g->N + TILE_N - 1) / TILE_N);
+}
+
+/* Tile t of g; returns its first row and column, rows and columns. */
+static void gemm_tile(const gemm_job *g, int t, int *i0, int *j0, int *m, int *n)
+{
+    const int tn = (g->N + TILE_N - 1) / TILE_N;
+    *i0 = (t / tn) * TILE_M;
+    *j0 = (t % tn) * TILE_N;
+    *m = g->M - *i0 < TILE_M ? g->M - *i0 : TILE_M;
+    *n = g->N - *j0 < TILE_N ? g->N - *j0 : TILE_N;
+    const float *a = g->transa ? g->A + *i0 : g->A + (long)*i0 * g->lda;
+    const float *b = g->transb ? g->B + (long)*j0 * g->ldb : g->B + *j0;
+    cblas_sgemm(CblasRowMajor, g->transa ? CblasTrans : CblasNoTrans, g->transb ? CblasTrans : CblasNoTrans,
+                *m, *n, g->K, g->alpha, a, g->lda, b, g->ldb, g->beta, g->C + (long)*i0 * g->ldc + *j0,
+                g->ldc);
+}
+
 void rl_sgemm(int transa, int transb, int M, int N, int K, float alpha, const float *A,
               int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
-    const enum CBLAS_TRANSPOSE ta = transa ? CblasTrans : CblasNoTrans;
-    const enum CBLAS_TRANSPOSE tb = transb ? CblasTrans : CblasNoTrans;
-    const int tm = (M + TILE_M - 1) / TILE_M, tn = (N + TILE_N - 1) / TILE_N;
-    if (omp_in_parallel()) { /* OpenBLAS runs single-threaded in here */
-        cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    const gemm_job g = { transa, transb, M, N, K, alpha, beta, A, B, lda, ldb, ldc, C };
+    const int nt = gemm_tiles(&g);
+    int i0, j0, m, n;
+    if (omp_in_parallel()) { /* already on one thread: one call, as always here */
+        cblas_sgemm(CblasRowMajor, transa ? CblasTrans : CblasNoTrans, transb ? CblasTrans : CblasNoTrans, M, N,
+                    K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
-    /* (one tile still goes through the loop: its one call then runs inside a
-     * parallel region, single-threaded, like every other tile) */
-#pragma omp parallel for schedule(static)
-    for (int t = 0; t < tm * tn; t++) {
-        const int i0 = (t / tn) * TILE_M, j0 = (t % tn) * TILE_N;
-        const int m = M - i0 < TILE_M ? M - i0 : TILE_M, n = N - j0 < TILE_N ? N - j0 : TILE_N;
-        const float *a = transa ? A + i0 : A + (long)i0 * lda;
-        const float *b = transb ? B + (long)j0 * ldb : B + j0;
-        cblas_sgemm(CblasRowMajor, ta, tb, m, n, K, alpha, a, lda, b, ldb, beta,
-                    C + (long)i0 * ldc + j0, ldc);
-    }
+#pragma omp parallel for schedule(dynamic, 1) private(i0, j0, m, n)
+    for (int t = 0; t < nt; t++)
+        gemm_tile(&g, t, &i0, &j0, &m, &n);
 }
 
+/* Each tile adds the bias to its own block right after its product, in the
+ * region that computed it: out = (inp W^T) + b, the sum as before. */
 void rl_matmul_forward(float *out, const float *inp, const float *w, const float *b,
                        long N, int C, int OC)
 {
-    rl_sgemm(0, 1, (int)N, OC, C, 1.0f, inp, C, w, C, 0.0f, out, OC);
-    if (!b)
+    const gemm_job g = { 0, 1, (int)N, OC, C, 1.0f, 0.0f, inp, w, C, C, OC, out };
+    const int nt = omp_in_parallel() ? 0 : gemm_tiles(&g);
+    if (!nt) { /* inside a parallel region (no caller is, today): rl_sgemm's one call */
+        rl_sgemm(0, 1, (int)N, OC, C, 1.0f, inp, C, w, C, 0.0f, out, OC);
+        for (long i = 0; b && i < N; i++)
+            for (int o = 0; o < OC; o++)
+                out[i * OC + o] += b[o];
         return;
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < N; i++)
-        for (int o = 0; o < OC; o++)
-            out[i * OC + o] += b[o];
+    }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int t = 0; t < nt; t++) {
+        int i0, j0, m, n;
+        gemm_tile(&g, t, &i0, &j0, &m, &n);
+        if (b)
+            for (long i = i0; i < i0 + m; i++)
+                for (int o = j0; o < j0 + n; o++)
+                    out[i * OC + o] += b[o];
+    }
 }
 
+/* The three products of the backward are independent (each reads dout and
+ * writes its own output), so their tiles and the bias's 16-column chunks
+ * are one list of items, taken dynamically: a dW of one tile (width 128:
+ * C x C) no longer holds one core while the other waits. */
 void rl_matmul_backward(float *dinp, float *dw, float *db, const float *dout,
                         const float *inp, const float *w, long N, int C, int OC)
 {
-    if (dinp) /* dinp (N x C) = dout (N x OC) W (OC x C) */
-        rl_sgemm(0, 0, (int)N, C, OC, 1.0f, dout, OC, w, C, 0.0f, dinp, C);
-    /* dW (OC x C) += dout^T (OC x N) inp (N x C) */
-    rl_sgemm(1, 0, OC, C, (int)N, 1.0f, dout, OC, inp, C, 1.0f, dw, C);
-    if (db)
-        colsum_add(db, dout, N, OC);
+    /* dinp (N x C) = dout (N x OC) W (OC x C);  dW (OC x C) += dout^T (OC x N) inp (N x C) */
+    const gemm_job gi = { 0, 0, (int)N, C, OC, 1.0f, 0.0f, dout, w, OC, C, C, dinp };
+    const gemm_job gw = { 1, 0, OC, C, (int)N, 1.0f, 1.0f, dout, inp, OC, C, C, dw };
+    if (omp_in_parallel()) { /* no caller is, today: rl_sgemm's one call each */
+        if (dinp)
+            rl_sgemm(0, 0, (int)N, C, OC, 1.0f, dout, OC, w, C, 0.0f, dinp, C);
+        rl_sgemm(1, 0, OC, C, (int)N, 1.0f, dout, OC, inp, C, 1.0f, dw, C);
+        for (int c0 = 0; db && c0 < OC; c0 += 16)
+            colsum_chunk(db, dout, N, OC, c0, c0 + 16 < OC ? c0 + 16 : OC);
+        return;
+    }
+    const int ni = dinp ? gemm_tiles(&gi) : 0, nw = gemm_tiles(&gw), nb = db ? (OC + 15) / 16 : 0;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int t = 0; t < nw + ni + nb; t++) {
+        int i0, j0, m, n;
+        if (t < nw) /* the larger items first: dW's tiles sum over all N rows */
+            gemm_tile(&gw, t, &i0, &j0, &m, &n);
+        else if (t < nw + ni)
+            gemm_tile(&gi, t - nw, &i0, &j0, &m, &n);
+        else {
+            const int c0 = (t - nw - ni) * 16;
+            colsum_chunk(db, dout, N, OC, c0, c0 + 16 < OC ? c0 + 16 : OC);
+        }
+    }
+}
+
+/* Rows are taken LN_ROWS at a time so that their sums run as independent
+ * chains side by side (one row's sum alone waits on each addition's
+ * latency); each row's sums still add its columns in order, so every
+ * number is the one-row loop's (NOTES.md §16.5). */
+#define LN_ROWS 8
+
+static inline __attribute__((always_inline)) void ln_forward_rows(float *out, float *mean, float *rstd,
+                                                                  const float *inp, const float *w,
+                                                                  const float *b, long i0, int R, int C)
+{
+    float m[LN_ROWS] = { 0 }, v[LN_ROWS] = { 0 }, s[LN_ROWS];
+    for (int c = 0; c < C; c++)
+        for (int r = 0; r < R; r++)
+            m[r] += inp[(i0 + r) * C + c];
+    for (int r = 0; r < R; r++)
+        m[r] /= C;
+    for (int c = 0; c < C; c++)
+        for (int r = 0; r < R; r++) {
+            const float d = inp[(i0 + r) * C + c] - m[r];
+            v[r] += d * d;
+        }
+    for (int r = 0; r < R; r++) {
+        s[r] = 1.0f / sqrtf(v[r] / C + 1e-5f);
+        const float *x = inp + (i0 + r) * C;
+        float *y = out + (i0 + r) * C;
+        for (int c = 0; c < C; c++)
+            y[c] = (x[c] - m[r]) * s[r] * w[c] + b[c];
+        if (mean) {
+            mean[i0 + r] = m[r];
+            rstd[i0 + r] = s[r];
+        }
+    }
 }
 
 void rl_layernorm_forward(float *out, float *mean, float *rstd, const float *inp,
                           const float *w, const float *b, long N, int C)
 {
+    const long ng = N / LN_ROWS;
 #pragma omp parallel for schedule(static)
-    for (long i = 0; i < N; i++) {
-        const float *x = inp + i * C;
-        float *y = out + i * C;
-        float m = 0, v = 0;
-        for (int c = 0; c < C; c++)
-            m += x[c];
-        m /= C;
-        for (int c = 0; c < C; c++)
-            v += (x[c] - m) * (x[c] - m);
-        float s = 1.0f / sqrtf(v / C + 1e-5f);
-        for (int c = 0; c < C; c++)
-            y[c] = (x[c] - m) * s * w[c] + b[c];
-        if (mean) {
-            mean[i] = m;
-            rstd[i] = s;
+    for (long g = 0; g < ng + N % LN_ROWS; g++) {
+        if (g < ng)
+            ln_forward_rows(out, mean, rstd, inp, w, b, g * LN_ROWS, LN_ROWS, C);
+        else
+            ln_forward_rows(out, mean, rstd, inp, w, b, ng * LN_ROWS + (g - ng), 1, C);
+    }
+}
+
+static inline __attribute__((always_inline)) void ln_backward_rows(float *dinp, const float *dout,
+                                                                   const float *inp, const float *w,
+                                                                   const float *mean, const float *rstd,
+                                                                   long i0, int R, int C)
+{
+    float a[LN_ROWS] = { 0 }, bs[LN_ROWS] = { 0 };
+    for (int c = 0; c < C; c++)
+        for (int r = 0; r < R; r++) {
+            const long k = (i0 + r) * C + c;
+            const float g = w[c] * dout[k];
+            a[r] += g;
+            bs[r] += g * (inp[k] - mean[i0 + r]) * rstd[i0 + r];
         }
+    for (int r = 0; r < R; r++) {
+        const float m = mean[i0 + r], s = rstd[i0 + r], am = a[r] / C, bm = bs[r] / C;
+        const float *dy = dout + (i0 + r) * C, *x = inp + (i0 + r) * C;
+        float *dx = dinp + (i0 + r) * C;
+        for (int c = 0; c < C; c++)
+            dx[c] += s * (w[c] * dy[c] - am - (x[c] - m) * s * bm);
     }
 }
 
@@ -102,34 +206,31 @@ void rl_layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
                            const float *inp, const float *w, const float *mean,
                            const float *rstd, long N, int C)
 {
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < N; i++) {
-        const float *dy = dout + i * C, *x = inp + i * C;
-        float m = mean[i], s = rstd[i], a = 0, bsum = 0;
-        for (int c = 0; c < C; c++) {
-            float g = w[c] * dy[c];
-            a += g;
-            bsum += g * (x[c] - m) * s;
+    const long ng = N / LN_ROWS;
+    /* dx by rows and (dw, db) by columns write disjoint outputs: one region */
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+        for (long g = 0; g < ng + N % LN_ROWS; g++) {
+            if (g < ng)
+                ln_backward_rows(dinp, dout, inp, w, mean, rstd, g * LN_ROWS, LN_ROWS, C);
+            else
+                ln_backward_rows(dinp, dout, inp, w, mean, rstd, ng * LN_ROWS + (g - ng), 1, C);
         }
-        a /= C;
-        bsum /= C;
-        float *dx = dinp + i * C;
-        for (int c = 0; c < C; c++)
-            dx[c] += s * (w[c] * dy[c] - a - (x[c] - m) * s * bsum);
-    }
-#pragma omp parallel for schedule(static)
-    for (int c0 = 0; c0 < C; c0 += 16) {
-        int c1 = c0 + 16 < C ? c0 + 16 : C;
-        float sw[16] = { 0 }, sb[16] = { 0 };
-        for (long i = 0; i < N; i++)
+#pragma omp for schedule(static)
+        for (int c0 = 0; c0 < C; c0 += 16) {
+            int c1 = c0 + 16 < C ? c0 + 16 : C;
+            float sw[16] = { 0 }, sb[16] = { 0 };
+            for (long i = 0; i < N; i++)
+                for (int c = c0; c < c1; c++) {
+                    float dy = dout[i * C + c];
+                    sw[c - c0] += dy * (inp[i * C + c] - mean[i]) * rstd[i];
+                    sb[c - c0] += dy;
+                }
             for (int c = c0; c < c1; c++) {
-                float dy = dout[i * C + c];
-                sw[c - c0] += dy * (inp[i * C + c] - mean[i]) * rstd[i];
-                sb[c - c0] += dy;
+                dw[c] += sw[c - c0];
+                db[c] += sb[c - c0];
             }
-        for (int c = c0; c < c1; c++) {
-            dw[c] += sw[c - c0];
-            db[c] += sb[c - c0];
         }
     }
 }

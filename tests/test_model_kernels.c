@@ -1,0 +1,185 @@
+/* test_model_kernels.c: the speed work of issue 25 moved no number (NOTES.md
+ * §16.5).  The kernels picked by the CPU's vector width give the SSE2
+ * reference's bits; LayerNorm's rows taken eight at a time give the one-row
+ * loop's bits; the matmul's tiles, taken dynamically, give the same bits on
+ * one thread and on two. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/fastmath.h"
+#include "../model/layers.h"
+#include "test_model_util.h"
+
+/* Lengths around the 4-, 8- and 16-lane boundaries and one GELU block. */
+static const long LENS[] = { 0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 4096 + 13 };
+#define MAXN (4096 + 13)
+
+static void fill(float *x, long n, unsigned seed)
+{
+    tm_randn(x, n, seed, 4.0f);
+    if (n > 5) { /* the clamps of the exp and of tanh's argument, and a NaN */
+        x[1] = 120.0f;
+        x[2] = -120.0f;
+        x[4] = NAN;
+    }
+}
+
+Test(model_kernels, fastmath_widths_agree)
+{
+    rl_fastmath_fns ref;
+    rl_fastmath_sse2(&ref);
+    float *x = malloc(sizeof(float) * MAXN), *dy = malloc(sizeof(float) * MAXN);
+    float *a = malloc(sizeof(float) * MAXN), *b = malloc(sizeof(float) * MAXN);
+    for (size_t k = 0; k < sizeof LENS / sizeof *LENS; k++) {
+        const long n = LENS[k];
+        fill(x, n, 7 + (unsigned)k);
+        tm_randn(dy, n, 100 + (unsigned)k, 1.0f);
+        rl_gelu_array(a, x, n);
+        ref.gelu(b, x, n);
+        cr_expect(memcmp(a, b, sizeof(float) * n) == 0, "gelu n %ld: not the SSE2 bits", n);
+        rl_gelu_grad_array(a, x, dy, n);
+        ref.gelu_grad(b, x, dy, n);
+        cr_expect(memcmp(a, b, sizeof(float) * n) == 0, "gelu grad n %ld: not the SSE2 bits", n);
+        for (int f = 0; f < 2; f++) { /* no flush (training), the streaming flush */
+            const float flush = f ? -69.314718f : -INFINITY;
+            tm_randn(a, n, 200 + (unsigned)k, f ? 30.0f : 1.5f); /* sums of like terms; the flush reached */
+            memcpy(b, a, sizeof(float) * n);
+            const float sa = rl_exp_shift_sum(a, n, 2.5f, flush), sb = ref.exp_shift_sum(b, n, 2.5f, flush);
+            cr_expect(memcmp(a, b, sizeof(float) * n) == 0, "exp n %ld flush %g: entries", n, flush);
+            cr_expect(memcmp(&sa, &sb, sizeof sa) == 0, "exp n %ld flush %g: sum %.9g vs %.9g", n, flush, sa, sb);
+        }
+    }
+    free(x);
+    free(dy);
+    free(a);
+    free(b);
+}
+
+/* The one-row loops LayerNorm ran before (the math of layers.h). */
+static void ln_forward_ref(float *y, float *mean, float *rstd, const float *x, const float *w, const float *b,
+                           long N, int C)
+{
+    for (long i = 0; i < N; i++) {
+        float m = 0, v = 0;
+        for (int c = 0; c < C; c++)
+            m += x[i * C + c];
+        m /= C;
+        for (int c = 0; c < C; c++)
+            v += (x[i * C + c] - m) * (x[i * C + c] - m);
+        const float s = 1.0f / sqrtf(v / C + 1e-5f);
+        for (int c = 0; c < C; c++)
+            y[i * C + c] = (x[i * C + c] - m) * s * w[c] + b[c];
+        mean[i] = m;
+        rstd[i] = s;
+    }
+}
+
+static void ln_backward_ref(float *dx, float *dw, float *db, const float *dy, const float *x, const float *w,
+                            const float *mean, const float *rstd, long N, int C)
+{
+    for (long i = 0; i < N; i++) {
+        float a = 0, bs = 0;
+        for (int c = 0; c < C; c++) {
+            const float g = w[c] * dy[i * C + c];
+            a += g;
+            bs += g * (x[i * C + c] - mean[i]) * rstd[i];
+        }
+        a /= C;
+        bs /= C;
+        for (int c = 0; c < C; c++)
+            dx[i * C + c] += rstd[i] * (w[c] * dy[i * C + c] - a - (x[i * C + c] - mean[i]) * rstd[i] * bs);
+    }
+    for (int c = 0; c < C; c++) {
+        float sw = 0, sb = 0;
+        for (long i = 0; i < N; i++) {
+            sw += dy[i * C + c] * (x[i * C + c] - mean[i]) * rstd[i];
+            sb += dy[i * C + c];
+        }
+        dw[c] += sw;
+        db[c] += sb;
+    }
+}
+
+Test(model_kernels, layernorm_is_the_one_row_loop)
+{
+    const long Ns[] = { 1, 7, 8, 13, 37 };
+    const int Cs[] = { 1, 5, 128 };
+    for (int p = 0; p < 2; p++) /* one thread and two */
+        for (int a = 0; a < 5; a++)
+            for (int k = 0; k < 3; k++) {
+                omp_set_num_threads(p + 1);
+                const long N = Ns[a];
+                const int C = Cs[k];
+                const long n = N * C;
+                float *buf = calloc(12 * n + 8 * C + 8 * N, sizeof(float));
+                float *x = buf, *dy = x + n, *y = dy + n, *y2 = y + n, *dx = y2 + n, *dx2 = dx + n;
+                float *w = dx2 + n, *b = w + C, *dw = b + C, *dw2 = dw + C, *db = dw2 + C, *db2 = db + C;
+                float *m = db2 + C, *m2 = m + N, *r = m2 + N, *r2 = r + N;
+                tm_randn(x, n, 3 + (unsigned)a, 2.0f);
+                tm_randn(dy, n, 4 + (unsigned)k, 1.0f);
+                tm_randn(w, C, 5, 1.0f);
+                tm_randn(b, C, 6, 1.0f);
+                tm_randn(dx, n, 7, 1.0f); /* dinp is accumulated: start from the same values */
+                memcpy(dx2, dx, sizeof(float) * n);
+                rl_layernorm_forward(y, m, r, x, w, b, N, C);
+                ln_forward_ref(y2, m2, r2, x, w, b, N, C);
+                cr_expect(memcmp(y, y2, sizeof(float) * n) == 0 && memcmp(m, m2, sizeof(float) * N) == 0 &&
+                              memcmp(r, r2, sizeof(float) * N) == 0,
+                          "forward N %ld C %d, %d threads", N, C, p + 1);
+                rl_layernorm_backward(dx, dw, db, dy, x, w, m, r, N, C);
+                ln_backward_ref(dx2, dw2, db2, dy, x, w, m2, r2, N, C);
+                cr_expect(memcmp(dx, dx2, sizeof(float) * n) == 0 && memcmp(dw, dw2, sizeof(float) * C) == 0 &&
+                              memcmp(db, db2, sizeof(float) * C) == 0,
+                          "backward N %ld C %d, %d threads", N, C, p + 1);
+                free(buf);
+            }
+    omp_set_num_threads(2);
+}
+
+/* The backward's tiles of dinp and dW and the bias's column chunks, one
+ * dynamically scheduled list, and the forward's tiles with their bias: the
+ * same bits on one thread and on two, at sizes of one tile and of several
+ * (N 1024, OC 384 x C 128: the qkv of width 128; OC 128 x C 512: fc2). */
+Test(model_kernels, matmul_same_bits_any_thread_count)
+{
+    const int shapes[][3] = { { 5, 7, 3 }, { 1024, 128, 384 }, { 1024, 512, 128 }, { 300, 130, 600 } };
+    for (int s = 0; s < 4; s++) {
+        const long N = shapes[s][0];
+        const int C = shapes[s][1], OC = shapes[s][2];
+        float *x = malloc(sizeof(float) * N * C), *w = malloc(sizeof(float) * OC * C), *b = malloc(sizeof(float) * OC);
+        float *d = malloc(sizeof(float) * N * OC), *o[2], *dx[2], *dw[2], *db[2];
+        tm_randn(x, N * C, 1, 1.0f);
+        tm_randn(w, (long)OC * C, 2, 1.0f);
+        tm_randn(b, OC, 3, 1.0f);
+        tm_randn(d, N * OC, 4, 1.0f);
+        for (int p = 0; p < 2; p++) {
+            omp_set_num_threads(p + 1);
+            o[p] = malloc(sizeof(float) * N * OC);
+            dx[p] = malloc(sizeof(float) * N * C);
+            dw[p] = malloc(sizeof(float) * OC * C);
+            db[p] = malloc(sizeof(float) * OC);
+            tm_randn(dw[p], (long)OC * C, 5, 1.0f); /* accumulated into */
+            tm_randn(db[p], OC, 6, 1.0f);
+            rl_matmul_forward(o[p], x, w, b, N, C, OC);
+            rl_matmul_backward(dx[p], dw[p], db[p], d, x, w, N, C, OC);
+        }
+        cr_expect(memcmp(o[0], o[1], sizeof(float) * N * OC) == 0, "forward N %ld C %d OC %d", N, C, OC);
+        cr_expect(memcmp(dx[0], dx[1], sizeof(float) * N * C) == 0, "dinp N %ld C %d OC %d", N, C, OC);
+        cr_expect(memcmp(dw[0], dw[1], sizeof(float) * OC * C) == 0, "dW N %ld C %d OC %d", N, C, OC);
+        cr_expect(memcmp(db[0], db[1], sizeof(float) * OC) == 0, "db N %ld C %d OC %d", N, C, OC);
+        for (int p = 0; p < 2; p++) {
+            free(o[p]);
+            free(dx[p]);
+            free(dw[p]);
+            free(db[p]);
+        }
+        free(x);
+        free(w);
+        free(b);
+        free(d);
+    }
+    omp_set_num_threads(2);
+}
