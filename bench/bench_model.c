@@ -23,6 +23,9 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double median(double *x, long n);
+enum { MAXSTEPS_ATT = 2048 };
+
 static double peak_rss_mib(void)
 {
     struct rusage ru;
@@ -94,6 +97,43 @@ static double bench_attention(int L, int H, int hd, int cpu, double *gflops)
     free(v);
     free(o);
     return t;
+}
+
+/* The training kernel alone (rl_attention_forward then rl_attention_backward)
+ * on B windows of T, H heads of hd, as a training step calls it: median
+ * seconds of a forward and backward over budget seconds (wall, or the
+ * process's CPU time when cpu is set: run it on one thread).  FLOPs of what
+ * the kernel computes, the whole T x T blocks (the mask applied after):
+ * forward q.k and p.v, backward dP, dV, dQ, dK, each 2 hd T^2 per head and
+ * window: 12 B H T^2 hd in all (the 12 L C T of the model count). */
+static double bench_train_attention(int B, int T, int H, int hd, double budget, int cpu, double *gflops)
+{
+    const long ld = 3L * H * hd, n = (long)B * T * ld, nh = (long)B * H * T * T;
+    float *qkv = rl_xmalloc(sizeof(float) * n), *d = rl_xmalloc(sizeof(float) * n);
+    float *o = rl_xmalloc(sizeof(float) * B * T * H * hd), *att = rl_xmalloc(sizeof(float) * nh);
+    float *datt = rl_xmalloc(sizeof(float) * nh);
+    for (long i = 0; i < n; i++)
+        qkv[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
+    for (long i = 0; i < (long)B * T * H * hd; i++)
+        o[i] = (float)((i * 40503u + 7) % 2001) / 1000.0f - 1.0f; /* reused as dout */
+    rl_attn_shape sh = { B, T, H, hd, NULL, NULL };
+    const long C = (long)H * hd;
+    double st[MAXSTEPS_ATT];
+    long k = 0;
+    for (double t0 = rl_bench_now(); k < MAXSTEPS_ATT && (rl_bench_now() - t0 < budget || k < 5); k++) {
+        double t = cpu ? rl_bench_cpu_now() : rl_bench_now();
+        rl_attention_forward(d, C, att, qkv, qkv + C, qkv + 2 * C, ld, &sh);
+        rl_attention_backward(d, d + C, d + 2 * C, ld, datt, o, C, att, qkv, qkv + C, qkv + 2 * C, ld, &sh);
+        st[k] = (cpu ? rl_bench_cpu_now() : rl_bench_now()) - t;
+    }
+    const double sec = median(st, k);
+    *gflops = 12.0 * B * H * (double)T * T * hd / sec / 1e9;
+    free(qkv);
+    free(d);
+    free(o);
+    free(att);
+    free(datt);
+    return sec;
 }
 
 /* A model with its trainer on synthetic tokens, for timing full steps. */
@@ -274,10 +314,14 @@ static rl_status bench_schemes(int quick, rl_err *err)
         rl_set_threads(1);
         eval_figs rope_ev = bench_eval(L, ROPE), ev = bench_eval(L, pos);
         rl_set_threads(rl_ncores());
+        /* the scheme's own matmuls in the model count (lf's MLP, PaTH's projections; not
+         * PaTH's Householder products): the overhead its arithmetic alone implies */
+        const rl_gpt_config cs = shape1(pos), cr = shape1(ROPE);
+        const double fx = rl_gpt_flops_per_token(&cs, 128) / rl_gpt_flops_per_token(&cr, 128) - 1;
         printf("model scheme %-16s train %2d thr %6.0f tok/s (rope %6.0f) %+6.1f%% | 1 thr CPU "
-               "%6.0f tok/s (rope %6.0f) %+6.1f%% | eval T=%d, 1 thr: CPU %6.2f s %+6.1f%% (wall "
-               "%.2f s)\n", names[i], rl_ncores(), tps, tps_rope, 100 * (tps_rope / tps - 1), cps,
-               cps_rope, 100 * (cps_rope / cps - 1), L, ev.cpu, 100 * (ev.cpu / rope_ev.cpu - 1),
+               "%6.0f tok/s (rope %6.0f) %+6.1f%% | model FLOPs %+5.1f%% | eval T=%d, 1 thr: CPU %6.2f s "
+               "%+6.1f%% (wall %.2f s)\n", names[i], rl_ncores(), tps, tps_rope, 100 * (tps_rope / tps - 1), cps,
+               cps_rope, 100 * (cps_rope / cps - 1), 100 * fx, L, ev.cpu, 100 * (ev.cpu / rope_ev.cpu - 1),
                ev.sec);
         fflush(stdout);
     }
@@ -340,6 +384,19 @@ rl_status rl_bench_model(int quick, rl_err *err)
         printf("model attention alone (streaming forward, causal, T=%d, %d heads x hd %d): %.2f s  "
                "%.1f GFLOP/s (%.0f%% of the all-core peak) | 1 thr CPU %.2f s  %.1f GFLOP/s (%.0f%% of the "
                "1-thread peak)\n", L, H, hd, t, gf, 100 * gf / P, tc, gfc, 100 * gfc / P1);
+    }
+    /* the training kernel at the training shapes' heads (hd 64 at llm.c's
+     * first shape, hd 32 at the phenomena grid's) */
+    const int ats[2][4] = { { 8, 128, 4, 64 }, { 16, 64, 4, 32 } };
+    for (int i = 0; i < 2; i++) {
+        double gf, gfc, t = bench_train_attention(ats[i][0], ats[i][1], ats[i][2], ats[i][3], pb, 0, &gf);
+        rl_set_threads(1);
+        double tc = bench_train_attention(ats[i][0], ats[i][1], ats[i][2], ats[i][3], pb, 1, &gfc);
+        rl_set_threads(nc);
+        printf("model attention alone (training forward + backward, B=%d T=%d, %d heads x hd %d): %.2f ms  "
+               "%.1f GFLOP/s (%.0f%% of the all-core peak) | 1 thr CPU %.2f ms  %.1f GFLOP/s (%.0f%% of the "
+               "1-thread peak)\n", ats[i][0], ats[i][1], ats[i][2], ats[i][3], 1e3 * t, gf, 100 * gf / P,
+               1e3 * tc, gfc, 100 * gfc / P1);
     }
     if (!quick) { /* the study's longest length, its time and resident memory */
         eval_figs e6 = bench_eval(65536, ROPE);

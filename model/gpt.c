@@ -268,9 +268,14 @@ void rl_gpt_init(rl_gpt *m, uint64_t seed)
     m->adam_t = 0;
 }
 
+/* Every step zeroes the whole gradient (13 MB at width 256): on all cores,
+ * in chunks of 64 Ki floats. */
 void rl_gpt_zero_grad(rl_gpt *m)
 {
-    memset(m->grads, 0, sizeof(float) * (size_t)m->nparams);
+    const long n = m->nparams, ch = 1L << 16;
+#pragma omp parallel for schedule(static)
+    for (long i0 = 0; i0 < n; i0 += ch)
+        memset(m->grads + i0, 0, sizeof(float) * (size_t)(n - i0 < ch ? n - i0 : ch));
 }
 
 const float *rl_gpt_alibi_slopes(const rl_gpt *m)

@@ -48,7 +48,7 @@ typedef enum { RL_T_EMBED, RL_T_MATRIX, RL_T_RESID_MATRIX, RL_T_BIAS, RL_T_NORM_
 typedef void (*rl_tensor_fn)(void *ctx, const char *name, int layer, long n, rl_tensor_kind kind);
 
 /* Rows per chunk of the streaming evaluation's per-position layers. */
-#define RL_EVAL_CHUNK 256
+#define RL_EVAL_CHUNK 1024
 
 /* A bump allocator over one float arena, 64-byte aligned pieces; with a
  * NULL base it only counts, so one layout function both sizes and binds. */
