@@ -774,21 +774,31 @@ Test(reproduce, report_counts_theory_kinds_apart, .timeout = 120)
  * each model is retrained from its config.txt into the folder that names,
  * the farpred stage runs there, and the far-mass files copied back into the
  * committed folder are the bytes the original grid wrote (NOTES §17.4). */
-Test(reproduce, grid_farpred_script_restores_the_prediction, .timeout = 240)
+/* A miniature grid of variants in d/g, copied as it is into d/ref and as it
+ * is committed into d/c (no checkpoints, markers or predictions), the
+ * original folder gone; returns the binary's path (ROUTELAB). */
+static const char *committed_grid(const char *d, const char *variants)
 {
-    char *d = th_tmpdir(), *txt = th_path(d, "t.txt");
+    char *txt = th_path(d, "t.txt"), flags[256], cmd[4096];
     static char out[1 << 16];
     th_write_text(txt, 300);
-    run_grid(d, txt, "--variants rope,random_qk --probe none", out, sizeof out);
+    snprintf(flags, sizeof flags, "--variants %s --probe none", variants);
+    run_grid(d, txt, flags, out, sizeof out);
     const char *root = getenv("ROUTELAB");
     cr_assert(root);
-    char cmd[4096];
-    /* the committed copy: no checkpoints, markers or predictions; the original folder gone */
     snprintf(cmd, sizeof cmd,
              "cp -r %s/g %s/ref && cp -r %s/g %s/c && rm -rf %s/c/models/*/seed*/ckpt.bin %s/c/models/*/seed*/trained "
              "%s/c/models/*/seed*/farpred && rm -rf %s/g",
              d, d, d, d, d, d, d, d);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
+    return root;
+}
+
+Test(reproduce, grid_farpred_script_restores_the_prediction, .timeout = 240)
+{
+    char *d = th_tmpdir();
+    const char *root = committed_grid(d, "rope,random_qk");
+    char cmd[4096];
     snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2>&1", d, root, d);
     cr_assert_eq(system(cmd), 0, "%s (see %s/log)", cmd, d);
     const char *var[] = { "rope", "random_qk" }, *files[] = { "farpred.tsv", "within.tsv", "probe/probe.tsv" };
@@ -810,20 +820,14 @@ Test(reproduce, grid_farpred_script_restores_the_prediction, .timeout = 240)
  * the step and the kernels, status 2, and the committed grid is left as it was. */
 Test(reproduce, grid_farpred_script_refuses_another_model, .timeout = 240)
 {
-    char *d = th_tmpdir(), *txt = th_path(d, "t.txt");
-    static char out[1 << 16];
-    th_write_text(txt, 300);
-    run_grid(d, txt, "--variants rope --probe none", out, sizeof out);
-    const char *root = getenv("ROUTELAB");
-    cr_assert(root);
+    char *d = th_tmpdir();
+    const char *root = committed_grid(d, "rope");
     char cmd[4096];
     /* the committed copy, its step-2 loss changed in the last digit it prints */
     snprintf(cmd, sizeof cmd,
-             "cp -r %s/g %s/c && rm -rf %s/c/models/*/seed*/ckpt.bin %s/c/models/*/seed*/trained "
-             "%s/c/models/*/seed*/farpred && rm -rf %s/g && "
              "awk -F'\\t' 'BEGIN{OFS=FS} NR==3{$2=$2 \"1\"} {print}' %s/c/models/rope/seed42/log.tsv > %s/l && "
              "mv %s/l %s/c/models/rope/seed42/log.tsv && cp -r %s/c %s/before",
-             d, d, d, d, d, d, d, d, d, d, d, d);
+             d, d, d, d, d, d);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
     const int st = system(cmd);
