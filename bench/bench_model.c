@@ -23,9 +23,6 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *x, long n);
-enum { MAXSTEPS_ATT = 2048 };
-
 static double peak_rss_mib(void)
 {
     struct rusage ru;
@@ -99,43 +96,6 @@ static double bench_attention(int L, int H, int hd, int cpu, double *gflops)
     return t;
 }
 
-/* The training kernel alone (rl_attention_forward then rl_attention_backward)
- * on B windows of T, H heads of hd, as a training step calls it: median
- * seconds of a forward and backward over budget seconds (wall, or the
- * process's CPU time when cpu is set: run it on one thread).  FLOPs of what
- * the kernel computes, the whole T x T blocks (the mask applied after):
- * forward q.k and p.v, backward dP, dV, dQ, dK, each 2 hd T^2 per head and
- * window: 12 B H T^2 hd in all (the 12 L C T of the model count). */
-static double bench_train_attention(int B, int T, int H, int hd, double budget, int cpu, double *gflops)
-{
-    const long ld = 3L * H * hd, n = (long)B * T * ld, nh = (long)B * H * T * T;
-    float *qkv = rl_xmalloc(sizeof(float) * n), *d = rl_xmalloc(sizeof(float) * n);
-    float *o = rl_xmalloc(sizeof(float) * B * T * H * hd), *att = rl_xmalloc(sizeof(float) * nh);
-    float *datt = rl_xmalloc(sizeof(float) * nh);
-    for (long i = 0; i < n; i++)
-        qkv[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
-    for (long i = 0; i < (long)B * T * H * hd; i++)
-        o[i] = (float)((i * 40503u + 7) % 2001) / 1000.0f - 1.0f; /* reused as dout */
-    rl_attn_shape sh = { B, T, H, hd, NULL, NULL };
-    const long C = (long)H * hd;
-    double st[MAXSTEPS_ATT];
-    long k = 0;
-    for (double t0 = rl_bench_now(); k < MAXSTEPS_ATT && (rl_bench_now() - t0 < budget || k < 5); k++) {
-        double t = cpu ? rl_bench_cpu_now() : rl_bench_now();
-        rl_attention_forward(d, C, att, qkv, qkv + C, qkv + 2 * C, ld, &sh);
-        rl_attention_backward(d, d + C, d + 2 * C, ld, datt, o, C, att, qkv, qkv + C, qkv + 2 * C, ld, &sh);
-        st[k] = (cpu ? rl_bench_cpu_now() : rl_bench_now()) - t;
-    }
-    const double sec = median(st, k);
-    *gflops = 12.0 * B * H * (double)T * T * hd / sec / 1e9;
-    free(qkv);
-    free(d);
-    free(o);
-    free(att);
-    free(datt);
-    return sec;
-}
-
 /* A model with its trainer on synthetic tokens, for timing full steps. */
 typedef struct {
     rl_gpt *m;
@@ -188,6 +148,43 @@ static double median(double *x, long n)
 }
 
 enum { MAXSTEPS = 512 };
+
+/* The training kernel alone (rl_attention_forward then rl_attention_backward)
+ * on B windows of T, H heads of hd, as a training step calls it: median
+ * seconds of a forward and backward over budget seconds (wall, or the
+ * process's CPU time when cpu is set: run it on one thread).  FLOPs of what
+ * the kernel computes, the whole T x T blocks (the mask applied after):
+ * forward q.k and p.v, backward dP, dV, dQ, dK, each 2 hd T^2 per head and
+ * window: 12 B H T^2 hd in all (the 12 L C T of the model count). */
+static double bench_train_attention(int B, int T, int H, int hd, double budget, int cpu, double *gflops)
+{
+    const long ld = 3L * H * hd, n = (long)B * T * ld, nh = (long)B * H * T * T;
+    float *qkv = rl_xmalloc(sizeof(float) * n), *d = rl_xmalloc(sizeof(float) * n);
+    float *o = rl_xmalloc(sizeof(float) * B * T * H * hd), *att = rl_xmalloc(sizeof(float) * nh);
+    float *datt = rl_xmalloc(sizeof(float) * nh);
+    for (long i = 0; i < n; i++)
+        qkv[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
+    for (long i = 0; i < (long)B * T * H * hd; i++)
+        o[i] = (float)((i * 40503u + 7) % 2001) / 1000.0f - 1.0f; /* reused as dout */
+    rl_attn_shape sh = { B, T, H, hd, NULL, NULL };
+    const long C = (long)H * hd;
+    double st[MAXSTEPS];
+    long k = 0;
+    for (double t0 = rl_bench_now(); k < MAXSTEPS && (rl_bench_now() - t0 < budget || k < 5); k++) {
+        double t = cpu ? rl_bench_cpu_now() : rl_bench_now();
+        rl_attention_forward(d, C, att, qkv, qkv + C, qkv + 2 * C, ld, &sh);
+        rl_attention_backward(d, d + C, d + 2 * C, ld, datt, o, C, att, qkv, qkv + C, qkv + 2 * C, ld, &sh);
+        st[k] = (cpu ? rl_bench_cpu_now() : rl_bench_now()) - t;
+    }
+    const double sec = median(st, k);
+    *gflops = 12.0 * B * H * (double)T * T * hd / sec / 1e9;
+    free(qkv);
+    free(d);
+    free(o);
+    free(att);
+    free(datt);
+    return sec;
+}
 
 /* A training shape of the bench: layers, width, heads, T, B. */
 typedef struct {

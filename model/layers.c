@@ -27,7 +27,8 @@ static void colsum_chunk(float *acc, const float *x, long N, int C, int c0, int 
 
 /* One tile of C = alpha op(A) op(B) + beta C: rows [i0, i0 + TILE_M) and
  * columns [j0, j0 + TILE_N), one single-threaded sgemm call (inside a
- * parallel region OpenBLAS's OpenMP build runs single-threaded).  The tiles
+ * parallel region OpenBLAS's OpenMP build runs single-threaded; called from
+ * inside another region, the same tiles run in turn on its thread).  The tiles
  * are fixed by M and N alone: which thread computes one cannot change it
  * (and a tile's shape can: Haswell's kernels give other bits for a
  * 64 x 64 tile than for a 128 x 512 one, so the sizes stay). */
@@ -59,36 +60,13 @@ static void gemm_tile(const gemm_job *g, int t, int *i0, int *j0, int *m, int *n
                 g->ldc);
 }
 
-void rl_sgemm(int transa, int transb, int M, int N, int K, float alpha, const float *A,
-              int lda, const float *B, int ldb, float beta, float *C, int ldc)
-{
-    const gemm_job g = { transa, transb, M, N, K, alpha, beta, A, B, lda, ldb, ldc, C };
-    const int nt = gemm_tiles(&g);
-    int i0, j0, m, n;
-    if (omp_in_parallel()) { /* already on one thread: one call, as always here */
-        cblas_sgemm(CblasRowMajor, transa ? CblasTrans : CblasNoTrans, transb ? CblasTrans : CblasNoTrans, M, N,
-                    K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
-#pragma omp parallel for schedule(dynamic, 1) private(i0, j0, m, n)
-    for (int t = 0; t < nt; t++)
-        gemm_tile(&g, t, &i0, &j0, &m, &n);
-}
-
 /* Each tile adds the bias to its own block right after its product, in the
  * region that computed it: out = (inp W^T) + b, the sum as before. */
 void rl_matmul_forward(float *out, const float *inp, const float *w, const float *b,
                        long N, int C, int OC)
 {
     const gemm_job g = { 0, 1, (int)N, OC, C, 1.0f, 0.0f, inp, w, C, C, OC, out };
-    const int nt = omp_in_parallel() ? 0 : gemm_tiles(&g);
-    if (!nt) { /* inside a parallel region (no caller is, today): rl_sgemm's one call */
-        rl_sgemm(0, 1, (int)N, OC, C, 1.0f, inp, C, w, C, 0.0f, out, OC);
-        for (long i = 0; b && i < N; i++)
-            for (int o = 0; o < OC; o++)
-                out[i * OC + o] += b[o];
-        return;
-    }
+    const int nt = gemm_tiles(&g);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int t = 0; t < nt; t++) {
         int i0, j0, m, n;
@@ -110,14 +88,6 @@ void rl_matmul_backward(float *dinp, float *dw, float *db, const float *dout,
     /* dinp (N x C) = dout (N x OC) W (OC x C);  dW (OC x C) += dout^T (OC x N) inp (N x C) */
     const gemm_job gi = { 0, 0, (int)N, C, OC, 1.0f, 0.0f, dout, w, OC, C, C, dinp };
     const gemm_job gw = { 1, 0, OC, C, (int)N, 1.0f, 1.0f, dout, inp, OC, C, C, dw };
-    if (omp_in_parallel()) { /* no caller is, today: rl_sgemm's one call each */
-        if (dinp)
-            rl_sgemm(0, 0, (int)N, C, OC, 1.0f, dout, OC, w, C, 0.0f, dinp, C);
-        rl_sgemm(1, 0, OC, C, (int)N, 1.0f, dout, OC, inp, C, 1.0f, dw, C);
-        for (int c0 = 0; db && c0 < OC; c0 += 16)
-            colsum_chunk(db, dout, N, OC, c0, c0 + 16 < OC ? c0 + 16 : OC);
-        return;
-    }
     const int ni = dinp ? gemm_tiles(&gi) : 0, nw = gemm_tiles(&gw), nb = db ? (OC + 15) / 16 : 0;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int t = 0; t < nw + ni + nb; t++) {

@@ -11,15 +11,11 @@
 
 #include <stdint.h>
 
-/* C = alpha op(A) op(B) + beta C, row-major, as cblas_sgemm, but the same
- * bits for any thread count: OpenBLAS's own threading splits the work by
- * thread count and its edge kernels sum in another order, so C is cut into
- * fixed tiles (independent of the thread count), each one computed by a
- * single-threaded sgemm call inside our static OpenMP loop. */
-void rl_sgemm(int transa, int transb, int M, int N, int K, float alpha, const float *A,
-              int lda, const float *B, int ldb, float beta, float *C, int ldc);
-
-/* out = inp W^T + b  (inp N x C, W OC x C, b OC or NULL), through sgemm. */
+/* out = inp W^T + b  (inp N x C, W OC x C, b OC or NULL), through sgemm,
+ * the same bits for any thread count: OpenBLAS's own threading splits the
+ * work by thread count and its edge kernels sum in another order, so out is
+ * cut into fixed tiles (independent of the thread count), each computed by a
+ * single-threaded sgemm call inside our OpenMP loop. */
 void rl_matmul_forward(float *out, const float *inp, const float *w, const float *b,
                        long N, int C, int OC);
 /* dinp = dout W (written; skipped when dinp is NULL); dW += dout^T inp;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fastmath.h"
+#include "vexp.h"
 
 /* The row's sum in the order every width uses (softmax_row.h):
  *   a_l = sum over k of row[8k + l]  (l = 0..7, k in order, over the 8-blocks),
@@ -46,17 +47,16 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* W lanes of GCC vector extensions in a function compiled for TGT; the exp
- * is fastmath.c's vexp (the operations of rl_expf) and the tail is rl_expf
- * itself, with the same flush below RL_SOFTMAX_FLUSH, so every entry is the
- * value the SSE2 version computes. */
-#define RL_ROW_WIDE(NAME, TGT, W)                                                           \
+/* W lanes in a function compiled for TGT; the exp is vexp.h's (the
+ * operations of rl_expf) and the tail is rl_expf itself, with the same
+ * flush below RL_SOFTMAX_FLUSH, so every entry is the value the SSE2
+ * version computes. */
+#define RL_ROW_WIDE(NAME, SFX, TGT, W)                                                      \
     __attribute__((target(TGT))) static float NAME(float *row, int n, int w, float sl,    \
                                                    int i, int j0, float mx0, float *sum)  \
     {                                                                                       \
-        typedef float vf __attribute__((vector_size(4 * (W))));                             \
-        typedef int32_t vi __attribute__((vector_size(4 * (W))));                           \
-        typedef uint32_t vu __attribute__((vector_size(4 * (W))));                          \
+        typedef vf_##SFX vf;                                                                \
+        typedef vi_##SFX vi;                                                                \
         const vf zero = { 0 };                                                              \
         int q;                                                                              \
         if (n <= 0) {                                                                       \
@@ -85,21 +85,7 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
             memcpy(&x, row + q, sizeof x);                                                  \
             x = x - mx;                                                                     \
             vi fl = x < RL_SOFTMAX_FLUSH; /* stored as exact 0 (softmax_row.h) */           \
-            vi lo = x < -87.3f, hi = x > 88.7f;                                             \
-            x = (vf)(((vi)(zero - 87.3f) & lo) | ((vi)x & ~lo));                            \
-            x = (vf)(((vi)(zero + 88.7f) & hi) | ((vi)x & ~hi));                            \
-            vf t = x * 1.44269504088896341f;                                                \
-            vf fn = (t + 12582912.0f) - 12582912.0f;                                        \
-            fn = (vf)((vi)fn & (fn == fn)); /* a NaN lane: 2^0, r keeps the NaN */          \
-            vi nn = __builtin_convertvector(fn, vi);                                        \
-            vf r = x - fn * 0.693359375f + fn * 2.12194440e-4f;                             \
-            vf p = r * 1.9875691500e-4f + 1.3981999507e-3f;                                 \
-            p = p * r + 8.3334519073e-3f;                                                   \
-            p = p * r + 4.1665795894e-2f;                                                   \
-            p = p * r + 1.6666665459e-1f;                                                   \
-            p = p * r + 5.0000001201e-1f;                                                   \
-            p = p * r * r + r + 1.0f;                                                       \
-            e = p * (vf)((vu)(nn + 127) << 23);                                             \
+            e = vexp_##SFX(x);                                                              \
             e = (vf)((vi)e & ~fl);                                                          \
             memcpy(row + q, &e, sizeof e);                                                  \
             for (int h = 0; h < (W); h += RL_SOFTMAX_LANES) { /* 8 lanes at a time, in order */ \
@@ -128,8 +114,10 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
         return mx;                                                                          \
     }
 
-RL_ROW_WIDE(row_avx512, "avx512f", 16)
-RL_ROW_WIDE(row_avx2, "avx2", 8)
+RL_VEXP(avx512, RL_TARGET("avx512f"), 16)
+RL_ROW_WIDE(row_avx512, avx512, "avx512f", 16)
+RL_VEXP(avx2, RL_TARGET("avx2"), 8)
+RL_ROW_WIDE(row_avx2, avx2, "avx2", 8)
 #endif
 
 int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names)

@@ -32,6 +32,12 @@ OUT=$(sed -n '/^--out$/{n;p;q}' "$first/config.txt" | sed 's#/models/[^/]*/seed[
 args=$(sed -n 's/^command\troutelab reproduce //p' "$GRID/config.txt" | sed -E 's/--(seeds|threads) [^ ]+//g')
 [ -n "$args" ] || { echo "grid_farpred: $GRID/config.txt has no command line" >&2; exit 2; }
 seeds=$(ls "$GRID/models/$(ls "$GRID/models" | head -n 1)" | sed 's/seed//' | sort -n | head -n "$SEEDS")
+# every model of those seeds has what the comparison and the copies read, before anything is written
+for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
+    for f in config.txt log.tsv eval.tsv; do
+        [ -f "$d/$f" ] && [ -r "$d/$f" ] || { echo "grid_farpred: $d has no readable $f" >&2; exit 2; }
+    done
+done; done
 mkdir -p "$OUT"
 if [ -d "$GRID/theory" ] && [ ! -d "$OUT/theory" ]; then cp -r "$GRID/theory" "$OUT/theory"; fi
 

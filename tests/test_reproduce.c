@@ -842,3 +842,27 @@ Test(reproduce, grid_farpred_script_refuses_another_model, .timeout = 240)
     cr_expect_eq(system(cmd), 0, "the committed grid was changed");
     th_rmdir(d);
 }
+
+/* A committed model without its log: one line naming the file, status 2, and nothing
+ * written (the retraining folder that config.txt names is not created). */
+Test(reproduce, grid_farpred_script_refuses_a_model_without_its_log, .timeout = 240)
+{
+    char *d = th_tmpdir();
+    const char *root = committed_grid(d, "rope");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "rm %s/c/models/rope/seed42/log.tsv && cp -r %s/c %s/before", d, d, d);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
+    const int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d, not 2", cmd, st);
+    char *err = rl_read_file(th_path(d, "err"), NULL);
+    cr_assert(err);
+    cr_expect_eq(th_lines(err), 1, "not one line:\n%s", err);
+    cr_expect(strstr(err, "no readable log.tsv") != NULL, "the line names no file: %s", err);
+    free(err);
+    struct stat sb;
+    cr_expect(stat(th_path(d, "g"), &sb) != 0, "the retraining folder was created");
+    snprintf(cmd, sizeof cmd, "diff -r %s/before %s/c", d, d);
+    cr_expect_eq(system(cmd), 0, "the committed grid was changed");
+    th_rmdir(d);
+}

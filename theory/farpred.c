@@ -152,11 +152,25 @@ void rl_farpred_ws_free(rl_farpred_ws *ws)
     free(ws);
 }
 
+/* The arguments both forms refuse (farpred.h), before anything is allocated. */
+static rl_status logmean_check(const rl_farpred_law *law, long np, long nd, long d0, double slope, rl_err *err)
+{
+    if (np < 1 || nd < 1 || d0 < 0)
+        return rl_fail(err, RL_EINPUT, "need pairs >= 1, distances >= 1, d0 >= 0 (got %ld, %ld, %ld)",
+                       np, nd, d0);
+    if (law->nb < 0 || (law->nb > 0 && (law->nh < 1 || law->nh > RL_FARPRED_NH || !law->chi)))
+        return rl_fail(err, RL_EINPUT, "a law needs 1 to %d harmonics per block", RL_FARPRED_NH);
+    if (!isfinite(slope))
+        return rl_fail(err, RL_EINPUT, "the ALiBi slope must be finite");
+    return RL_OK;
+}
+
 rl_status rl_farpred_logmean(const rl_farpred_law *law, long np, const double *c,
                              const double complex *A, double slope, long d0, long nd, double *logm,
                              double *sbar, rl_err *err)
 {
-    rl_farpred_ws *ws = rl_farpred_ws_alloc(law->nb > 0 ? law->nb : 0, nd > 0 ? nd : 1);
+    RL_TRY(logmean_check(law, np, nd, d0, slope, err));
+    rl_farpred_ws *ws = rl_farpred_ws_alloc(law->nb, nd);
     const rl_status st = rl_farpred_logmean_ws(ws, law, np, c, A, slope, d0, nd, logm, sbar, err);
     rl_farpred_ws_free(ws);
     return st;
@@ -166,16 +180,10 @@ rl_status rl_farpred_logmean_ws(rl_farpred_ws *ws, const rl_farpred_law *law, lo
                                 const double complex *A, double slope, long d0, long nd, double *logm,
                                 double *sbar, rl_err *err)
 {
-    if (np < 1 || nd < 1 || d0 < 0)
-        return rl_fail(err, RL_EINPUT, "need pairs >= 1, distances >= 1, d0 >= 0 (got %ld, %ld, %ld)",
-                       np, nd, d0);
-    if (law->nb < 0 || (law->nb > 0 && (law->nh < 1 || law->nh > RL_FARPRED_NH || !law->chi)))
-        return rl_fail(err, RL_EINPUT, "a law needs 1 to %d harmonics per block", RL_FARPRED_NH);
+    RL_TRY(logmean_check(law, np, nd, d0, slope, err));
     if (!ws || law->nb > ws->nb || nd > ws->nd)
         return rl_fail(err, RL_EINPUT, "the workspace holds %d blocks and %ld distances, the law asks %d and %ld",
                        ws ? ws->nb : 0, ws ? ws->nd : 0L, law->nb, nd);
-    if (!isfinite(slope))
-        return rl_fail(err, RL_EINPUT, "the ALiBi slope must be finite");
     const int nb = law->nb, nh = law->nh;
     int *det = ws->det;
     for (int b = 0; b < nb; b++)
