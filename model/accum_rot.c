@@ -158,9 +158,9 @@ static void lf_mlp_forward(const rl_scheme_ctx *x, const float *ln, long n, floa
 {
     const int C = x->cfg->width, HP = C / 2;
     float *const *w = x->w;
-    rl_matmul_forward(h, ln, w[RL_LF_FCW], w[RL_LF_FCB], n, C, C);
-    rl_gelu_forward(hg, h, n * C);
-    rl_matmul_forward(z, hg, w[RL_LF_PROJW], w[RL_LF_PROJB], n, C, HP);
+    const rl_tile_after gelu = { .gelu_to = hg };
+    rl_matmul_forward(h, ln, w[RL_LF_FCW], w[RL_LF_FCB], n, C, C, &gelu);
+    rl_matmul_forward(z, hg, w[RL_LF_PROJW], w[RL_LF_PROJB], n, C, HP, NULL);
     rl_layernorm_forward(y, mean, rstd, z, w[RL_LF_LNW], w[RL_LF_LNB], n, HP);
 }
 
@@ -338,11 +338,11 @@ static void lf_input_backward(void *st, const rl_scheme_ctx *x, int l, const flo
     memset(a->dz, 0, sizeof(float) * N * HP);
     rl_layernorm_backward(a->dz, gw[RL_LF_LNW], gw[RL_LF_LNB], dang, AT(a, a->z, l), pw[RL_LF_LNW],
                           AT(a, a->mean, l), AT(a, a->rstd, l), N, HP);
+    const rl_tile_after gelu = { .gelu_at = AT(a, a->h, l) }, into_dln = { .sum_to = dln, .sum_with = dln };
     rl_matmul_backward(a->dh, gw[RL_LF_PROJW], gw[RL_LF_PROJB], a->dz, AT(a, a->hg, l),
-                       pw[RL_LF_PROJW], N, C, HP);
-    rl_gelu_backward(a->dh, AT(a, a->h, l), a->dh, N * C);
-    rl_matmul_backward(a->dx, gw[RL_LF_FCW], gw[RL_LF_FCB], a->dh, ln, pw[RL_LF_FCW], N, C, C);
-    rl_residual_forward(dln, dln, a->dx, N * C);
+                       pw[RL_LF_PROJW], N, C, HP, &gelu);
+    rl_matmul_backward(a->dx, gw[RL_LF_FCW], gw[RL_LF_FCB], a->dh, ln, pw[RL_LF_FCW], N, C, C,
+                       &into_dln);
 }
 
 const rl_scheme rl_scheme_lf = {

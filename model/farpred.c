@@ -262,7 +262,7 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
         for (int l = 0; l < Lay && st == RL_OK; l++) {
             const float *qkv = m->a[l].qkv; /* q, k rotated in place by the forward */
             const float *wq = m->p.blk[l][RL_QKVW], *bq = m->p.blk[l][RL_QKVB];
-            rl_matmul_forward(raw, m->a[l].ln1, wq, bq, (long)nbw * T, C, 3 * C);
+            rl_matmul_forward(raw, m->a[l].ln1, wq, bq, (long)nbw * T, C, 3 * C, NULL);
             for (int b = 0; b < nbw && st == RL_OK; b++) {
                 const long g = g0 + b;
                 const float *qb = qkv + (long)b * T * 3 * C, *rb = raw + (long)b * T * 3 * C;

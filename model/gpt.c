@@ -298,7 +298,8 @@ static rl_attn_shape attn_shape(const rl_gpt *m, int B, int T)
  * else streaming, observed by obs); out = atty Wproj^T + b (out may be ln). */
 static void attn_forward(const rl_gpt *m, void *st, int l, const float *ln, const uint16_t *tok,
                          long ld, uint64_t key, float *scratch, float *qkv, float *att,
-                         float *atty, float *out, int B, int T, const rl_attn_observer *obs)
+                         float *atty, float *out, int B, int T, const rl_attn_observer *obs,
+                         const rl_tile_after *after)
 {
     float *const *w = m->p.blk[l];
     const int C = m->cfg.width;
@@ -306,23 +307,25 @@ static void attn_forward(const rl_gpt *m, void *st, int l, const float *ln, cons
     const rl_scheme *S = m->sx.s;
     if (S->prepare)
         S->prepare(st, &m->sx, l, ln, tok, ld, B, T, key, scratch);
-    rl_matmul_forward(qkv, ln, w[RL_QKVW], w[RL_QKVB], N, C, 3 * C);
+    rl_matmul_forward(qkv, ln, w[RL_QKVW], w[RL_QKVB], N, C, 3 * C, NULL);
     rl_attn_shape s = attn_shape(m, B, T);
     s.observe = obs;
     S->attend(st, &m->sx, l, qkv, att, atty, &s);
-    rl_matmul_forward(out, atty, w[RL_PROJW], w[RL_PROJB], N, C, C);
+    rl_matmul_forward(out, atty, w[RL_PROJW], w[RL_PROJB], N, C, C, after);
 }
 
-/* ln = LN2(x); h = ln Wfc^T + b; hg = GELU(h) (hg may be h); out = hg Wfc2^T + b. */
+/* ln = LN2(x); h = ln Wfc^T + b; hg = GELU(h) (hg may be h; in fc's tiles);
+ * out = hg Wfc2^T + b, then `after` in fc2's tiles. */
 static void mlp_forward(const rl_gpt *m, int l, const float *x, float *ln, float *mean,
-                        float *rstd, float *h, float *hg, float *out, long N)
+                        float *rstd, float *h, float *hg, float *out, long N,
+                        const rl_tile_after *after)
 {
     float *const *w = m->p.blk[l];
     const int C = m->cfg.width;
+    const rl_tile_after gelu = { .gelu_to = hg };
     rl_layernorm_forward(ln, mean, rstd, x, w[RL_LN2W], w[RL_LN2B], N, C);
-    rl_matmul_forward(h, ln, w[RL_FCW], w[RL_FCB], N, C, 4 * C);
-    rl_gelu_forward(hg, h, N * 4 * C);
-    rl_matmul_forward(out, hg, w[RL_FC2W], w[RL_FC2B], N, 4 * C, C);
+    rl_matmul_forward(h, ln, w[RL_FCW], w[RL_FCB], N, C, 4 * C, &gelu);
+    rl_matmul_forward(out, hg, w[RL_FC2W], w[RL_FC2B], N, 4 * C, C, after);
 }
 
 /* Dropout key of (layer, site): site 0 embedding, 1 attention branch, 2 MLP. */
@@ -353,18 +356,26 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
         rl_block_acts *a = &m->a[l];
         float *const *w = m->p.blk[l];
         rl_layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, x, w[RL_LN1W], w[RL_LN1B], N, C);
+        /* without dropout the residual sums run in the projections' tiles */
+        const int fuse = !(m->drop > 0);
+        const rl_tile_after r2 = { .sum_to = a->res2, .sum_with = x },
+                            r3 = { .sum_to = a->res3, .sum_with = a->res2 };
         attn_forward(m, m->ss.st, l, a->ln1, tok, ld, drop_key, NULL, a->qkv, a->att, a->atty,
-                     a->res2, B, T, NULL);
-        rl_dropout(a->res2, N * C, m->drop, site_key(m, l, 1));
-        rl_residual_forward(a->res2, a->res2, x, N * C);
+                     a->res2, B, T, NULL, fuse ? &r2 : NULL);
+        if (!fuse) {
+            rl_dropout(a->res2, N * C, m->drop, site_key(m, l, 1));
+            rl_residual_forward(a->res2, a->res2, x, N * C);
+        }
         mlp_forward(m, l, a->res2, a->ln2, a->ln2_mean, a->ln2_rstd, a->fch, a->fch_gelu,
-                    a->res3, N);
-        rl_dropout(a->res3, N * C, m->drop, site_key(m, l, 2));
-        rl_residual_forward(a->res3, a->res3, a->res2, N * C);
+                    a->res3, N, fuse ? &r3 : NULL);
+        if (!fuse) {
+            rl_dropout(a->res3, N * C, m->drop, site_key(m, l, 2));
+            rl_residual_forward(a->res3, a->res3, a->res2, N * C);
+        }
         x = a->res3;
     }
     rl_layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, x, m->p.lnfw, m->p.lnfb, N, C);
-    rl_matmul_forward(m->logits, m->lnf, m->p.headw, m->p.headb, N, C, V);
+    rl_matmul_forward(m->logits, m->lnf, m->p.headw, m->p.headb, N, C, V, NULL);
     rl_xent_forward(m->logits, m->losses, tok + 1, ld, B, T, V);
     double sum = 0;
     for (long i = 0; i < N; i++)
@@ -390,7 +401,8 @@ void rl_gpt_backward(rl_gpt *m, float scale)
     const rl_scheme *S = m->sx.s;
     rl_xent_backward(m->logits, m->tok + 1, m->ldtok, B, T, V, scale);
     const float *xL = m->cfg.layers ? m->a[m->cfg.layers - 1].res3 : m->enc;
-    rl_matmul_backward(m->dC1, m->g.headw, m->g.headb, m->logits, m->lnf, m->p.headw, N, C, V);
+    rl_matmul_backward(m->dC1, m->g.headw, m->g.headb, m->logits, m->lnf, m->p.headw, N, C, V,
+                       NULL);
     memset(m->dres, 0, sizeof(float) * NC);
     rl_layernorm_backward(m->dres, m->g.lnfw, m->g.lnfb, m->dC1, xL, m->p.lnfw, m->lnf_mean,
                           m->lnf_rstd, N, C);
@@ -402,20 +414,21 @@ void rl_gpt_backward(rl_gpt *m, float scale)
         const float *x = l ? m->a[l - 1].res3 : m->enc;
         /* MLP branch: res3 = res2 + Drop(FC2(GELU(FC(LN2(res2))))) */
         const float *d = dropout_grad(m, m->dC2, NC, site_key(m, l, 2));
+        const rl_tile_after gelu = { .gelu_at = a->fch }; /* d4C *= gelu'(fch) in its tiles */
         rl_matmul_backward(m->d4C, g[RL_FC2W], g[RL_FC2B], d, a->fch_gelu, w[RL_FC2W], N,
-                           4 * C, C);
-        rl_gelu_backward(m->d4C, a->fch, m->d4C, 4 * NC);
+                           4 * C, C, &gelu);
         rl_matmul_backward(m->dC1, g[RL_FCW], g[RL_FCB], m->d4C, a->ln2, w[RL_FCW], N, C,
-                           4 * C);
+                           4 * C, NULL);
         rl_layernorm_backward(m->dres, g[RL_LN2W], g[RL_LN2B], m->dC1, a->res2, w[RL_LN2W],
                               a->ln2_mean, a->ln2_rstd, N, C);
         /* attention branch: res2 = x + Drop(Proj(Attend(QKV(LN1(x))))) */
         d = dropout_grad(m, m->dC2, NC, site_key(m, l, 1));
-        rl_matmul_backward(m->dC1, g[RL_PROJW], g[RL_PROJB], d, a->atty, w[RL_PROJW], N, C, C);
+        rl_matmul_backward(m->dC1, g[RL_PROJW], g[RL_PROJB], d, a->atty, w[RL_PROJW], N, C, C,
+                           NULL);
         S->attend_backward(m->ss.st, &m->sx, l, m->dC1, m->d3C, m->datt, a->att, a->qkv, a->atty,
                            &s);
         rl_matmul_backward(m->dC1, g[RL_QKVW], g[RL_QKVB], m->d3C, a->ln1, w[RL_QKVW], N, C,
-                           3 * C);
+                           3 * C, NULL);
         if (S->input_backward) /* the scheme's parameters, and its share of d LN1 */
             S->input_backward(m->ss.st, &m->sx, l, a->ln1, m->tok, m->ldtok, B, T, m->dC1);
         rl_layernorm_backward(m->dres, g[RL_LN1W], g[RL_LN1B], m->dC1, x, w[RL_LN1W],
@@ -529,21 +542,22 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
         rl_layernorm_forward(e->ln, NULL, NULL, e->x, w[RL_LN1W], w[RL_LN1B], L, C);
         const rl_attn_observer obs = { observe_layer, e };
         e->layer = l;
+        /* x += the branch, in the projections' tiles */
+        const rl_tile_after into_x = { .sum_to = e->x, .sum_with = e->x };
         attn_forward(m, e->ss.st, l, e->ln, tok, L, key, e->h, e->qkv, NULL, e->atty, e->ln, 1,
-                     (int)L, e->observe ? &obs : NULL);
-        rl_residual_forward(e->x, e->x, e->ln, L * C);
+                     (int)L, e->observe ? &obs : NULL, &into_x);
         for (long r0 = 0; r0 < L; r0 += EVAL_CHUNK) {
             const long n = L - r0 < EVAL_CHUNK ? L - r0 : EVAL_CHUNK;
             float *xc = e->x + r0 * C;
-            mlp_forward(m, l, xc, e->ln, NULL, NULL, e->h, e->h, e->out, n);
-            rl_residual_forward(xc, xc, e->out, n * C);
+            const rl_tile_after into_xc = { .sum_to = xc, .sum_with = xc };
+            mlp_forward(m, l, xc, e->ln, NULL, NULL, e->h, e->h, e->out, n, &into_xc);
         }
     }
     double sum = 0;
     for (long r0 = 0; r0 < L; r0 += EVAL_CHUNK) {
         const long n = L - r0 < EVAL_CHUNK ? L - r0 : EVAL_CHUNK;
         rl_layernorm_forward(e->ln, NULL, NULL, e->x + r0 * C, m->p.lnfw, m->p.lnfb, n, C);
-        rl_matmul_forward(e->logits, e->ln, m->p.headw, m->p.headb, n, C, V);
+        rl_matmul_forward(e->logits, e->ln, m->p.headw, m->p.headb, n, C, V, NULL);
         rl_xent_forward(e->logits, e->losses, tok + r0 + 1, n, 1, (int)n, V);
         for (long i = 0; i < n; i++)
             sum += e->losses[i];

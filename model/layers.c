@@ -60,10 +60,30 @@ static void gemm_tile(const gemm_job *g, int t, int *i0, int *j0, int *m, int *n
                 g->ldc);
 }
 
+/* The tile's rows [i0, i0 + m) x columns [j0, j0 + n) of Y (row stride ld)
+ * through `after` (layers.h): the layer that would have made a pass of its
+ * own over the whole array, applied to the tile while it is in cache. */
+static void tile_after(const rl_tile_after *a, float *Y, int ld, int i0, int j0, int m, int n)
+{
+    if (!a)
+        return;
+    for (long i = i0; i < i0 + m; i++) {
+        const long k = i * ld + j0;
+        if (a->gelu_at)
+            rl_gelu_grad_array(Y + k, a->gelu_at + k, Y + k, n);
+        if (a->gelu_to)
+            rl_gelu_array(a->gelu_to + k, Y + k, n);
+        if (a->sum_to)
+            for (int c = 0; c < n; c++)
+                a->sum_to[k + c] = Y[k + c] + a->sum_with[k + c];
+    }
+}
+
 /* Each tile adds the bias to its own block right after its product, in the
- * region that computed it: out = (inp W^T) + b, the sum as before. */
+ * region that computed it: out = (inp W^T) + b, the sum as before; then
+ * `after`. */
 void rl_matmul_forward(float *out, const float *inp, const float *w, const float *b,
-                       long N, int C, int OC)
+                       long N, int C, int OC, const rl_tile_after *after)
 {
     const gemm_job g = { 0, 1, (int)N, OC, C, 1.0f, 0.0f, inp, w, C, C, OC, out };
     const int nt = gemm_tiles(&g);
@@ -75,6 +95,7 @@ void rl_matmul_forward(float *out, const float *inp, const float *w, const float
             for (long i = i0; i < i0 + m; i++)
                 for (int o = j0; o < j0 + n; o++)
                     out[i * OC + o] += b[o];
+        tile_after(after, out, OC, i0, j0, m, n);
     }
 }
 
@@ -83,7 +104,8 @@ void rl_matmul_forward(float *out, const float *inp, const float *w, const float
  * are one list of items, taken dynamically: a dW of one tile (width 128:
  * C x C) no longer holds one core while the other waits. */
 void rl_matmul_backward(float *dinp, float *dw, float *db, const float *dout,
-                        const float *inp, const float *w, long N, int C, int OC)
+                        const float *inp, const float *w, long N, int C, int OC,
+                        const rl_tile_after *after)
 {
     /* dinp (N x C) = dout (N x OC) W (OC x C);  dW (OC x C) += dout^T (OC x N) inp (N x C) */
     const gemm_job gi = { 0, 0, (int)N, C, OC, 1.0f, 0.0f, dout, w, OC, C, C, dinp };
@@ -94,9 +116,10 @@ void rl_matmul_backward(float *dinp, float *dw, float *db, const float *dout,
         int i0, j0, m, n;
         if (t < nw) /* the larger items first: dW's tiles sum over all N rows */
             gemm_tile(&gw, t, &i0, &j0, &m, &n);
-        else if (t < nw + ni)
+        else if (t < nw + ni) {
             gemm_tile(&gi, t - nw, &i0, &j0, &m, &n);
-        else {
+            tile_after(after, dinp, C, i0, j0, m, n);
+        } else {
             const int c0 = (t - nw - ni) * 16;
             colsum_chunk(db, dout, N, OC, c0, c0 + 16 < OC ? c0 + 16 : OC);
         }

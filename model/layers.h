@@ -11,17 +11,35 @@
 
 #include <stdint.h>
 
+/* What a matmul does to each tile of its written product Y (forward: out
+ * after its bias; backward: dinp) while the tile is still in cache, in this
+ * order, each element by the operations of the separate layer it replaces
+ * (so the same bits, NOTES.md §16.6); a NULL field does nothing, a NULL
+ * rl_tile_after nothing at all:
+ *   gelu_at:  Y = Y * gelu'(gelu_at)        (rl_gelu_backward in place)
+ *   gelu_to:  gelu_to = GELU(Y)             (rl_gelu_forward; may be Y)
+ *   sum_to:   sum_to = Y + sum_with         (rl_residual_forward; sum_to may
+ *             be Y or sum_with)
+ * Each array is indexed like Y (row stride: Y's columns). */
+typedef struct {
+    const float *gelu_at;
+    float *gelu_to;
+    float *sum_to;
+    const float *sum_with;
+} rl_tile_after;
+
 /* out = inp W^T + b  (inp N x C, W OC x C, b OC or NULL), through sgemm,
  * the same bits for any thread count: OpenBLAS's own threading splits the
  * work by thread count and its edge kernels sum in another order, so out is
  * cut into fixed tiles (independent of the thread count), each computed by a
  * single-threaded sgemm call inside our OpenMP loop. */
 void rl_matmul_forward(float *out, const float *inp, const float *w, const float *b,
-                       long N, int C, int OC);
+                       long N, int C, int OC, const rl_tile_after *after);
 /* dinp = dout W (written; skipped when dinp is NULL); dW += dout^T inp;
  * db += column sums of dout (skipped when db is NULL). */
 void rl_matmul_backward(float *dinp, float *dw, float *db, const float *dout,
-                        const float *inp, const float *w, long N, int C, int OC);
+                        const float *inp, const float *w, long N, int C, int OC,
+                        const rl_tile_after *after);
 
 /* LayerNorm with bias: y = (x - mu) * rstd * w + b, rstd = 1/sqrt(var + 1e-5),
  * variance biased (divide by C).  mean and rstd are saved per row. */

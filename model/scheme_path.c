@@ -73,9 +73,9 @@ static void path_prepare(void *st, const rl_scheme_ctx *x, int l, const float *l
     const int C = x->cfg->width, H = x->cfg->heads;
     const long N = (long)B * T;
     float *w = p->w + l * p->block, *rnorm = p->rnorm + l * p->block, *beta = p->beta + l * p->block;
-    rl_matmul_forward(w, ln, pw[PATH_WW], pw[PATH_WB], N, C, C);
+    rl_matmul_forward(w, ln, pw[PATH_WW], pw[PATH_WB], N, C, C, NULL);
     rl_path_wnorm_forward(w, rnorm, C, N, H, x->hd);
-    rl_matmul_forward(beta, ln, pw[PATH_UW], pw[PATH_UB], N, C, H);
+    rl_matmul_forward(beta, ln, pw[PATH_UW], pw[PATH_UB], N, C, H, NULL);
     rl_path_beta_forward(beta, beta, N * H);
 }
 
@@ -116,10 +116,10 @@ static void path_input_backward(void *st, const rl_scheme_ctx *x, int l, const f
     float *const *pw = x->w + l * PATH_TENSORS, *const *pg = x->g + l * PATH_TENSORS;
     const int C = x->cfg->width, H = x->cfg->heads;
     const long N = (long)B * T;
-    rl_matmul_backward(p->dx, pg[PATH_WW], pg[PATH_WB], p->dw, ln, pw[PATH_WW], N, C, C);
-    rl_residual_forward(dln, dln, p->dx, N * C);
-    rl_matmul_backward(p->dx, pg[PATH_UW], pg[PATH_UB], p->dbeta, ln, pw[PATH_UW], N, C, H);
-    rl_residual_forward(dln, dln, p->dx, N * C);
+    const rl_tile_after into_dln = { .sum_to = dln, .sum_with = dln };
+    rl_matmul_backward(p->dx, pg[PATH_WW], pg[PATH_WB], p->dw, ln, pw[PATH_WW], N, C, C, &into_dln);
+    rl_matmul_backward(p->dx, pg[PATH_UW], pg[PATH_UB], p->dbeta, ln, pw[PATH_UW], N, C, H,
+                       &into_dln);
 }
 
 const rl_scheme rl_scheme_path = {

@@ -22,7 +22,7 @@ typedef struct { long N; int C, OC; float *x, *w, *b, *out, *R; } mm_ctx;
 static double mm_loss(void *p)
 {
     mm_ctx *c = p;
-    rl_matmul_forward(c->out, c->x, c->w, c->b, c->N, c->C, c->OC);
+    rl_matmul_forward(c->out, c->x, c->w, c->b, c->N, c->C, c->OC, NULL);
     return tm_dot(c->out, c->R, c->N * c->OC);
 }
 
@@ -34,7 +34,7 @@ Test(model_grad, matmul)
     c.x = buf; c.w = c.x + nx; c.b = c.w + nw; c.out = c.b + c.OC; c.R = c.out + no;
     float *dx = c.R + no, *dw = dx + nx, *db = dw + nw;
     tm_randn(c.x, nx, 1, 1); tm_randn(c.w, nw, 2, 1); tm_randn(c.b, c.OC, 3, 1); tm_randn(c.R, no, 4, 1);
-    rl_matmul_backward(dx, dw, db, c.R, c.x, c.w, c.N, c.C, c.OC);
+    rl_matmul_backward(dx, dw, db, c.R, c.x, c.w, c.N, c.C, c.OC, NULL);
     CHECK(mm_loss, &c, c.x, dx, nx, "matmul dinp");
     CHECK(mm_loss, &c, c.w, dw, nw, "matmul dW");
     CHECK(mm_loss, &c, c.b, db, c.OC, "matmul db");

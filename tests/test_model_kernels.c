@@ -163,8 +163,8 @@ Test(model_kernels, matmul_same_bits_any_thread_count)
             db[p] = malloc(sizeof(float) * OC);
             tm_randn(dw[p], (long)OC * C, 5, 1.0f); /* accumulated into */
             tm_randn(db[p], OC, 6, 1.0f);
-            rl_matmul_forward(o[p], x, w, b, N, C, OC);
-            rl_matmul_backward(dx[p], dw[p], db[p], d, x, w, N, C, OC);
+            rl_matmul_forward(o[p], x, w, b, N, C, OC, NULL);
+            rl_matmul_backward(dx[p], dw[p], db[p], d, x, w, N, C, OC, NULL);
         }
         cr_expect(memcmp(o[0], o[1], sizeof(float) * N * OC) == 0, "forward N %ld C %d OC %d", N, C, OC);
         cr_expect(memcmp(dx[0], dx[1], sizeof(float) * N * C) == 0, "dinp N %ld C %d OC %d", N, C, OC);
@@ -180,6 +180,65 @@ Test(model_kernels, matmul_same_bits_any_thread_count)
         free(w);
         free(b);
         free(d);
+    }
+    omp_set_num_threads(2);
+}
+
+/* What a matmul does in its tiles (rl_tile_after: GELU, its gradient, a
+ * residual sum) gives the bits of the separate layers it replaces, run after
+ * the whole product, on one thread and on two; at one tile, at edge tiles
+ * whose widths are no multiple of the vector width (600 = 512 + 88), and at
+ * fc's shape of width 128. */
+Test(model_kernels, matmul_after_is_the_separate_layers)
+{
+    const int shapes[][3] = { { 5, 7, 3 }, { 300, 130, 600 }, { 1024, 128, 512 } };
+    for (int s = 0; s < 3; s++) {
+        const long N = shapes[s][0];
+        const int C = shapes[s][1], OC = shapes[s][2];
+        const long NO = N * OC, NC = N * C;
+        float *x = malloc(sizeof(float) * NC), *w = malloc(sizeof(float) * OC * C), *b = malloc(sizeof(float) * OC);
+        float *d = malloc(sizeof(float) * NO), *r = malloc(sizeof(float) * NO), *at = malloc(sizeof(float) * NC);
+        float *acc0 = malloc(sizeof(float) * NC);
+        tm_randn(x, NC, 11, 1.0f);
+        tm_randn(w, (long)OC * C, 12, 0.3f);
+        tm_randn(b, OC, 13, 1.0f);
+        tm_randn(d, NO, 14, 1.0f);
+        tm_randn(r, NO, 15, 1.0f);
+        tm_randn(at, NC, 16, 2.0f);
+        tm_randn(acc0, NC, 17, 1.0f);
+        for (int p = 0; p < 2; p++) {
+            omp_set_num_threads(p + 1);
+            float *o1 = malloc(sizeof(float) * NO), *g1 = malloc(sizeof(float) * NO), *s1 = malloc(sizeof(float) * NO);
+            float *o2 = malloc(sizeof(float) * NO), *g2 = malloc(sizeof(float) * NO), *s2 = malloc(sizeof(float) * NO);
+            /* forward: GELU(Y) and Y + r, separately and in the tiles */
+            rl_matmul_forward(o1, x, w, b, N, C, OC, NULL);
+            rl_gelu_forward(g1, o1, NO);
+            rl_residual_forward(s1, o1, r, NO);
+            const rl_tile_after fa = { .gelu_to = g2, .sum_to = s2, .sum_with = r };
+            rl_matmul_forward(o2, x, w, b, N, C, OC, &fa);
+            cr_expect(memcmp(o1, o2, sizeof(float) * NO) == 0, "Y, N %ld C %d OC %d", N, C, OC);
+            cr_expect(memcmp(g1, g2, sizeof(float) * NO) == 0, "GELU(Y), N %ld C %d OC %d", N, C, OC);
+            cr_expect(memcmp(s1, s2, sizeof(float) * NO) == 0, "Y + r, N %ld C %d OC %d", N, C, OC);
+            /* backward: dinp *= gelu'(at), then acc += dinp, in place */
+            float *dx1 = malloc(sizeof(float) * NC), *dx2 = malloc(sizeof(float) * NC);
+            float *a1 = malloc(sizeof(float) * NC), *a2 = malloc(sizeof(float) * NC);
+            float *dw1 = calloc((size_t)OC * C, sizeof(float)), *dw2 = calloc((size_t)OC * C, sizeof(float));
+            float *db1 = calloc((size_t)OC, sizeof(float)), *db2 = calloc((size_t)OC, sizeof(float));
+            memcpy(a1, acc0, sizeof(float) * NC);
+            memcpy(a2, acc0, sizeof(float) * NC);
+            rl_matmul_backward(dx1, dw1, db1, d, x, w, N, C, OC, NULL);
+            rl_gelu_backward(dx1, at, dx1, NC);
+            rl_residual_forward(a1, a1, dx1, NC);
+            const rl_tile_after ba = { .gelu_at = at, .sum_to = a2, .sum_with = a2 };
+            rl_matmul_backward(dx2, dw2, db2, d, x, w, N, C, OC, &ba);
+            cr_expect(memcmp(dx1, dx2, sizeof(float) * NC) == 0, "dinp, N %ld C %d OC %d", N, C, OC);
+            cr_expect(memcmp(a1, a2, sizeof(float) * NC) == 0, "acc + dinp, N %ld C %d OC %d", N, C, OC);
+            cr_expect(memcmp(dw1, dw2, sizeof(float) * OC * C) == 0, "dW, N %ld C %d OC %d", N, C, OC);
+            cr_expect(memcmp(db1, db2, sizeof(float) * OC) == 0, "db, N %ld C %d OC %d", N, C, OC);
+            free(o1), free(g1), free(s1), free(o2), free(g2), free(s2);
+            free(dx1), free(dx2), free(a1), free(a2), free(dw1), free(dw2), free(db1), free(db2);
+        }
+        free(x), free(w), free(b), free(d), free(r), free(at), free(acc0);
     }
     omp_set_num_threads(2);
 }
