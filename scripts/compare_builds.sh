@@ -10,26 +10,43 @@
 #   Haswell kernels the committed grid was trained on; compares ckpt.bin,
 #   eval.tsv and log.tsv (its columns without the speed) with cmp.  Prints one
 #   line per kernel set and one per differing file; exit status 1 when any
-#   file differs.
+#   file differs.  A bad argument, missing data or a failed run: one line and
+#   status 2.  It writes only inside its own temporary folder, removed at exit.
 # usage: sh scripts/compare_builds.sh speed OLD NEW [ROUNDS]
 #   median tokens/s of `routelab train` (steps after the sixth) at llm.c's two
 #   CPU shapes and the phenomena grid's, on 1 and 2 threads, the builds
 #   alternated ROUNDS times (default 2) so that both see the same load.
 set -eu
-MODE=$1 OLD=$(readlink -f "$2") NEW=$(readlink -f "$3")
+die() {
+    echo "compare_builds.sh: $*" >&2
+    exit 2
+}
+[ $# -ge 3 ] || die "usage: sh scripts/compare_builds.sh bytes|speed OLD NEW [ROUNDS]"
+MODE=$1
+case $MODE in bytes | speed) ;; *) die "unknown mode '$MODE' (bytes or speed)" ;; esac
+for b in "$2" "$3"; do
+    [ -f "$b" ] && [ -x "$b" ] || die "'$b' is not an executable file"
+done
+OLD=$(readlink -f "$2") NEW=$(readlink -f "$3")
+ROUNDS=${4:-2}
+case $ROUNDS in '' | *[!0-9]*) die "ROUNDS '$ROUNDS' is not a positive integer" ;; esac
+[ "$ROUNDS" -gt 0 ] || die "ROUNDS '$ROUNDS' is not a positive integer"
+[ -f data/brown/train.bin ] || die "no data/brown here (run it from the repository root after make setup-data)"
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 
-bytes_run() { # bytes_run BIN OUT [env ...]
+# bytes_run BIN OUT [env ...]: returns nonzero, naming the run that failed
+bytes_run() {
     bin=$1 out=$2
     shift 2
-    env "$@" sh scripts/train_every_scheme.sh "$bin" data/brown "$out/small" >/dev/null 2>&1
+    env "$@" sh scripts/train_every_scheme.sh "$bin" data/brown "$out/small" >/dev/null 2>&1 ||
+        { echo "train_every_scheme.sh with $bin"; return 1; }
     for p in rope random_qkv lf_qk path alibi; do
         env "$@" "$bin" train --data data/brown --out "$out/w128/$p" --pos "$p" --layers 2 --width 128 \
             --heads 4 --ctx 64 --batch 16 --steps 12 --val-every 6 --val-batches 2 --lr cosine:1e-3:2 \
-            --threads 2 --seed 5 >/dev/null 2>&1
+            --threads 2 --seed 5 >/dev/null 2>&1 || { echo "$bin train --pos $p"; return 1; }
         env "$@" "$bin" eval --ckpt "$out/w128/$p/ckpt.bin" --data data/brown --lengths 64,512 \
-            --threads 2 >/dev/null 2>&1
+            --threads 2 >/dev/null 2>&1 || { echo "$bin eval of $p"; return 1; }
     done
 }
 
@@ -38,8 +55,8 @@ if [ "$MODE" = bytes ]; then
     for core in own Haswell; do
         set --
         [ $core = Haswell ] && set -- OPENBLAS_CORETYPE=Haswell
-        bytes_run "$OLD" "$D/$core/old" "$@"
-        bytes_run "$NEW" "$D/$core/new" "$@"
+        why=$(bytes_run "$OLD" "$D/$core/old" "$@") || die "failed on the $core kernels: $why"
+        why=$(bytes_run "$NEW" "$D/$core/new" "$@") || die "failed on the $core kernels: $why"
         n=0 nd=0
         for f in $(cd "$D/$core/old" && find . -name ckpt.bin -o -name eval.tsv -o -name log.tsv | sort); do
             n=$((n + 1))
@@ -54,13 +71,14 @@ if [ "$MODE" = bytes ]; then
                 nd=$((nd + 1))
             fi
         done
+        [ $n -gt 0 ] || die "no files to compare on the $core kernels"
         echo "bytes, $core kernels: $n files compared, $nd differ"
         bad=$((bad + nd))
     done
     [ $bad -eq 0 ]
 elif [ "$MODE" = speed ]; then
     r=0
-    while [ $r -lt "${4:-2}" ]; do
+    while [ $r -lt "$ROUNDS" ]; do
         r=$((r + 1))
         for tag in old new; do
             bin=$OLD
@@ -71,15 +89,14 @@ elif [ "$MODE" = speed ]; then
                     rm -rf "$D/x"
                     "$bin" train --data data/brown --out "$D/x" --layers "$1" --width "$2" --heads "$3" \
                         --ctx "$4" --batch "$5" --steps "$6" --lr 1e-3 --threads $th --val-every 100000 \
-                        --val-batches 1 --ckpt-every 100000 >/dev/null 2>&1
+                        --val-batches 1 --ckpt-every 100000 >/dev/null 2>&1 ||
+                        die "$bin train at ${1}L w$2 on $th threads failed"
                     med=$(awk -F'\t' 'NR > 6 { print $5 }' "$D/x/log.tsv" | sort -n |
                         awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+                    [ -n "$med" ] || die "$bin train at ${1}L w$2 logged no steps"
                     echo "round $r $tag: $th thr ${1}L w$2 T$4 B$5: $med tok/s"
                 done
             done
         done
     done
-else
-    echo "compare_builds.sh: unknown mode '$MODE' (bytes or speed)" >&2
-    exit 2
 fi

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "../core/util.h"
 #include "helpers.h"
@@ -815,6 +816,28 @@ Test(reproduce, grid_farpred_script_restores_the_prediction, .timeout = 240)
     th_rmdir(d);
 }
 
+/* Run grid_farpred.sh on the grid copy d/c; it must refuse: status 2 and one
+ * line on stderr, which is returned. */
+static char *grid_farpred_refusal(const char *d, const char *root)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
+    const int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d, not 2", cmd, st);
+    char *err = rl_read_file(th_path(d, "err"), NULL);
+    cr_assert(err);
+    cr_expect_eq(th_lines(err), 1, "not one line:\n%s", err);
+    return err;
+}
+
+/* The grid copy d/c is what it was before the script (d/before). */
+static void expect_grid_as_before(const char *d)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "diff -r %s/before %s/c", d, d);
+    cr_expect_eq(system(cmd), 0, "the committed grid was changed");
+}
+
 /* A retrained model whose log is not the committed one (another OpenBLAS kernel set trains
  * another model from the first step, NOTES.md §17.4): the script stops with one line naming
  * the step and the kernels, status 2, and the committed grid is left as it was. */
@@ -829,17 +852,11 @@ Test(reproduce, grid_farpred_script_refuses_another_model, .timeout = 240)
              "mv %s/l %s/c/models/rope/seed42/log.tsv && cp -r %s/c %s/before",
              d, d, d, d, d, d);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
-    snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
-    const int st = system(cmd);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d, not 2", cmd, st);
-    char *err = rl_read_file(th_path(d, "err"), NULL);
-    cr_assert(err);
-    cr_expect_eq(th_lines(err), 1, "not one line:\n%s", err);
+    char *err = grid_farpred_refusal(d, root);
     cr_expect(strstr(err, "differs from") && strstr(err, "from step 2 on") && strstr(err, "OpenBLAS kernels ("),
               "the line names no step or kernels: %s", err);
     free(err);
-    snprintf(cmd, sizeof cmd, "diff -r %s/before %s/c", d, d);
-    cr_expect_eq(system(cmd), 0, "the committed grid was changed");
+    expect_grid_as_before(d);
     th_rmdir(d);
 }
 
@@ -852,17 +869,61 @@ Test(reproduce, grid_farpred_script_refuses_a_model_without_its_log, .timeout = 
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "rm %s/c/models/rope/seed42/log.tsv && cp -r %s/c %s/before", d, d, d);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
-    snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
-    const int st = system(cmd);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d, not 2", cmd, st);
-    char *err = rl_read_file(th_path(d, "err"), NULL);
-    cr_assert(err);
-    cr_expect_eq(th_lines(err), 1, "not one line:\n%s", err);
+    char *err = grid_farpred_refusal(d, root);
     cr_expect(strstr(err, "no readable log.tsv") != NULL, "the line names no file: %s", err);
     free(err);
     struct stat sb;
     cr_expect(stat(th_path(d, "g"), &sb) != 0, "the retraining folder was created");
-    snprintf(cmd, sizeof cmd, "diff -r %s/before %s/c", d, d);
-    cr_expect_eq(system(cmd), 0, "the committed grid was changed");
+    expect_grid_as_before(d);
+    th_rmdir(d);
+}
+
+/* scripts/compare_builds.sh (NOTES.md §16.6): a bad argument, missing data or a
+ * build whose run fails is one line and status 2, never a comparison of no
+ * files that passes.  Run from a folder with scripts/ and a stand-in data/brown,
+ * so the failing build fails before reading any data. */
+Test(reproduce, compare_builds_script_refuses_in_one_line, .timeout = 60)
+{
+    char *d = th_tmpdir(), cwd[4096], cmd[8192];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/w/data/brown %s/nodata && : > %s/w/data/brown/train.bin && ln -s %s/scripts %s/w/scripts && "
+             "printf '#!/bin/sh\\nexit 3\\n' > %s/bad && chmod +x %s/bad",
+             d, d, d, cwd, d, d, d);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    const struct {
+        const char *dir, *args, *needle;
+    } c[] = {
+        { "w", "", "usage" },
+        { "w", "fast BAD BAD", "unknown mode 'fast'" },
+        { "w", "bytes BAD /nonexistent", "not an executable file" },
+        { "w", "bytes BAD .", "not an executable file" },
+        { "w", "speed BAD BAD 0", "ROUNDS '0'" },
+        { "w", "speed BAD BAD 2x", "ROUNDS '2x'" },
+        { "nodata", "bytes BAD BAD", "no data/brown" },
+        { "w", "bytes BAD BAD", "failed on the own kernels" },
+        { "w", "speed BAD BAD 1", "train at 4L w256 on 1 threads failed" },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char args[512] = "";
+        for (const char *a = c[i].args; *a;) /* BAD: the failing build */
+            if (strncmp(a, "BAD", 3) == 0) {
+                snprintf(args + strlen(args), sizeof args - strlen(args), "%s/bad", d);
+                a += 3;
+            } else {
+                const size_t n = strlen(args);
+                args[n] = *a++;
+                args[n + 1] = 0;
+            }
+        snprintf(cmd, sizeof cmd, "cd %s/%s && sh %s/scripts/compare_builds.sh %s > %s/out 2> %s/err", d, c[i].dir,
+                 cwd, args, d, d);
+        const int st = system(cmd);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d, not 2", c[i].args, st);
+        char *err = rl_read_file(th_path(d, "err"), NULL);
+        cr_assert(err);
+        cr_expect_eq(th_lines(err), 1, "%s: not one line:\n%s", c[i].args, err);
+        cr_expect(strstr(err, c[i].needle) != NULL, "%s: the line lacks '%s': %s", c[i].args, c[i].needle, err);
+        free(err);
+    }
     th_rmdir(d);
 }
