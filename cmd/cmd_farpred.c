@@ -29,14 +29,18 @@ static void fail_outputs(char *made, rl_outfile **o, int n, rl_err *err)
     abort(); /* not reached */
 }
 
-/* farpred.tsv: the predictions per length, layer, head. */
+/* farpred.tsv: the predictions per length, layer, head: routelab's
+ * predictor (route) with its Monte Carlo SE, the same with mixing switched
+ * off (nomix), the mean-field form, dilution, the bound with lambda from
+ * within T; the entropies. */
 static void write_pred(FILE *f, const rl_farpred_row *r, long n)
 {
-    fprintf(f, "length\tlayer\thead\trho_theory\trho_dilution\trho_bound\tlambda_T\tentropy_theory"
-               "\tentropy_dilution\n");
+    fprintf(f, "length\tlayer\thead\trho_route\trho_route_se\trho_nomix\trho_nomix_se\trho_meanfield"
+               "\trho_dilution\trho_bound\tlambda_T\tentropy_route\tentropy_meanfield\tentropy_dilution\n");
     for (long k = 0; k < n; k++)
-        fprintf(f, "%ld\t%d\t%d\t%.6g\t%.6g\t%.6g\t%.4g\t%.6g\t%.6g\n", r[k].L, r[k].layer, r[k].head, r[k].theory,
-                r[k].dilution, r[k].bound, r[k].lambda, r[k].ent_theory, r[k].ent_dilution);
+        fprintf(f, "%ld\t%d\t%d\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.4g\t%.6g\t%.6g\t%.6g\n", r[k].L,
+                r[k].layer, r[k].head, r[k].route, r[k].route_se, r[k].nomix, r[k].nomix_se, r[k].meanfield,
+                r[k].dilution, r[k].bound, r[k].lambda, r[k].ent_route, r[k].ent_meanfield, r[k].ent_dilution);
 }
 
 /* within.tsv: the logit against distance within T, and at the band the
@@ -161,12 +165,15 @@ int cmd_farpred(int argc, char **argv)
     printf("farpred: %s (%s, T = %ld): %ld windows, %ld pairs per head; wrote %s/{farpred,within,blocks}.tsv\n",
            ckpath, rl_pos_name(m->cfg.pos), T, windows, pairs, out);
     for (int k = 0; k < nl; k++) {
-        double th = 0, di = 0;
+        double ro = 0, nm = 0, mf = 0, di = 0;
         for (long x = 0; x < NH; x++) {
-            th += rows[(long)k * NH + x].theory;
+            ro += rows[(long)k * NH + x].route;
+            nm += rows[(long)k * NH + x].nomix;
+            mf += rows[(long)k * NH + x].meanfield;
             di += rows[(long)k * NH + x].dilution;
         }
-        printf("farpred: L = %6ld  head-mean far mass: theory %.4f  dilution %.4f\n", Ls[k], th / NH, di / NH);
+        printf("farpred: L = %6ld  head-mean far mass: routelab %.4f  mixing off %.4f  mean-field %.4f  dilution "
+               "%.4f\n", Ls[k], ro / NH, nm / NH, mf / NH, di / NH);
     }
     free(rows);
     free(band);

@@ -74,5 +74,6 @@ enum {
 #define RL_STREAM_ROT_NOISE 0x524f544e4f495345ULL   /* "ROTNOISE": random/lf angle noise */
 #define RL_STREAM_EVAL_WINDOWS 0x4556574eULL        /* "EVWN": eval's window layout (model/data.c) */
 #define RL_STREAM_EVAL_REF 0x45565246ULL            /* "EVRF": rotation noise of eval's reference windows (model/evaluate.c) */
+#define RL_STREAM_FARPRED_ROUTE 0x524f555445ULL     /* "ROUTE": farpred's simulated routes (model/farpred.c) */
 
 #endif

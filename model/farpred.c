@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
@@ -14,7 +15,9 @@
 #include "accum_rot.h"
 #include "attention.h"
 #include "data.h"
+#include "farpred_route.h"
 #include "layers.h"
+#include "scheme_rot.h"
 
 void rl_farpred_within_free(rl_farpred_within *w)
 {
@@ -41,19 +44,33 @@ void rl_farpred_within_free(rl_farpred_within *w)
     free(w->A);
     free(w->As);
     free(w->chi);
+    free(w->qr);
+    free(w->ks);
+    free(w->junc);
+    free(w->kseg);
+    free(w->scen);
+    free(w->shw);
+    free(w->om);
     memset(w, 0, sizeof *w);
 }
 
 /* Sums over positions 1..T-1 of the windows of e^{i n c} sinc(n w), the
  * scheme's own step law (rl_scheme_steps), per layer and lane, into
  * acc[(l * lanes + lane) * nh + n - 1]; e^{i n c} and e^{i n w} by
- * recurrence.  Called once per batch, after the forward (lf reads LN1). */
-static void add_steps(rl_gpt *m, const uint16_t *tok, int nbw, long T, int nh, double complex *acc,
-                      double *cen, double *hw)
+ * recurrence.  Called once per batch (windows g0 ..), after the forward (lf
+ * reads LN1); the laws of windows below w->nseg are kept for the route
+ * (scen, shw). */
+static void add_steps(rl_gpt *m, const uint16_t *tok, long g0, int nbw, long T, int nh, double complex *acc,
+                      double *cen, double *hw, rl_farpred_within *w)
 {
     const int lanes = rl_scheme_step_lanes(&m->sx);
     for (int l = 0; l < m->cfg.layers; l++) {
         rl_scheme_steps(&m->sx, l, m->a[l].ln1, tok, (long)nbw * T, cen, hw);
+        for (int b = 0; b < nbw && g0 + b < w->nseg; b++) {
+            const size_t o = ((size_t)(l * w->nseg + g0 + b) * T) * lanes;
+            memcpy(w->scen + o, cen + (long)b * T * lanes, sizeof(double) * T * lanes);
+            memcpy(w->shw + o, hw + (long)b * T * lanes, sizeof(double) * T * lanes);
+        }
         for (long r = 0; r < (long)nbw * T; r++) {
             if (r % T == 0) /* position 0 takes no step */
                 continue;
@@ -212,10 +229,24 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     for (long x = 0; x < NH; x++)
         w->slope[x] = sl ? sl[x % H] : 0;
     const int B = m->B;
+    const int lanes = rl_scheme_step_lanes(&m->sx);
+    /* the route's inputs (NOTES.md §17.5) */
+    w->seed = seed;
+    w->hd = hd;
+    w->lanes = lanes;
+    w->nseg = nwin < RL_FARPRED_SEGMENTS ? nwin : RL_FARPRED_SEGMENTS;
+    w->qr = rl_xcalloc((size_t)NH * nwin * hd, sizeof(float));
+    w->ks = rl_xcalloc((size_t)NH * nwin * hd, sizeof(float));
+    w->junc = rl_xcalloc((size_t)NH * nwin * (P ? P : 1), sizeof(double));
+    w->kseg = rl_xcalloc((size_t)NH * w->nseg * T * hd, sizeof(float));
+    w->scen = rl_xcalloc((size_t)Lay * w->nseg * T * (lanes ? lanes : 1), sizeof(double));
+    w->shw = rl_xcalloc((size_t)Lay * w->nseg * T * (lanes ? lanes : 1), sizeof(double));
+    w->om = rl_xcalloc((size_t)(P ? P : 1), sizeof(double));
+    if (P)
+        rl_so2_freqs(hd, cfg->rot_base, 1.0, w->om);
     uint16_t *tok = rl_xmalloc(sizeof(uint16_t) * (size_t)B * (T + 1));
     float *raw = rl_xmalloc(sizeof(float) * (size_t)B * T * 3 * C);
     double *S = rl_xmalloc(sizeof(double) * T * T);
-    const int lanes = rl_scheme_step_lanes(&m->sx);
     double *cen = rl_xmalloc(sizeof(double) * (size_t)B * T * (lanes ? lanes : 1)),
            *hw = rl_xmalloc(sizeof(double) * (size_t)B * T * (lanes ? lanes : 1));
     double complex *acc = rl_xcalloc((size_t)Lay * (lanes ? lanes : 1) * (w->nh ? w->nh : 1), sizeof *acc);
@@ -227,16 +258,14 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     for (long g0 = 0; lanes && g0 < nwin; g0 += B) {
         const int nbw = nwin - g0 < B ? (int)(nwin - g0) : B;
         window_batch(m, val, T, seed, g0, nbw, tok);
-        add_steps(m, tok, nbw, T, w->nh, acc, cen, hw);
+        add_steps(m, tok, g0, nbw, T, w->nh, acc, cen, hw, w);
         npos += (long)nbw * (T - 1);
     }
     if (P && lanes == 0) { /* RoPE: the constant step omega_b */
-        double om[P];
-        rl_so2_freqs(hd, cfg->rot_base, 1.0, om);
         for (long x = 0; x < NH; x++)
             for (int p = 0; p < P; p++)
                 for (int n = 1; n <= w->nh; n++)
-                    w->chi[(x * P + p) * w->nh + n - 1] = cexp(I * (double)n * om[p]);
+                    w->chi[(x * P + p) * w->nh + n - 1] = cexp(I * (double)n * w->om[p]);
     } else if (P) /* lanes: H hd/2 head-major (random, lf) or hd/2 shared (pemb) */
         for (long x = 0; x < NH; x++)
             for (int p = 0; p < P; p++) {
@@ -268,6 +297,16 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
                 const float *qb = qkv + (long)b * T * 3 * C, *rb = raw + (long)b * T * 3 * C;
                 for (int h = 0; h < H; h++) {
                     const long x = (long)l * H + h;
+                    /* the route's query (the last), the window's first key, the
+                     * realised junction angles, and a segment's keys */
+                    memcpy(w->qr + (x * nwin + g) * hd, rb + (T - 1) * 3 * C + h * hd, sizeof(float) * hd);
+                    memcpy(w->ks + (x * nwin + g) * hd, rb + C + h * hd, sizeof(float) * hd);
+                    for (int p = 0; p < P; p++)
+                        w->junc[(x * nwin + g) * P + p] = rl_rot_angle(m->ss.st, l, b, T - 1, h, p);
+                    if (g < w->nseg)
+                        for (long t = 0; t < T; t++)
+                            memcpy(w->kseg + ((x * w->nseg + g) * T + t) * hd, rb + t * 3 * C + C + h * hd,
+                                   sizeof(float) * hd);
                     for (long i = 0; i < T; i++)
                         for (long j = 0; j <= i; j++) {
                             const float *q = qb + i * 3 * C + h * hd, *k = qb + j * 3 * C + C + h * hd;
@@ -381,6 +420,78 @@ static double log_mean_content(const double *s, const long *d, double slope, lon
     return mx + log(sum / (double)n);
 }
 
+/* Head x's segments and steps as the route reads them (farpred_route.h);
+ * md: nb doubles for the mixing-off steps arg chi_b(1). */
+static rl_route_head route_head(const rl_farpred_within *w, long x, double *md)
+{
+    const int P = w->nb, l = (int)(x / w->heads), h = (int)(x % w->heads);
+    for (int b = 0; b < P; b++)
+        md[b] = carg(w->chi[(x * P + b) * w->nh]);
+    rl_route_head rh = { P, w->hd, w->T, w->nseg, w->slope[x], w->kseg + x * w->nseg * w->T * w->hd, w->hd,
+                         NULL, NULL, w->lanes, w->om, md };
+    if (w->lanes) { /* lanes H hd/2 head-major (random, lf) or hd/2 shared (pemb) */
+        const long off = (long)l * w->nseg * w->T * w->lanes + (w->lanes == P ? 0 : (long)h * P);
+        rh.cen = w->scen + off;
+        rh.hw = w->shw + off;
+    }
+    return rh;
+}
+
+/* routelab's predictor, the route form, and its mixing-off ablation: every
+ * window's last query's row simulated once (farpred_route.h), heads and
+ * queries in parallel, each (head, query) from its own streams (the same
+ * bytes for any thread count), the segments shared by the two forms (a
+ * paired comparison); the rows' means over the queries and their SE. */
+static void predict_routes(const rl_farpred_within *w, const long *L, int nl, rl_farpred_row *rows)
+{
+    const long NH = (long)w->layers * w->heads, R = w->nwin;
+    const int P = w->nb;
+    double *rho = rl_xmalloc(sizeof(double) * NH * R * nl * 3);
+    double *ent = rho + NH * R * nl, *rho0 = ent + NH * R * nl;
+#pragma omp parallel
+    {
+        gsl_rng *rs = rl_rng_alloc(), *ru = rl_rng_alloc();
+        double *scr = rl_xmalloc(sizeof(double) * (4 * (size_t)P + 1)), *md = scr + 3 * P;
+        double *e0 = rl_xmalloc(sizeof(double) * nl);
+#pragma omp for schedule(dynamic, 4)
+        for (long xr = 0; xr < NH * R; xr++) {
+            const long x = xr / R, r = xr % R;
+            const rl_route_head rh = route_head(w, x, md);
+            const rl_route_query q = { w->qr + xr * w->hd, w->ks + (x * R + (r + R / 2) % R) * w->hd,
+                                       w->nearN[xr], w->nearS[xr], w->junc + xr * P };
+            const uint64_t key = rl_stream_key((uint64_t)x, (uint64_t)r);
+            rl_rng_stream(rs, w->seed ^ RL_STREAM_FARPRED_ROUTE, rl_stream_key(key, 0));
+            rl_rng_stream(ru, w->seed ^ RL_STREAM_FARPRED_ROUTE, rl_stream_key(key, 1));
+            rl_route_rows(&rh, &q, 0, rs, ru, L, nl, scr, rho + xr * nl, ent + xr * nl);
+            rl_rng_stream(rs, w->seed ^ RL_STREAM_FARPRED_ROUTE, rl_stream_key(key, 0));
+            rl_route_rows(&rh, &q, 1, rs, ru, L, nl, scr, rho0 + xr * nl, e0);
+        }
+        free(scr);
+        free(e0);
+        gsl_rng_free(rs);
+        gsl_rng_free(ru);
+    }
+    for (long x = 0; x < NH; x++)
+        for (int k = 0; k < nl; k++) {
+            double s = 0, s2 = 0, z = 0, z2 = 0, e = 0;
+            for (long r = 0; r < R; r++) {
+                const double a = rho[(x * R + r) * nl + k], b = rho0[(x * R + r) * nl + k];
+                s += a;
+                s2 += a * a;
+                z += b;
+                z2 += b * b;
+                e += ent[(x * R + r) * nl + k];
+            }
+            rl_farpred_row *row = rows + (long)k * NH + x;
+            row->route = s / R;
+            row->nomix = z / R;
+            row->ent_route = e / R;
+            row->route_se = R > 1 ? sqrt(fmax(0, (s2 - s * s / R) / (R - 1)) / R) : NAN;
+            row->nomix_se = R > 1 ? sqrt(fmax(0, (z2 - z * z / R) / (R - 1)) / R) : NAN;
+        }
+    free(rho);
+}
+
 rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, rl_farpred_row *rows,
                              double *logm_band, rl_err *err)
 {
@@ -459,10 +570,10 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
             r->layer = (int)(x / w->heads);
             r->head = (int)(x % w->heads);
             r->lambda = lam;
-            r->theory = rl_farpred_rho(N, q, qs, R, mt + (T - d0), m0 + (T - d0), T, i0, i1);
+            r->meanfield = rl_farpred_rho(N, q, qs, R, mt + (T - d0), m0 + (T - d0), T, i0, i1);
             r->dilution = rl_farpred_rho(Nd, rb, r0, R, one, one, T, i0, i1);
             /* dilution: a far key weighs rb (score log rb), the first token r0 */
-            r->ent_theory = rl_farpred_entropy(N, NS, q, qs, R, mt + (T - d0), sb + (T - d0), m0 + (T - d0),
+            r->ent_meanfield = rl_farpred_entropy(N, NS, q, qs, R, mt + (T - d0), sb + (T - d0), m0 + (T - d0),
                                                sb0 + (T - d0), T, i0, i1);
             r->ent_dilution = rl_farpred_entropy(Nd, NSd, rb, r0, R, one, zero, one, zero, T, i0, i1);
             double b = 0;
@@ -486,5 +597,7 @@ rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, 
     free(NSd);
     free(N);
     free(Nd);
+    if (st == RL_OK)
+        predict_routes(w, L, nl, rows);
     return st;
 }

@@ -54,7 +54,19 @@ typedef struct {
     long *pdist, *sdist;   /* [np], [ns]: each pair's distance (every head alike) */
     double complex *A, *As; /* [head][np][nb], [head][ns][nb] */
     double complex *chi;   /* [head][nb][nh] */
+    /* routelab's predictor, the route form (farpred_route.h, NOTES.md §17.5): */
+    uint64_t seed;         /* the routes' streams: (seed ^ RL_STREAM_FARPRED_ROUTE, head, window) */
+    int hd, lanes;         /* step lanes per layer (rl_scheme_step_lanes; 0: constant steps or none) */
+    long nseg;             /* segments: windows 0 .. nseg - 1 */
+    float *qr, *ks;        /* [head][window][hd]: the last query's unrotated q; the window's first key */
+    double *junc;          /* [head][window][nb]: each block's realised angle at delta = T - 1 */
+    float *kseg;           /* [head][segment][T][hd]: the segments' unrotated keys */
+    double *scen, *shw;    /* [layer][segment][T][lanes]: the step law theta = c + w U at each position */
+    double *om;            /* [nb]: the constant steps (lanes == 0: RoPE's omega_b) */
 } rl_farpred_within;
+
+/* Segments measured for the route (at most; fewer windows, fewer). */
+#define RL_FARPRED_SEGMENTS 64
 
 /* Measure on windows w = 0..nwin-1 of rl_data_window(val, T, seed, w): m
  * with training activations (rl_ckpt_load with B >= 1), np content pairs
@@ -66,15 +78,20 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
 void rl_farpred_within_free(rl_farpred_within *w);
 
 /* One predicted row: length L, layer, head, the probe's rows [i0, L) of a
- * window of L; far mass at delta >= T by the theory (F2, F3), by dilution
- * (every far key weighs the band's mean e^s, the sink its own), and the
- * bound M/(M + K e^{2 lambda}) (K = T, M = i + 1 - T, lambda the mean of
- * the within-T rows' largest |s|), each averaged over the rows. */
+ * window of L; far mass at delta >= T by routelab's predictor (the route
+ * form: every window's last query's row simulated, farpred_route.h), by the
+ * same with mixing switched off, by the mean-field form (F2, F3), by
+ * dilution (every far key weighs the band's mean e^s, the sink its own),
+ * and the bound M/(M + K e^{2 lambda}) (K = T, M = i + 1 - T, lambda the
+ * mean of the within-T rows' largest |s|), each averaged over the rows. */
 typedef struct {
     long L;
     int layer, head;
-    double theory, dilution, bound, lambda;
-    double ent_theory, ent_dilution; /* the rows' attention entropy (nats), theory and dilution */
+    double route, route_se;  /* routelab's predictor (the route form) and its Monte Carlo SE */
+    double nomix, nomix_se;  /* the same with mixing switched off (every step arg chi_b(1)) */
+    double meanfield;        /* the mean-field form F1-F3 (the committed grid's "theory") */
+    double dilution, bound, lambda;
+    double ent_route, ent_meanfield, ent_dilution; /* the rows' attention entropy (nats) */
 } rl_farpred_row;
 
 /* Rows for lengths L[0..nl-1] (each > T), layers x heads per length, into

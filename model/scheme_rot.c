@@ -3,6 +3,7 @@
  * RoPE (angle t omega_p, a table of positions only). */
 #include "scheme_rot.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Layer l's rotation, or NULL for none. */
@@ -134,3 +135,14 @@ const rl_scheme rl_scheme_rope = {
     .attend = rl_rot_attend,
     .attend_backward = rl_rot_attend_backward,
 };
+
+/* ---- the realised angles, for farpred's route (NOTES.md §17.5) -------- */
+
+double rl_rot_angle(const void *st, int l, long b, long t, int h, int p)
+{
+    const rl_rot_state *r = st;
+    if (!r->tab.cos)
+        return 0;
+    const long o = l * r->layer + b * r->tab.sb + t * r->tab.st + h * r->tab.sh + p;
+    return atan2((double)r->tab.sin[o], (double)r->tab.cos[o]);
+}

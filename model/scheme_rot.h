@@ -24,4 +24,10 @@ void rl_rot_attend_backward(void *st, const rl_scheme_ctx *x, int l, float *datt
                             float *datt, const float *att, const float *qkv, const float *atty,
                             const rl_attn_shape *s);
 
+/* The angle layer l's table turns plane p of head h by at position t of
+ * window b of the last forward (atan2 of the table's float cos, sin: within
+ * ~1e-7 of the accumulated angle, reduced to [-pi, pi]); 0 for a scheme
+ * that turns nothing.  st: a rotation scheme's state (not PaTH's). */
+double rl_rot_angle(const void *st, int l, long b, long t, int h, int p);
+
 #endif

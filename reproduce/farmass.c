@@ -1,5 +1,7 @@
 /* farmass.c: the far-mass prediction section of the grid report
- * (farmass.h, NOTES.md §17). */
+ * (farmass.h, NOTES.md §17).  Read (every model's farpred.tsv and probe.tsv,
+ * by column name) -> summarise (per variant and length: errors, the
+ * mixing verdict, the bound count) -> render (markdown and TSV). */
 #include "farmass.h"
 
 #include <math.h>
@@ -13,13 +15,9 @@
 #include "../report/tsv.h"
 #include "order.h"
 
-rl_verdict rl_farpred_decide(const double *d, int k, double *mean, double *se, double *x)
+rl_order rl_farpred_decide(const double *d, int k)
 {
-    rl_order o = rl_order_exceeds(d, k, RL_FARPRED_MARGIN);
-    *mean = o.mean;
-    *se = o.se;
-    *x = o.x;
-    return o.v;
+    return rl_order_effect(d, k, RL_FARPRED_MARGIN);
 }
 
 int rl_horizon_first(const double *x, int n, int k, double threshold, int *undecided)
@@ -35,18 +33,30 @@ int rl_horizon_first(const double *x, int n, int k, double threshold, int *undec
     return -1;
 }
 
-/* One model's far mass by length index and head: measured (probe, W = T),
- * its SE over rows, the three predictions; mixes[head]: a block of the
- * head mixes beyond T. */
+/* ---- read ---------------------------------------------------------------- */
+
+/* The predictions of farpred.tsv and the measurements of probe.tsv, each
+ * an array by length index and head (i * NH + head). */
+enum { P_ROUTE, P_NOMIX, P_MEANFIELD, P_DILUTION, P_BOUND, P_ENT_ROUTE, P_ENT_MEANFIELD, P_ENT_DILUTION, NPRED };
+enum { M_FAR, M_SE, M_BOUND, M_ROWS, M_VIOL, M_ENT, NMEAS };
+/* Their columns by name; the committed grids of the mean-field form name it
+ * "theory" (rho_theory, entropy_theory) and have no route columns. */
+static const char *const PRED_COLS[NPRED][2] = {
+    { "rho_route", NULL },          { "rho_nomix", NULL },         { "rho_meanfield", "rho_theory" },
+    { "rho_dilution", NULL },       { "rho_bound", NULL },         { "entropy_route", NULL },
+    { "entropy_meanfield", "entropy_theory" }, { "entropy_dilution", NULL }
+};
+static const char *const MEAS_COLS[NMEAS][2] = { { "far_mass", NULL }, { "far_mass_se", NULL },
+                                                 { "bound_mean", NULL }, { "rows", NULL },
+                                                 { "violations", NULL }, { "entropy", NULL } };
+
 typedef struct {
-    int ok;
-    double *meas, *se, *th, *di, *bd;
-    double *em, *et, *ed; /* attention entropy: measured, theory, dilution */
-    double *br;           /* the bound with the realised lambda at L (the probe's bound_mean) */
-    char *mixes;
+    int ok;        /* every length and head measured and predicted (mean-field at least) */
+    int route;     /* with routelab's predictor (a farpred of the route form) */
+    double *p[NPRED], *m[NMEAS];
+    char *mixes;   /* [head]: a block of the head mixes beyond T */
 } model_fm;
 
-/* The row of lens for L, or -1. */
 static int len_at(const long *lens, int nlen, long L)
 {
     for (int i = 0; i < nlen; i++)
@@ -55,33 +65,49 @@ static int len_at(const long *lens, int nlen, long L)
     return -1;
 }
 
-/* Reads the rows of a TSV whose first columns are length, layer, head into
- * dst[i * NH + layer * H + head] (the columns cols[0..nc-1] into dst[0..nc-1]);
- * rows whose column wcol (>= 0) is not W are skipped.  Returns rows read. */
-static long read_rows(const char *path, const long *lens, int nlen, int H, int NH, int wcol, long W, const int *cols,
-                      int nc, double **dst)
+/* Column index of each name (either spelling) in a header line; -1: none. */
+static void find_cols(char *header, const char *const (*names)[2], int n, int *col)
+{
+    char *c[64];
+    const int m = rl_tsv_fields(header, c, 64);
+    for (int j = 0; j < n; j++) {
+        col[j] = -1;
+        for (int i = 0; i < m && col[j] < 0; i++)
+            if (!strcmp(c[i], names[j][0]) || (names[j][1] && !strcmp(c[i], names[j][1])))
+                col[j] = i;
+    }
+}
+
+/* The rows of a TSV whose first columns are length, layer, head (and W at
+ * column 3 when W > 0: rows of other W skipped) into dst[j][i * NH + head]
+ * for the named columns (NaN where a column is missing).  Returns rows read;
+ * *has[j] (may be NULL): column j exists. */
+static long read_rows(const char *path, const long *lens, int nlen, int H, int NH, long W,
+                      const char *const (*names)[2], int nc, double **dst, int *has)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
-    char line[2048], *c[32];
+    char line[4096], *c[64];
+    int col[16];
     long n = 0;
     if (!fgets(line, sizeof line, f)) {
         fclose(f);
         return 0;
     }
+    find_cols(line, names, nc, col);
+    for (int j = 0; has && j < nc; j++)
+        has[j] = col[j] >= 0;
     while (fgets(line, sizeof line, f)) {
-        const int m = rl_tsv_fields(line, c, 32);
-        if (m < 3)
-            continue;
-        if (wcol >= 0 && (wcol >= m || (long)rl_tsv_num(c[wcol]) != W))
+        const int m = rl_tsv_fields(line, c, 64);
+        if (m < 3 || (W > 0 && (m < 4 || (long)rl_tsv_num(c[3]) != W)))
             continue;
         const int i = len_at(lens, nlen, (long)rl_tsv_num(c[0])), l = (int)rl_tsv_num(c[1]),
                   h = (int)rl_tsv_num(c[2]);
         if (i < 0 || h < 0 || h >= H || l < 0 || l * H + h >= NH)
             continue;
         for (int j = 0; j < nc; j++)
-            dst[j][(long)i * NH + l * H + h] = cols[j] < m ? rl_tsv_num(c[cols[j]]) : NAN;
+            dst[j][(long)i * NH + l * H + h] = col[j] >= 0 && col[j] < m ? rl_tsv_num(c[col[j]]) : NAN;
         n++;
     }
     fclose(f);
@@ -105,29 +131,30 @@ static void read_mixes(const char *path, int H, int NH, char *mixes)
     fclose(f);
 }
 
+static double *nan_array(long n)
+{
+    double *x = rl_xmalloc(sizeof(double) * n);
+    for (long i = 0; i < n; i++)
+        x[i] = NAN;
+    return x;
+}
+
 static void read_model(const rl_repro *r, int v, int k, const long *lens, int nlen, int H, int NH, model_fm *m)
 {
     const long n = (long)nlen * NH;
-    m->meas = rl_xmalloc(sizeof(double) * n);
-    m->se = rl_xmalloc(sizeof(double) * n);
-    m->th = rl_xmalloc(sizeof(double) * n);
-    m->di = rl_xmalloc(sizeof(double) * n);
-    m->bd = rl_xmalloc(sizeof(double) * n);
-    m->em = rl_xmalloc(sizeof(double) * n);
-    m->et = rl_xmalloc(sizeof(double) * n);
-    m->ed = rl_xmalloc(sizeof(double) * n);
-    m->br = rl_xmalloc(sizeof(double) * n);
+    for (int j = 0; j < NPRED; j++)
+        m->p[j] = nan_array(n);
+    for (int j = 0; j < NMEAS; j++)
+        m->m[j] = nan_array(n);
     m->mixes = rl_xcalloc(NH, 1);
-    for (long i = 0; i < n; i++)
-        m->meas[i] = m->se[i] = m->th[i] = m->di[i] = m->bd[i] = m->em[i] = m->et[i] = m->ed[i] = m->br[i] = NAN;
     char *d = rl_repro_model_dir(r, v, k), *fp = rl_path_join(d, "farpred/farpred.tsv"),
          *pp = rl_path_join(d, "farpred/probe/probe.tsv"), *bp = rl_path_join(d, "farpred/blocks.tsv");
-    const int pc[5] = { 3, 4, 5, 7, 8 }, mc[4] = { 4, 5, 18, 6 };
-    double *pd[5] = { m->th, m->di, m->bd, m->et, m->ed }, *md[4] = { m->meas, m->se, m->em, m->br };
-    const long a = read_rows(fp, lens, nlen, H, NH, -1, 0, pc, 5, pd);
-    const long b = read_rows(pp, lens, nlen, H, NH, 3, r->g.train.ctx, mc, 4, md);
+    int has[NPRED];
+    const long a = read_rows(fp, lens, nlen, H, NH, 0, PRED_COLS, NPRED, m->p, has);
+    const long b = read_rows(pp, lens, nlen, H, NH, r->g.train.ctx, MEAS_COLS, NMEAS, m->m, NULL);
     read_mixes(bp, H, NH, m->mixes);
     m->ok = a == n && b == n;
+    m->route = m->ok && has[P_ROUTE] && has[P_NOMIX];
     free(d);
     free(fp);
     free(pp);
@@ -136,20 +163,16 @@ static void read_model(const rl_repro *r, int v, int k, const long *lens, int nl
 
 static void free_model(model_fm *m)
 {
-    free(m->meas);
-    free(m->se);
-    free(m->th);
-    free(m->di);
-    free(m->bd);
-    free(m->em);
-    free(m->et);
-    free(m->ed);
-    free(m->br);
+    for (int j = 0; j < NPRED; j++)
+        free(m->p[j]);
+    for (int j = 0; j < NMEAS; j++)
+        free(m->m[j]);
     free(m->mixes);
 }
 
-/* Mean over heads (mixing heads only when only_mix) at length i of a
- * per-head array. */
+/* ---- summarise ----------------------------------------------------------- */
+
+/* Mean over heads (mixing heads only when only_mix) at length i. */
 static double head_mean(const double *x, const char *mixes, int only_mix, int i, int NH)
 {
     double s = 0;
@@ -162,39 +185,244 @@ static double head_mean(const double *x, const char *mixes, int only_mix, int i,
     return n ? s / n : NAN;
 }
 
-/* Mean absolute error of pred against meas over heads (mixing only when
- * only_mix) and lengths. */
-static double mae(const model_fm *m, const double *pred, int only_mix, int nlen, int NH)
+/* Mean absolute error of pred against the measured far mass at length i
+ * over the heads (mixing heads only when only_mix); NaN without any. */
+static double mae_at(const model_fm *m, const double *pred, int only_mix, int i, int NH)
 {
     double s = 0;
-    long n = 0;
-    for (int i = 0; i < nlen; i++)
-        for (int h = 0; h < NH; h++)
-            if (!only_mix || m->mixes[h]) {
-                s += fabs(pred[(long)i * NH + h] - m->meas[(long)i * NH + h]);
-                n++;
-            }
+    int n = 0;
+    for (int h = 0; h < NH; h++)
+        if (!only_mix || m->mixes[h]) {
+            s += fabs(pred[(long)i * NH + h] - m->m[M_FAR][(long)i * NH + h]);
+            n++;
+        }
     return n ? s / n : NAN;
 }
 
-/* Mean absolute difference of pred from meas over every head and length. */
-static double mae_of(const double *meas, const double *pred, int nlen, int NH)
+/* One variant at one length: the mean over its seeds (with routelab's
+ * predictor) of each prediction's error on every head, and on its mixing
+ * heads the per-seed paired differences d = MAE(ablation) - MAE(routelab),
+ * decided by farpred's rule (rl_farpred_decide): mixing switched off, and
+ * dilution. */
+typedef struct {
+    int seeds, mixing;        /* seeds with the route; most mixing heads of a seed */
+    double measured;          /* head-mean far mass */
+    double mae[5];            /* route, nomix, meanfield, dilution, bound (every head) */
+    rl_order mix, dil;        /* on the mixing heads */
+    int need_mix;             /* seeds that would decide an unresolved mixing row (-1: none) */
+} len_summary;
+
+static void summarise_length(const model_fm *M, int K, int i, int NH, len_summary *s)
 {
-    double s = 0;
-    for (long i = 0; i < (long)nlen * NH; i++)
-        s += fabs(pred[i] - meas[i]);
-    return s / ((double)nlen * NH);
+    double dm[RL_GRID_MAX_SEEDS], dd[RL_GRID_MAX_SEEDS], meas = 0;
+    memset(s, 0, sizeof *s);
+    for (int k = 0; k < K; k++) {
+        const model_fm *m = &M[k];
+        if (!m->route)
+            continue;
+        int mix = 0;
+        for (int h = 0; h < NH; h++)
+            mix += m->mixes[h];
+        s->mixing = mix > s->mixing ? mix : s->mixing;
+        const int js[5] = { P_ROUTE, P_NOMIX, P_MEANFIELD, P_DILUTION, P_BOUND };
+        for (int j = 0; j < 5; j++)
+            s->mae[j] += mae_at(m, m->p[js[j]], 0, i, NH);
+        meas += head_mean(m->m[M_FAR], m->mixes, 0, i, NH);
+        const double er = mae_at(m, m->p[P_ROUTE], 1, i, NH);
+        dm[s->seeds] = mae_at(m, m->p[P_NOMIX], 1, i, NH) - er;
+        dd[s->seeds] = mae_at(m, m->p[P_DILUTION], 1, i, NH) - er;
+        s->seeds++;
+    }
+    for (int j = 0; j < 5; j++)
+        s->mae[j] = s->seeds ? s->mae[j] / s->seeds : NAN;
+    s->measured = s->seeds ? meas / s->seeds : NAN;
+    s->mix = rl_farpred_decide(dm, s->seeds);
+    s->dil = rl_farpred_decide(dd, s->seeds);
+    s->need_mix = -1;
+    if (s->mix.v == RL_V_UNRESOLVED && s->seeds >= 2) {
+        rl_verdict target;
+        s->need_mix = rl_order_seeds_needed(s->mix.mean, s->mix.se * sqrt((double)s->seeds), RL_FARPRED_MARGIN,
+                                            0.8, RL_GRID_MAX_SEEDS * 4, &target);
+    }
 }
 
-/* The same over layer 0's heads only (whose inputs are the tokens
- * themselves at every length: the formula's last assumption holds there). */
-static double mae_layer0(const model_fm *m, const double *pred, int nlen, int NH, int H)
+/* The study's far-mass bound with the realised lambda (the probe's
+ * bound_mean, each row's own largest |logit|) against the measured far mass
+ * of the same rows: a proved lower bound, so a row below it is a bug.  Rows
+ * of every model, length and head of a variant, and the probe's own count
+ * of single rows (of every window) below their bound. */
+typedef struct {
+    long cells, below, rows, violations;
+} bound_count;
+
+static bound_count count_bound(const model_fm *M, int K, int nlen, int NH)
+{
+    bound_count c = { 0, 0, 0, 0 };
+    for (int k = 0; k < K; k++)
+        if (M[k].ok)
+            for (long j = 0; j < (long)nlen * NH; j++) {
+                c.cells++;
+                c.below += M[k].m[M_BOUND][j] <= M[k].m[M_FAR][j];
+                c.rows += (long)M[k].m[M_ROWS][j];
+                c.violations += (long)M[k].m[M_VIOL][j];
+            }
+    return c;
+}
+
+/* ---- render --------------------------------------------------------------- */
+
+static void write_model_rows(const rl_repro *r, const rl_outdir *od, const model_fm *M, const long *lens, int nlen,
+                             int NH, int H)
+{
+    rl_tsv *t = rl_tsv_open(od, "farpred.tsv", "variant\tseed\tlength\tlayer\thead\tmixes\tmeasured\tmeasured_se"
+                                                "\troute\tnomix\tmeanfield\tdilution\tbound\tbound_realised"
+                                                "\tentropy\tentropy_route\tentropy_meanfield\tentropy_dilution");
+    for (int v = 0; v < r->nvar; v++)
+        for (int k = 0; k < r->g.seeds; k++) {
+            const model_fm *m = &M[v * r->g.seeds + k];
+            if (!m->ok)
+                continue;
+            for (int i = 0; i < nlen; i++)
+                for (int h = 0; h < NH; h++) {
+                    const long j = (long)i * NH + h;
+                    rl_tsv_row(t, "%s\t%ld\t%ld\t%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g"
+                                  "\t%.6g\t%.6g",
+                               r->var[v], rl_repro_seed(r, k), lens[i], h / H, h % H, m->mixes[h], m->m[M_FAR][j],
+                               m->m[M_SE][j], m->p[P_ROUTE][j], m->p[P_NOMIX][j], m->p[P_MEANFIELD][j],
+                               m->p[P_DILUTION][j], m->p[P_BOUND][j], m->m[M_BOUND][j], m->m[M_ENT][j],
+                               m->p[P_ENT_ROUTE][j], m->p[P_ENT_MEANFIELD][j], m->p[P_ENT_DILUTION][j]);
+                }
+        }
+    rl_tsv_close(t);
+    /* per variant, seed and length: head means, for the figure */
+    rl_tsv *s = rl_tsv_open(od, "farpred_summary.tsv", "variant\tseed\tlength\tmult\tmeasured\troute\tnomix"
+                                                        "\tmeanfield\tdilution\tbound");
+    for (int v = 0; v < r->nvar; v++)
+        for (int k = 0; k < r->g.seeds; k++) {
+            const model_fm *m = &M[v * r->g.seeds + k];
+            if (!m->ok)
+                continue;
+            for (int i = 0; i < nlen; i++)
+                rl_tsv_row(s, "%s\t%ld\t%ld\t%ld\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g", r->var[v], rl_repro_seed(r, k),
+                           lens[i], lens[i] / r->g.train.ctx, head_mean(m->m[M_FAR], m->mixes, 0, i, NH),
+                           head_mean(m->p[P_ROUTE], m->mixes, 0, i, NH), head_mean(m->p[P_NOMIX], m->mixes, 0, i, NH),
+                           head_mean(m->p[P_MEANFIELD], m->mixes, 0, i, NH),
+                           head_mean(m->p[P_DILUTION], m->mixes, 0, i, NH), head_mean(m->p[P_BOUND], m->mixes, 0, i, NH));
+        }
+    rl_tsv_close(s);
+}
+
+/* "+0.0123 ± 0.0045" or a dash. */
+static const char *d_cell(char *buf, size_t n, const rl_order *o)
+{
+    if (isnan(o->mean))
+        snprintf(buf, n, "–");
+    else if (isnan(o->se))
+        snprintf(buf, n, "%+.4f (one seed)", o->mean);
+    else
+        snprintf(buf, n, "%+.4f ± %.4f", o->mean, o->se);
+    return buf;
+}
+
+/* The bound row: the study's far-mass bound with the realised lambda. */
+static void render_bound(const rl_repro *r, FILE *fp, const model_fm *M, int nlen, int NH)
+{
+    fprintf(fp, "**The study's far-mass bound, λ realised** (ρ_D ≥ M/(M + K e^{2λ}), λ each row's own largest "
+                "|logit| at L; `probe`'s `bound_mean` and `violations`): a proved lower bound, so this is a "
+                "*verified* row (rule *exact*), never evidence for or against the study; its λ needs the long "
+                "window, so it predicts nothing.\n\n| variant | model × length × head cells with the bound ≤ the "
+                "measured far mass | single rows below their bound | kind |\n|---|---|---|---|\n");
+    bound_count all = { 0, 0, 0, 0 };
+    for (int v = 0; v < r->nvar; v++) {
+        const bound_count c = count_bound(M + v * r->g.seeds, r->g.seeds, nlen, NH);
+        if (!c.cells)
+            continue;
+        all.cells += c.cells;
+        all.below += c.below;
+        all.rows += c.rows;
+        all.violations += c.violations;
+        const rl_verdict vd = rl_rule_decide(&rl_rule_exact, c.below == c.cells && c.violations == 0);
+        fprintf(fp, "| %s | %ld of %ld | %ld of %ld | %s |\n", r->var[v], c.below, c.cells, c.violations, c.rows,
+                rl_verdict_name(vd));
+    }
+    fprintf(fp, "| all | %ld of %ld | %ld of %ld | %s |\n\n", all.below, all.cells, all.violations, all.rows,
+            rl_verdict_name(rl_rule_decide(&rl_rule_exact, all.below == all.cells && all.violations == 0)));
+}
+
+/* The lengths the mixing verdict is read at: 8T, 16T, 32T (those the grid has). */
+static int verdict_length(long L, long T)
+{
+    return L == 8 * T || L == 16 * T || L == 32 * T;
+}
+
+static void render_errors(const rl_repro *r, FILE *fp, const rl_outdir *od, const model_fm *M, const long *lens,
+                          int nlen, int NH)
+{
+    const long T = r->g.train.ctx;
+    fprintf(fp, "**Errors by length and the mixing verdict.** Mean absolute error of the head far mass at each "
+                "length (over every head; the mean across the seeds that have routelab's predictor). The verdict "
+                "(rule *effect* of the claims table, fixed before the run, δ = %.2g of far mass, read at 8T, 16T "
+                "and 32T): on the heads where a block mixes beyond T (coherence falls by ≥ %.2g between T/2 and "
+                "128T), per seed d = MAE(mixing switched off) − MAE(routelab); *holds*: the mixing term improves "
+                "the prediction; *absent at this scale*: it changes it by less than δ (an equivalence test); "
+                "*contradicted*: it makes it worse. The same rule on d = MAE(dilution) − MAE(routelab) compares "
+                "with dilution. Lengths other than 8T–32T are shown, not decided (at 2T nothing has mixed yet, "
+                "at 128T every prediction saturates toward 1).\n\n",
+            RL_FARPRED_MARGIN, RL_FARPRED_MIXES);
+    fprintf(fp, "| variant | length | seeds | measured | routelab | mixing off | mean-field | dilution | bound (λ within T) "
+                "| mixing heads | d (mixing off − routelab) | mixing verdict | d (dilution − routelab) | vs dilution "
+                "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    rl_tsv *vt = rl_tsv_open(od, "farpred_verdicts.tsv", "variant\tlength\tmult\tseeds\tmeasured\tmae_route"
+                                                          "\tmae_nomix\tmae_meanfield\tmae_dilution\tmae_bound"
+                                                          "\tmixing_heads\td_mix\td_mix_se\tx_mix\tverdict_mix\td_dil"
+                                                          "\td_dil_se\tx_dil\tverdict_dil");
+    for (int v = 0; v < r->nvar; v++)
+        for (int i = 0; i < nlen; i++) {
+            len_summary s;
+            summarise_length(M + v * r->g.seeds, r->g.seeds, i, NH, &s);
+            if (!s.seeds) {
+                if (i == 0)
+                    fprintf(fp, "| %s | – | 0 | – | – | – | – | – | – | – | – | %s | – | – |\n", r->var[v],
+                            strncmp(r->var[v], "path", 4) ? "no model has routelab's predictor yet"
+                                                          : "no prediction (PaTH transports scores, not SO(2) blocks)");
+                continue;
+            }
+            const int decided = verdict_length(lens[i], T) && s.mixing > 0;
+            char dm[64], dd[64], vm[128], vdl[64];
+            if (!s.mixing)
+                snprintf(vm, sizeof vm, "no prediction (no block mixes beyond T)");
+            else if (!decided)
+                snprintf(vm, sizeof vm, "shown, not decided");
+            else if (s.mix.v == RL_V_UNRESOLVED && s.need_mix > 0)
+                snprintf(vm, sizeof vm, "unresolved (%d seeds for 80%% power)", s.need_mix);
+            else
+                snprintf(vm, sizeof vm, "%s", rl_verdict_name(s.mix.v));
+            snprintf(vdl, sizeof vdl, "%s", decided ? rl_verdict_name(s.dil.v) : "–");
+            fprintf(fp, "| %s | %ldT | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %d of %d | %s | %s | %s | %s |\n",
+                    r->var[v], lens[i] / T, s.seeds, s.measured, s.mae[0], s.mae[1], s.mae[2], s.mae[3], s.mae[4],
+                    s.mixing, NH, d_cell(dm, sizeof dm, &s.mix), vm, d_cell(dd, sizeof dd, &s.dil), vdl);
+            rl_tsv_row(vt, "%s\t%ld\t%ld\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%.4g\t%s\t%.6g\t%.6g"
+                           "\t%.4g\t%s",
+                       r->var[v], lens[i], lens[i] / T, s.seeds, s.measured, s.mae[0], s.mae[1], s.mae[2], s.mae[3],
+                       s.mae[4], s.mixing, s.mix.mean, s.mix.se, s.mix.x,
+                       decided ? rl_verdict_name(s.mix.v) : "not decided", s.dil.mean, s.dil.se, s.dil.x,
+                       decided ? rl_verdict_name(s.dil.v) : "not decided");
+        }
+    rl_tsv_close(vt);
+}
+
+/* The seed-mean, head-mean prediction of column j at length i, over the
+ * seeds with routelab's predictor (n of them into *n). */
+static double seed_head_mean(const model_fm *M, int K, int j, int i, int NH, int *n)
 {
     double s = 0;
-    for (int i = 0; i < nlen; i++)
-        for (int h = 0; h < H; h++)
-            s += fabs(pred[(long)i * NH + h] - m->meas[(long)i * NH + h]);
-    return s / ((double)nlen * H);
+    *n = 0;
+    for (int k = 0; k < K; k++)
+        if (M[k].route) {
+            s += head_mean(M[k].p[j], M[k].mixes, 0, i, NH);
+            (*n)++;
+        }
+    return *n ? s / *n : NAN;
 }
 
 static void len_name(char *buf, size_t n, int i, const long *lens, long T)
@@ -214,193 +442,31 @@ static void pred_cell(char *buf, size_t size, int n, int i, const long *lens, in
         len_name(buf, size, i, lens, T);
 }
 
-void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, const double *newlr,
-                              const long *lens_all, int nall)
+static void render_horizons(const rl_repro *r, FILE *fp, const rl_outdir *od, const model_fm *M, const long *lens,
+                            int nlen, int NH, const double *newlr, int nall, int off)
 {
-    if (!r->g.farpred)
-        return;
-    const int nv = r->nvar, K = r->g.seeds, H = r->g.train.heads, NH = r->g.train.layers * H;
+    const int K = r->g.seeds;
     const long T = r->g.train.ctx;
-    /* the lengths beyond T */
-    long lens[64];
-    int nlen = 0, off = -1;
-    for (int i = 0; i < nall && nlen < 64; i++)
-        if (lens_all[i] > T) {
-            if (off < 0)
-                off = i;
-            lens[nlen++] = lens_all[i];
-        }
-    if (nlen == 0)
-        return;
-    model_fm *M = rl_xcalloc((size_t)nv * K, sizeof *M);
-    int have = 0;
-    for (int v = 0; v < nv; v++)
-        for (int k = 0; k < K; k++) {
-            read_model(r, v, k, lens, nlen, H, NH, &M[v * K + k]);
-            have += M[v * K + k].ok;
-        }
-    fprintf(fp, "## Far mass predicted from within T (NOTES.md §17)\n\n");
-    fprintf(fp, "For every model, `routelab farpred` reads windows of T tokens only and predicts the far mass "
-                "(attention beyond distance T) of each layer and head at 2T … %dT: **theory** — far keys score as the "
-                "far band's content pairs turned by the step law's accumulated angle (exact per block, "
-                "Jacobi–Anger); **dilution** — every far key weighs what the band's keys weigh; **bound** — "
-                "M/(M + K e^{2λ}) with λ from within T. `routelab probe` measures the same rows (W = T). %d of %d "
-                "models have both.\n\n",
-            r->g.max_mult, have, nv * K);
-    if (have == 0) {
-        fprintf(fp, "No model has its prediction and measurement yet (the grid's farpred stage writes "
-                    "`models/*/seed*/farpred/`).\n\n");
-        free(M);
-        return;
-    }
-    /* every model's rows */
-    rl_tsv *t = rl_tsv_open(od, "farpred.tsv", "variant\tseed\tlength\tlayer\thead\tmixes\tmeasured\tmeasured_se"
-                                                "\ttheory\tdilution\tbound\tbound_realised\tentropy\tentropy_theory\tentropy_dilution");
-    for (int v = 0; v < nv; v++)
-        for (int k = 0; k < K; k++) {
-            const model_fm *m = &M[v * K + k];
-            if (!m->ok)
-                continue;
-            for (int i = 0; i < nlen; i++)
-                for (int h = 0; h < NH; h++) {
-                    const long j = (long)i * NH + h;
-                    rl_tsv_row(t, "%s\t%ld\t%ld\t%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g",
-                               r->var[v], rl_repro_seed(r, k), lens[i], h / H, h % H, m->mixes[h], m->meas[j],
-                               m->se[j], m->th[j], m->di[j], m->bd[j], m->br[j], m->em[j], m->et[j], m->ed[j]);
-                }
-        }
-    rl_tsv_close(t);
-    /* per variant and length: head means, seeds as rows for the figure */
-    rl_tsv *s = rl_tsv_open(od, "farpred_summary.tsv", "variant\tseed\tlength\tmult\tmeasured\ttheory\tdilution"
-                                                        "\tbound\tmae_theory\tmae_dilution\tmae_bound");
-    for (int v = 0; v < nv; v++)
-        for (int k = 0; k < K; k++) {
-            const model_fm *m = &M[v * K + k];
-            if (!m->ok)
-                continue;
-            for (int i = 0; i < nlen; i++) {
-                double et = 0, ed = 0, eb = 0;
-                for (int h = 0; h < NH; h++) {
-                    const long j = (long)i * NH + h;
-                    et += fabs(m->th[j] - m->meas[j]);
-                    ed += fabs(m->di[j] - m->meas[j]);
-                    eb += fabs(m->bd[j] - m->meas[j]);
-                }
-                rl_tsv_row(s, "%s\t%ld\t%ld\t%ld\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%.4g", r->var[v],
-                           rl_repro_seed(r, k), lens[i], lens[i] / T, head_mean(m->meas, m->mixes, 0, i, NH),
-                           head_mean(m->th, m->mixes, 0, i, NH), head_mean(m->di, m->mixes, 0, i, NH),
-                           head_mean(m->bd, m->mixes, 0, i, NH), et / NH, ed / NH, eb / NH);
-            }
-        }
-    rl_tsv_close(s);
-    /* the rule per variant, and the errors table */
-    fprintf(fp, "Mean absolute error of each prediction over every head and length (mean across the seeds that "
-                "have it), and the rule (fixed before the run): on the heads where a block mixes beyond T "
-                "(coherence falls by ≥ %.2g between T/2 and 128T), the theory's error is below dilution's by more "
-                "than %.2g, per seed d = MAE(dilution) − MAE(theory), rule *sign* on (mean(d) − %.2g)/SE across "
-                "seeds. The layer-0 columns are an *info* reading chosen after the first models (NOTES.md §17.4): "
-                "layer 0 is the one layer whose inputs at long L are the tokens themselves. The entropy columns "
-                "compare the predicted attention entropy of the same rows with the probe's (info: no rule).\n\n",
-            RL_FARPRED_MIXES, RL_FARPRED_MARGIN, RL_FARPRED_MARGIN);
-    fprintf(fp, "| variant | seeds | MAE theory | MAE dilution | MAE bound (λ within T) | MAE bound (λ realised at L) | "
-                "layer 0 theory (info) | layer 0 dilution (info) | entropy MAE theory (nats, info) | entropy MAE dilution | "
-                "mixing heads | d (mixing heads) | x | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    rl_tsv *vt = rl_tsv_open(od, "farpred_verdicts.tsv", "variant\tseeds\tmae_theory\tmae_dilution\tmae_bound"
-                                                          "\tmae0_theory\tmae0_dilution\tmixing_heads\td_mean\td_se\tx"
-                                                          "\tverdict");
-    for (int v = 0; v < nv; v++) {
-        double d[RL_GRID_MAX_SEEDS], at = 0, ad = 0, ab = 0, a0t = 0, a0d = 0, aet = 0, aed = 0, abr = 0;
-        int n = 0, nmix = 0;
-        for (int k = 0; k < K; k++) {
-            const model_fm *m = &M[v * K + k];
-            if (!m->ok)
-                continue;
-            at += mae(m, m->th, 0, nlen, NH);
-            ad += mae(m, m->di, 0, nlen, NH);
-            ab += mae(m, m->bd, 0, nlen, NH);
-            abr += mae(m, m->br, 0, nlen, NH);
-            a0t += mae_layer0(m, m->th, nlen, NH, H);
-            a0d += mae_layer0(m, m->di, nlen, NH, H);
-            aet += mae_of(m->em, m->et, nlen, NH);
-            aed += mae_of(m->em, m->ed, nlen, NH);
-            int mix = 0;
-            for (int h = 0; h < NH; h++)
-                mix += m->mixes[h];
-            nmix = mix > nmix ? mix : nmix;
-            d[n++] = mix ? mae(m, m->di, 1, nlen, NH) - mae(m, m->th, 1, nlen, NH) : NAN;
-        }
-        if (n == 0) {
-            const int path = strncmp(r->var[v], "path", 4) == 0;
-            fprintf(fp, "| %s | 0 | – | – | – | – | – | – | – | – | – | – | – | %s |\n", r->var[v],
-                    path ? "no prediction (PaTH transports scores, not SO(2) blocks)" : "not measured yet");
-            rl_tsv_row(vt, "%s\t0\tNA\tNA\tNA\tNA\tNA\t0\tNA\tNA\tNA\t%s", r->var[v], path ? "no prediction" : "not measured");
-            continue;
-        }
-        double mean = NAN, se = NAN, x = NAN;
-        const char *verdict, *kind = "no prediction";
-        char vbuf[160];
-        if (nmix == 0)
-            verdict = "no prediction (no block mixes beyond T: dilution and the rotation are the theory)";
-        else {
-            const rl_verdict vd = rl_farpred_decide(d, n, &mean, &se, &x);
-            verdict = kind = rl_verdict_name(vd);
-            if (vd == RL_V_UNRESOLVED) {
-                /* what would decide it: the seeds at which the same effect over the
-                 * margin, its SE shrinking as 1/sqrt(K), reaches |z| >= 3 */
-                const long need = isnan(se) ? -1 : rl_effect_repeats_needed(mean - RL_FARPRED_MARGIN, se, n, 3, 64);
-                if (need > 0)
-                    snprintf(vbuf, sizeof vbuf, "unresolved (%ld seeds would decide this effect)", need);
-                else
-                    snprintf(vbuf, sizeof vbuf, "unresolved (%s)", n < 2 ? "one seed: no seed SE" : "not within 64 seeds");
-                verdict = vbuf;
-            }
-        }
-        char dcell[64], xcell[32];
-        if (isnan(mean))
-            snprintf(dcell, sizeof dcell, "–");
-        else if (isnan(se))
-            snprintf(dcell, sizeof dcell, "%+.4f (one seed)", mean);
-        else
-            snprintf(dcell, sizeof dcell, "%+.4f ± %.4f", mean, se);
-        if (isnan(x))
-            snprintf(xcell, sizeof xcell, "–");
-        else
-            snprintf(xcell, sizeof xcell, "%.2f", x);
-        fprintf(fp, "| %s | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.3f | %.3f | %d of %d | %s | %s | %s |\n",
-                r->var[v], n, at / n, ad / n, ab / n, abr / n, a0t / n, a0d / n, aet / n, aed / n, nmix, NH, dcell, xcell,
-                verdict);
-        rl_tsv_row(vt, "%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%.4g\t%s", r->var[v], n, at / n, ad / n,
-                   ab / n, a0t / n, a0d / n, nmix, mean, se, x, kind);
-    }
-    rl_tsv_close(vt);
-    /* loss horizons */
     fprintf(fp, "\n**Loss horizons.** Measured: the first length whose newest-position loss (targets beyond T) "
                 "exceeds the loss at T by log %.2f, rule *sign* across seeds (x ≥ 3). Predicted: the first length "
                 "where the seed-mean, head-mean predicted far mass reaches %.2g (the far keys weigh as much as the "
-                "near ones), by the theory and by dilution. (H = min{W_b > T}, the earlier rule, stays an *info* "
-                "row in the horizon section.)\n\n| variant | measured | theory | dilution |\n|---|---|---|---|\n",
+                "near ones), by routelab's predictor and by dilution. (H = min{W_b > T}, the earlier rule, stays an "
+                "*info* row in the horizon section.)\n\n| variant | measured | routelab | dilution |\n|---|---|---|---|\n",
             RL_HORIZON_EFFECT, RL_HORIZON_FAR);
-    rl_tsv *ht = rl_tsv_open(od, "loss_horizons.tsv", "variant\tseeds\tmeasured\tpredicted_theory\tpredicted_dilution");
-    for (int v = 0; v < nv; v++) {
+    rl_tsv *ht = rl_tsv_open(od, "loss_horizons.tsv", "variant\tseeds\tmeasured\tpredicted_route\tpredicted_dilution");
+    for (int v = 0; v < r->nvar; v++) {
         double x[64 * RL_GRID_MAX_SEEDS];
         for (int i = 0; i < nlen; i++)
             for (int k = 0; k < K; k++)
                 x[i * K + k] = newlr[((long)v * K + k) * nall + off + i];
-        int und;
+        int und, n = 0, ht_i = -1, hd_i = -1;
         const int hm = rl_horizon_first(x, nlen, K, log(RL_HORIZON_EFFECT), &und);
-        int ht_i = -1, hd_i = -1, n = 0;
         for (int i = 0; i < nlen; i++) {
-            double st = 0, sd = 0;
-            n = 0;
-            for (int k = 0; k < K; k++)
-                if (M[v * K + k].ok) {
-                    st += head_mean(M[v * K + k].th, M[v * K + k].mixes, 0, i, NH);
-                    sd += head_mean(M[v * K + k].di, M[v * K + k].mixes, 0, i, NH);
-                    n++;
-                }
-            if (n && ht_i < 0 && st / n >= RL_HORIZON_FAR)
+            const double st = seed_head_mean(M + v * K, K, P_ROUTE, i, NH, &n),
+                         sd = seed_head_mean(M + v * K, K, P_DILUTION, i, NH, &n);
+            if (n && ht_i < 0 && st >= RL_HORIZON_FAR)
                 ht_i = i;
-            if (n && hd_i < 0 && sd / n >= RL_HORIZON_FAR)
+            if (n && hd_i < 0 && sd >= RL_HORIZON_FAR)
                 hd_i = i;
         }
         char a[96], b[32], c[32];
@@ -418,16 +484,71 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
         rl_tsv_row(ht, "%s\t%d\t%s\t%s\t%s", r->var[v], K, a, b, c);
     }
     rl_tsv_close(ht);
+}
+
+static void render_figure(const rl_repro *r, FILE *fp, const rl_outdir *od)
+{
     char names[2048];
     int o = 0;
     names[0] = 0;
-    for (int v = 0; v < nv && o < (int)sizeof names; v++)
+    for (int v = 0; v < r->nvar && o < (int)sizeof names; v++)
         o += snprintf(names + o, sizeof names - o, v ? " %s" : "%s", r->var[v]);
-    const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_I("ctx", T) };
+    const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_I("ctx", r->g.train.ctx) };
     rl_plot(od, "reproduce_farpred", "farpred", vars, RL_NVARS(vars));
     fprintf(fp, "\n![Far mass predicted and measured](farpred.png)\n\n*Head-mean far mass beyond T per variant: "
-                "measured (points, one per seed), the theory (solid), dilution (dashed), the bound (dotted); "
-                "`farpred_summary.tsv`, per head in `farpred.tsv`.*\n\n");
+                "measured (points, one per seed), routelab's predictor (solid), mixing switched off (dash-dot), "
+                "dilution (dashed), the bound with λ from within T (dotted); `farpred_summary.tsv`, per head in "
+                "`farpred.tsv`.*\n\n");
+}
+
+void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, const double *newlr,
+                              const long *lens_all, int nall)
+{
+    if (!r->g.farpred)
+        return;
+    const int nv = r->nvar, K = r->g.seeds, H = r->g.train.heads, NH = r->g.train.layers * H;
+    const long T = r->g.train.ctx;
+    long lens[64]; /* the lengths beyond T */
+    int nlen = 0, off = -1;
+    for (int i = 0; i < nall && nlen < 64; i++)
+        if (lens_all[i] > T) {
+            if (off < 0)
+                off = i;
+            lens[nlen++] = lens_all[i];
+        }
+    if (nlen == 0)
+        return;
+    model_fm *M = rl_xcalloc((size_t)nv * K, sizeof *M);
+    int have = 0, route = 0;
+    for (int v = 0; v < nv; v++)
+        for (int k = 0; k < K; k++) {
+            read_model(r, v, k, lens, nlen, H, NH, &M[v * K + k]);
+            have += M[v * K + k].ok;
+            route += M[v * K + k].route;
+        }
+    fprintf(fp, "## Far mass predicted from within T (NOTES.md §17)\n\n");
+    fprintf(fp, "For every model, `routelab farpred` reads windows of T tokens only and predicts the far mass "
+                "(attention beyond distance T) of each layer and head at 2T … %dT. **routelab's predictor** (ours, "
+                "not the study's: NOTES.md §17.5) simulates each window's last query's row of a long window: its "
+                "near keys as measured, each block's realised angle at distance T − 1, and beyond it the route "
+                "continued with measured windows' keys and steps (fresh noise). **Mixing switched off**: the same "
+                "with every step at its law's mean direction (|χ_b| = 1, phase kept) — the test of the mixing term. "
+                "**Mean-field**: the earlier form (far keys at their mean weight, F1–F3). **Dilution**: every far "
+                "key weighs what the band's keys weigh. **Bound**: M/(M + K e^{2λ}) with λ from within T. "
+                "`routelab probe` measures the same rows (W = T). %d of %d models are measured and predicted, %d "
+                "of them by routelab's predictor.\n\n",
+            r->g.max_mult, have, nv * K, route);
+    if (have == 0) {
+        fprintf(fp, "No model has its prediction and measurement yet (the grid's farpred stage writes "
+                    "`models/*/seed*/farpred/`).\n\n");
+        free(M);
+        return;
+    }
+    write_model_rows(r, od, M, lens, nlen, NH, H);
+    render_bound(r, fp, M, nlen, NH);
+    render_errors(r, fp, od, M, lens, nlen, NH);
+    render_horizons(r, fp, od, M, lens, nlen, NH, newlr, nall, off);
+    render_figure(r, fp, od);
     for (int i = 0; i < nv * K; i++)
         free_model(&M[i]);
     free(M);

@@ -1,8 +1,10 @@
-/* farmass.h: the grid report's far-mass prediction section (issue 22,
- * NOTES.md §17): every model's far mass at 2T .. max_mult T predicted from
- * within T (routelab farpred: the theory, dilution, the bound) against the
- * probe's measurement at the same lengths, the rule's verdict per variant,
- * and the loss horizons measured and predicted. */
+/* farmass.h: the grid report's far-mass prediction section (NOTES.md §17):
+ * every model's far mass at 2T .. max_mult T predicted from within T
+ * (routelab farpred: routelab's predictor, the same with mixing switched
+ * off, the mean-field form, dilution, the bound) against the probe's
+ * measurement at the same lengths; the study's bound with the realised
+ * lambda counted; the mixing verdict per variant and length; the loss
+ * horizons measured and predicted. */
 #ifndef RL_REPRO_FARMASS_H
 #define RL_REPRO_FARMASS_H
 
@@ -11,10 +13,13 @@
 #include "../report/outdir.h"
 #include "../report/verdict.h"
 #include "grid.h"
+#include "order.h"
 
-/* The margin of the rule (fixed before the committed run): on the heads
- * where blocks mix, the theory's mean absolute far-mass error is below
- * dilution's by more than this, decided by rule sign across seeds. */
+/* The minimal effect size of farpred's rule (two points of far mass): on
+ * the heads where blocks mix, at 8T, 16T and 32T, the per-seed paired
+ * difference d = MAE(ablation) - MAE(routelab's predictor) (the ablation:
+ * mixing switched off, or dilution) decided by rule effect with this delta
+ * (fixed before the grid that reads it: NOTES.md §17.6). */
 #define RL_FARPRED_MARGIN 0.02
 /* A block mixes beyond T when its coherence falls by at least this much
  * between the band (|chi|^{T/2}) and 128 T. */
@@ -26,10 +31,11 @@
  * far mass reaches this (the far keys weigh as much as the near ones). */
 #define RL_HORIZON_FAR 0.5
 
-/* The verdict of the rule on per-seed values d[0..k-1] = mean |err
- * dilution| - mean |err theory| over a variant's mixing heads and lengths:
- * rule sign on z((mean - RL_FARPRED_MARGIN)/SE) (k - 1 df). */
-rl_verdict rl_farpred_decide(const double *d, int k, double *mean, double *se, double *x);
+/* The rule on per-seed values d[0..k-1] = MAE(ablation) - MAE(routelab)
+ * over a variant's mixing heads at one length: rule effect with delta
+ * RL_FARPRED_MARGIN (holds: routelab's predictor better; absent at this
+ * scale: within +-delta; contradicted: worse; else unresolved). */
+rl_order rl_farpred_decide(const double *d, int k);
 
 /* The first of n lengths (index) where the per-seed values x[i * k + s]
  * exceed threshold by rule sign across the k seeds, or -1; *undecided

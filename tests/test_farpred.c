@@ -290,11 +290,15 @@ static void constant_case(const char *pos, int dilution_exact)
     double fm[4], ent[4];
     probe_far(m, &val, L, fm, ent);
     for (int x = 0; x < NH; x++) {
-        cr_expect_lt(fabs(rows[x].theory - fm[x]), 1e-4, "%s head %d: theory %.6f measured %.6f", pos, x,
-                     rows[x].theory, fm[x]);
+        cr_expect_lt(fabs(rows[x].route - fm[x]), 1e-4, "%s head %d: routelab %.6f measured %.6f", pos, x,
+                     rows[x].route, fm[x]);
+        cr_expect_lt(fabs(rows[x].meanfield - fm[x]), 1e-4, "%s head %d: mean-field %.6f measured %.6f", pos, x,
+                     rows[x].meanfield, fm[x]);
         /* the entropy of the same rows: exact too (the far keys' scores are known) */
-        cr_expect_lt(fabs(rows[x].ent_theory - ent[x]), 1e-4, "%s head %d: entropy theory %.6f measured %.6f", pos, x,
-                     rows[x].ent_theory, ent[x]);
+        cr_expect_lt(fabs(rows[x].ent_route - ent[x]), 1e-4, "%s head %d: entropy routelab %.6f measured %.6f", pos, x,
+                     rows[x].ent_route, ent[x]);
+        cr_expect_lt(fabs(rows[x].ent_meanfield - ent[x]), 1e-4, "%s head %d: entropy mean-field %.6f measured %.6f",
+                     pos, x, rows[x].ent_meanfield, ent[x]);
         if (dilution_exact)
             cr_expect_lt(fabs(rows[x].dilution - fm[x]), 1e-4, "%s head %d: dilution %.6f measured %.6f", pos, x,
                          rows[x].dilution, fm[x]);
@@ -395,20 +399,21 @@ Test(farpred, random_chi_is_the_closed_form)
 }
 
 /* The rule reaches each of its outcomes: d well above the margin holds,
- * well below it contradicted, noisy about it unresolved, one seed
- * unresolved. */
+ * well below 0 contradicted, tight around 0 absent at this scale, noisy
+ * unresolved, one seed unresolved. */
 Test(farpred, rule_outcomes)
 {
-    double mean, se, x;
     const double up[4] = { 0.10, 0.11, 0.12, 0.105 }, down[4] = { -0.05, -0.04, -0.06, -0.045 },
-                 noisy[4] = { 0.10, -0.06, 0.08, -0.05 };
-    cr_expect_eq(rl_farpred_decide(up, 4, &mean, &se, &x), RL_V_HOLDS, "x = %g", x);
-    cr_expect_eq(rl_farpred_decide(down, 4, &mean, &se, &x), RL_V_CONTRADICTED, "x = %g", x);
-    cr_expect_eq(rl_farpred_decide(noisy, 4, &mean, &se, &x), RL_V_UNRESOLVED, "x = %g", x);
-    cr_expect_eq(rl_farpred_decide(up, 1, &mean, &se, &x), RL_V_UNRESOLVED, "one seed");
-    /* a d just at the margin is not a hold however small its SE */
-    const double at[3] = { RL_FARPRED_MARGIN, RL_FARPRED_MARGIN + 1e-4, RL_FARPRED_MARGIN - 1e-4 };
-    cr_expect_neq(rl_farpred_decide(at, 3, &mean, &se, &x), RL_V_HOLDS);
+                 zero[4] = { 0.001, -0.002, 0.0015, -0.001 }, noisy[4] = { 0.10, -0.06, 0.08, -0.05 };
+    cr_expect_eq(rl_farpred_decide(up, 4).v, RL_V_HOLDS);
+    cr_expect_eq(rl_farpred_decide(down, 4).v, RL_V_CONTRADICTED);
+    cr_expect_eq(rl_farpred_decide(zero, 4).v, RL_V_ABSENT);
+    cr_expect_eq(rl_farpred_decide(noisy, 4).v, RL_V_UNRESOLVED);
+    cr_expect_eq(rl_farpred_decide(up, 1).v, RL_V_UNRESOLVED, "one seed");
+    /* the margin is the equivalence bound: a small but certain gain is absent, not a hold */
+    const double small[4] = { 0.005, 0.006, 0.0055, 0.0052 };
+    cr_expect_eq(rl_farpred_decide(small, 4).v, RL_V_ABSENT);
+    cr_expect_float_eq(rl_farpred_decide(up, 4).delta, RL_FARPRED_MARGIN, 1e-15);
 }
 
 /* The measured horizon: the first length whose seeds exceed the threshold
@@ -518,7 +523,7 @@ Test(farpred, single_block_random_head_matches_monte_carlo, .timeout = 120)
         }
         /* g(F) = F/(N + F): |g''| <= 2 N/(N + F)^3 <= 2/(Nmin + Fmin)^2 over the range seen */
         const double var = F.m2 / (F.n - 1), gap = var / ((Nmin + Fmin) * (Nmin + Fmin)), se = th_se(&rho);
-        const double pred = rows[h].theory;
+        const double pred = rows[h].meanfield;
         cr_expect_lt(gap, 0.05 * pred, "head %d: the bracket must be narrow enough to test: %g", h, gap);
         cr_expect_geq(rho.mean, pred - gap - 5 * se, "head %d: MC %.5f +- %.5f below the bracket [%.5f, %.5f]", h,
                       rho.mean, se, pred - gap, pred);
