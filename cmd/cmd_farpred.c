@@ -102,12 +102,17 @@ int cmd_farpred(int argc, char **argv)
     rl_opts_parse("farpred", "--ckpt FILE --data DIR|FILE [--lengths L1,L2] [--windows 512] [--pairs 512] [--out DIR]",
                   "The far mass (attention on keys at distance >= T) of every layer and head at\n"
                   "lengths beyond the training context T, predicted from windows of T tokens\n"
-                  "(NOTES.md §17): the theory (far keys score as content pairs of the far band\n"
-                  "[T/2, T) turned by the step law's accumulated angle, Jacobi-Anger exact per\n"
-                  "block), dilution (far keys weigh the band's mean e^s) and the bound\n"
-                  "M/(M + K e^{2 lambda}) with lambda from within T.  The rows are the probe's\n"
-                  "(the last 64 queries of a window): compare with `routelab probe` at W = T.\n"
-                  "Writes farpred.tsv, within.tsv (logit against distance) and blocks.tsv.",
+                  "(NOTES.md §17).  routelab's predictor (ours, not the study's; the route form,\n"
+                  "§17.5): each window's last query's row of a long window simulated from its\n"
+                  "measured near keys and each block's realised angle at distance T - 1, the route\n"
+                  "continued with measured windows' keys and steps (fresh noise); the same with\n"
+                  "mixing switched off (every step at its law's mean direction: the ablation of the\n"
+                  "mixing term); the mean-field form (far keys at the band's content turned by the\n"
+                  "step law, Jacobi-Anger, law of large numbers); dilution (far keys weigh the\n"
+                  "band's mean e^s) and the bound M/(M + K e^{2 lambda}) with lambda from within T.\n"
+                  "The rows are the probe's (the last 64 queries of a window): compare with\n"
+                  "`routelab probe` at W = T.  Writes farpred.tsv, within.tsv (logit against\n"
+                  "distance) and blocks.tsv.",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
     rl_err err;

@@ -32,3 +32,25 @@ double rl_welford_se(const rl_welford *w)
 {
     return w->n > 1 ? sqrt(rl_welford_var(w) / w->n) : 0;
 }
+
+double rl_kendall_tau_b(const double *x, const double *y, int n)
+{
+    if (n < 2)
+        return NAN;
+    double c = 0, d = 0, tx = 0, ty = 0;
+    for (int i = 0; i < n; i++) {
+        if (isnan(x[i]) || isnan(y[i]))
+            return NAN;
+        for (int j = i + 1; j < n; j++) {
+            const double a = x[i] - x[j], b = y[i] - y[j];
+            if (a == 0)
+                tx++;
+            if (b == 0)
+                ty++;
+            if (a != 0 && b != 0)
+                (a > 0) == (b > 0) ? c++ : d++;
+        }
+    }
+    const double n0 = 0.5 * n * (n - 1), den = sqrt((n0 - tx) * (n0 - ty));
+    return den > 0 ? (c - d) / den : NAN;
+}

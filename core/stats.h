@@ -33,4 +33,11 @@ double rl_welford_var(const rl_welford *w);
 /* Standard error of the mean, sqrt(var / n); 0 for n < 2. */
 double rl_welford_se(const rl_welford *w);
 
+/* Kendall's tau_b of the n pairs (x_i, y_i), ties in either counted as
+ * neither concordant nor discordant:
+ *   tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)),
+ * n0 = n(n-1)/2 pairs, n1 (n2) pairs tied in x (y), C (D) the concordant
+ * (discordant) pairs.  NaN for n < 2, a NaN entry, or x or y all tied. */
+double rl_kendall_tau_b(const double *x, const double *y, int n);
+
 #endif

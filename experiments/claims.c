@@ -71,6 +71,21 @@ const rl_rule rl_rule_agree_n = { "agree-n", RL_RULE_BAND, 0,
                                   "replicates x is not formed and the row is unresolved (the run is too small to decide)",
                                   RL_EV_VERIFY };
 
+/* rank: a score written before the run (from the step law alone, no
+ * evaluation) against the variants' measured log ratios, per seed Kendall's
+ * tau_b across the variants (core/stats.h, ties counted as neither), the
+ * sign rule on (mean tau_b - tau0)/SE across seeds with tau0 the entry's
+ * stated threshold (reproduce/orderings.c).  Contradicted means the score
+ * orders the variants worse than tau0 at 3 SE, which includes no order at
+ * all. */
+const rl_rule rl_rule_rank = { "rank", RL_RULE_SIGN, 3,
+                               "a prediction written before the run orders the variants' measured values: per seed "
+                               "Kendall's τ_b between the predicted scores and the measured values across the variants "
+                               "(ties neither concordant nor discordant), x = t((mean τ_b − τ₀)/SE) across seeds read as "
+                               "the normal quantile of its Student tail (n − 1 degrees of freedom), τ₀ the entry's "
+                               "stated threshold: x ≥ 3 holds, x ≤ −3 contradicted, otherwise unresolved",
+                               RL_EV_CLAIM };
+
 #define RULES_(...) ((const rl_rule *const[]){ __VA_ARGS__, NULL })
 
 #define ROW_(id, number, title, uses, rules, help) \

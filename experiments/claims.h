@@ -47,6 +47,7 @@ extern const rl_rule rl_rule_exact; /* closed forms compared, no noise (verify) 
 extern const rl_rule rl_rule_effect; /* an effect with a minimal size delta: holds, contradicted, absent at this scale (within +-delta), else unresolved (claim) */
 extern const rl_rule rl_rule_agree_n; /* |z| <= 5 against an exact value on skewed terms; unresolved below 256 replicates (verify) */
 extern const rl_rule rl_rule_window; /* the mixing window's crossing bracketed at 6 SE from eps, decided at 3 SE (verify) */
+extern const rl_rule rl_rule_rank; /* a prediction orders variants: per-seed Kendall tau_b above tau0 at 3 SE (claim) */
 
 extern const rl_claim rl_claims[];
 extern const int rl_nclaims;

@@ -268,3 +268,27 @@ void rl_repro_horizon_section(const rl_repro *r, FILE *fp)
                 "dotted: measured = predicted; dashed: the grid's longest length %ld).*\n\n",
             n[1], n[2], n[3], cap, top);
 }
+
+double rl_horizon_read_mixstay(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NAN;
+    char line[4096], *c[64];
+    int col = -1;
+    double s = 0;
+    long n = 0;
+    if (fgets(line, sizeof line, f)) {
+        const int m = rl_tsv_fields(line, c, 64);
+        for (int i = 0; i < m; i++)
+            if (!strcmp(c[i], "mixstay"))
+                col = i;
+    }
+    while (col >= 0 && fgets(line, sizeof line, f)) {
+        const int m = rl_tsv_fields(line, c, 64);
+        s += col < m ? rl_tsv_num(c[col]) : NAN;
+        n++;
+    }
+    fclose(f);
+    return n ? s / n : NAN;
+}

@@ -41,6 +41,11 @@ rl_status rl_horizon_write(const char *path, const char *variant, const rl_stepl
 /* Its kind and predicted horizon (-1: none).  RL_EINPUT when unreadable. */
 rl_status rl_horizon_read(const char *path, char *kind, size_t nkind, long *H, rl_err *err);
 
+/* The mean of horizon.tsv's column mixstay over its rows (each block's
+ * routelab mix-or-stay distance at RL_MIXSTAY_MULT T: the model's score);
+ * NaN when the file or the column is missing or a row has none. */
+double rl_horizon_read_mixstay(const char *path);
+
 /* The report's section: a table per variant and seed of predicted against
  * measured horizon, horizons.tsv and the figure horizon.png.  A model
  * without horizon.tsv gets one (rl_horizon_run) when its checkpoint is

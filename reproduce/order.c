@@ -52,6 +52,11 @@ rl_order rl_order_exceeds(const double *x, int k, double threshold)
     return decide(x, k, threshold, &rl_rule_sign);
 }
 
+rl_order rl_order_rank(const double *tau, int k, double tau0)
+{
+    return decide(tau, k, tau0, &rl_rule_rank);
+}
+
 rl_order rl_order_below(const double *x, int k, double threshold)
 {
     return decide(x, k, threshold, &rl_rule_below);

@@ -45,6 +45,11 @@ rl_order rl_order_exceeds(const double *x, int k, double threshold);
  * ratio), rule below on (mean - threshold) / SE. */
 rl_order rl_order_below(const double *x, int k, double threshold);
 
+/* Rule rank (claims table) on per-seed Kendall tau_b values tau[0..k-1]
+ * of a predicted score against measured values across variants: the sign
+ * rule on z((mean - tau0)/SE) (k - 1 df). */
+rl_order rl_order_rank(const double *tau, int k, double tau0);
+
 /* The four-outcome rule effect of the claims table on per-seed values
  * d[0..k-1] (a paired difference of log ratios, or one variant's log ratio)
  * with the minimal effect size delta > 0: m, s the mean and SE; x =

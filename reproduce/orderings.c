@@ -39,6 +39,18 @@ const rl_ordering rl_orderings[] = {
     /* every rotation-only model (a rotation without a distance bias) degrades
      * by 128T; a grid that stops short of 128T cannot show it */
     { "rotation>0@128", "%s degrades by 128×", RL_ORDK_POSITIVE, NULL, NULL, 0, 128, D_, 0, RL_V_HOLDS, NULL },
+    /* routelab's mix-or-stay condition (NOTES.md §1.5): a block is safe beyond T
+     * when its far angle laws stay near laws met within T (mixed, or spread
+     * around 0), not when they drift to new angles; the score (the mean over
+     * a model's blocks of the far laws' distance to the nearest law met within
+     * T, at 16T) is read from the step law alone, before any evaluation, and
+     * must order the variants' log ratios at 16T with tau_b above 0.5 (three
+     * concordant pairs for each discordant one) */
+    { "mixstay~ratio@16", "the mix-or-stay score orders the rotation variants' log ratios", RL_ORDK_RANK, NULL,
+      NULL, RL_MIXSTAY_MULT, 0, 0, 0.5, RL_V_HOLDS,
+      "RoPE's and positive-drift steps' slow blocks turn to angles never met within T (high score, degrade), "
+      "zero-mean steps stay near 0 or mix (low score, flat): the author's notebook has random_pos degrade like "
+      "RoPE at the same spectral gap as the flat zero-mean law" },
     /* alibi flat: its ratio at the grid's top below 1.1 (within 10% of 1,
      * the rule fixed before the first cpu run) */
     { "alibi<1.1@top", "alibi flat (ratio < 1.1)", RL_ORDK_BELOW, "alibi", NULL, 0, 0, 0, 1.1, RL_V_HOLDS, NULL },
@@ -64,5 +76,5 @@ long rl_ordering_study_mult(const rl_ordering *e)
 
 const rl_rule *rl_ordering_rule(const rl_ordering *e)
 {
-    return e->kind == RL_ORDK_BELOW ? &rl_rule_below : &rl_rule_effect;
+    return e->kind == RL_ORDK_BELOW ? &rl_rule_below : e->kind == RL_ORDK_RANK ? &rl_rule_rank : &rl_rule_effect;
 }

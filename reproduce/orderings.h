@@ -14,7 +14,10 @@
 typedef enum {
     RL_ORDK_ABOVE,    /* a above b: per seed, a's log ratio minus b's (rule effect) */
     RL_ORDK_POSITIVE, /* a degrades: its per-seed log ratio above 0 (rule effect) */
-    RL_ORDK_BELOW     /* a stays flat: its per-seed log ratio below log(threshold) (rule below) */
+    RL_ORDK_BELOW,    /* a stays flat: its per-seed log ratio below log(threshold) (rule below) */
+    RL_ORDK_RANK      /* routelab's mix-or-stay score (each model's horizon.tsv, from its step law
+                       * alone) orders the log ratios of the variants that have one: per seed
+                       * Kendall's tau_b, rule rank with tau0 = threshold */
 } rl_ordering_kind;
 
 /* The minimal effect size of every effect row: log 1.05, a 5% change of
@@ -23,6 +26,10 @@ typedef enum {
  * smallest reported gap (random_qk 1.03× against random_qkv 0.96× at 16T,
  * 100K steps) is 7%, its headline ones are 1.5× and more. */
 #define RL_ORDER_DELTA 0.04879016416943205 /* log(1.05) */
+
+/* The multiple the mix-or-stay score is read at (each model's horizon.tsv)
+ * and the rank entry compares its log ratios at. */
+#define RL_MIXSTAY_MULT 16
 
 typedef struct {
     const char *id;         /* short id, unique ("rope>random_qk@16") */
@@ -35,7 +42,8 @@ typedef struct {
     long needs;             /* > 0: the multiple the ordering is about; a grid stopping short of
                              * it leaves the row unresolved whatever its numbers */
     double delta;           /* ABOVE, POSITIVE: the minimal effect size on the log ratio */
-    double threshold;       /* BELOW: the ratio whose log the log ratio is held below */
+    double threshold;       /* BELOW: the ratio whose log the log ratio is held below;
+                             * RANK: tau0, the tau_b the score must exceed */
     rl_verdict expected;    /* the outcome expected, written before any run */
     const char *expect;     /* why (NULL: the study's ratios say it; they are read from
                              * theory/study.h at the entry's multiple, never typed here) */
@@ -54,7 +62,7 @@ long rl_ordering_mult(const rl_ordering *e, long top);
 /* The multiple the study's numbers are read at for e (16 or 128). */
 long rl_ordering_study_mult(const rl_ordering *e);
 
-/* The rule that decides e (rl_rule_effect or rl_rule_below). */
+/* The rule that decides e (rl_rule_effect, rl_rule_below or rl_rule_rank). */
 const rl_rule *rl_ordering_rule(const rl_ordering *e);
 
 #endif

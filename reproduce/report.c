@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/paths.h"
+#include "../core/stats.h"
 #include "../core/util.h"
 #include "../report/plot.h"
 #include "../report/report.h"
@@ -344,6 +346,10 @@ static void order_note(const rl_ordering *e, const char *a, long mtop, char *not
         off = snprintf(note, n, "log ratio against log %g (study at %ld×: %s)", e->threshold, sm,
                        study_cell(a, sm, sa, sizeof sa));
         break;
+    case RL_ORDK_RANK:
+        off = snprintf(note, n, "Kendall's τ_b of %s's mix-or-stay scores against their log ratios, per seed, "
+                                "against τ₀ = %g", a, e->threshold);
+        break;
     }
     if (e->expect && off < (int)n)
         snprintf(note + off, n - off, "; expected: %s", e->expect);
@@ -377,8 +383,9 @@ static void needed_cell(const rl_ordering *e, const rl_order *o, long mtop, char
     const double sd = o->se * sqrt((double)o->k);
     rl_verdict t;
     /* below: the effect toward holds is log(threshold) - mean, no equivalence outcome */
-    const int k = e->kind == RL_ORDK_BELOW ? rl_order_seeds_needed(log(e->threshold) - o->mean, sd, 0, 0.8, 1000, &t)
-                                           : rl_order_seeds_needed(o->mean, sd, o->delta, 0.8, 1000, &t);
+    const int k = e->kind == RL_ORDK_BELOW  ? rl_order_seeds_needed(log(e->threshold) - o->mean, sd, 0, 0.8, 1000, &t)
+                  : e->kind == RL_ORDK_RANK ? rl_order_seeds_needed(o->mean - e->threshold, sd, 0, 0.8, 1000, &t)
+                                            : rl_order_seeds_needed(o->mean, sd, o->delta, 0.8, 1000, &t);
     *kn = k;
     if (k < 0) {
         snprintf(cell, n, "> 1000");
@@ -405,7 +412,7 @@ static void order_row(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderin
         snprintf(ms, sizeof ms, "%+.3f (one seed: no seed SE)", o->mean);
     else
         snprintf(ms, sizeof ms, "%+.3f ± %.3f", o->mean, o->se);
-    const int effect = e->kind != RL_ORDK_BELOW;
+    const int effect = e->kind != RL_ORDK_BELOW && e->kind != RL_ORDK_RANK;
     if (effect) {
         snprintf(ds, sizeof ds, "%.3f", o->delta);
         snprintf(xs, sizeof xs, "%.2f [%.2f, %.2f]", o->x, o->x_lo, o->x_hi);
@@ -466,6 +473,46 @@ static void order_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_order
     order_row(fp, t, G, e, what, m, d, &o, note);
 }
 
+/* The rank entry: per seed, Kendall's tau_b between the mix-or-stay score
+ * of each model that has one (its horizon.tsv) and its log ratio at the
+ * entry's multiple, over the variants with both; rule rank across seeds. */
+static void rank_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_ordering *e)
+{
+    const rl_repro *r = G->r;
+    const int K = G->K;
+    const long m = rl_ordering_mult(e, r->g.max_mult);
+    double tau[RL_GRID_MAX_SEEDS], lr[RL_GRID_MAX_SEEDS];
+    double *sc = rl_xmalloc(sizeof(double) * r->nvar), *y = rl_xmalloc(sizeof(double) * r->nvar);
+    char names[512] = "";
+    int nn = 0;
+    for (int k = 0; k < K; k++) {
+        int n = 0;
+        for (int v = 0; v < r->nvar; v++) {
+            char *d = rl_repro_model_dir(r, v, k), *hp = rl_path_join(d, "horizon.tsv");
+            const double s = rl_horizon_read_mixstay(hp);
+            free(d);
+            free(hp);
+            seed_logratios(G, v, m, lr);
+            if (isnan(s) || isnan(lr[k]))
+                continue;
+            sc[n] = s;
+            y[n++] = lr[k];
+            if (k == 0)
+                nn += snprintf(names + nn, sizeof names - nn > 0 ? sizeof names - nn : 0, "%s%s", nn ? ", " : "",
+                               r->var[v]);
+        }
+        tau[k] = n >= 3 ? rl_kendall_tau_b(sc, y, n) : NAN;
+    }
+    free(sc);
+    free(y);
+    if (!nn) /* no variant of this grid has a score */
+        return;
+    const rl_order o = rl_order_rank(tau, K, e->threshold);
+    char note[768];
+    order_note(e, names, r->g.max_mult, note, sizeof note);
+    order_row(fp, t, G, e, e->what, m, tau, &o, note);
+}
+
 /* The study's orderings, the entries of the registry (orderings.h) in its
  * order, each decided on seed-level statistics (order.h): between two
  * variants the per-seed difference of their log ratios (same seed, same
@@ -499,6 +546,10 @@ static void orderings_section(FILE *fp, const grid_evals *G)
                 "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < rl_norderings; i++) {
         const rl_ordering *e = &rl_orderings[i];
+        if (e->kind == RL_ORDK_RANK) {
+            rank_entry(fp, t, G, e);
+            continue;
+        }
         if (!e->a) {
             /* every rotation-only variant of the grid (controls included) */
             for (int v = 0; v < r->nvar; v++) {

@@ -171,7 +171,7 @@ Test(verdict, rule_window_three_outcomes)
 Test(verdict, rules_have_their_evidence)
 {
     const rl_rule *verify[] = { &rl_rule_agree, &rl_rule_bound, &rl_rule_exact, &rl_rule_agree_n, &rl_rule_window };
-    const rl_rule *claim[] = { &rl_rule_sign, &rl_rule_below, &rl_rule_effect };
+    const rl_rule *claim[] = { &rl_rule_sign, &rl_rule_below, &rl_rule_effect, &rl_rule_rank };
     for (size_t i = 0; i < sizeof verify / sizeof *verify; i++)
         cr_assert_eq(verify[i]->evidence, RL_EV_VERIFY, "%s", verify[i]->id);
     for (size_t i = 0; i < sizeof claim / sizeof *claim; i++)
