@@ -284,7 +284,9 @@ static void busy_stop(pid_t pid)
         ;
 }
 
-/* Every position scheme (rotations and PaTH) at the first shape.  Training: steps interleaved
+/* Every position scheme that turns or transports (the registry's rotations
+ * in both modes and PaTH), and ALiBi on random_qkv (the study's remedy), at
+ * the first shape.  Training: steps interleaved
  * with a RoPE model's (one each per round, so both see the same load),
  * median step times, on all cores (wall time: tokens/s) and on one thread
  * (CPU time: less sensitive to other work).  Evaluation: one window of
@@ -294,16 +296,21 @@ static void busy_stop(pid_t pid)
  * row's ratio is then the noise of the method). */
 static rl_status bench_schemes(int quick, rl_err *err)
 {
-    static const char *names[] = { "rope", "fixed-rope", "random_qk", "random_qkv", "pemb_qk",
-                                   "pemb_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv", "path" };
-    const int n = sizeof names / sizeof *names, L = quick ? 4096 : 16384;
+    const char *names[64];
+    int n = 0;
+    for (const rl_scheme *const *s = rl_schemes; *s; s++)
+        for (int m = 0; m < 2 && n < 63; m++)
+            if (((*s)->names[0][1] || (*s)->path) && (*s)->names[0][m])
+                names[n++] = (*s)->names[0][m];
+    names[n++] = "alibi+random_qkv";
+    const int L = quick ? 4096 : 16384;
     const double budget = quick ? 1.5 : 5;
     printf("model schemes, 4L w256 h4 T=128 B=8 vocab 256 (overhead: time per step or window "
            "over RoPE's - 1; training steps interleaved with a RoPE model's)\n");
     for (int i = 0; i < n; i++) {
         rl_pos_config pos;
         char why[256];
-        if (rl_pos_parse(names[i], -1, &pos, why, sizeof why)) /* a name of the list above */
+        if (rl_pos_parse(names[i], -1, &pos, why, sizeof why)) /* a registered name */
             return rl_fail(err, RL_EINTERNAL, "bench: %s", why);
         double tps, tps_rope, cps, cps_rope;
         RL_TRY(bench_scheme_train(pos, budget, 0, &tps, &tps_rope, err));

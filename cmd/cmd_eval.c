@@ -144,8 +144,9 @@ static void parse_flags(eval_run *e, int argc, char **argv)
                   "Standard errors are over windows.  At L = T the mean is checked against the\n"
                   "run's final validation loss (--val-log): the difference, its standard\n"
                   "error and whether they agree within 2 SE.  Schemes with rotation noise\n"
-                  "(random, lf) draw it per window from --seed.  --batches / --batch-size:\n"
-                  "the old protocol (random windows per length from --seed, no pairing).",
+                  "(random, random_pos, lf) draw it per window from --seed.  --batches /\n"
+                  "--batch-size: the old protocol (random windows per length from --seed, no\n"
+                  "pairing).",
                   opts, argc, argv, NULL, 0);
     rl_err err;
     e->legacy = rl_opt_seen(opts, "batches") || rl_opt_seen(opts, "batch-size");

@@ -31,7 +31,8 @@ int cmd_horizon(int argc, char **argv)
     };
     rl_opts_parse("horizon", "--ckpt FILE --data DIR|FILE [--tokens 16384] [--eps 0.1] [--out FILE]",
                   "The model's rotation read as SO(2) blocks: per block the one-step characteristic\n"
-                  "function |chi_b| of its step law (random: the closed form of U(-omega_b, omega_b);\n"
+                  "function |chi_b| of its step law (random, random_pos: the closed form of\n"
+                  "U(-omega_b, omega_b), U(0, 2 omega_b), the same |chi_b|;\n"
                   "pemb, lf: the model's own steps on the first --tokens validation tokens; rope:\n"
                   "constant angles), the mixing window W_b(eps), and the predicted extrapolation\n"
                   "horizon H = min { W_b : W_b > T } (NOTES.md §1.1): blocks with W_b <= T are noise\n"

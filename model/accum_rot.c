@@ -1,5 +1,6 @@
 /* accum_rot.c: the schemes random, pemb and lf: their angle tables, the
- * backward of the learned ones (equations in accum_rot.h). */
+ * backward of the learned ones, their steps as the theory reads them
+ * (equations in accum_rot.h); random's hooks serve every closed-law scheme. */
 #include "accum_rot.h"
 
 #include <math.h>
@@ -11,21 +12,8 @@
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "layers.h"
-#include "scheme_rot.h"
 
-/* What a training forward keeps (per layer: layer l's copy of each
- * per-layer buffer is at + l * block) and the scratch of the backward. */
-typedef struct {
-    rl_rot_state r;
-    int eval;           /* a streaming evaluation's state (one window, one layer at a time) */
-    size_t block;       /* floats from one layer's buffers to the next (0: eval, one layer) */
-    float *cos, *sin;   /* the layer's table, B*T rows of the table's width */
-    float *u;           /* lf: the noise U, N x HP (HP = H*hd/2 = C/2) */
-    float *h, *hg;      /* lf: MLP hidden before / after GELU, N x C */
-    float *z, *y;       /* lf: MLP output and its LayerNorm, N x HP; f = |y| */
-    float *mean, *rstd; /* lf: that LayerNorm's statistics, N */
-    float *dz, *dh, *dx; /* lf backward: N x HP, N x C, N x C */
-} acc_state;
+typedef rl_acc_state acc_state;
 
 #define AT(st, p, l) ((p) + (size_t)(l) * (st)->block)
 
@@ -84,13 +72,15 @@ static inline void put_angle(float *cos_out, float *sin_out, long i, double a)
     sin_out[i] = (float)s;
 }
 
-/* random (f == NULL): theta = U omega_p; lf: theta = U |f|.  Lane (b, h) of
+/* The closed laws (f == NULL): theta = (centre + U) omega_p, centre
+ * rl_acc_centre of the law (random 0, random_pos 1: the same U, so the same
+ * table plus t omega_p); lf: theta = U |f| (centre 0).  Lane (b, h) of
  * layer l draws U from its own stream, t = 1..T-1 and p in order, so the
  * numbers depend on neither the thread count nor B (window b of a batch and
  * a lone window with the same key and b = 0 agree).  f may be cos itself
  * (evaluation): entry i is read before it is written.  u (or NULL) keeps U. */
 static void accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, float *sin_out,
-                             const float *f, float *u, int B, long T, uint64_t key)
+                             const float *f, double centre, float *u, int B, long T, uint64_t key)
 {
     const int H = c->heads, hd = c->width / c->heads, P = hd / 2;
     const long w = (long)H * P;
@@ -116,7 +106,7 @@ static void accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, floa
                 const long off = row0 + t * w;
                 for (int p = 0; p < P; p++) {
                     const double U = uniform_pm1(r);
-                    const double th = f ? U * fabs((double)f[off + p]) : U * om[p];
+                    const double th = f ? U * fabs((double)f[off + p]) : (centre + U) * om[p];
                     if (u)
                         u[off + p] = (float)U;
                     a[p] = rl_angle_add(a[p], th);
@@ -181,22 +171,49 @@ static void reverse_running_sum(float *d, int B, long T, long w)
     }
 }
 
-/* ---- random: theta = U omega_p ---------------------------------------- */
+/* ---- random: theta = U omega_p; every closed law: (c + U) omega_p ------ */
 
-static void random_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a)
+int rl_acc_centre(rl_angle_law law)
+{
+    return law == RL_ANG_UNIFORM ? 0 : law == RL_ANG_DRIFT ? 1 : -1;
+}
+
+int rl_acc_head_lanes(const rl_scheme_ctx *x)
+{
+    return x->cfg->width / 2; /* H * hd/2, head-major, as the tables */
+}
+
+void rl_acc_closed_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a)
 {
     acc_layout(st, x, B, T, eval, a, (size_t)x->cfg->width / 2, 0, 0);
 }
 
-static void random_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+void rl_acc_closed_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
                            const uint16_t *tok, long ld, int B, int T, uint64_t key,
                            float *scratch)
 {
     (void)ln, (void)tok, (void)ld, (void)scratch;
     acc_state *a = st;
     const long P = x->hd / 2;
-    accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), NULL, NULL, B, T, key);
+    accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), NULL,
+                     rl_acc_centre(x->s->step_law), NULL, B, T, key);
     a->r.tab = acc_rotation(a, T, x->cfg->heads * P, P);
+}
+
+/* The same steps as the law: centre c omega_p, half-width omega_p. */
+void rl_acc_closed_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
+                         long n, double *center, double *halfw)
+{
+    (void)l, (void)ln, (void)tok;
+    const int P = x->hd / 2, lanes = rl_acc_head_lanes(x);
+    const double c = rl_acc_centre(x->s->step_law);
+    double om[P > 0 ? P : 1];
+    rl_so2_freqs(x->hd, x->cfg->rot_base, 1.0, om); /* RoPE's omega_p */
+    for (long i = 0; i < n; i++)
+        for (int j = 0; j < lanes; j++) {
+            center[i * lanes + j] = c * om[j % P];
+            halfw[i * lanes + j] = om[j % P];
+        }
 }
 
 const rl_scheme rl_scheme_random = {
@@ -205,10 +222,15 @@ const rl_scheme rl_scheme_random = {
     .rot = RL_ROT_RANDOM,
     .logits = "q.k / sqrt(hd), q and k turned by running sums of random angles",
     .state_bytes = sizeof(acc_state),
-    .layout = random_layout,
-    .prepare = random_prepare,
+    .layout = rl_acc_closed_layout,
+    .prepare = rl_acc_closed_prepare,
     .attend = rl_rot_attend,
     .attend_backward = rl_rot_attend_backward,
+    .alibi_qkv = 1,
+    .steps_kind = RL_STEPS_CLOSED,
+    .step_law = RL_ANG_UNIFORM,
+    .step_lanes = rl_acc_head_lanes,
+    .steps = rl_acc_closed_steps,
 };
 
 /* ---- pemb: theta = pi tanh(E_l[x_t]) + omega_p ------------------------- */
@@ -256,6 +278,27 @@ static void pemb_input_backward(void *st, const rl_scheme_ctx *x, int l, const f
     rl_embed_backward(x->g[l], dang, tok, ld, B, T, P);
 }
 
+static int pemb_step_lanes(const rl_scheme_ctx *x)
+{
+    return x->hd / 2; /* no head index */
+}
+
+/* the point pi tanh(E_l[x, p]) + omega_p, as pemb_prepare sums it */
+static void pemb_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                       double *center, double *halfw)
+{
+    (void)ln;
+    const int P = x->hd / 2;
+    double om[P > 0 ? P : 1];
+    rl_so2_freqs(x->hd, x->cfg->rot_base, 1.0, om); /* RoPE's omega_p */
+    const float *E = x->w[l];
+    for (long i = 0; i < n; i++)
+        for (int p = 0; p < P; p++) {
+            center[i * P + p] = M_PI * tanh((double)E[(long)tok[i] * P + p]) + om[p];
+            halfw[i * P + p] = 0;
+        }
+}
+
 const rl_scheme rl_scheme_pemb = {
     .name = "pemb",
     .names = { { "pemb_qk", "pemb_qkv" }, { "alibi+pemb_qk", "alibi+pemb_qkv" } },
@@ -268,6 +311,9 @@ const rl_scheme rl_scheme_pemb = {
     .attend = rl_rot_attend,
     .attend_backward = rl_rot_attend_backward,
     .input_backward = pemb_input_backward,
+    .steps_kind = RL_STEPS_MEASURED,
+    .step_lanes = pemb_step_lanes,
+    .steps = pemb_steps,
 };
 
 /* ---- lf: theta = U |LN(MLP(LN1 output))| -------------------------------- */
@@ -305,7 +351,7 @@ static void lf_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
     if (!a->eval) { /* training: keep the activations of layer l */
         lf_mlp_forward(x, ln, N, AT(a, a->h, l), AT(a, a->hg, l), AT(a, a->z, l), AT(a, a->y, l),
                        AT(a, a->mean, l), AT(a, a->rstd, l));
-        accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), AT(a, a->y, l),
+        accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), AT(a, a->y, l), 0,
                          AT(a, a->u, l), B, T, key);
     } else {
         /* evaluation: y = LN(MLP(ln)) row chunk by row chunk into cos (hidden
@@ -315,7 +361,7 @@ static void lf_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
             const long n = N - r0 < RL_EVAL_CHUNK ? N - r0 : RL_EVAL_CHUNK;
             lf_mlp_forward(x, ln + r0 * C, n, h, h, z, a->cos + r0 * HP, NULL, NULL);
         }
-        accumulate_noise(x->cfg, l, a->cos, a->sin, a->cos, NULL, B, T, key);
+        accumulate_noise(x->cfg, l, a->cos, a->sin, a->cos, 0, NULL, B, T, key);
     }
     a->r.tab = acc_rotation(a, T, HP, x->hd / 2);
 }
@@ -345,6 +391,29 @@ static void lf_input_backward(void *st, const rl_scheme_ctx *x, int l, const flo
                        &into_dln);
 }
 
+/* U(-|y|, |y|), y = LN(MLP(ln)) computed as lf_prepare does (in float,
+ * then |y| in double) */
+static void lf_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                     double *center, double *halfw)
+{
+    (void)l, (void)tok;
+    const int C = x->cfg->width, lanes = rl_acc_head_lanes(x);
+    float *h = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * C);
+    float *z = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * lanes);
+    float *y = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * lanes);
+    for (long r0 = 0; r0 < n; r0 += RL_EVAL_CHUNK) {
+        const long k = n - r0 < RL_EVAL_CHUNK ? n - r0 : RL_EVAL_CHUNK;
+        lf_mlp_forward(x, ln + r0 * C, k, h, h, z, y, NULL, NULL);
+        for (long i = 0; i < k * lanes; i++) {
+            center[r0 * lanes + i] = 0;
+            halfw[r0 * lanes + i] = fabs((double)y[i]);
+        }
+    }
+    free(h);
+    free(z);
+    free(y);
+}
+
 const rl_scheme rl_scheme_lf = {
     .name = "lf",
     .names = { { "lf_qk", "lf_qkv" }, { "alibi+lf_qk", "alibi+lf_qkv" } },
@@ -358,57 +427,8 @@ const rl_scheme rl_scheme_lf = {
     .attend = rl_rot_attend,
     .attend_backward = rl_rot_attend_backward,
     .input_backward = lf_input_backward,
+    .steps_kind = RL_STEPS_MEASURED,
+    .steps_read_ln = 1,
+    .step_lanes = rl_acc_head_lanes,
+    .steps = lf_steps,
 };
-
-/* ---- the step law of a table, for the theory's reading (steplaw.h) ----- */
-
-int rl_scheme_step_lanes(const rl_scheme_ctx *x)
-{
-    if (x->s == &rl_scheme_random || x->s == &rl_scheme_lf)
-        return x->cfg->width / 2; /* H * hd/2, head-major, as the tables */
-    if (x->s == &rl_scheme_pemb)
-        return x->hd / 2; /* no head index */
-    return 0;
-}
-
-/* The same steps the prepare hooks accumulate, as laws: random U(-omega_p,
- * omega_p); pemb the point pi tanh(E_l[x, p]) + omega_p; lf U(-|y|, |y|),
- * y = LN(MLP(ln)) computed as lf_prepare does (in float, then |y| in
- * double). */
-void rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
-                     double *center, double *halfw)
-{
-    const int P = x->hd / 2, lanes = rl_scheme_step_lanes(x);
-    double om[P > 0 ? P : 1];
-    rl_so2_freqs(x->hd, x->cfg->rot_base, 1.0, om); /* RoPE's omega_p */
-    if (x->s == &rl_scheme_random) {
-        for (long i = 0; i < n; i++)
-            for (int j = 0; j < lanes; j++) {
-                center[i * lanes + j] = 0;
-                halfw[i * lanes + j] = om[j % P];
-            }
-    } else if (x->s == &rl_scheme_pemb) {
-        const float *E = x->w[l];
-        for (long i = 0; i < n; i++)
-            for (int p = 0; p < P; p++) {
-                center[i * P + p] = M_PI * tanh((double)E[(long)tok[i] * P + p]) + om[p];
-                halfw[i * P + p] = 0;
-            }
-    } else if (x->s == &rl_scheme_lf) {
-        const int C = x->cfg->width;
-        float *h = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * C);
-        float *z = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * lanes);
-        float *y = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * lanes);
-        for (long r0 = 0; r0 < n; r0 += RL_EVAL_CHUNK) {
-            const long k = n - r0 < RL_EVAL_CHUNK ? n - r0 : RL_EVAL_CHUNK;
-            lf_mlp_forward(x, ln + r0 * C, k, h, h, z, y, NULL, NULL);
-            for (long i = 0; i < k * lanes; i++) {
-                center[r0 * lanes + i] = 0;
-                halfw[r0 * lanes + i] = fabs((double)y[i]);
-            }
-        }
-        free(h);
-        free(z);
-        free(y);
-    }
-}

@@ -11,7 +11,11 @@
  * configuration's rot_base (rl_so2_freqs, as RoPE's table).
  *   random: theta ~ U(-omega_p, omega_p), i.i.d. over (b, s, h, p); layer l,
  *           window b, head h draw from stream (key ^ DOMAIN, (l, b, h)) in the
- *           order s = 1..T-1, p = 0..P-1 (key: the forward's key).
+ *           order s = 1..T-1, p = 0..P-1 (key: the forward's key).  In
+ *           general theta = (c + U) omega_p, U ~ U(-1, 1) from those streams,
+ *           c the centre of the scheme's step_law (rl_acc_centre): 0 here,
+ *           1 for random_pos (scheme_random_pos.c, theta ~ U(0, 2 omega_p)),
+ *           whose tables are therefore random's plus t omega_p.
  *   pemb:   theta(b, s, p) = pi tanh(E_l[x_s, p]) + omega_p, one table per layer,
  *           shared by the heads (so the table has no head index, sh = 0);
  *           with E_l = 0 it is RoPE's t omega_p.
@@ -29,6 +33,7 @@
 #define RL_MODEL_ACCUM_ROT_H
 
 #include "scheme.h"
+#include "scheme_rot.h"
 
 extern const rl_scheme rl_scheme_random, rl_scheme_pemb, rl_scheme_lf;
 
@@ -37,14 +42,40 @@ extern const rl_scheme rl_scheme_random, rl_scheme_pemb, rl_scheme_lf;
  * pemb's tensors: layer l's table E_l (V x hd/2) is w[l]. */
 enum { RL_LF_FCW, RL_LF_FCB, RL_LF_PROJW, RL_LF_PROJB, RL_LF_LNW, RL_LF_LNB, RL_LF_TENSORS };
 
-/* The theory's reading of a table (model/steplaw.h): the step theta that
- * layer l accumulates at a position, as a law theta = center + U(-halfw,
- * halfw) per lane, from what prepare reads there (ln: the layer's LN1
- * output row, for lf; tok: the token, for pemb; NULL when unused).  Lanes
- * per row: rl_scheme_step_lanes (random, lf: H hd/2, head-major; pemb: hd/2;
- * 0: x's scheme accumulates no steps).  n rows into center, halfw (n x lanes). */
-int rl_scheme_step_lanes(const rl_scheme_ctx *x);
-void rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
-                     double *center, double *halfw);
+/* What a training forward keeps (per layer: layer l's copy of each
+ * per-layer buffer is at + l * block) and the scratch of the backward; the
+ * state of every scheme of this file and of the closed-law schemes' own
+ * files (state_bytes = sizeof(rl_acc_state)). */
+typedef struct {
+    rl_rot_state r;
+    int eval;            /* a streaming evaluation's state (one window, one layer at a time) */
+    size_t block;        /* floats from one layer's buffers to the next (0: eval, one layer) */
+    float *cos, *sin;    /* the layer's table, B*T rows of the table's width */
+    float *u;            /* lf: the noise U, N x HP (HP = H*hd/2 = C/2) */
+    float *h, *hg;       /* lf: MLP hidden before / after GELU, N x C */
+    float *z, *y;        /* lf: MLP output and its LayerNorm, N x HP; f = |y| */
+    float *mean, *rstd;  /* lf: that LayerNorm's statistics, N */
+    float *dz, *dh, *dx; /* lf backward: N x HP, N x C, N x C */
+} rl_acc_state;
+
+/* ---- the hooks of a closed-law scheme (steps_kind RL_STEPS_CLOSED):
+ * theta = (c + U) omega_p with U ~ U(-1, 1) from random's streams, c =
+ * rl_acc_centre(step_law); no parameters.  random's, shared with the
+ * schemes in their own files (random_pos). */
+
+/* The centre c of a closed law in units of omega: U(-omega, omega) = 0 +
+ * U(-1, 1) omega; drift U(0, 2 omega) = (1 + U(-1, 1)) omega
+ * (<routelab/family.h>); -1 for a law that is no shifted uniform. */
+int rl_acc_centre(rl_angle_law law);
+
+void rl_acc_closed_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a);
+void rl_acc_closed_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                           const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                           float *scratch);
+/* H hd/2 lanes, head-major (random, random_pos, lf) */
+int rl_acc_head_lanes(const rl_scheme_ctx *x);
+/* center c omega_p, halfw omega_p at every row and head */
+void rl_acc_closed_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
+                         long n, double *center, double *halfw);
 
 #endif

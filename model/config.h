@@ -13,9 +13,10 @@
  * transport) and an optional ALiBi bias that the kernel adds to the scaled
  * logits.  The study's names (random_qkv, fixed-rope, ...) are
  * configurations of these fields.  The codes of the schemes written so
- * far (a new scheme takes an unused one in its own file): */
+ * far; checkpoints store them, so a new scheme's code goes at the end
+ * (before RL_ROT_KINDS) and no code is ever renumbered: */
 typedef enum { RL_ROT_NONE = 0, RL_ROT_ROPE, RL_ROT_RANDOM, RL_ROT_PEMB, RL_ROT_LF,
-               RL_ROT_KINDS } rl_rot_kind;
+               RL_ROT_RANDOM_POS, RL_ROT_KINDS } rl_rot_kind;
 typedef enum { RL_MODE_QK = 0, RL_MODE_QKV } rl_rot_mode;
 
 typedef struct {

@@ -10,13 +10,23 @@
 #include "position.h"
 
 /* The registry: one X(NAME) per scheme, defined in its own file as
- * `const rl_scheme rl_scheme_NAME`.  The order is the order of listings. */
-#define RL_SCHEME_LIST(X) X(none) X(rope) X(random) X(pemb) X(lf) X(path)
+ * `const rl_scheme rl_scheme_NAME` whose .name is "NAME" (the test
+ * model_schemes/registry checks it).  The order is the order of listings. */
+#define RL_SCHEME_LIST(X) X(none) X(rope) X(random) X(random_pos) X(pemb) X(lf) X(path)
 
 #define RL_SCHEME_DECLARE(n) extern const rl_scheme rl_scheme_##n;
 #define RL_SCHEME_ENTRY(n) &rl_scheme_##n,
+#define RL_SCHEME_WORD(n) " " #n
 RL_SCHEME_LIST(RL_SCHEME_DECLARE)
 const rl_scheme *const rl_schemes[] = { RL_SCHEME_LIST(RL_SCHEME_ENTRY) NULL };
+
+/* A constant (the option table's help is a string of the program), so the
+ * base names come from the registry's words rather than its objects. */
+const char rl_pos_help[] =
+    "position scheme [alibi+]NAME[_qk|_qkv], NAME one of" RL_SCHEME_LIST(RL_SCHEME_WORD)
+    " (no suffix: the mode from --mode, default qk; _qk, _qkv for a rotation); also alibi "
+    "(none with ALiBi), fixed-rope (rope_qkv); alibi+random = alibi+random_qkv (the study's "
+    "remedy; likewise alibi+random_pos)";
 
 const rl_scheme *rl_scheme_of(rl_pos_config p)
 {
@@ -68,17 +78,22 @@ static const rl_scheme *parse_base(const char *s, int *fixed)
 
 /* A name is [alibi+]BASE[_qk|_qkv], the mode from --mode when no suffix
  * gives it, or a canonical name (fixed-rope, alibi, random_qkv, path, ...),
- * which fixes the mode where the scheme has a choice.  alibi+random is the study's remedy,
- * far-mass control plus transport: alibi+random_qkv. */
+ * which fixes the mode where the scheme has a choice.  alibi+BASE of a
+ * scheme with alibi_qkv fixes qkv: alibi+random is the study's remedy,
+ * far-mass control plus transport, alibi+random_qkv.  A base name that is
+ * a prefix of another (random, random_pos) is no ambiguity: parse_base
+ * takes only an exact BASE, BASE_qk or BASE_qkv. */
 int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size_t n)
 {
     const char *base = name;
     int alibi = 0, fixed = -1;
     if (!strncmp(name, "alibi+", 6)) {
         alibi = 1;
-        base = strcmp(name + 6, "random") ? name + 6 : "random_qkv";
+        base = name + 6;
     }
     const rl_scheme *s = parse_base(base, &fixed);
+    if (s && alibi && fixed < 0 && s->alibi_qkv)
+        fixed = RL_MODE_QKV;
     /* else a canonical name; it fixes the mode where the scheme has a choice */
     for (const rl_scheme *const *r = rl_schemes; *r && !s; r++)
         for (int a = 0; a < 2 && !s; a++)
@@ -91,8 +106,8 @@ int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size
     if (!s) {
         char all[256];
         base_names(all, sizeof all, 0);
-        snprintf(err, n, "--pos %s: unknown position scheme (registered: %s; names: %s)", name,
-                 all, RL_POS_NAMES);
+        snprintf(err, n, "--pos %s: unknown position scheme (registered: %s; names: "
+                 "[alibi+]NAME[_qk|_qkv], alibi, fixed-rope)", name, all);
         return -1;
     }
     if (fixed >= 0 && mode >= 0 && mode != fixed) {
@@ -131,6 +146,18 @@ const char *rl_scheme_check(rl_pos_config p, int hd, char *buf, size_t n)
     else
         return NULL;
     return buf;
+}
+
+int rl_scheme_step_lanes(const rl_scheme_ctx *x)
+{
+    return x->s && x->s->step_lanes ? x->s->step_lanes(x) : 0;
+}
+
+void rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                     double *center, double *halfw)
+{
+    if (x->s && x->s->steps)
+        x->s->steps(x, l, ln, tok, n, center, halfw);
 }
 
 rl_scheme_ctx rl_scheme_ctx_make(const rl_gpt_config *c, float *const *w, float *const *g,

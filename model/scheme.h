@@ -27,14 +27,19 @@
  * A configuration (rl_pos_config, stored in the checkpoint) names a scheme
  * by its code (rot, path), a mode (qk, or qkv: value transport) and the
  * ALiBi bit; rl_scheme_of maps it to the object.  Adding a scheme: write
- * model/scheme_NAME.c defining `const rl_scheme rl_scheme_NAME` with an
- * unused code, and add one line to the registry in scheme.c. */
+ * model/scheme_NAME.c defining `const rl_scheme rl_scheme_NAME` (its .name
+ * "NAME", the word `--pos` lists) with a new code at the end of rl_rot_kind
+ * (config.h), and add X(NAME) to the registry in scheme.c.  Everything else
+ * that depends on the scheme reads the object: the names --pos takes, the
+ * checkpoint's code, and the theory's reading of its steps (steps_kind,
+ * step_law, step_lanes, steps: steplaw.h, farpred.h). */
 #ifndef RL_MODEL_SCHEME_H
 #define RL_MODEL_SCHEME_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../include/routelab/family.h"
 #include "attention.h"
 #include "config.h"
 
@@ -71,6 +76,16 @@ static inline size_t rl_carve_stride(size_t n)
 }
 
 typedef struct rl_scheme rl_scheme;
+
+/* How the theory reads a scheme's steps (NOTES.md §1.1; model/steplaw.h):
+ * the one-step law of each SO(2) block, theta_t = A_t - A_{t-1}. */
+typedef enum {
+    RL_STEPS_NONE,     /* no accumulated rotation (none, alibi, path): no prediction */
+    RL_STEPS_CONSTANT, /* constant angles (rope, fixed-rope): no block mixes */
+    RL_STEPS_CLOSED,   /* i.i.d. steps theta ~ step_law(omega_b) (random: uniform,
+                        * random_pos: drift): the closed form */
+    RL_STEPS_MEASURED  /* pemb, lf: the model's own steps on text */
+} rl_steps_kind;
 
 /* What the hooks see of the model. */
 typedef struct {
@@ -114,6 +129,25 @@ struct rl_scheme {
     /* NULL: no parameters and no dependence on LN1 */
     void (*input_backward)(void *st, const rl_scheme_ctx *x, int l, const float *ln,
                            const uint16_t *tok, long ld, int B, int T, float *dln);
+    /* 1: "alibi+NAME" without a suffix means alibi+NAME_qkv, whatever
+     * --mode's default (alibi+random: the study's remedy, far-mass control
+     * plus value transport) */
+    int alibi_qkv;
+    /* ---- the theory's reading of the steps (steplaw.h, farpred.h); all
+     * zero: RL_STEPS_NONE ---- */
+    rl_steps_kind steps_kind;
+    /* CONSTANT and CLOSED: block b steps by theta ~ step_law(omega_b), i.i.d.
+     * (<routelab/family.h>: CONSTANT omega_b, UNIFORM U(-omega_b, omega_b),
+     * DRIFT U(0, 2 omega_b)); its |chi| gives the windows in closed form
+     * (rl_steplaw_closed, through rl_family_log_mean_norm) */
+    rl_angle_law step_law;
+    /* MEASURED: steps reads the layer's LN1 output (lf), so a measurement
+     * runs the forward first */
+    int steps_read_ln;
+    /* CLOSED and MEASURED: see rl_scheme_step_lanes and rl_scheme_steps */
+    int (*step_lanes)(const rl_scheme_ctx *x);
+    void (*steps)(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                  double *center, double *halfw);
 };
 
 /* ---- the registry ------------------------------------------------------ */
@@ -123,11 +157,9 @@ extern const rl_scheme *const rl_schemes[]; /* NULL-terminated */
 /* The scheme of a configuration, or NULL when no scheme has its code. */
 const rl_scheme *rl_scheme_of(rl_pos_config p);
 
-/* The names `--pos` takes (see rl_pos_parse). */
-#define RL_POS_NAMES                                                                      \
-    "none, rope, alibi, random, pemb, lf (mode from --mode, default qk); path (PaTH); fixed-rope " \
-    "(rope, qkv); NAME_qk / NAME_qkv for a rotation NAME (random_qk, pemb_qkv, ...); "   \
-    "alibi+NAME for ALiBi with a rotation (alibi+random = alibi+random_qkv)"
+/* The help of `--pos`: the names it takes (see rl_pos_parse), the
+ * schemes' base names listed from the registry. */
+extern const char rl_pos_help[];
 
 /* Parse a scheme name (from the registry); mode is RL_MODE_QK/QKV
  * when --mode was given, else -1.
@@ -138,6 +170,18 @@ int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size
 /* The study's name of a scheme: "rope", "fixed-rope", "random_qkv",
  * "alibi", "alibi+random_qkv", ... ("?" for an invalid one). */
 const char *rl_pos_name(rl_pos_config p);
+
+/* The theory's reading of a scheme's table (model/steplaw.h): the step theta
+ * that layer l accumulates at a position, as a law theta = center +
+ * U(-halfw, halfw) per lane, from what prepare reads there (ln: the layer's
+ * LN1 output row, for lf; tok: the token, for pemb; NULL when unused).
+ * Lanes per row: rl_scheme_step_lanes (random, random_pos, lf: H hd/2,
+ * head-major as the tables; pemb: hd/2; 0: x's scheme accumulates no
+ * steps, rl_scheme_steps then writes nothing).  n rows into center, halfw
+ * (n x lanes).  Both dispatch to the scheme's hooks. */
+int rl_scheme_step_lanes(const rl_scheme_ctx *x);
+void rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                     double *center, double *halfw);
 
 /* Parameters of the position scheme: the floats of the tensors its object
  * declares (pemb's per-layer tables, lf's shared MLP, PaTH's projections). */

@@ -134,6 +134,8 @@ const rl_scheme rl_scheme_rope = {
     .layout = rope_layout,
     .attend = rl_rot_attend,
     .attend_backward = rl_rot_attend_backward,
+    .steps_kind = RL_STEPS_CONSTANT, /* theta = omega_p at every step: |chi| = 1 */
+    .step_law = RL_ANG_CONSTANT,
 };
 
 /* ---- the realised angles, for farpred's route (NOTES.md §17.5) -------- */

@@ -1,5 +1,5 @@
 /* scheme_rot.h: what the rotation schemes share (none, rope here; random,
- * pemb, lf in accum_rot.c): the attention sublayer around a table of angles,
+ * pemb, lf in accum_rot.c; random_pos): the attention sublayer around a table of angles,
  *     atty = Rot_v^-1( Attn( Rot_qk(q), Rot_qk(k), Rot_v(v) ) )
  * (position.h: the rotation; Rot_v = Rot_qk in qkv mode, the identity in
  * qk mode), its backward, and the angle gradients of learned tables. */

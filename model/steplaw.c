@@ -11,7 +11,6 @@
 #include "../sampling/family.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "accum_rot.h"
 
 const char *rl_steps_kind_name(rl_steps_kind k)
 {
@@ -59,18 +58,20 @@ static rl_status check_common(long ctx, double eps, rl_err *err)
     return RL_OK;
 }
 
-rl_status rl_steplaw_closed(rl_steps_kind kind, int hd, double base, long ctx, double eps, rl_steplaw *s,
+rl_status rl_steplaw_closed(rl_angle_law law, int hd, double base, long ctx, double eps, rl_steplaw *s,
                             rl_err *err)
 {
     memset(s, 0, sizeof *s);
+    s->law = RL_ANG_COUNT;
     RL_TRY(check_common(ctx, eps, err));
     if (hd < 2 || hd % 2 || hd > 4096)
         return rl_fail(err, RL_EINPUT, "head dimension must be even, 2 to 4096, got %d", hd);
     if (!(base > 1 && base < INFINITY))
         return rl_fail(err, RL_EINPUT, "rotation base must be finite and > 1, got %g", base);
-    if (kind != RL_STEPS_CLOSED && kind != RL_STEPS_CONSTANT)
-        return rl_fail(err, RL_EINPUT, "a closed-form step law is uniform or constant");
-    s->kind = kind;
+    if ((unsigned)law >= RL_ANG_COUNT)
+        return rl_fail(err, RL_EINPUT, "no angle law has the code %d", (int)law);
+    s->kind = law == RL_ANG_CONSTANT ? RL_STEPS_CONSTANT : RL_STEPS_CLOSED;
+    s->law = law;
     s->hd = hd;
     s->heads = 1;
     s->ctx = ctx;
@@ -78,7 +79,7 @@ rl_status rl_steplaw_closed(rl_steps_kind kind, int hd, double base, long ctx, d
     s->eps = eps;
     alloc_blocks(s, 1, hd / 2);
     rl_family f = rl_family_default(RL_FAM_SO2, hd);
-    f.law = kind == RL_STEPS_CLOSED ? RL_ANG_UNIFORM : RL_ANG_CONSTANT;
+    f.law = law;
     f.base = base;
     f.scale = 1.0;
     rl_family_log_mean_norm(&f, NULL, s->logchi);
@@ -125,6 +126,7 @@ rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t
                              rl_steplaw *s, rl_err *err)
 {
     memset(s, 0, sizeof *s);
+    s->law = RL_ANG_COUNT;
     const long T = m->cfg.ctx;
     RL_TRY(check_common(T, eps, err));
     const int lanes = rl_scheme_step_lanes(&m->sx);
@@ -139,8 +141,8 @@ rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t
                        ntok);
     const long nwin = (ntok - 1) / T;
     const int L = m->cfg.layers, nb = L * lanes;
-    /* only lf reads the LN1 output; random and pemb need no forward */
-    const int learned_ln = m->cfg.pos.rot == RL_ROT_LF;
+    /* only a scheme whose steps read the LN1 output (lf) needs the forward */
+    const int learned_ln = m->sx.s->steps_read_ln;
     double complex *S = rl_xcalloc((size_t)nb, sizeof *S);
     double *phi = rl_xcalloc((size_t)nb, sizeof *phi), *D = rl_xcalloc((size_t)nb, sizeof *D);
     pass(m, tok, nwin, key, learned_ln, 0, S, NULL, NULL);
@@ -172,19 +174,18 @@ rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key
     memset(s, 0, sizeof *s);
     const rl_gpt_config *c = &m->cfg;
     const int hd = m->hd;
-    switch (c->pos.rot) {
-    case RL_ROT_ROPE:
-        return rl_steplaw_closed(RL_STEPS_CONSTANT, hd, c->rot_base, c->ctx, eps, s, err);
-    case RL_ROT_RANDOM:
-        return rl_steplaw_closed(RL_STEPS_CLOSED, hd, c->rot_base, c->ctx, eps, s, err);
-    case RL_ROT_PEMB:
-    case RL_ROT_LF:
+    switch (m->sx.s->steps_kind) {
+    case RL_STEPS_CONSTANT:
+    case RL_STEPS_CLOSED:
+        return rl_steplaw_closed(m->sx.s->step_law, hd, c->rot_base, c->ctx, eps, s, err);
+    case RL_STEPS_MEASURED:
         if (ntok < 1 || ntok > val->n)
             ntok = val->n;
         return rl_steplaw_measure(m, val->tok, ntok, key, eps, s, err);
     default:
         RL_TRY(check_common(c->ctx, eps, err));
         s->kind = RL_STEPS_NONE;
+        s->law = RL_ANG_COUNT;
         s->hd = hd;
         s->heads = c->heads;
         s->ctx = c->ctx;

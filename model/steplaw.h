@@ -25,17 +25,13 @@
 #include "../core/tokfile.h"
 #include "gpt.h"
 
-typedef enum {
-    RL_STEPS_NONE,     /* no accumulated rotation (none, alibi, path): no prediction */
-    RL_STEPS_CONSTANT, /* constant angles (rope, fixed-rope): no block mixes */
-    RL_STEPS_CLOSED,   /* random: U(-omega_b, omega_b), the closed form */
-    RL_STEPS_MEASURED  /* pemb, lf: the model's own steps on text */
-} rl_steps_kind;
-
+/* rl_steps_kind (NONE, CONSTANT, CLOSED, MEASURED): scheme.h, where each
+ * scheme's object names its own (steps_kind, step_law). */
 const char *rl_steps_kind_name(rl_steps_kind k);
 
 typedef struct {
     rl_steps_kind kind;
+    rl_angle_law law;  /* constant, closed: the step law; measured, none: RL_ANG_COUNT */
     int layers, lanes; /* blocks: layers x lanes (closed, constant: 1 x hd/2,
                         * every layer and head alike; measured: per layer,
                         * lanes as rl_scheme_step_lanes) */
@@ -53,11 +49,12 @@ typedef struct {
  * window is finite and > T. */
 long rl_horizon_predict(const long *W, int n, long T);
 
-/* A law of the theory for hd/2 blocks, omega_b = base^(-2b/hd)
- * (rl_so2_freqs): windows through rl_family_log_mean_norm and
- * rl_mixing_window_log (no second formula).  kind CLOSED (uniform) or
- * CONSTANT.  RL_EINPUT on a bad hd, base, T or eps. */
-rl_status rl_steplaw_closed(rl_steps_kind kind, int hd, double base, long ctx, double eps, rl_steplaw *s,
+/* The i.i.d. steps theta ~ law(omega_b) of hd/2 blocks, omega_b =
+ * base^(-2b/hd) (rl_so2_freqs): windows through rl_family_log_mean_norm and
+ * rl_mixing_window_log (no second formula).  Kind CONSTANT for
+ * RL_ANG_CONSTANT, else CLOSED (random: uniform; random_pos: drift, whose
+ * |chi| is uniform's).  RL_EINPUT on a bad law, hd, base, T or eps. */
+rl_status rl_steplaw_closed(rl_angle_law law, int hd, double base, long ctx, double eps, rl_steplaw *s,
                             rl_err *err);
 
 /* The learned steps of m (a scheme with rl_scheme_step_lanes > 0; m with
@@ -76,8 +73,10 @@ rl_status rl_steplaw_closed(rl_steps_kind kind, int hd, double base, long ctx, d
 rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t key, double eps,
                              rl_steplaw *s, rl_err *err);
 
-/* The law of any model: NONE, CONSTANT and CLOSED from its configuration;
- * MEASURED on the first ntok tokens of val (rl_steplaw_measure). */
+/* The law of any model, as its scheme's object says (steps_kind): NONE;
+ * CONSTANT and CLOSED in closed form from the object's step_law and the
+ * configuration (rl_steplaw_closed); MEASURED on the first ntok tokens of val
+ * (rl_steplaw_measure). */
 rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key, double eps,
                         rl_steplaw *s, rl_err *err);
 

@@ -45,7 +45,7 @@ int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab)
                                        RL_LO_OPEN);
     }
     if (parts & RL_TRAIN_OPTS_POS) {
-        tab[n++] = (rl_opt)RL_OPT_STR_("pos", &o->pos, "position scheme: " RL_POS_NAMES);
+        tab[n++] = (rl_opt)RL_OPT_STR_("pos", &o->pos, rl_pos_help);
         tab[n++] = (rl_opt)RL_OPT_CHOICE_("mode", &o->mode,
                                           "qk: rotate q, k; qkv: also v, inverse on each head's output",
                                           "qk|qkv");

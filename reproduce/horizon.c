@@ -222,7 +222,7 @@ void rl_repro_horizon_section(const rl_repro *r, FILE *fp)
                 "SO(2) block b of the model's step law has a mixing window W_b(ε), ε = %g. A block with W_b ≤ T "
                 "is noise already in training, one with W_b > T a coherent, position-like signal; the first "
                 "block to change regime beyond T does so at H = min{W_b : W_b > T}. The step law: random, "
-                "the closed form U(−ω_b, ω_b); pemb and lf, the one-step characteristic function of the "
+                "the closed form U(−ω_b, ω_b), and random_pos, U(0, 2ω_b) (the same |χ_b|); pemb and lf, the one-step characteristic function of the "
                 "model's own steps on %d validation tokens (steps along a text are not independent: a "
                 "reading); rope and fixed-rope have constant angles (no block mixes: no prediction from "
                 "mixing); none, alibi and path have no block rotation. Measured (from `eval.tsv`): the first "

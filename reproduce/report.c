@@ -18,6 +18,7 @@
 #include "orderings.h"
 #include "report.h"
 #include "../experiments/claims.h"
+#include "../model/scheme.h"
 #include "../theory/matched.h"
 #include "../theory/study.h"
 
@@ -705,10 +706,10 @@ static void claims_section(const grid_evals *G, FILE *fp)
     }
     fprintf(fp, "\n\n**4. Value-side incoherence.** ");
     theory_checks(r, fp, (const char *[]){ "values", NULL });
-    const char *pairs[][2] = { { "random_qk", "random_qkv" }, { "rope", "fixed-rope" }, { "pemb_qk", "pemb_qkv" },
-                               { "lf_qk", "lf_qkv" } };
-    for (int i = 0; i < 4; i++) {
-        int a = find(r, pairs[i][0]), b = find(r, pairs[i][1]);
+    /* the qk / qkv pairs: every registered rotation's two names without ALiBi */
+    for (const rl_scheme *const *sc = rl_schemes; *sc; sc++) {
+        const char *const *pair = (*sc)->names[0];
+        int a = pair[1] ? find(r, pair[0]) : -1, b = pair[1] ? find(r, pair[1]) : -1;
         if (a < 0 || b < 0)
             continue;
         double sa, sb;
@@ -720,7 +721,7 @@ static void claims_section(const grid_evals *G, FILE *fp)
         rl_order o = rl_order_above(la, lb, G->K);
         fprintf(fp, "At %ld×, %s %.2f× ± %.2f vs %s %.2f× ± %.2f (± over %s; value transport lowers the log "
                     "ratio by %+.3f ± %.3f across seeds, rule %s: %s). ",
-                mtop, pairs[i][0], xa, sa, pairs[i][1], xb, sb, over, o.mean, o.se, o.rule, rl_verdict_name(o.v));
+                mtop, pair[0], xa, sa, pair[1], xb, sb, over, o.mean, o.se, o.rule, rl_verdict_name(o.v));
     }
     fprintf(fp, "\n\n**5. Experiments.** The orderings above; the one-layer counterpart: ");
     theory_checks(r, fp, (const char *[]){ "stylized", NULL });

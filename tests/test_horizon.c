@@ -56,7 +56,7 @@ Test(horizon, closed_form_random)
 {
     rl_steplaw s;
     rl_err err;
-    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, 10000.0, 64, 0.1, &s, &err), RL_OK);
+    cr_assert_eq(rl_steplaw_closed(RL_ANG_UNIFORM, 32, 10000.0, 64, 0.1, &s, &err), RL_OK);
     cr_assert_eq(s.layers * s.lanes, 16);
     long hmin = -1;
     int at = 0;
@@ -80,7 +80,7 @@ Test(horizon, closed_form_random)
     cr_expect_eq(s.horizon, (long)ceil(log(10.0) / -log(sin(w2) / w2)));
     rl_steplaw_free(&s);
     /* constant angles: no block mixes, no prediction */
-    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CONSTANT, 32, 10000.0, 64, 0.1, &s, &err), RL_OK);
+    cr_assert_eq(rl_steplaw_closed(RL_ANG_CONSTANT, 32, 10000.0, 64, 0.1, &s, &err), RL_OK);
     for (int b = 0; b < 16; b++)
         cr_expect_eq(s.window[b], -1);
     cr_expect_eq(s.horizon, -1);
@@ -95,7 +95,7 @@ Test(horizon, law_of_model)
     rl_steplaw s, c;
     rl_gpt *m = model("random_qkv", 1);
     cr_assert_eq(rl_steplaw_of(m, &val, 0, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
-    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, m->cfg.rot_base, 16, 0.1, &c, &err), RL_OK);
+    cr_assert_eq(rl_steplaw_closed(RL_ANG_UNIFORM, 32, m->cfg.rot_base, 16, 0.1, &c, &err), RL_OK);
     cr_expect_eq(s.kind, RL_STEPS_CLOSED);
     for (int b = 0; b < 16; b++)
         cr_expect_eq(s.window[b], c.window[b]);
@@ -119,6 +119,39 @@ Test(horizon, law_of_model)
     free(val.tok);
 }
 
+/* Every configuration of the registry: rl_steplaw_of reads the law its
+ * scheme's object names (steps_kind; constant and closed: step_law, the
+ * closed form's blocks; measured: layers x rl_scheme_step_lanes blocks). */
+Test(horizon, law_of_every_scheme)
+{
+    rl_tokens val = { tokens(200), 200 };
+    tm_scheme_case c[TM_MAX_CASES];
+    const size_t n = tm_registry_cases(c, TM_MAX_CASES);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = rl_pos_name(c[i].pos);
+        rl_gpt *m = model(name, 1);
+        const rl_scheme *S = m->sx.s;
+        rl_steplaw s;
+        rl_err err;
+        cr_assert_eq(rl_steplaw_of(m, &val, 0, 1, 0.1, &s, &err), RL_OK, "%s: %s", name, err.msg);
+        cr_expect_eq(s.kind, S->steps_kind, "%s: kind %s", name, rl_steps_kind_name(s.kind));
+        if (S->steps_kind == RL_STEPS_CONSTANT || S->steps_kind == RL_STEPS_CLOSED) {
+            cr_expect_eq(s.law, S->step_law, "%s", name);
+            cr_expect_eq(s.layers * s.lanes, m->hd / 2, "%s", name);
+        } else if (S->steps_kind == RL_STEPS_MEASURED) {
+            cr_expect_eq(s.layers * s.lanes, m->cfg.layers * rl_scheme_step_lanes(&m->sx), "%s", name);
+        } else {
+            cr_expect_eq(s.layers * s.lanes, 0, "%s", name);
+        }
+        rl_steplaw_free(&s);
+        rl_gpt_free(m);
+    }
+    rl_steplaw s;
+    rl_err err;
+    cr_expect_eq(rl_steplaw_closed(RL_ANG_COUNT, 32, 10000, 64, 0.1, &s, &err), RL_EINPUT, "no such law");
+    free(val.tok);
+}
+
 /* The measurement on random's table (halfwidth omega at every step)
  * reproduces the closed form: the two passes add no error. */
 Test(horizon, measured_random_is_closed_form)
@@ -128,7 +161,7 @@ Test(horizon, measured_random_is_closed_form)
     rl_steplaw s, c;
     rl_err err;
     cr_assert_eq(rl_steplaw_measure(m, t, 161, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
-    cr_assert_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, m->cfg.rot_base, 16, 0.1, &c, &err), RL_OK);
+    cr_assert_eq(rl_steplaw_closed(RL_ANG_UNIFORM, 32, m->cfg.rot_base, 16, 0.1, &c, &err), RL_OK);
     cr_expect_eq(s.positions, 10 * 15, "10 windows of 16, positions 1..15");
     cr_assert_eq(s.lanes, 32, "H hd/2 lanes");
     for (int l = 0; l < 2; l++)
@@ -244,9 +277,9 @@ Test(horizon, measure_bad_input)
     m = model("rope", 1);
     cr_expect_eq(rl_steplaw_measure(m, t, 40, 1, 0.1, &s, &err), RL_EINPUT, "rope accumulates no steps");
     rl_gpt_free(m);
-    cr_expect_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 31, 10000, 64, 0.1, &s, &err), RL_EINPUT);
-    cr_expect_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, 1.0, 64, 0.1, &s, &err), RL_EINPUT);
-    cr_expect_eq(rl_steplaw_closed(RL_STEPS_CLOSED, 32, 10000, 0, 0.1, &s, &err), RL_EINPUT);
+    cr_expect_eq(rl_steplaw_closed(RL_ANG_UNIFORM, 31, 10000, 64, 0.1, &s, &err), RL_EINPUT);
+    cr_expect_eq(rl_steplaw_closed(RL_ANG_UNIFORM, 32, 1.0, 64, 0.1, &s, &err), RL_EINPUT);
+    cr_expect_eq(rl_steplaw_closed(RL_ANG_UNIFORM, 32, 10000, 0, 0.1, &s, &err), RL_EINPUT);
     free(t);
 }
 

@@ -1,5 +1,6 @@
 /* test_model_attn.c: streaming attention against the plain kernel, ALiBi
- * slopes, RoPE's table, and thread-count independence (the chunked
+ * slopes, RoPE's table, and thread-count independence of every registered
+ * scheme (the chunked
  * long-window evaluation against the training forward, for every scheme:
  * test_model_schemes.c), and the online-softmax row step at every vector
  * width the CPU runs against the SSE2 one and against double exp. */
@@ -117,13 +118,15 @@ static void same_for_thread_counts(const char *pos, float dropout)
     omp_set_num_threads(2);
 }
 
-Test(model_attn, thread_count_independent)
+/* RoPE with dropout, then every configuration of the registry. */
+Test(model_attn, thread_count_independent, .timeout = 120)
 {
     same_for_thread_counts("rope", 0.1f);
-    same_for_thread_counts("random_qkv", 0);
-    same_for_thread_counts("lf_qkv", 0);
-    same_for_thread_counts("pemb_qk", 0);
-    same_for_thread_counts("path", 0);
+    tm_scheme_case c[TM_MAX_CASES];
+    const size_t n = tm_registry_cases(c, TM_MAX_CASES);
+    for (size_t i = 0; i < n; i++)
+        same_for_thread_counts(rl_pos_name(c[i].pos), 0);
+    cr_log_info("%zu configurations, 1 and 2 threads alike", n);
 }
 
 /* Every width of the row step (model/softmax_row.h) gives the SSE2 step's

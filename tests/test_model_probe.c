@@ -84,12 +84,14 @@ static void probe_matches_forward(const char *pos)
     rl_gpt_free(m);
 }
 
-Test(model_probe, far_mass_matches_the_forward)
+/* every configuration of the registry */
+Test(model_probe, far_mass_matches_the_forward, .timeout = 120)
 {
-    probe_matches_forward("rope");
-    probe_matches_forward("alibi");
-    probe_matches_forward("random_qkv");
-    probe_matches_forward("path");
+    tm_scheme_case c[TM_MAX_CASES];
+    const size_t n = tm_registry_cases(c, TM_MAX_CASES);
+    for (size_t i = 0; i < n; i++)
+        probe_matches_forward(rl_pos_name(c[i].pos));
+    cr_log_info("%zu configurations", n);
 }
 
 Test(model_probe, cli_files_and_errors, .timeout = 120)

@@ -1,13 +1,15 @@
 /* test_model_schemes.c: the position schemes (scheme.h) through their
  * registry: names and configurations; for EVERY registered scheme, in
- * every mode it takes and with ALiBi where it composes with it, the
- * finite-difference gradient of the whole model and streaming evaluation
- * equal to the training forward; then properties of particular schemes:
- * pemb at zero equals RoPE, zero angles in qkv mode equal the plain model,
- * evaluation is reproducible for a key, accumulated angles stay exact at
- * 65,536 positions.  Elsewhere: thread-count independence
- * (test_model_attn.c), the CLI (test_model_cli.c), PaTH's kernel
- * (test_model_path.c). */
+ * every mode it takes and with ALiBi where it composes with it
+ * (tm_registry_cases), the finite-difference gradient of the whole model,
+ * streaming evaluation equal to the training forward, evaluation
+ * reproducible for a key (and changed by it when the scheme draws noise),
+ * a checkpoint round trip; then properties of particular schemes: pemb at
+ * zero equals RoPE, zero angles in qkv mode equal the plain model,
+ * accumulated angles stay exact at 65,536 positions.  Elsewhere:
+ * thread-count independence of every scheme (test_model_attn.c), the CLI
+ * (test_model_cli.c), PaTH's kernel (test_model_path.c), random_pos
+ * (test_model_random_pos.c). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -16,10 +18,12 @@
 #include <criterion/parameterized.h>
 
 #include "../model/accum_rot.h"
+#include "../model/ckpt.h"
 #include "../model/gpt.h"
 #include "../model/position.h"
 #include "../model/scheme_rot.h"
 #include "../sampling/rng.h"
+#include "helpers.h"
 #include "test_model_util.h"
 
 static const char *const SCHEMES[] = { "none", "rope", "alibi", "fixed-rope", "random_qk",
@@ -88,37 +92,62 @@ Test(model_schemes, names_and_configurations)
 
 /* ---- the registry --------------------------------------------------- */
 
-/* One configuration per (scheme, ALiBi, mode) the scheme allows. */
-typedef struct {
-    rl_pos_config pos;
-} scheme_case;
+typedef tm_scheme_case scheme_case;
 
-static size_t registry_cases(scheme_case *out, size_t max)
+/* Whether the word w is in the space-separated list of text. */
+static int has_word(const char *text, const char *w)
 {
-    size_t n = 0;
-    for (const rl_scheme *const *s = rl_schemes; *s; s++)
-        for (int a = 0; a < 2; a++)
-            for (int m = 0; m < 2; m++)
-                if ((*s)->names[a][m] && n < max)
-                    out[n++] = (scheme_case){ { (*s)->rot, m, a, (*s)->path } };
-    return n;
+    const size_t k = strlen(w);
+    for (const char *p = strstr(text, w); p; p = strstr(p + 1, w))
+        if ((p == text || p[-1] == ' ') && (p[k] == ' ' || p[k] == 0))
+            return 1;
+    return 0;
 }
 
-/* Every scheme has its own code and the hooks a scheme must have; every
+/* Every scheme has its own code (below RL_ROT_KINDS: checkpoints store it),
+ * the hooks a scheme must have, its base name among the words of --pos's
+ * help, and a step law the theory can read: constant and closed laws name
+ * an angle law (constant for CONSTANT), closed and measured ones have the
+ * step hooks, the shared closed-law hooks a law with a centre; every
  * configuration the registry allows has a name that parses back to it,
  * passes the configuration check and allocates a model whose tensors add
  * up to rl_gpt_param_count; the study's names are all among them. */
 Test(model_schemes, registry)
 {
-    scheme_case c[64];
-    const size_t n = registry_cases(c, 64);
+    scheme_case c[TM_MAX_CASES];
+    const size_t n = tm_registry_cases(c, TM_MAX_CASES);
     char err[512];
-    for (const rl_scheme *const *s = rl_schemes; *s; s++) {
-        cr_expect((*s)->name && (*s)->attend && (*s)->attend_backward && (*s)->logits, "%s",
-                  (*s)->name);
-        cr_expect(rl_scheme_of((rl_pos_config){ (*s)->rot, 0, 0, (*s)->path }) == *s,
-                  "%s: its code is taken by another scheme", (*s)->name);
+    int nschemes = 0;
+    for (const rl_scheme *const *s = rl_schemes; *s; s++, nschemes++) {
+        const rl_scheme *S = *s;
+        cr_expect(S->name && S->attend && S->attend_backward && S->logits, "%s", S->name);
+        cr_expect(rl_scheme_of((rl_pos_config){ S->rot, 0, 0, S->path }) == S,
+                  "%s: its code is taken by another scheme", S->name);
+        cr_expect(S->rot >= 0 && S->rot < RL_ROT_KINDS, "%s: code %d", S->name, S->rot);
+        cr_expect(has_word(rl_pos_help, S->name), "%s is not a word of --pos's help: %s", S->name,
+                  rl_pos_help);
+        const int hooks = S->step_lanes && S->steps;
+        switch (S->steps_kind) {
+        case RL_STEPS_NONE:
+            cr_expect(!S->step_lanes && !S->steps, "%s: steps without a law", S->name);
+            break;
+        case RL_STEPS_CONSTANT:
+            cr_expect(S->step_law == RL_ANG_CONSTANT, "%s", S->name);
+            break;
+        case RL_STEPS_CLOSED:
+            cr_expect(hooks && S->step_law != RL_ANG_CONSTANT && S->step_law < RL_ANG_COUNT, "%s",
+                      S->name);
+            break;
+        case RL_STEPS_MEASURED:
+            cr_expect(hooks, "%s", S->name);
+            break;
+        default:
+            cr_expect(0, "%s: steps kind %d", S->name, (int)S->steps_kind);
+        }
+        if (S->prepare == rl_acc_closed_prepare || S->steps == rl_acc_closed_steps)
+            cr_expect(rl_acc_centre(S->step_law) >= 0, "%s: a closed law with no centre", S->name);
     }
+    cr_expect(nschemes >= 1 && n >= (size_t)nschemes, "%d schemes, %zu configurations", nschemes, n);
     for (size_t i = 0; i < n; i++) {
         const char *name = rl_pos_name(c[i].pos);
         rl_pos_config p;
@@ -141,13 +170,13 @@ Test(model_schemes, registry)
             found |= rl_pos_equal(tm_pos(SCHEMES[i]), c[k].pos);
         cr_expect(found, "%s is not a registered configuration", SCHEMES[i]);
     }
-    cr_log_info("%zu configurations of the registered schemes", n);
+    cr_log_info("%zu configurations of the %d registered schemes", n, nschemes);
 }
 
 ParameterizedTestParameters(model_schemes, gradients)
 {
-    static scheme_case c[64];
-    const size_t n = registry_cases(c, 64);
+    static scheme_case c[TM_MAX_CASES];
+    const size_t n = tm_registry_cases(c, TM_MAX_CASES);
     return cr_make_param_array(scheme_case, c, n);
 }
 
@@ -162,8 +191,8 @@ ParameterizedTest(scheme_case *c, model_schemes, gradients, .timeout = 120)
 
 ParameterizedTestParameters(model_schemes, streaming_equals_forward)
 {
-    static scheme_case c[64];
-    const size_t n = registry_cases(c, 64);
+    static scheme_case c[TM_MAX_CASES];
+    const size_t n = tm_registry_cases(c, TM_MAX_CASES);
     return cr_make_param_array(scheme_case, c, n);
 }
 
@@ -294,26 +323,98 @@ Test(model_schemes, qkv_with_zero_angles_equals_plain)
     rl_gpt_free(q);
 }
 
-/* random and lf evaluation is reproducible for a key (the eval command's
- * seed and window index) and changes with it: the noise is redrawn at every
- * forward, from streams of the key, not from a global generator. */
+/* Whether m's scheme draws noise: some step of its law (rl_scheme_steps)
+ * has a positive half-width (random, random_pos, lf; at m's parameters and
+ * LN1 rows of sd 1 for lf). */
+static int draws_noise(rl_gpt *m)
+{
+    const int lanes = rl_scheme_step_lanes(&m->sx);
+    if (lanes <= 0)
+        return 0;
+    const int C = m->cfg.width;
+    float ln[2 * 64];
+    uint16_t tok[2] = { 1, 2 };
+    double c[2 * 64], w[2 * 64];
+    cr_assert_leq(C, 64);
+    tm_randn(ln, 2L * C, 29, 1.0f);
+    rl_scheme_steps(&m->sx, 0, ln, tok, 2, c, w);
+    int noisy = 0;
+    for (int i = 0; i < 2 * lanes; i++)
+        noisy |= w[i] > 0;
+    return noisy;
+}
+
+/* Every configuration of the registry evaluates reproducibly for a key
+ * (the eval command's seed and window index), and the noisy ones (random,
+ * random_pos, lf: a step law of positive half-width) change with it: the
+ * noise is redrawn at every forward, from streams of the key, not from a
+ * global generator; the others ignore the key. */
 Test(model_schemes, noisy_eval_reproducible)
 {
     const long L = 700;
     uint16_t tok[701];
     tokens(tok, 701, 64);
-    const char *noisy[] = { "random_qk", "random_qkv", "lf_qk", "alibi+random_qkv" };
-    for (int i = 0; i < 4; i++) {
-        rl_gpt *m = model(noisy[i], 16, 1, 13);
+    scheme_case cs[TM_MAX_CASES];
+    const size_t n = tm_registry_cases(cs, TM_MAX_CASES);
+    int noisy = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = rl_pos_name(cs[i].pos);
+        rl_gpt *m = model(name, 16, 1, 13);
+        const int drawn = draws_noise(m);
         rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
         double a = rl_gpt_eval_window(m, e, tok, L, 42), b = rl_gpt_eval_window(m, e, tok, L, 42);
         double c = rl_gpt_eval_window(m, e, tok, L, 43);
-        cr_log_info("%s: key 42 %.12g twice %.12g, key 43 %.12g", noisy[i], a, b, c);
-        cr_expect(a == b, "%s: %.17g vs %.17g", noisy[i], a, b);
-        cr_expect(a != c, "%s: another key, same loss %.17g", noisy[i], a);
+        cr_log_info("%s (%s): key 42 %.12g twice %.12g, key 43 %.12g", name,
+                    drawn ? "noisy" : "no noise", a, b, c);
+        cr_expect(a == b, "%s: %.17g vs %.17g", name, a, b);
+        if (drawn)
+            cr_expect(a != c, "%s: another key, same loss %.17g", name, a);
+        else
+            cr_expect(a == c, "%s draws no noise, yet the key changed the loss", name);
+        noisy += drawn;
         rl_gpt_eval_free(e);
         rl_gpt_free(m);
     }
+    cr_expect_geq(noisy, 4, "random, random_pos, lf: at least their qk and qkv configurations");
+}
+
+/* Every configuration of the registry survives a checkpoint: the loaded
+ * model has the same scheme (the code the file stores), name, parameters
+ * and, evaluated with the same key, the same loss to the bit. */
+Test(model_schemes, checkpoint_round_trip, .timeout = 120)
+{
+    scheme_case cs[TM_MAX_CASES];
+    const size_t n = tm_registry_cases(cs, TM_MAX_CASES);
+    char *d = th_tmpdir(), *path = th_path(d, "ck.bin");
+    const long L = 40;
+    uint16_t tok[41];
+    tokens(tok, 41, 64);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = rl_pos_name(cs[i].pos);
+        rl_gpt *m = model(name, 16, 1, 23);
+        rl_ckpt_meta meta = { 0, 10, 1, 1, 7, "1e-3", 1, 1, 100, 0 };
+        rl_err err;
+        cr_assert_eq(rl_ckpt_save(path, m, &meta, &err), RL_OK, "%s: %s", name, err.msg);
+        rl_gpt *l;
+        rl_ckpt_meta mt;
+        cr_assert_eq(rl_ckpt_load(path, 0, &l, &mt, &err), RL_OK, "%s: %s", name, err.msg);
+        cr_expect(rl_pos_equal(l->cfg.pos, m->cfg.pos), "%s: loaded as %s", name, rl_pos_name(l->cfg.pos));
+        cr_expect_str_eq(rl_pos_name(l->cfg.pos), name);
+        cr_expect(l->sx.s == m->sx.s, "%s: another scheme object", name);
+        cr_assert_eq(l->nparams, m->nparams, "%s", name);
+        cr_expect(!memcmp(l->params, m->params, sizeof(float) * m->nparams), "%s: parameters", name);
+        rl_gpt_eval *em = rl_gpt_eval_alloc(m, L), *el = rl_gpt_eval_alloc(l, L);
+        const double a = rl_gpt_eval_window(m, em, tok, L, 5), b = rl_gpt_eval_window(l, el, tok, L, 5);
+        cr_expect(a == b, "%s: eval %.17g before, %.17g after", name, a, b);
+        rl_gpt_eval_free(em);
+        rl_gpt_eval_free(el);
+        rl_gpt_free(l);
+        rl_gpt_free(m);
+    }
+    cr_log_info("%zu configurations saved and loaded", n);
+    free(path);
+    th_rmdir(d);
+    free(d);
 }
 
 /* Exactness of accumulated angles at 65,536 positions.  (1) rl_angle_add

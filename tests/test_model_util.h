@@ -22,6 +22,27 @@ static inline void tm_randn(float *x, long n, uint64_t seed, float sd)
     gsl_rng_free(r);
 }
 
+/* One configuration per (scheme, ALiBi, mode) the registry (scheme.h)
+ * allows, in the registry's order: what every-scheme tests iterate, so a
+ * new scheme is tested by registering it. */
+typedef struct {
+    rl_pos_config pos;
+} tm_scheme_case;
+
+static inline size_t tm_registry_cases(tm_scheme_case *out, size_t max)
+{
+    size_t n = 0;
+    for (const rl_scheme *const *s = rl_schemes; *s; s++)
+        for (int a = 0; a < 2; a++)
+            for (int m = 0; m < 2; m++)
+                if ((*s)->names[a][m] && n < max)
+                    out[n++] = (tm_scheme_case){ { (*s)->rot, m, a, (*s)->path } };
+    return n;
+}
+
+/* Room for every configuration: 4 per scheme. */
+#define TM_MAX_CASES 128
+
 /* The scheme of a study name ("rope", "random_qkv", "alibi", ...). */
 static inline rl_pos_config tm_pos(const char *name)
 {

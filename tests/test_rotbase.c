@@ -94,9 +94,11 @@ static double angle_at(const rl_rotation *r, long t, int h, int p)
 }
 
 /* pemb with E = 0 steps by omega_p: A_t = t omega_p(B) for the base of the
- * model; random's first step is U omega_p with U from the key's stream, the
+ * model; the first step of every closed-law scheme of the registry (random:
+ * U omega_p, random_pos: (1 + U) omega_p) has U from the key's stream, the
  * same U for any B, so the ratio of two bases' first angles is exactly
- * omega_p(B1) / omega_p(B2) = (B2 / B1)^(2p/hd). */
+ * omega_p(B1) / omega_p(B2) = (B2 / B1)^(2p/hd), and the step lies within
+ * the law's half-width of its centre (rl_scheme_steps). */
 Test(rotbase, accumulated_schemes_scale_with_the_base)
 {
     const long T = 256;
@@ -122,32 +124,38 @@ Test(rotbase, accumulated_schemes_scale_with_the_base)
         rl_scheme_state_free(&ss);
         rl_gpt_free(m);
     }
-    const char *noisy[] = { "random_qk", "random_qkv" };
-    for (int n = 0; n < 2; n++) {
-        rl_gpt *a = model_of(noisy[n], T, 10000), *b = model_of(noisy[n], T, 300);
-        rl_scheme_state sa, sb;
-        rl_rotation ra = table_of(a, &sa, tok, T, 77), rb = table_of(b, &sb, tok, T, 77);
-        double worst = 0;
-        int checked = 0;
-        for (int h = 0; h < 2; h++)
-            for (int p = 0; p < P; p++) {
-                const double x = angle_at(&ra, 1, h, p), y = angle_at(&rb, 1, h, p);
-                const double want = pow(10000.0 / 300.0, -2.0 * p / hd);
-                cr_expect(fabs(y) < pow(300.0, -2.0 * p / hd), "|U omega_p| >= omega_p");
-                if (fabs(y) < 1e-5) /* float cos, sin: too few digits of a tiny angle */
-                    continue;
-                worst = fmax(worst, fabs(x / y / want - 1));
-                checked++;
-            }
-        cr_log_info("%s: first-step ratio of bases 10000 / 300 against (300/10000)^(2p/hd): max "
-                    "relative error %.2e over %d lanes", noisy[n], worst, checked);
-        cr_expect_geq(checked, 4);
-        cr_expect_lt(worst, 1e-4, "%s: %g", noisy[n], worst);
-        rl_scheme_state_free(&sa);
-        rl_scheme_state_free(&sb);
-        rl_gpt_free(a);
-        rl_gpt_free(b);
-    }
+    int closed = 0;
+    for (const rl_scheme *const *s = rl_schemes; *s; s++)
+        for (int mode = 0; mode < 2 && (*s)->steps_kind == RL_STEPS_CLOSED; mode++, closed++) {
+            const char *name = (*s)->names[0][mode];
+            rl_gpt *a = model_of(name, T, 10000), *b = model_of(name, T, 300);
+            rl_scheme_state sa, sb;
+            rl_rotation ra = table_of(a, &sa, tok, T, 77), rb = table_of(b, &sb, tok, T, 77);
+            double cen[2 * 4], hw[2 * 4]; /* the law at base 300: H P lanes */
+            rl_scheme_steps(&b->sx, 0, NULL, tok, 1, cen, hw);
+            double worst = 0;
+            int checked = 0;
+            for (int h = 0; h < 2; h++)
+                for (int p = 0; p < P; p++) {
+                    const double x = angle_at(&ra, 1, h, p), y = angle_at(&rb, 1, h, p);
+                    const double want = pow(10000.0 / 300.0, -2.0 * p / hd);
+                    cr_expect(fabs(hw[h * P + p] - pow(300.0, -2.0 * p / hd)) < 1e-15, "half-width omega_p");
+                    cr_expect(fabs(y - cen[h * P + p]) < hw[h * P + p] + 1e-7, "%s: a step outside its law", name);
+                    if (fabs(y) < 1e-5) /* float cos, sin: too few digits of a tiny angle */
+                        continue;
+                    worst = fmax(worst, fabs(x / y / want - 1));
+                    checked++;
+                }
+            cr_log_info("%s: first-step ratio of bases 10000 / 300 against (300/10000)^(2p/hd): max "
+                        "relative error %.2e over %d lanes", name, worst, checked);
+            cr_expect_geq(checked, 4);
+            cr_expect_lt(worst, 1e-4, "%s: %g", name, worst);
+            rl_scheme_state_free(&sa);
+            rl_scheme_state_free(&sb);
+            rl_gpt_free(a);
+            rl_gpt_free(b);
+        }
+    cr_expect_geq(closed, 4, "random and random_pos, qk and qkv");
 }
 
 /* The finite-difference check of the whole model at a base other than the
