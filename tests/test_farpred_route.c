@@ -253,3 +253,40 @@ Test(farpred_route, three_heads_of_different_alignments, .timeout = 600)
     }
     check_heads("random_qk", 3, A, 0);
 }
+
+/* The drifting law (random_pos: steps U(0, 2 omega_b), random's |chi|, a
+ * mean turn of omega_b per token): the slow blocks drift to angles never met
+ * within T, as RoPE's do; the route follows the drift. */
+Test(farpred_route, drifting_law_head, .timeout = 600)
+{
+    double complex A[P_];
+    for (int b = 0; b < P_; b++)
+        A[b] = A_TRAINED[b];
+    check_heads("random_pos_qk", 1, A, 1);
+}
+
+/* The same bytes for any thread count: each (head, query) route draws from
+ * its own streams and the means are summed in index order. */
+Test(farpred_route, same_bytes_on_one_and_two_threads, .timeout = 120)
+{
+    double complex A[2 * P_];
+    for (int b = 0; b < P_; b++) {
+        A[b] = A_TRAINED[b];
+        A[P_ + b] = A_TRAINED[P_ - 1 - b] * cexp(0.3 * I * b);
+    }
+    rl_gpt *m = aligned_model("random_qkv", 2, A);
+    rl_tokens val = text();
+    const long Ls[2] = { 2 * T_, 8 * T_ };
+    rl_farpred_row rows[2][4];
+    for (int t = 0; t < 2; t++) {
+        omp_set_num_threads(t + 1);
+        rl_farpred_within w;
+        cr_assert_eq(rl_farpred_measure(m, &val, 64, 64, 9, &w, NULL), RL_OK);
+        cr_assert_eq(rl_farpred_predict(&w, Ls, 2, rows[t], NULL, NULL), RL_OK);
+        rl_farpred_within_free(&w);
+    }
+    cr_expect_eq(memcmp(rows[0], rows[1], sizeof rows[0]), 0, "1 and 2 threads differ");
+    cr_expect_gt(rows[0][0].route, 0);
+    free(val.tok);
+    rl_gpt_free(m);
+}
