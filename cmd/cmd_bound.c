@@ -15,6 +15,7 @@
 #include "../theory/matched.h"
 #include "../theory/study.h"
 #include "../theory/moment2.h"
+#include "../theory/mixstay.h"
 #include "../mc/moment2_brownian.h"
 #include "../mc/moment2_mc.h"
 
@@ -25,8 +26,8 @@ typedef struct {
     double t, eps, norm, ml, k, lambda, slope, rho, vnorm, c;
     const char *a;
     int best;
-    int head_dim;
-    long ctx, mult;
+    int head_dim, harmonics;
+    long ctx, mult, length;
     long samples;
     long seed;
     rl_opt *opts;
@@ -287,6 +288,49 @@ static double b_match(bound_args *x)
     return m.base;
 }
 
+/* mixstay: routelab's mix-or-stay condition (theory/mixstay.h) for the so2
+ * head the flags name: per block D_b(T, L), its arg max far length and
+ * nearest near length, the bracket of the truncated distance, then the
+ * score S(T, L) (the lower end) as the one number. */
+static double b_mixstay(bound_args *x)
+{
+    if (rl_opt_seen(x->opts, "length") && rl_opt_seen(x->opts, "mult"))
+        rl_die("bound mixstay: --length and --mult exclude each other (L = --length, or L = mult*T)");
+    const long t = x->ctx, mult = rl_opt_seen(x->opts, "mult") ? x->mult : RL_MIXSTAY_MULT;
+    if (!rl_opt_seen(x->opts, "length") && (double)t * (double)mult > RL_MIXSTAY_MAX_LEN)
+        rl_die("bound mixstay: T x mult = %ld x %ld is beyond %g", t, mult, RL_MIXSTAY_MAX_LEN);
+    const long l = rl_opt_seen(x->opts, "length") ? x->length : t * mult;
+    const int d = x->fa.d, n = x->harmonics;
+    rl_err err;
+    rl_check_in("bound mixstay", rl_mixstay_check(x->fa.law, d, x->fa.base, x->fa.scale, t, l, n, &err), &err);
+    const int nb = d / 2;
+    rl_mixstay_block *bl = rl_xmalloc(sizeof *bl * nb);
+    double score[2], *omega = rl_xmalloc(sizeof(double) * nb);
+    rl_status st = rl_mixstay_law(x->fa.law, d, x->fa.base, x->fa.scale, t, l, n, bl, score, &err);
+    if (st != RL_OK) {
+        free(bl);
+        free(omega);
+        rl_check_in("bound mixstay", st, &err);
+    }
+    rl_so2_freqs(d, x->fa.base, x->fa.scale, omega);
+    char law[32], grid[200];
+    printf("# routelab's mix-or-stay condition: so2 angles %s, head dim %d (%d blocks), omega_b = %g*%g^(-2b/%d)\n",
+           rl_choice_name(RL_ANGLE_NAMES, x->fa.law, law, sizeof law), d, nb, x->fa.scale, x->fa.base, d);
+    printf("# T = %ld, L = %ld (%gT); far: %s; near: every delta' in [0, %ld]\n", t, l, (double)l / t,
+           rl_mixstay_grid_text(t, l, grid, sizeof grid), t - 1);
+    printf("# D_b = max_far min_near d_U(mu_delta, mu_delta'), Watson's distance truncated at N = %d harmonics "
+           "(lo); the exact value lies in [lo, hi], hi = sqrt(lo^2 + 2/(pi^2 N)) (at most %.3g above lo)\n",
+           n, sqrt(2.0 / (M_PI * M_PI * n)));
+    printf("# block omega_b |chi_b(1)| D_b_lo D_b_hi far_delta near_delta\n");
+    for (int b = 0; b < nb; b++)
+        printf("# %d %.6g %.6g %.6g %.6g %ld %ld\n", b, omega[b], cabs(rl_angle_charfn(x->fa.law, omega[b])), bl[b].lo,
+               bl[b].hi, bl[b].far, bl[b].near);
+    printf("# S(T, L) = mean_b D_b = %.6g (bracket [%.6g, %.6g])\n", score[0], score[0], score[1]);
+    free(bl);
+    free(omega);
+    return score[0];
+}
+
 struct bound {
     const char *name;
     bound_fn fn;
@@ -317,6 +361,9 @@ static const struct bound bounds[] = {
     { "match", b_match, "head-dim ctx mult eps",
       "the rotation base at which the fractions of SO(2) blocks mixing within T and mult*T (eps "
       "default 0.1) best match the study's (prints # lines, then the base)", 0 },
+    { "mixstay", b_mixstay, "d angles base scale ctx mult length harmonics",
+      "routelab's mix-or-stay condition: per SO(2) block, the far angle laws' Watson distance to the "
+      "nearest law met within T (prints # lines, then the score S)", 0 },
 };
 
 /* The bounds that underflow (or overflow) a double, with their logs: printed
@@ -352,7 +399,8 @@ int cmd_bound(int argc, char **argv)
 {
     bound_args x = { .fa = rl_family_args_default(), .block = -1, .t = 0.5, .eps = 0.01, .norm = 0.9,
                      .ml = 1000, .k = 8, .lambda = 1, .slope = 0.0625, .rho = 1, .vnorm = 1, .c = 0,
-                     .samples = 10000, .seed = 1, .head_dim = 32, .ctx = 128, .mult = rl_study_mult() };
+                     .samples = 10000, .seed = 1, .head_dim = 32, .ctx = 128, .mult = rl_study_mult(),
+                     .harmonics = RL_MIXSTAY_HARMONICS, .length = 0 };
     rl_opt opts[] = {
         RL_FAMILY_OPTS_(&x.fa),
         RL_OPT_BLOCK_(&x.block),
@@ -371,8 +419,12 @@ int cmd_bound(int argc, char **argv)
         RL_OPT_SEED_(&x.seed),
         RL_OPT_DBL_("c", &x.c, "scalar mean step E[M] = cI", -1, 1, RL_LO | RL_HI),
         RL_OPT_INT_("head-dim", &x.head_dim, "match: head dimension (even; d/2 SO(2) blocks)", 2, RL_MATCH_MAX_D),
-        RL_OPT_LONG_("ctx", &x.ctx, "match: training length T", 1, 1e12),
-        RL_OPT_LONG_("mult", &x.mult, "match: the far length is mult*T (default: the study's 65,536 / 512)", 1, 1e6),
+        RL_OPT_LONG_("ctx", &x.ctx, "match, mixstay: training length T", 1, 1e12),
+        RL_OPT_LONG_("mult", &x.mult, "match, mixstay: the far length is mult*T (default: match the study's 65,536 / "
+                                      "512, mixstay 16)", 1, 1e6),
+        RL_OPT_LONG_("length", &x.length, "mixstay: the length L itself (instead of --mult)", 2, RL_MIXSTAY_MAX_LEN),
+        RL_OPT_INT_("harmonics", &x.harmonics, "mixstay: harmonics N of Watson's distance (bracket width "
+                                               "sqrt(2/(pi^2 N)))", 1, RL_MIXSTAY_MAX_HARMONICS),
         RL_OPT_END_
     };
     x.opts = opts;

@@ -1,12 +1,13 @@
 /* routelab/bounds.h: closed forms, bounds, mixing windows and far-mass forms
- * (derivations: NOTES.md §1.1, §2.1, §2.3, §3.1, §3.8, §4.1, §10.5, §14.3).
+ * (derivations: NOTES.md §1.1, §2.1, §2.3, §3.1, §3.8, §4.1, §10.5, §14.3;
+ * routelab's mix-or-stay condition: theory/mixstay.h).
  *
  * Linking: every call here links with the C library's libm alone
  * (`gcc x.c libroutelab.a -lm`), except rl_beta_tail, rl_beta_coord_cdf and
  * rl_so2_cos_log_mgf(_range), which use GSL's special functions (add
- * `-lgsl -lgslcblas`), and rl_family_norm / rl_family_window, which build
- * the family's object (link as the samplers do: `pkg-config --libs
- * routelab`).  Units: lengths (windows, counts of tokens) are numbers of
+ * `-lgsl -lgslcblas`), and rl_family_norm / rl_family_window and
+ * rl_mixstay_chi / rl_mixstay_law (BLAS's zgemm, OpenMP), which link as the
+ * samplers do: `pkg-config --libs routelab`.  Units: lengths (windows, counts of tokens) are numbers of
  * steps or tokens; angles and frequencies are radians per step; logits are
  * natural-log units; probabilities are in [0, 1]. */
 #ifndef ROUTELAB_BOUNDS_H
@@ -143,5 +144,92 @@ double complex rl_cpow_n(double complex z, long n);
  * closed form (O(1) at any M). */
 #define RL_PAIR_SUM_DIRECT_MAX 4096L
 double rl_value_pair_sum(double complex chi, long m);
+
+/* ---- routelab's mix-or-stay condition (theory/mixstay.h) --------------- */
+
+/* A block turns a key at distance delta by the accumulated angle Theta_delta
+ * = theta_1 + ... + theta_delta of i.i.d. steps with characteristic function
+ * chi(k) = E e^{i k theta}; the law mu_delta of Theta_delta (mod 2 pi) has
+ * characteristic function chi(k)^delta.  The block is safe beyond the
+ * training length T when every far law (T <= delta <= L - 1) lies close to
+ * some law met within T (0 <= delta' <= T - 1): mixed by T (both near
+ * uniform) or staying near laws seen in training.  Distances are Watson's
+ * (the circular Cramér–von Mises distance), numbers in [0, 1/2]. */
+
+/* Harmonics summed by default: the truncation adds at most 4/N to the sum
+ * below, so a distance's bracket is at most sqrt(2/(pi^2 N)) = 0.00995 wide
+ * (at distance 0; c/(2 d) at d) at N = 2048, the least power of two below
+ * 0.01.  At most RL_MIXSTAY_MAX_HARMONICS. */
+#define RL_MIXSTAY_HARMONICS 2048
+#define RL_MIXSTAY_MAX_HARMONICS (1 << 20)
+/* |phi(k)| may exceed 1 by this much (a closed form's rounding), no more. */
+#define RL_MIXSTAY_CHI_TOL 1e-12
+/* The far lengths: every delta in [T, L - 1] (exact) when (L - T) T <=
+ * RL_MIXSTAY_EXACT_PAIRS (T = 64 to 16T, T = 128 to 16T); otherwise a stated
+ * grid, every delta in [T, 4T - 1] and then RL_MIXSTAY_PER_OCTAVE lengths per
+ * doubling up to L - 1, L - 1 included. */
+#define RL_MIXSTAY_EXACT_PAIRS (1L << 20)
+#define RL_MIXSTAY_PER_OCTAVE 64
+/* The longest L and the most (far length, near length) pairs per block
+ * (the search's cost: a bad input beyond it, never a run of hours). */
+#define RL_MIXSTAY_MAX_LEN 1e15
+#define RL_MIXSTAY_MAX_PAIRS (1L << 31)
+
+/* chi[k - 1] = E e^{i k theta}, theta ~ law(omega), k = 1 .. n: the angle
+ * law's characteristic function at integer harmonics, rl_angle_charfn(law,
+ * k omega) (k theta ~ law(k omega) for every law; circle gives 0). */
+void rl_angle_harmonics(rl_angle_law law, double omega, int n, double complex *chi);
+
+/* Watson's distance between two laws mu, nu on the circle (radians), given
+ * phi_mu(k), phi_nu(k) = E e^{i k X}, k = 1 .. n:
+ *   d_U(mu, nu) = ((1/2pi) int_0^{2pi} (G(x) - mean G)^2 dx)^{1/2},
+ *   G = F_mu - F_nu (CDFs in [0, 1] from any origin)
+ *       = sqrt(sum_{k>=1} |phi_mu(k) - phi_nu(k)|^2 / k^2) / (pi sqrt 2).
+ * A metric, invariant to the origin, finite for point masses, in [0, 1/2]:
+ * a point mass against the uniform law 1/sqrt 12, two point masses an arc
+ * fraction x apart sqrt(x (1 - x)).  *lo: the sum truncated at n harmonics;
+ * *hi (may be NULL): sqrt(s + 4/n) / (pi sqrt 2) capped at 1/2 — the exact
+ * distance lies in [*lo, *hi].  For any f of the angle, |E_mu f - E_nu f| <=
+ * ||f'||_{L2[0, 2pi]} sqrt(2 pi) d_U.  RL_EINPUT for NULL arrays, n outside
+ * [1, RL_MIXSTAY_MAX_HARMONICS], or a phi that is NaN or beyond 1 in modulus. */
+rl_status rl_watson_dist(const double complex *phi_mu, const double complex *phi_nu, int n, double *lo, double *hi,
+                         rl_err *err);
+
+/* The far lengths delta of (T = t, L = l), ascending (rule above), into grid
+ * (may be NULL: count only); returns their count, -1 for t < 1, l <= t or
+ * l > RL_MIXSTAY_MAX_LEN.  Exact (every delta) iff the count is l - t. */
+long rl_mixstay_grid(long t, long l, long *grid);
+
+/* One block's out-of-range distance (steps, lengths in tokens):
+ *   D_b(T, L) = max_{delta in far grid} min_{0 <= delta' <= T-1} d_U(mu_delta, mu_delta'),
+ * with far the arg max delta and near its nearest delta' (ties: the first the
+ * search meets). */
+typedef struct {
+    double lo, hi; /* D_b from the sum truncated at N harmonics, and its upper end */
+    long far, near;
+} rl_mixstay_block;
+/* sizeof(rl_mixstay_block), for callers that mirror it (Python's ctypes). */
+size_t rl_mixstay_block_sizeof(void);
+
+/* D_b(T, L) of the block whose steps have chi[k - 1] = chi(k), k = 1 .. n,
+ * T = t, L = l: the exact max-min over the grid of the truncated distances
+ * (lo, its arg max and arg min) and hi = sqrt(lo^2 + 2/(pi^2 n)) capped at
+ * 1/2.  curve (may be NULL): min_{delta'} d_U (lower end) at each far length
+ * of rl_mixstay_grid.  RL_EINPUT for NULL, n, a chi as rl_watson_dist refuses,
+ * t < 1, l <= t, l > RL_MIXSTAY_MAX_LEN, more than RL_MIXSTAY_MAX_PAIRS pairs
+ * or more memory than the machine has. */
+rl_status rl_mixstay_chi(const double complex *chi, int n, long t, long l, rl_mixstay_block *out, double *curve,
+                         rl_err *err);
+
+/* The blocks of an SO(2) head of dimension d (d/2 blocks, omega_b = scale
+ * base^(-2b/d), steps theta_b ~ law(omega_b), chi_b(k) = rl_angle_charfn(law,
+ * k omega_b)): blocks[b] = D_b(T, L) for b = 0 .. d/2 - 1, and the law's
+ * out-of-range score S(T, L) = (1/(d/2)) sum_b D_b, unweighted ("from the
+ * step law only"): score[0] from the lower ends, score[1] the upper ends.
+ * n harmonics (RL_MIXSTAY_HARMONICS by default).  RL_EINPUT for an unknown
+ * law, d odd or outside [2, 4096], base not in (1, inf), scale not in (0,
+ * inf), and as rl_mixstay_chi. */
+rl_status rl_mixstay_law(rl_angle_law law, int d, double base, double scale, long t, long l, int n,
+                         rl_mixstay_block *blocks, double *score, rl_err *err);
 
 #endif

@@ -74,6 +74,19 @@ int main(void)
         near("value_pair_sum", rl_value_pair_sum(chis[i], ms[i]), (double)(ms[i] + 2 * creall(acc)), 1e-10);
     }
     near("value_coherent", rl_value_coherent(0.25, 2), 0.5, 0);
+    /* Watson's distance (routelab's mix-or-stay condition): a point mass
+     * against the uniform law, 1/sqrt 12, inside the bracket of 64
+     * harmonics; the harmonics of the uniform law are sin(k w)/(k w) */
+    double complex pm[64], un[64];
+    rl_angle_harmonics(RL_ANG_UNIFORM, 0.3, 64, un);
+    near("angle_harmonics(uniform)[2]", creal(un[2]), sin(0.9) / 0.9, 1e-15);
+    for (int k = 0; k < 64; k++)
+        pm[k] = 1, un[k] = 0;
+    double lo, hi;
+    if (rl_watson_dist(pm, un, 64, &lo, &hi, NULL) != RL_OK || !(lo <= 1 / sqrt(12.0) && 1 / sqrt(12.0) <= hi)) {
+        printf("closed forms: watson_dist %.17g %.17g, want 1/sqrt 12 between\n", lo, hi);
+        bad = 1;
+    }
     if (bad)
         return 1;
     printf("closed forms: ok\n");
