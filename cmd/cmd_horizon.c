@@ -11,6 +11,7 @@
 #include "../core/paths.h"
 #include "../core/util.h"
 #include "../reproduce/horizon.h"
+#include "../theory/mixstay.h"
 
 int cmd_horizon(int argc, char **argv)
 {
@@ -78,6 +79,9 @@ int cmd_horizon(int argc, char **argv)
         printf("none (%s)\n", s.kind == RL_STEPS_NONE ? "no block rotation" : "no block mixes beyond T");
     else
         printf("%ld (%.3g T)\n", s.horizon, (double)s.horizon / s.ctx);
+    if (s.layers * s.lanes > 0)
+        printf("horizon: routelab's mix-or-stay score at %dT (mean over the blocks of the far laws' Watson "
+               "distance to the nearest law met within T, NOTES.md §1.5): %.4f\n", RL_MIXSTAY_MULT, s.score);
     printf("horizon: wrote %s\n", out);
     rl_steplaw_free(&s);
     free(def);

@@ -10,6 +10,8 @@
 #include "../core/util.h"
 #include "../sampling/family.h"
 #include "../sampling/rng.h"
+#include "../sampling/so2.h"
+#include "../theory/mixstay.h"
 #include "../theory/theory.h"
 
 const char *rl_steps_kind_name(rl_steps_kind k)
@@ -27,8 +29,10 @@ long rl_horizon_predict(const long *W, int n, long T)
     return h;
 }
 
-/* windows, counts and H from s->logchi */
-static void finish(rl_steplaw *s)
+/* windows, counts and H from s->logchi; each block's mix-or-stay distance
+ * D_b(T, RL_MIXSTAY_MULT T) from its harmonics (theory/mixstay.h) and the
+ * law's score, their mean */
+static rl_status finish(rl_steplaw *s, rl_err *err)
 {
     const int nb = s->layers * s->lanes;
     s->at_ctx = s->beyond = 0;
@@ -38,14 +42,29 @@ static void finish(rl_steplaw *s)
         s->beyond += s->window[b] > s->ctx;
     }
     s->horizon = rl_horizon_predict(s->window, nb, s->ctx);
+    double sum = 0;
+    for (int b = 0; b < nb; b++) {
+        rl_mixstay_block mb;
+        RL_TRY(rl_mixstay_chi(s->harm + (long)b * s->nharm, s->nharm, s->ctx, RL_MIXSTAY_MULT * s->ctx, &mb, NULL,
+                              err));
+        s->mix[b] = mb.lo;
+        s->mix_hi[b] = mb.hi;
+        sum += mb.lo;
+    }
+    s->score = nb ? sum / nb : NAN;
+    return RL_OK;
 }
 
-static rl_status alloc_blocks(rl_steplaw *s, int layers, int lanes)
+static rl_status alloc_blocks(rl_steplaw *s, int layers, int lanes, int nharm)
 {
     s->layers = layers;
     s->lanes = lanes;
+    s->nharm = nharm;
     s->logchi = rl_xcalloc((size_t)layers * lanes, sizeof(double));
     s->window = rl_xcalloc((size_t)layers * lanes, sizeof(long));
+    s->harm = rl_xcalloc((size_t)layers * lanes * nharm, sizeof(double complex));
+    s->mix = rl_xcalloc((size_t)layers * lanes, sizeof(double));
+    s->mix_hi = rl_xcalloc((size_t)layers * lanes, sizeof(double));
     return RL_OK;
 }
 
@@ -77,20 +96,41 @@ rl_status rl_steplaw_closed(rl_angle_law law, int hd, double base, long ctx, dou
     s->ctx = ctx;
     s->base = base;
     s->eps = eps;
-    alloc_blocks(s, 1, hd / 2);
+    alloc_blocks(s, 1, hd / 2, RL_MIXSTAY_HARMONICS);
     rl_family f = rl_family_default(RL_FAM_SO2, hd);
     f.law = law;
     f.base = base;
     f.scale = 1.0;
     rl_family_log_mean_norm(&f, NULL, s->logchi);
-    finish(s);
-    return RL_OK;
+    double om[hd / 2];
+    rl_so2_freqs(hd, base, 1.0, om);
+    for (int b = 0; b < hd / 2; b++)
+        rl_angle_harmonics(law, om[b], s->nharm, s->harm + (long)b * s->nharm);
+    const rl_status st = finish(s, err);
+    if (st != RL_OK)
+        rl_steplaw_free(s);
+    return st;
 }
 
-/* One pass over the windows: pass 0 sums s e^{ic} into S; pass 1 sums the
- * terms of 1 - |chi| about the phases phi into D. */
+/* The harmonics of one step theta = c + U(-w, w) added into h[0 .. n-1]:
+ * E e^{i k theta} = e^{i k c} sinc(k w), e^{i k c} and sin(k w) = Im e^{i k w}
+ * by recurrence (one sincos per step, not per harmonic). */
+static void add_harmonics(double c, double w, int n, double complex *h)
+{
+    const double complex zc = cexp(I * c), zw = cexp(I * w);
+    double complex pc = 1, pw = 1;
+    for (int k = 1; k <= n; k++) {
+        pc *= zc;
+        pw *= zw;
+        h[k - 1] += (w == 0 ? 1.0 : cimag(pw) / (k * w)) * pc;
+    }
+}
+
+/* One pass over the windows: pass 0 sums s e^{ic} into S and the steps'
+ * harmonics into H (nh per block); pass 1 sums the terms of 1 - |chi| about
+ * the phases phi into D. */
 static void pass(rl_gpt *m, const uint16_t *tok, long nwin, uint64_t key, int learned_ln, int which,
-                 double complex *S, const double *phi, double *D)
+                 double complex *S, double complex *H, int nh, const double *phi, double *D)
 {
     const int T = m->cfg.ctx, lanes = rl_scheme_step_lanes(&m->sx);
     const long rows = (long)m->B * T;
@@ -110,6 +150,7 @@ static void pass(rl_gpt *m, const uint16_t *tok, long nwin, uint64_t key, int le
                     const double hw = w[i], sn = hw == 0 ? 1.0 : sin(hw) / hw;
                     if (which == 0) {
                         S[b] += sn * cexp(I * c[i]);
+                        add_harmonics(c[i], hw, nh, H + b * nh);
                     } else {
                         const double h = sin(0.5 * (c[i] - phi[b]));
                         D[b] += rl_one_minus_sinc(hw) + sn * 2.0 * h * h;
@@ -145,10 +186,11 @@ rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t
     const int learned_ln = m->sx.s->steps_read_ln;
     double complex *S = rl_xcalloc((size_t)nb, sizeof *S);
     double *phi = rl_xcalloc((size_t)nb, sizeof *phi), *D = rl_xcalloc((size_t)nb, sizeof *D);
-    pass(m, tok, nwin, key, learned_ln, 0, S, NULL, NULL);
+    alloc_blocks(s, L, lanes, RL_STEPLAW_HARMONICS_MEASURED);
+    pass(m, tok, nwin, key, learned_ln, 0, S, s->harm, s->nharm, NULL, NULL);
     for (int b = 0; b < nb; b++)
         phi[b] = carg(S[b]);
-    pass(m, tok, nwin, key, learned_ln, 1, NULL, phi, D);
+    pass(m, tok, nwin, key, learned_ln, 1, NULL, NULL, 0, phi, D);
     s->kind = RL_STEPS_MEASURED;
     s->hd = m->hd;
     s->heads = m->cfg.heads;
@@ -156,16 +198,19 @@ rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t
     s->base = m->cfg.rot_base;
     s->eps = eps;
     s->positions = nwin * (T - 1);
-    alloc_blocks(s, L, lanes);
     for (int b = 0; b < nb; b++) {
         const double omc = D[b] / (double)s->positions; /* 1 - |chi| */
         s->logchi[b] = omc < 1 ? log1p(-omc) : -INFINITY;
     }
+    for (long i = 0; i < (long)nb * s->nharm; i++)
+        s->harm[i] /= (double)s->positions;
     free(S);
     free(phi);
     free(D);
-    finish(s);
-    return RL_OK;
+    const rl_status st = finish(s, err);
+    if (st != RL_OK)
+        rl_steplaw_free(s);
+    return st;
 }
 
 rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key, double eps, rl_steplaw *s,
@@ -192,6 +237,7 @@ rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key
         s->base = NAN;
         s->eps = eps;
         s->horizon = -1;
+        s->score = NAN;
         return RL_OK;
     }
 }
@@ -200,6 +246,11 @@ void rl_steplaw_free(rl_steplaw *s)
 {
     free(s->logchi);
     free(s->window);
+    free(s->harm);
+    free(s->mix);
+    free(s->mix_hi);
     s->logchi = NULL;
     s->window = NULL;
+    s->harm = NULL;
+    s->mix = s->mix_hi = NULL;
 }

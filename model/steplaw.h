@@ -19,6 +19,7 @@
 #ifndef RL_MODEL_STEPLAW_H
 #define RL_MODEL_STEPLAW_H
 
+#include <complex.h>
 #include <stdint.h>
 
 #include "../core/err.h"
@@ -43,7 +44,17 @@ typedef struct {
     long *window;      /* layers x lanes: W_b(eps), -1: never */
     long horizon;      /* predicted H, -1: none */
     int at_ctx, beyond; /* blocks with W_b <= T; with a finite W_b > T */
+    /* routelab's mix-or-stay reading (theory/mixstay.h, NOTES.md §1.5): */
+    int nharm;             /* harmonics of each block's chi(k), k = 1 .. nharm */
+    double complex *harm;  /* layers x lanes x nharm: chi_b(k) */
+    double *mix, *mix_hi;  /* layers x lanes: D_b(T, RL_MIXSTAY_MULT T), lower end and upper end */
+    double score;          /* the mean of mix over the blocks (NaN without blocks) */
 } rl_steplaw;
+
+/* Harmonics of a measured law: its chi(k) is a mean over the text's steps
+ * (each position's e^{i k c} sinc(k w)), so every harmonic costs a pass over
+ * them; 256 keep the truncation bracket of D_b within 0.028 (bounds.h). */
+#define RL_STEPLAW_HARMONICS_MEASURED 256
 
 /* H = min { W[i] : W[i] > T } over n windows (-1: never mixes); -1 when no
  * window is finite and > T. */

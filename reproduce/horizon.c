@@ -63,16 +63,17 @@ rl_status rl_horizon_write(const char *path, const char *variant, const rl_stepl
     rl_outfile *o;
     RL_TRY(rl_outfile_create(path, &o, err));
     FILE *f = o->f;
-    fprintf(f, "variant\tkind\tT\teps\tbase\tblock\tlayer\thead\tpair\tomega\tlog_chi\tchi\twindow\tpredicted\n");
+    fprintf(f, "variant\tkind\tT\teps\tbase\tblock\tlayer\thead\tpair\tomega\tlog_chi\tchi\twindow\tpredicted"
+               "\tmixstay\tmixstay_hi\n");
     const int nb = s->layers * s->lanes, P = s->hd / 2;
     if (nb == 0)
-        fprintf(f, "%s\t%s\t%ld\t%g\tNA\t-1\tNA\tNA\tNA\tNA\tNA\tNA\tNA\t%ld\n", variant,
+        fprintf(f, "%s\t%s\t%ld\t%g\tNA\t-1\tNA\tNA\tNA\tNA\tNA\tNA\tNA\t%ld\tNA\tNA\n", variant,
                 rl_steps_kind_name(s->kind), s->ctx, s->eps, s->horizon);
     for (int b = 0; b < nb; b++) {
         const int l = b / s->lanes, j = b % s->lanes, p = j % P, h = j / P;
-        fprintf(f, "%s\t%s\t%ld\t%g\t%.10g\t%d\t%d\t%d\t%d\t%.10g\t%.12g\t%.15f\t%ld\t%ld\n", variant,
+        fprintf(f, "%s\t%s\t%ld\t%g\t%.10g\t%d\t%d\t%d\t%d\t%.10g\t%.12g\t%.15f\t%ld\t%ld\t%.6g\t%.6g\n", variant,
                 rl_steps_kind_name(s->kind), s->ctx, s->eps, s->base, b, l, h, p, pow(s->base, -2.0 * p / s->hd),
-                s->logchi[b], exp(s->logchi[b]), s->window[b], s->horizon);
+                s->logchi[b], exp(s->logchi[b]), s->window[b], s->horizon, s->mix[b], s->mix_hi[b]);
     }
     return rl_outfile_close(o, err);
 }

@@ -34,8 +34,9 @@ rl_status rl_horizon_run(const char *ckpt, const char *data, long ntok, long see
                          const char *out, rl_steplaw *s, rl_err *err);
 
 /* horizon.tsv: variant, kind, T, eps, base, block, layer, head, pair,
- * omega, log_chi, chi, window, predicted (one row per block; a law with no
- * blocks: one row with block -1). */
+ * omega, log_chi, chi, window, predicted, mixstay, mixstay_hi (routelab's
+ * mix-or-stay distance D_b(T, RL_MIXSTAY_MULT T) and its upper end; one row
+ * per block; a law with no blocks: one row with block -1). */
 rl_status rl_horizon_write(const char *path, const char *variant, const rl_steplaw *s, rl_err *err);
 
 /* Its kind and predicted horizon (-1: none).  RL_EINPUT when unreadable. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../experiments/claims.h"
+#include "../theory/mixstay.h" /* RL_MIXSTAY_MULT: the multiple the score is read at */
 
 #define D_ RL_ORDER_DELTA
 

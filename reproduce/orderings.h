@@ -27,10 +27,6 @@ typedef enum {
  * 100K steps) is 7%, its headline ones are 1.5× and more. */
 #define RL_ORDER_DELTA 0.04879016416943205 /* log(1.05) */
 
-/* The multiple the mix-or-stay score is read at (each model's horizon.tsv)
- * and the rank entry compares its log ratios at. */
-#define RL_MIXSTAY_MULT 16
-
 typedef struct {
     const char *id;         /* short id, unique ("rope>random_qk@16") */
     const char *what;       /* the row's name; with a == NULL a format with one %s (the variant) */

@@ -14,6 +14,8 @@
 #include "../model/accum_rot.h"
 #include "../model/steplaw.h"
 #include "../reproduce/horizon.h"
+#include "../sampling/so2.h"
+#include "../theory/mixstay.h"
 #include "../theory/theory.h"
 
 static rl_gpt *model(const char *pos, int B)
@@ -346,4 +348,75 @@ Test(horizon, command, .timeout = 60)
     free(d);
     free(txt);
     free(run);
+}
+
+/* routelab's mix-or-stay reading of a law (steplaw.h: harm, mix, score).
+ * Closed laws: the per-block distances of rl_mixstay_law for the same law,
+ * and the drifting law scores far above the zero-mean one of the same
+ * |chi|.  Measured laws: random measured on text has the closed form's
+ * harmonics (to rounding) and so its distances at the measured harmonic
+ * count; pemb with a constant table steps by the constant c, a point mass,
+ * whose harmonics e^{i k c} give the constant law's distances. */
+Test(horizon, mixstay_reading_of_closed_and_measured_laws)
+{
+    rl_steplaw u, d;
+    rl_err err;
+    const double base = 935.6689868133536;
+    cr_assert_eq(rl_steplaw_closed(RL_ANG_UNIFORM, 32, base, 16, 0.1, &u, &err), RL_OK, "%s", err.msg);
+    cr_assert_eq(rl_steplaw_closed(RL_ANG_DRIFT, 32, base, 16, 0.1, &d, &err), RL_OK, "%s", err.msg);
+    rl_mixstay_block blk[16];
+    double sc[2];
+    cr_assert_eq(rl_mixstay_law(RL_ANG_UNIFORM, 32, base, 1, 16, 16 * RL_MIXSTAY_MULT, RL_MIXSTAY_HARMONICS, blk, sc,
+                                &err),
+                 RL_OK);
+    for (int b = 0; b < 16; b++)
+        cr_expect_eq(u.mix[b], blk[b].lo, "block %d", b);
+    cr_expect_eq(u.score, sc[0]);
+    cr_expect_gt(d.score, 2 * u.score, "drift %g, zero-mean %g", d.score, u.score);
+    rl_steplaw_free(&u);
+    rl_steplaw_free(&d);
+
+    /* measured: random on text against its closed form at the measured count */
+    rl_gpt *m = model("random_qk", 2);
+    uint16_t *t = tokens(161);
+    rl_steplaw s;
+    cr_assert_eq(rl_steplaw_measure(m, t, 161, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
+    cr_assert_eq(s.nharm, RL_STEPLAW_HARMONICS_MEASURED);
+    double om[16];
+    rl_so2_freqs(32, m->cfg.rot_base, 1.0, om);
+    double complex h[RL_STEPLAW_HARMONICS_MEASURED];
+    for (int j = 0; j < 32; j++) {
+        rl_angle_harmonics(RL_ANG_UNIFORM, om[j % 16], s.nharm, h);
+        double e = 0;
+        for (int k = 0; k < s.nharm; k++)
+            e = fmax(e, cabs(h[k] - s.harm[(long)j * s.nharm + k]));
+        cr_expect_lt(e, 1e-12, "lane %d: harmonics off by %g", j, e);
+        rl_mixstay_block mb;
+        cr_assert_eq(rl_mixstay_chi(h, s.nharm, 16, 16 * RL_MIXSTAY_MULT, &mb, NULL, &err), RL_OK);
+        cr_expect(fabs(s.mix[j] - mb.lo) <= 1e-9, "lane %d: %.12g vs %.12g", j, s.mix[j], mb.lo);
+    }
+    rl_steplaw_free(&s);
+    rl_gpt_free(m);
+
+    /* measured: pemb with a constant table, a point-mass step */
+    m = model("pemb_qk", 1);
+    const long n = 16 * 40 + 1;
+    uint16_t *t2 = tokens(n);
+    for (int l = 0; l < 2; l++)
+        for (long i = 0; i < 16L * 16; i++)
+            m->p.pos[l][i] = 0.3f;
+    cr_assert_eq(rl_steplaw_measure(m, t2, n, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
+    rl_so2_freqs(32, m->cfg.rot_base, 1.0, om);
+    for (int p = 0; p < 16; p++) {
+        const double c = M_PI * tanh((double)0.3f) + om[p];
+        for (int k = 1; k <= s.nharm; k++)
+            h[k - 1] = cexp(I * c * k);
+        rl_mixstay_block mb;
+        cr_assert_eq(rl_mixstay_chi(h, s.nharm, 16, 16 * RL_MIXSTAY_MULT, &mb, NULL, &err), RL_OK);
+        cr_expect(fabs(s.mix[p] - mb.lo) <= 1e-6, "pair %d: %.12g vs %.12g", p, s.mix[p], mb.lo);
+    }
+    rl_steplaw_free(&s);
+    free(t);
+    free(t2);
+    rl_gpt_free(m);
 }

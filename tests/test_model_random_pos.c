@@ -304,11 +304,23 @@ Test(model_random_pos, names_parse_and_round_trip)
     cr_expect(strstr(rl_pos_help, " random_pos "), "--pos's help: %s", rl_pos_help);
 }
 
-/* A line of a TSV file: the fields after the first (the variant), or NULL. */
-static char *after_variant(char *line)
+/* A line of horizon.tsv: the fields after the variant and up to the
+ * predicted horizon (the step law's modulus, its windows), cut there in
+ * place, or NULL; *mix receives the block's mix-or-stay distance (the
+ * column after: the one that tells a drifting law from a zero-mean one). */
+static char *law_fields(char *line, double *mix)
 {
     char *tab = strchr(line, '\t');
-    return tab ? tab + 1 : NULL;
+    if (!tab)
+        return NULL;
+    char *p = tab + 1;
+    for (int f = 0; f < 13 && p; f++)
+        p = strchr(p + 1, '\t');
+    if (!p)
+        return NULL;
+    *p = 0;
+    *mix = strtod(p + 1, NULL);
+    return tab + 1;
 }
 
 #define TINY "--layers 1 --width 16 --heads 2 --ctx 16 --batch 2 --steps 4 --val-every 2 --val-batches 2 " \
@@ -370,15 +382,25 @@ Test(model_random_pos, cli_trains_evaluates_and_refuses, .timeout = 120)
         free(hp);
         free(o);
     }
-    /* every row of horizon.tsv alike after the variant column */
+    /* every row of horizon.tsv alike from the variant column to the predicted
+     * horizon (the same |chi|, windows, H); the mix-or-stay distance apart:
+     * the drifting law's far laws leave what was met within T */
     int rows = 0;
+    double mix_pos = 0, mix_zero = 0;
     char *s0, *s1, *l0 = strtok_r(hz[0], "\n", &s0), *l1 = strtok_r(hz[1], "\n", &s1);
     for (; l0 && l1; l0 = strtok_r(NULL, "\n", &s0), l1 = strtok_r(NULL, "\n", &s1), rows++) {
         if (rows == 0)
             continue; /* the header */
         cr_expect(!strncmp(l0, "random_pos_qkv\t", 15) && !strncmp(l1, "random_qkv\t", 11), "%s | %s", l0, l1);
-        cr_expect_str_eq(after_variant(l0), after_variant(l1));
+        double m0 = NAN, m1 = NAN;
+        const char *f0 = law_fields(l0, &m0), *f1 = law_fields(l1, &m1);
+        cr_assert(f0 && f1);
+        cr_expect_str_eq(f0, f1);
+        mix_pos += m0;
+        mix_zero += m1;
     }
+    cr_expect_gt(mix_pos, 2 * mix_zero, "mix-or-stay: drift %g, zero-mean %g (summed over the blocks)", mix_pos,
+                 mix_zero);
     cr_expect(!l0 && !l1, "horizon.tsv: different row counts");
     cr_expect_gt(rows, 1, "horizon.tsv has no blocks");
     free(hz[0]);
