@@ -13,6 +13,22 @@
 #include "../reproduce/horizon.h"
 #include "../theory/mixstay.h"
 
+/* PaTH: per (layer, head) the first-harmonic D, its noise, the 3-SE upper
+ * end and the arg pair; the score, their mean */
+static void print_transport(const char *ckpath, const char *out, const rl_steplaw *s)
+{
+    printf("horizon: %s: steps transport (PaTH), T = %ld, d = %d, %ld routes (windows over the validation "
+           "stream) in two halves\n", ckpath, s->ctx, s->hd, s->routes);
+    printf("%6s %6s %12s %12s %12s %8s %8s\n", "layer", "head", "D", "SE", "D_hi(3SE)", "far", "near");
+    for (int b = 0; b < s->layers * s->lanes; b++)
+        printf("%6d %6d %12.6f %12.6f %12.6f %8ld %8ld\n", b / s->lanes, b % s->lanes, s->tr[b].d1, s->tr[b].se,
+               s->tr[b].hi, s->tr[b].far, s->tr[b].near);
+    printf("horizon: no angles, no windows: no predicted horizon\n");
+    printf("horizon: routelab's first-harmonic mix-or-stay score at %dT (mean over the heads of the far mean "
+           "transports' distance d_1 to the nearest one met within T): %.4f\n", RL_MIXSTAY_MULT, s->score);
+    printf("horizon: wrote %s\n", out);
+}
+
 int cmd_horizon(int argc, char **argv)
 {
     const char *ckpath = NULL, *data = NULL, *out = NULL;
@@ -23,7 +39,7 @@ int cmd_horizon(int argc, char **argv)
         RL_OPT_STR_("ckpt", &ckpath, "checkpoint written by routelab train"),
         RL_OPT_STR_("data", &data, "data set: DIR (its val.bin) or FILE (its last 10%)"),
         RL_OPT_LONG_("tokens", &tokens, "validation tokens the learned steps (pemb, lf) are read on "
-                                        "(0: all)", 0, 1e12),
+                                        "(0: all; path: 256 windows over the whole stream)", 0, 1e12),
         RL_OPT_DBL_("eps", &eps, "window tolerance: W_b = least n with |chi_b|^n <= eps", 0, 1, RL_LO_OPEN | RL_HI_OPEN),
         RL_OPT_STR_("out", &out, "TSV output, one row per block (default: horizon.tsv beside the checkpoint)"),
         RL_OPT_SEED_(&seed),
@@ -38,7 +54,10 @@ int cmd_horizon(int argc, char **argv)
                   "constant angles), the mixing window W_b(eps), and the predicted extrapolation\n"
                   "horizon H = min { W_b : W_b > T } (NOTES.md §1.1): blocks with W_b <= T are noise\n"
                   "in training, the first coherent block to mix beyond T changes regime at H.\n"
-                  "\"none\": no block mixes beyond T (constant angles) or no block rotation.",
+                  "\"none\": no block mixes beyond T (constant angles) or no block rotation.\n"
+                  "path (no angles): per layer and head routelab's first-harmonic mix-or-stay\n"
+                  "distance D(T, 16T) of the mean transport E[H_i ... H_(i-delta+1)] measured on\n"
+                  "the text's windows (model/path_transport.h), with its standard error.",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
     rl_err err;
@@ -66,6 +85,12 @@ int cmd_horizon(int argc, char **argv)
     if (st) {
         rl_err_prefix(&err, "horizon");
         rl_err_exit(&err);
+    }
+    if (s.kind == RL_STEPS_TRANSPORT) {
+        print_transport(ckpath, out, &s);
+        rl_steplaw_free(&s);
+        free(def);
+        return 0;
     }
     printf("horizon: %s: step law %s, T = %ld, eps = %g", ckpath, rl_steps_kind_name(s.kind), s.ctx, s.eps);
     if (s.kind == RL_STEPS_MEASURED)

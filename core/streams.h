@@ -75,5 +75,9 @@ enum {
 #define RL_STREAM_EVAL_WINDOWS 0x4556574eULL        /* "EVWN": eval's window layout (model/data.c) */
 #define RL_STREAM_EVAL_REF 0x45565246ULL            /* "EVRF": rotation noise of eval's reference windows (model/evaluate.c) */
 #define RL_STREAM_FARPRED_ROUTE 0x524f555445ULL     /* "ROUTE": farpred's simulated routes (model/farpred.c) */
+#define RL_STREAM_TRANSPORT_WINDOWS 0x5452414e53504f52ULL  /* "TRANSPOR": the windows of PaTH's transport
+                                                            * reading (model/path_transport.c) */
+#define RL_STREAM_TRANSPORT_SEGMENTS 0x5345474d454e5453ULL /* "SEGMENTS": the segment orders of PaTH's transport
+                                                            * routes, stream = route (model/path_transport.c) */
 
 #endif

@@ -80,11 +80,14 @@ typedef struct rl_scheme rl_scheme;
 /* How the theory reads a scheme's steps (NOTES.md §1.1; model/steplaw.h):
  * the one-step law of each SO(2) block, theta_t = A_t - A_{t-1}. */
 typedef enum {
-    RL_STEPS_NONE,     /* no accumulated rotation (none, alibi, path): no prediction */
+    RL_STEPS_NONE,     /* no accumulated rotation (none, alibi): no prediction */
     RL_STEPS_CONSTANT, /* constant angles (rope, fixed-rope): no block mixes */
     RL_STEPS_CLOSED,   /* i.i.d. steps theta ~ step_law(omega_b) (random: uniform,
                         * random_pos: drift): the closed form */
-    RL_STEPS_MEASURED  /* pemb, lf: the model's own steps on text */
+    RL_STEPS_MEASURED, /* pemb, lf: the model's own steps on text */
+    RL_STEPS_TRANSPORT /* path: no angles; the first harmonic (the mean) of the
+                        * accumulated Householder transport, measured on text
+                        * (path_transport.h): one reading per (layer, head) */
 } rl_steps_kind;
 
 /* What the hooks see of the model. */
@@ -148,6 +151,11 @@ struct rl_scheme {
     int (*step_lanes)(const rl_scheme_ctx *x);
     void (*steps)(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
                   double *center, double *halfw);
+    /* TRANSPORT: layer l's steps H_t = I - beta_t w_t w_t^T after a training
+     * forward (rl_gpt_forward) over B windows of T: *w rows b T + t of
+     * cfg->width floats (head h at columns h hd), *beta rows b T + t of
+     * cfg->heads floats (path_transport.h reads them) */
+    void (*transport)(const void *st, const rl_scheme_ctx *x, int l, const float **w, const float **beta);
 };
 
 /* ---- the registry ------------------------------------------------------ */

@@ -1,7 +1,9 @@
 /* scheme_path.c: PaTH attention as a position scheme (NOTES.md section 8.7):
  * per layer w = normalise(LN1(x) W_w^T + b_w) per head and
  * beta = 2 sigmoid(LN1(x) u^T + b) feed PaTH's logits provider (path.h) in
- * place of the standard logits; no rotation, no value transport, no ALiBi. */
+ * place of the standard logits; no rotation, no value transport, no ALiBi.
+ * The theory reads its steps as a transport (steps kind TRANSPORT:
+ * path_transport.h through the hook path_transport). */
 #include <string.h>
 
 #include "layers.h"
@@ -122,6 +124,15 @@ static void path_input_backward(void *st, const rl_scheme_ctx *x, int l, const f
                        &into_dln);
 }
 
+/* the steps the training forward left for layer l (path_transport.h) */
+static void path_transport(const void *st, const rl_scheme_ctx *x, int l, const float **w, const float **beta)
+{
+    (void)x;
+    const path_state *p = st;
+    *w = p->w + l * p->block;
+    *beta = p->beta + l * p->block;
+}
+
 const rl_scheme rl_scheme_path = {
     .name = "path",
     .names = { { "path", NULL }, { NULL, NULL } },
@@ -136,4 +147,6 @@ const rl_scheme rl_scheme_path = {
     .attend = path_attend,
     .attend_backward = path_attend_backward,
     .input_backward = path_input_backward,
+    .steps_kind = RL_STEPS_TRANSPORT,
+    .transport = path_transport,
 };

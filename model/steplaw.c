@@ -16,8 +16,8 @@
 
 const char *rl_steps_kind_name(rl_steps_kind k)
 {
-    static const char *const n[] = { "none", "constant", "closed", "measured" };
-    return (unsigned)k < 4 ? n[k] : "?";
+    static const char *const n[] = { "none", "constant", "closed", "measured", "transport" };
+    return (unsigned)k < 5 ? n[k] : "?";
 }
 
 long rl_horizon_predict(const long *W, int n, long T)
@@ -213,6 +213,42 @@ rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t
     return st;
 }
 
+rl_status rl_steplaw_transport(rl_gpt *m, const rl_tokens *val, uint64_t key, double eps, rl_steplaw *s,
+                               rl_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->law = RL_ANG_COUNT;
+    RL_TRY(check_common(m->cfg.ctx, eps, err));
+    const int L = m->cfg.layers, H = m->cfg.heads, nb = L * H;
+    rl_transport_dist *tr = rl_xcalloc((size_t)nb, sizeof *tr);
+    long S = 0;
+    const rl_status st = rl_transport_measure(m, val, key, tr, &S, err);
+    if (st != RL_OK) {
+        free(tr);
+        return st;
+    }
+    s->kind = RL_STEPS_TRANSPORT;
+    s->hd = m->hd;
+    s->heads = H;
+    s->ctx = m->cfg.ctx;
+    s->base = NAN;
+    s->eps = eps;
+    s->routes = S;
+    s->tr = tr;
+    alloc_blocks(s, L, H, 0);
+    double sum = 0;
+    for (int b = 0; b < nb; b++) { /* in head order: the same sum for any thread count */
+        s->logchi[b] = NAN;
+        s->window[b] = -1;
+        s->mix[b] = tr[b].d1;
+        s->mix_hi[b] = tr[b].hi;
+        sum += tr[b].d1;
+    }
+    s->horizon = -1;
+    s->score = sum / nb;
+    return RL_OK;
+}
+
 rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key, double eps, rl_steplaw *s,
                         rl_err *err)
 {
@@ -227,6 +263,8 @@ rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key
         if (ntok < 1 || ntok > val->n)
             ntok = val->n;
         return rl_steplaw_measure(m, val->tok, ntok, key, eps, s, err);
+    case RL_STEPS_TRANSPORT: /* the whole stream: ntok does not apply */
+        return rl_steplaw_transport(m, val, key, eps, s, err);
     default:
         RL_TRY(check_common(c->ctx, eps, err));
         s->kind = RL_STEPS_NONE;
@@ -249,6 +287,8 @@ void rl_steplaw_free(rl_steplaw *s)
     free(s->harm);
     free(s->mix);
     free(s->mix_hi);
+    free(s->tr);
+    s->tr = NULL;
     s->logchi = NULL;
     s->window = NULL;
     s->harm = NULL;

@@ -25,8 +25,9 @@
 #include "../core/err.h"
 #include "../core/tokfile.h"
 #include "gpt.h"
+#include "path_transport.h"
 
-/* rl_steps_kind (NONE, CONSTANT, CLOSED, MEASURED): scheme.h, where each
+/* rl_steps_kind (NONE, CONSTANT, CLOSED, MEASURED, TRANSPORT): scheme.h, where each
  * scheme's object names its own (steps_kind, step_law). */
 const char *rl_steps_kind_name(rl_steps_kind k);
 
@@ -35,7 +36,8 @@ typedef struct {
     rl_angle_law law;  /* constant, closed: the step law; measured, none: RL_ANG_COUNT */
     int layers, lanes; /* blocks: layers x lanes (closed, constant: 1 x hd/2,
                         * every layer and head alike; measured: per layer,
-                        * lanes as rl_scheme_step_lanes) */
+                        * lanes as rl_scheme_step_lanes; transport: layers x
+                        * heads, one reading per head) */
     int hd, heads;
     long ctx;          /* T */
     double base, eps;
@@ -47,8 +49,13 @@ typedef struct {
     /* routelab's mix-or-stay reading (theory/mixstay.h, NOTES.md §1.5): */
     int nharm;             /* harmonics of each block's chi(k), k = 1 .. nharm */
     double complex *harm;  /* layers x lanes x nharm: chi_b(k) */
-    double *mix, *mix_hi;  /* layers x lanes: D_b(T, RL_MIXSTAY_MULT T), lower end and upper end */
+    double *mix, *mix_hi;  /* layers x lanes: D_b(T, RL_MIXSTAY_MULT T), lower end and upper end
+                            * (transport: the head's D estimate and its 3-SE upper end) */
     double score;          /* the mean of mix over the blocks (NaN without blocks) */
+    /* transport (path_transport.h): per head D with its SE and arg pair;
+     * logchi NaN and window -1 (no one-step law, no window) */
+    rl_transport_dist *tr; /* layers x lanes */
+    long routes;           /* S, the routes (windows) averaged */
 } rl_steplaw;
 
 /* Harmonics of a measured law: its chi(k) is a mean over the text's steps
@@ -84,10 +91,20 @@ rl_status rl_steplaw_closed(rl_angle_law law, int hd, double base, long ctx, dou
 rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t key, double eps,
                              rl_steplaw *s, rl_err *err);
 
+/* PaTH's reading (kind TRANSPORT): routelab's first-harmonic mix-or-stay
+ * distance D(T, RL_MIXSTAY_MULT T) of every (layer, head) on windows
+ * spread over the whole stream val (rl_transport_measure, key as there),
+ * mix = D, mix_hi its 3-SE upper end, score their mean; no windows and no
+ * predicted horizon.  RL_EINPUT as rl_transport_measure and for a bad eps. */
+rl_status rl_steplaw_transport(rl_gpt *m, const rl_tokens *val, uint64_t key, double eps, rl_steplaw *s,
+                               rl_err *err);
+
 /* The law of any model, as its scheme's object says (steps_kind): NONE;
  * CONSTANT and CLOSED in closed form from the object's step_law and the
  * configuration (rl_steplaw_closed); MEASURED on the first ntok tokens of val
- * (rl_steplaw_measure). */
+ * (rl_steplaw_measure); TRANSPORT on windows spread over the whole of val,
+ * whatever ntok (rl_steplaw_transport: a route's windows should come from
+ * many documents, and Brown's first 16384 tokens are one or two). */
 rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key, double eps,
                         rl_steplaw *s, rl_err *err);
 

@@ -66,10 +66,15 @@ rl_status rl_horizon_write(const char *path, const char *variant, const rl_stepl
     fprintf(f, "variant\tkind\tT\teps\tbase\tblock\tlayer\thead\tpair\tomega\tlog_chi\tchi\twindow\tpredicted"
                "\tmixstay\tmixstay_hi\n");
     const int nb = s->layers * s->lanes, P = s->hd / 2;
-    if (nb == 0)
+    if (s->kind == RL_STEPS_TRANSPORT) /* one row per (layer, head): no pair, frequency, chi or window */
+        for (int b = 0; b < nb; b++)
+            fprintf(f, "%s\t%s\t%ld\t%g\tNA\t%d\t%d\t%d\tNA\tNA\tNA\tNA\tNA\t%ld\t%.6g\t%.6g\n", variant,
+                    rl_steps_kind_name(s->kind), s->ctx, s->eps, b, b / s->lanes, b % s->lanes, s->horizon, s->mix[b],
+                    s->mix_hi[b]);
+    else if (nb == 0)
         fprintf(f, "%s\t%s\t%ld\t%g\tNA\t-1\tNA\tNA\tNA\tNA\tNA\tNA\tNA\t%ld\tNA\tNA\n", variant,
                 rl_steps_kind_name(s->kind), s->ctx, s->eps, s->horizon);
-    for (int b = 0; b < nb; b++) {
+    for (int b = 0; b < nb && s->kind != RL_STEPS_TRANSPORT; b++) {
         const int l = b / s->lanes, j = b % s->lanes, p = j % P, h = j / P;
         fprintf(f, "%s\t%s\t%ld\t%g\t%.10g\t%d\t%d\t%d\t%d\t%.10g\t%.12g\t%.15f\t%ld\t%ld\t%.6g\t%.6g\n", variant,
                 rl_steps_kind_name(s->kind), s->ctx, s->eps, s->base, b, l, h, p, pow(s->base, -2.0 * p / s->hd),
@@ -78,18 +83,28 @@ rl_status rl_horizon_write(const char *path, const char *variant, const rl_stepl
     return rl_outfile_close(o, err);
 }
 
+/* kind and predicted are read by the header's names: predicted is no
+ * longer the last column since mixstay and mixstay_hi follow it */
 rl_status rl_horizon_read(const char *path, char *kind, size_t nkind, long *H, rl_err *err)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return rl_fail(err, RL_EINPUT, "cannot read %s", path);
-    char line[1024], k[32];
-    int ok = fgets(line, sizeof line, f) && fgets(line, sizeof line, f);
+    char head[1024], line[1024], *hc[64], *c[64];
+    const int ok = fgets(head, sizeof head, f) && fgets(line, sizeof line, f);
     fclose(f);
-    char *last = ok ? strrchr(line, '\t') : NULL;
-    if (!last || sscanf(line, "%*[^\t]\t%31[^\t]", k) != 1 || sscanf(last + 1, "%ld", H) != 1)
+    const int nh = ok ? rl_tsv_fields(head, hc, 64) : 0, n = ok ? rl_tsv_fields(line, c, 64) : 0;
+    int ck = -1, cp = -1;
+    for (int i = 0; i < nh; i++) {
+        ck = strcmp(hc[i], "kind") ? ck : i;
+        cp = strcmp(hc[i], "predicted") ? cp : i;
+    }
+    char *end = NULL;
+    if (ck >= 0 && cp >= 0 && cp < n && ck < n)
+        *H = strtol(c[cp], &end, 10);
+    if (!end || end == c[cp] || *end)
         return rl_fail(err, RL_EINPUT, "%s is not a horizon table", path);
-    snprintf(kind, nkind, "%s", k);
+    snprintf(kind, nkind, "%s", c[ck]);
     return RL_OK;
 }
 
@@ -188,7 +203,7 @@ static const char *reading(const hrow *h, long T, long top, int *cls)
     *cls = 0;
     if (!h->have_pred || !h->have_meas)
         return "–";
-    if (!strcmp(h->kind, "none") || !strcmp(h->kind, "constant"))
+    if (!strcmp(h->kind, "none") || !strcmp(h->kind, "constant") || !strcmp(h->kind, "transport"))
         return "no prediction from mixing";
     const long want = grid_at(h->pred, T, top);
     if (want == h->meas) {

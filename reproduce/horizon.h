@@ -36,7 +36,11 @@ rl_status rl_horizon_run(const char *ckpt, const char *data, long ntok, long see
 /* horizon.tsv: variant, kind, T, eps, base, block, layer, head, pair,
  * omega, log_chi, chi, window, predicted, mixstay, mixstay_hi (routelab's
  * mix-or-stay distance D_b(T, RL_MIXSTAY_MULT T) and its upper end; one row
- * per block; a law with no blocks: one row with block -1). */
+ * per block; a law with no blocks: one row with block -1; kind transport
+ * (path): one row per (layer, head), block = layer x heads + head, base,
+ * pair, omega, log_chi, chi and window NA, mixstay the head's
+ * first-harmonic D(T, RL_MIXSTAY_MULT T) estimate and mixstay_hi its 3-SE
+ * upper end, model/path_transport.h). */
 rl_status rl_horizon_write(const char *path, const char *variant, const rl_steplaw *s, rl_err *err);
 
 /* Its kind and predicted horizon (-1: none).  RL_EINPUT when unreadable. */

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 
 #include <complex.h>
+#include <omp.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +143,8 @@ Test(horizon, law_of_every_scheme)
             cr_expect_eq(s.layers * s.lanes, m->hd / 2, "%s", name);
         } else if (S->steps_kind == RL_STEPS_MEASURED) {
             cr_expect_eq(s.layers * s.lanes, m->cfg.layers * rl_scheme_step_lanes(&m->sx), "%s", name);
+        } else if (S->steps_kind == RL_STEPS_TRANSPORT) {
+            cr_expect_eq(s.layers * s.lanes, m->cfg.layers * m->cfg.heads, "%s: one reading per head", name);
         } else {
             cr_expect_eq(s.layers * s.lanes, 0, "%s", name);
         }
@@ -419,4 +422,130 @@ Test(horizon, mixstay_reading_of_closed_and_measured_laws)
     free(t);
     free(t2);
     rl_gpt_free(m);
+}
+
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot read %s", path);
+    static char buf[1 << 16];
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strdup(buf);
+}
+
+/* PaTH (steps kind transport, model/path_transport.h) on a tiny model at
+ * initialisation: one horizon.tsv row per (layer, head) with a finite
+ * mixstay (the head's first-harmonic D) and mixstay_hi at or above it, the
+ * per-block columns NA, the score their mean (what rl_horizon_read_mixstay
+ * reads back, to the file's 6 digits); the same bytes on 1 and 2 threads;
+ * bad inputs RL_EINPUT with one line. */
+Test(horizon, path_transport_rows_and_threads, .timeout = 60)
+{
+    const long n = 16 * 40 + 1;
+    rl_tokens val = { tokens(n), n };
+    rl_gpt *m = model("path", 2);
+    rl_steplaw s;
+    rl_err err;
+    char *d = th_tmpdir(), *p1 = th_path(d, "h1.tsv"), *p2 = th_path(d, "h2.tsv");
+    const int nt = omp_get_max_threads();
+    for (int t = 1; t <= 2; t++) {
+        omp_set_num_threads(t);
+        cr_assert_eq(rl_steplaw_of(m, &val, 0, 7, 0.1, &s, &err), RL_OK, "%s", err.msg);
+        cr_assert_eq(rl_horizon_write(t == 1 ? p1 : p2, "path", &s, &err), RL_OK, "%s", err.msg);
+        if (t == 2)
+            break;
+        rl_steplaw_free(&s);
+    }
+    omp_set_num_threads(nt);
+    cr_expect_eq(s.kind, RL_STEPS_TRANSPORT);
+    cr_expect_str_eq(rl_steps_kind_name(s.kind), "transport");
+    cr_expect_eq(s.layers * s.lanes, 4, "2 layers x 2 heads");
+    cr_expect_eq(s.routes, 40, "the stream's 40 slots of 16");
+    cr_expect_eq(s.horizon, -1);
+    double sum = 0;
+    for (int b = 0; b < 4; b++) {
+        cr_expect(isfinite(s.mix[b]) && s.mix[b] >= 0 && s.mix[b] <= 0.5, "head %d: D %g", b, s.mix[b]);
+        cr_expect(s.mix_hi[b] >= s.mix[b], "head %d: hi %g < D %g", b, s.mix_hi[b], s.mix[b]);
+        cr_expect(s.tr[b].far >= 16 && s.tr[b].far < 16 * RL_MIXSTAY_MULT && s.tr[b].near >= 0 && s.tr[b].near < 16);
+        sum += s.mix[b];
+    }
+    cr_expect_eq(s.score, sum / 4);
+    char *a = slurp_file(p1), *b = slurp_file(p2);
+    cr_expect_str_eq(a, b, "1 and 2 threads differ");
+    int rows = 0;
+    for (char *q = a; *q; q++)
+        rows += *q == '\n';
+    cr_expect_eq(rows, 1 + 4, "header + one row per head:\n%s", a);
+    cr_expect(strstr(a, "path\ttransport\t16\t0.1\tNA\t0\t0\t0\tNA\tNA\tNA\tNA\tNA\t-1\t"), "%s", a);
+    char kind[16];
+    long H;
+    cr_expect_eq(rl_horizon_read(p1, kind, sizeof kind, &H, &err), RL_OK, "%s", err.msg);
+    cr_expect_str_eq(kind, "transport");
+    cr_expect_eq(H, -1);
+    cr_expect(fabs(rl_horizon_read_mixstay(p1) - s.score) <= 1e-5 * s.score, "%g vs %g", rl_horizon_read_mixstay(p1),
+              s.score);
+    rl_steplaw_free(&s);
+    free(a);
+    free(b);
+
+    /* bad inputs: too few tokens (4 windows of T need 4T + 1), no
+     * activations, T < 2, a scheme without a transport */
+    rl_tokens few = { val.tok, 4 * 16 };
+    cr_expect_eq(rl_steplaw_of(m, &few, 0, 7, 0.1, &s, &err), RL_EINPUT);
+    cr_expect(strstr(err.msg, "65 tokens") && !strchr(err.msg, '\n'), "%s", err.msg);
+    rl_transport_dist tr[4];
+    long S;
+    cr_expect_eq(rl_transport_measure(m, NULL, 7, tr, &S, &err), RL_EINPUT);
+    cr_expect_eq(rl_transport_measure(m, &val, 7, NULL, &S, &err), RL_EINPUT);
+    rl_gpt_free(m);
+    m = model("path", 0);
+    cr_expect_eq(rl_steplaw_of(m, &val, 0, 7, 0.1, &s, &err), RL_EINPUT, "no activations");
+    rl_gpt_free(m);
+    rl_gpt_config c = { .layers = 1, .width = 16, .heads = 2, .ctx = 1, .vocab = 16, .dropout = 0.0f,
+                        .pos = tm_pos("path"), .rot_base = RL_ROT_BASE_DEFAULT };
+    cr_assert_eq(rl_gpt_new(&m, &c, 1, &err), RL_OK, "%s", err.msg);
+    cr_expect_eq(rl_steplaw_of(m, &val, 0, 7, 0.1, &s, &err), RL_EINPUT, "T = 1");
+    cr_expect(strstr(err.msg, "takes no steps"), "%s", err.msg);
+    rl_gpt_free(m);
+    m = model("rope", 1);
+    cr_expect_eq(rl_transport_measure(m, &val, 7, tr, &S, &err), RL_EINPUT, "rope has no transport");
+    rl_gpt_free(m);
+    th_rmdir(d);
+    free(p1);
+    free(p2);
+    free(d);
+    free(val.tok);
+}
+
+/* `routelab horizon` on a tiny trained PaTH model: the transport's table
+ * and score on the terminal, the same horizon.tsv on 1 and 2 threads, and
+ * a validation stream too short for 4 windows: exit 2 with one line */
+Test(horizon, path_command, .timeout = 120)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *tiny = th_path(d, "tiny.txt"), *run = th_path(d, "run");
+    char cmd[2048], out[8192], err[2048];
+    th_write_text(txt, 400);
+    th_write_text(tiny, 4);
+    snprintf(cmd, sizeof cmd, "train --data %s --out %s --pos path --layers 1 --width 16 --heads 2 --ctx 8 "
+                              "--batch 2 --steps 2 --threads 1", txt, run);
+    cr_assert_eq(th_run(cmd, NULL, 0, err, sizeof err), 0, "%s", err);
+    for (int t = 1; t <= 2; t++) {
+        snprintf(cmd, sizeof cmd, "horizon --ckpt %s/ckpt.bin --data %s --threads %d --out %s/h%d.tsv", run, txt, t,
+                 d, t);
+        cr_assert_eq(th_run(cmd, out, sizeof out, err, sizeof err), 0, "%s", err);
+    }
+    cr_expect(strstr(out, "steps transport (PaTH)"), "%s", out);
+    cr_expect(strstr(out, "first-harmonic mix-or-stay score at 16T"), "%s", out);
+    snprintf(cmd, sizeof cmd, "cmp -s %s/h1.tsv %s/h2.tsv", d, d);
+    cr_expect_eq(system(cmd), 0, "horizon.tsv differs between 1 and 2 threads");
+    snprintf(cmd, sizeof cmd, "horizon --ckpt %s/ckpt.bin --data %s --threads 1 --out %s/h3.tsv", run, tiny, d);
+    cr_expect_eq(th_run(cmd, out, sizeof out, err, sizeof err), 2, "%s", err);
+    cr_expect(strstr(err, "windows of T = 8") && strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+    th_rmdir(d);
+    free(d);
+    free(txt);
+    free(tiny);
+    free(run);
 }

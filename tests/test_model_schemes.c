@@ -129,7 +129,7 @@ Test(model_schemes, registry)
         const int hooks = S->step_lanes && S->steps;
         switch (S->steps_kind) {
         case RL_STEPS_NONE:
-            cr_expect(!S->step_lanes && !S->steps, "%s: steps without a law", S->name);
+            cr_expect(!S->step_lanes && !S->steps && !S->transport, "%s: steps without a law", S->name);
             break;
         case RL_STEPS_CONSTANT:
             cr_expect(S->step_law == RL_ANG_CONSTANT, "%s", S->name);
@@ -140,6 +140,9 @@ Test(model_schemes, registry)
             break;
         case RL_STEPS_MEASURED:
             cr_expect(hooks, "%s", S->name);
+            break;
+        case RL_STEPS_TRANSPORT: /* no angles: the transport hook instead of the step hooks */
+            cr_expect(S->transport && !S->step_lanes && !S->steps, "%s", S->name);
             break;
         default:
             cr_expect(0, "%s: steps kind %d", S->name, (int)S->steps_kind);
