@@ -489,10 +489,7 @@ static void rank_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderi
     for (int k = 0; k < K; k++) {
         int n = 0;
         for (int v = 0; v < r->nvar; v++) {
-            char *d = rl_repro_model_dir(r, v, k), *hp = rl_path_join(d, "horizon.tsv");
-            const double s = rl_horizon_read_mixstay(hp);
-            free(d);
-            free(hp);
+            const double s = rl_repro_mixstay_score(r, v, k);
             seed_logratios(G, v, m, lr);
             if (isnan(s) || isnan(lr[k]))
                 continue;
