@@ -12,6 +12,7 @@
 
 #include "../core/mem.h"
 #include "../core/util.h"
+#include "../sampling/family.h"
 
 /* A power chi^delta below this in modulus is set to 0: its square (< 1e-300)
  * cannot move a sum of terms that start at 1 (delta' = 0), and the
@@ -468,4 +469,15 @@ rl_status rl_mixstay_law(rl_angle_law law, int d, double base, double scale, lon
     for (int i = 0; i < nt; i++)
         rl_mixstay_free(ws[i]);
     return RL_OK;
+}
+
+rl_status rl_mixstay_family(const rl_family *f, long t, long l, int n, rl_mixstay_block *blocks, double *score,
+                            rl_err *err)
+{
+    if (!f)
+        return rl_fail(err, RL_EINPUT, "no family (NULL)");
+    if (f->kind != RL_FAM_SO2)
+        return rl_fail(err, RL_EINPUT, "the mix-or-stay condition takes an so2 family (block-diagonal SO(2) "
+                                       "steps), got %s", rl_family_name(f->kind));
+    return rl_mixstay_law(f->law, f->d, f->base, f->scale, t, l, n, blocks, score, err);
 }
