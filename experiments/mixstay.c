@@ -90,9 +90,7 @@ static const char *law_name(rl_angle_law law, char *buf, size_t n)
     return rl_choice_name(RL_ANGLE_NAMES, (int)law, buf, (int)n);
 }
 
-/* The mixing-matched base of the CPU head (theory/matched.h, as the grid's
- * rl_grid_match: the study's fractions at eps 0.1 within T and 128T). */
-static rl_status cpu_base(double *base, rl_err *err)
+rl_status rl_mixstay_cpu_base(double *base, rl_err *err)
 {
     rl_match_query q = { RL_MIXSTAY_CPU_D, RL_MIXSTAY_CPU_T, rl_study_mult(), RL_MATCH_STUDY_EPS, 0, 0,
                          RL_STUDY_BASE };
@@ -203,7 +201,7 @@ rl_status rl_exp_mixstay_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
     *res = R;
     R->z = size_of(ctx->preset);
     double base;
-    RL_TRY(cpu_base(&base, err));
+    RL_TRY(rl_mixstay_cpu_base(&base, err));
     R->reg[0] = (ms_regime){ .name = "cpu-matched", .what = "the CPU grid's head at its mixing-matched base",
                              .d = RL_MIXSTAY_CPU_D, .t = RL_MIXSTAY_CPU_T, .base = base };
     R->reg[1] = (ms_regime){ .name = "cpu-10000", .what = "the CPU grid's head at the study's base",

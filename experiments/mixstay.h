@@ -15,6 +15,7 @@
 #ifndef RL_EXP_MIXSTAY_H
 #define RL_EXP_MIXSTAY_H
 
+#include "../core/err.h"
 #include "../report/report.h"
 #include "../sampling/family.h"
 
@@ -23,6 +24,11 @@
  * base is the mixing-matched one (theory/matched.h), computed at run time. */
 #define RL_MIXSTAY_CPU_D 32
 #define RL_MIXSTAY_CPU_T 64
+
+/* The CPU head's mixing-matched base into *base: rl_match_choose at the
+ * study's fractions (eps RL_MATCH_STUDY_EPS, T and 128T), as the grid's
+ * rl_grid_match for preset cpu (the test checks that the two agree). */
+rl_status rl_mixstay_cpu_base(double *base, rl_err *err);
 
 /* The identity row: max over blocks and harmonics of ||chi_uniform| -
  * |chi_drift|| (gap), in the head (d, base). */

@@ -38,6 +38,9 @@ Test(exp_mixstay, the_cpu_head_is_the_cpu_presets)
     cr_expect_eq(g.train.width / g.train.heads, RL_MIXSTAY_CPU_D);
     cr_expect_eq(g.train.ctx, RL_MIXSTAY_CPU_T);
     cr_expect(g.matched, "the cpu preset trains at the matched base the claim recomputes");
+    double base;
+    cr_assert_eq(rl_mixstay_cpu_base(&base, &err), RL_OK, "%s", err.msg);
+    cr_expect_eq(base, g.train.rot_base, "the claim's base %.17g, the grid's %.17g", base, g.train.rot_base);
 }
 
 static rl_report *report(void)
