@@ -97,7 +97,7 @@ const rl_claim rl_claims[] = {
          "Mean route E[P_n] against E[M]^n for every step family, the mixing window W(eps),\n"
          "the study's U(-w_b, w_b) variant block by block (d = 64, 96), text-driven steps,\n"
          "and positive-drift angles.  TSV files, figures and mixing.md go to --out."),
-    ROW_(mixstay, 1, "Mix or stay: far angle laws against the laws met within T (routelab's condition)", 0,
+    ROW_(mixstay, 1, "Mix or stay: far angle laws against those met within T (routelab's)", 0,
          RULES_(&rl_rule_agree),
          "Routelab's condition for accumulated rotations: per SO(2) block, the Watson distance of\n"
          "each far angle law (T <= delta < 16T) to the nearest law met within T, D_b, and the\n"

@@ -114,7 +114,7 @@ Test(exp_mixing, theory_quick_writes_every_file, .timeout = 600)
     fclose(f);
     /* one section per row of the claims table (`routelab claims`), in its order */
     const char *sections[] = { "## Claim 1: Mixing window",
-                               "## Claim 1: Mix or stay: far angle laws against the laws met within T (routelab's condition)",
+                               "## Claim 1: Mix or stay: far angle laws against those met within T (routelab's)",
                                "## Claim 2: Score concentration of far routes",
                                "## Claim 2: Score gap: near target against far distractors",
                                "## Claim 3: Far-mass lower bound", "## Claim 4: Value-side incoherence",
