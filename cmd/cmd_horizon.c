@@ -38,7 +38,11 @@ int cmd_horizon(int argc, char **argv)
                   "constant angles), the mixing window W_b(eps), and the predicted extrapolation\n"
                   "horizon H = min { W_b : W_b > T } (NOTES.md §1.1): blocks with W_b <= T are noise\n"
                   "in training, the first coherent block to mix beyond T changes regime at H.\n"
-                  "\"none\": no block mixes beyond T (constant angles) or no block rotation.",
+                  "\"none\": no block mixes beyond T (constant angles) or no block rotation.\n"
+                  "Beside them routelab's mix-or-stay reading (NOTES.md §1.5, §17.7): each block's\n"
+                  "D_b(T, 16T), the far angle laws' Watson distance to the nearest law met within T\n"
+                  "(closed laws from their harmonics; pemb, lf from the steps' harmonics on the\n"
+                  "text), and the model's score, their mean (horizon.tsv: mixstay, mixstay_hi).",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
     rl_err err;
