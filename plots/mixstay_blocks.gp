@@ -14,8 +14,9 @@ set logscale x
 set xlabel 'block frequency ω_b (radians per step)'
 set ylabel 'D_b (Watson distance)'
 set yrange [0:0.55]
-# the slow blocks (left) are where the drifting laws rise: the key on the right
-set key inside right top box opaque font ',9'
+# the key below the panels: the drifting laws rise to 1/2 at the slow blocks (left)
+set key outside below horizontal font ',9'
+
 do for [r=1:words(regs)] {
     set title word(regs, r)
     plot for [i=1:words(laws)] f u (strcol(1) eq word(regs,r) && strcol(6) eq word(laws,i) ? $8 : 1/0):10:10:11 \
