@@ -447,7 +447,7 @@ int cmd_bound(int argc, char **argv)
         if (o->seen && !takes(b, o->name))
             rl_die("bound %s: --%s does not apply (it takes: %s)", b->name, o->name, b->flags);
     if (!strcmp(b->name, "match") && !rl_opt_seen(opts, "eps"))
-        x.eps = 0.1; /* the study's mixing regime is quoted at eps = 0.1 */
+        x.eps = RL_MATCH_STUDY_EPS; /* the study's mixing regime is quoted at eps = 0.1 */
     double v = b->fn(&x);
     bound_fn logfn = log_form(b->name);
     /* the last guard: no NaN (nor exp(+-inf)) is printed as a result; inf

@@ -55,6 +55,10 @@ int cmd_horizon(int argc, char **argv)
                   "horizon H = min { W_b : W_b > T } (NOTES.md §1.1): blocks with W_b <= T are noise\n"
                   "in training, the first coherent block to mix beyond T changes regime at H.\n"
                   "\"none\": no block mixes beyond T (constant angles) or no block rotation.\n"
+                  "Beside them routelab's mix-or-stay reading (NOTES.md §1.5, §17.7): each block's\n"
+                  "D_b(T, 16T), the far angle laws' Watson distance to the nearest law met within T\n"
+                  "(closed laws from their harmonics; pemb, lf from the steps' harmonics on the\n"
+                  "text), and the model's score, their mean (horizon.tsv: mixstay, mixstay_hi).\n"
                   "path (no angles): per layer and head routelab's first-harmonic mix-or-stay\n"
                   "distance D(T, 16T) of the mean transport E[H_i ... H_(i-delta+1)] measured on\n"
                   "the text's windows (model/path_transport.h), with its standard error.",

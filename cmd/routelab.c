@@ -31,7 +31,7 @@ static const struct command commands[] = {
     { "train", cmd_train, "train a GPT-style decoder on CPU" },
     { "eval", cmd_eval, "perplexity of a checkpoint at context lengths far beyond training" },
     { "probe", cmd_probe, "far mass and logits against distance inside a trained model" },
-    { "farpred", cmd_farpred, "far mass beyond T predicted from what a trained model does within T" },
+    { "farpred", cmd_farpred, "far mass beyond T predicted from what a trained model does within T (routelab's predictor)" },
     { "horizon", cmd_horizon, "per-block mixing windows of a trained model and its predicted horizon" },
     { "reproduce", cmd_reproduce, "the study's grid end to end: train, evaluate, probe, report" },
     { "bench", cmd_bench, "speed against this machine's own LAPACK/BLAS peak" },

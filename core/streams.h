@@ -62,6 +62,10 @@ enum {
     /* claim 1, mixing: the top-up of a window row (experiments/mixing.c),
      * + e (0: eps = 0.1, 1: eps = 0.01), key (domain + e, the case's stream) */
     RL_STREAM_MIX_TOPUP = 0xFD00,
+    /* claim 1, mix or stay: the Monte Carlo check j of Watson's distance
+     * (experiments/mixstay.c), key (domain, j); its replicate r draws the far
+     * samples from key(that, 2r), the near ones from key(that, 2r + 1) */
+    RL_STREAM_MIXSTAY = 0xFC00,
 };
 
 /* The transformer (model/train.c, model/accum_rot.c): seed ^ domain, so that

@@ -14,6 +14,7 @@
     void rl_exp_##id##_free(void *res)
 
 RL_CLAIM_FNS_(mixing);
+RL_CLAIM_FNS_(mixstay);
 RL_CLAIM_FNS_(concentration);
 RL_CLAIM_FNS_(scoregap);
 RL_CLAIM_FNS_(farmass);

@@ -97,6 +97,14 @@ const rl_claim rl_claims[] = {
          "Mean route E[P_n] against E[M]^n for every step family, the mixing window W(eps),\n"
          "the study's U(-w_b, w_b) variant block by block (d = 64, 96), text-driven steps,\n"
          "and positive-drift angles.  TSV files, figures and mixing.md go to --out."),
+    ROW_(mixstay, 1, "Mix or stay: far angle laws against those met within T (routelab's)", 0,
+         RULES_(&rl_rule_agree),
+         "Routelab's condition for accumulated rotations: per SO(2) block, the Watson distance of\n"
+         "each far angle law (T <= delta < 16T) to the nearest law met within T, D_b, and the\n"
+         "score S = mean_b D_b, for the laws uniform, drift, pm, gauss and constant (RoPE) in the\n"
+         "CPU grid's head (hd 32, T = 64, matched base and 10000) and the study's (hd 96, T = 512);\n"
+         "the closed form checked by Monte Carlo on sampled steps.  TSV files, figures and\n"
+         "mixstay.md go to --out."),
     ROW_(concentration, 2, "Score concentration of far routes", 0,
          RULES_(&rl_rule_agree, &rl_rule_bound, &rl_rule_exact),
          "Tails P(|q^T P k| >= t) for d = 8 ... 512: Haar transport and every step family far\n"

@@ -271,18 +271,22 @@ static bound_count count_bound(const model_fm *M, int K, int nlen, int NH)
 
 /* ---- render --------------------------------------------------------------- */
 
+/* farpred.tsv (every model's rows by length and head) and
+ * farpred_summary.tsv (its head means by length, for the figure). */
 static void write_model_rows(const rl_repro *r, const rl_outdir *od, const model_fm *M, const long *lens, int nlen,
                              int NH, int H)
 {
     rl_tsv *t = rl_tsv_open(od, "farpred.tsv", "variant\tseed\tlength\tlayer\thead\tmixes\tmeasured\tmeasured_se"
                                                 "\troute\tnomix\tmeanfield\tdilution\tbound\tbound_realised"
                                                 "\tentropy\tentropy_route\tentropy_meanfield\tentropy_dilution");
+    rl_tsv *s = rl_tsv_open(od, "farpred_summary.tsv", "variant\tseed\tlength\tmult\tmeasured\troute\tnomix"
+                                                        "\tmeanfield\tdilution\tbound");
     for (int v = 0; v < r->nvar; v++)
         for (int k = 0; k < r->g.seeds; k++) {
             const model_fm *m = &M[v * r->g.seeds + k];
             if (!m->ok)
                 continue;
-            for (int i = 0; i < nlen; i++)
+            for (int i = 0; i < nlen; i++) {
                 for (int h = 0; h < NH; h++) {
                     const long j = (long)i * NH + h;
                     rl_tsv_row(t, "%s\t%ld\t%ld\t%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g"
@@ -292,23 +296,14 @@ static void write_model_rows(const rl_repro *r, const rl_outdir *od, const model
                                m->p[P_DILUTION][j], m->p[P_BOUND][j], m->m[M_BOUND][j], m->m[M_ENT][j],
                                m->p[P_ENT_ROUTE][j], m->p[P_ENT_MEANFIELD][j], m->p[P_ENT_DILUTION][j]);
                 }
-        }
-    rl_tsv_close(t);
-    /* per variant, seed and length: head means, for the figure */
-    rl_tsv *s = rl_tsv_open(od, "farpred_summary.tsv", "variant\tseed\tlength\tmult\tmeasured\troute\tnomix"
-                                                        "\tmeanfield\tdilution\tbound");
-    for (int v = 0; v < r->nvar; v++)
-        for (int k = 0; k < r->g.seeds; k++) {
-            const model_fm *m = &M[v * r->g.seeds + k];
-            if (!m->ok)
-                continue;
-            for (int i = 0; i < nlen; i++)
                 rl_tsv_row(s, "%s\t%ld\t%ld\t%ld\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g", r->var[v], rl_repro_seed(r, k),
                            lens[i], lens[i] / r->g.train.ctx, head_mean(m->m[M_FAR], m->mixes, 0, i, NH),
                            head_mean(m->p[P_ROUTE], m->mixes, 0, i, NH), head_mean(m->p[P_NOMIX], m->mixes, 0, i, NH),
                            head_mean(m->p[P_MEANFIELD], m->mixes, 0, i, NH),
                            head_mean(m->p[P_DILUTION], m->mixes, 0, i, NH), head_mean(m->p[P_BOUND], m->mixes, 0, i, NH));
+            }
         }
+    rl_tsv_close(t);
     rl_tsv_close(s);
 }
 

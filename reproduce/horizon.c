@@ -143,6 +143,43 @@ typedef struct {
     char why[600];
 } hrow;
 
+/* The model's horizon.tsv, written from its checkpoint when it is missing
+ * (rl_horizon_run); a failure's message into why (n bytes), else left. */
+static void ensure_horizon(const rl_repro *r, int v, int k, char *why, size_t n)
+{
+    char *d = rl_repro_model_dir(r, v, k), *hp = rl_path_join(d, "horizon.tsv"), *ck = rl_path_join(d, "ckpt.bin");
+    rl_err err;
+    if (access(hp, R_OK) != 0 && access(ck, R_OK) == 0) {
+        /* horizon.tsv goes into the model's folder, whose writers hold its
+         * lock: taking it also removes a temporary an interrupted run left
+         * there (a rerun of a finished grid starts no child in it) */
+        rl_lock *lk;
+        if (rl_lock_dir(d, &lk, &err) != RL_OK) {
+            snprintf(why, n, "%s", err.msg);
+        } else {
+            rl_steplaw s;
+            if (rl_horizon_run(ck, r->g.data, RL_HORIZON_TOKENS, rl_repro_seed(r, k), RL_HORIZON_EPS, hp, &s, &err))
+                snprintf(why, n, "%s", err.msg);
+            rl_steplaw_free(&s);
+            rl_unlock(lk);
+        }
+    }
+    free(d);
+    free(hp);
+    free(ck);
+}
+
+double rl_repro_mixstay_score(const rl_repro *r, int v, int k)
+{
+    char why[600] = "";
+    ensure_horizon(r, v, k, why, sizeof why);
+    char *d = rl_repro_model_dir(r, v, k), *hp = rl_path_join(d, "horizon.tsv");
+    const double s = rl_horizon_read_mixstay(hp);
+    free(d);
+    free(hp);
+    return s;
+}
+
 static void model_row(const rl_repro *r, int v, int k, hrow *h)
 {
     memset(h, 0, sizeof *h);
@@ -151,21 +188,7 @@ static void model_row(const rl_repro *r, int v, int k, hrow *h)
          *hp = rl_path_join(d, "horizon.tsv"), *ck = rl_path_join(d, "ckpt.bin");
     rl_err err;
     h->have_meas = rl_horizon_measured_file(ev, &h->meas, &h->top, &err) == RL_OK;
-    if (access(hp, R_OK) != 0 && access(ck, R_OK) == 0) {
-        /* horizon.tsv goes into the model's folder, whose writers hold its
-         * lock: taking it also removes a temporary an interrupted run left
-         * there (a rerun of a finished grid starts no child in it) */
-        rl_lock *lk;
-        if (rl_lock_dir(d, &lk, &err) != RL_OK) {
-            snprintf(h->why, sizeof h->why, "%s", err.msg);
-        } else {
-            rl_steplaw s;
-            if (rl_horizon_run(ck, r->g.data, RL_HORIZON_TOKENS, rl_repro_seed(r, k), RL_HORIZON_EPS, hp, &s, &err))
-                snprintf(h->why, sizeof h->why, "%s", err.msg);
-            rl_steplaw_free(&s);
-            rl_unlock(lk);
-        }
-    }
+    ensure_horizon(r, v, k, h->why, sizeof h->why);
     if (access(hp, R_OK) == 0)
         h->have_pred = rl_horizon_read(hp, h->kind, sizeof h->kind, &h->pred, &err) == RL_OK;
     else if (!h->why[0])

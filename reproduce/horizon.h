@@ -51,6 +51,11 @@ rl_status rl_horizon_read(const char *path, char *kind, size_t nkind, long *H, r
  * NaN when the file or the column is missing or a row has none. */
 double rl_horizon_read_mixstay(const char *path);
 
+/* Model (v, k)'s score: its horizon.tsv's (rl_horizon_read_mixstay),
+ * written first from its checkpoint when missing; NaN when neither is
+ * there or its law has no blocks. */
+double rl_repro_mixstay_score(const rl_repro *r, int v, int k);
+
 /* The report's section: a table per variant and seed of predicted against
  * measured horizon, horizons.tsv and the figure horizon.png.  A model
  * without horizon.tsv gets one (rl_horizon_run) when its checkpoint is

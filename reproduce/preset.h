@@ -32,7 +32,7 @@ typedef struct {
  * when its base differs from that default (rl_train_opts_argv). */
 /* The matched scale's tolerance and multiple: the windows W_b(0.1) of the
  * study's fractions (10 of 48 blocks within T, 23 of 48 within 128T). */
-#define RL_GRID_MATCH_EPS 0.1
+#define RL_GRID_MATCH_EPS RL_MATCH_STUDY_EPS
 
 /* The named preset: `routelab train`'s defaults (rl_train_opts_default)
  * with the preset's sizes set over them, and the grid's own settings.

@@ -489,10 +489,7 @@ static void rank_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderi
     for (int k = 0; k < K; k++) {
         int n = 0;
         for (int v = 0; v < r->nvar; v++) {
-            char *d = rl_repro_model_dir(r, v, k), *hp = rl_path_join(d, "horizon.tsv");
-            const double s = rl_horizon_read_mixstay(hp);
-            free(d);
-            free(hp);
+            const double s = rl_repro_mixstay_score(r, v, k);
             seed_logratios(G, v, m, lr);
             if (isnan(s) || isnan(lr[k]))
                 continue;
@@ -506,8 +503,13 @@ static void rank_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderi
     }
     free(sc);
     free(y);
-    if (!nn) /* no variant of this grid has a score */
+    if (!nn) { /* no variant of this grid has a score: said, not decided */
+        fprintf(fp, "| %s | %ld× | – | – | – | – | %s | **not in this grid** | %s | — | no model has a mix-or-stay "
+                    "score (its horizon.tsv has no `mixstay` column, or its scheme has no blocks): `routelab horizon` "
+                    "on the checkpoints writes it |\n",
+                e->what, m, rl_ordering_rule(e)->id, rl_verdict_name(e->expected));
         return;
+    }
     const rl_order o = rl_order_rank(tau, K, e->threshold);
     char note[768];
     order_note(e, names, r->g.max_mult, note, sizeof note);

@@ -240,6 +240,7 @@ static const bi_case cases[] = {
 
     /* ---- the claims' experiments ---- */
     EXPERIMENT("mixing"),
+    EXPERIMENT("mixstay"),
     EXPERIMENT("concentration"),
     EXPERIMENT("scoregap"),
     EXPERIMENT("farmass"),

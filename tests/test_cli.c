@@ -195,6 +195,7 @@ Test(cli, claims_table_and_the_subcommands_it_derives)
         const char *id, *title;
     } rows[] = {
         { 1, "mixing", "Mixing window" },
+        { 1, "mixstay", "Mix or stay: far angle laws against those met within T (routelab's)" },
         { 2, "concentration", "Score concentration of far routes" },
         { 2, "scoregap", "Score gap: near target against far distractors" },
         { 3, "farmass", "Far-mass lower bound" },

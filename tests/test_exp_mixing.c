@@ -113,12 +113,14 @@ Test(exp_mixing, theory_quick_writes_every_file, .timeout = 600)
     md[n] = 0;
     fclose(f);
     /* one section per row of the claims table (`routelab claims`), in its order */
-    const char *sections[] = { "## Claim 1: Mixing window", "## Claim 2: Score concentration of far routes",
+    const char *sections[] = { "## Claim 1: Mixing window",
+                               "## Claim 1: Mix or stay: far angle laws against those met within T (routelab's)",
+                               "## Claim 2: Score concentration of far routes",
                                "## Claim 2: Score gap: near target against far distractors",
                                "## Claim 3: Far-mass lower bound", "## Claim 4: Value-side incoherence",
                                "## Claim 5: Length extrapolation of one stylized attention layer" };
     const char *at = md;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         const char *s = strstr(at, sections[i]);
         cr_assert(s, "theory.md lacks the section '%s' (after the previous one)", sections[i]);
         at = s + strlen(sections[i]);
@@ -138,7 +140,8 @@ Test(exp_mixing, theory_quick_writes_every_file, .timeout = 600)
                           "mixing_tokens", "concentration_haar", "concentration_families", "concentration_so2",
                           "scoregap_near", "scoregap_far", "scoregap_gap", "farmass", "farmass_alibi",
                           "farmass_extremal", "farmass_half", "values_norm", "values_blocks", "values_slopes",
-                          "values_near", "stylized", "stylized_table", "stylized_query", "mixing_windows" };
+                          "values_near", "stylized", "stylized_table", "stylized_query", "mixing_windows",
+                          "mixstay_blocks", "mixstay_scores", "mixstay_curves", "mixstay_mc" };
     for (size_t i = 0; i < sizeof tsv / sizeof *tsv; i++) {
         snprintf(path, sizeof path, "%s/%s.tsv", dir, tsv[i]);
         f = fopen(path, "r");

@@ -375,6 +375,7 @@ Test(reproduce, bad_input_writes_nothing, .timeout = 60)
 #include "../reproduce/order.h"
 #include "../theory/matched.h"
 #include "../theory/study.h"
+#include "../reproduce/horizon.h"
 
 /* The miniature grid without its evaluation count, so that a test chooses
  * the protocol. */
@@ -926,5 +927,48 @@ Test(reproduce, compare_builds_script_refuses_in_one_line, .timeout = 60)
         cr_expect(strstr(err, c[i].needle) != NULL, "%s: the line lacks '%s': %s", c[i].args, c[i].needle, err);
         free(err);
     }
+    th_rmdir(d);
+}
+
+/* The mix-or-stay rank entry (reproduce/orderings.c, rule rank) on a grid:
+ * each rotation model's horizon.tsv carries its score (the drifting law's
+ * above the zero-mean law's, RoPE's the highest), alibi has none and is
+ * left out, and the report's row gives each seed's Kendall tau_b (three
+ * variants: tau_b in {-1, -1/3, 1/3, 1}) and a verdict of rule rank. */
+Test(reproduce, rank_row_from_the_models_scores, .timeout = 240)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt");
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    th_mini_grid(d, txt, "--eval-batches 2 --probe none --seeds 2 --variants rope,random_qk,random_pos_qk,alibi", out,
+                 sizeof out);
+    double score[3];
+    const char *var[] = { "rope", "random_qk", "random_pos_qk" };
+    for (int v = 0; v < 3; v++) {
+        char sub[96];
+        snprintf(sub, sizeof sub, "g/models/%s/seed42/horizon.tsv", var[v]);
+        score[v] = rl_horizon_read_mixstay(th_path(d, sub));
+        cr_expect(isfinite(score[v]) && score[v] >= 0 && score[v] <= 0.5, "%s: score %g", var[v], score[v]);
+    }
+    cr_expect_gt(score[2], score[1], "drift %g, zero-mean %g", score[2], score[1]);
+    cr_expect_geq(score[0], score[2], "rope %g, drift %g", score[0], score[2]);
+    cr_expect(isnan(rl_horizon_read_mixstay(th_path(d, "g/models/alibi/seed42/horizon.tsv"))), "alibi has a score");
+    char *rep = rl_read_file(th_path(d, "g/REPORT.md"), NULL), *ord = rl_read_file(th_path(d, "g/orderings.tsv"), NULL);
+    cr_assert(rep && ord);
+    char *row = strstr(rep, "| the mix-or-stay score orders the rotation variants' log ratios |");
+    cr_assert(row, "REPORT.md has no rank row");
+    *strchr(row, '\n') = 0;
+    cr_expect(strstr(row, "| rank |") != NULL && strstr(row, "rope, random_qk, random_pos_qk") != NULL &&
+                  strstr(row, "alibi") == NULL,
+              "%.400s", row);
+    const char *t = strstr(ord, "the mix-or-stay score orders");
+    cr_assert(t, "orderings.tsv has no rank row");
+    double tau[2];
+    cr_assert_eq(sscanf(strchr(strchr(strchr(t, '\t') + 1, '\t') + 1, '\t') + 1, "%lf,%lf", &tau[0], &tau[1]), 2,
+                 "%.200s", t);
+    for (int k = 0; k < 2; k++)
+        cr_expect(fabs(fabs(tau[k]) - 1.0 / 3) < 1e-9 || fabs(fabs(tau[k]) - 1) < 1e-9, "tau_b %g", tau[k]);
+    free(rep);
+    free(ord);
     th_rmdir(d);
 }

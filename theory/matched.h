@@ -19,6 +19,10 @@
 #define RL_MATCH_BASE_MIN 2.0
 #define RL_MATCH_BASE_MAX 1e8
 #define RL_MATCH_MAX_LEN 1e15
+/* The tolerance at which the study's mixing regime is quoted (its windows
+ * W_b(0.1): 10 of 48 blocks within T, 23 of 48 within 128T), used by the
+ * grids' matched base, `routelab bound match` and the mixstay claim. */
+#define RL_MATCH_STUDY_EPS 0.1
 
 /* Blocks of the so2 family at head dimension d (d/2 blocks, uniform angles,
  * omega_b = base^(-2b/d), scale 1) whose window W_b(eps) is at most len

@@ -12,11 +12,15 @@
 
 #include "../core/mem.h"
 #include "../core/util.h"
+#include "../sampling/family.h"
 
 /* A power chi^delta below this in modulus is set to 0: its square (< 1e-300)
  * cannot move a sum of terms that start at 1 (delta' = 0), and the
  * subnormal range it would fall through next is slow arithmetic. */
 #define MIXSTAY_TINY 1e-150
+/* The most products with chi that bring the far step chi^gap up to a larger
+ * gap; beyond, a fresh power by squaring (about 2 log2(gap) products) */
+#define MIXSTAY_STEP_UP 8
 
 struct rl_mixstay_ws {
     int n, k;       /* harmonics N; screen harmonics K = min(N, RL_MIXSTAY_SCREEN) */
@@ -171,14 +175,26 @@ static void row_mul(double *r, const double *q, const double *restrict z, int n)
     }
 }
 
+/* sum_k |a_k - b_k|^2 over n complex numbers: the distance's sum, as
+ * differences (no cancellation between |a|^2 + |b|^2 and the cross term).
+ * Four partial sums, of the reals j = 0, 1, 2, 3 mod 4: four independent
+ * chains of additions instead of one (a single chain waits on each add's
+ * latency; it was most of the search's time), in a fixed order, so the same
+ * bytes on every run. */
 static double pair_sum(const double *restrict a, const double *restrict b, int n)
 {
-    double s = 0;
-    for (int j = 0; j < 2 * n; j++) {
+    double s[4] = { 0, 0, 0, 0 };
+    int j = 0;
+    for (; j + 4 <= 2 * n; j += 4)
+        for (int q = 0; q < 4; q++) {
+            const double e = a[j + q] - b[j + q];
+            s[q] += e * e;
+        }
+    for (; j < 2 * n; j++) {
         const double e = a[j] - b[j];
-        s += e * e;
+        s[0] += e * e;
     }
-    return s;
+    return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
 static double head_norm(const double *r, int k)
@@ -207,8 +223,11 @@ static void near_rows(rl_mixstay_ws *w, const double *chi)
 }
 
 /* The far rows of lengths g[0 .. m-1]: the first from chi^g[0] by squaring
- * (rl_cpow_n), each next one from the last times chi^(gap) (the gap's
- * powers formed once per gap: 1 in the dense part). */
+ * (rl_cpow_n), each next one from the last times chi^gap.  The step chi^gap
+ * is kept between rows: in the dense part the gap is 1 (the step is chi);
+ * on the geometric grid it grows by 0, 1 or a few from row to row, so the
+ * step is brought up by as many products with chi (a fresh power by
+ * squaring only when that would take more products, or the gap shrinks). */
 static void far_rows(rl_mixstay_ws *w, const double *chi, const long *g, int m)
 {
     const int n = w->n;
@@ -222,8 +241,12 @@ static void far_rows(rl_mixstay_ws *w, const double *chi, const long *g, int m)
     }
     long gap = 0;
     for (int i = 1; i < m; i++) {
-        if (g[i] - g[i - 1] != gap) {
-            gap = g[i] - g[i - 1];
+        const long want = g[i] - g[i - 1];
+        if (gap > 0 && want >= gap && want - gap <= MIXSTAY_STEP_UP) {
+            for (; gap < want; gap++)
+                row_mul(w->step, w->step, chi, n);
+        } else if (want != gap) {
+            gap = want;
             for (int k = 0; k < n; k++) {
                 double complex p = rl_cpow_n(z[k], gap);
                 w->step[2 * k] = creal(p);
@@ -446,4 +469,15 @@ rl_status rl_mixstay_law(rl_angle_law law, int d, double base, double scale, lon
     for (int i = 0; i < nt; i++)
         rl_mixstay_free(ws[i]);
     return RL_OK;
+}
+
+rl_status rl_mixstay_family(const rl_family *f, long t, long l, int n, rl_mixstay_block *blocks, double *score,
+                            rl_err *err)
+{
+    if (!f)
+        return rl_fail(err, RL_EINPUT, "no family (NULL)");
+    if (f->kind != RL_FAM_SO2)
+        return rl_fail(err, RL_EINPUT, "the mix-or-stay condition takes an so2 family (block-diagonal SO(2) "
+                                       "steps), got %s", rl_family_name(f->kind));
+    return rl_mixstay_law(f->law, f->d, f->base, f->scale, t, l, n, blocks, score, err);
 }

@@ -231,5 +231,12 @@ rl_status rl_mixstay_chi(const double complex *chi, int n, long t, long l, rl_mi
  * inf), and as rl_mixstay_chi. */
 rl_status rl_mixstay_law(rl_angle_law law, int d, double base, double scale, long t, long l, int n,
                          rl_mixstay_block *blocks, double *score, rl_err *err);
+/* The same for an so2 family named and set as on the command line
+ * (rl_family_named(f, "so2", d), rl_family_set(f, "angles", ...): its law,
+ * d, base and scale): the numbers `routelab bound mixstay --d D --angles A
+ * --base B --scale S --ctx T --length L --harmonics N` prints.  RL_EINPUT
+ * for a family that is not so2, and as rl_mixstay_law. */
+rl_status rl_mixstay_family(const rl_family *f, long t, long l, int n, rl_mixstay_block *blocks, double *score,
+                            rl_err *err);
 
 #endif

@@ -11,10 +11,11 @@ an internal failure RuntimeError; no call ends the interpreter.
 """
 
 from ._lib import lib as _lib_handle
-from .bounds import (alibi, alibi_log, beta_coord_cdf, beta_tail, farmass_admissible, farmass_admissible_log,
-                     farmass_half, farmass_half_log, farmass_lower, farmass_lower_log, farmass_range,
-                     farmass_range_log, farmass_upper, hoeffding, levy_so_tail, levy_tail, sphere_log_mgf,
-                     value_coherent, window, window_log)
+from .bounds import (MixStay, alibi, alibi_log, beta_coord_cdf, beta_tail, farmass_admissible,
+                     farmass_admissible_log, farmass_half, farmass_half_log, farmass_lower, farmass_lower_log,
+                     farmass_range, farmass_range_log, farmass_upper, hoeffding, levy_so_tail, levy_tail, mixstay,
+                     mixstay_block, mixstay_grid, sphere_log_mgf, value_coherent, watson_distance, window,
+                     window_log)
 from .family import Family, family, mixing_window, norm, sample
 from .mc import (Farmass, Moment2, Routes, family_mean, farmass, farmass_case, mixing_case, moment2, route_grid,
                  routes)
@@ -35,6 +36,7 @@ def version():
 __all__ = ["alibi", "alibi_log", "beta_coord_cdf", "beta_tail", "farmass_admissible", "farmass_admissible_log",
            "farmass_half", "farmass_half_log", "farmass_lower", "farmass_lower_log", "farmass_range",
            "farmass_range_log", "farmass_upper", "hoeffding", "levy_so_tail", "levy_tail", "sphere_log_mgf",
-           "value_coherent", "window", "window_log", "Family", "family", "mixing_window", "norm", "sample",
+           "value_coherent", "window", "window_log", "MixStay", "mixstay", "mixstay_block", "mixstay_grid",
+           "watson_distance", "Family", "family", "mixing_window", "norm", "sample",
            "Farmass", "farmass", "farmass_case", "Moment2", "moment2", "Routes", "family_mean", "mixing_case", "route_grid", "routes", "EvalRow", "Model", "Probe",
            "load_data", "version"]

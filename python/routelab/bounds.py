@@ -9,6 +9,9 @@ Integer arguments (d) must be integers.  Outside a formula's domain the C
 function's value is returned as it is (NaN where it has none).
 """
 
+import ctypes
+from dataclasses import dataclass
+
 import numpy as np
 
 from . import _lib as L
@@ -208,3 +211,180 @@ def window_log(lognorm, eps):
     inf for lognorm >= 0.  Exact to the integer when lognorm is good to a
     few ulps.  NOTES.md §1.1, §10.5."""
     return _window("rl_mixing_window_log", lognorm, eps)
+
+
+# ---- routelab's mix-or-stay condition (theory/mixstay.h) ------------------
+
+class _Block(ctypes.Structure):
+    """rl_mixstay_block of <routelab/bounds.h>: { double lo, hi; long far, near; }."""
+
+    _fields_ = [("lo", L.c_double), ("hi", L.c_double), ("far", L.c_long), ("near", L.c_long)]
+
+
+_f("rl_watson_dist", I, L.c_void_p, L.c_void_p, I, L.dptr, L.dptr, L.P(L.Err))
+_f("rl_mixstay_chi", I, L.c_void_p, I, LG, LG, L.P(_Block), L.dptr, L.P(L.Err))
+_f("rl_mixstay_family", I, L.c_void_p, LG, LG, I, L.P(_Block), L.dptr, L.P(L.Err))
+_f("rl_mixstay_grid", LG, LG, LG, L.lptr)
+_f("rl_mixstay_block_sizeof", L.c_size_t)
+_f("rl_so2_freqs", None, I, D, D, L.dptr)
+
+#: The default harmonics N (RL_MIXSTAY_HARMONICS) and far multiple (RL_MIXSTAY_MULT) of
+#: `routelab bound mixstay`; the C header's values, checked against the library's numbers
+#: by the tests (python/tests/test_bounds.py).
+MIXSTAY_HARMONICS = 2048
+MIXSTAY_MULT = 16
+
+
+def _check_block_struct():
+    """The struct mirrors the C one: the same size, or no call is made."""
+    n = L.need(_c["rl_mixstay_block_sizeof"], "rl_mixstay_block_sizeof")()
+    if n != ctypes.sizeof(_Block):
+        raise RuntimeError("routelab: rl_mixstay_block is %d bytes in the library, %d here (a mismatched library?)"
+                           % (n, ctypes.sizeof(_Block)))
+
+
+def _phi(name, a):
+    a = np.asarray(a)
+    if a.ndim < 1 or a.shape[-1] < 1:
+        raise ValueError("%s must hold characteristic function values phi(1..N) along its last axis, got shape %s"
+                         % (name, a.shape))
+    if a.dtype.kind not in "biufc":
+        raise ValueError("%s must be numeric, got dtype %s" % (name, a.dtype))
+    if a.shape[-1] > L.INT_MAX:
+        raise ValueError("%s: too many harmonics" % name)
+    return a.astype(np.complex128)
+
+
+def watson_distance(phi_mu, phi_nu):
+    """Watson's (circular Cramér–von Mises) distance between laws mu, nu on the
+    circle from their characteristic functions phi(k) = E e^{ikX}, k = 1..N, along the
+    last axis (leading axes broadcast):
+
+        d_U = ((1/2pi) int (G - mean G)^2)^{1/2}, G = F_mu - F_nu
+            = sqrt(sum_k |phi_mu(k) - phi_nu(k)|^2 / k^2) / (pi sqrt 2)   in [0, 1/2].
+
+    Returns (lo, hi): the sum truncated at N harmonics and sqrt(lo^2 + 2/(pi^2 N))
+    (capped at 1/2): the exact distance lies between.  Floats for 1-D inputs, else arrays
+    of the broadcast leading shape.  ValueError (the library's message) for a NaN or a
+    modulus above 1.  theory/mixstay.h; rl_watson_dist."""
+    fn = L.need(_c["rl_watson_dist"], "rl_watson_dist")
+    a, b = _phi("phi_mu", phi_mu), _phi("phi_nu", phi_nu)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError("phi_mu and phi_nu must hold the same harmonics, got %d and %d" % (a.shape[-1], b.shape[-1]))
+    n = a.shape[-1]
+    lead = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    a = np.ascontiguousarray(np.broadcast_to(a, lead + (n,))).reshape(-1, n)
+    b = np.ascontiguousarray(np.broadcast_to(b, lead + (n,))).reshape(-1, n)
+    lo, hi = np.empty(a.shape[0]), np.empty(a.shape[0])
+    x, y = L.c_double(), L.c_double()
+    for i in range(a.shape[0]):
+        L.call(fn, "rl_watson_dist", a[i].ctypes.data_as(L.c_void_p), b[i].ctypes.data_as(L.c_void_p), n,
+               ctypes.byref(x), ctypes.byref(y))
+        lo[i], hi[i] = x.value, y.value
+    if not lead:
+        return float(lo[0]), float(hi[0])
+    return lo.reshape(lead), hi.reshape(lead)
+
+
+def _length(ctx, mult, length):
+    ctx = L.as_int("ctx", ctx, 1, L.LONG_MAX)
+    if length is not None:
+        if mult is not None:
+            raise ValueError("length and mult exclude each other (L = length, or L = mult*ctx)")
+        return ctx, L.as_int("length", length, 2, L.LONG_MAX)
+    mult = L.as_int("mult", MIXSTAY_MULT if mult is None else mult, 1, L.LONG_MAX)
+    if ctx * mult > L.LONG_MAX:
+        raise ValueError("ctx x mult = %d x %d does not fit a C long" % (ctx, mult))
+    return ctx, ctx * mult
+
+
+def mixstay_grid(ctx, length):
+    """The far lengths delta of routelab's condition at T = ctx, L = length (every delta
+    in [T, L-1] when (L - T) T <= 2^20, else every delta below 4T and 64 per octave
+    to L - 1): an int64 array.  rl_mixstay_grid."""
+    fn = L.need(_c["rl_mixstay_grid"], "rl_mixstay_grid")
+    t, l = L.as_int("ctx", ctx, 1, L.LONG_MAX), L.as_int("length", length, 2, L.LONG_MAX)
+    n = fn(t, l, None)
+    if n < 0:
+        raise ValueError("no far lengths for T = %d, L = %d (T >= 1 and T < L <= 1e15)" % (t, l))
+    g = L.empty("mixstay_grid", (n,), np.int64)
+    fn(t, l, g.ctypes.data_as(L.lptr))
+    return g
+
+
+@dataclass
+class MixStay:
+    """Routelab's mix-or-stay condition for an SO(2) head (theory/mixstay.h;
+    `routelab bound mixstay`): per block b, D_b(T, L) = max over far lengths delta
+    (T <= delta < L) of min over delta' < T of Watson's distance between the laws of
+    delta and delta' accumulated angle steps, as [lo, hi] (the sum to `harmonics`
+    terms and its upper end), its arg max far length and nearest near length; the
+    score S = mean_b D_b (score, and score_hi from the upper ends).  far_lengths: the
+    lengths searched (exact: every delta)."""
+
+    angles: str
+    d: int
+    base: float
+    scale: float
+    ctx: int
+    length: int
+    harmonics: int
+    far_lengths: int
+    exact: bool
+    omega: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    far: np.ndarray
+    near: np.ndarray
+    score: float
+    score_hi: float
+
+
+def mixstay(angles="uniform", d=64, base=10000.0, scale=1.0, ctx=128, mult=None, length=None, harmonics=None):
+    """Routelab's mix-or-stay condition for the so2 head (d, angles, base, scale, as the
+    CLI's flags: each parsed and range-checked by the CLI's option entry) at T = ctx and
+    L = mult*ctx (mult 16 by default) or L = length: a MixStay with the numbers
+    `routelab bound mixstay --d D --angles A --base B --scale S --ctx T --mult M
+    --harmonics N` prints.  rl_mixstay_family."""
+    from .family import Family  # the one parser of the family flags
+    _check_block_struct()
+    fn = L.need(_c["rl_mixstay_family"], "rl_mixstay_family")
+    t, l = _length(ctx, mult, length)
+    n = L.as_int("harmonics", MIXSTAY_HARMONICS if harmonics is None else harmonics, 1, L.INT_MAX)
+    f = Family("so2", d, angles=angles, base=base, scale=scale)
+    nb = f.d // 2
+    blocks = (_Block * nb)()
+    score = np.empty(2)
+    L.call(fn, "rl_mixstay_family", f.ptr, t, l, n, blocks, L.dbuf(score))
+    omega = np.empty(nb)
+    L.need(_c["rl_so2_freqs"], "rl_so2_freqs")(f.d, float(base), float(scale), L.dbuf(omega))
+    nf = L.need(_c["rl_mixstay_grid"], "rl_mixstay_grid")(t, l, None)
+    return MixStay(angles=angles, d=f.d, base=float(base), scale=float(scale), ctx=t, length=l, harmonics=n,
+                   far_lengths=int(nf), exact=bool(nf == l - t), omega=omega,
+                   lo=np.array([b.lo for b in blocks]), hi=np.array([b.hi for b in blocks]),
+                   far=np.array([b.far for b in blocks], dtype=np.int64),
+                   near=np.array([b.near for b in blocks], dtype=np.int64),
+                   score=float(score[0]), score_hi=float(score[1]))
+
+
+def mixstay_block(chi, ctx, mult=None, length=None, curve=False):
+    """D_b(T, L) of one block whose step law has chi[k-1] = E e^{ik theta}, k = 1..N
+    (1-D, modulus <= 1): (lo, hi, far, near), and with curve=True also
+    min_{delta' < T} d_U(mu_delta, mu_delta') at each far length of mixstay_grid (an
+    array).  rl_mixstay_chi."""
+    _check_block_struct()
+    fn = L.need(_c["rl_mixstay_chi"], "rl_mixstay_chi")
+    c = _phi("chi", chi)
+    if c.ndim != 1:
+        raise ValueError("chi must be 1-D (one block), got shape %s" % (c.shape,))
+    c = np.ascontiguousarray(c)
+    t, l = _length(ctx, mult, length)
+    out = _Block()
+    cv = None
+    if curve:
+        nf = L.need(_c["rl_mixstay_grid"], "rl_mixstay_grid")(t, l, None)
+        cv = L.empty("mixstay_block", (max(nf, 1),))
+    L.call(fn, "rl_mixstay_chi", c.ctypes.data_as(L.c_void_p), c.size, t, l, ctypes.byref(out),
+           L.dbuf(cv) if cv is not None else None)
+    res = (out.lo, out.hi, out.far, out.near)
+    return res + (cv,) if curve else res
