@@ -45,8 +45,9 @@ const rl_ordering rl_orderings[] = {
      * around 0), not when they drift to new angles; the score (the mean over
      * a model's blocks of the far laws' distance to the nearest law met within
      * T, at 16T) is read from the step law alone, before any evaluation, and
-     * must order the variants' log ratios at 16T with tau_b above 0.5 (three
-     * concordant pairs for each discordant one) */
+     * must order the SO(2) variants' log ratios at 16T with tau_b above 0.5
+     * (three concordant pairs for each discordant one); PaTH's transport
+     * reading (first harmonic only, another scale) is not ranked */
     { "mixstay~ratio@16", "the mix-or-stay score orders the rotation variants' log ratios", RL_ORDK_RANK, NULL,
       NULL, RL_MIXSTAY_MULT, 0, 0, 0.5, RL_V_HOLDS,
       "RoPE's and positive-drift steps' slow blocks turn to angles never met within T (high score, degrade), "

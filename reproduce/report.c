@@ -489,6 +489,13 @@ static void rank_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderi
     for (int k = 0; k < K; k++) {
         int n = 0;
         for (int v = 0; v < r->nvar; v++) {
+            /* PaTH's transport reading keeps the first harmonic only, a lower
+             * bound on another scale than the SO(2) laws' Watson distances
+             * (NOTES.md §8.9): reported by horizon, not ranked */
+            rl_pos_config pc;
+            char perr[256];
+            if (rl_pos_parse(r->pos[v], -1, &pc, perr, sizeof perr) == 0 && pc.path)
+                continue;
             const double s = rl_repro_mixstay_score(r, v, k);
             seed_logratios(G, v, m, lr);
             if (isnan(s) || isnan(lr[k]))
