@@ -63,6 +63,13 @@ static pid_t spawn(const char *args, const char *prefix)
     pid_t p = fork();
     cr_assert(p >= 0);
     if (p == 0) {
+        /* the signals these tests send, at their default action: a test
+         * runner started as a background job of a non-interactive shell
+         * inherits SIGINT ignored, and exec keeps it so (the command then
+         * finished with status 0 and the SIGINT test failed for the harness,
+         * not for the command) */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
