@@ -485,7 +485,7 @@ static void rank_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderi
     double tau[RL_GRID_MAX_SEEDS], lr[RL_GRID_MAX_SEEDS];
     double *sc = rl_xmalloc(sizeof(double) * r->nvar), *y = rl_xmalloc(sizeof(double) * r->nvar);
     char names[512] = "";
-    int nn = 0;
+    int nn = 0, n0 = 0;
     for (int k = 0; k < K; k++) {
         int n = 0;
         for (int v = 0; v < r->nvar; v++) {
@@ -502,19 +502,26 @@ static void rank_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderi
                 continue;
             sc[n] = s;
             y[n++] = lr[k];
-            if (k == 0)
+            if (k == 0) {
                 nn += snprintf(names + nn, sizeof names - nn > 0 ? sizeof names - nn : 0, "%s%s", nn ? ", " : "",
                                r->var[v]);
+                n0++;
+            }
         }
         tau[k] = n >= 3 ? rl_kendall_tau_b(sc, y, n) : NAN;
     }
     free(sc);
     free(y);
-    if (!nn) { /* no variant of this grid has a score: said, not decided */
-        fprintf(fp, "| %s | %ld× | – | – | – | – | %s | **not in this grid** | %s | — | no model has a mix-or-stay "
-                    "score (its horizon.tsv has no `mixstay` column, or its scheme has no blocks): `routelab horizon` "
-                    "on the checkpoints writes it |\n",
-                e->what, m, rl_ordering_rule(e)->id, rl_verdict_name(e->expected));
+    if (n0 < 3) { /* tau_b orders three variants at least: said, not decided */
+        if (!n0)
+            fprintf(fp, "| %s | %ld× | – | – | – | – | %s | **not in this grid** | %s | — | no model has a mix-or-stay "
+                        "score (its horizon.tsv has no `mixstay` column, or its scheme has no blocks): `routelab "
+                        "horizon` on the checkpoints writes it |\n",
+                    e->what, m, rl_ordering_rule(e)->id, rl_verdict_name(e->expected));
+        else
+            fprintf(fp, "| %s | %ld× | – | – | – | – | %s | **not in this grid** | %s | — | %d variant%s with a "
+                        "mix-or-stay score (%s): a rank needs three |\n",
+                    e->what, m, rl_ordering_rule(e)->id, rl_verdict_name(e->expected), n0, n0 == 1 ? "" : "s", names);
         return;
     }
     const rl_order o = rl_order_rank(tau, K, e->threshold);
