@@ -446,25 +446,6 @@ Test(farpred, cli_bad_inputs)
 }
 /* ---- a constructed random-rotation head with one block ---- */
 
-/* The last query block's scores of head h, layer 0, of one window. */
-typedef struct {
-    long L, i0;
-    int h;
-    double *S; /* (L - i0) x L */
-} rows_obs;
-
-static void rows_observe(void *ctx, int layer, int b, int h, long i0, long i1, long j0, long j1, const float *S,
-                         long lds)
-{
-    rows_obs *o = ctx;
-    (void)b;
-    if (layer != 0 || h != o->h || i0 != o->i0)
-        return;
-    for (long r = 0; r < i1 - i0; r++)
-        for (long j = j0; j < j1; j++)
-            o->S[r * o->L + j] = S[r * lds + (j - j0)];
-}
-
 /* random_qk with head dimension 2: one block, omega = 1 (base^0), chi(n) =
  * sinc(n), mixed within T = 32 to chi^32 = 0.004; q and k constant (the
  * weights 0, biases set), so every pair has the same alignment A and the
@@ -498,8 +479,8 @@ Test(farpred, single_block_random_head_matches_monte_carlo, .timeout = 120)
     const long i0 = (L - 1) / RL_ATTN_SQ * RL_ATTN_SQ, nr = L - i0;
     rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
     for (int h = 0; h < 2; h++) {
-        rows_obs o = { L, i0, h, malloc(sizeof(double) * nr * L) };
-        rl_gpt_eval_observe(e, rows_observe, &o);
+        tm_rows_obs o = { L, i0, h, malloc(sizeof(double) * nr * L) };
+        rl_gpt_eval_observe(e, tm_rows_observe, &o);
         th_acc rho = { 0 }, F = { 0 };
         double Nmin = INFINITY, Fmin = INFINITY;
         for (int win = 0; win < 300; win++) {

@@ -115,33 +115,14 @@ static void truth_far(const double complex *A, double c, long L, int nwin, uint6
     *se = th_se(&acc);
 }
 
-/* The last query block's scores of head h, layer 0, of one window. */
-typedef struct {
-    long L, i0;
-    int h;
-    double *S;
-} rows_obs;
-
-static void rows_observe(void *ctx, int layer, int b, int h, long i0, long i1, long j0, long j1, const float *S,
-                         long lds)
-{
-    rows_obs *o = ctx;
-    (void)b;
-    if (layer != 0 || h != o->h || i0 != o->i0)
-        return;
-    for (long r = 0; r < i1 - i0; r++)
-        for (long j = j0; j < j1; j++)
-            o->S[r * o->L + j] = S[r * lds + (j - j0)];
-}
-
 /* The model's own far mass of head h on nwin windows of L (its noise, its
  * attention): mean and SE over the windows. */
 static void model_far(const rl_gpt *m, const rl_tokens *val, int h, long L, int nwin, double *mean, double *se)
 {
     const long i0 = (L - 1) / RL_ATTN_SQ * RL_ATTN_SQ, nr = L - i0;
     rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
-    rows_obs o = { L, i0, h, malloc(sizeof(double) * nr * L) };
-    rl_gpt_eval_observe(e, rows_observe, &o);
+    tm_rows_obs o = { L, i0, h, malloc(sizeof(double) * nr * L) };
+    rl_gpt_eval_observe(e, tm_rows_observe, &o);
     th_acc acc = { 0 };
     for (int win = 0; win < nwin; win++) {
         rl_gpt_eval_window(m, e, val->tok + 7 * win, L, 5000 + (uint64_t)win);

@@ -170,4 +170,24 @@ static inline void tm_check_model(rl_pos_config pos, float dropout)
     tm_check_model_base(pos, dropout, RL_ROT_BASE_DEFAULT);
 }
 
+/* The last query block's scores of head h, layer 0, of one window of L
+ * (rows i0 .. L-1, every key), for rl_gpt_eval_observe: S is (L - i0) x L. */
+typedef struct {
+    long L, i0;
+    int h;
+    double *S;
+} tm_rows_obs;
+
+static inline void tm_rows_observe(void *ctx, int layer, int b, int h, long i0, long i1, long j0, long j1,
+                                   const float *S, long lds)
+{
+    tm_rows_obs *o = ctx;
+    (void)b;
+    if (layer != 0 || h != o->h || i0 != o->i0)
+        return;
+    for (long r = 0; r < i1 - i0; r++)
+        for (long j = j0; j < j1; j++)
+            o->S[r * o->L + j] = S[r * lds + (j - j0)];
+}
+
 #endif
