@@ -136,6 +136,7 @@ int cmd_farpred(int argc, char **argv)
     for (int k = 0; k < nl; k++)
         if (Ls[k] <= T)
             rl_check_in("farpred", rl_fail(&err, RL_EINPUT, "--lengths: %ld is not beyond T = %ld", Ls[k], T), &err);
+    rl_check_in("farpred", rl_farpred_check(m, windows, Ls, nl, &err), &err);
     rl_farpred_within w;
     rl_check_in("farpred", rl_farpred_measure(m, &ds.val, windows, pairs, (uint64_t)seed, &w, &err), &err);
     const long NH = (long)w.layers * w.heads;

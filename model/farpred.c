@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/mem.h"
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
@@ -492,17 +493,45 @@ static void predict_routes(const rl_farpred_within *w, const long *L, int nl, rl
     free(rho);
 }
 
+/* The lengths' checks, one place for the command (before it measures) and
+ * for rl_farpred_predict: each beyond T; the route's work, heads x windows
+ * x (Lmax - T) steps of every block, twice (mixing on and off), within
+ * RL_FARPRED_MAX_STEPS (a length from the command line must not start a run
+ * of days); the far-key tables (10 doubles a length) within the memory.
+ * *Lmax receives the longest. */
+static rl_status check_lengths(long T, long NH, long nwin, int nb, const long *L, int nl, long *Lmax, rl_err *err)
+{
+    *Lmax = T + 1;
+    for (int k = 0; k < nl; k++) {
+        if (L[k] <= T)
+            return rl_fail(err, RL_EINPUT, "every length must exceed T = %ld, got %ld", T, L[k]);
+        if (L[k] > *Lmax)
+            *Lmax = L[k];
+    }
+    const double steps = 2.0 * (double)NH * (double)nwin * (double)(*Lmax - T) * (nb > 0 ? nb : 1);
+    if (steps > RL_FARPRED_MAX_STEPS)
+        return rl_fail(err, RL_EINPUT,
+                       "length %ld: the route would take %.3g block steps (at most %.3g): fewer --windows or "
+                       "shorter --lengths",
+                       *Lmax, steps, (double)RL_FARPRED_MAX_STEPS);
+    int over = 0;
+    const size_t need = rl_szmul((size_t)*Lmax, 10 * sizeof(double), &over);
+    return rl_mem_check("farpred's far-key tables", need, over, err);
+}
+
+rl_status rl_farpred_check(const rl_gpt *m, long nwin, const long *L, int nl, rl_err *err)
+{
+    long Lmax;
+    const int nb = m->cfg.pos.rot != RL_ROT_NONE ? m->hd / 2 : 0;
+    return check_lengths(m->cfg.ctx, (long)m->cfg.layers * m->cfg.heads, nwin, nb, L, nl, &Lmax, err);
+}
+
 rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, rl_farpred_row *rows,
                              double *logm_band, rl_err *err)
 {
     const long T = w->T, NH = (long)w->layers * w->heads;
-    long Lmax = T + 1;
-    for (int k = 0; k < nl; k++) {
-        if (L[k] <= T)
-            return rl_fail(err, RL_EINPUT, "every length must exceed T = %ld, got %ld", T, L[k]);
-        if (L[k] > Lmax)
-            Lmax = L[k];
-    }
+    long Lmax;
+    RL_TRY(check_lengths(T, NH, w->nwin, w->nb, L, nl, &Lmax, err));
     /* m over delta = T/2 .. Lmax - 1 (the band for the within-T check, then
      * the far keys) */
     const long d0 = T / 2, nd = Lmax - d0;

@@ -67,6 +67,9 @@ typedef struct {
 
 /* Segments measured for the route (at most; fewer windows, fewer). */
 #define RL_FARPRED_SEGMENTS 64
+/* The most block steps the route may take (heads x windows x far lengths x
+ * blocks, both forms): about an hour on one core; beyond, RL_EINPUT. */
+#define RL_FARPRED_MAX_STEPS 1e12
 
 /* Measure on windows w = 0..nwin-1 of rl_data_window(val, T, seed, w): m
  * with training activations (rl_ckpt_load with B >= 1), np content pairs
@@ -95,9 +98,15 @@ typedef struct {
 } rl_farpred_row;
 
 /* Rows for lengths L[0..nl-1] (each > T), layers x heads per length, into
- * rows (nl * layers * heads).  logm_band (may be NULL): the theory's m(delta)
- * for delta in [T/2, T) per head (heads x T/2), the within-T check of F1. */
+ * rows (nl * layers * heads); RL_EINPUT for a length <= T, a route of more
+ * than RL_FARPRED_MAX_STEPS block steps, or tables beyond the memory.
+ * logm_band (may be NULL): the theory's m(delta) for delta in [T/2, T) per
+ * head (heads x T/2), the within-T check of F1. */
 rl_status rl_farpred_predict(const rl_farpred_within *w, const long *L, int nl, rl_farpred_row *rows,
                              double *logm_band, rl_err *err);
+
+/* rl_farpred_predict's checks of the lengths for model m measured on nwin
+ * windows, before the measurement (the command calls it first). */
+rl_status rl_farpred_check(const rl_gpt *m, long nwin, const long *L, int nl, rl_err *err);
 
 #endif

@@ -518,3 +518,21 @@ Test(farpred, single_block_random_head_matches_monte_carlo, .timeout = 120)
     free(val.tok);
     rl_gpt_free(m);
 }
+
+/* The lengths are checked before anything is measured or allocated: a
+ * length at T, and a route of more than RL_FARPRED_MAX_STEPS block steps
+ * (a length of 2^40: days of work, 64 bytes a token), are bad inputs with
+ * one line; the grid's 128T passes. */
+Test(farpred, lengths_checked_before_the_work)
+{
+    rl_gpt_config cfg = { 1, 32, 2, 16, 64, 0.0f, tm_pos("random_qk"), RL_ROT_BASE_DEFAULT };
+    rl_gpt *m = rl_gpt_alloc(&cfg, 2);
+    rl_err err;
+    const long ok[2] = { 32, 128 * 16 }, at[1] = { 16 }, huge[1] = { 1L << 40 };
+    cr_expect_eq(rl_farpred_check(m, 512, ok, 2, &err), RL_OK, "%s", err.msg);
+    cr_expect_eq(rl_farpred_check(m, 512, at, 1, &err), RL_EINPUT);
+    cr_expect(strstr(err.msg, "exceed T") != NULL, "%s", err.msg);
+    cr_expect_eq(rl_farpred_check(m, 512, huge, 1, &err), RL_EINPUT);
+    cr_expect(strstr(err.msg, "block steps") != NULL && !strchr(err.msg, '\n'), "%s", err.msg);
+    rl_gpt_free(m);
+}
