@@ -27,6 +27,41 @@ const rl_ordering rl_orderings[] = {
       NULL },
     { "rope>alibi@16", "rope degrades more than alibi", RL_ORDK_ABOVE, "rope", "alibi", 16, 0, D_, 0, RL_V_HOLDS,
       NULL },
+    /* the mechanism factorial (preset mechanism, NOTES.md §18): {SO(2) blocks,
+     * Householder reflections} x {random i.i.d. steps, steps computed from the
+     * hidden state}, written before its first run.  PaTH is the study's
+     * subject: its premise is that it extrapolates where RoPE does not */
+    { "rope>path@16", "rope degrades more than path (PaTH)", RL_ORDK_ABOVE, "rope", "path", 16, 0, D_, 0, RL_V_HOLDS,
+      "PaTH's premise (the study's subject): an accumulated, data-dependent transport extrapolates where "
+      "RoPE's constant angles turn to angles never met in training" },
+    /* the algebra question as equivalence rows: does the Householder algebra
+     * matter, or only accumulation along the route?  lf_qk is PaTH's SO(2)
+     * counterpart (its angles, like PaTH's directions, a linear function of
+     * the layer's hidden state), random-hh random_qk's (fresh i.i.d. steps).
+     * delta is RL_ORDER_DELTA_ALGEBRA (orderings.h): absent at this scale
+     * says the algebra does not matter here, within 10% of the ratio */
+    { "path~lf_qk@16", "path against lf_qk (the algebra, learned steps)", RL_ORDK_ABOVE, "path", "lf_qk", 16, 0,
+      RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT,
+      "both accumulate per-token orthogonal steps computed from the hidden state; if extrapolation comes from "
+      "accumulation and not from the Householder algebra, their log ratios differ by less than log 1.10" },
+    { "path~lf_qk@128", "path against lf_qk (the algebra, learned steps)", RL_ORDK_ABOVE, "path", "lf_qk", 128, 128,
+      RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT,
+      "as at 16×, where the far routes of both have had 128T steps to mix" },
+    { "random-hh~random_qk@16", "random-hh against random_qk (the algebra, random steps)", RL_ORDK_ABOVE, "random-hh",
+      "random_qk", 16, 0, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT,
+      "fresh i.i.d. steps of either algebra: uniform reflections mix at the gap 2/hd (‖E M‖ = 1 − 2/hd), "
+      "SO(2) blocks at sin ω_b/ω_b each; if only accumulation matters their log ratios differ by less than "
+      "log 1.10" },
+    { "random-hh~random_qk@128", "random-hh against random_qk (the algebra, random steps)", RL_ORDK_ABOVE,
+      "random-hh", "random_qk", 128, 128, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT, "as at 16×" },
+    /* the drift test (the author's notebook, ../shared/reference/study.md):
+     * steps U(0, 2 omega_b) have the same |chi_b| as U(-omega_b, omega_b), so
+     * the same spectral gap and mixing windows, but their slow blocks drift
+     * by omega_b a token, like RoPE, to angles never met within T */
+    { "random_pos_qk>random_qk@16", "random_pos_qk degrades more than random_qk (drift at an equal gap)",
+      RL_ORDK_ABOVE, "random_pos_qk", "random_qk", 16, 0, D_, 0, RL_V_HOLDS,
+      "the author's notebook (16 × 768, T = 512): zero-mean steps 46.75 and positive steps 232.30 at 8K, "
+      "from 48.80 and 47.04 at 512: the gap theory cannot tell the two laws apart, the mix-or-stay score can" },
     /* learned angles near flat to 16T: ratio below 1.25 (the rule fixed
      * before the first cpu run, NOTES.md §11.1) */
     { "pemb_qk<1.25@16", "pemb_qk near flat (ratio < 1.25)", RL_ORDK_BELOW, "pemb_qk", NULL, 16, 0, 0, 1.25,

@@ -13,6 +13,7 @@
 #include "../report/report.h"
 #include "../report/tsv.h"
 #include "farmass.h"
+#include "findings.h"
 #include "horizon.h"
 #include "order.h"
 #include "orderings.h"
@@ -396,6 +397,27 @@ static void needed_cell(const rl_ordering *e, const rl_order *o, long mtop, char
     snprintf(cell, n, "%d (%s)", k, *target);
 }
 
+/* The rows of the orderings table as findings.h reads them, gathered
+ * while the table is written and grouped above it. */
+#define MAX_FROWS 256
+typedef struct {
+    int n;
+    rl_finding_row row[MAX_FROWS];
+    char name[MAX_FROWS][160]; /* row[i].what: a copy (a per-variant row's name is a local buffer) */
+} frows;
+
+static void frow_push(frows *f, const char *what, const char *a, const char *b, long mult, int corr,
+                      const double *x, int K, rl_verdict v)
+{
+    if (f->n >= MAX_FROWS)
+        return;
+    rl_finding_row *w = &f->row[f->n++];
+    snprintf(f->name[f->n - 1], sizeof f->name[0], "%s", what);
+    w->what = f->name[f->n - 1], w->a = a, w->b = b, w->mult = mult, w->corr = corr, w->k = K, w->v = v;
+    for (int k = 0; k < K; k++)
+        w->x[k] = x[k];
+}
+
 /* One ordering: a row of REPORT.md's table and of orderings.tsv.  x: the
  * per-seed statistic the decision read (K values); note: what the row
  * compares, the study's numbers, the expectation. */
@@ -441,8 +463,8 @@ static void order_row(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderin
 
 /* One entry of the registry read for variant a (and e->b): the per-seed
  * statistic from seed_logratios, the decision, the row. */
-static void order_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_ordering *e, int ia, int ib,
-                        const char *what)
+static void order_entry(FILE *fp, rl_tsv *t, frows *f, const grid_evals *G, const rl_ordering *e, int ia,
+                        int ib, const char *what)
 {
     const rl_repro *r = G->r;
     const int K = G->K;
@@ -472,12 +494,13 @@ static void order_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_order
     char note[768];
     order_note(e, r->var[ia], mtop, note, sizeof note);
     order_row(fp, t, G, e, what, m, d, &o, note);
+    frow_push(f, what, r->var[ia], e->kind == RL_ORDK_ABOVE ? r->var[ib] : NULL, m, 1, d, K, o.v);
 }
 
 /* The rank entry: per seed, Kendall's tau_b between the mix-or-stay score
  * of each model that has one (its horizon.tsv) and its log ratio at the
  * entry's multiple, over the variants with both; rule rank across seeds. */
-static void rank_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_ordering *e)
+static void rank_entry(FILE *fp, rl_tsv *t, frows *f, const grid_evals *G, const rl_ordering *e)
 {
     const rl_repro *r = G->r;
     const int K = G->K;
@@ -528,6 +551,45 @@ static void rank_entry(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderi
     char note[768];
     order_note(e, names, r->g.max_mult, note, sizeof note);
     order_row(fp, t, G, e, e->what, m, tau, &o, note);
+    frow_push(f, e->what, "(rank)", NULL, m, 0, tau, K, o.v);
+}
+
+/* The findings above the orderings table (findings.h): one line each, its
+ * verdict (the rows' common one, or mixed with the counts) and its rows. */
+static void findings_lines(FILE *fp, const frows *f)
+{
+    if (!f->n)
+        return;
+    int *g = rl_xmalloc(sizeof(int) * f->n);
+    const int ng = rl_findings_group(f->row, f->n, g);
+    fprintf(fp, "**%d independent finding%s** from %d ordering row%s. Rows are one finding when they compare the "
+                "same two variants at the same multiple, or when their per-seed statistics correlate across seeds "
+                "with |r| ≥ %.1f (over %d seeds or more; `reproduce/findings.h`, fixed before the run): a "
+                "finding's verdict is its rows' when they agree, otherwise *mixed*.\n\n",
+            ng, ng == 1 ? "" : "s", f->n, f->n == 1 ? "" : "s", RL_FINDINGS_R, RL_FINDINGS_MIN_SEEDS);
+    for (int k = 0; k < ng; k++) {
+        int c[RL_NVERDICT];
+        const rl_verdict v = rl_findings_verdict(f->row, f->n, g, k, c);
+        fprintf(fp, "%d. **", k + 1);
+        if (v == RL_NVERDICT) {
+            fputs("mixed:", fp);
+            for (int j = 0; j < RL_NVERDICT; j++)
+                if (c[j])
+                    fprintf(fp, " %d %s", c[j], rl_verdict_name(j));
+        } else {
+            fputs(rl_verdict_name(v), fp);
+        }
+        fputs("**:", fp);
+        int first = 1;
+        for (int i = 0; i < f->n; i++)
+            if (g[i] == k) {
+                fprintf(fp, "%s %s (%ld×)", first ? "" : ";", f->row[i].what, f->row[i].mult);
+                first = 0;
+            }
+        fputs("\n", fp);
+    }
+    fputs("\n", fp);
+    free(g);
 }
 
 /* The study's orderings, the entries of the registry (orderings.h) in its
@@ -558,13 +620,21 @@ static void orderings_section(FILE *fp, const grid_evals *G)
             K, K == 1 ? "" : "s", rl_repro_seed(r, 0), rl_repro_seed(r, K - 1),
             K == 1 ? "One seed: no seed SE, so every ordering is unresolved (`--seeds 2` or more decides them)."
                    : "");
-    fprintf(fp, "| ordering | at | per seed | mean ± SE | δ | x [x_lo, x_hi] | rule | verdict | expected | seeds "
-                "needed | compares |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    /* the table is written to memory and printed beneath the findings it
+     * is grouped into */
+    char *tabbuf = NULL;
+    size_t tablen = 0;
+    FILE *tab = open_memstream(&tabbuf, &tablen);
+    if (!tab)
+        rl_fatal("out of memory for the orderings table");
+    frows *f = rl_xcalloc(1, sizeof *f);
+    fprintf(tab, "| ordering | at | per seed | mean ± SE | δ | x [x_lo, x_hi] | rule | verdict | expected | seeds "
+                 "needed | compares |\n"
+                 "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < rl_norderings; i++) {
         const rl_ordering *e = &rl_orderings[i];
         if (e->kind == RL_ORDK_RANK) {
-            rank_entry(fp, t, G, e);
+            rank_entry(tab, t, f, G, e);
             continue;
         }
         if (!e->a) {
@@ -574,16 +644,21 @@ static void orderings_section(FILE *fp, const grid_evals *G)
                     continue;
                 char what[160];
                 snprintf(what, sizeof what, e->what, r->var[v]);
-                order_entry(fp, t, G, e, v, -1, what);
+                order_entry(tab, t, f, G, e, v, -1, what);
             }
             continue;
         }
         const int ia = find(r, e->a), ib = e->kind == RL_ORDK_ABOVE ? find(r, e->b) : 0;
         if (ia < 0 || ib < 0) /* a variant not in this grid */
             continue;
-        order_entry(fp, t, G, e, ia, ib, e->what);
+        order_entry(tab, t, f, G, e, ia, ib, e->what);
     }
     rl_tsv_close(t);
+    fclose(tab);
+    findings_lines(fp, f);
+    fputs(tabbuf, fp);
+    free(tabbuf);
+    free(f);
     fprintf(fp, "\nRules: *%s*, δ = log 1.05 = %.4f on the log ratio for every effect row (a 5%% change of the "
                 "perplexity ratio): %s. *%s*: %s. Seeds needed: for an unresolved row, the smallest number of "
                 "seeds at which the rule reaches the outcome nearest the measured mean and sd with probability "
