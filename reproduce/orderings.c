@@ -27,7 +27,7 @@ const rl_ordering rl_orderings[] = {
       NULL },
     { "rope>alibi@16", "rope degrades more than alibi", RL_ORDK_ABOVE, "rope", "alibi", 16, 0, D_, 0, RL_V_HOLDS,
       NULL },
-    /* the mechanism factorial (preset mechanism, NOTES.md §18): {SO(2) blocks,
+    /* the mechanism factorial (preset mechanism, NOTES.md §19): {SO(2) blocks,
      * Householder reflections} x {random i.i.d. steps, steps computed from the
      * hidden state}, written before its first run.  PaTH is the study's
      * subject: its premise is that it extrapolates where RoPE does not */

@@ -80,7 +80,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         g->seeds = 6;
         g->matched = 1;
     } else if (!strcmp(name, "mechanism")) {
-        /* the seed's question (issue 36, NOTES.md §18): is PaTH's
+        /* the seed's question (issue 36, NOTES.md §19): is PaTH's
          * extrapolation the Householder algebra or accumulation along the
          * route?  A factorial {SO(2) blocks, Householder reflections} x
          * {random i.i.d. steps, steps computed from the hidden state}:
@@ -93,7 +93,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * ranks of one thread (3.1 min a model); PaTH and random-hh train at
          * about 0.75x RoPE's tokens/s (NOTES.md §8.5) and evaluate at 1.2-1.5x,
          * so a seed costs about 7.7 cpu models, 24 min, and six seeds 144
-         * min.  Six seeds, from the power computation of NOTES.md §18.3: the
+         * min.  Six seeds, from the power computation of NOTES.md §19.3: the
          * algebra rows' equivalence at log 1.10 with the committed per-seed sd
          * of a paired difference at 16T (0.032) needs 7 seeds for power 0.8
          * (6 fit the budget); at 128T (sd 0.108) it needs 29, so those rows
