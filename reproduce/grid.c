@@ -540,6 +540,8 @@ static int probed(const rl_repro *r, int v)
     const char *p = r->g.probe;
     if (!strcmp(p, "all"))
         return 1;
+    if (!strcmp(p, "none")) /* the word, not the variant none (NoPE) */
+        return 0;
     size_t n = strlen(r->var[v]);
     for (const char *s = p; (s = strstr(s, r->var[v])); s += n)
         if ((s == p || s[-1] == ',') && (s[n] == ',' || s[n] == 0))

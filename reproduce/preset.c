@@ -111,7 +111,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         t->lr = "2e-3:1000,8e-4:500,2e-4:500";
         t->val_every = 250, t->val_batches = 8, t->ckpt_every = 500, t->seed = 42;
         g->max_mult = 128, g->probe_mult = 32;
-        g->probe = "";
+        g->probe = "none";
         g->eval_targets = 16384;
         g->seeds = 6;
         g->matched = 1;
