@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/util.h"
 #include "../model/evalpos.h"
@@ -343,5 +344,91 @@ Test(eval_sampled, spans_and_old_protocol_windows_unchanged, .timeout = 60)
                          "64\t2\t2176\n");
     cr_expect_str_eq(o1, o3);
     cr_expect_str_eq(slurp(d, "o1.tsv"), slurp(d, "o3.tsv"));
+    th_rmdir(d);
+}
+
+/* ---- the grid: reproduce --eval-windows ---- */
+
+/* Column col (0-based) of eval.tsv's row of length L in the model folder
+ * NAME/seedS of grid g, as a number. */
+static double eval_cell(const char *g, const char *model, long L, int col)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "models/%s/eval.tsv", model);
+    char *t = slurp(g, rel), key[32];
+    snprintf(key, sizeof key, "\n%ld\t", L);
+    const char *p = strstr(t, key);
+    cr_assert(p, "no row %ld in %s", L, rel);
+    p++;
+    for (int i = 0; i < col; i++)
+        p = strchr(p, '\t') + 1;
+    const double x = atof(p);
+    free(t);
+    return x;
+}
+
+/* A new grid evaluates on sampled spans (config.txt says so): the
+ * no-context loss of the targets, a function of the windows alone, is the
+ * same for both variants of a seed and differs between seeds; every model
+ * has positions.tsv, and the report draws the curves.  A grid whose
+ * config.txt has no eval-windows line (made before the option) reads as
+ * spans, refuses another --eval-windows, and a report without per-position
+ * files says so. */
+Test(reproduce_windows, sampled_by_default_paired_within_a_seed, .timeout = 240)
+{
+    char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g"), args[4096], err[2048];
+    static char out[1 << 16];
+    th_write_text(txt, 300);
+    const char *flags = "--variants rope,alibi --eval-targets 64 --probe none --seeds 2";
+    th_mini_grid(d, txt, flags, out, sizeof out);
+    char *cfg = slurp(g, "config.txt");
+    cr_expect(strstr(cfg, "\neval-windows\tsampled\n") != NULL, "%s", cfg);
+    const int UNI = 23; /* eval.tsv's unigram_loss */
+    const double r42 = eval_cell(g, "rope/seed42", 32, UNI), a42 = eval_cell(g, "alibi/seed42", 32, UNI);
+    const double r43 = eval_cell(g, "rope/seed43", 32, UNI), a43 = eval_cell(g, "alibi/seed43", 32, UNI);
+    cr_expect_eq(r42, a42, "seed 42: rope and alibi read other targets (%g, %g)", r42, a42);
+    cr_expect_eq(r43, a43, "seed 43: rope and alibi read other targets (%g, %g)", r43, a43);
+    cr_expect_neq(r42, r43, "seeds 42 and 43 read the same targets");
+    char *pos = slurp(g, "models/alibi/seed43/positions.tsv");
+    cr_expect(strncmp(pos, RL_EVALPOS_HEADER, strlen(RL_EVALPOS_HEADER)) == 0, "%s", pos);
+    char *rep = slurp(g, "REPORT.md");
+    cr_expect(strstr(rep, "placed at random over the whole validation stream by each seed") != NULL, "%s", rep);
+    cr_expect(strstr(rep, "## Per-position loss and prefix perplexity\n\nEach model's windows of the longest "
+                          "length, L = 32") != NULL, "%s", rep);
+    cr_expect(strstr(rep, "\n| rope | ") != NULL && strstr(rep, "](positions.png)") != NULL, "%s", rep);
+    char *pt = slurp(g, "positions.tsv");
+    cr_expect(strstr(pt, "\nalibi\t31\t31\t32\t2\t") != NULL, "%s", pt);
+    char *png = th_path(g, "positions.png");
+    cr_expect_eq(access(png, R_OK), 0);
+
+    /* --report-only reads the protocol from config.txt: still sampled */
+    snprintf(args, sizeof args, "reproduce --data %s --out %s " TH_MINI_GRID " %s --report-only", txt, g, flags);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    rep = slurp(g, "REPORT.md");
+    cr_expect(strstr(rep, "placed at random over the whole validation stream by each seed") != NULL, "%s", rep);
+
+    /* the grid's config.txt from before the option: spans, and another
+     * --eval-windows refused in one line */
+    FILE *f = fopen(th_path(g, "config.txt"), "w");
+    cr_assert(f);
+    *strstr(cfg, "eval-windows\tsampled\n") = 0;
+    fputs(cfg, f);
+    fclose(f);
+    snprintf(args, sizeof args, "reproduce --data %s --out %s " TH_MINI_GRID " %s --eval-windows sampled "
+             "--report-only", txt, g, flags);
+    cr_expect_eq(th_run(args, NULL, 0, err, sizeof err), 2);
+    cr_expect(strstr(err, "was evaluated with --eval-windows spans") != NULL && th_lines(err) == 1, "%s", err);
+    /* a model without positions.tsv: the section says so */
+    char *pp = th_path(g, "models/rope/seed43/positions.tsv");
+    cr_assert_eq(unlink(pp), 0);
+    snprintf(args, sizeof args, "reproduce --data %s --out %s " TH_MINI_GRID " %s --report-only", txt, g, flags);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    rep = slurp(g, "REPORT.md");
+    cr_expect(strstr(rep, "Not in this grid: 1 of its 4 models have no `positions.tsv`") != NULL, "%s", rep);
+    cr_expect(strstr(rep, "spans spread evenly over the validation stream") != NULL, "%s", rep);
+    /* the grid run again (nothing left to do) keeps spans in its config.txt */
+    th_mini_grid(d, txt, flags, out, sizeof out);
+    cfg = slurp(g, "config.txt");
+    cr_expect(strstr(cfg, "\neval-windows\tspans\n") != NULL, "%s", cfg);
     th_rmdir(d);
 }
