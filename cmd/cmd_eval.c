@@ -17,6 +17,7 @@
 #include "../core/util.h"
 #include "../model/ckpt.h"
 #include "../model/data.h"
+#include "../model/evalpos.h"
 #include "../model/evaluate.h"
 #include "../model/valcheck.h"
 
@@ -84,8 +85,10 @@ static void put(FILE *f, double x)
 /* One evaluation: the flags, then what they led to. */
 typedef struct {
     /* the flags */
-    const char *ckpath, *data, *lengths, *out, *logp, *starts;
+    const char *ckpath, *data, *lengths, *out, *logp, *starts, *positions;
     long batches, seed, targets;
+    int windows;  /* RL_EVAL_SPANS | RL_EVAL_SAMPLED (--windows) */
+    long wseed;   /* the sampled spans' seed (--windows-seed; default --seed) */
     int bsize, full;
     int legacy;       /* --batches / --batch-size: the old protocol */
     int explicit_log; /* --val-log given: it must be readable */
@@ -99,14 +102,16 @@ typedef struct {
     long maxL, T;
     rl_eval_windows win[MAX_LENGTHS]; /* the old protocol's */
     rl_eval_spans sp;                 /* the paired protocol's */
+    float *keep;                      /* every target's loss at the longest length (--positions) */
 } eval_run;
 
 /* The flags into e (each bad one: one line, exit 2). */
 static void parse_flags(eval_run *e, int argc, char **argv)
 {
     e->ckpath = NULL, e->data = NULL, e->lengths = "512,1024,2048", e->out = NULL, e->logp = NULL,
-    e->starts = NULL;
+    e->starts = NULL, e->positions = NULL;
     e->batches = 20, e->seed = 42, e->targets = 65536;
+    e->windows = RL_EVAL_SPANS, e->wseed = 0;
     e->bsize = 1, e->full = 0;
     int threads = rl_ncores();
     rl_opt opts[] = {
@@ -116,6 +121,13 @@ static void parse_flags(eval_run *e, int argc, char **argv)
         RL_OPT_LONG_("targets", &e->targets, "at least this many targets per length: ceil(targets / Lmax) "
                                              "spans of the longest length Lmax, spread over the stream", 1, 1e12),
         RL_OPT_FLAG_("full", &e->full, "every span the validation stream holds (the full stream)"),
+        RL_OPT_CHOICE_("windows", &e->windows, "where the spans lie: spans (spread evenly, the same for every "
+                                               "seed) or sampled (at random over the stream from --windows-seed)",
+                       RL_EVAL_WINDOWS_CHOICES),
+        RL_OPT_LONG_("windows-seed", &e->wseed, "--windows sampled: the seed of the spans' draw (default: --seed)",
+                     0, 9.2e18),
+        RL_OPT_STR_("positions", &e->positions, "also write the per-position loss and prefix perplexity at the "
+                                                "longest length to this TSV"),
         RL_OPT_LONG_("batches", &e->batches, "old protocol: batches of random windows per length (unpaired)", 1, 1e9),
         RL_OPT_INT_("batch-size", &e->bsize, "old protocol: windows per batch", 1, 1 << 20),
         RL_OPT_STR_("val-log", &e->logp, "training log with the final validation loss "
@@ -126,12 +138,18 @@ static void parse_flags(eval_run *e, int argc, char **argv)
         RL_OPT_THREADS_(&threads),
         RL_OPT_END_
     };
-    rl_opts_parse("eval", "--ckpt FILE --data DIR|FILE --lengths 512,1024,... [--targets 65536 | --full] [--seed 42]",
+    rl_opts_parse("eval", "--ckpt FILE --data DIR|FILE --lengths 512,1024,... [--targets 65536 | --full] "
+                          "[--windows spans|sampled] [--seed 42]",
                   "The validation stream is cut from its first token into spans of Lmax + 1\n"
                   "tokens (Lmax: the longest length); --full uses every span, --targets N the\n"
                   "ceil(N / Lmax) spans spread evenly over the stream.  At every length L each\n"
                   "span is tiled by Lmax / L windows of L, so all lengths score the same\n"
-                  "targets, and every model, seed and variant reads the same windows.  The\n"
+                  "targets, and every model, seed and variant reads the same windows.\n"
+                  "--windows sampled places the same number of spans at random over the whole\n"
+                  "stream (disjoint targets), drawn from --windows-seed (default --seed): every\n"
+                  "model evaluated with that seed reads the same windows.  --positions FILE:\n"
+                  "the loss at each position of the longest windows (log-spaced bins) and the\n"
+                  "prefix perplexity exp(mean loss of positions < l) at each l.  The\n"
                   "model runs on the whole window with full causal attention (streaming,\n"
                   "memory O(L width)).  Token-paired: each target at window position p >= T\n"
                   "(the trained context) is scored again with only its last T tokens of\n"
@@ -158,6 +176,16 @@ static void parse_flags(eval_run *e, int argc, char **argv)
         rl_fail(&err, RL_EINPUT, "--targets and --full exclude each other");
         fail(&err);
     }
+    if (e->legacy && (rl_opt_seen(opts, "windows") || rl_opt_seen(opts, "windows-seed") || e->positions)) {
+        rl_fail(&err, RL_EINPUT, "--windows, --windows-seed and --positions do not apply to --batches/--batch-size");
+        fail(&err);
+    }
+    if (rl_opt_seen(opts, "windows-seed") && e->windows != RL_EVAL_SAMPLED) {
+        rl_fail(&err, RL_EINPUT, "--windows-seed applies to --windows sampled only");
+        fail(&err);
+    }
+    if (!rl_opt_seen(opts, "windows-seed"))
+        e->wseed = e->seed;
     rl_set_threads(threads);
     e->nl = rl_parse_longs("--lengths", e->lengths, e->Ls, MAX_LENGTHS);
 }
@@ -177,13 +205,14 @@ static void check_paths(eval_run *e)
     e->explicit_log = e->logp != NULL;
     e->out = e->out ? e->out : e->def;
     e->logp = e->logp ? e->logp : e->deflog;
-    rl_path_use in[6], outs[2] = { { "--out", e->out, 0 }, { "--starts", e->starts, 0 } };
+    rl_path_use in[6], outs[3] = { { "--out", e->out, 0 }, { "--starts", e->starts, 0 },
+                                   { "--positions", e->positions, 0 } };
     char *keep[2];
     in[0] = (rl_path_use){ "--ckpt", e->ckpath, 0 };
     in[1] = (rl_path_use){ "--val-log", e->logp, 0 };
     rl_paths_data("--data", e->data, in + 2, keep);
-    rl_status st = rl_paths_check(in, 5, outs, 2, &err);
-    for (int k = 0; st == RL_OK && k < 2; k++)
+    rl_status st = rl_paths_check(in, 5, outs, 3, &err);
+    for (int k = 0; st == RL_OK && k < 3; k++)
         if (outs[k].path)
             st = rl_output_check(outs[k].path, &err);
     free(keep[0]);
@@ -206,7 +235,9 @@ static void plan_windows(eval_run *e)
                 fail(&err);
         return;
     }
-    if (rl_eval_spans_plan(&e->ds.val, maxL, e->full ? 0 : e->targets, &e->sp, &err))
+    const long targets = e->full ? 0 : e->targets;
+    if (e->windows == RL_EVAL_SAMPLED ? rl_eval_spans_sample(&e->ds.val, maxL, targets, (uint64_t)e->wseed, &e->sp, &err)
+                                      : rl_eval_spans_plan(&e->ds.val, maxL, targets, &e->sp, &err))
         fail(&err);
     if (sp->n < sp->wanted)
         for (int i = 0; i < e->nl; i++)
@@ -251,14 +282,20 @@ static long window_start(const eval_run *e, int i, long w)
 /* Both outputs through temporaries, a failure leaves neither behind; the
  * windows into *so (--starts), to check that two evaluations read the same
  * text. */
-static void open_outputs(const eval_run *e, rl_outfile **o, rl_outfile **so)
+static void open_outputs(const eval_run *e, rl_outfile **o, rl_outfile **so, rl_outfile **po)
 {
     rl_err err;
-    *so = NULL;
+    *so = *po = NULL;
     if (rl_outfile_create(e->out, o, &err))
         fail(&err);
     if (e->starts && rl_outfile_create(e->starts, so, &err)) {
         rl_outfile_abort(*o);
+        fail(&err);
+    }
+    if (e->positions && rl_outfile_create(e->positions, po, &err)) {
+        rl_outfile_abort(*o);
+        if (*so)
+            rl_outfile_abort(*so);
         fail(&err);
     }
     if (*so) {
@@ -293,9 +330,14 @@ static void print_plan(const eval_run *e, const rl_gpt_eval *ev)
                        w->n * e->Ls[i], w->wanted * e->Ls[i]);
         }
     } else {
+        char how[96];
+        if (e->windows == RL_EVAL_SAMPLED)
+            snprintf(how, sizeof how, "spans sampled over the stream (windows seed %ld)", e->wseed);
+        else
+            snprintf(how, sizeof how, "%s", e->full ? "full stream" : "spans spread over the stream");
         printf("eval: %s: %ld of the %ld spans of %ld + 1 tokens (%ld targets per length), token-paired "
-               "against the last %ld tokens of context, seed %ld\n", e->full ? "full stream" : "spans spread "
-               "over the stream", e->sp.n, e->sp.slots, e->maxL, e->sp.n * e->maxL, e->T, e->seed);
+               "against the last %ld tokens of context, seed %ld\n", how, e->sp.n, e->sp.slots, e->maxL,
+               e->sp.n * e->maxL, e->T, e->seed);
     }
 }
 
@@ -333,12 +375,15 @@ static int eval_lengths(const eval_run *e, rl_gpt_eval *ev, const float *ref, co
     printf("%8s %8s %10s %9s %10s %8s %9s %9s %8s %8s\n", "length", "windows", "mean_loss", "stderr", "ppl",
            "ratio", "paired", "newest", "unigram", "sec");
     double ppl0 = 0;
-    int have_T = 0;
+    int have_T = 0, kept = 0;
     for (int i = 0; i < e->nl; i++) {
         const double t0 = now();
+        /* the longest length's losses, once, for --positions */
+        float *keep = e->keep && !kept && e->Ls[i] == e->maxL ? e->keep : NULL;
+        kept |= keep != NULL;
         const rl_eval_row r = e->legacy ? legacy_length(e->m, ev, &e->ds.val, &e->win[i])
                                         : rl_eval_length(e->m, ev, &e->ds.val, &e->sp, ref, uni, e->Ls[i], e->T,
-                                                         (uint64_t)e->seed);
+                                                         (uint64_t)e->seed, keep);
         const long wanted = e->legacy ? e->win[i].wanted : e->sp.wanted * (e->maxL / e->Ls[i]);
         const double ppl = exp(r.loss);
         if (i == 0)
@@ -386,8 +431,10 @@ int cmd_eval(int argc, char **argv)
     char why[512] = "";
     const double val = read_val(e.logp, e.explicit_log, e.meta.step, why, sizeof why);
     rl_gpt_eval *ev = rl_gpt_eval_alloc(e.m, e.maxL);
-    rl_outfile *o, *so;
-    open_outputs(&e, &o, &so);
+    rl_outfile *o, *so, *po;
+    open_outputs(&e, &o, &so, &po);
+    if (po)
+        e.keep = rl_xmalloc(sizeof(float) * (size_t)(e.sp.n * e.maxL));
     print_plan(&e, ev);
     double t0 = now();
     float *ref = e.legacy ? NULL : rl_eval_reference(e.m, &e.ds.val, &e.sp, (uint64_t)e.seed);
@@ -395,6 +442,8 @@ int cmd_eval(int argc, char **argv)
         rl_outfile_abort(o);
         if (so)
             rl_outfile_abort(so);
+        if (po)
+            rl_outfile_abort(po);
         rl_fail(&err, RL_EINTERNAL, "no memory for the reference's %d windows of %ld tokens", rl_eval_ref_batch(e.T),
                 e.T);
         fail(&err);
@@ -404,7 +453,15 @@ int cmd_eval(int argc, char **argv)
         printf("eval: reference (each target beyond T with its last %ld tokens): %.1f s\n", e.T, now() - t0);
     rl_val_check vc;
     const int have_T = eval_lengths(&e, ev, ref, uni, val, why, o, &vc);
+    if (po)
+        rl_evalpos_write(po->f, e.keep, e.sp.n, e.maxL);
     if (so && rl_outfile_close(so, &err)) {
+        rl_outfile_abort(o);
+        if (po)
+            rl_outfile_abort(po);
+        fail(&err);
+    }
+    if (po && rl_outfile_close(po, &err)) {
         rl_outfile_abort(o);
         fail(&err);
     }
@@ -419,6 +476,7 @@ int cmd_eval(int argc, char **argv)
     rl_eval_spans_free(&e.sp);
     free(ref);
     free(uni);
+    free(e.keep);
     free(e.def);
     free(e.deflog);
     rl_gpt_eval_free(ev);

@@ -105,6 +105,10 @@ static void write_config(const rl_repro *r, const char *command)
         fprintf(o->f, "eval-targets\t%ld\n", g->eval_targets);
     else
         fprintf(o->f, "eval-batches\t%d\n", g->eval_batches);
+    if (!g->eval_batches) {
+        char wn[16];
+        fprintf(o->f, "eval-windows\t%s\n", rl_choice_name(RL_EVAL_WINDOWS_CHOICES, g->eval_windows, wn, sizeof wn));
+    }
     /* every rotation scheme's base (a NAME@BASE variant has its own): listed
      * once, by the training options when it is not train's default */
     if (!base_listed)
@@ -168,6 +172,11 @@ static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
     opts[n++] = (rl_opt)RL_OPT_INT_("eval-batches", &g->eval_batches,
                                     "old protocol: evaluation windows per length (eval --batches; excludes "
                                     "--eval-targets)", 1, 1 << 20);
+    opts[n++] = (rl_opt)RL_OPT_CHOICE_("eval-windows", &g->eval_windows,
+                                       "where the evaluation's spans lie (eval --windows): sampled (each seed its "
+                                       "own, at random over the stream) or spans (spread evenly, the same for "
+                                       "every seed; a grid whose config.txt has no eval-windows line)",
+                                       RL_EVAL_WINDOWS_CHOICES);
     opts[n++] = (rl_opt)RL_OPT_CHOICE_("theory", &f->theory, "theory report preset", THEORY_PRESETS);
     f->probe_opt = n;
     opts[n++] = (rl_opt)RL_OPT_STR_("probe", &g->probe, "variants to probe (comma-separated, all, none)");
@@ -197,6 +206,33 @@ static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
                   opts, argc, argv, NULL, 0);
 }
 
+/* The spans of a grid run earlier into OUT: its config.txt's eval-windows
+ * (none: the grid predates the option and read RL_EVAL_SPANS), so that a
+ * resumed or --report-only grid keeps its protocol; a --eval-windows that
+ * says otherwise is refused.  No config.txt: the flag or the preset's. */
+static void settle_windows(rl_repro *r, int seen)
+{
+    char *cp = rl_path_join(r->out, "config.txt"), *cfg = rl_read_file(cp, NULL);
+    if (cfg && strstr(cfg, "\npreset\t")) {
+        static const char key[] = "\neval-windows\t";
+        const char *w = strstr(cfg, key);
+        char name[16] = "spans";
+        if (w) {
+            w += sizeof key - 1;
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(w, "\n"), w);
+        }
+        const int old = rl_choice_index(RL_EVAL_WINDOWS_CHOICES, name);
+        if (old < 0)
+            rl_die("reproduce: %s: eval-windows '%s' is not one of %s", cp, name, RL_EVAL_WINDOWS_CHOICES);
+        if (seen && old != r->g.eval_windows)
+            rl_die("reproduce: %s was evaluated with --eval-windows %s (its config.txt): use another --out", r->out,
+                   name);
+        r->g.eval_windows = old;
+    }
+    free(cfg);
+    free(cp);
+}
+
 /* What the flags say together, checked before anything is made: the
  * evaluation protocol they choose, the data, the shape, the matched base,
  * the schedule, the variants and probes. */
@@ -217,6 +253,9 @@ static void settle_flags(rl_repro *r, repro_flags *f)
         g->eval_batches = g->eval_full = 0;
     else if (g->eval_full)
         g->eval_batches = 0;
+    if (g->eval_batches && rl_opt_seen(opts, "eval-windows"))
+        rl_die("reproduce: --eval-windows does not apply to --eval-batches (the old protocol)");
+    settle_windows(r, rl_opt_seen(opts, "eval-windows"));
     const rl_path_use din[] = { { "--data", g->data, 0 } }, dout[] = { { "--out", r->out, 1 } };
     check(rl_paths_check(din, 1, dout, 1, &err), &err); /* the grid's folder is never the data's */
     const rl_train_opts *t = &g->train;

@@ -77,6 +77,8 @@ enum {
 #define RL_STREAM_TRAIN_VAL 0x56414cULL             /* "VAL": validation windows */
 #define RL_STREAM_ROT_NOISE 0x524f544e4f495345ULL   /* "ROTNOISE": random/lf angle noise */
 #define RL_STREAM_EVAL_WINDOWS 0x4556574eULL        /* "EVWN": eval's window layout (model/data.c) */
+#define RL_STREAM_EVAL_SAMPLE 0x4556534dULL         /* "EVSM": eval's sampled spans, keyed by the windows' seed
+                                                    * and Lmax, never the variant (model/evaluate.c) */
 #define RL_STREAM_EVAL_REF 0x45565246ULL            /* "EVRF": rotation noise of eval's reference windows (model/evaluate.c) */
 #define RL_STREAM_FARPRED_ROUTE 0x524f555445ULL     /* "ROUTE": farpred's simulated routes (model/farpred.c) */
 #define RL_STREAM_TRANSPORT_WINDOWS 0x5452414e53504f52ULL  /* "TRANSPOR": the windows of PaTH's transport

@@ -97,17 +97,12 @@ rl_status rl_eval_windows_plan(const rl_tokens *t, long L, long targets, long wi
     /* the slack of the tiling, (n - 1) - slots L tokens, goes before the
      * first slot by a uniform amount, so no token is never a target */
     const long off = (long)(rl_rng_next64(r) % (uint64_t)((t->n - 1) - w->slots * L + 1));
-    /* selection sampling (Knuth's algorithm S): slot j is taken with
-     * probability (still needed) / (still available): n of the slots,
-     * uniformly, already in order, in O(slots) time and O(n) memory */
-    long got = 0;
-    for (long j = 0; j < w->slots && got < w->n; j++) {
-        const double u = (double)(rl_rng_next64(r) >> 11) * 0x1p-53;
-        if (u * (double)(w->slots - j) < (double)(w->n - got)) {
-            w->start[got] = off + j * L;
-            w->key[got] = rl_stream_key(seed + (uint64_t)L, (uint64_t)j);
-            got++;
-        }
+    /* n of the slots, uniformly, already in order (rl_rng_select) */
+    rl_rng_select(r, w->slots, w->n, w->start);
+    for (long i = 0; i < w->n; i++) {
+        const long j = w->start[i];
+        w->start[i] = off + j * L;
+        w->key[i] = rl_stream_key(seed + (uint64_t)L, (uint64_t)j);
     }
     gsl_rng_free(r);
     return RL_OK;

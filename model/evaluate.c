@@ -9,7 +9,9 @@
 #include "../core/util.h"
 #include "../sampling/rng.h"
 
-rl_status rl_eval_spans_plan(const rl_tokens *t, long Lmax, long targets, rl_eval_spans *s, rl_err *err)
+/* The counts of a plan of either kind (rl_eval_spans_plan's rule), its
+ * start array allocated. */
+static rl_status spans_count(const rl_tokens *t, long Lmax, long targets, rl_eval_spans *s, rl_err *err)
 {
     memset(s, 0, sizeof *s);
     if (Lmax < 1 || targets < 0)
@@ -21,11 +23,36 @@ rl_status rl_eval_spans_plan(const rl_tokens *t, long Lmax, long targets, rl_eva
     s->slots = (t->n - 1) / Lmax;
     s->wanted = targets ? targets / Lmax + (targets % Lmax != 0) : s->slots;
     s->n = s->wanted < s->slots ? s->wanted : s->slots;
-    s->start = rl_xmalloc(sizeof(long) * (size_t)s->n);
+    s->start = rl_xmalloc(sizeof(long) * (size_t)(s->n ? s->n : 1));
+    return RL_OK;
+}
+
+rl_status rl_eval_spans_plan(const rl_tokens *t, long Lmax, long targets, rl_eval_spans *s, rl_err *err)
+{
+    RL_TRY(spans_count(t, Lmax, targets, s, err));
     /* slot floor(i slots / n): evenly spread, ascending, distinct (slots >= n);
      * the product in long double: slots and n are at most 2^63 / Lmax */
     for (long i = 0; i < s->n; i++)
         s->start[i] = (long)((long double)i * s->slots / s->n) * Lmax;
+    return RL_OK;
+}
+
+rl_status rl_eval_spans_sample(const rl_tokens *t, long Lmax, long targets, uint64_t seed, rl_eval_spans *s,
+                               rl_err *err)
+{
+    RL_TRY(spans_count(t, Lmax, targets, s, err));
+    /* n spans whose targets (start + 1 .. start + Lmax) lie in 1 .. N - 1
+     * and are disjoint: start_i = u_i + i Lmax with 0 <= u_0 <= ... <=
+     * u_{n-1} <= F, F = (N - 1) - n Lmax the slack.  Such sequences are the
+     * n-subsets v_0 < ... < v_{n-1} of 0 .. F + n - 1 (u_i = v_i - i), so a
+     * uniform subset (selection sampling) is a uniform placement. */
+    const long F = (t->n - 1) - s->n * Lmax;
+    gsl_rng *r = rl_rng_alloc();
+    rl_rng_stream(r, seed ^ RL_STREAM_EVAL_SAMPLE, (uint64_t)Lmax);
+    rl_rng_select(r, F + s->n, s->n, s->start);
+    gsl_rng_free(r);
+    for (long i = 0; i < s->n; i++)
+        s->start[i] = s->start[i] - i + i * Lmax;
     return RL_OK;
 }
 
@@ -96,7 +123,7 @@ static void mean_se(const double *x, long n, double *mean, double *se)
 }
 
 rl_eval_row rl_eval_length(const rl_gpt *m, rl_gpt_eval *e, const rl_tokens *val, const rl_eval_spans *s,
-                           const float *ref, const float *uni, long L, long T, uint64_t seed)
+                           const float *ref, const float *uni, long L, long T, uint64_t seed, float *keep)
 {
     rl_eval_row row = { .L = L };
     const long per = s->Lmax / L, nw = s->n * per, nnew = L > T ? L - T : 0;
@@ -112,6 +139,8 @@ rl_eval_row rl_eval_length(const rl_gpt *m, rl_gpt_eval *e, const rl_tokens *val
         for (long j = 0; j < per; j++, w++) {
             const long st = rl_eval_window_start(s, i, L, j);
             const double sum = rl_gpt_eval_window(m, e, val->tok + st, L, rl_eval_window_key(seed, L, st));
+            if (keep)
+                memcpy(keep + w * L, lw, sizeof(float) * (size_t)L);
             /* D of the window: positions p < T have r(p) = l_L(p) */
             double d = 0, ln = 0, rn = 0, u = 0;
             const float *r = ref ? ref + i * s->Lmax + j * L : NULL;

@@ -1,12 +1,22 @@
 /* evaluate.h: the length-extrapolation protocol on the full validation
  * stream, token-paired (NOTES.md, "The evaluation protocol").
  *
- * Spans.  The stream is cut, from its first token, into slots of Lmax + 1
- * tokens (Lmax: the longest evaluated length); the plan uses every slot
- * (full stream) or n of them spread evenly over the stream (slot
- * floor(i slots / n), i = 0 .. n - 1).  The plan depends on the stream and
- * Lmax alone: never on the model or the seed, so every seed and every
- * variant reads the same tokens.
+ * Spans (--windows spans).  The stream is cut, from its first token, into
+ * slots of Lmax + 1 tokens (Lmax: the longest evaluated length); the plan
+ * uses every slot (full stream) or n of them spread evenly over the stream
+ * (slot floor(i slots / n), i = 0 .. n - 1).  The plan depends on the
+ * stream and Lmax alone: never on the model or the seed, so every seed and
+ * every variant reads the same tokens.
+ *
+ * Sampled spans (--windows sampled; NOTES.md §9.3).  The same number of
+ * spans of Lmax + 1 tokens, placed at random over the whole stream by a
+ * stream keyed by the windows' seed (RL_STREAM_EVAL_SAMPLE) and Lmax, with
+ * disjoint targets (spans never overlap by more than the one token a span's
+ * last target shares with the next one's first input, as the slots do),
+ * uniformly over all such placements; never more spans than the slots the
+ * stream holds.  Every variant evaluated with one seed reads the same
+ * tokens, so comparisons within a seed stay paired, and the spread across
+ * seeds covers the choice of text as well as the training.
  *
  * Windows.  At length L each span is tiled by floor(Lmax / L) windows of L
  * (window j reads span tokens jL .. jL + L, its targets jL + 1 .. jL + L),
@@ -54,6 +64,17 @@ typedef struct {
 rl_status rl_eval_spans_plan(const rl_tokens *t, long Lmax, long targets, rl_eval_spans *s, rl_err *err);
 void rl_eval_spans_free(rl_eval_spans *s);
 
+/* How the spans are placed: eval --windows, reproduce --eval-windows (the
+ * choices string and its indices, one definition). */
+#define RL_EVAL_WINDOWS_CHOICES "spans|sampled"
+enum { RL_EVAL_SPANS = 0, RL_EVAL_SAMPLED = 1 };
+
+/* The sampled plan: as many spans as rl_eval_spans_plan would use (the same
+ * slots, wanted and n), placed at random (see above) from seed; the same
+ * RL_EINPUT cases.  O(stream length) time, O(n) memory, one thread. */
+rl_status rl_eval_spans_sample(const rl_tokens *t, long Lmax, long targets, uint64_t seed, rl_eval_spans *s,
+                               rl_err *err);
+
 /* Window j of span i at length L: its first token, and its rotation-noise
  * key (random, lf), a function of (seed, L, the window's first token). */
 long rl_eval_window_start(const rl_eval_spans *s, long i, long L, long j);
@@ -89,9 +110,13 @@ float *rl_eval_reference(const rl_gpt *m, const rl_tokens *val, const rl_eval_sp
 /* Length L on the spans: every window through the streaming evaluation
  * workspace e (per-position losses), paired with ref (NULL: no pairing,
  * the paired fields NaN), the no-context losses from uni (V floats:
- * -log p(v); NULL: NaN).  T: the trained context. */
+ * -log p(v); NULL: NaN).  T: the trained context.  keep (NULL: none)
+ * receives every target's loss, keep[w L + p] for window w (in the order
+ * of rl_eval_window_start: span i's window j is w = i (Lmax / L) + j) at
+ * position p: windows x L floats, for the per-position curves
+ * (model/evalpos.h). */
 rl_eval_row rl_eval_length(const rl_gpt *m, rl_gpt_eval *e, const rl_tokens *val, const rl_eval_spans *s,
-                           const float *ref, const float *uni, long L, long T, uint64_t seed);
+                           const float *ref, const float *uni, long L, long T, uint64_t seed, float *keep);
 
 /* -log of the add-one unigram frequency of each of the V token ids in the
  * training stream (malloc'ed V floats). */

@@ -152,7 +152,7 @@ rl_status rl_model_eval(const rl_model *m, const uint16_t *val, long nval, const
     rl_gpt_eval *ev = rl_gpt_eval_alloc(g, maxL);
     double ppl0 = 0;
     for (int i = 0; i < nl; i++) {
-        const rl_eval_row r = rl_eval_length(g, ev, &ds.val, &sp, ref, uni, lengths[i], T, (uint64_t)seed);
+        const rl_eval_row r = rl_eval_length(g, ev, &ds.val, &sp, ref, uni, lengths[i], T, (uint64_t)seed, NULL);
         rl_model_eval_row *o = &rows[i];
         const double ppl = exp(r.loss);
         if (i == 0)

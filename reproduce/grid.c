@@ -490,14 +490,18 @@ static int stage_train(const rl_repro *r, int v, int k, eta *e)
     return stopped;
 }
 
-/* The evaluation of replicate k runs with k's seed, which draws only the
- * rotation noise of random and lf: every model of the grid is evaluated on
- * the same windows (model/evaluate.h), so that the spread across seeds is
- * the spread between trainings (the old protocol, --eval-batches, draws its
- * windows from the seed). */
+/* The evaluation of replicate k runs with k's seed, which draws the
+ * rotation noise of random and lf and, with --eval-windows sampled, the
+ * spans: every variant of a seed is evaluated on the same windows
+ * (model/evaluate.h), so comparisons within a seed are paired, and the
+ * spread across seeds covers the text as well as the training (spans: the
+ * same windows for every seed, the spread the trainings' alone; the old
+ * protocol, --eval-batches, draws its windows from the seed).  Beside
+ * eval.tsv, positions.tsv: the per-position curves (model/evalpos.h). */
 static void stage_eval(const rl_repro *r, int v, int k, eta *e)
 {
     char *out = mdir_file(r, v, k, "eval.tsv"), *ck = mdir_file(r, v, k, "ckpt.bin");
+    char *pos = mdir_file(r, v, k, "positions.tsv");
     if (exists(out)) {
         e->total -= eval_work(r, v);
     } else {
@@ -519,6 +523,12 @@ static void stage_eval(const rl_repro *r, int v, int k, eta *e)
             flag(&a, "--targets", "%ld", r->g.eval_targets); /* spans spread over the stream */
         else
             flag(&a, "--batches", "%d", r->g.eval_batches); /* the old fixed count */
+        if (!r->g.eval_batches) {
+            /* spans: eval's default, so that an older grid's children keep their command lines */
+            if (r->g.eval_windows == RL_EVAL_SAMPLED)
+                flag(&a, "--windows", "%s", "sampled");
+            flag(&a, "--positions", "%s", pos);
+        }
         flag(&a, "--out", "%s", out);
         args_seed_threads(&a, r, rl_repro_seed(r, k));
         double t = now();
@@ -533,6 +543,7 @@ static void stage_eval(const rl_repro *r, int v, int k, eta *e)
     }
     free(out);
     free(ck);
+    free(pos);
 }
 
 static int probed(const rl_repro *r, int v)

@@ -17,6 +17,7 @@
 #include "horizon.h"
 #include "order.h"
 #include "orderings.h"
+#include "positions.h"
 #include "report.h"
 #include "../experiments/claims.h"
 #include "../model/scheme.h"
@@ -1084,6 +1085,16 @@ static void config_section(FILE *fp, const grid_evals *G, const char *command)
     if (g->eval_batches > 0)
         snprintf(evald, sizeof evald, "the old protocol: %d random windows per length (`--eval-batches`), "
                  "unpaired; the windows come from the model's seed and L", g->eval_batches);
+    else if (g->eval_windows == RL_EVAL_SAMPLED)
+        snprintf(evald, sizeof evald, "spans of %ld + 1 tokens placed at random over the whole validation stream "
+                 "by each seed (`--eval-windows sampled`; %ld targets at every length, eval.tsv's `spans` of "
+                 "`slots`; disjoint targets), each tiled by windows of L: every length scores the same targets, "
+                 "every variant of a seed the same windows, and the spread across seeds covers the text as well "
+                 "as the training; %s",
+                 (long)g->train.ctx * g->max_mult, e00->targets[0],
+                 paired ? "token-paired: each target beyond T scored again with only its last T tokens of "
+                          "context, the ratio exp(mean difference) on the same tokens"
+                        : "(these eval.tsv files predate the pairing: ratios of unpaired means)");
     else
         snprintf(evald, sizeof evald, "%s (%ld targets at every length, eval.tsv's "
                  "`spans` of `slots`), cut from its first token into spans of %ld + 1 tokens, each tiled by "
@@ -1268,6 +1279,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
     orderings_section(fp, &G);
     farmass_section(&G, fp, &od);
     rl_repro_horizon_section(r, fp);
+    rl_repro_positions_section(r, fp, &od);
 
     /* theory */
     fprintf(fp, "## The theory report\n\nThe Monte Carlo checks of the claims (`theory/theory.md`, preset %s):\n\n",

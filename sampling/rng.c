@@ -119,3 +119,13 @@ uint64_t rl_rng_next64(gsl_rng *r)
     uint64_t hi = (uint64_t)(gsl_rng_uniform(r) * 4294967296.0);
     return (hi << 32) | (uint64_t)(gsl_rng_uniform(r) * 4294967296.0);
 }
+
+void rl_rng_select(gsl_rng *r, long N, long n, long *idx)
+{
+    long got = 0;
+    for (long j = 0; j < N && got < n; j++) {
+        const double u = (double)(rl_rng_next64(r) >> 11) * 0x1p-53;
+        if (u * (double)(N - j) < (double)(n - got))
+            idx[got++] = j;
+    }
+}

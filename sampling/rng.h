@@ -28,6 +28,12 @@ uint64_t rl_stream_key(uint64_t a, uint64_t b);
  * two 32-bit draws for any other GSL generator. */
 uint64_t rl_rng_next64(gsl_rng *r);
 
+/* Selection sampling (Knuth's algorithm S): n of the N indices 0 .. N - 1,
+ * uniformly, written ascending into idx (n <= N), one 64-bit draw per index
+ * looked at (at most N): item j is taken with probability (still needed) /
+ * (still available).  O(N) time, O(n) memory. */
+void rl_rng_select(gsl_rng *r, long N, long n, long *idx);
+
 /* Standard normal (GSL's ziggurat), and a uniform unit vector of R^d.  Wrapped
  * here so that files using OpenBLAS's cblas.h need not include gsl_randist.h,
  * whose gsl_cblas.h clashes with it. */

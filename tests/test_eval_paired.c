@@ -93,7 +93,7 @@ static void paired(rl_gpt *m, const rl_tokens *val, long Lmax, long T, rl_eval_r
     float *ref = rl_eval_reference(m, val, &s, 9);
     rl_gpt_eval *e = rl_gpt_eval_alloc(m, Lmax);
     for (int i = 0; i < nl; i++)
-        row[i] = rl_eval_length(m, e, val, &s, ref, NULL, T << i, T, 9);
+        row[i] = rl_eval_length(m, e, val, &s, ref, NULL, T << i, T, 9, NULL);
     rl_gpt_eval_free(e);
     free(ref);
     rl_eval_spans_free(&s);

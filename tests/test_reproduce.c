@@ -412,7 +412,9 @@ Test(reproduce, eval_targets_token_matched_and_exclusive, .timeout = 120)
     char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
     static char out[1 << 16];
     th_write_text(txt, 300);
-    run_flags(d, txt, "--variants rope --eval-targets 64", out, sizeof out);
+    /* (the evenly spread spans, --eval-windows spans; a new grid's default,
+     * sampled, is tests/test_eval_sampled.c's) */
+    run_flags(d, txt, "--variants rope --eval-targets 64 --eval-windows spans", out, sizeof out);
     cr_expect(strstr(out, "(64 targets per length), token-paired") != NULL, "eval was not token-matched:\n%s", out);
     long w[8], t[8];
     char *ev = th_path(g, "models/rope/seed42/eval.tsv");
@@ -425,6 +427,7 @@ Test(reproduce, eval_targets_token_matched_and_exclusive, .timeout = 120)
     char *cfg = rl_read_file(th_path(g, "config.txt"), NULL), *rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
     cr_assert(cfg && rep);
     cr_expect(strstr(cfg, "eval-targets\t64\n") && !strstr(cfg, "eval-batches"), "%s", cfg);
+    cr_expect(strstr(cfg, "eval-windows\tspans\n") != NULL, "%s", cfg);
     cr_expect(strstr(rep, "spans spread evenly over the validation stream (64 targets at every length") != NULL,
               "%s", rep);
     free(cfg);
