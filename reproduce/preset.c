@@ -141,7 +141,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * take 140 min of the 150.  So ten seeds (42-51): the power
          * computation on the committed grid's per-seed differences (sd
          * 0.031 at 16T, 0.108 at 128T) detects with 80% power a difference
-         * of log ratios of 0.052 at 16T and 0.18 at 128T at ten seeds; the
+         * of log ratios of 0.051 at 16T and 0.179 at 128T at ten seeds; the
          * committed 128T mean (+0.031) would need 186 seeds.  No probe, no
          * far-mass prediction, no theory report: not what this grid asks. */
         g->name = "vtraj";
