@@ -19,7 +19,8 @@ rl_train_opts rl_train_opts_default(void)
     return (rl_train_opts){ .layers = 4, .width = 128, .heads = 4, .ctx = 128, .vocab = 256,
                             .dropout = 0, .rot_base = RL_ROT_BASE_DEFAULT, .pos = "rope", .mode = -1, .batch = 8, .accum = 1,
                             .steps = 0, .lr = "5e-4", .val_every = 100, .val_batches = 8,
-                            .ckpt_every = 500, .log_every = 10, .keep_ckpt = NULL, .seed = 42 };
+                            .ckpt_every = 500, .log_every = 10, .keep_ckpt = NULL,
+                            .seed = 42 };
 }
 
 /* The model's shape takes the model's own limits (config.h): the flags
