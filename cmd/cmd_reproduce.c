@@ -147,7 +147,8 @@ static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
     int n = 0;
     opts[n++] = (rl_opt)RL_OPT_CHOICE_("preset", &f->preset,
                                        "the grid: quick (make run), cpu (the matched scale), mechanism (PaTH's "
-                                       "algebra against accumulation), bpe (BPE tokens), paper (the study's)",
+                                       "algebra against accumulation, NOTES.md §19), vtraj (value transport "
+                                       "through training, NOTES.md §11.15), bpe (BPE tokens), paper (the study's)",
                                        RL_GRID_PRESETS);
     opts[n++] = (rl_opt)RL_OPT_STR_("out", &r->out, "output folder");
     opts[n++] = (rl_opt)RL_OPT_STR_("data", &g->data, "data set: DIR with train.bin/val.bin, or a token/text FILE");

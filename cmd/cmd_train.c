@@ -222,6 +222,8 @@ typedef struct {
     rl_lr_schedule sched;
     rl_dataset ds;
     rl_gpt *m;
+    long kept[RL_TRAIN_MAX_KEPT]; /* --keep-ckpt's steps (rl_train_opts_kept) */
+    int nkept;
     rl_lock *lk; /* OUT's, once taken */
     int writer;  /* this rank writes OUT (rank 0) */
     long start;  /* the first step this invocation trains */
@@ -248,7 +250,8 @@ static void parse_flags(train_run *r, int argc, char **argv)
                   "Train a pre-LN GPT decoder with AdamW (weight decay 0.1 on matrices and the\n"
                   "token embedding), gradient clipping at norm 1, random training windows.\n"
                   "Writes OUT/log.tsv (step, train_loss, val_loss, lr, tokens_per_s) and\n"
-                  "OUT/ckpt.bin; --resume continues bit for bit where the checkpoint stopped.",
+                  "OUT/ckpt.bin (and OUT/ckpt-STEP.bin at each --keep-ckpt step); --resume continues\n"
+                  "bit for bit where the checkpoint stopped.",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
     if (!r->data)
@@ -331,6 +334,18 @@ static void settle_run(train_run *r)
         meta->val_every = r->to.val_every;
     rl_err err;
     check(rl_lr_plan(meta->lr, meta->steps, &r->sched, &meta->steps, &err), &err);
+    /* the kept steps against the run's length (on --resume the flag is
+     * read again: the checkpoint does not keep it) */
+    check(rl_train_opts_kept(&r->to, meta->steps, r->kept, &r->nkept, &err), &err);
+}
+
+/* Whether step's checkpoint is kept (--keep-ckpt). */
+static int is_kept(const train_run *r, long step)
+{
+    for (int i = 0; i < r->nkept; i++)
+        if (r->kept[i] == step)
+            return 1;
+    return 0;
 }
 
 /* The data, and the model: the checkpoint's, whose data it must be (a
@@ -455,6 +470,16 @@ static void checkpoint(steps_ctx *c, long step, int have_val, double val)
         diverged(c, why);
     }
     r->meta.step = step;
+    if (is_kept(r, step)) {
+        /* the kept copy first: a kill between the two saves leaves ckpt.bin
+         * at an earlier step, from which a resume writes the copy again
+         * (the same bytes), so a kept file present is always complete */
+        char name[64];
+        rl_train_kept_name(step, name, sizeof name);
+        char *kp = rl_path_join(r->out, name);
+        check_run(c->u, rl_ckpt_save(kp, r->m, &r->meta, &err), &err);
+        free(kp);
+    }
     check_run(c->u, rl_ckpt_save(r->ck, r->m, &r->meta, &err), &err);
     c->last_ck = step;
     keep(c->u);
@@ -491,7 +516,7 @@ static void run_steps(steps_ctx *c, double t0)
         fflush(c->log);
         if (c->tty || step % r->to.log_every == 0 || !isnan(val) || step == meta->steps)
             progress(c->tty, step, meta->steps, loss, val, tps, now() - t0, step - r->start);
-        if (step % r->to.ckpt_every == 0 || step == meta->steps || step == r->stop_at)
+        if (step % r->to.ckpt_every == 0 || step == meta->steps || step == r->stop_at || is_kept(r, step))
             checkpoint(c, step, have_val, val);
         if (step == r->stop_at) {
             if (c->tty)

@@ -1,6 +1,8 @@
 /* trainopts.c: the training options' one table (see trainopts.h). */
 #include "trainopts.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,8 @@ rl_train_opts rl_train_opts_default(void)
     return (rl_train_opts){ .layers = 4, .width = 128, .heads = 4, .ctx = 128, .vocab = 256,
                             .dropout = 0, .rot_base = RL_ROT_BASE_DEFAULT, .pos = "rope", .mode = -1, .batch = 8, .accum = 1,
                             .steps = 0, .lr = "5e-4", .val_every = 100, .val_batches = 8,
-                            .ckpt_every = 500, .log_every = 10, .seed = 42 };
+                            .ckpt_every = 500, .log_every = 10, .keep_ckpt = NULL,
+                            .seed = 42 };
 }
 
 /* The model's shape takes the model's own limits (config.h): the flags
@@ -67,6 +70,14 @@ int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab)
                                         "validation batches (fixed windows)", 1, 1e6);
         tab[n++] = (rl_opt)RL_OPT_LONG_("ckpt-every", &o->ckpt_every,
                                         "checkpoint every N steps (and at the end)", 1, 1e12);
+        /* the stages of a training trajectory (reproduce evaluates each kept
+         * one beside the final model, NOTES.md §11.15); in the RUN part, so
+         * that a grid's config.txt names the stages its folder holds, and
+         * left out of the arguments when NULL (rl_train_opts_argv): the
+         * folders of grids without stages keep their config.txt */
+        tab[n++] = (rl_opt)RL_OPT_STR_("keep-ckpt", &o->keep_ckpt,
+                                       "keep the checkpoints of these steps as OUT/ckpt-STEP.bin "
+                                       "(comma-separated, increasing; reproduce evaluates each)");
     }
     if (parts & RL_TRAIN_OPTS_LOG)
         tab[n++] = (rl_opt)RL_OPT_LONG_("log-every", &o->log_every,
@@ -98,6 +109,38 @@ rl_status rl_train_opts_steps(const rl_train_opts *o, long *steps, rl_err *err)
 {
     rl_lr_schedule s;
     return rl_lr_plan(o->lr, o->steps, &s, steps, err);
+}
+
+rl_status rl_train_opts_kept(const rl_train_opts *o, long total, long *steps, int *n, rl_err *err)
+{
+    *n = 0;
+    if (!o->keep_ckpt)
+        return RL_OK;
+    const char *s = o->keep_ckpt, *p = s;
+    for (;;) {
+        char *end;
+        errno = 0;
+        const long v = strtol(p, &end, 10);
+        if (end == p || !isdigit((unsigned char)*p) || errno || (*end && *end != ','))
+            return rl_fail(err, RL_EINPUT, "--keep-ckpt '%s' is not a comma-separated list of steps", s);
+        if (v < 1 || v > total)
+            return rl_fail(err, RL_EINPUT, "--keep-ckpt '%s': step %ld is outside the run's steps 1 .. %ld", s, v,
+                           total);
+        if (*n && v <= steps[*n - 1])
+            return rl_fail(err, RL_EINPUT, "--keep-ckpt '%s': the steps must increase (%ld after %ld)", s, v,
+                           steps[*n - 1]);
+        if (*n == RL_TRAIN_MAX_KEPT)
+            return rl_fail(err, RL_EINPUT, "--keep-ckpt '%s' lists more than %d steps", s, RL_TRAIN_MAX_KEPT);
+        steps[(*n)++] = v;
+        if (!*end)
+            return RL_OK;
+        p = end + 1;
+    }
+}
+
+void rl_train_kept_name(long step, char *buf, size_t n)
+{
+    snprintf(buf, n, "ckpt-%ld.bin", step);
 }
 
 rl_status rl_train_opts_config(const rl_train_opts *o, rl_gpt_config *cfg, rl_err *err)

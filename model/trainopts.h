@@ -25,8 +25,13 @@ typedef struct {
     long steps;       /* 0: from the schedule (rl_lr_plan) */
     const char *lr;   /* the schedule, rl_lr_parse's forms */
     long val_every, val_batches, ckpt_every, log_every;
+    const char *keep_ckpt; /* --keep-ckpt: steps whose checkpoint is kept as OUT/ckpt-STEP.bin
+                            * (comma-separated, increasing), or NULL: none */
     long seed;
 } rl_train_opts;
+
+/* The most steps --keep-ckpt lists. */
+#define RL_TRAIN_MAX_KEPT 16
 
 /* `routelab train`'s defaults. */
 rl_train_opts rl_train_opts_default(void);
@@ -58,6 +63,16 @@ int rl_train_opts_argv(const rl_train_opts *o, unsigned parts, char **argv);
 /* The run's optimizer steps (rl_lr_plan of o->lr and o->steps): RL_EINPUT
  * for a bad schedule. */
 rl_status rl_train_opts_steps(const rl_train_opts *o, long *steps, rl_err *err);
+
+/* The steps of --keep-ckpt (o->keep_ckpt) into steps[0..*n-1] (room for
+ * RL_TRAIN_MAX_KEPT), checked against the run's total steps: each a whole
+ * number in [1, total], strictly increasing, at most RL_TRAIN_MAX_KEPT of
+ * them; RL_EINPUT naming the problem.  NULL keeps none (*n = 0). */
+rl_status rl_train_opts_kept(const rl_train_opts *o, long total, long *steps, int *n, rl_err *err);
+
+/* The name, inside a run folder, of the checkpoint kept at step:
+ * "ckpt-STEP.bin" (the one definition train and reproduce share). */
+void rl_train_kept_name(long step, char *buf, size_t n);
 
 /* The model configuration of o (RL_EINPUT: a bad --pos / --mode). */
 rl_status rl_train_opts_config(const rl_train_opts *o, rl_gpt_config *cfg, rl_err *err);

@@ -6,7 +6,8 @@
  * to resume from.  A model folder holds config.txt (the training command, to
  * refuse a rerun with other settings), ckpt.bin and log.tsv (train),
  * `trained` (written once training has reached its last step), eval.tsv,
- * and probe files.  A model's `train` flags are written from the grid's
+ * and probe files; with stages (train --keep-ckpt) also the kept
+ * ckpt-STEP.bin and their eval-STEP.tsv.  A model's `train` flags are written from the grid's
  * rl_train_opts by rl_train_opts_argv (the table train parses them with),
  * and its length is rl_train_opts_steps', the rule train follows. */
 #include "grid.h"
@@ -277,6 +278,41 @@ long rl_repro_steps(const rl_repro *r)
     return steps;
 }
 
+int rl_repro_stages(const rl_repro *r, long *steps)
+{
+    const long total = rl_repro_steps(r);
+    int n;
+    rl_err err;
+    if (rl_train_opts_kept(&r->g.train, total, steps, &n, &err) != RL_OK) {
+        rl_err_prefix(&err, "reproduce");
+        rl_err_exit(&err);
+    }
+    if (n && steps[n - 1] == total)
+        n--; /* the last step's stage is the final model */
+    steps[n++] = total;
+    return n;
+}
+
+char *rl_repro_stage_eval(const rl_repro *r, int v, int k, long step)
+{
+    char name[64];
+    if (step == rl_repro_steps(r))
+        snprintf(name, sizeof name, "eval.tsv");
+    else
+        snprintf(name, sizeof name, "eval-%ld.tsv", step);
+    return mdir_file(r, v, k, name);
+}
+
+char *rl_repro_stage_ckpt(const rl_repro *r, int v, int k, long step)
+{
+    char name[64];
+    if (step == rl_repro_steps(r))
+        snprintf(name, sizeof name, "ckpt.bin");
+    else
+        rl_train_kept_name(step, name, sizeof name);
+    return mdir_file(r, v, k, name);
+}
+
 /* The training options of variant v, replicate k: the grid's, with v's
  * scheme and k's seed (which draws the initial weights and every batch:
  * model/train.c fill_windows keys each window by the seed). */
@@ -496,12 +532,16 @@ static int stage_train(const rl_repro *r, int v, int k, eta *e)
  * (model/evaluate.h), so comparisons within a seed are paired, and the
  * spread across seeds covers the text as well as the training (spans: the
  * same windows for every seed, the spread the trainings' alone; the old
- * protocol, --eval-batches, draws its windows from the seed).  Beside
- * eval.tsv, positions.tsv: the per-position curves (model/evalpos.h). */
-static void stage_eval(const rl_repro *r, int v, int k, eta *e)
+ * protocol, --eval-batches, draws its windows from the seed).  Beside the
+ * final eval.tsv, positions.tsv: the per-position curves (model/evalpos.h).
+ * A stage of the trajectory (rl_repro_stages) is evaluated exactly as the
+ * final model, from its kept checkpoint into its own file: present means
+ * done (eval writes it by rename), so a resumed grid evaluates only the
+ * stages it has not. */
+static void stage_eval(const rl_repro *r, int v, int k, long step, eta *e)
 {
-    char *out = mdir_file(r, v, k, "eval.tsv"), *ck = mdir_file(r, v, k, "ckpt.bin");
-    char *pos = mdir_file(r, v, k, "positions.tsv");
+    char *out = rl_repro_stage_eval(r, v, k, step), *ck = rl_repro_stage_ckpt(r, v, k, step);
+    char *pos = step == rl_repro_steps(r) ? mdir_file(r, v, k, "positions.tsv") : NULL;
     if (exists(out)) {
         e->total -= eval_work(r, v);
     } else {
@@ -511,7 +551,12 @@ static void stage_eval(const rl_repro *r, int v, int k, eta *e)
         int off = 0;
         for (int i = 0; i < n; i++)
             off += snprintf(lens + off, sizeof lens - off, i ? ",%ld" : "%ld", len[i]);
-        say(r, e, v, k, "evaluating");
+        char stage[64];
+        if (step == rl_repro_steps(r))
+            snprintf(stage, sizeof stage, "evaluating");
+        else
+            snprintf(stage, sizeof stage, "evaluating stage %ld", step);
+        say(r, e, v, k, stage);
         args a = { 0 };
         args_cmd(&a, "eval");
         flag(&a, "--ckpt", "%s", ck);
@@ -527,7 +572,8 @@ static void stage_eval(const rl_repro *r, int v, int k, eta *e)
             /* spans: eval's default, so that an older grid's children keep their command lines */
             if (r->g.eval_windows == RL_EVAL_SAMPLED)
                 flag(&a, "--windows", "%s", "sampled");
-            flag(&a, "--positions", "%s", pos);
+            if (pos)
+                flag(&a, "--positions", "%s", pos);
         }
         flag(&a, "--out", "%s", out);
         args_seed_threads(&a, r, rl_repro_seed(r, k));
@@ -535,7 +581,7 @@ static void stage_eval(const rl_repro *r, int v, int k, eta *e)
         char line[512], what[300];
         int st = run_self(&a, line, sizeof line);
         if (st != 0)
-            run_fail((snprintf(what, sizeof what, "evaluating %s seed %ld", r->var[v], rl_repro_seed(r, k)), what),
+            run_fail((snprintf(what, sizeof what, "%s %s seed %ld", stage, r->var[v], rl_repro_seed(r, k)), what),
                      st, line);
         e->spent += now() - t;
         e->done += eval_work(r, v);
@@ -668,6 +714,12 @@ rl_status rl_repro_check(const rl_repro *r, rl_err *err)
     if (r->g.train.seed > RL_SEED_MAX - (r->g.seeds - 1))
         return rl_fail(err, RL_EINPUT, "--seed %ld with --seeds %d runs past the largest seed %ld", r->g.train.seed,
                        r->g.seeds, (long)RL_SEED_MAX);
+    /* the stages (train --keep-ckpt) against the run's length, as train
+     * will check them */
+    long total, kept[RL_TRAIN_MAX_KEPT];
+    int nkept;
+    RL_TRY(rl_train_opts_steps(&r->g.train, &total, err));
+    RL_TRY(rl_train_opts_kept(&r->g.train, total, kept, &nkept, err));
     for (int v = 0; v < r->nvar; v++) {
         if (!*r->pos[v])
             return rl_fail(err, RL_EINPUT, "--variants '%s' has an empty name", r->g.variants);
@@ -730,15 +782,23 @@ static int item_done(const rl_repro *r, int v, int k)
     char *text = rl_repro_train_command(r, v, k);
     free(config_of(r, v, k, text));
     free(text);
-    char *tr = mdir_file(r, v, k, "trained"), *ev = mdir_file(r, v, k, "eval.tsv");
+    char *tr = mdir_file(r, v, k, "trained");
     char *pr = mdir_file(r, v, k, "probe/probe.tsv"), *fp = mdir_file(r, v, k, "farpred/farpred.tsv"),
          *fq = mdir_file(r, v, k, "farpred/probe/probe.tsv");
-    const int done = exists(tr) && exists(ev) && (!probed(r, v) || k != 0 || exists(pr)) &&
+    /* every stage's evaluation, the final model's (eval.tsv) last */
+    long st[RL_GRID_MAX_STAGES];
+    const int ns = rl_repro_stages(r, st);
+    int evaluated = 1;
+    for (int i = 0; i < ns && evaluated; i++) {
+        char *ev = rl_repro_stage_eval(r, v, k, st[i]);
+        evaluated = exists(ev);
+        free(ev);
+    }
+    const int done = exists(tr) && evaluated && (!probed(r, v) || k != 0 || exists(pr)) &&
                      (!farpred_applies(r, v) || (exists(fp) && exists(fq)));
     free(fp);
     free(fq);
     free(tr);
-    free(ev);
     free(pr);
     return done;
 }
@@ -823,10 +883,11 @@ int rl_repro_run(const rl_repro *r)
     const int rank = rl_par_rank(), size = rl_par_size();
     for (int v = 0; v < r->nvar; v++) /* checks every name before any work */
         (void)cfg_of(r, v);
-    long *todo, m = plan(r, &todo);
+    long *todo, m = plan(r, &todo), stages[RL_GRID_MAX_STAGES];
+    const int nstages = rl_repro_stages(r, stages);
     eta e = { 0, 0, now(), 0 };
     for (long j = rank; j < m; j += size)
-        e.total += train_work(r, (int)(todo[j] % r->nvar)) + eval_work(r, (int)(todo[j] % r->nvar));
+        e.total += train_work(r, (int)(todo[j] % r->nvar)) + nstages * eval_work(r, (int)(todo[j] % r->nvar));
     if (size > 1)
         printf("\n[reproduce %s] %ld of %d models left, dealt round robin over %d ranks (--threads %d each)\n",
                r->g.name, m, r->nvar * r->g.seeds, size, r->threads);
@@ -839,7 +900,8 @@ int rl_repro_run(const rl_repro *r)
             stopped = 1;
             break;
         }
-        stage_eval(r, v, k, &e);
+        for (int i = 0; i < nstages; i++) /* the earlier stages first, the final model last */
+            stage_eval(r, v, k, stages[i], &e);
         stage_probe(r, v, k, &e);
         stage_farpred(r, v, k, &e);
     }

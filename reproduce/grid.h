@@ -57,6 +57,21 @@ long rl_repro_steps(const rl_repro *r);
  * = rl_repro_seed(r, k) (malloc'ed). */
 char *rl_repro_model_dir(const rl_repro *r, int v, int k);
 
+/* The stages of the grid's training trajectory, in increasing order: each
+ * step of train's --keep-ckpt (g.train.keep_ckpt) below the run's last,
+ * then the last step (the final model); returns the count (1 without
+ * --keep-ckpt).  Every stage of a model is evaluated with the same lengths,
+ * windows and seed as the final model (NOTES.md §11.15).  Dies on a list
+ * rl_train_opts_kept refuses (rl_repro_check refuses it first). */
+#define RL_GRID_MAX_STAGES (RL_TRAIN_MAX_KEPT + 1)
+int rl_repro_stages(const rl_repro *r, long *steps);
+
+/* The evaluation file of variant v, replicate k at stage step: eval.tsv
+ * for the run's last step, else eval-STEP.tsv beside it (malloc'ed); and
+ * the checkpoint it reads: ckpt.bin, else train's kept ckpt-STEP.bin. */
+char *rl_repro_stage_eval(const rl_repro *r, int v, int k, long step);
+char *rl_repro_stage_ckpt(const rl_repro *r, int v, int k, long step);
+
 /* Evaluation lengths: ctx * 1, 2, 4, ..., max_mult; returns the count. */
 int rl_repro_lengths(const rl_repro *r, long *len, int max);
 

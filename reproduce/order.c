@@ -112,6 +112,27 @@ double rl_order_power(double effect, double sd, int k)
     return gsl_cdf_ugaussian_P((ncp - c) / sqrt(1 + c * c / (2.0 * (k - 1))));
 }
 
+double rl_order_detectable(double sd, int k, double power)
+{
+    if (k < 2 || isnan(sd) || sd < 0 || !(power > 0 && power < 1))
+        return NAN;
+    if (sd == 0)
+        return 0;
+    /* power(e) rises from its floor (below any asked power at k >= 4; at 2
+     * or 3 seeds the floor is 0.08, 0.02) to 1: bracket, then bisect */
+    double lo = 0, hi = sd;
+    while (rl_order_power(hi, sd, k) < power)
+        hi *= 2;
+    for (int i = 0; i < 200 && hi - lo > 1e-9 * hi; i++) { /* 200: a power below the floor sends hi to 0 */
+        const double mid = 0.5 * (lo + hi);
+        if (rl_order_power(mid, sd, k) >= power)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
 /* The directional outcome (holds or contradicted: x >= 3 or x <= -3) has
  * effect |mean| against 0.  The equivalence outcome (absent at this scale)
  * needs both one-sided tests: x_hi <= -3, whose effect is the near margin

@@ -81,4 +81,11 @@ int rl_order_seeds_needed(double mean, double sd, double delta, double power, in
  * normal approximation, order.c). */
 double rl_order_power(double effect, double sd, int k);
 
+/* The smallest effect e > 0 that the rule detects (x >= 3) with
+ * probability >= power at k seeds over a per-seed sd: the inverse of
+ * rl_order_power in e (increasing in e), by bisection to a relative 1e-9.
+ * NaN when k < 2, sd is NaN or negative, or power is not in (0, 1); 0 when
+ * sd is 0. */
+double rl_order_detectable(double sd, int k, double power);
+
 #endif

@@ -53,6 +53,11 @@ typedef struct {
     rl_verdict expected;    /* the outcome expected, written before any run */
     const char *expect;     /* why (NULL: the study's ratios say it; they are read from
                              * theory/study.h at the entry's multiple, never typed here) */
+    const char *grid;       /* NULL: read in every grid; else only in the preset of this name,
+                             * whose grid then reads its own entries alone (rl_ordering_applies) */
+    int stages;             /* 1: also read at every stage of the grid's training trajectory
+                             * (reproduce/grid.h, rl_repro_stages), the report's trajectory
+                             * section; the verdict of record is the final stage's */
 } rl_ordering;
 
 extern const rl_ordering rl_orderings[];
@@ -61,6 +66,12 @@ extern const int rl_norderings;
 /* 1 for a rotation without a distance bias (not alibi*, none, path): the
  * schemes the "degrades by 128×" entry is read for. */
 int rl_ordering_rotation_only(const char *pos);
+
+/* Whether entry e is read in the grid of preset name grid: a grid with
+ * entries of its own (e->grid equal to its name) reads those alone (its
+ * question and its expectations are its own); any other grid reads the
+ * entries without a grid. */
+int rl_ordering_applies(const rl_ordering *e, const char *grid);
 
 /* The multiple entry e is read at in a grid whose top multiple is top. */
 long rl_ordering_mult(const rl_ordering *e, long top);

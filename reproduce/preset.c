@@ -1,5 +1,5 @@
-/* preset.c: the presets; NOTES.md §11.2 ("Presets and why these
- * sizes") justifies each size.
+/* preset.c: the presets; NOTES.md §11.2 ("Presets and why these sizes")
+ * justifies each size, §11.15 the vtraj preset's, §19 the mechanism preset's.
  *
  * A preset only sets defaults: it starts from `routelab train`'s own
  * (rl_train_opts_default) and overrides the fields below; the flags and
@@ -151,6 +151,49 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         g->max_mult = 128, g->probe_mult = 32;
         g->eval_targets = 65536; /* 2^16 targets: 512 windows at T, 4 spans of 128T = 16,384 per seed */
         g->seeds = 3; /* issue 13: at least three seeds per variant */
+        g->matched = 1;
+    } else if (!strcmp(name, "vtraj")) {
+        /* value transport through training (issue 36, NOTES.md §11.15):
+         * random_qk against random_qkv only, at the cpu preset's model and
+         * data (Brown bytes, 4 x 128 in 4 heads, T = 64, the matched base,
+         * batch 16, its evaluation to 128T: sampled windows, token-paired), trained
+         * longer with a long low-learning-rate tail, evaluated at five
+         * stages.  The study's gap opens only in its low-rate stages (its
+         * notebook: random_qk 1.03x and random_qkv 0.96x at 16T after 100K
+         * steps at the top rate, 1.60x and 1.03x after the 2e-4 and 5e-5
+         * stages), so the schedule keeps the cpu preset's first 2,400
+         * steps exactly (2e-3:1200, 8e-4:600, then 2e-4: the stage at 2,400
+         * is the cpu preset's model of the same seed, the same bytes on the
+         * same OpenBLAS kernel set) and adds the tail:
+         * 2e-4 to 3,600 (the study's third rate, 1 : 0.4 : 0.1, three times
+         * the cpu preset's 600 steps of it) and a final very-low stage
+         * 5e-5:1200 (0.025 of the top rate: the study's last stage was its
+         * lowest rate, where its gap opened).  Stages at 1,200 and 1,800
+         * (the ends of the first two rates), 2,400 (the cpu grid's models),
+         * 3,600 (the end of the third rate) and 4,800 (the end).
+         * Time (two ranks of one thread; NOTES.md §11.15): the committed
+         * grid trained random_qk and random_qkv in 238-280 s for 2,400
+         * steps (at most 0.117 s a step), and evaluated and probed a model
+         * in at most 56 s;
+         * a model here is 4,800 x 0.117 s = 9.4 min of training and 5 x
+         * 56 s = 4.7 min of evaluation, 14.0 min; 20 models on two ranks
+         * take 140 min of the 150.  So ten seeds (42-51): the power
+         * computation on the committed grid's per-seed differences (sd
+         * 0.031 at 16T, 0.108 at 128T) detects with 80% power a difference
+         * of log ratios of 0.051 at 16T and 0.179 at 128T at ten seeds; the
+         * committed 128T mean (+0.031) would need 186 seeds.  No probe, no
+         * far-mass prediction, no theory report: not what this grid asks. */
+        g->name = "vtraj";
+        g->variants = "random_qk,random_qkv";
+        t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 64, t->vocab = 256;
+        t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
+        t->lr = "2e-3:1200,8e-4:600,2e-4:1800,5e-5:1200";
+        t->keep_ckpt = "1200,1800,2400,3600";
+        t->val_every = 300, t->val_batches = 8, t->ckpt_every = 600, t->seed = 42;
+        g->max_mult = 128, g->probe_mult = 32;
+        g->eval_targets = 16384;
+        g->theory = "none", g->probe = "none", g->farpred = 0;
+        g->seeds = 10;
         g->matched = 1;
     } else if (!strcmp(name, "paper")) {
         /* the study's configuration, for a machine that can afford it (a

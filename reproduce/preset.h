@@ -8,7 +8,7 @@
 #include "../theory/matched.h"
 
 typedef struct {
-    const char *name;       /* quick | cpu | bpe | paper */
+    const char *name;       /* quick | cpu | bpe | paper | vtraj */
     const char *variants;   /* comma-separated position schemes (train --pos names) */
     rl_train_opts train;    /* every model's training options (its --pos: one variant each) */
     int max_mult;           /* evaluate at 1x, 2x, ... up to this multiple of ctx */
@@ -29,7 +29,7 @@ typedef struct {
     int matched;            /* the rotation base is chosen by rl_grid_match (the mixing-matched scale) */
 } rl_grid;
 
-#define RL_GRID_PRESETS "quick|cpu|mechanism|bpe|paper"
+#define RL_GRID_PRESETS "quick|cpu|mechanism|vtraj|bpe|paper"
 #define RL_GRID_MAX_SEEDS 64 /* --seeds: at most this many models per variant */
 /* The grid's rotation base is train's own option (train.rot_base, default
  * RL_ROT_BASE_DEFAULT = the study's 10000): a child is passed --rot-base only

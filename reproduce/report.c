@@ -19,8 +19,10 @@
 #include "orderings.h"
 #include "positions.h"
 #include "report.h"
+#include "trajectory.h"
 #include "../experiments/claims.h"
 #include "../model/scheme.h"
+#include "../model/train.h"
 #include "../theory/matched.h"
 #include "../theory/study.h"
 
@@ -462,15 +464,14 @@ static void order_row(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderin
                rl_verdict_name(e->expected), kcell, target);
 }
 
-/* One entry of the registry read for variant a (and e->b): the per-seed
- * statistic from seed_logratios, the decision, the row. */
-static void order_entry(FILE *fp, rl_tsv *t, frows *f, const grid_evals *G, const rl_ordering *e, int ia,
-                        int ib, const char *what)
+/* The decision of entry e for variant ia (and ib) at multiple m: the
+ * per-seed statistic into d[0..K-1] (from seed_logratios), the rule's
+ * outcome; unresolved when the grid stops short of the multiple the entry
+ * is about.  Shared by the orderings and the trajectory's stages. */
+static rl_order decide(const grid_evals *G, const rl_ordering *e, int ia, int ib, long m, double *d)
 {
-    const rl_repro *r = G->r;
     const int K = G->K;
-    const long mtop = r->g.max_mult, m = rl_ordering_mult(e, mtop);
-    double a[RL_GRID_MAX_SEEDS], b[RL_GRID_MAX_SEEDS], d[RL_GRID_MAX_SEEDS];
+    double a[RL_GRID_MAX_SEEDS], b[RL_GRID_MAX_SEEDS];
     rl_order o;
     seed_logratios(G, ia, m, a);
     switch (e->kind) {
@@ -490,8 +491,21 @@ static void order_entry(FILE *fp, rl_tsv *t, frows *f, const grid_evals *G, cons
         break;
     }
     /* a grid stopping short of the multiple the ordering is about cannot show it */
-    if (e->needs > 0 && mtop < e->needs)
+    if (e->needs > 0 && G->r->g.max_mult < e->needs)
         o.v = RL_V_UNRESOLVED;
+    return o;
+}
+
+/* One entry of the registry read for variant a (and e->b): the per-seed
+ * statistic and the decision (decide), the row. */
+static void order_entry(FILE *fp, rl_tsv *t, frows *f, const grid_evals *G, const rl_ordering *e, int ia,
+                        int ib, const char *what)
+{
+    const rl_repro *r = G->r;
+    const int K = G->K;
+    const long mtop = r->g.max_mult, m = rl_ordering_mult(e, mtop);
+    double d[RL_GRID_MAX_SEEDS];
+    const rl_order o = decide(G, e, ia, ib, m, d);
     char note[768];
     order_note(e, r->var[ia], mtop, note, sizeof note);
     order_row(fp, t, G, e, what, m, d, &o, note);
@@ -634,6 +648,8 @@ static void orderings_section(FILE *fp, const grid_evals *G)
                  "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < rl_norderings; i++) {
         const rl_ordering *e = &rl_orderings[i];
+        if (!rl_ordering_applies(e, r->g.name)) /* another grid's own question */
+            continue;
         if (e->kind == RL_ORDK_RANK) {
             rank_entry(tab, t, f, G, e);
             continue;
@@ -987,12 +1003,14 @@ static int paired_evals(const grid_evals *G)
     return e00->n > 1 && !isnan(e00->dlog[1]);
 }
 
-static void read_evals(const rl_repro *r, evalrow *ev)
+/* Every model's evaluation at stage step (rl_repro_stages; the final
+ * model's eval.tsv at the run's last step). */
+static void read_evals_at(const rl_repro *r, evalrow *ev, long step)
 {
     const int nv = r->nvar, K = r->g.seeds;
     for (int v = 0; v < nv; v++)
         for (int k = 0; k < K; k++) {
-            char *d = rl_repro_model_dir(r, v, k), *p = rl_path_join(d, "eval.tsv");
+            char *d = rl_repro_model_dir(r, v, k), *p = rl_repro_stage_eval(r, v, k, step);
             evalrow *e = &ev[v * K + k];
             if (read_eval(p, r->g.train.ctx, e) != 0 || e->n == 0)
                 rl_die("reproduce: %s is missing or empty; run the grid first", p);
@@ -1001,6 +1019,12 @@ static void read_evals(const rl_repro *r, evalrow *ev)
             free(p);
             free(d);
         }
+}
+
+/* The final models' evaluations (eval.tsv). */
+static void read_evals(const rl_repro *r, evalrow *ev)
+{
+    read_evals_at(r, ev, rl_repro_steps(r));
 }
 
 /* table.tsv (every model) and summary.tsv (across seeds). */
@@ -1260,6 +1284,55 @@ static void farmass_section(const grid_evals *G, FILE *fp, const rl_outdir *od)
     free(x);
 }
 
+/* The orderings read at every stage (their `stages` flag, in this grid),
+ * each stage's evaluations read and decided as the final model's
+ * (decide), into the trajectory section (reproduce/trajectory.h).  Nothing
+ * without stages (train --keep-ckpt). */
+static void trajectory(FILE *fp, const rl_repro *r, const rl_outdir *od)
+{
+    long st[RL_GRID_MAX_STAGES];
+    const int ns = rl_repro_stages(r, st), nv = r->nvar, K = r->g.seeds;
+    if (ns < 2)
+        return;
+    const rl_ordering *e[64];
+    const char *what[64];
+    int ia[64], ib[64], ne = 0;
+    for (int i = 0; i < rl_norderings && ne < 64; i++) {
+        const rl_ordering *x = &rl_orderings[i];
+        if (!x->stages || !x->a || x->kind == RL_ORDK_RANK || !rl_ordering_applies(x, r->g.name))
+            continue;
+        const int a = find(r, x->a), b = x->kind == RL_ORDK_ABOVE ? find(r, x->b) : 0;
+        if (a < 0 || b < 0) /* a variant not in this grid */
+            continue;
+        e[ne] = x, what[ne] = x->what, ia[ne] = a, ib[ne++] = b;
+    }
+    if (!ne)
+        return;
+    rl_lr_schedule sched;
+    long total;
+    rl_err err;
+    if (rl_lr_plan(r->g.train.lr, r->g.train.steps, &sched, &total, &err) != RL_OK) {
+        rl_err_prefix(&err, "reproduce");
+        rl_err_exit(&err);
+    }
+    rl_traj_point *pts = rl_xcalloc((size_t)ne * ns, sizeof *pts);
+    evalrow *ev = rl_xcalloc((size_t)nv * K, sizeof *ev);
+    const grid_evals G = { r, ev, K };
+    for (int j = 0; j < ns; j++) {
+        read_evals_at(r, ev, st[j]);
+        for (int i = 0; i < ne; i++) {
+            rl_traj_point *p = &pts[i * ns + j];
+            p->step = st[j];
+            p->lr = rl_lr_at(&sched, st[j] - 1, total);
+            p->mult = rl_ordering_mult(e[i], r->g.max_mult);
+            p->o = decide(&G, e[i], ia[i], ib[i], p->mult, p->d);
+        }
+    }
+    rl_repro_trajectory_section(r, fp, od, e, what, ne, pts, ns);
+    free(ev);
+    free(pts);
+}
+
 void rl_repro_report(const rl_repro *r, const char *command)
 {
     const int nv = r->nvar, K = r->g.seeds;
@@ -1277,6 +1350,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
     matched_section(fp, r);
     ratios_section(fp, &G);
     orderings_section(fp, &G);
+    trajectory(fp, r, &od);
     farmass_section(&G, fp, &od);
     rl_repro_horizon_section(r, fp);
     rl_repro_positions_section(r, fp, &od);

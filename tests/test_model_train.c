@@ -162,7 +162,7 @@ Test(model_train, options_round_trip_through_the_table)
     rl_train_opts a = rl_train_opts_default();
     a.layers = 3, a.width = 96, a.ctx = 64, a.dropout = 0.1, a.pos = "random_qkv", a.mode = 1;
     a.batch = 16, a.steps = 77, a.lr = "cosine:1e-3:5:1e-5", a.val_every = 150, a.log_every = 3;
-    a.seed = 1234567890123L, a.rot_base = 1260.25;
+    a.seed = 1234567890123L, a.rot_base = 1260.25, a.keep_ckpt = "10,20";
     char *v[2 * RL_TRAIN_OPTS_MAX + 1];
     v[0] = "train";
     int n = rl_train_opts_argv(&a, RL_TRAIN_OPTS_ALL, v + 1);
@@ -177,6 +177,7 @@ Test(model_train, options_round_trip_through_the_table)
               b.vocab == a.vocab && b.dropout == a.dropout && b.rot_base == a.rot_base);
     cr_expect_str_eq(b.pos, a.pos);
     cr_expect_str_eq(b.lr, a.lr);
+    cr_expect_str_eq(b.keep_ckpt, a.keep_ckpt);
     cr_expect(b.mode == a.mode && b.batch == a.batch && b.accum == a.accum && b.steps == a.steps &&
               b.val_every == a.val_every && b.val_batches == a.val_batches &&
               b.ckpt_every == a.ckpt_every && b.log_every == a.log_every && b.seed == a.seed);
@@ -194,12 +195,15 @@ Test(model_train, options_round_trip_through_the_table)
     cr_expect_eq(base, 1, "--rot-base 1260.25 not handed on");
     for (int i = 0; i < n; i++)
         free(v[i]);
-    /* at train's default the base is left out: the text a grid folder
-     * trained before the flag existed holds in its config.txt */
+    /* at train's default the base is left out, and so are no kept
+     * checkpoints: the text a grid folder trained before either flag
+     * existed holds in its config.txt */
     a.rot_base = RL_ROT_BASE_DEFAULT;
+    a.keep_ckpt = NULL;
     n = rl_train_opts_argv(&a, RL_TRAIN_OPTS_RUN, v);
     for (int i = 0; i < n; i++) {
         cr_expect(strcmp(v[i], "--rot-base"), "--rot-base at its default written");
+        cr_expect(strcmp(v[i], "--keep-ckpt"), "--keep-ckpt without steps written");
         free(v[i]);
     }
 }

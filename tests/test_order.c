@@ -301,16 +301,32 @@ Test(order, registry_entries_are_well_formed)
                   "%s", e->id);
     }
     cr_expect_eq(each, 1);
-    /* value transport: absent at this scale expected, with its reason */
-    int vt = 0;
+    /* value transport in every grid: absent at this scale expected, with
+     * its reason; the vtraj grid's own entries (16T absent, 128T holds,
+     * each read at every stage) are that grid's alone */
+    int vt = 0, own = 0;
     for (int i = 0; i < rl_norderings; i++)
         if (rl_orderings[i].a && !strcmp(rl_orderings[i].a, "random_qk") && rl_orderings[i].b &&
             !strcmp(rl_orderings[i].b, "random_qkv")) {
-            vt++;
-            cr_expect_eq(rl_orderings[i].expected, RL_V_ABSENT);
-            cr_expect(rl_orderings[i].expect && strstr(rl_orderings[i].expect, "late, low-learning-rate"));
+            const rl_ordering *e = &rl_orderings[i];
+            if (!e->grid) {
+                vt++;
+                cr_expect_eq(e->expected, RL_V_ABSENT);
+                cr_expect(e->expect && strstr(e->expect, "late, low-learning-rate"));
+                cr_expect(rl_ordering_applies(e, "cpu") && !rl_ordering_applies(e, "vtraj"));
+                continue;
+            }
+            own++;
+            cr_expect_str_eq(e->grid, "vtraj");
+            cr_expect(e->stages && e->expect && e->kind == RL_ORDK_ABOVE, "%s", e->id);
+            cr_expect(rl_ordering_applies(e, "vtraj") && !rl_ordering_applies(e, "cpu"), "%s", e->id);
+            cr_expect_eq(e->needs, e->mult ? e->mult : 128, "%s", e->id);
+            cr_expect_eq(e->expected, e->mult == 16 ? RL_V_ABSENT : RL_V_HOLDS, "%s", e->id);
         }
     cr_expect_eq(vt, 1);
+    cr_expect_eq(own, 2);
+    /* a grid with no entries of its own reads every entry without a grid */
+    cr_expect(rl_ordering_applies(&rl_orderings[0], "quick") && rl_ordering_applies(&rl_orderings[0], NULL));
     /* the multiples: 16 (the grid's top below it), or the top up to 128 */
     const rl_ordering *e16 = &rl_orderings[0], top = { .mult = 0 };
     cr_expect_eq(rl_ordering_mult(e16, 4), 4);

@@ -1,0 +1,159 @@
+/* trajectory.c: the training-trajectory section of the grid report (see
+ * trajectory.h). */
+#include "trajectory.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../report/plot.h"
+#include "../report/tsv.h"
+
+/* The power every seeds-needed figure of the report asks for. */
+#define POWER 0.8
+/* The most seeds a seeds-needed search tries. */
+#define KMAX 1000
+
+long rl_traj_steps_to(long s0, double m0, long s1, double m1, double target)
+{
+    if (isnan(m0) || isnan(m1) || isnan(target) || s1 <= s0 || !(m1 > m0))
+        return -1;
+    if (m1 >= target)
+        return s1;
+    const double s = s1 + (target - m1) * (double)(s1 - s0) / (m1 - m0);
+    return s < 9e18 ? (long)ceil(s) : -1;
+}
+
+/* Whether the grid stops short of the multiple entry e is about: its rows
+ * are unresolved whatever their numbers, and no seed count would change
+ * that. */
+static int short_of(const rl_repro *r, const rl_ordering *e)
+{
+    return e->needs > 0 && r->g.max_mult < e->needs;
+}
+
+/* "K (outcome)" for an unresolved point at its mean and sd, else "—". */
+static void needed(const rl_repro *r, const rl_ordering *e, const rl_traj_point *p, char *cell, size_t n)
+{
+    const rl_order *o = &p->o;
+    if (o->v == RL_V_UNRESOLVED && short_of(r, e)) {
+        snprintf(cell, n, "– (the grid stops at %d×)", r->g.max_mult);
+        return;
+    }
+    if (o->v != RL_V_UNRESOLVED || o->k < 2 || isnan(o->mean) || isnan(o->se)) {
+        snprintf(cell, n, "—");
+        return;
+    }
+    rl_verdict t;
+    const int k = rl_order_seeds_needed(o->mean, o->se * sqrt((double)o->k), o->delta, POWER, KMAX, &t);
+    if (k < 0)
+        snprintf(cell, n, "> %d", KMAX);
+    else
+        snprintf(cell, n, "%d (%s)", k, rl_verdict_name(t));
+}
+
+/* The verdict line of ordering i: the final stage's outcome; where it is
+ * not the effect shown (holds), the seeds the rule would need at the final
+ * stage's mean and sd, the effect it detects at this grid's seeds, and the
+ * step at which the last two stages' trend would reach that effect. */
+static void verdict_line(FILE *fp, const rl_repro *r, const rl_ordering *en, const char *what,
+                         const rl_traj_point *p, int ns)
+{
+    const rl_traj_point *f = &p[ns - 1];
+    const rl_order *o = &f->o;
+    fprintf(fp, "- **%s** at %ld×, final stage (step %ld): **%s** (%+.3f ± %.3f over %d seeds).", what, f->mult,
+            f->step, rl_verdict_name(o->v), o->mean, o->se, o->k);
+    if (short_of(r, en)) {
+        fprintf(fp, " This grid stops at %d×, short of the %ld× the ordering is about: unresolved whatever its "
+                    "numbers.\n", r->g.max_mult, en->needs);
+        return;
+    }
+    if (o->v == RL_V_HOLDS || o->k < 2 || isnan(o->se) || isnan(o->mean)) {
+        fprintf(fp, "\n");
+        return;
+    }
+    const double sd = o->se * sqrt((double)o->k), e = rl_order_detectable(sd, o->k, POWER);
+    rl_verdict t;
+    const int kn = rl_order_seeds_needed(o->mean, sd, 0, POWER, KMAX, &t);
+    fprintf(fp, " Not shown with %d seeds and %ld steps. At this sd (%.3f) %d seeds detect a difference of %.3f "
+                "(%.2f× in the ratio) with power %.1f; ", o->k, f->step, sd, o->k, e, exp(e), POWER);
+    if (kn < 0)
+        fprintf(fp, "the measured mean would need more than %d seeds to show its sign", KMAX);
+    else
+        fprintf(fp, "the measured mean would need %d seeds to show as %s", kn, rl_verdict_name(t));
+    if (ns >= RL_TRAJ_MIN_STAGES) {
+        const rl_traj_point *a = &p[ns - 2];
+        const long s = rl_traj_steps_to(a->step, a->o.mean, f->step, o->mean, e);
+        if (s < 0)
+            fprintf(fp, "; the mean did not grow over the last stage (%+.3f at step %ld), so more steps of the "
+                        "tail give no detectable gap by its trend.\n", a->o.mean, a->step);
+        else
+            fprintf(fp, "; at the last stage's rate of growth (%+.3f at step %ld to %+.3f) it would reach %.3f "
+                        "near step %ld (a linear extrapolation, routelab's, not a prediction).\n",
+                    a->o.mean, a->step, o->mean, e, s);
+    } else {
+        fprintf(fp, ".\n");
+    }
+}
+
+void rl_repro_trajectory_section(const rl_repro *r, FILE *fp, const rl_outdir *od, const rl_ordering *const *e,
+                                 const char *const *what, int ne, const rl_traj_point *pts, int ns)
+{
+    if (ne == 0 || ns < 2)
+        return;
+    rl_tsv *t = rl_tsv_open(od, "trajectory.tsv", "ordering\tid\tstep\tlr\tmult\tseeds\tper_seed\tmean\tse\tdelta\t"
+                                                  "x\tx_lo\tx_hi\tverdict\texpected");
+    fprintf(fp, "## Through training: the orderings at each stage\n\nEvery model was also evaluated at each kept "
+                "checkpoint (`--keep-ckpt`: %d stages, the last the final model) with the final model's lengths, "
+                "windows and seed, and the orderings below decided at each stage by the same rule. The verdict "
+                "of record is the final stage's (the orderings table above); the earlier stages are the "
+                "trajectory (each row its own reading at x = 3, not a correction for reading %d stages).\n\n",
+            ns, ns);
+    for (int j = 0; j < ns; j++) {
+        fprintf(fp, "### Step %ld (learning rate %g)%s\n\n| ordering | at | per seed | mean ± SE | x [x_lo, x_hi] | "
+                    "verdict | expected (final) | seeds needed |\n|---|---|---|---|---|---|---|---|\n",
+                pts[j].step, pts[j].lr, j == ns - 1 ? ", the final model" : "");
+        for (int i = 0; i < ne; i++) {
+            const rl_traj_point *p = &pts[i * ns + j];
+            char per[1024] = "", need[64];
+            int off = 0;
+            for (int k = 0; k < p->o.k && off < (int)sizeof per - 40; k++)
+                off += snprintf(per + off, sizeof per - off, "%s%+.3f", k ? ", " : "", p->d[k]);
+            needed(r, e[i], p, need, sizeof need);
+            fprintf(fp, "| %s | %ld× | %s | %+.3f ± %.3f | %.2f [%.2f, %.2f] | **%s** | %s | %s |\n", what[i],
+                    p->mult, per, p->o.mean, p->o.se, p->o.x, p->o.x_lo, p->o.x_hi, rl_verdict_name(p->o.v),
+                    rl_verdict_name(e[i]->expected), need);
+        }
+        fprintf(fp, "\n");
+    }
+    /* trajectory.tsv ordering by ordering, its stages in order: a curve of
+     * the figure is its ordering's consecutive rows */
+    for (int i = 0; i < ne; i++)
+        for (int j = 0; j < ns; j++) {
+            const rl_traj_point *p = &pts[i * ns + j];
+            char tper[1024] = "";
+            int toff = 0;
+            for (int k = 0; k < p->o.k && toff < (int)sizeof tper - 40; k++)
+                toff += snprintf(tper + toff, sizeof tper - toff, "%s%.6g", k ? "," : "", p->d[k]);
+            rl_tsv_row(t, "%s\t%s\t%ld\t%.6g\t%ld\t%d\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%s", what[i],
+                       e[i]->id, p->step, p->lr, p->mult, p->o.k, tper, p->o.mean, p->o.se, p->o.delta, p->o.x,
+                       p->o.x_lo, p->o.x_hi, rl_verdict_name(p->o.v), rl_verdict_name(e[i]->expected));
+        }
+    rl_tsv_close(t);
+    /* the figure: one curve per ordering, mean +- SE against the step; the
+     * ids reach gnuplot as a word list (arguments, never code) */
+    char ids[1024] = "";
+    int off = 0;
+    for (int i = 0; i < ne && off < (int)sizeof ids; i++)
+        off += snprintf(ids + off, sizeof ids - off, i ? " %s" : "%s", e[i]->id);
+    if (off >= (int)sizeof ids)
+        rl_fatal("reproduce: too many trajectory orderings to plot");
+    const rl_plotvar vars[] = { RL_PV_S("ids", ids), RL_PV_R("delta", RL_ORDER_DELTA),
+                                RL_PV_I("ctx", r->g.train.ctx) };
+    rl_plot(od, "reproduce_trajectory", "trajectory", vars, RL_NVARS(vars));
+    fprintf(fp, "![the orderings through training](trajectory.png)\n\n*The per-seed mean of each ordering's "
+                "statistic (the difference of log ratios) against the training step, ± its seed SE; the gray "
+                "band is ±δ = log 1.05, inside which a difference is absent at this scale.*\n\n");
+    for (int i = 0; i < ne; i++)
+        verdict_line(fp, r, e[i], what[i], &pts[i * ns], ns);
+    fprintf(fp, "\nPer-seed numbers at every stage: `trajectory.tsv`.\n\n");
+}
