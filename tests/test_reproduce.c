@@ -172,6 +172,11 @@ Test(reproduce, grid_without_study_variants_has_a_report, .timeout = 240)
     const char *top[] = { "REPORT.md", "ppl.png", "ratio.png", "ratio_study.png", "training.png" };
     for (size_t i = 0; i < sizeof top / sizeof *top; i++)
         expect_file(g, top[i]);
+    /* --probe none is the word, not the variant none (it was probed) */
+    char *np = th_path(g, "models/none/seed42/probe");
+    struct stat st;
+    cr_expect(stat(np, &st) != 0, "the variant none was probed though --probe none");
+    free(np);
     run_grid(d, txt, "--variants none,path,rope@500 --probe none --report-only", out, sizeof out);
     expect_file(g, "REPORT.md");
     th_rmdir(d);
