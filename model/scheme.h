@@ -183,7 +183,7 @@ const char *rl_pos_name(rl_pos_config p);
  * that layer l accumulates at a position, as a law theta = center +
  * U(-halfw, halfw) per lane, from what prepare reads there (ln: the layer's
  * LN1 output row, for lf; tok: the tokens, for pemb, whose row i reads
- * x_{i-1}: the key's token, NOTES.md §6.6; NULL when unused).
+ * x_{i-1}: the key's token, NOTES.md §7.7; NULL when unused).
  * Lanes per row: rl_scheme_step_lanes (random, random_pos, lf, pemb: H
  * hd/2, head-major as the tables; pemb-shared: hd/2; 0: x's scheme accumulates no
  * steps, rl_scheme_steps then writes nothing).  n rows into center, halfw

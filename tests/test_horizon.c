@@ -188,7 +188,7 @@ Test(horizon, measured_random_is_closed_form)
  * another way). */
 Test(horizon, pemb_constant_and_unigram)
 {
-    /* both conventions (NOTES.md §6.6): the step at position t is
+    /* both conventions (NOTES.md §7.7): the step at position t is
      * theta(x_{t-k}), k = 1 the key's token (pemb: lanes H P head-major), k
      * = 0 the query's (pemb-shared: lanes P) */
     const char *names[2] = { "pemb-shared_qk", "pemb_qk" };

@@ -464,7 +464,7 @@ Test(model_schemes, angles_exact_at_65536)
     gsl_rng_free(r);
 
     /* (2) pemb's table through the model's own evaluation path, in both
-     * conventions (NOTES.md §6.6): position t steps by theta(x_{t-k}), the
+     * conventions (NOTES.md §7.7): position t steps by theta(x_{t-k}), the
      * key's token (pemb, k = 1) or the query's (pemb-shared, k = 0) */
     const char *names[2] = { "pemb_qk", "pemb-shared_qk" };
     for (int k = 1; k >= 0; k--) {
