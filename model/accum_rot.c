@@ -338,22 +338,20 @@ static void pemb_steps(const rl_scheme_ctx *x, int l, const float *ln, const uin
         }
 }
 
+/* the hooks of both: the kernel reads its form from the object (pemb_form_of) */
+#define PEMB_HOOKS                                                                                 \
+    .params = pemb_params, .state_bytes = sizeof(acc_state), .layout = pemb_layout,                \
+    .prepare = pemb_prepare, .attend = rl_rot_attend, .attend_backward = rl_rot_attend_backward,  \
+    .input_backward = pemb_input_backward, .steps_kind = RL_STEPS_MEASURED,                       \
+    .step_lanes = pemb_lanes, .steps = pemb_steps
+
 const rl_scheme rl_scheme_pemb = {
     .name = "pemb",
     .names = { { "pemb_qk", "pemb_qkv" }, { "alibi+pemb_qk", "alibi+pemb_qkv" } },
     .rot = RL_ROT_PEMB_KEY,
     .logits = "q.k / sqrt(hd), q and k turned by running sums of learned per-token, per-head "
               "angles, the key's token on the path",
-    .params = pemb_params,
-    .state_bytes = sizeof(acc_state),
-    .layout = pemb_layout,
-    .prepare = pemb_prepare,
-    .attend = rl_rot_attend,
-    .attend_backward = rl_rot_attend_backward,
-    .input_backward = pemb_input_backward,
-    .steps_kind = RL_STEPS_MEASURED,
-    .step_lanes = pemb_lanes,
-    .steps = pemb_steps,
+    PEMB_HOOKS,
 };
 
 const rl_scheme rl_scheme_pemb_shared = {
@@ -363,16 +361,7 @@ const rl_scheme rl_scheme_pemb_shared = {
     .rot = RL_ROT_PEMB,
     .logits = "q.k / sqrt(hd), q and k turned by running sums of learned per-token angles shared "
               "by the heads, the query's token on the path",
-    .params = pemb_params,
-    .state_bytes = sizeof(acc_state),
-    .layout = pemb_layout,
-    .prepare = pemb_prepare,
-    .attend = rl_rot_attend,
-    .attend_backward = rl_rot_attend_backward,
-    .input_backward = pemb_input_backward,
-    .steps_kind = RL_STEPS_MEASURED,
-    .step_lanes = pemb_lanes,
-    .steps = pemb_steps,
+    PEMB_HOOKS,
 };
 
 /* ---- lf: theta = U |LN(MLP(LN1 output))| -------------------------------- */
