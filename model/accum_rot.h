@@ -1,6 +1,6 @@
 /* accum_rot.h: the accumulated rotation schemes random, pemb, pemb-shared
- * and lf (study, "Variants"): four scheme objects (scheme.h, registered in scheme.c) whose
- * angle tables feed rl_rotate around the one attention kernel through the
+ * and lf (study, "Variants"): four scheme objects (scheme.h, registered in
+ * scheme.c) whose angle tables feed rl_rotate around the one attention kernel through the
  * rotation schemes' shared sublayer (scheme_rot.h), and the backward of the
  * learned ones.
  *
@@ -35,8 +35,8 @@
  *           stored for the backward, and the same input the layer's q, k, v see).
  * Backward: dL/dA from the angle gradients of the rotated q, k (and v and
  * the inverse-rotated output in qkv mode), then dL/dtheta_s = sum_{t >= s}
- * dL/dA_t (the reverse running sum; pemb's step of x_s: sum_{t > s}), then pemb: pi (1 - tanh^2) into E_l at
- * the token ids; lf: times U, through |.|, the LayerNorm and the MLP into
+ * dL/dA_t (the reverse running sum; pemb's step of x_s: sum_{t > s}), then
+ * pemb: pi (1 - tanh^2) into E_l at the token ids; lf: times U, through |.|, the LayerNorm and the MLP into
  * the shared parameters and, added, into the LN1 output. */
 #ifndef RL_MODEL_ACCUM_ROT_H
 #define RL_MODEL_ACCUM_ROT_H
