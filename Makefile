@@ -289,7 +289,7 @@ SAN_FILTERS := 'badinput/*' 'hardening_inputs/*' 'hardening_model/*' 'plot/*' \
                'model_train/run_length_of_every_schedule_form' \
                'model_train/options_round_trip_through_the_table' \
                'model_train/short_streams_are_a_bad_input' 'model_grad/*' \
-               'model_schemes/gradients' 'model_cli/data_files_checked' \
+               'model_schemes/gradients' 'model_pemb/*' 'model_cli/data_files_checked' \
                'model_cli/checkpoints_and_exact_resume' 'model_cli/position_schemes' \
                'model_cli/nonfinite_loss_stops_and_keeps_checkpoint' \
                'mpi_mc/range_blocks_are_contiguous_and_balanced' \

@@ -22,7 +22,7 @@ open(sys.argv[1] + '/d.bin', 'wb').write(struct.pack('<64H', *ids))
 hdr = [20240520, 1, 64] + [0] * 253
 open(sys.argv[1] + '/llmc.bin', 'wb').write(struct.pack('<256i', *hdr) + struct.pack('<64H', *ids))
 PY
-for pos in rope pemb lf path alibi+random fixed-rope; do
+for pos in rope pemb-shared lf path alibi+random fixed-rope; do
     name=$(echo "$pos" | tr '+' '_')
     "$B" train --data "$tmp/d.bin" --vocab 4 --width 4 --heads 2 --layers 1 --ctx 4 --batch 1 \
         --steps 1 --val-every 1 --val-batches 1 --pos "$pos" --out "$tmp/$name" >/dev/null
@@ -59,7 +59,7 @@ printf '\002%s' cosine:1e-3:10 > "$C/lr/cosine"
 printf '\002%s' cosine:1e-3:10:1e-5 > "$C/lr/cosine_min"
 
 # --pos names: the first byte picks --mode (none, qk, qkv)
-for p in rope random_qkv alibi+random fixed-rope path pemb_qk lf none alibi; do
+for p in rope random_qkv alibi+random fixed-rope path pemb_qk pemb-shared_qk lf none alibi; do
     printf '\000%s' "$p" > "$C/pos/$(echo "$p" | tr '+' '_')"
 done
 printf '\002%s' random > "$C/pos/random_mode_qkv"

@@ -1,4 +1,4 @@
-/* accum_rot.c: the schemes random, pemb and lf: their angle tables, the
+/* accum_rot.c: the schemes random, pemb (and pemb-shared) and lf: their angle tables, the
  * backward of the learned ones, their steps as the theory reads them
  * (equations in accum_rot.h); random's hooks serve every closed-law scheme. */
 #include "accum_rot.h"
@@ -18,8 +18,8 @@ typedef rl_acc_state acc_state;
 #define AT(st, p, l) ((p) + (size_t)(l) * (st)->block)
 
 /* The rotation reading the tables of T positions per window, w floats per
- * position: H*hd/2 with head stride sh = hd/2 (random, lf), or hd/2 with
- * sh = 0 (pemb: no head index). */
+ * position: H*hd/2 with head stride sh = hd/2 (random, lf, pemb), or hd/2
+ * with sh = 0 (pemb-shared: no head index). */
 static rl_rotation acc_rotation(const acc_state *st, long T, long w, long sh)
 {
     rl_rotation r = { st->cos, st->sin, T * w, w, sh };
@@ -119,24 +119,28 @@ static void accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, floa
     }
 }
 
-/* pemb: theta(b, t, p) = pi tanh(E[x_t, p]) + omega_p, summed in double
- * (with E = 0 exactly t omega_p, RoPE's angle, up to the rounding of the sum). */
-static void accumulate_pemb(const rl_gpt_config *c, const float *E, float *cos_out,
+/* pemb: lane j of a w-wide table (w = H hd/2 head-major per head, or hd/2
+ * shared by the heads) steps by theta = pi tanh(E[x, j]) + omega_{j mod hd/2},
+ * x the token k positions back: k = 0, the query's token (A_t = sum_{s<=t}
+ * theta(x_s)), or k = 1, the key's (A_t = sum_{s<t} theta(x_s)); summed in
+ * double (with E = 0 exactly t omega_p, RoPE's angle, either way, up to the
+ * rounding of the sum).  NOTES.md §7.7. */
+static void accumulate_pemb(const rl_gpt_config *c, const float *E, long w, int k, float *cos_out,
                             float *sin_out, const uint16_t *tok, long ld, int B, long T)
 {
     const int hd = c->width / c->heads, P = hd / 2;
     double om[P > 0 ? P : 1];
     rl_so2_freqs(hd, c->rot_base, 1.0, om); /* RoPE's omega_p */
 #pragma omp parallel for schedule(static)
-    for (long bp = 0; bp < (long)B * P; bp++) {
-        const long b = bp / P, p = bp % P;
+    for (long bj = 0; bj < (long)B * w; bj++) {
+        const long b = bj / w, j = bj % w;
         double a = 0;
-        cos_out[b * T * P + p] = 1.0f;
-        sin_out[b * T * P + p] = 0.0f;
+        cos_out[b * T * w + j] = 1.0f;
+        sin_out[b * T * w + j] = 0.0f;
         for (long t = 1; t < T; t++) {
-            const double th = M_PI * tanh((double)E[(long)tok[b * ld + t] * P + p]) + om[p];
+            const double th = M_PI * tanh((double)E[(long)tok[b * ld + t - k] * w + j]) + om[j % P];
             a = rl_angle_add(a, th);
-            put_angle(cos_out, sin_out, (b * T + t) * P + p, a);
+            put_angle(cos_out, sin_out, (b * T + t) * w + j, a);
         }
     }
 }
@@ -154,20 +158,26 @@ static void lf_mlp_forward(const rl_scheme_ctx *x, const float *ln, long n, floa
     rl_layernorm_forward(y, mean, rstd, z, w[RL_LF_LNW], w[RL_LF_LNB], n, HP);
 }
 
-/* dL/dtheta_s = sum_{t >= s} dL/dA_t for s >= 1, in place, summed in double
- * from the end of each window; position 0 has no step (0). */
-static void reverse_running_sum(float *d, int B, long T, long w)
+/* The gradient of the step that enters A_t from row t - k on (k = 0: the
+ * step of position s, in A_t for t >= s; k = 1: the step of the token at s,
+ * pemb's key convention, in A_t for t > s), in place, summed in double from
+ * the end of each window: row s becomes sum_{t >= s + k} dL/dA_t; a row
+ * whose step enters no table gets 0 (position 0 for k = 0, T - 1 for k = 1). */
+static void reverse_running_sum(float *d, int B, long T, long w, int k)
 {
 #pragma omp parallel for schedule(static)
     for (long bj = 0; bj < (long)B * w; bj++) {
         const long b = bj / w, j = bj % w;
         double acc = 0;
-        for (long t = T - 1; t >= 1; t--) {
+        for (long t = T - 1; t >= 0; t--) {
             float *x = d + (b * T + t) * w + j;
-            acc += *x;
-            *x = (float)acc;
+            const double g = *x;
+            if (!k)
+                acc += g;
+            *x = t >= 1 - k ? (float)acc : 0.0f;
+            if (k)
+                acc += g;
         }
-        d[b * T * w + j] = 0.0f;
     }
 }
 
@@ -233,17 +243,41 @@ const rl_scheme rl_scheme_random = {
     .steps = rl_acc_closed_steps,
 };
 
-/* ---- pemb: theta = pi tanh(E_l[x_t]) + omega_p ------------------------- */
+/* ---- pemb and pemb-shared: theta = pi tanh(E_l[x, j]) + omega_p ------- */
+
+/* The two tables of one kernel (NOTES.md §7.7): pemb, the study author's
+ * (a V x H hd/2 table per layer, row v holding head h's hd/2 angles at
+ * h hd/2; the key's token on the path, k = 1), and pemb-shared, routelab's
+ * first reading (V x hd/2 per layer shared by the heads; the query's token,
+ * k = 0), kept under RL_ROT_PEMB so that its checkpoints load as what they
+ * were. */
+typedef struct {
+    int per_head; /* 1: H hd/2 lanes head-major, head stride hd/2; 0: hd/2, stride 0 */
+    int key;      /* k: the token k positions back steps the angle of position t */
+} pemb_form;
+
+static pemb_form pemb_form_of(const rl_scheme *s)
+{
+    return s == &rl_scheme_pemb ? (pemb_form){ 1, 1 } : (pemb_form){ 0, 0 };
+}
+
+/* lanes of the table and of the steps: H hd/2 or hd/2 */
+static int pemb_lanes(const rl_scheme_ctx *x)
+{
+    return pemb_form_of(x->s).per_head ? x->cfg->width / 2 : x->hd / 2;
+}
 
 static void pemb_params(const rl_gpt_config *c, rl_tensor_fn add, void *ctx)
 {
+    const long P = c->width / c->heads / 2;
+    const long w = pemb_form_of(rl_scheme_of(c->pos)).per_head ? (long)c->heads * P : P;
     for (int l = 0; l < c->layers; l++)
-        add(ctx, "pemb", l, (long)c->vocab * (c->width / c->heads / 2), RL_T_TABLE);
+        add(ctx, "pemb", l, (long)c->vocab * w, RL_T_TABLE);
 }
 
 static void pemb_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a)
 {
-    acc_layout(st, x, B, T, eval, a, (size_t)x->hd / 2, 0, 1);
+    acc_layout(st, x, B, T, eval, a, (size_t)pemb_lanes(x), 0, 1);
 }
 
 static void pemb_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
@@ -252,68 +286,82 @@ static void pemb_prepare(void *st, const rl_scheme_ctx *x, int l, const float *l
 {
     (void)ln, (void)key, (void)scratch;
     acc_state *a = st;
-    accumulate_pemb(x->cfg, x->w[l], AT(a, a->cos, l), AT(a, a->sin, l), tok, ld, B, T);
-    a->r.tab = acc_rotation(a, T, x->hd / 2, 0);
+    const pemb_form f = pemb_form_of(x->s);
+    const long w = pemb_lanes(x);
+    accumulate_pemb(x->cfg, x->w[l], w, f.key, AT(a, a->cos, l), AT(a, a->sin, l), tok, ld, B, T);
+    a->r.tab = acc_rotation(a, T, w, f.per_head ? x->hd / 2 : 0);
 }
 
 /* theta = pi tanh(e) + omega: dtheta/de = pi (1 - tanh^2 e), into E_l at
- * the token ids */
+ * the token ids (row s of the summed gradient is the step of x_s: the
+ * reverse running sum with the scheme's k) */
 static void pemb_input_backward(void *st, const rl_scheme_ctx *x, int l, const float *ln,
                                 const uint16_t *tok, long ld, int B, int T, float *dln)
 {
     (void)ln, (void)dln;
     float *dang = ((acc_state *)st)->r.dang;
-    const int P = x->hd / 2;
+    const int w = pemb_lanes(x);
     const long N = (long)B * T;
-    reverse_running_sum(dang, B, T, P);
+    reverse_running_sum(dang, B, T, w, pemb_form_of(x->s).key);
     const float *E = x->w[l];
 #pragma omp parallel for schedule(static)
     for (long row = 0; row < N; row++) {
-        const float *e = E + (long)tok[(row / T) * ld + row % T] * P;
-        for (int p = 0; p < P; p++) {
-            const float th = tanhf(e[p]);
-            dang[row * P + p] *= (float)M_PI * (1.0f - th * th);
+        const float *e = E + (long)tok[(row / T) * ld + row % T] * w;
+        for (int j = 0; j < w; j++) {
+            const float th = tanhf(e[j]);
+            dang[row * w + j] *= (float)M_PI * (1.0f - th * th);
         }
     }
-    rl_embed_backward(x->g[l], dang, tok, ld, B, T, P);
+    rl_embed_backward(x->g[l], dang, tok, ld, B, T, w);
 }
 
-static int pemb_step_lanes(const rl_scheme_ctx *x)
-{
-    return x->hd / 2; /* no head index */
-}
-
-/* the point pi tanh(E_l[x, p]) + omega_p, as pemb_prepare sums it */
+/* The step of row i as the theory reads it (routes j -> i take the steps of
+ * positions j+1..i, model/farpred.h): the point pi tanh(E_l[x_{i-k}, j]) +
+ * omega_p that pemb_prepare adds at position i.  With the key's token (k =
+ * 1) row 0 has no token before it; its step is omega_p (E's term 0), which
+ * no route takes: position 0 of a window starts no step (the callers skip
+ * it, steplaw.c, farpred.c), and a row i > 0 at a window's start reads the
+ * previous window's token for the same reason harmlessly. */
 static void pemb_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
                        double *center, double *halfw)
 {
     (void)ln;
-    const int P = x->hd / 2;
+    const int P = x->hd / 2, w = pemb_lanes(x), k = pemb_form_of(x->s).key;
     double om[P > 0 ? P : 1];
     rl_so2_freqs(x->hd, x->cfg->rot_base, 1.0, om); /* RoPE's omega_p */
     const float *E = x->w[l];
     for (long i = 0; i < n; i++)
-        for (int p = 0; p < P; p++) {
-            center[i * P + p] = M_PI * tanh((double)E[(long)tok[i] * P + p]) + om[p];
-            halfw[i * P + p] = 0;
+        for (int j = 0; j < w; j++) {
+            const double e = i >= k ? tanh((double)E[(long)tok[i - k] * w + j]) : 0.0;
+            center[i * w + j] = M_PI * e + om[j % P];
+            halfw[i * w + j] = 0;
         }
 }
+
+/* the hooks of both: the kernel reads its form from the object (pemb_form_of) */
+#define PEMB_HOOKS                                                                                 \
+    .params = pemb_params, .state_bytes = sizeof(acc_state), .layout = pemb_layout,                \
+    .prepare = pemb_prepare, .attend = rl_rot_attend, .attend_backward = rl_rot_attend_backward,  \
+    .input_backward = pemb_input_backward, .steps_kind = RL_STEPS_MEASURED,                       \
+    .step_lanes = pemb_lanes, .steps = pemb_steps
 
 const rl_scheme rl_scheme_pemb = {
     .name = "pemb",
     .names = { { "pemb_qk", "pemb_qkv" }, { "alibi+pemb_qk", "alibi+pemb_qkv" } },
+    .rot = RL_ROT_PEMB_KEY,
+    .logits = "q.k / sqrt(hd), q and k turned by running sums of learned per-token, per-head "
+              "angles, the key's token on the path",
+    PEMB_HOOKS,
+};
+
+const rl_scheme rl_scheme_pemb_shared = {
+    .name = "pemb-shared",
+    .names = { { "pemb-shared_qk", "pemb-shared_qkv" },
+               { "alibi+pemb-shared_qk", "alibi+pemb-shared_qkv" } },
     .rot = RL_ROT_PEMB,
-    .logits = "q.k / sqrt(hd), q and k turned by running sums of learned per-token angles",
-    .params = pemb_params,
-    .state_bytes = sizeof(acc_state),
-    .layout = pemb_layout,
-    .prepare = pemb_prepare,
-    .attend = rl_rot_attend,
-    .attend_backward = rl_rot_attend_backward,
-    .input_backward = pemb_input_backward,
-    .steps_kind = RL_STEPS_MEASURED,
-    .step_lanes = pemb_step_lanes,
-    .steps = pemb_steps,
+    .logits = "q.k / sqrt(hd), q and k turned by running sums of learned per-token angles shared "
+              "by the heads, the query's token on the path",
+    PEMB_HOOKS,
 };
 
 /* ---- lf: theta = U |LN(MLP(LN1 output))| -------------------------------- */
@@ -377,7 +425,7 @@ static void lf_input_backward(void *st, const rl_scheme_ctx *x, int l, const flo
     const long N = (long)B * T;
     float *dang = a->r.dang, *const *pw = x->w, *const *gw = x->g;
     const float *u = AT(a, a->u, l), *y = AT(a, a->y, l);
-    reverse_running_sum(dang, B, T, HP);
+    reverse_running_sum(dang, B, T, HP, 0);
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < N * HP; i++)
         dang[i] *= u[i] * (float)((y[i] > 0) - (y[i] < 0));

@@ -1,6 +1,6 @@
-/* accum_rot.h: the accumulated rotation schemes random, pemb and lf (study,
- * "Variants"): three scheme objects (scheme.h, registered in scheme.c) whose
- * angle tables feed rl_rotate around the one attention kernel through the
+/* accum_rot.h: the accumulated rotation schemes random, pemb, pemb-shared
+ * and lf (study, "Variants"): four scheme objects (scheme.h, registered in
+ * scheme.c) whose angle tables feed rl_rotate around the one attention kernel through the
  * rotation schemes' shared sublayer (scheme_rot.h), and the backward of the
  * learned ones.
  *
@@ -16,9 +16,18 @@
  *           c the centre of the scheme's step_law (rl_acc_centre): 0 here,
  *           1 for random_pos (scheme_random_pos.c, theta ~ U(0, 2 omega_p)),
  *           whose tables are therefore random's plus t omega_p.
- *   pemb:   theta(b, s, p) = pi tanh(E_l[x_s, p]) + omega_p, one table per layer,
- *           shared by the heads (so the table has no head index, sh = 0);
+ *   pemb:   the study author's (NOTES.md §7.7): theta(b, s, h, p) = pi
+ *           tanh(E_l[x_s, h, p]) + omega_p, one V x H hd/2 table per layer
+ *           (each head its own angles), accumulated with the KEY's token on
+ *           the path: A_l(b, t) = sum_{s<t} theta(b, s), so the relative
+ *           angle A_i - A_j = sum_{s=j..i-1} holds x_j's step, not x_i's;
  *           with E_l = 0 it is RoPE's t omega_p.
+ *   pemb-shared: routelab's first reading (code RL_ROT_PEMB, so its
+ *           checkpoints load as they were): one V x hd/2 table per layer
+ *           shared by the heads (no head index, sh = 0), the QUERY's token on
+ *           the path: A_l(b, t) = sum_{s=1..t} theta(b, s), A_i - A_j =
+ *           sum_{s=j+1..i}.  One kernel with the two parameters (per head
+ *           or shared; key or query token).
  *   lf:     theta(b, s, h, p) = U(b, s, h, p) f_s[h P + p], U ~ U(-1, 1) from the
  *           same streams as random, f_s = |LN(W2 GELU(W1 n_s + b1) + b2)|,
  *           one MLP C -> C -> H P (with its LayerNorm) shared by all layers, n_s
@@ -26,8 +35,8 @@
  *           stored for the backward, and the same input the layer's q, k, v see).
  * Backward: dL/dA from the angle gradients of the rotated q, k (and v and
  * the inverse-rotated output in qkv mode), then dL/dtheta_s = sum_{t >= s}
- * dL/dA_t (the reverse running sum), then pemb: pi (1 - tanh^2) into E_l at
- * the token ids; lf: times U, through |.|, the LayerNorm and the MLP into
+ * dL/dA_t (the reverse running sum; pemb's step of x_s: sum_{t > s}), then
+ * pemb: pi (1 - tanh^2) into E_l at the token ids; lf: times U, through |.|, the LayerNorm and the MLP into
  * the shared parameters and, added, into the LN1 output. */
 #ifndef RL_MODEL_ACCUM_ROT_H
 #define RL_MODEL_ACCUM_ROT_H
@@ -35,11 +44,12 @@
 #include "scheme.h"
 #include "scheme_rot.h"
 
-extern const rl_scheme rl_scheme_random, rl_scheme_pemb, rl_scheme_lf;
+extern const rl_scheme rl_scheme_random, rl_scheme_pemb, rl_scheme_pemb_shared, rl_scheme_lf;
 
 /* The tensors of lf's shared MLP, in their order (rl_scheme_ctx.w[i]):
  * W1, b1 (C -> C), W2, b2 (C -> H*hd/2), the LayerNorm's gain and bias.
- * pemb's tensors: layer l's table E_l (V x hd/2) is w[l]. */
+ * pemb's tensors: layer l's table E_l (V x H hd/2, row v: head h's hd/2
+ * angles at h hd/2; pemb-shared: V x hd/2) is w[l]. */
 enum { RL_LF_FCW, RL_LF_FCB, RL_LF_PROJW, RL_LF_PROJB, RL_LF_LNW, RL_LF_LNB, RL_LF_TENSORS };
 
 /* What a training forward keeps (per layer: layer l's copy of each

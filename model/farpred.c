@@ -267,7 +267,7 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
             for (int p = 0; p < P; p++)
                 for (int n = 1; n <= w->nh; n++)
                     w->chi[(x * P + p) * w->nh + n - 1] = cexp(I * (double)n * w->om[p]);
-    } else if (P) /* lanes: H hd/2 head-major (random, lf) or hd/2 shared (pemb) */
+    } else if (P) /* lanes: H hd/2 head-major (random, lf, pemb) or hd/2 shared (pemb-shared) */
         for (long x = 0; x < NH; x++)
             for (int p = 0; p < P; p++) {
                 const int l = (int)(x / H), h = (int)(x % H), j = lanes == P ? p : h * P + p;
@@ -430,7 +430,7 @@ static rl_route_head route_head(const rl_farpred_within *w, long x, double *md)
         md[b] = carg(w->chi[(x * P + b) * w->nh]);
     rl_route_head rh = { P, w->hd, w->T, w->nseg, w->slope[x], w->kseg + x * w->nseg * w->T * w->hd, w->hd,
                          NULL, NULL, w->lanes, w->om, md };
-    if (w->lanes) { /* lanes H hd/2 head-major (random, lf) or hd/2 shared (pemb) */
+    if (w->lanes) { /* lanes H hd/2 head-major (random, lf, pemb) or hd/2 shared (pemb-shared) */
         const long off = (long)l * w->nseg * w->T * w->lanes + (w->lanes == P ? 0 : (long)h * P);
         rh.cen = w->scen + off;
         rh.hw = w->shw + off;

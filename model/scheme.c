@@ -9,14 +9,18 @@
 #include "../core/util.h"
 #include "position.h"
 
-/* The registry: one X(NAME) per scheme, defined in its own file as
- * `const rl_scheme rl_scheme_NAME` whose .name is "NAME" (the test
- * model_schemes/registry checks it).  The order is the order of listings. */
-#define RL_SCHEME_LIST(X) X(none) X(rope) X(random) X(random_pos) X(pemb) X(lf) X(path)
+/* The registry: one X(ID, "NAME") per scheme, defined in its own file as
+ * `const rl_scheme rl_scheme_ID` whose .name is "NAME", the word --pos
+ * takes (the test model_schemes/registry checks it); ID is NAME where NAME
+ * is an identifier (pemb-shared's is pemb_shared).  The order is the order
+ * of listings. */
+#define RL_SCHEME_LIST(X)                                                                          \
+    X(none, "none") X(rope, "rope") X(random, "random") X(random_pos, "random_pos")              \
+    X(pemb, "pemb") X(pemb_shared, "pemb-shared") X(lf, "lf") X(path, "path")
 
-#define RL_SCHEME_DECLARE(n) extern const rl_scheme rl_scheme_##n;
-#define RL_SCHEME_ENTRY(n) &rl_scheme_##n,
-#define RL_SCHEME_WORD(n) " " #n
+#define RL_SCHEME_DECLARE(n, w) extern const rl_scheme rl_scheme_##n;
+#define RL_SCHEME_ENTRY(n, w) &rl_scheme_##n,
+#define RL_SCHEME_WORD(n, w) " " w
 RL_SCHEME_LIST(RL_SCHEME_DECLARE)
 const rl_scheme *const rl_schemes[] = { RL_SCHEME_LIST(RL_SCHEME_ENTRY) NULL };
 
@@ -81,7 +85,7 @@ static const rl_scheme *parse_base(const char *s, int *fixed)
  * which fixes the mode where the scheme has a choice.  alibi+BASE of a
  * scheme with alibi_qkv fixes qkv: alibi+random is the study's remedy,
  * far-mass control plus transport, alibi+random_qkv.  A base name that is
- * a prefix of another (random, random_pos) is no ambiguity: parse_base
+ * a prefix of another (random, random_pos; pemb, pemb-shared) is no ambiguity: parse_base
  * takes only an exact BASE, BASE_qk or BASE_qkv. */
 int rl_pos_parse(const char *name, int mode, rl_pos_config *out, char *err, size_t n)
 {

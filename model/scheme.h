@@ -29,7 +29,7 @@
  * ALiBi bit; rl_scheme_of maps it to the object.  Adding a scheme: write
  * model/scheme_NAME.c defining `const rl_scheme rl_scheme_NAME` (its .name
  * "NAME", the word `--pos` lists) with a new code at the end of rl_rot_kind
- * (config.h), and add X(NAME) to the registry in scheme.c.  Everything else
+ * (config.h), and add X(NAME, "NAME") to the registry in scheme.c.  Everything else
  * that depends on the scheme reads the object: the names --pos takes, the
  * checkpoint's code, and the theory's reading of its steps (steps_kind,
  * step_law, step_lanes, steps: steplaw.h, farpred.h). */
@@ -182,9 +182,10 @@ const char *rl_pos_name(rl_pos_config p);
 /* The theory's reading of a scheme's table (model/steplaw.h): the step theta
  * that layer l accumulates at a position, as a law theta = center +
  * U(-halfw, halfw) per lane, from what prepare reads there (ln: the layer's
- * LN1 output row, for lf; tok: the token, for pemb; NULL when unused).
- * Lanes per row: rl_scheme_step_lanes (random, random_pos, lf: H hd/2,
- * head-major as the tables; pemb: hd/2; 0: x's scheme accumulates no
+ * LN1 output row, for lf; tok: the tokens, for pemb, whose row i reads
+ * x_{i-1}: the key's token, NOTES.md §7.7; NULL when unused).
+ * Lanes per row: rl_scheme_step_lanes (random, random_pos, lf, pemb: H
+ * hd/2, head-major as the tables; pemb-shared: hd/2; 0: x's scheme accumulates no
  * steps, rl_scheme_steps then writes nothing).  n rows into center, halfw
  * (n x lanes).  Both dispatch to the scheme's hooks. */
 int rl_scheme_step_lanes(const rl_scheme_ctx *x);

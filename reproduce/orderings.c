@@ -24,6 +24,11 @@ const rl_ordering rl_orderings[] = {
       NULL, 0 },
     { "rope>pemb_qk@16", "rope degrades more than pemb_qk", RL_ORDK_ABOVE, "rope", "pemb_qk", 16, 0, D_, 0,
       RL_V_HOLDS, NULL, NULL, 0 },
+    /* the study's pemb claims, also for pemb-shared (routelab's first reading
+     * of pemb, NOTES.md §7.7; the committed grids ran it as pemb_qk): its
+     * entries were written before those runs, under that name */
+    { "rope>pemb-shared_qk@16", "rope degrades more than pemb-shared_qk", RL_ORDK_ABOVE, "rope", "pemb-shared_qk",
+      16, 0, D_, 0, RL_V_HOLDS, NULL, NULL, 0 },
     { "rope>lf_qk@16", "rope degrades more than lf_qk", RL_ORDK_ABOVE, "rope", "lf_qk", 16, 0, D_, 0, RL_V_HOLDS,
       NULL, NULL, 0 },
     { "rope>alibi@16", "rope degrades more than alibi", RL_ORDK_ABOVE, "rope", "alibi", 16, 0, D_, 0, RL_V_HOLDS,
@@ -73,6 +78,10 @@ const rl_ordering rl_orderings[] = {
       RL_V_HOLDS, NULL, NULL, 0 },
     { "pemb_qkv<1.25@16", "pemb_qkv near flat (ratio < 1.25)", RL_ORDK_BELOW, "pemb_qkv", NULL, 16, 0, 0, 1.25,
       RL_V_HOLDS, NULL, NULL, 0 },
+    { "pemb-shared_qk<1.25@16", "pemb-shared_qk near flat (ratio < 1.25)", RL_ORDK_BELOW, "pemb-shared_qk", NULL,
+      16, 0, 0, 1.25, RL_V_HOLDS, NULL, NULL, 0 },
+    { "pemb-shared_qkv<1.25@16", "pemb-shared_qkv near flat (ratio < 1.25)", RL_ORDK_BELOW, "pemb-shared_qkv",
+      NULL, 16, 0, 0, 1.25, RL_V_HOLDS, NULL, NULL, 0 },
     { "lf_qk<1.25@16", "lf_qk near flat (ratio < 1.25)", RL_ORDK_BELOW, "lf_qk", NULL, 16, 0, 0, 1.25, RL_V_HOLDS,
       NULL, NULL, 0 },
     { "lf_qkv<1.25@16", "lf_qkv near flat (ratio < 1.25)", RL_ORDK_BELOW, "lf_qkv", NULL, 16, 0, 0, 1.25,

@@ -65,6 +65,10 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * need 27).  8 variants x 6 seeds in 150 minutes on two cores (two
          * ranks of one thread, 8.7K tokens/s each) leave 2,400 steps of 16
          * windows a model: 2.5M tokens, 283 s, and 65 s of evaluation.
+         * Its pemb is pemb-shared_qk (one table shared by the heads, the
+         * query's token on the path), the pemb of the committed grid
+         * docs/results/; the study author's, pemb_qk, is one --variants away
+         * (NOTES.md §7.7).
          * Every rotation scheme at the mixing-matched base for head dim 32 at
          * T = 64 (935.67: 2 and 8 of 16 blocks mixing within T and 128T, the
          * study's 10 and 23 of 48), RoPE also at the study's 10000 as the
@@ -73,7 +77,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * grid, docs/results/, read the same 2 evenly spread spans for every
          * seed: its config.txt has no eval-windows line). */
         g->name = "cpu";
-        g->variants = "rope,random_qk,random_qkv,pemb_qk,lf_qk,alibi,none,rope@10000";
+        g->variants = "rope,random_qk,random_qkv,pemb-shared_qk,lf_qk,alibi,none,rope@10000";
         t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 64, t->vocab = 256;
         t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
         t->lr = "2e-3:1200,8e-4:600,2e-4:600";
@@ -121,7 +125,8 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
     } else if (!strcmp(name, "bpe")) {
         /* the matched-scale BPE grid (the cpu preset of issue 13, its report
          * in docs/results/bpe/): the variants issue 13 names (rope, random_qk, random_qkv,
-         * pemb_qk, lf_qk, alibi, none), all on the same tokens and seeds,
+         * pemb_qk, lf_qk, alibi, none; its pemb is pemb-shared_qk, the pemb
+         * of the committed grid, NOTES.md §7.7), all on the same tokens and seeds,
          * evaluated to 128x; the study's three constant stages (lr ratios
          * 1 : 0.4 : 0.1, lengths 2 : 1 : 1) at a small model's rate.  The
          * mixing-matched scale (NOTES.md §11.6): head dim 32 (width 128 / 4
@@ -138,7 +143,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * data/brown-bpe4096`.  The other schemes (fixed-rope, *_qkv of pemb
          * and lf, path, alibi+random_qkv) are one --variants away. */
         g->name = "bpe";
-        g->variants = "rope,random_qk,random_qkv,pemb_qk,lf_qk,alibi,none,rope@10000";
+        g->variants = "rope,random_qk,random_qkv,pemb-shared_qk,lf_qk,alibi,none,rope@10000";
         g->data = "data/brown-bpe4096";
         t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 128, t->vocab = 4096;
         t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;

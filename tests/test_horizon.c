@@ -188,46 +188,55 @@ Test(horizon, measured_random_is_closed_form)
  * another way). */
 Test(horizon, pemb_constant_and_unigram)
 {
-    rl_gpt *m = model("pemb_qk", 1);
-    const int P = 16, V = 16;
-    const long n = 16 * 40 + 1;
-    uint16_t *t = tokens(n);
-    rl_steplaw s;
-    rl_err err;
-    for (int l = 0; l < 2; l++)
-        for (long i = 0; i < (long)V * P; i++)
-            m->p.pos[l][i] = 0.3f; /* every token the same step */
-    cr_assert_eq(rl_steplaw_measure(m, t, n, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
-    for (int b = 0; b < 2 * P; b++) {
-        /* the phase of chi is the step's to an ulp: 1 - |chi| ~ ulp^2 */
-        cr_expect(s.logchi[b] <= 0 && s.logchi[b] > -1e-25, "block %d: log |chi| = %g, not ~0", b, s.logchi[b]);
-        cr_expect_eq(s.window[b], -1);
+    /* both conventions (NOTES.md §7.7): the step at position t is
+     * theta(x_{t-k}), k = 1 the key's token (pemb: lanes H P head-major), k
+     * = 0 the query's (pemb-shared: lanes P) */
+    const char *names[2] = { "pemb-shared_qk", "pemb_qk" };
+    for (int k = 0; k < 2; k++) {
+        rl_gpt *m = model(names[k], 1);
+        const int P = 16, V = 16, lanes = k ? 2 * P : P;
+        const long n = 16 * 40 + 1;
+        uint16_t *t = tokens(n);
+        rl_steplaw s;
+        rl_err err;
+        cr_assert_eq(rl_scheme_step_lanes(&m->sx), lanes, "%s", names[k]);
+        for (int l = 0; l < 2; l++)
+            for (long i = 0; i < (long)V * lanes; i++)
+                m->p.pos[l][i] = 0.3f; /* every token the same step */
+        cr_assert_eq(rl_steplaw_measure(m, t, n, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
+        for (int b = 0; b < 2 * lanes; b++) {
+            /* the phase of chi is the step's to an ulp: 1 - |chi| ~ ulp^2 */
+            cr_expect(s.logchi[b] <= 0 && s.logchi[b] > -1e-25, "%s block %d: log |chi| = %g, not ~0", names[k], b,
+                      s.logchi[b]);
+            cr_expect_eq(s.window[b], -1);
+        }
+        cr_expect_eq(s.horizon, -1);
+        rl_steplaw_free(&s);
+        tm_randn(m->p.pos[0], (long)V * lanes, 11, 1.0f);
+        tm_randn(m->p.pos[1], (long)V * lanes, 12, 0.05f);
+        cr_assert_eq(rl_steplaw_measure(m, t, n, 1, 0.1, &s, &err), RL_OK);
+        double cnt[16] = { 0 };
+        long tot = 0;
+        for (long i = 0; i < n - 1; i++)
+            if (i % 16) { /* positions 1..15 of each window step by their token k back */
+                cnt[t[i - k]]++;
+                tot++;
+            }
+        for (int l = 0; l < 2; l++)
+            for (int j = 0; j < lanes; j++) {
+                double complex z = 0;
+                for (int v = 0; v < V; v++)
+                    z += cnt[v] / tot *
+                         cexp(I * (M_PI * tanh((double)m->p.pos[l][v * lanes + j]) + pow(10000.0, -2.0 * (j % P) / 32)));
+                const double a = exp(s.logchi[l * lanes + j]);
+                cr_expect(a >= 0 && a <= 1, "|chi| = %g", a);
+                cr_expect(fabs(a - cabs(z)) < 1e-12, "%s layer %d lane %d: %.15f vs %.15f", names[k], l, j, a, cabs(z));
+            }
+        cr_expect(s.window[0] >= 1, "sd-1 offsets mix block 0 of layer 0");
+        rl_steplaw_free(&s);
+        free(t);
+        rl_gpt_free(m);
     }
-    cr_expect_eq(s.horizon, -1);
-    rl_steplaw_free(&s);
-    tm_randn(m->p.pos[0], (long)V * P, 11, 1.0f);
-    tm_randn(m->p.pos[1], (long)V * P, 12, 0.05f);
-    cr_assert_eq(rl_steplaw_measure(m, t, n, 1, 0.1, &s, &err), RL_OK);
-    double cnt[16] = { 0 };
-    long tot = 0;
-    for (long i = 0; i < n - 1; i++)
-        if (i % 16) { /* positions 1..15 of each window */
-            cnt[t[i]]++;
-            tot++;
-        }
-    for (int l = 0; l < 2; l++)
-        for (int p = 0; p < P; p++) {
-            double complex z = 0;
-            for (int v = 0; v < V; v++)
-                z += cnt[v] / tot * cexp(I * (M_PI * tanh((double)m->p.pos[l][v * P + p]) + pow(10000.0, -2.0 * p / 32)));
-            const double a = exp(s.logchi[l * P + p]);
-            cr_expect(a >= 0 && a <= 1, "|chi| = %g", a);
-            cr_expect(fabs(a - cabs(z)) < 1e-12, "layer %d pair %d: %.15f vs %.15f", l, p, a, cabs(z));
-        }
-    cr_expect(s.window[0] >= 1, "sd-1 offsets mix block 0 of layer 0");
-    rl_steplaw_free(&s);
-    free(t);
-    rl_gpt_free(m);
 }
 
 /* lf: with the MLP's output projection zero, f = |LN bias| at every step:
@@ -401,12 +410,13 @@ Test(horizon, mixstay_reading_of_closed_and_measured_laws)
     rl_steplaw_free(&s);
     rl_gpt_free(m);
 
-    /* measured: pemb with a constant table, a point-mass step */
+    /* measured: pemb with a constant table, a point-mass step (lanes H P:
+     * its first P are head 0's) */
     m = model("pemb_qk", 1);
     const long n = 16 * 40 + 1;
     uint16_t *t2 = tokens(n);
     for (int l = 0; l < 2; l++)
-        for (long i = 0; i < 16L * 16; i++)
+        for (long i = 0; i < rl_pos_param_count(&m->cfg) / 2; i++)
             m->p.pos[l][i] = 0.3f;
     cr_assert_eq(rl_steplaw_measure(m, t2, n, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
     rl_so2_freqs(32, m->cfg.rot_base, 1.0, om);

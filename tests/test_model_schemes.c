@@ -27,8 +27,9 @@
 #include "test_model_util.h"
 
 static const char *const SCHEMES[] = { "none", "rope", "alibi", "fixed-rope", "random_qk",
-                                       "random_qkv", "pemb_qk", "pemb_qkv", "lf_qk", "lf_qkv",
-                                       "alibi+random_qkv", "path" };
+                                       "random_qkv", "pemb_qk", "pemb_qkv", "pemb-shared_qk",
+                                       "pemb-shared_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv",
+                                       "path" };
 #define NSCHEMES (int)(sizeof SCHEMES / sizeof *SCHEMES)
 
 /* Every study name parses to a configuration whose canonical name is the
@@ -47,6 +48,7 @@ Test(model_schemes, names_and_configurations)
         { "rope", "qkv", "fixed-rope" },   { "rope_qkv", "", "fixed-rope" },
         { "alibi+random", "", "alibi+random_qkv" }, { "alibi+random_qk", "", "alibi+random_qk" },
         { "lf", "qk", "lf_qk" },           { "pemb_qkv", "qkv", "pemb_qkv" },
+        { "pemb-shared", "qkv", "pemb-shared_qkv" }, { "alibi+pemb-shared", "", "alibi+pemb-shared_qk" },
     };
     for (size_t i = 0; i < sizeof alias / sizeof *alias; i++) {
         int mode = !*alias[i][1] ? -1 : strcmp(alias[i][1], "qk") ? RL_MODE_QKV : RL_MODE_QK;
@@ -80,10 +82,13 @@ Test(model_schemes, names_and_configurations)
     cr_expect(rl_gpt_config_check(&c, err, sizeof err) == NULL, "%s", err);
     c.pos = (rl_pos_config){ RL_ROT_KINDS, 0, 0, 0 };
     cr_expect(rl_gpt_config_check(&c, err, sizeof err) != NULL, "rotation out of range");
-    /* parameter counts: pemb L V hd/2, lf C C + C + C/2 C + C/2 + C */
+    /* parameter counts: pemb L V H hd/2, pemb-shared L V hd/2, lf C C + C +
+     * C/2 C + C/2 + C */
     c.pos = tm_pos("rope");
     long base = rl_gpt_param_count(&c);
     c.pos = tm_pos("pemb_qk");
+    cr_expect_eq(rl_gpt_param_count(&c) - base, 2L * 16 * 4 * 2);
+    c.pos = tm_pos("pemb-shared_qk");
     cr_expect_eq(rl_gpt_param_count(&c) - base, 2L * 16 * 2);
     c.pos = tm_pos("lf_qkv");
     cr_expect_eq(rl_gpt_param_count(&c) - base, 16L * 16 + 16 + 8 * 16 + 8 + 16);
@@ -274,12 +279,13 @@ Test(model_schemes, pemb_at_zero_equals_rope)
     const int T = 64, B = 2, L = 1500;
     uint16_t tok[1501];
     tokens(tok, 1501, 64);
-    const char *pairs[2][2] = { { "pemb_qk", "rope" }, { "pemb_qkv", "fixed-rope" } };
-    for (int k = 0; k < 2; k++) {
+    const char *pairs[4][2] = { { "pemb_qk", "rope" }, { "pemb_qkv", "fixed-rope" },
+                                { "pemb-shared_qk", "rope" }, { "pemb-shared_qkv", "fixed-rope" } };
+    for (int k = 0; k < 4; k++) {
         rl_gpt *r = model(pairs[k][1], T, B, 3), *p = model(pairs[k][0], T, B, 3);
         copy_shared(p, r);
-        for (int l = 0; l < 2; l++)
-            memset(p->p.pos[l], 0, sizeof(float) * 64 * 4); /* E_l */
+        for (int l = 0; l < 2; l++) /* E_l */
+            memset(p->p.pos[l], 0, sizeof(float) * (size_t)(rl_pos_param_count(&p->cfg) / 2));
         double lr = rl_gpt_forward(r, tok, T + 1, B, T, 0, 7);
         double lp = rl_gpt_forward(p, tok, T + 1, B, T, 0, 7);
         double d = max_abs_diff(r->losses, p->losses, (long)B * T);
@@ -425,8 +431,9 @@ Test(model_schemes, checkpoint_round_trip, .timeout = 120)
  * in long double: random's steps (|theta| < 1), pemb-like (up to pi + 1)
  * and lf-like (up to 20 rad); the error bound 1e-9 rad is 200x below a
  * float's resolution of an angle near pi (2.4e-7).  (2) pemb's table of a
- * model at L = 65,536 with a nonzero table E: cos and sin against a
- * long-double recomputation, within 3e-7 (float rounding of cos, sin). */
+ * model at L = 65,536 with a nonzero table E (pemb and pemb-shared): cos
+ * and sin against a long-double recomputation, within 3e-7 (float
+ * rounding of cos, sin). */
 Test(model_schemes, angles_exact_at_65536)
 {
     const long n = 65536;
@@ -456,35 +463,40 @@ Test(model_schemes, angles_exact_at_65536)
     }
     gsl_rng_free(r);
 
-    /* (2) pemb's table through the model's own evaluation path */
-    rl_gpt_config cfg = { 1, 8, 1, 8, 5, 0.0f, tm_pos("pemb_qk"), RL_ROT_BASE_DEFAULT };
-    rl_gpt *m = rl_gpt_alloc(&cfg, 1);
-    rl_gpt_init(m, 1);
-    tm_randn(m->p.pos[0], 5 * 4, 19, 0.5f);
-    uint16_t *tok = malloc(sizeof(uint16_t) * n);
-    float *ln = calloc(1, sizeof(float)); /* pemb ignores the LN1 output */
-    tokens(tok, n, 5);
-    /* the streaming evaluation's table of layer 0 (scheme.h: prepare) */
-    rl_scheme_state ss;
-    rl_scheme_state_alloc(&ss, &m->sx, 1, n, 1);
-    m->sx.s->prepare(ss.st, &m->sx, 0, ln, tok, n, 1, (int)n, 0, NULL); /* pemb needs no scratch */
-    const rl_rot_state *rs = ss.st;
-    const float *cs = rs->tab.cos, *sn = rs->tab.sin;
-    double worst = 0;
-    for (int p = 0; p < 4; p++) {
-        long double om = powl(10000.0L, -2.0L * p / 8), a = 0;
-        for (long t = 0; t < n; t++) {
-            if (t)
-                a += 3.14159265358979323846264338327950288L * tanhl(m->p.pos[0][tok[t] * 4 + p]) + om;
-            long double ar = remainderl(a, twopi);
-            worst = fmax(worst, fabs((double)(cosl(ar) - cs[t * 4 + p])));
-            worst = fmax(worst, fabs((double)(sinl(ar) - sn[t * 4 + p])));
+    /* (2) pemb's table through the model's own evaluation path, in both
+     * conventions (NOTES.md §7.7): position t steps by theta(x_{t-k}), the
+     * key's token (pemb, k = 1) or the query's (pemb-shared, k = 0) */
+    const char *names[2] = { "pemb_qk", "pemb-shared_qk" };
+    for (int k = 1; k >= 0; k--) {
+        rl_gpt_config cfg = { 1, 8, 1, 8, 5, 0.0f, tm_pos(names[1 - k]), RL_ROT_BASE_DEFAULT };
+        rl_gpt *m = rl_gpt_alloc(&cfg, 1);
+        rl_gpt_init(m, 1);
+        tm_randn(m->p.pos[0], 5 * 4, 19, 0.5f);
+        uint16_t *tok = malloc(sizeof(uint16_t) * n);
+        float *ln = calloc(1, sizeof(float)); /* pemb ignores the LN1 output */
+        tokens(tok, n, 5);
+        /* the streaming evaluation's table of layer 0 (scheme.h: prepare) */
+        rl_scheme_state ss;
+        rl_scheme_state_alloc(&ss, &m->sx, 1, n, 1);
+        m->sx.s->prepare(ss.st, &m->sx, 0, ln, tok, n, 1, (int)n, 0, NULL); /* pemb needs no scratch */
+        const rl_rot_state *rs = ss.st;
+        const float *cs = rs->tab.cos, *sn = rs->tab.sin;
+        double worst = 0;
+        for (int p = 0; p < 4; p++) {
+            long double om = powl(10000.0L, -2.0L * p / 8), a = 0;
+            for (long t = 0; t < n; t++) {
+                if (t)
+                    a += 3.14159265358979323846264338327950288L * tanhl(m->p.pos[0][tok[t - k] * 4 + p]) + om;
+                long double ar = remainderl(a, twopi);
+                worst = fmax(worst, fabs((double)(cosl(ar) - cs[t * 4 + p])));
+                worst = fmax(worst, fabs((double)(sinl(ar) - sn[t * 4 + p])));
+            }
         }
+        cr_log_info("%s table at 65,536 positions: max |cos, sin - long double| = %.2e", names[1 - k], worst);
+        cr_expect_lt(worst, 3e-7, "%s: %g", names[1 - k], worst);
+        rl_scheme_state_free(&ss);
+        free(tok);
+        free(ln);
+        rl_gpt_free(m);
     }
-    cr_log_info("pemb table at 65,536 positions: max |cos, sin - long double| = %.2e", worst);
-    cr_expect_lt(worst, 3e-7, "%g", worst);
-    rl_scheme_state_free(&ss);
-    free(tok);
-    free(ln);
-    rl_gpt_free(m);
 }

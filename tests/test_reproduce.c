@@ -720,7 +720,8 @@ Test(reproduce, at_base_variants_and_their_train_commands)
               r.g.train.ctx == 64 && r.g.max_mult == 128);
     cr_expect_str_eq(r.g.data, "data/brown");
     cr_expect_geq(r.g.seeds, 5);
-    const char *need[] = { "rope", "random_qk", "random_qkv", "pemb_qk", "lf_qk", "alibi", "none" };
+    /* pemb-shared_qk: the pemb the committed grid ran (NOTES.md §7.7) */
+    const char *need[] = { "rope", "random_qk", "random_qkv", "pemb-shared_qk", "lf_qk", "alibi", "none" };
     cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK);
     for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
         int found = 0;

@@ -109,7 +109,7 @@ Test(rotbase, accumulated_schemes_scale_with_the_base)
     const double bases[] = { 10000, 300 };
     for (int k = 0; k < 2; k++) {
         rl_gpt *m = model_of("pemb_qk", T, bases[k]);
-        memset(m->p.pos[0], 0, sizeof(float) * 13 * P);
+        memset(m->p.pos[0], 0, sizeof(float) * (size_t)rl_pos_param_count(&m->cfg));
         rl_scheme_state ss;
         rl_rotation r = table_of(m, &ss, tok, T, 0);
         double worst = 0;
@@ -368,7 +368,8 @@ Test(rotbase, cli_train_eval_resume, .timeout = 120)
  * runs).  The version-3 seed of the corpus loads with its base 500. */
 Test(rotbase, checkpoints_of_the_old_code, .timeout = 60)
 {
-    const char *names[] = { "rope", "pemb", "lf", "path", "alibi+random", "fixed-rope" };
+    /* pemb-shared: the pemb of version 2 (code RL_ROT_PEMB, NOTES.md §7.7) */
+    const char *names[] = { "rope", "pemb-shared", "lf", "path", "alibi+random", "fixed-rope" };
     char *d = th_tmpdir(), *ids = th_path(d, "d.bin"), args[2048], out[8192];
     uint16_t tok[64];
     for (int i = 0; i < 64; i++) /* make_seeds.sh's token file */

@@ -22,13 +22,17 @@ long rl_study_mult(void);
 typedef struct {
     const char *name;              /* the study's variant name */
     double ppl[RL_STUDY_NLEN];     /* NAN where the study reports none */
+    const char *reading;           /* NULL, or routelab's variant that read the study's
+                                    * variant another way and is compared to this row
+                                    * (pemb-shared_qk: NOTES.md §7.7) */
 } rl_study_row;
 
 extern const rl_study_row rl_study_rows[];
 extern const int rl_study_nrows;
 
 /* The study's row for a variant name (ours: "random_qkv", "fixed-rope",
- * ...), or NULL when the study has none (none, path, alibi+random_qkv). */
+ * ..., or a row's reading: "pemb-shared_qk"), or NULL when the study has
+ * none (none, path, alibi+random_qkv). */
 const rl_study_row *rl_study_find(const char *variant);
 
 /* The study's ppl ratio ppl(512 * mult) / ppl(512) for mult = 1, 2, 4, ...,
