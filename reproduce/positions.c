@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/paths.h"
+#include "../core/stats.h"
 #include "../core/util.h"
 #include "../model/evalpos.h"
 #include "../report/plot.h"
@@ -55,16 +56,14 @@ static int read_pos(const char *path, posfile *p)
     return ok && p->n > 0 ? 0 : -1;
 }
 
-/* mean and SE over the K values x[k * stride] (SE NaN for K < 2) */
-static double mean_se(const double *x, int K, int stride, double *se)
+/* mean and SE over the K values x[0..K-1] (rl_mean_se; SE NaN for K < 2:
+ * one seed has no spread to show) */
+static double mean_se(const double *x, int K, double *se)
 {
-    double s = 0, v = 0;
-    for (int k = 0; k < K; k++)
-        s += x[k * stride];
-    const double m = s / K;
-    for (int k = 0; k < K; k++)
-        v += (x[k * stride] - m) * (x[k * stride] - m);
-    *se = K > 1 ? sqrt(v / (K - 1) / K) : NAN;
+    double m;
+    rl_mean_se(x, K, 1, &m, se);
+    if (K < 2)
+        *se = NAN;
     return m;
 }
 
@@ -140,10 +139,10 @@ void rl_repro_positions_section(const rl_repro *r, FILE *fp, const rl_outdir *od
             double lse, pse, lm, pm;
             for (int k = 0; k < K; k++)
                 x[k] = P[v * K + k].loss[i];
-            lm = mean_se(x, K, 1, &lse);
+            lm = mean_se(x, K, &lse);
             for (int k = 0; k < K; k++)
                 x[k] = P[v * K + k].pppl[i];
-            pm = mean_se(x, K, 1, &pse);
+            pm = mean_se(x, K, &pse);
             char b1[32], b2[32];
             rl_tsv_row(t, "%s\t%ld\t%ld\t%ld\t%d\t%.4f\t%s\t%.4f\t%s", r->var[v], p0->first[i], p0->last[i],
                        p0->last[i] + 1, K, lm, num(b1, sizeof b1, lse), pm, num(b2, sizeof b2, pse));

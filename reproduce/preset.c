@@ -20,6 +20,21 @@ rl_status rl_grid_match(const rl_grid *g, rl_match *m, rl_err *err)
     return rl_match_choose(&q, m, err);
 }
 
+/* The cpu preset's scale, shared by the grids that ask their question of
+ * its models (cpu, mechanism, vtraj): Brown bytes, 4 layers x 128 in 4
+ * heads, T = 64, batch 16, evaluated to 128T on 16,384 targets, the
+ * mixing-matched base (NOTES.md §11.12). */
+static void cpu_scale(rl_grid *g)
+{
+    rl_train_opts *t = &g->train;
+    t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 64, t->vocab = 256;
+    t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
+    t->val_batches = 8, t->seed = 42;
+    g->max_mult = 128, g->probe_mult = 32;
+    g->eval_targets = 16384;
+    g->matched = 1;
+}
+
 rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
 {
     memset(g, 0, sizeof *g);
@@ -78,14 +93,10 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * seed: its config.txt has no eval-windows line). */
         g->name = "cpu";
         g->variants = "rope,random_qk,random_qkv,pemb-shared_qk,lf_qk,alibi,none,rope@10000";
-        t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 64, t->vocab = 256;
-        t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
+        cpu_scale(g);
         t->lr = "2e-3:1200,8e-4:600,2e-4:600";
-        t->val_every = 300, t->val_batches = 8, t->ckpt_every = 600, t->seed = 42;
-        g->max_mult = 128, g->probe_mult = 32;
-        g->eval_targets = 16384;
+        t->val_every = 300, t->ckpt_every = 600;
         g->seeds = 6;
-        g->matched = 1;
     } else if (!strcmp(name, "mechanism")) {
         /* the seed's question (issue 36, NOTES.md §19): is PaTH's
          * extrapolation the Householder algebra or accumulation along the
@@ -113,15 +124,11 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * probes' questions are the cpu grid's. */
         g->name = "mechanism";
         g->variants = "rope,alibi,random_qk,lf_qk,random-hh,path,random_pos_qk";
-        t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 64, t->vocab = 256;
-        t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
+        cpu_scale(g);
         t->lr = "2e-3:1000,8e-4:500,2e-4:500";
-        t->val_every = 250, t->val_batches = 8, t->ckpt_every = 500, t->seed = 42;
-        g->max_mult = 128, g->probe_mult = 32;
+        t->val_every = 250, t->ckpt_every = 500;
         g->probe = "none";
-        g->eval_targets = 16384;
         g->seeds = 6;
-        g->matched = 1;
     } else if (!strcmp(name, "bpe")) {
         /* the matched-scale BPE grid (the cpu preset of issue 13, its report
          * in docs/results/bpe/): the variants issue 13 names (rope, random_qk, random_qkv,
@@ -190,16 +197,12 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * far-mass prediction, no theory report: not what this grid asks. */
         g->name = "vtraj";
         g->variants = "random_qk,random_qkv";
-        t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 64, t->vocab = 256;
-        t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
+        cpu_scale(g);
         t->lr = "2e-3:1200,8e-4:600,2e-4:1800,5e-5:1200";
         t->keep_ckpt = "1200,1800,2400,3600";
-        t->val_every = 300, t->val_batches = 8, t->ckpt_every = 600, t->seed = 42;
-        g->max_mult = 128, g->probe_mult = 32;
-        g->eval_targets = 16384;
+        t->val_every = 300, t->ckpt_every = 600;
         g->theory = "none", g->probe = "none", g->farpred = 0;
         g->seeds = 10;
-        g->matched = 1;
     } else if (!strcmp(name, "paper")) {
         /* the study's configuration, for a machine that can afford it (a
          * token file of GPT-2 ids, e.g. OpenWebText, given with --data) */
