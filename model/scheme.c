@@ -12,7 +12,7 @@
 /* The registry: one X(NAME) per scheme, defined in its own file as
  * `const rl_scheme rl_scheme_NAME` whose .name is "NAME" (the test
  * model_schemes/registry checks it).  The order is the order of listings. */
-#define RL_SCHEME_LIST(X) X(none) X(rope) X(random) X(random_pos) X(pemb) X(lf) X(path)
+#define RL_SCHEME_LIST(X) X(none) X(rope) X(random) X(random_pos) X(pemb) X(lf) X(path) X(random_hh)
 
 #define RL_SCHEME_DECLARE(n) extern const rl_scheme rl_scheme_##n;
 #define RL_SCHEME_ENTRY(n) &rl_scheme_##n,
@@ -26,7 +26,7 @@ const char rl_pos_help[] =
     "position scheme [alibi+]NAME[_qk|_qkv], NAME one of" RL_SCHEME_LIST(RL_SCHEME_WORD)
     " (no suffix: the mode from --mode, default qk; _qk, _qkv for a rotation); also alibi "
     "(none with ALiBi), fixed-rope (rope_qkv); alibi+random = alibi+random_qkv (the study's "
-    "remedy; likewise alibi+random_pos)";
+    "remedy; likewise alibi+random_pos); random-hh = random_hh";
 
 const rl_scheme *rl_scheme_of(rl_pos_config p)
 {
