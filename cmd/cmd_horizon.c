@@ -59,9 +59,10 @@ int cmd_horizon(int argc, char **argv)
                   "D_b(T, 16T), the far angle laws' Watson distance to the nearest law met within T\n"
                   "(closed laws from their harmonics; pemb, lf from the steps' harmonics on the\n"
                   "text), and the model's score, their mean (horizon.tsv: mixstay, mixstay_hi).\n"
-                  "path (no angles): per layer and head routelab's first-harmonic mix-or-stay\n"
-                  "distance D(T, 16T) of the mean transport E[H_i ... H_(i-delta+1)] measured on\n"
-                  "the text's windows (model/path_transport.h), with its standard error.",
+                  "path, random-hh (no angles): per layer and head routelab's first-harmonic\n"
+                  "mix-or-stay distance D(T, 16T) of the mean transport E[H_i ... H_(i-delta+1)]\n"
+                  "measured on the text's windows (model/path_transport.h), with its standard\n"
+                  "error.",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
     rl_err err;

@@ -48,8 +48,9 @@ typedef struct {
 extern const rl_ordering rl_orderings[];
 extern const int rl_norderings;
 
-/* 1 for a rotation without a distance bias (not alibi*, none, path): the
- * schemes the "degrades by 128×" entry is read for. */
+/* 1 for a rotation without a distance bias (not alibi*, none, path,
+ * random-hh; 0 for a name the registry does not parse): the schemes the
+ * "degrades by 128×" entry is read for. */
 int rl_ordering_rotation_only(const char *pos);
 
 /* The multiple entry e is read at in a grid whose top multiple is top. */

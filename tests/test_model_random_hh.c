@@ -12,7 +12,8 @@
  *   against the mean of the sampled products, every entry within 5 SE;
  * - the same bytes with 1 and 2 threads; a fixed key repeats the
  *   directions, another key (another forward) redraws them, and window b
- *   of a batch is the lone window's with b = 0. */
+ *   of a batch is the lone window's with b = 0;
+ * - farpred (SO(2) blocks) refuses it with a reason, as it refuses PaTH. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/farpred.h"
 #include "../model/gpt.h"
 #include "../model/path.h"
 #include "../theory/theory.h"
@@ -302,4 +304,20 @@ Test(random_hh, keyed_and_thread_independent)
     rl_gpt_free(m);
     for (int k = 0; k < 4; k++)
         free(got[k]);
+}
+
+/* farpred reads SO(2) blocks: a Householder transport has none, so a bad
+ * input naming the scheme and why, before any work (as for path). */
+Test(random_hh, farpred_makes_no_prediction)
+{
+    rl_gpt *m = hh_model(1, 2, 8, 16, 1);
+    uint16_t tok[200];
+    hh_tokens(tok, 200);
+    const rl_tokens val = { tok, 200 };
+    rl_farpred_within w;
+    rl_err err;
+    cr_expect_eq(rl_farpred_measure(m, &val, 2, 2, 1, &w, &err), RL_EINPUT);
+    cr_expect(strstr(err.msg, "random-hh") && strstr(err.msg, "not SO(2) blocks"), "%s", err.msg);
+    rl_farpred_within_free(&w);
+    rl_gpt_free(m);
 }
