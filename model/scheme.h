@@ -29,7 +29,8 @@
  * ALiBi bit; rl_scheme_of maps it to the object.  Adding a scheme: write
  * model/scheme_NAME.c defining `const rl_scheme rl_scheme_NAME` (its .name
  * "NAME", the word `--pos` lists) with a new code at the end of rl_rot_kind
- * (config.h), and add X(NAME) to the registry in scheme.c.  Everything else
+ * (config.h), or of rl_path_kind for a Householder transport (rot 0: path,
+ * random-hh), and add X(NAME) to the registry in scheme.c.  Everything else
  * that depends on the scheme reads the object: the names --pos takes, the
  * checkpoint's code, and the theory's reading of its steps (steps_kind,
  * step_law, step_lanes, steps: steplaw.h, farpred.h). */
