@@ -157,6 +157,11 @@ struct rl_scheme {
      * cfg->width floats (head h at columns h hd), *beta rows b T + t of
      * cfg->heads floats (path_transport.h reads them) */
     void (*transport)(const void *st, const rl_scheme_ctx *x, int l, const float **w, const float **beta);
+    /* TRANSPORT with a closed mean: log a of one step whose mean is E M = a I
+     * (0 <= a < 1) at head dimension hd, NAN where it has none; the theory's
+     * reading is then closed (rl_steplaw_transport_closed).  NULL: measured
+     * on text (path) */
+    double (*transport_log_mean)(int hd);
 };
 
 /* ---- the registry ------------------------------------------------------ */

@@ -25,16 +25,18 @@
  * random_hh/kernel_matches_explicit_transport measures the fast path
  * against the product of the reflections formed in double (NOTES.md §8.10).
  *
- * The theory's reading: kind TRANSPORT, as PaTH's (path_transport.h through
- * the hook below), and routelab's closed form of the mean transport,
- * E[P(j -> i)] = (1 - 2/hd)^(i-j) I (rl_random_hh_log_mean_norm,
- * theory/theory.h). */
+ * The theory's reading: kind TRANSPORT, as PaTH's, but closed: routelab's
+ * closed form of the mean transport, E[P(j -> i)] = (1 - 2/hd)^(i-j) I
+ * (rl_random_hh_log_mean_norm, theory/theory.h), through the hook
+ * transport_log_mean (rl_steplaw_transport_closed); the transport hook
+ * still exposes the drawn steps (path_transport.h measures them). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
+#include "../theory/theory.h"
 #include "path.h"
 #include "scheme.h"
 
@@ -135,6 +137,13 @@ static void hh_transport(const void *st, const rl_scheme_ctx *x, int l, const fl
     *beta = p->beta;
 }
 
+/* log(1 - 2/hd): one step's mean (1 - 2/hd) I (-inf at hd 2: mean 0; NAN
+ * at hd 1, where the step is -I, no mean of this form) */
+static double hh_log_mean(int hd)
+{
+    return rl_random_hh_log_mean_norm(hd, 1);
+}
+
 const rl_scheme rl_scheme_random_hh = {
     .name = "random_hh",
     .names = { { "random-hh", NULL }, { NULL, NULL } },
@@ -149,4 +158,5 @@ const rl_scheme rl_scheme_random_hh = {
     .attend_backward = hh_attend_backward,
     .steps_kind = RL_STEPS_TRANSPORT,
     .transport = hh_transport,
+    .transport_log_mean = hh_log_mean,
 };

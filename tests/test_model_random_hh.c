@@ -13,7 +13,9 @@
  * - the same bytes with 1 and 2 threads; a fixed key repeats the
  *   directions, another key (another forward) redraws them, and window b
  *   of a batch is the lone window's with b = 0;
- * - farpred (SO(2) blocks) refuses it with a reason, as it refuses PaTH. */
+ * - farpred (SO(2) blocks) refuses it with a reason, as it refuses PaTH;
+ * - the theory's reading (rl_steplaw_of) is the closed one: |E M| = 1 -
+ *   2/hd per head, its window and horizon, D(T, 16T) in closed form. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
@@ -24,6 +26,7 @@
 #include "../model/farpred.h"
 #include "../model/gpt.h"
 #include "../model/path.h"
+#include "../model/steplaw.h"
 #include "../theory/theory.h"
 #include "test_model_util.h"
 
@@ -320,4 +323,42 @@ Test(random_hh, farpred_makes_no_prediction)
     cr_expect(strstr(err.msg, "random-hh") && strstr(err.msg, "not SO(2) blocks"), "%s", err.msg);
     rl_farpred_within_free(&w);
     rl_gpt_free(m);
+}
+
+/* rl_steplaw_of reads random-hh in closed form (rl_steplaw_transport_closed):
+ * every head log |E M| = log(1 - 2/hd) (hd 16: 0.875), W(0.1) = ceil(log 0.1
+ * / log 0.875) = 18, D(T, 16T) = (0.875^(T-1) - 0.875^(16T-1)) / (pi sqrt 2)
+ * at far 16T - 1, near T - 1, SE 0, no routes; the horizon none at T = 64
+ * (18 <= T: mixed within T) and 18 at T = 8.  The tolerance 1e-15
+ * relative is double rounding. */
+Test(random_hh, horizon_reads_the_closed_form)
+{
+    uint16_t tok[400];
+    hh_tokens(tok, 400);
+    const rl_tokens val = { tok, 400 };
+    const long Ts[2] = { 64, 8 }, want_h[2] = { -1, 18 };
+    for (int k = 0; k < 2; k++) {
+        const long T = Ts[k];
+        rl_gpt *m = hh_model(2, 2, 16, (int)T, 1);
+        rl_steplaw s;
+        rl_err err;
+        cr_assert_eq(rl_steplaw_of(m, &val, 0, 1, 0.1, &s, &err), RL_OK, "%s", err.msg);
+        cr_expect_eq(s.kind, RL_STEPS_TRANSPORT);
+        cr_expect_eq(s.routes, 0, "closed: no routes");
+        cr_expect_eq(s.layers * s.lanes, 4);
+        const double D = (pow(0.875, (double)T - 1) - pow(0.875, 16.0 * T - 1)) / (M_PI * sqrt(2.0));
+        for (int b = 0; b < 4; b++) {
+            cr_expect_float_eq(s.logchi[b], log(0.875), 1e-15);
+            cr_expect_eq(s.window[b], 18, "block %d: window %ld", b, s.window[b]);
+            cr_expect_float_eq(s.mix[b], D, 1e-15 * D);
+            cr_expect_eq(s.mix_hi[b], s.mix[b]);
+            cr_expect_eq(s.tr[b].se, 0.0);
+            cr_expect(s.tr[b].far == 16 * T - 1 && s.tr[b].near == T - 1, "far %ld near %ld", s.tr[b].far,
+                      s.tr[b].near);
+        }
+        cr_expect_eq(s.horizon, want_h[k], "T = %ld: H %ld", T, s.horizon);
+        cr_expect_float_eq(s.score, D, 1e-15 * D);
+        rl_steplaw_free(&s);
+        rl_gpt_free(m);
+    }
 }

@@ -151,6 +151,8 @@ Test(model_schemes, registry)
         default:
             cr_expect(0, "%s: steps kind %d", S->name, (int)S->steps_kind);
         }
+        cr_expect(!S->transport_log_mean || S->steps_kind == RL_STEPS_TRANSPORT,
+                  "%s: a closed mean transport without a transport", S->name);
         if (S->prepare == rl_acc_closed_prepare || S->steps == rl_acc_closed_steps)
             cr_expect(rl_acc_centre(S->step_law) >= 0, "%s: a closed law with no centre", S->name);
     }
