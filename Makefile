@@ -296,7 +296,7 @@ SAN_FILTERS := 'badinput/*' 'hardening_inputs/*' 'hardening_model/*' 'plot/*' \
                'mpi_mc/tree_sum_follows_the_recursive_definition' \
                'farpred_route/same_bytes_on_one_and_two_threads' 'mixstay/bad_arguments_are_einput' \
                'path_transport/*' 'eval_sampled/*' 'reproduce_stages/bad_lists_refused' \
-                'reproduce_stages/detectable_and_extrapolation'
+                'reproduce_stages/detectable_and_extrapolation' 'random_hh/*'
 SAN_ENV     := OMP_WAIT_POLICY=passive ROUTELAB=$(abspath fuzz/san_routelab.sh) \
                ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
 

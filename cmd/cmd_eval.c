@@ -161,10 +161,10 @@ static void parse_flags(eval_run *e, int argc, char **argv)
                   "split) loss of the same targets: the dynamic range at this scale.\n"
                   "Standard errors are over windows.  At L = T the mean is checked against the\n"
                   "run's final validation loss (--val-log): the difference, its standard\n"
-                  "error and whether they agree within 2 SE.  Schemes with rotation noise\n"
-                  "(random, random_pos, lf) draw it per window from --seed.  --batches /\n"
-                  "--batch-size: the old protocol (random windows per length from --seed, no\n"
-                  "pairing).",
+                  "error and whether they agree within 2 SE.  Schemes with noise (random,\n"
+                  "random_pos, lf: angles; random-hh: reflections) draw it per window from\n"
+                  "--seed.  --batches / --batch-size: the old protocol (random windows per\n"
+                  "length from --seed, no pairing).",
                   opts, argc, argv, NULL, 0);
     rl_err err;
     e->legacy = rl_opt_seen(opts, "batches") || rl_opt_seen(opts, "batch-size");

@@ -17,6 +17,19 @@
  * end and the arg pair; the score, their mean */
 static void print_transport(const char *ckpath, const char *out, const rl_steplaw *s)
 {
+    if (s->routes == 0) { /* closed (random-hh): every head alike */
+        printf("horizon: %s: steps transport with a closed mean E M = a I, a = %.6f, T = %ld, d = %d, eps = %g "
+               "(routelab's closed form, NOTES.md §8.10)\n", ckpath, exp(s->logchi[0]), s->ctx, s->hd, s->eps);
+        printf("horizon: every one of the %d heads: W(eps) = %ld; D(T, %dT) = %.6g (far %ld, near %ld)\n",
+               s->layers * s->lanes, s->window[0], RL_MIXSTAY_MULT, s->tr[0].d1, s->tr[0].far, s->tr[0].near);
+        if (s->horizon < 0)
+            printf("horizon: predicted H = none (%s)\n", s->window[0] < 0 ? "the transport never mixes" : "the transport mixes within T");
+        else
+            printf("horizon: predicted H = %ld (%.3g T)\n", s->horizon, (double)s->horizon / s->ctx);
+        printf("horizon: routelab's first-harmonic mix-or-stay score at %dT: %.4g\n", RL_MIXSTAY_MULT, s->score);
+        printf("horizon: wrote %s\n", out);
+        return;
+    }
     printf("horizon: %s: steps transport (PaTH), T = %ld, d = %d, %ld routes (windows over the validation "
            "stream) in two halves\n", ckpath, s->ctx, s->hd, s->routes);
     printf("%6s %6s %12s %12s %12s %8s %8s\n", "layer", "head", "D", "SE", "D_hi(3SE)", "far", "near");
@@ -61,7 +74,9 @@ int cmd_horizon(int argc, char **argv)
                   "text), and the model's score, their mean (horizon.tsv: mixstay, mixstay_hi).\n"
                   "path (no angles): per layer and head routelab's first-harmonic mix-or-stay\n"
                   "distance D(T, 16T) of the mean transport E[H_i ... H_(i-delta+1)] measured on\n"
-                  "the text's windows (model/path_transport.h), with its standard error.",
+                  "the text's windows (model/path_transport.h), with its standard error.\n"
+                  "random-hh: the same distance in closed form (E M = (1 - 2/hd) I per step),\n"
+                  "with the window of |E M| and the horizon it predicts (NOTES.md §8.10).",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
     rl_err err;

@@ -85,5 +85,7 @@ enum {
                                                             * reading (model/path_transport.c) */
 #define RL_STREAM_TRANSPORT_SEGMENTS 0x5345474d454e5453ULL /* "SEGMENTS": the segment orders of PaTH's transport
                                                             * routes, stream = route (model/path_transport.c) */
+#define RL_STREAM_HH_DIRS 0x4848444952ULL           /* "HHDIR": random-hh's Householder directions
+                                                     * (model/scheme_random_hh.c) */
 
 #endif

@@ -130,7 +130,7 @@ static rl_status check_fields(const int64_t *f, double dropout, const char *lr, 
     BOUNDED("rotation code", f[H_ROT], 0, INT32_MAX); /* rl_gpt_config_check: a scheme's */
     BOUNDED("mode", f[H_MODE], RL_MODE_QK, RL_MODE_QKV);
     BOUNDED("alibi", f[H_ALIBI], 0, 1);
-    BOUNDED("path", f[H_PATH], 0, 1);
+    BOUNDED("path", f[H_PATH], 0, INT32_MAX); /* rl_gpt_config_check: a scheme's */
     FIELD("dropout", dropout);
     FIELD("steps", f[H_STEPS]);
     BOUNDED("steps", f[H_STEPS], 1, INT64_MAX); /* rl_lr_plan sets it before a run saves */

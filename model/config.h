@@ -20,12 +20,18 @@
 typedef enum { RL_ROT_NONE = 0, RL_ROT_ROPE, RL_ROT_RANDOM, RL_ROT_PEMB, RL_ROT_LF,
                RL_ROT_RANDOM_POS, RL_ROT_PEMB_KEY, RL_ROT_KINDS } rl_rot_kind;
 typedef enum { RL_MODE_QK = 0, RL_MODE_QKV } rl_rot_mode;
+/* The codes of the Householder-transport schemes (rot 0, path > 0): a
+ * scheme of this family transports scores, not SO(2) blocks, so what reads
+ * SO(2) blocks (farpred, the grid's rank rule) leaves every path > 0 out.
+ * Stored in checkpoints: new codes at the end, none renumbered. */
+typedef enum { RL_PATH_NONE = 0, RL_PATH_PATH, RL_PATH_RANDOM_HH, RL_PATH_KINDS } rl_path_kind;
 
 typedef struct {
     int rot;   /* the scheme's code: rl_rot_kind for those below */
     int mode;  /* rl_rot_mode */
     int alibi; /* 1: ALiBi bias -m_h (i - j) on the logits */
-    int path;  /* 1 (with rot 0): PaTH attention's code (scheme_path.c) */
+    int path;  /* rl_path_kind (with rot 0): PaTH (scheme_path.c), random-hh
+                * (scheme_random_hh.c); 0 for every other scheme */
 } rl_pos_config;
 
 static inline int rl_pos_equal(rl_pos_config a, rl_pos_config b)

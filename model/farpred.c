@@ -185,7 +185,8 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     const rl_gpt_config *cfg = &m->cfg;
     const long T = cfg->ctx;
     if (cfg->pos.path)
-        return rl_fail(err, RL_EINPUT, "PaTH transports scores, not SO(2) blocks: no prediction");
+        return rl_fail(err, RL_EINPUT, "%s transports scores by Householder steps, not SO(2) blocks: "
+                       "no prediction", rl_pos_name(cfg->pos));
     if (nwin < 1 || np < 1)
         return rl_fail(err, RL_EINPUT, "--windows and --pairs must be >= 1");
     if (m->B < 1)

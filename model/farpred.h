@@ -22,7 +22,8 @@
  *     every block that mixes at the band (|chi_b(1)|^{T/2} <= 0.1) at its
  *     conditional mean given the content (F1): that block's realised phase
  *     is noise the far keys do not share.
- * PaTH transports scores, not blocks: no prediction (RL_EINPUT). */
+ * The Householder transports (path, random-hh) transport scores, not blocks:
+ * no prediction (RL_EINPUT). */
 #ifndef RL_MODEL_FARPRED_H
 #define RL_MODEL_FARPRED_H
 

@@ -12,11 +12,12 @@
 /* The registry: one X(ID, "NAME") per scheme, defined in its own file as
  * `const rl_scheme rl_scheme_ID` whose .name is "NAME", the word --pos
  * takes (the test model_schemes/registry checks it); ID is NAME where NAME
- * is an identifier (pemb-shared's is pemb_shared).  The order is the order
+ * is an identifier (pemb-shared's is pemb_shared, random-hh's random_hh).  The order is the order
  * of listings. */
 #define RL_SCHEME_LIST(X)                                                                          \
     X(none, "none") X(rope, "rope") X(random, "random") X(random_pos, "random_pos")              \
-    X(pemb, "pemb") X(pemb_shared, "pemb-shared") X(lf, "lf") X(path, "path")
+    X(pemb, "pemb") X(pemb_shared, "pemb-shared") X(lf, "lf") X(path, "path")                    \
+    X(random_hh, "random-hh")
 
 #define RL_SCHEME_DECLARE(n, w) extern const rl_scheme rl_scheme_##n;
 #define RL_SCHEME_ENTRY(n, w) &rl_scheme_##n,
@@ -30,7 +31,7 @@ const char rl_pos_help[] =
     "position scheme [alibi+]NAME[_qk|_qkv], NAME one of" RL_SCHEME_LIST(RL_SCHEME_WORD)
     " (no suffix: the mode from --mode, default qk; _qk, _qkv for a rotation); also alibi "
     "(none with ALiBi), fixed-rope (rope_qkv); alibi+random = alibi+random_qkv (the study's "
-    "remedy; likewise alibi+random_pos)";
+    "remedy; likewise alibi+random_pos); random-hh = random_hh";
 
 const rl_scheme *rl_scheme_of(rl_pos_config p)
 {

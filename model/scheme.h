@@ -29,7 +29,8 @@
  * ALiBi bit; rl_scheme_of maps it to the object.  Adding a scheme: write
  * model/scheme_NAME.c defining `const rl_scheme rl_scheme_NAME` (its .name
  * "NAME", the word `--pos` lists) with a new code at the end of rl_rot_kind
- * (config.h), and add X(NAME, "NAME") to the registry in scheme.c.  Everything else
+ * (config.h), or of rl_path_kind for a Householder transport (rot 0: path,
+ * random-hh), and add X(ID, "NAME") to the registry in scheme.c.  Everything else
  * that depends on the scheme reads the object: the names --pos takes, the
  * checkpoint's code, and the theory's reading of its steps (steps_kind,
  * step_law, step_lanes, steps: steplaw.h, farpred.h). */
@@ -156,6 +157,11 @@ struct rl_scheme {
      * cfg->width floats (head h at columns h hd), *beta rows b T + t of
      * cfg->heads floats (path_transport.h reads them) */
     void (*transport)(const void *st, const rl_scheme_ctx *x, int l, const float **w, const float **beta);
+    /* TRANSPORT with a closed mean: log a of one step whose mean is E M = a I
+     * (0 <= a < 1) at head dimension hd, NAN where it has none; the theory's
+     * reading is then closed (rl_steplaw_transport_closed).  NULL: measured
+     * on text (path) */
+    double (*transport_log_mean)(int hd);
 };
 
 /* ---- the registry ------------------------------------------------------ */

@@ -249,6 +249,44 @@ rl_status rl_steplaw_transport(rl_gpt *m, const rl_tokens *val, uint64_t key, do
     return RL_OK;
 }
 
+/* a^n from log a, a^0 = 1 even at a = 0 (log a = -inf) */
+static double pow_log(double log_a, long n)
+{
+    return n == 0 ? 1.0 : exp((double)n * log_a);
+}
+
+rl_status rl_steplaw_transport_closed(rl_gpt *m, double log_mean, double eps, rl_steplaw *s, rl_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->law = RL_ANG_COUNT;
+    RL_TRY(check_common(m->cfg.ctx, eps, err));
+    if (!(log_mean <= 0))
+        return rl_fail(err, RL_EINPUT, "a closed mean transport needs log a <= 0, got %g", log_mean);
+    const int L = m->cfg.layers, H = m->cfg.heads, nb = L * H, d = m->hd;
+    const long T = m->cfg.ctx, far = RL_MIXSTAY_MULT * T - 1, near = T - 1;
+    const double gap = pow_log(log_mean, near) - pow_log(log_mean, far), D = gap / (M_PI * sqrt(2.0));
+    s->kind = RL_STEPS_TRANSPORT;
+    s->hd = d;
+    s->heads = H;
+    s->ctx = T;
+    s->base = NAN;
+    s->eps = eps;
+    s->routes = 0;
+    alloc_blocks(s, L, H, 0);
+    s->tr = rl_xcalloc((size_t)nb, sizeof *s->tr);
+    for (int b = 0; b < nb; b++) {
+        s->logchi[b] = log_mean;
+        s->window[b] = rl_mixing_window_log(log_mean, eps);
+        s->at_ctx += s->window[b] >= 1 && s->window[b] <= T;
+        s->beyond += s->window[b] > T;
+        s->mix[b] = s->mix_hi[b] = D;
+        s->tr[b] = (rl_transport_dist){ D, 0, D, gap * gap * d, 0, far, near };
+    }
+    s->horizon = rl_horizon_predict(s->window, nb, T);
+    s->score = D;
+    return RL_OK;
+}
+
 rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key, double eps, rl_steplaw *s,
                         rl_err *err)
 {
@@ -263,7 +301,9 @@ rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key
         if (ntok < 1 || ntok > val->n)
             ntok = val->n;
         return rl_steplaw_measure(m, val->tok, ntok, key, eps, s, err);
-    case RL_STEPS_TRANSPORT: /* the whole stream: ntok does not apply */
+    case RL_STEPS_TRANSPORT: /* closed, or the whole stream: ntok does not apply */
+        if (m->sx.s->transport_log_mean && !isnan(m->sx.s->transport_log_mean(hd)))
+            return rl_steplaw_transport_closed(m, m->sx.s->transport_log_mean(hd), eps, s, err);
         return rl_steplaw_transport(m, val, key, eps, s, err);
     default:
         RL_TRY(check_common(c->ctx, eps, err));

@@ -53,9 +53,10 @@ typedef struct {
                             * (transport: the head's D estimate and its 3-SE upper end) */
     double score;          /* the mean of mix over the blocks (NaN without blocks) */
     /* transport (path_transport.h): per head D with its SE and arg pair;
-     * logchi NaN and window -1 (no one-step law, no window) */
+     * measured: logchi NaN and window -1 (no one-step law, no window);
+     * closed (rl_steplaw_transport_closed): log a and its window, SE 0 */
     rl_transport_dist *tr; /* layers x lanes */
-    long routes;           /* S, the routes (windows) averaged */
+    long routes;           /* S, the routes (windows) averaged; 0: closed */
 } rl_steplaw;
 
 /* Harmonics of a measured law: its chi(k) is a mean over the text's steps
@@ -99,12 +100,26 @@ rl_status rl_steplaw_measure(rl_gpt *m, const uint16_t *tok, long ntok, uint64_t
 rl_status rl_steplaw_transport(rl_gpt *m, const rl_tokens *val, uint64_t key, double eps, rl_steplaw *s,
                                rl_err *err);
 
+/* routelab's closed reading of a transport whose one-step mean is E M = a I,
+ * log a = log_mean (0 <= a < 1; random-hh: a = 1 - 2/hd, NOTES.md §8.10), on
+ * m's shape: E P(delta) = a^delta I in every (layer, head), so
+ *     d_1(delta, delta') = |a^delta - a^delta'| / (pi sqrt 2)
+ * (path_transport.h: ||a^delta I - a^delta' I||_F = |.| sqrt d) and, a^delta
+ * decreasing, D(T, L) = (a^(T-1) - a^(L-1)) / (pi sqrt 2) at L =
+ * RL_MIXSTAY_MULT T (far L - 1, near T - 1); mix = mix_hi = D, SE 0, routes
+ * 0.  The one-step norm a is a block's |chi|: logchi = log a per head, the
+ * window W(eps) and the horizon as for SO(2) blocks.  Kind TRANSPORT.
+ * RL_EINPUT for a log_mean that is NaN or positive, and as check_common. */
+rl_status rl_steplaw_transport_closed(rl_gpt *m, double log_mean, double eps, rl_steplaw *s, rl_err *err);
+
 /* The law of any model, as its scheme's object says (steps_kind): NONE;
  * CONSTANT and CLOSED in closed form from the object's step_law and the
  * configuration (rl_steplaw_closed); MEASURED on the first ntok tokens of val
- * (rl_steplaw_measure); TRANSPORT on windows spread over the whole of val,
- * whatever ntok (rl_steplaw_transport: a route's windows should come from
- * many documents, and Brown's first 16384 tokens are one or two). */
+ * (rl_steplaw_measure); TRANSPORT closed where the object has a closed
+ * mean (transport_log_mean not NAN: rl_steplaw_transport_closed), else on
+ * windows spread over the whole of val, whatever ntok (rl_steplaw_transport:
+ * a route's windows should come from many documents, and Brown's first
+ * 16384 tokens are one or two). */
 rl_status rl_steplaw_of(rl_gpt *m, const rl_tokens *val, long ntok, uint64_t key, double eps,
                         rl_steplaw *s, rl_err *err);
 

@@ -13,6 +13,7 @@
 #include "../experiments/claims.h"
 #include "../report/plot.h"
 #include "../report/tsv.h"
+#include "../model/scheme.h"
 #include "order.h"
 
 rl_order rl_farpred_decide(const double *d, int k)
@@ -168,6 +169,16 @@ static void free_model(model_fm *m)
     for (int j = 0; j < NMEAS; j++)
         free(m->m[j]);
     free(m->mixes);
+}
+
+/* Whether variant pos is a Householder transport (a path code, config.h:
+ * path, random-hh): it transports scores, not SO(2) blocks, so farpred makes
+ * no prediction for it. */
+static int transports(const char *pos)
+{
+    rl_pos_config pc;
+    char err[256];
+    return rl_pos_parse(pos, -1, &pc, err, sizeof err) == 0 && pc.path;
 }
 
 /* ---- summarise ----------------------------------------------------------- */
@@ -378,8 +389,8 @@ static void render_errors(const rl_repro *r, FILE *fp, const rl_outdir *od, cons
             if (!s.seeds) {
                 if (i == 0)
                     fprintf(fp, "| %s | – | 0 | – | – | – | – | – | – | – | – | %s | – | – |\n", r->var[v],
-                            strncmp(r->var[v], "path", 4) ? "no model has routelab's predictor yet"
-                                                          : "no prediction (PaTH transports scores, not SO(2) blocks)");
+                            !transports(r->pos[v]) ? "no model has routelab's predictor yet"
+                                                   : "no prediction (Householder transport of scores, not SO(2) blocks)");
                 continue;
             }
             const int decided = verdict_length(lens[i], T) && s.mixing > 0;

@@ -640,8 +640,8 @@ static void stage_probe(const rl_repro *r, int v, int k, eta *e)
  * probe at the same lengths (farpred/probe/), the report's far-mass
  * prediction section (NOTES.md §17). */
 /* Whether the grid predicts variant v's far mass: farpred set, lengths
- * beyond T, and a scheme of SO(2) blocks (PaTH transports scores: no
- * prediction, said in the report). */
+ * beyond T, and a scheme of SO(2) blocks (path, random-hh: a Householder
+ * transport of scores, no prediction, said in the report). */
 static int farpred_applies(const rl_repro *r, int v)
 {
     return r->g.farpred && r->g.max_mult >= 2 && !cfg_of(r, v).pos.path;

@@ -66,11 +66,19 @@ rl_status rl_horizon_write(const char *path, const char *variant, const rl_stepl
     fprintf(f, "variant\tkind\tT\teps\tbase\tblock\tlayer\thead\tpair\tomega\tlog_chi\tchi\twindow\tpredicted"
                "\tmixstay\tmixstay_hi\n");
     const int nb = s->layers * s->lanes, P = s->hd / 2;
-    if (s->kind == RL_STEPS_TRANSPORT) /* one row per (layer, head): no pair, frequency, chi or window */
-        for (int b = 0; b < nb; b++)
-            fprintf(f, "%s\t%s\t%ld\t%g\tNA\t%d\t%d\t%d\tNA\tNA\tNA\tNA\tNA\t%ld\t%.6g\t%.6g\n", variant,
-                    rl_steps_kind_name(s->kind), s->ctx, s->eps, b, b / s->lanes, b % s->lanes, s->horizon, s->mix[b],
-                    s->mix_hi[b]);
+    if (s->kind == RL_STEPS_TRANSPORT) /* one row per (layer, head): no pair or frequency; chi and
+                                        * window only for a closed mean (random-hh) */
+        for (int b = 0; b < nb; b++) {
+            char lc[40] = "NA", ch[40] = "NA", wn[24] = "NA";
+            if (!isnan(s->logchi[b])) {
+                snprintf(lc, sizeof lc, "%.12g", s->logchi[b]);
+                snprintf(ch, sizeof ch, "%.15f", exp(s->logchi[b]));
+                snprintf(wn, sizeof wn, "%ld", s->window[b]);
+            }
+            fprintf(f, "%s\t%s\t%ld\t%g\tNA\t%d\t%d\t%d\tNA\tNA\t%s\t%s\t%s\t%ld\t%.6g\t%.6g\n", variant,
+                    rl_steps_kind_name(s->kind), s->ctx, s->eps, b, b / s->lanes, b % s->lanes, lc, ch, wn, s->horizon,
+                    s->mix[b], s->mix_hi[b]);
+        }
     else if (nb == 0)
         fprintf(f, "%s\t%s\t%ld\t%g\tNA\t-1\tNA\tNA\tNA\tNA\tNA\tNA\tNA\t%ld\tNA\tNA\n", variant,
                 rl_steps_kind_name(s->kind), s->ctx, s->eps, s->horizon);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../experiments/claims.h"
+#include "../model/scheme.h"
 #include "../theory/mixstay.h" /* RL_MIXSTAY_MULT: the multiple the score is read at */
 
 #define D_ RL_ORDER_DELTA
@@ -136,9 +137,17 @@ const rl_ordering rl_orderings[] = {
 };
 const int rl_norderings = sizeof rl_orderings / sizeof *rl_orderings;
 
+/* the registry's reading of the name: a scheme with a rotation code (not
+ * none, path, random-hh: rot 0) and no ALiBi */
 int rl_ordering_rotation_only(const char *pos)
 {
-    return !strstr(pos, "alibi") && strcmp(pos, "none") && strcmp(pos, "path");
+    rl_pos_config pc;
+    char err[256];
+    /* claim 3's premise is an orthogonal transport without a distance bias:
+     * every rotation, and random-hh's reflections (beta = 2); PaTH's learned
+     * beta in (0, 2) contracts, so the claim says nothing of it */
+    return rl_pos_parse(pos, -1, &pc, err, sizeof err) == 0 && !pc.alibi &&
+           (pc.rot != RL_ROT_NONE || pc.path == RL_PATH_RANDOM_HH);
 }
 
 int rl_ordering_applies(const rl_ordering *e, const char *grid)

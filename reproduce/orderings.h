@@ -63,8 +63,10 @@ typedef struct {
 extern const rl_ordering rl_orderings[];
 extern const int rl_norderings;
 
-/* 1 for a rotation without a distance bias (not alibi*, none, path): the
- * schemes the "degrades by 128×" entry is read for. */
+/* 1 for an orthogonal transport without a distance bias: a rotation, or
+ * random-hh's reflections (not alibi*, none, path; 0 for a name the
+ * registry does not parse): the schemes the "degrades by 128×" entry is
+ * read for. */
 int rl_ordering_rotation_only(const char *pos);
 
 /* Whether entry e is read in the grid of preset name grid: a grid with

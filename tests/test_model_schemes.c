@@ -29,7 +29,7 @@
 static const char *const SCHEMES[] = { "none", "rope", "alibi", "fixed-rope", "random_qk",
                                        "random_qkv", "pemb_qk", "pemb_qkv", "pemb-shared_qk",
                                        "pemb-shared_qkv", "lf_qk", "lf_qkv", "alibi+random_qkv",
-                                       "path" };
+                                       "path", "random-hh" };
 #define NSCHEMES (int)(sizeof SCHEMES / sizeof *SCHEMES)
 
 /* Every study name parses to a configuration whose canonical name is the
@@ -59,14 +59,18 @@ Test(model_schemes, names_and_configurations)
     cr_expect(p.alibi == 1 && p.rot == RL_ROT_RANDOM && p.mode == RL_MODE_QKV);
     const char *bad[][2] = { { "random_qkv", "qk" }, { "fixed-rope", "qk" }, { "alibi", "qkv" },
                              { "none", "qkv" }, { "sinusoid", "" }, { "alibi+alibi", "" },
-                             { "random_q", "" }, { "path", "qkv" }, { "alibi+path", "" } };
+                             { "random_q", "" }, { "path", "qkv" }, { "alibi+path", "" },
+                             { "random-hh", "qkv" }, { "alibi+random-hh", "" }, { "random-hh_qkv", "" } };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int mode = !*bad[i][1] ? -1 : strcmp(bad[i][1], "qk") ? RL_MODE_QKV : RL_MODE_QK;
         cr_expect_eq(rl_pos_parse(bad[i][0], mode, &p, err, sizeof err), -1, "%s accepted",
                      bad[i][0]);
     }
     p = tm_pos("path");
-    cr_expect(p.path == 1 && p.rot == RL_ROT_NONE && p.mode == RL_MODE_QK && !p.alibi);
+    cr_expect(p.path == RL_PATH_PATH && p.rot == RL_ROT_NONE && p.mode == RL_MODE_QK && !p.alibi);
+    p = tm_pos("random-hh");
+    cr_expect(p.path == RL_PATH_RANDOM_HH && p.rot == RL_ROT_NONE && p.mode == RL_MODE_QK && !p.alibi);
+    cr_expect_str_eq(rl_pos_name(p), "random-hh");
     /* the configuration check refuses what the parser cannot express */
     rl_gpt_config c = { 2, 12, 4, 8, 16, 0.0f, { RL_ROT_NONE, RL_MODE_QKV, 0, 0 }, RL_ROT_BASE_DEFAULT };
     c.width = 16;
@@ -152,6 +156,8 @@ Test(model_schemes, registry)
         default:
             cr_expect(0, "%s: steps kind %d", S->name, (int)S->steps_kind);
         }
+        cr_expect(!S->transport_log_mean || S->steps_kind == RL_STEPS_TRANSPORT,
+                  "%s: a closed mean transport without a transport", S->name);
         if (S->prepare == rl_acc_closed_prepare || S->steps == rl_acc_closed_steps)
             cr_expect(rl_acc_centre(S->step_law) >= 0, "%s: a closed law with no centre", S->name);
     }
@@ -332,11 +338,42 @@ Test(model_schemes, qkv_with_zero_angles_equals_plain)
     rl_gpt_free(q);
 }
 
+/* Whether a transport scheme's steps (its transport hook, layer 0) change
+ * with the forward's key: training forwards of m's B windows of ctx tokens
+ * with keys 1 and 2 (random-hh: directions drawn from the key; path: w and
+ * beta read from LN1 alone). */
+static int transport_keyed(rl_gpt *m)
+{
+    const long T = m->cfg.ctx, C = m->cfg.width, H = m->cfg.heads, n = (long)m->B * T;
+    uint16_t *tok = malloc(sizeof(uint16_t) * (size_t)(m->B * (T + 1)));
+    for (long i = 0; i < m->B * (T + 1); i++)
+        tok[i] = (uint16_t)(i % m->cfg.vocab);
+    float *first = malloc(sizeof(float) * (size_t)(n * (C + H)));
+    const float *w, *beta;
+    int keyed = 0;
+    for (uint64_t key = 1; key <= 2; key++) {
+        rl_gpt_forward(m, tok, T + 1, m->B, (int)T, 0, key);
+        m->sx.s->transport(m->ss.st, &m->sx, 0, &w, &beta);
+        if (key == 1) {
+            memcpy(first, w, sizeof(float) * n * C);
+            memcpy(first + n * C, beta, sizeof(float) * n * H);
+        } else {
+            keyed = memcmp(first, w, sizeof(float) * n * C) || memcmp(first + n * C, beta, sizeof(float) * n * H);
+        }
+    }
+    free(first);
+    free(tok);
+    return keyed;
+}
+
 /* Whether m's scheme draws noise: some step of its law (rl_scheme_steps)
  * has a positive half-width (random, random_pos, lf; at m's parameters and
- * LN1 rows of sd 1 for lf). */
+ * LN1 rows of sd 1 for lf), or its transport's steps change with the key
+ * (random-hh). */
 static int draws_noise(rl_gpt *m)
 {
+    if (m->sx.s->transport)
+        return transport_keyed(m);
     const int lanes = rl_scheme_step_lanes(&m->sx);
     if (lanes <= 0)
         return 0;
@@ -355,7 +392,7 @@ static int draws_noise(rl_gpt *m)
 
 /* Every configuration of the registry evaluates reproducibly for a key
  * (the eval command's seed and window index), and the noisy ones (random,
- * random_pos, lf: a step law of positive half-width) change with it: the
+ * random_pos, lf: a step law of positive half-width; random-hh: its directions) change with it: the
  * noise is redrawn at every forward, from streams of the key, not from a
  * global generator; the others ignore the key. */
 Test(model_schemes, noisy_eval_reproducible)
@@ -384,7 +421,7 @@ Test(model_schemes, noisy_eval_reproducible)
         rl_gpt_eval_free(e);
         rl_gpt_free(m);
     }
-    cr_expect_geq(noisy, 4, "random, random_pos, lf: at least their qk and qkv configurations");
+    cr_expect_geq(noisy, 5, "random, random_pos, lf: at least their qk and qkv configurations; random-hh");
 }
 
 /* Every configuration of the registry survives a checkpoint: the loaded

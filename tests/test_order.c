@@ -334,9 +334,11 @@ Test(order, registry_entries_are_well_formed)
     cr_expect_eq(rl_ordering_mult(&top, 32), 32);
     cr_expect_eq(rl_ordering_mult(&top, 256), 128);
     cr_expect_eq(rl_ordering_study_mult(&top), 128);
-    /* rotation-only: not alibi*, none, path */
+    /* rotation-only: not alibi*, none, path, random-hh (no rotation: Householder steps) */
     cr_expect(rl_ordering_rotation_only("rope") && rl_ordering_rotation_only("random_qkv") &&
               rl_ordering_rotation_only("fixed-rope"));
+    /* random-hh's reflections are orthogonal: claim 3 reads them; PaTH's do not */
+    cr_expect(rl_ordering_rotation_only("random-hh"));
     cr_expect(!rl_ordering_rotation_only("alibi") && !rl_ordering_rotation_only("alibi+random_qkv") &&
               !rl_ordering_rotation_only("none") && !rl_ordering_rotation_only("path"));
 }

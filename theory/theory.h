@@ -51,6 +51,14 @@ rl_status rl_family_norm_certain(const rl_family *f, int as_log, rl_err *err);
 rl_status rl_family_norm_at(const rl_family *f, const double *probs, int block, int as_log, double *v,
                             rl_err *err);
 
+/* routelab's closed form of the mean transport of random-hh
+ * (model/scheme_random_hh.c, NOTES.md §8.10): log ||E P||_op of the product
+ * P = M_n ... M_1 of n i.i.d. reflections M_t = I - 2 w_t w_t^T, w_t
+ * uniform on S^(hd-1), hd >= 2 (NAN otherwise, or for n < 0).  Derivation
+ * in hh_mean.c: E P = (1 - 2/hd)^n I, so log ||E P|| = n log(1 - 2/hd), a
+ * spectral gap 2/hd per step (-inf at hd = 2, n > 0: E P = 0). */
+double rl_random_hh_log_mean_norm(int hd, long n);
+
 /* The random stream of a token-so2 family's table when a norm or window
  * draws it (`routelab bound`, rl_family_norm / rl_family_window). */
 #define RL_BOUND_TABLE_SEED 1UL
