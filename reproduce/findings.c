@@ -43,11 +43,27 @@ static int shared(const rl_finding_row *p, const rl_finding_row *q)
     return (same(p->a, q->a) && same(p->b, q->b)) || (same(p->a, q->b) && same(p->b, q->a));
 }
 
+static int share_variant(const rl_finding_row *p, const rl_finding_row *q)
+{
+    const char *u[2] = { p->a, p->b }, *w[2] = { q->a, q->b };
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            if (u[i] && w[j] && !strcmp(u[i], w[j]))
+                return 1;
+    return 0;
+}
+
 static int linked(const rl_finding_row *p, const rl_finding_row *q)
 {
     if (shared(p, q))
         return 1;
     if (!p->corr || !q->corr)
+        return 0;
+    /* a correlation links only rows that share a variant: that variant's own
+     * log ratio is what moves both across seeds; between unrelated rows a
+     * 0.9 over six seeds is chance (p = 0.015 a pair, and a grid has ~100
+     * pairs), and chained links would merge unrelated findings */
+    if (!share_variant(p, q))
         return 0;
     const int k = p->k < q->k ? p->k : q->k;
     const double r = rl_findings_r(p->x, q->x, k);

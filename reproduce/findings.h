@@ -7,8 +7,11 @@
  * ratio drives them all).  A finding is a connected group of rows under
  * the two links below, fixed before any run (NOTES.md §19.4):
  *   shared   the same variant pair {a, b} (order ignored) at the same multiple;
- *   r        |Pearson r| >= RL_FINDINGS_R of the per-seed statistics, over the
- *            seeds both rows have (at least RL_FINDINGS_MIN_SEEDS).
+ *   r        the rows share a variant and |Pearson r| >= RL_FINDINGS_R of their
+ *            per-seed statistics, over the seeds both rows have (at least
+ *            RL_FINDINGS_MIN_SEEDS): the shared variant's own log ratio moving
+ *            both (between rows with no variant in common a 0.9 is chance,
+ *            p = 0.015 a pair at six seeds, and a grid has ~100 pairs).
  * The verdict of a finding is its rows' verdict when they agree, otherwise
  * "mixed" with the counts: the table stays beneath, row by row. */
 #ifndef RL_FINDINGS_H

@@ -70,15 +70,18 @@ Test(findings, correlation_link_at_its_level)
     cr_assert_gt(rl_findings_r(x, hi, 4), RL_FINDINGS_R);
     cr_assert_lt(rl_findings_r(x, lo, 4), RL_FINDINGS_R);
     int g[2];
-    rl_finding_row r[2] = { row("p", "a", "b", 16, 1, x, 4, RL_V_HOLDS), row("q", "c", "d", 16, 1, hi, 4, RL_V_HOLDS) };
+    rl_finding_row r[2] = { row("p", "a", "b", 16, 1, x, 4, RL_V_HOLDS), row("q", "a", "d", 16, 1, hi, 4, RL_V_HOLDS) };
     cr_expect_eq(rl_findings_group(r, 2, g), 1);
-    r[1] = row("q", "c", "d", 16, 1, lo, 4, RL_V_HOLDS);
+    /* rows with no variant in common are not linked, whatever their r */
+    r[1] = row("q", "c", "d", 16, 1, x, 4, RL_V_HOLDS);
+    cr_expect_eq(rl_findings_group(r, 2, g), 2);
+    r[1] = row("q", "a", "d", 16, 1, lo, 4, RL_V_HOLDS);
     cr_expect_eq(rl_findings_group(r, 2, g), 2);
     /* anticorrelated rows carry the same information */
     double neg[4];
     for (int i = 0; i < 4; i++)
         neg[i] = -hi[i];
-    r[1] = row("q", "c", "d", 16, 1, neg, 4, RL_V_HOLDS);
+    r[1] = row("q", "d", "a", 16, 1, neg, 4, RL_V_HOLDS);
     cr_expect_eq(rl_findings_group(r, 2, g), 1);
     r[1] = row("rank", "(rank)", NULL, 16, 0, x, 4, RL_V_HOLDS);
     cr_expect_eq(rl_findings_group(r, 2, g), 2);
@@ -90,7 +93,7 @@ Test(findings, verdict_of_a_finding)
 {
     const double x[4] = { 1, 2, 3, 4 }, y[4] = { 4, -1, 2, 0 }, z[4] = { 0, 1, -1, 0 };
     rl_finding_row r[4] = { row("u", "a", "b", 16, 1, z, 4, RL_V_UNRESOLVED), row("h1", "c", "d", 16, 1, x, 4, RL_V_HOLDS),
-                            row("h2", "e", "f", 16, 1, x, 4, RL_V_HOLDS), row("c", "d", "c", 16, 1, y, 4,
+                            row("h2", "e", "c", 16, 1, x, 4, RL_V_HOLDS), row("c", "d", "c", 16, 1, y, 4,
                                                                                     RL_V_CONTRADICTED) };
     int g[4], c[RL_NVERDICT];
     /* rows 1, 2 (r = 1) and row 3 (the pair of row 1) are one finding; row 0
