@@ -30,6 +30,14 @@ const rl_ordering rl_orderings[] = {
      * entries were written before those runs, under that name */
     { "rope>pemb-shared_qk@16", "rope degrades more than pemb-shared_qk", RL_ORDK_ABOVE, "rope", "pemb-shared_qk",
       16, 0, D_, 0, RL_V_HOLDS, NULL, NULL, 0 },
+    /* the convention question (issue 36), written before the cpu grid's
+     * second run, the first to train both pembs on paired seeds */
+    { "pemb-shared_qk>pemb_qk@16", "pemb-shared_qk degrades more than pemb_qk (the author's convention)",
+      RL_ORDK_ABOVE, "pemb-shared_qk", "pemb_qk", 16, 0, D_, 0, RL_V_HOLDS,
+      "the study's pemb (1.17× at 16T) is the author's (a table per head, the key's token on the path); "
+      "routelab's first reading (one shared table, the query's token) gave 2.71× on the first cpu grid: if the "
+      "convention explains that gap, the shared reading degrades more",
+      NULL, 0 },
     { "rope>lf_qk@16", "rope degrades more than lf_qk", RL_ORDK_ABOVE, "rope", "lf_qk", 16, 0, D_, 0, RL_V_HOLDS,
       NULL, NULL, 0 },
     { "rope>alibi@16", "rope degrades more than alibi", RL_ORDK_ABOVE, "rope", "alibi", 16, 0, D_, 0, RL_V_HOLDS,

@@ -80,10 +80,12 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * need 27).  8 variants x 6 seeds in 150 minutes on two cores (two
          * ranks of one thread, 8.7K tokens/s each) leave 2,400 steps of 16
          * windows a model: 2.5M tokens, 283 s, and 65 s of evaluation.
-         * Its pemb is pemb-shared_qk (one table shared by the heads, the
-         * query's token on the path), the pemb of the committed grid
-         * docs/results/; the study author's, pemb_qk, is one --variants away
-         * (NOTES.md §7.7).
+         * Both pembs, paired (NOTES.md §7.7, §11.16): pemb_qk, the study
+         * author's (a table per head, the key's token on the path), whose
+         * verdict issue 36 asks to re-decide, and pemb-shared_qk (one table
+         * shared by the heads, the query's token on the path), the pemb of
+         * the first committed grid; 9 variants x 6 seeds = 54 models, from
+         * the first grid's measured 124.9 min for 48: about 140 min.
          * Every rotation scheme at the mixing-matched base for head dim 32 at
          * T = 64 (935.67: 2 and 8 of 16 blocks mixing within T and 128T, the
          * study's 10 and 23 of 48), RoPE also at the study's 10000 as the
@@ -92,7 +94,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * grid, docs/results/, read the same 2 evenly spread spans for every
          * seed: its config.txt has no eval-windows line). */
         g->name = "cpu";
-        g->variants = "rope,random_qk,random_qkv,pemb-shared_qk,lf_qk,alibi,none,rope@10000";
+        g->variants = "rope,random_qk,random_qkv,pemb_qk,pemb-shared_qk,lf_qk,alibi,none,rope@10000";
         cpu_scale(g);
         t->lr = "2e-3:1200,8e-4:600,2e-4:600";
         t->val_every = 300, t->ckpt_every = 600;

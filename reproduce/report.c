@@ -883,6 +883,35 @@ static void val_table(const grid_evals *G, int *n)
     rl_tsv_close(t);
 }
 
+/* A seed whose every variant disagrees, all with one sign, points at the
+ * text that seed's windows read, not at a training: the variants of a seed
+ * share their windows (paired), not their weights' fate. The windows' SE
+ * treats windows as independent, while a seed's windows come from a few
+ * contiguous spans; their shared offset is what the sentence names. */
+static void seed_text_line(FILE *fp, const grid_evals *G)
+{
+    const rl_repro *r = G->r;
+    if (r->nvar < 2)
+        return;
+    for (int k = 0; k < G->K; k++) {
+        int dis = 0, pos = 0;
+        double lo = 1e300, hi = -1e300;
+        for (int v = 0; v < r->nvar; v++) {
+            const evalrow *e = ev_of(G, v, k);
+            dis += e->vc == VC_DISAGREE;
+            pos += e->vdiff > 0;
+            lo = e->vdiff < lo ? e->vdiff : lo;
+            hi = e->vdiff > hi ? e->vdiff : hi;
+        }
+        if (dis == r->nvar && (pos == 0 || pos == r->nvar))
+            fprintf(fp, " Seed %ld: every variant disagrees, all by %+.3f to %+.3f: the text its windows read "
+                        "is %s than the validation average, the same for every variant of the seed (the windows' "
+                        "SE counts windows as independent; they come from a few contiguous spans), so the paired "
+                        "comparisons between variants do not see it.",
+                    rl_repro_seed(r, k), lo, hi, pos ? "harder" : "easier");
+    }
+}
+
 /* The summary line: what the ratios divide by, and how many models' ppl(T)
  * agree with their final validation loss. */
 static void val_line(FILE *fp, const grid_evals *G, const int *n)
@@ -903,7 +932,9 @@ static void val_line(FILE *fp, const grid_evals *G, const int *n)
                 fprintf(fp, "%s%s seed %ld", first ? " (" : ", ", r->var[v], rl_repro_seed(r, k));
                 first = 0;
             }
-    fprintf(fp, "%s, unavailable for %d.\n\n", first ? "" : ")", n[VC_UNAVAILABLE]);
+    fprintf(fp, "%s, unavailable for %d.", first ? "" : ")", n[VC_UNAVAILABLE]);
+    seed_text_line(fp, G);
+    fprintf(fp, "\n\n");
 }
 
 /* ---- the matched scale ---- */
@@ -1167,10 +1198,14 @@ static void ratios_section(FILE *fp, const grid_evals *G)
                     "(delta method), which leaves out the spread between trainings.\n\n");
     else
         fprintf(fp, "Each cell is the mean over the %d seeds' models ± the standard error across seeds (sd/√%d): "
-                    "%s.\n\n", K, K, g->eval_batches > 0 ? "the spread between trainings and between their "
-                                                                 "evaluation windows"
-                                                               : "the spread between trainings, every seed "
-                                                                 "reading the same windows");
+                    "%s.\n\n", K, K,
+                g->eval_batches > 0                   ? "the spread between trainings and between their evaluation "
+                                                        "windows"
+                : g->eval_windows == RL_EVAL_SAMPLED ? "the spread between trainings and between the text each "
+                                                        "seed samples (every variant of a seed reads that seed's "
+                                                        "windows)"
+                                                      : "the spread between trainings, every seed reading the same "
+                                                        "windows");
     int nvc[3] = { 0 }, nvc_cells[3] = { 0 };
     val_table(G, nvc);
     val_line(fp, G, nvc);

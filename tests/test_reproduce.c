@@ -510,8 +510,26 @@ Test(reproduce, report_states_the_validation_check, .timeout = 120)
     cr_assert(vt);
     cr_expect(strstr(vt, "rope\t42\t2.000000\t2.010000\t-0.010000\t0.050000\tagree\n") &&
                   strstr(vt, "alibi\t42\t2.500000\t2.000000\t0.500000\t0.100000\tdisagree\n"), "%s", vt);
+    cr_expect(strstr(rep, "every variant disagrees") == NULL, "%s", rep);
     free(rep);
     free(vt);
+
+    /* every variant of the seed disagrees, one sign: the seed's text, named;
+     * opposite signs: no such sentence */
+    write_eval(er, 2.3, 2.0, 0.3, 0.1, "disagree");
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
+    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(rep);
+    cr_expect(strstr(rep, "unavailable for 0. Seed 42: every variant disagrees, all by +0.300 to +0.500: the text "
+                          "its windows read is harder than the validation average") != NULL, "%s", rep);
+    free(rep);
+    write_eval(er, 1.7, 2.0, -0.3, 0.1, "disagree");
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
+    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(rep);
+    cr_expect(strstr(rep, "disagrees for 2 (rope seed 42, alibi seed 42), unavailable for 0.\n") != NULL, "%s", rep);
+    free(rep);
+    write_eval(er, 2.0, 2.01, -0.01, 0.05, "agree");
 
     /* both agree: the line says so; an eval.tsv of six columns (before the
      * check) is unavailable */
@@ -720,8 +738,9 @@ Test(reproduce, at_base_variants_and_their_train_commands)
               r.g.train.ctx == 64 && r.g.max_mult == 128);
     cr_expect_str_eq(r.g.data, "data/brown");
     cr_expect_geq(r.g.seeds, 5);
-    /* pemb-shared_qk: the pemb the committed grid ran (NOTES.md §7.7) */
-    const char *need[] = { "rope", "random_qk", "random_qkv", "pemb-shared_qk", "lf_qk", "alibi", "none" };
+    /* both pembs: the author's, re-decided (issue 36), and pemb-shared_qk,
+     * the pemb the first committed grid ran (NOTES.md §7.7) */
+    const char *need[] = { "rope", "random_qk", "random_qkv", "pemb_qk", "pemb-shared_qk", "lf_qk", "alibi", "none" };
     cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK);
     for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
         int found = 0;
