@@ -72,6 +72,20 @@ const rl_ordering rl_orderings[] = {
       NULL, 0 },
     { "random-hh~random_qk@128", "random-hh against random_qk (the algebra, random steps)", RL_ORDK_ABOVE,
       "random-hh", "random_qk", 128, 128, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT, "as at 16×", NULL, 0 },
+    /* written after the mechanism grid contradicted the two rows above
+     * (random-hh flatter than random_qk, NOTES.md §19.5) and before this
+     * pair's run (§19.6): the same question at matched mixing.  At base 2
+     * every block of a 32-dim head mixes within T = 64 (the slowest,
+     * omega = 2^(-15/16), has |chi| = sin omega/omega = 0.955, window 51),
+     * as every direction of uniform random reflections does (window 36) */
+    { "random-hh~random_qk-base2@16", "random-hh against random_qk@2 (the algebra at matched mixing)",
+      RL_ORDK_ABOVE, "random-hh", "random_qk@2", 16, 0, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT,
+      "at base 2 every SO(2) block mixes within T, as every direction of random reflections does; if the "
+      "spectrum and not the algebra made random-hh flatter than random_qk, the two differ by less than log 1.10",
+      NULL, 0 },
+    { "random-hh~random_qk-base2@128", "random-hh against random_qk@2 (the algebra at matched mixing)",
+      RL_ORDK_ABOVE, "random-hh", "random_qk@2", 128, 128, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT, "as at 16×",
+      NULL, 0 },
     /* the drift test (the author's notebook, ../shared/reference/study.md):
      * steps U(0, 2 omega_b) have the same |chi_b| as U(-omega_b, omega_b), so
      * the same spectral gap and mixing windows, but their slow blocks drift
