@@ -134,8 +134,10 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
     } else if (!strcmp(name, "bpe")) {
         /* the matched-scale BPE grid (the cpu preset of issue 13, its report
          * in docs/results/bpe/): the variants issue 13 names (rope, random_qk, random_qkv,
-         * pemb_qk, lf_qk, alibi, none; its pemb is pemb-shared_qk, the pemb
-         * of the committed grid, NOTES.md §7.7), all on the same tokens and seeds,
+         * pemb_qk, lf_qk, alibi, none; its pemb is now the study author's,
+         * pemb_qk, NOTES.md §7.7: the committed grid ran pemb-shared_qk and
+         * spans windows, and its 150 minutes hold no ninth variant, NOTES.md
+         * §11.16), all on the same tokens and seeds,
          * evaluated to 128x; the study's three constant stages (lr ratios
          * 1 : 0.4 : 0.1, lengths 2 : 1 : 1) at a small model's rate.  The
          * mixing-matched scale (NOTES.md §11.6): head dim 32 (width 128 / 4
@@ -152,7 +154,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * data/brown-bpe4096`.  The other schemes (fixed-rope, *_qkv of pemb
          * and lf, path, alibi+random_qkv) are one --variants away. */
         g->name = "bpe";
-        g->variants = "rope,random_qk,random_qkv,pemb-shared_qk,lf_qk,alibi,none,rope@10000";
+        g->variants = "rope,random_qk,random_qkv,pemb_qk,lf_qk,alibi,none,rope@10000";
         g->data = "data/brown-bpe4096";
         t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 128, t->vocab = 4096;
         t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
