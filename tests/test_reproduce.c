@@ -478,6 +478,16 @@ static void write_eval(const char *path, double loss, double val, double diff, d
     fclose(f);
 }
 
+/* The report rewritten by --report-only from the grid's files as they are
+ * now (rope and alibi, one seed); the caller frees it. */
+static char *rewritten_report(const char *d, const char *txt, const char *g, char *out, size_t len)
+{
+    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, len);
+    char *rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
+    cr_assert(rep);
+    return rep;
+}
+
 /* The report says, per model and in one line, whether ppl(T) agrees with
  * the final validation loss (eval.tsv columns 10-13), and what the ratios
  * divide by. */
@@ -497,9 +507,7 @@ Test(reproduce, report_states_the_validation_check, .timeout = 120)
     char *er = th_path(g, "models/rope/seed42/eval.tsv"), *ea = th_path(g, "models/alibi/seed42/eval.tsv");
     write_eval(er, 2.0, 2.01, -0.01, 0.05, "agree");
     write_eval(ea, 2.5, 2.0, 0.5, 0.1, "disagree");
-    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
-    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
-    cr_assert(rep);
+    rep = rewritten_report(d, txt, g, out, sizeof out);
     cr_expect(strstr(rep, "**Validation check: DISAGREE for some models** — ppl(T) agrees with the final "
                           "validation loss within 2 SE for 1 of 2 models, disagrees for 1 (alibi seed 42), "
                           "unavailable for 0.") != NULL, "%s", rep);
@@ -517,16 +525,12 @@ Test(reproduce, report_states_the_validation_check, .timeout = 120)
     /* every variant of the seed disagrees, one sign: the seed's text, named;
      * opposite signs: no such sentence */
     write_eval(er, 2.3, 2.0, 0.3, 0.1, "disagree");
-    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
-    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
-    cr_assert(rep);
+    rep = rewritten_report(d, txt, g, out, sizeof out);
     cr_expect(strstr(rep, "unavailable for 0. Seed 42: every variant disagrees, all by +0.300 to +0.500: the text "
                           "its windows read is harder than the validation average") != NULL, "%s", rep);
     free(rep);
     write_eval(er, 1.7, 2.0, -0.3, 0.1, "disagree");
-    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
-    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
-    cr_assert(rep);
+    rep = rewritten_report(d, txt, g, out, sizeof out);
     cr_expect(strstr(rep, "disagrees for 2 (rope seed 42, alibi seed 42), unavailable for 0.\n") != NULL, "%s", rep);
     free(rep);
     write_eval(er, 2.0, 2.01, -0.01, 0.05, "agree");
@@ -534,9 +538,7 @@ Test(reproduce, report_states_the_validation_check, .timeout = 120)
     /* both agree: the line says so; an eval.tsv of six columns (before the
      * check) is unavailable */
     write_eval(ea, 2.5, 2.48, 0.02, 0.1, "agree");
-    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
-    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
-    cr_assert(rep);
+    rep = rewritten_report(d, txt, g, out, sizeof out);
     cr_expect(strstr(rep, "**Validation check: all agree** — ppl(T) agrees with the final validation loss within "
                           "2 SE for 2 of 2 models, disagrees for 0, unavailable for 0.") != NULL, "%s", rep);
     cr_expect(strstr(rep, "| alibi | 12.182 | – | – | agree (1/1) |") != NULL, "%s", rep);
@@ -546,9 +548,7 @@ Test(reproduce, report_states_the_validation_check, .timeout = 120)
     fprintf(f, "length\twindows\tmean_loss\tstderr\tppl\tratio\n8\t8\t2.5\t0.01\t12.1825\t1\n"
                "16\t4\t2.6\t0.01\t13.4637\t1.1\n32\t2\t2.7\t0.01\t14.8797\t1.2\n");
     fclose(f);
-    run_flags(d, txt, "--variants rope,alibi --eval-targets 64 --report-only", out, sizeof out);
-    rep = rl_read_file(th_path(g, "REPORT.md"), NULL);
-    cr_assert(rep);
+    rep = rewritten_report(d, txt, g, out, sizeof out);
     cr_expect(strstr(rep, "**Validation check: incomplete** — ppl(T) agrees with the final validation loss within "
                           "2 SE for 1 of 2 models, disagrees for 0, unavailable for 1.") != NULL, "%s", rep);
     cr_expect(strstr(rep, "| alibi | 12.182 | – | – | unavailable for 1/1 |") != NULL, "%s", rep);
