@@ -190,6 +190,23 @@ static char *mdir_file(const rl_repro *r, int v, int k, const char *name)
     return p;
 }
 
+rl_status rl_repro_variant_split(const char *variant, size_t *name_len, double *base, rl_err *err)
+{
+    const char *at = strchr(variant, '@');
+    *name_len = at ? (size_t)(at - variant) : strlen(variant);
+    *base = NAN;
+    if (!at)
+        return RL_OK;
+    char *end;
+    errno = 0;
+    const double b = strtod(at + 1, &end);
+    if (!isdigit((unsigned char)at[1]) || *end || errno || !isfinite(b) || b < RL_MATCH_BASE_MIN || b > RL_MATCH_BASE_MAX)
+        return rl_fail(err, RL_EINPUT, "--variants: '%s': the base after '@' must be a number in [%g, %g]", variant,
+                       RL_MATCH_BASE_MIN, RL_MATCH_BASE_MAX);
+    *base = b;
+    return RL_OK;
+}
+
 rl_status rl_repro_set_variants(rl_repro *r, rl_err *err)
 {
     const char *list = r->g.variants;
@@ -210,19 +227,12 @@ rl_status rl_repro_set_variants(rl_repro *r, rl_err *err)
         r->var[v] = strndup(p, len);
         if (!r->var[v])
             rl_die("out of memory");
-        char *at = strchr(r->var[v], '@');
-        r->pos[v] = strndup(r->var[v], at ? (size_t)(at - r->var[v]) : len);
-        r->base[v] = r->g.train.rot_base;
-        if (at) {
-            char *end;
-            errno = 0;
-            const double b = strtod(at + 1, &end);
-            if (!isdigit((unsigned char)at[1]) || *end || errno || !isfinite(b) || b < RL_MATCH_BASE_MIN || b > RL_MATCH_BASE_MAX)
-                return rl_fail(err, RL_EINPUT, "--variants: '%s': the base after '@' must be a number in [%g, %g]",
-                               r->var[v], RL_MATCH_BASE_MIN, RL_MATCH_BASE_MAX);
-            r->base[v] = b;
-            r->control[v] = 1;
-        }
+        size_t nlen;
+        double b;
+        RL_TRY(rl_repro_variant_split(r->var[v], &nlen, &b, err));
+        r->pos[v] = strndup(r->var[v], nlen);
+        r->base[v] = isnan(b) ? r->g.train.rot_base : b;
+        r->control[v] = !isnan(b);
         p += len;
         if (!*p)
             break;

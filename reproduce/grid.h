@@ -31,6 +31,10 @@ typedef struct {
  * space, sign or "inf"), for more than RL_GRID_MAX_VARIANTS variants or a
  * list longer than RL_GRID_MAX_VARIANTS_CHARS.  Empty names are kept
  * (rl_repro_check refuses them).  rl_repro_free_variants frees them. */
+/* One variant NAME or NAME@BASE: the length of NAME and the base after
+ * '@' (a number in [RL_MATCH_BASE_MIN, RL_MATCH_BASE_MAX]), NAN without
+ * one; a bad base is RL_EINPUT. */
+rl_status rl_repro_variant_split(const char *variant, size_t *name_len, double *base, rl_err *err);
 rl_status rl_repro_set_variants(rl_repro *r, rl_err *err);
 void rl_repro_free_variants(rl_repro *r);
 

@@ -6,7 +6,6 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,7 +13,7 @@
 #include "../model/config.h"
 #include "../model/scheme.h"
 #include "../reproduce/order.h"
-#include "../theory/matched.h"
+#include "../reproduce/grid.h"
 #include "../reproduce/orderings.h"
 #include "../theory/study.h"
 
@@ -263,17 +262,14 @@ Test(order, registry_entries_are_well_formed)
         const char *names[2] = { e->a, e->kind == RL_ORDK_ABOVE ? e->b : NULL };
         for (int j = 0; j < 2; j++)
             if (names[j]) {
-                /* NAME@BASE: the scheme NAME at a base of the grid's range
-                 * (reproduce/grid.c reads it the same way) */
+                /* NAME@BASE: the scheme NAME at a base of the grid's
+                 * range, read as the grid reads it */
                 char name[64];
-                snprintf(name, sizeof name, "%s", names[j]);
-                char *at = strchr(name, '@');
-                if (at) {
-                    char *end;
-                    const double b = strtod(at + 1, &end);
-                    cr_expect(!*end && b >= RL_MATCH_BASE_MIN && b <= RL_MATCH_BASE_MAX, "%s: %s", e->id, names[j]);
-                    *at = 0;
-                }
+                size_t nlen;
+                double base;
+                rl_err verr;
+                cr_expect_eq(rl_repro_variant_split(names[j], &nlen, &base, &verr), RL_OK, "%s: %s", e->id, verr.msg);
+                snprintf(name, sizeof name, "%.*s", (int)nlen, names[j]);
                 cr_expect_eq(rl_pos_parse(name, -1, &p, err, sizeof err), 0, "%s: %s: %s", e->id, names[j], err);
                 /* a variant the study has no numbers for (path, random-hh,
                  * random_pos_qk) is compared only with the reason written */
