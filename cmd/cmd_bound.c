@@ -406,7 +406,7 @@ int cmd_bound(int argc, char **argv)
         RL_OPT_BLOCK_(&x.block),
         RL_OPT_DBL_("t", &x.t, "threshold t", 0, 0, RL_LO),
         RL_OPT_EPS_(&x.eps),
-        RL_OPT_DBL_("norm", &x.norm, "spectral norm ||E[M]||", 0, 0, RL_LO),
+        RL_OPT_DBL_("norm", &x.norm, "spectral norm ||E[M]|| (of an orthogonal step: at most 1)", 0, 1, RL_LO | RL_HI),
         RL_OPT_STR_("a", &x.a, "hoeffding: comma-separated block ranges a_b = ||q_b|| ||k_b||"),
         RL_OPT_DBL_("ml", &x.ml, "far tokens M_L", 1, 0, RL_LO),
         RL_OPT_DBL_("k", &x.k, "near tokens K", 0, 0, RL_LO_OPEN),

@@ -60,6 +60,11 @@ void rl_check_in(const char *cmd, rl_status s, rl_err *err);
  * exit status 1.  Used by the allocation helpers. */
 void rl_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
+/* Library floors: GSL's error handler off before a call into GSL, whose
+ * status the caller then reads (GSL's default handler aborts the process;
+ * core/gsl_quiet.c, NOTES.md §18.9).  Idempotent, from any thread. */
+void rl_gsl_quiet(void);
+
 /* The one escaping of messages: src into dst (n bytes, NUL-terminated) with
  * every control byte (below 0x20, and 0x7f) written as \xNN.  A message
  * quotes user input (flag values, file names): a raw newline would break the

@@ -43,6 +43,11 @@ double rl_brownian_mean(int d, double sigma, double *err)
      * int cos(sigma x) psi_m(x)^2 dx over those m <= d-2, and the Fourier
      * transform of psi_m^2 is e^{-t^2/2} L_m(t^2).  Checks: d = 2 gives
      * e^{-sigma^2/2}; the Taylor terms give m_2 = d-1, m_4 = (d-1)(2d-1). */
+    if (d < 1 || d > 4096 || isnan(sigma)) { /* the domain (bounds.h): the sum has d terms */
+        if (err)
+            *err = NAN;
+        return NAN;
+    }
     const long double x = (long double)sigma * sigma;
     long double c = brownian_c(d, x, 0);
     if (err)

@@ -136,11 +136,10 @@ static int cayley_mean(const rl_family *f, const double *probs, double complex *
      * beyond) */
     const double a = fmin(1.0, 50.0 / f->sigma);
     double v0 = NAN, v1 = NAN, e0 = INFINITY, e1 = INFINITY;
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    rl_gsl_quiet(); /* every status below is read: never GSL's abort */
     int st = w ? gsl_integration_qags(&F, 0.0, a, 1e-14, 1e-12, 256, w, &v0, &e0) : GSL_ENOMEM;
     if (st == GSL_SUCCESS)
         st = gsl_integration_qagiu(&F, a, 1e-14, 1e-12, 256, w, &v1, &e1);
-    gsl_set_error_handler(old);
     gsl_integration_workspace_free(w);
     const double v = v0 + v1, abserr = e0 + e1;
     if (st != GSL_SUCCESS || !isfinite(v))

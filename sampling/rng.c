@@ -1,6 +1,8 @@
 /* rng.c: xoshiro256++ as a GSL generator, seeded per stream by SplitMix64. */
 #include "rng.h"
 
+#include "../core/err.h"
+
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <string.h>
@@ -80,7 +82,11 @@ const gsl_rng_type *rl_rng_xoshiro = &xoshiro_type;
 
 gsl_rng *rl_rng_alloc(void)
 {
-    return gsl_rng_alloc(rl_rng_xoshiro);
+    rl_gsl_quiet(); /* GSL's handler would abort when memory runs out */
+    gsl_rng *r = gsl_rng_alloc(rl_rng_xoshiro);
+    if (!r)
+        rl_fatal("out of memory (a random number generator)"); /* as rl_xmalloc (err.h) */
+    return r;
 }
 
 void rl_rng_stream(gsl_rng *r, uint64_t seed, uint64_t stream)

@@ -179,6 +179,8 @@ static const bi_case cases[] = {
     R(2, "bound window: --seed does not apply", "bound", "window", "--seed", "3"),
     R(2, "--eps 0 is " RANGE, "bound", "window", "--eps", "0"),
     R(2, "--eps 1 is " RANGE, "bound", "window", "--eps", "1"),
+    /* a norm above 1 is no orthogonal step's mean (issue 38: it printed inf, status 0) */
+    R(2, "--norm 1.5 is " RANGE, "bound", "window", "--norm", "1.5"),
     R(2, "--eps " NOTNUM, "bound", "window", "--eps", "nan"),
     R(2, "--norm -1 is " RANGE, "bound", "window", "--norm", "-1"),
     R(2, "--norm and the family flags exclude", "bound", "window", "--family", "so2", "--norm", "0.5"),

@@ -6,6 +6,15 @@
 #include <float.h>
 #include <math.h>
 
+/* The forms' domain: counts of tokens m, k >= 0, a logit bound lambda >= 0
+ * (logits in [-lambda, lambda]), an ALiBi slope >= 0 (a bias that decays
+ * with distance).  Outside it, or at a NaN, every form is NaN (bounds.h):
+ * never a number that reads as a probability. */
+static int counts_ok(double m, double k)
+{
+    return m >= 0 && k >= 0;
+}
+
 /* log(e^a + e^b) without forming e^a or e^b */
 static double logaddexp(double a, double b)
 {
@@ -15,11 +24,15 @@ static double logaddexp(double a, double b)
 
 double rl_farmass_lower_log(double m, double k, double lambda)
 {
+    if (!(counts_ok(m, k) && lambda >= 0))
+        return NAN;
     return log(m) - logaddexp(log(m), log(k) + 2.0 * lambda);
 }
 
 double rl_farmass_lower(double m, double k, double lambda)
 {
+    if (!(counts_ok(m, k) && lambda >= 0))
+        return NAN;
     /* the direct form where it is a normal number (outputs unchanged there);
      * past lambda ~ 354, e^{2 lambda} overflows and it gave 0 */
     double v = m / (m + k * exp(2.0 * lambda));
@@ -28,21 +41,29 @@ double rl_farmass_lower(double m, double k, double lambda)
 
 double rl_farmass_upper(double m, double k, double lambda)
 {
+    if (!(counts_ok(m, k) && lambda >= 0))
+        return NAN;
     return m / (m + k * exp(-2.0 * lambda));
 }
 
 double rl_farmass_half(double k, double lambda)
 {
+    if (!(k >= 0 && lambda >= 0))
+        return NAN;
     return k * exp(2.0 * lambda);
 }
 
 double rl_farmass_half_log(double k, double lambda)
 {
+    if (!(k >= 0 && lambda >= 0))
+        return NAN;
     return log(k) + 2.0 * lambda;
 }
 
 double rl_farmass_alibi(double m, double k, double lambda, double slope, int best)
 {
+    if (!(counts_ok(m, k) && lambda >= 0 && slope >= 0))
+        return NAN;
     /* N = sum_{delta<K} e^{-slope delta}, F = sum_{K<=delta<K+M} e^{-slope delta};
      * N/F = (1 - e^{-sK}) / (e^{-sK} (1 - e^{-sM})) = expm1(sK) / -expm1(-sM);
      * slope -> 0 gives K/M, the unbiased case. */
@@ -52,6 +73,8 @@ double rl_farmass_alibi(double m, double k, double lambda, double slope, int bes
 
 double rl_farmass_alibi_log(double m, double k, double lambda, double slope, int best)
 {
+    if (!(counts_ok(m, k) && lambda >= 0 && slope >= 0))
+        return NAN;
     /* log(1 / (1 + e^z)) = -logaddexp(0, z), z = +-2 lambda + log(N/F), with
      * log expm1(y) = y + log1p(-e^{-y}) for large y (expm1 overflows past 709) */
     double sk = slope * k, lr = log(k / m);
@@ -75,6 +98,8 @@ double rl_farmass_alibi_log(double m, double k, double lambda, double slope, int
  * so no finite Delta overflows. */
 double rl_farmass_range_log(double m, double k, double delta_range)
 {
+    if (!(counts_ok(m, k) && !isnan(delta_range)))
+        return NAN;
     const double a = log(m), b = log(k) + delta_range;
     const double hi = fmax(a, b), lo = fmin(a, b);
     return a - (hi + log1p(exp(lo - hi)));
@@ -89,6 +114,8 @@ double rl_farmass_range(double m, double k, double delta_range)
  *                            <=>  M >= K p e^Delta / (1 - p). */
 double rl_farmass_admissible_log(double k, double p, double delta_range)
 {
+    if (!(k >= 0 && p > 0 && p < 1 && !isnan(delta_range)))
+        return NAN;
     return log(k) + log(p) - log1p(-p) + delta_range;
 }
 

@@ -43,6 +43,7 @@ static rl_status block_random(const double complex *chi, int nh, double complex 
 {
     const double x = cabs(a), arg = carg(a);
     int N = bessel_terms(x, nh);
+    rl_gsl_quiet(); /* the status is read here: GSL's handler would abort */
     if (gsl_sf_bessel_In_scaled_array(0, N, x, In) != GSL_SUCCESS)
         return rl_fail(err, RL_EINTERNAL, "Bessel I_n(%g) failed", x);
     /* the harmonics left out are below e^{-40} I~_0: 0 to double precision.  The

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <gsl/gsl_roots.h>
 
+#include "../core/err.h"
 #include "study.h"
 #include "theory.h"
 #include "../sampling/family.h"
@@ -114,7 +115,10 @@ static double step_of(int d, int b, double eps, long len)
     if (unmixed(lo, &p) > 0 || unmixed(hi, &p) < 0)
         return NAN;
     gsl_function F = { unmixed, &p };
+    rl_gsl_quiet();
     gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
+    if (!s)
+        rl_fatal("out of memory (GSL's bisection)"); /* as rl_xmalloc (err.h) */
     gsl_root_fsolver_set(s, &F, lo, hi); /* -1 at lo, +1 at hi: a bracket */
     for (int i = 0; i < 200; i++) {
         lo = gsl_root_fsolver_x_lower(s);

@@ -425,6 +425,9 @@ rl_status rl_mixstay_chi(const double complex *chi, int n, long t, long l, rl_mi
 rl_status rl_mixstay_law(rl_angle_law law, int d, double base, double scale, long t, long l, int n,
                          rl_mixstay_block *blocks, double *score, rl_err *err)
 {
+    /* rl_mixstay_check reads d < 0 as "no law to check" (the search alone) */
+    if (d < 0)
+        return rl_fail(err, RL_EINPUT, "the head dimension must be even, 2 to 4096 (d/2 SO(2) blocks), got %d", d);
     RL_TRY(rl_mixstay_check(law, d, base, scale, t, l, n, err));
     if (!blocks || !score)
         return rl_fail(err, RL_EINPUT, "no output (NULL)");

@@ -11,7 +11,11 @@ double rl_sphere_log_mgf(int d, double lambda)
      * sqrt(pi) Gamma(nu + 1/2) (2/lambda)^nu I_nu(lambda), with nu = d/2 - 1,
      * gives Gamma(d/2) (2/lambda)^nu I_nu(lambda) = sum_k (lambda^2/4)^k /
      * (k! (d/2)_k).  The series has positive terms (no cancellation) and, unlike
-     * I_nu itself, no underflow at large nu and small lambda. */
+     * I_nu itself, no underflow at large nu and small lambda.  The domain
+     * (bounds.h): d >= 2, |lambda| <= 500 (beyond, the series' 1e5 terms
+     * no longer converge); NaN outside it. */
+    if (d < 2 || !(fabs(lambda) <= 500))
+        return NAN;
     const double q = 0.25 * lambda * lambda, a = 0.5 * d;
     double term = 1.0, sum = 1.0;
     for (int k = 0; k < 100000; k++) {

@@ -35,6 +35,8 @@ static double complex expm1_less_x(double complex x)
 
 double rl_value_pair_sum(double complex chi, long m)
 {
+    if (m < 0)
+        return NAN;
     if (m <= RL_PAIR_SUM_DIRECT_MAX) {
         /* M + 2 Re sum_{delta=1}^{M-1} (M - delta) chi^delta, summed directly:
          * exact for chi near 1 where a naive closed form cancels. */
@@ -63,8 +65,15 @@ double rl_value_pair_sum(double complex chi, long m)
 
 double rl_value_incoherent(double rho, long m, int nb, const double complex *chi, const double *vnorm2)
 {
+    /* the domain (bounds.h): a far mass, at least one far token, block norms
+     * >= 0 and the mean of an orthogonal step (|chi| <= 1, to rounding) */
+    if (!(rho >= 0 && rho <= 1) || m < 1 || nb < 0)
+        return NAN;
     double s = 0;
-    for (int b = 0; b < nb; b++)
+    for (int b = 0; b < nb; b++) {
+        if (!(vnorm2[b] >= 0) || !(cabs(chi[b]) <= 1 + 1e-12))
+            return NAN;
         s += vnorm2[b] * rl_value_pair_sum(chi[b], m);
+    }
     return rho / (double)m * sqrt(s > 0 ? s : 0);
 }

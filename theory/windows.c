@@ -6,7 +6,7 @@
 
 long rl_mixing_window_log(double lognorm, double eps)
 {
-    if (isnan(lognorm) || isnan(eps))
+    if (isnan(lognorm) || !(eps > 0)) /* eps <= 0: no n has norm^n <= eps */
         return RL_WINDOW_UNDEFINED;
     if (!(lognorm < 0))
         return -1;
@@ -20,7 +20,7 @@ long rl_mixing_window_log(double lognorm, double eps)
 
 long rl_mixing_window(double norm, double eps)
 {
-    if (isnan(norm) || isnan(eps))
+    if (isnan(norm) || !(eps > 0)) /* eps <= 0: no n has norm^n <= eps */
         return RL_WINDOW_UNDEFINED;
     if (norm >= 1.0)
         return -1;

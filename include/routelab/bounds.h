@@ -42,7 +42,8 @@ double rl_angle_log_norm(rl_angle_law law, double w);
 /* E[exp(sigma A)] = c I for the brownian family, exactly: c = (2 e^{-x/2} S
  * + (d mod 2)) / d, S the sum of the Laguerre polynomials L_m(x), m <= d - 2,
  * m = d (mod 2), x = sigma^2; c in [-1, 1].  *err (may be NULL) estimates its
- * rounding error (the same sum carried in double). */
+ * rounding error (the same sum carried in double).  d in [1, 4096] (every
+ * family's d; the sum has d terms), NaN outside it or for a NaN sigma. */
 double rl_brownian_mean(int d, double sigma, double *err);
 
 /* ---- mixing windows (§1.1, §10.5) -------------------------------------- */
@@ -52,7 +53,7 @@ double rl_brownian_mean(int d, double sigma, double *err);
 
 /* W(eps) = ceil(log(1/eps) / log(1/norm)) steps: the least n >= 1 with
  * norm^n <= eps.  1 for norm = 0, -1 (never) for norm >= 1,
- * RL_WINDOW_UNDEFINED for a NaN norm or eps. */
+ * RL_WINDOW_UNDEFINED for a NaN norm or eps, or eps <= 0 (no window). */
 long rl_mixing_window(double norm, double eps);
 /* The same from lognorm = log ||E M|| <= 0: ceil(-log(eps) / -lognorm), at
  * least 1; -1 (never) for lognorm >= 0 or a window beyond 9e18.  Exact to
@@ -80,9 +81,10 @@ double rl_levy_tail(int d, double t);
  * t^2 / 8) for f 1-Lipschitz in the Hilbert-Schmidt metric, capped at 1 (1
  * for d < 3). */
 double rl_levy_so_tail(int d, double t);
-/* The exact tail P(|<e,u>| >= t), <e,u>^2 ~ Beta(1/2, (d-1)/2) (GSL). */
+/* The exact tail P(|<e,u>| >= t), <e,u>^2 ~ Beta(1/2, (d-1)/2) (GSL);
+ * d >= 2, NaN for a smaller d or a NaN t. */
 double rl_beta_tail(int d, double t);
-/* The exact CDF P(<e,u> <= x), x in [-1, 1] (GSL). */
+/* The exact CDF P(<e,u> <= x), x in [-1, 1] (GSL); d >= 2, NaN otherwise. */
 double rl_beta_coord_cdf(int d, double x);
 /* Hoeffding for a sum of independent block scores s_b in [-a_b, a_b]:
  * P(|s - E s| >= t) <= 2 exp(-t^2 / (2 sum a_b^2)), capped at 1 (nb blocks). */
@@ -90,16 +92,22 @@ double rl_hoeffding_so2(double t, const double *a, int nb);
 
 /* log E e^{lambda <e,u>} for u uniform on S^{d-1}, d >= 2: Gamma(d/2)
  * (2/lambda)^{d/2-1} I_{d/2-1}(lambda) = 0F1(; d/2; lambda^2/4) (§2.3.2), the
- * log mean softmax weight of a far token at logit scale lambda; |lambda| <= 500. */
+ * log mean softmax weight of a far token at logit scale lambda; |lambda| <= 500
+ * and d >= 2 (NaN outside them). */
 double rl_sphere_log_mgf(int d, double lambda);
 /* log E e^{z cos Phi}, Phi the sum of n i.i.d. angle steps theta ~
  * law(omega): Jacobi-Anger, I_0(z) + 2 sum_k I_k(z) Re chi(k omega)^n (GSL's
- * Bessel functions).  z in [0, 500] (NAN below 0, above 1e6, for NaN). */
+ * Bessel functions).  z in [0, 500] (NAN below 0, above 1e6, for NaN);
+ * n >= 0 steps (NAN for a negative n). */
 double rl_so2_cos_log_mgf(rl_angle_law law, double omega, long n, double z);
-/* The same for n = n0 .. n0 + count - 1 into out[0 .. count-1]. */
+/* The same for n = n0 .. n0 + count - 1 into out[0 .. count-1] (nothing
+ * for count <= 0; NAN for n0 < 0 or n0 + count - 1 beyond LONG_MAX). */
 void rl_so2_cos_log_mgf_range(rl_angle_law law, double omega, long n0, long count, double z, double *out);
 
 /* ---- far mass (§3.1, §3.8) --------------------------------------------- */
+
+/* Domain of every far-mass form: counts m, k >= 0, lambda >= 0, slope >= 0,
+ * 0 < p < 1; outside it (or at a NaN) the form is NaN. */
 
 /* Far-mass lower bound, K near and M far tokens, logits in [-lambda,
  * lambda]: rho_D >= M / (M + K e^{2 lambda}) (a probability). */
@@ -135,11 +143,13 @@ double rl_farmass_admissible_log(double k, double p, double delta_range);
 double rl_value_coherent(double rho, double vnorm);
 /* With transported values and i.i.d. orthogonal steps whose mean acts on
  * block b as chi_b: sqrt(E||r||^2), E||r||^2 = (rho/M)^2 sum_b ||v_b||^2
- * S(chi_b, M) over nb blocks, vnorm2[b] = ||v_b||^2, m = M far tokens. */
+ * S(chi_b, M) over nb blocks, vnorm2[b] = ||v_b||^2, m = M far tokens.
+ * NaN for m < 1, nb < 0, rho < 0, a vnorm2 < 0 or |chi_b| > 1. */
 double rl_value_incoherent(double rho, long m, int nb, const double complex *chi, const double *vnorm2);
 /* z^n, n >= 0, by repeated squaring. */
 double complex rl_cpow_n(double complex z, long n);
-/* S(chi, M) = M + 2 Re sum_{delta=1}^{M-1} (M - delta) chi^delta: summed
+/* S(chi, M) = M + 2 Re sum_{delta=1}^{M-1} (M - delta) chi^delta (NaN for
+ * M < 0): summed
  * term by term up to M = RL_PAIR_SUM_DIRECT_MAX, beyond by its geometric
  * closed form (O(1) at any M). */
 #define RL_PAIR_SUM_DIRECT_MAX 4096L
