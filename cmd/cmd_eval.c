@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -89,7 +90,7 @@ typedef struct {
     long batches, seed, targets;
     int windows;  /* RL_EVAL_SPANS | RL_EVAL_SAMPLED (--windows) */
     long wseed;   /* the sampled spans' seed (--windows-seed; default --seed) */
-    int bsize, full;
+    int bsize, full, force;
     int legacy;       /* --batches / --batch-size: the old protocol */
     int explicit_log; /* --val-log given: it must be readable */
     long Ls[MAX_LENGTHS];
@@ -112,7 +113,7 @@ static void parse_flags(eval_run *e, int argc, char **argv)
     e->starts = NULL, e->positions = NULL;
     e->batches = 20, e->seed = 42, e->targets = 65536;
     e->windows = RL_EVAL_SPANS, e->wseed = 0;
-    e->bsize = 1, e->full = 0;
+    e->bsize = 1, e->full = 0, e->force = 0;
     int threads = rl_ncores();
     rl_opt opts[] = {
         RL_OPT_STR_("ckpt", &e->ckpath, "checkpoint written by routelab train"),
@@ -134,6 +135,8 @@ static void parse_flags(eval_run *e, int argc, char **argv)
                                          "(default: log.tsv beside the checkpoint)"),
         RL_OPT_STR_("out", &e->out, "TSV output (default: eval.tsv beside the checkpoint)"),
         RL_OPT_STR_("starts", &e->starts, "also write every window (length, window, start) to this TSV"),
+        RL_OPT_FLAG_("force", &e->force, "replace outputs that exist already (without it, an existing "
+                                         "eval.tsv is refused, as train refuses a run's folder)"),
         RL_OPT_SEED_(&e->seed),
         RL_OPT_THREADS_(&threads),
         RL_OPT_END_
@@ -213,8 +216,13 @@ static void check_paths(eval_run *e)
     rl_paths_data("--data", e->data, in + 2, keep);
     rl_status st = rl_paths_check(in, 5, outs, 3, &err);
     for (int k = 0; st == RL_OK && k < 3; k++)
-        if (outs[k].path)
+        if (outs[k].path) {
             st = rl_output_check(outs[k].path, &err);
+            /* an earlier evaluation is a result: replaced only when asked */
+            if (st == RL_OK && !e->force && access(outs[k].path, F_OK) == 0)
+                st = rl_fail(&err, RL_EINPUT, "%s %s exists (an earlier evaluation): --force replaces it, or "
+                                              "choose another %s", outs[k].flag, outs[k].path, outs[k].flag);
+        }
     free(keep[0]);
     free(keep[1]);
     if (st)

@@ -586,6 +586,9 @@ static void stage_eval(const rl_repro *r, int v, int k, long step, eta *e)
                 flag(&a, "--positions", "%s", pos);
         }
         flag(&a, "--out", "%s", out);
+        /* the grid owns the model's folder: a stage whose eval.tsv is absent
+         * is redone whole, over a positions.tsv that an interrupted run left */
+        arg(&a, "--force");
         args_seed_threads(&a, r, rl_repro_seed(r, k));
         double t = now();
         char line[512], what[300];

@@ -706,6 +706,9 @@ static const bi_case cases[] = {
     R(2, "--out and --data name the same file", EVAL("@run/ckpt.bin"), "--data", "@COPY:text.txt",
       "--out", "@COPY:text.txt"),
     R(2, "--out and --starts name the same file", EVAL("@run/ckpt.bin"), "--starts", "@OUT"),
+    /* an earlier evaluation is a result: refused without --force (issue 38), left as it was */
+    R(2, "--out .*exists \\(an earlier evaluation\\): --force replaces it", "eval", "--ckpt", "@run/ckpt.bin",
+      "--data", "@text.txt", "--lengths", "8", "--batches", "1", "--out", "@COPY:text.txt"),
     R(2, "--out and --ckpt name the same file", HORIZON("@COPY:run/ckpt.bin"), "--out", "@COPY:run/ckpt.bin"),
     R(2, "--out folder .* holds the input --ckpt", PROBE("@COPY:run/ckpt.bin"), "--out", "@CASE"),
     R(2, "--out and --text name the same file", TOKSO2, "--count", "2", "--text", "@COPY:text.txt", "--out",

