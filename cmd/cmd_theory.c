@@ -89,17 +89,24 @@ int cmd_theory(int argc, char **argv)
 {
     rl_exp_ctx ctx = rl_exp_default("results/theory");
     const char *only = NULL;
+    /* --only's choices, read from the claims' registry (issue 38: the help
+     * did not list them) */
+    char only_help[512];
+    int at = snprintf(only_help, sizeof only_help, "comma-separated subset of the claims:");
+    for (int i = 0; i < rl_nclaims && at > 0 && at < (int)sizeof only_help; i++)
+        at += snprintf(only_help + at, sizeof only_help - (size_t)at, "%s%s", i ? "," : " ", rl_claims[i].id);
     rl_opt opts[] = {
         RL_OPT_STR_("text", &ctx.text, "text file for token-driven steps (default: data/brown/train.bin, else README.md)"),
-        RL_OPT_STR_("only", &only, "comma-separated subset of the claims' ids (routelab claims)"),
+        RL_OPT_STR_("only", &only, only_help),
         RL_EXP_OPTS_(&ctx),
         RL_OPT_END_
     };
     cmd_exp_parse("theory", "[--preset quick|full] [--out DIR] [--seed S] [--threads N] [--svg]",
                   "Run every claim's Monte Carlo experiment (the rows of `routelab claims`, in order)\n"
                   "and write the theory report DIR/theory.md: one section per claim with its\n"
-                  "figures, the table of predicted vs measured values and the verdicts.  quick (default)\n"
-                  "takes about 3 minutes on 2 cores, full under an hour.",
+                  "figures, the table of predicted vs measured values and the verdicts.  Time on 2\n"
+                  "cores (the one place it is stated; NOTES.md §10.1.2, §0.3): quick (default) about\n"
+                  "2 minutes (111 s with --threads 1), full about 25 minutes.",
                   opts, argc, argv, &ctx);
     int run[rl_nclaims];
     unsigned uses = 0;

@@ -216,7 +216,7 @@ static rl_status same_source(const char *dir, const char *from, rl_err *err)
     free(have);
     if (!same)
         return rl_fail(err, RL_EINPUT, "%s already holds a corpus, not built from %s (its "
-                       "source.tsv records %s); choose another --dir or remove it", dir, from,
+                       "source.tsv records %s); choose another --out or remove it", dir, from,
                        have ? "another archive" : "no archive");
     return RL_OK;
 }

@@ -331,7 +331,7 @@ static const char *study_cell(const char *name, long mult, char *buf, size_t n)
 
 /* What an entry compares, with the study's ratios at the entry's multiple
  * (theory/study.h) and the expectation written in the registry. */
-static void order_note(const rl_ordering *e, const char *a, long mtop, char *note, size_t n)
+static void order_note(const rl_ordering *e, const char *a, char *note, size_t n)
 {
     const long sm = rl_ordering_study_mult(e);
     char sa[32], sb[32];
@@ -343,9 +343,6 @@ static void order_note(const rl_ordering *e, const char *a, long mtop, char *not
         break;
     case RL_ORDK_POSITIVE:
         off = snprintf(note, n, "log ratio above 0 (study at %ld×: %s)", sm, study_cell(a, sm, sa, sizeof sa));
-        if (e->needs > 0 && mtop < e->needs)
-            off += snprintf(note + off, n - off, "; this grid stops at %ld× (unresolved whatever its numbers)",
-                            mtop);
         break;
     case RL_ORDK_BELOW:
         off = snprintf(note, n, "log ratio against log %g (study at %ld×: %s)", e->threshold, sm,
@@ -364,17 +361,13 @@ static void order_note(const rl_ordering *e, const char *a, long mtop, char *not
  * rl_order_seeds_needed at the measured mean and sd (power 0.8) with the
  * outcome it targets; *kn (-1: never within 1000; 0: not computed) and
  * *target for orderings.tsv. */
-static void needed_cell(const rl_ordering *e, const rl_order *o, long mtop, char *cell, size_t n, int *kn,
+static void needed_cell(const rl_ordering *e, const rl_order *o, char *cell, size_t n, int *kn,
                         const char **target)
 {
     *kn = 0;
     *target = "NA";
     if (o->v != RL_V_UNRESOLVED) {
         snprintf(cell, n, "—");
-        return;
-    }
-    if (e->needs > 0 && mtop < e->needs) {
-        snprintf(cell, n, "– (the grid stops at %ld×)", mtop);
         return;
     }
     if (o->k < 2) {
@@ -448,7 +441,7 @@ static void order_row(FILE *fp, rl_tsv *t, const grid_evals *G, const rl_orderin
     }
     int kn;
     const char *target;
-    needed_cell(e, o, G->r->g.max_mult, need, sizeof need, &kn, &target);
+    needed_cell(e, o, need, sizeof need, &kn, &target);
     fprintf(fp, "| %s | %ld× | %s | %s | %s | %s | %s | **%s** | %s | %s | %s |\n", what, mult, per, ms, ds, xs,
             o->rule, rl_verdict_name(o->v), rl_verdict_name(e->expected), need, note);
     if (o->v == RL_V_UNRESOLVED) /* said on the terminal too: what the next run would need */
@@ -496,18 +489,46 @@ static rl_order decide(const grid_evals *G, const rl_ordering *e, int ia, int ib
     return o;
 }
 
+/* Whether the grid reaches the multiple entry e is about: a grid that stops
+ * short of it (the quick grid's 32x against a "degrades by 128x" row) can
+ * never decide it, whatever its numbers, so the row is not shown as one of
+ * its results but named beneath the table (issue 38). */
+static int grid_reaches(const rl_repro *r, const rl_ordering *e)
+{
+    return !(e->needs > 0 && r->g.max_mult < e->needs);
+}
+
+/* The names of the rows a grid cannot reach, "a; b; c" (one line beneath
+ * the table). */
+typedef struct {
+    char text[2048];
+    int n;
+} unreached;
+
+static void unreached_add(unreached *u, const char *what)
+{
+    const size_t off = strlen(u->text);
+    if (off < sizeof u->text)
+        snprintf(u->text + off, sizeof u->text - off, "%s%s", u->n++ ? "; " : "", what);
+}
+
 /* One entry of the registry read for variant a (and e->b): the per-seed
- * statistic and the decision (decide), the row. */
-static void order_entry(FILE *fp, rl_tsv *t, frows *f, const grid_evals *G, const rl_ordering *e, int ia,
-                        int ib, const char *what)
+ * statistic and the decision (decide), the row; only named in u when the
+ * grid does not reach its multiple. */
+static void order_entry(FILE *fp, rl_tsv *t, frows *f, unreached *u, const grid_evals *G, const rl_ordering *e,
+                        int ia, int ib, const char *what)
 {
     const rl_repro *r = G->r;
     const int K = G->K;
+    if (!grid_reaches(r, e)) {
+        unreached_add(u, what);
+        return;
+    }
     const long mtop = r->g.max_mult, m = rl_ordering_mult(e, mtop);
     double d[RL_GRID_MAX_SEEDS];
     const rl_order o = decide(G, e, ia, ib, m, d);
     char note[768];
-    order_note(e, r->var[ia], mtop, note, sizeof note);
+    order_note(e, r->var[ia], note, sizeof note);
     order_row(fp, t, G, e, what, m, d, &o, note);
     frow_push(f, what, r->var[ia], e->kind == RL_ORDK_ABOVE ? r->var[ib] : NULL, m, 1, d, K, o.v);
 }
@@ -564,7 +585,7 @@ static void rank_entry(FILE *fp, rl_tsv *t, frows *f, const grid_evals *G, const
     }
     const rl_order o = rl_order_rank(tau, K, e->threshold);
     char note[768];
-    order_note(e, names, r->g.max_mult, note, sizeof note);
+    order_note(e, names, note, sizeof note);
     order_row(fp, t, G, e, e->what, m, tau, &o, note);
     frow_push(f, e->what, "(rank)", NULL, m, 0, tau, K, o.v);
 }
@@ -643,6 +664,7 @@ static void orderings_section(FILE *fp, const grid_evals *G)
     if (!tab)
         rl_fatal("out of memory for the orderings table");
     frows *f = rl_xcalloc(1, sizeof *f);
+    unreached *u = rl_xcalloc(1, sizeof *u);
     fprintf(tab, "| ordering | at | per seed | mean ± SE | δ | x [x_lo, x_hi] | rule | verdict | expected | seeds "
                  "needed | compares |\n"
                  "|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -661,21 +683,26 @@ static void orderings_section(FILE *fp, const grid_evals *G)
                     continue;
                 char what[160];
                 snprintf(what, sizeof what, e->what, r->var[v]);
-                order_entry(tab, t, f, G, e, v, -1, what);
+                order_entry(tab, t, f, u, G, e, v, -1, what);
             }
             continue;
         }
         const int ia = find(r, e->a), ib = e->kind == RL_ORDK_ABOVE ? find(r, e->b) : 0;
         if (ia < 0 || ib < 0) /* a variant not in this grid */
             continue;
-        order_entry(tab, t, f, G, e, ia, ib, e->what);
+        order_entry(tab, t, f, u, G, e, ia, ib, e->what);
     }
+    if (u->n)
+        fprintf(tab, "\nNot in this grid (it stops at %d×, short of the multiple %s about; no number of seeds would "
+                     "decide %s here): %s.\n",
+                r->g.max_mult, u->n == 1 ? "this row is" : "these rows are", u->n == 1 ? "it" : "them", u->text);
     rl_tsv_close(t);
     fclose(tab);
     findings_lines(fp, f);
     fputs(tabbuf, fp);
     free(tabbuf);
     free(f);
+    free(u);
     fprintf(fp, "\nRules: *%s*, δ = log 1.05 = %.4f on the log ratio for every effect row (a 5%% change of the "
                 "perplexity ratio): %s. *%s*: %s. Seeds needed: for an unresolved row, the smallest number of "
                 "seeds at which the rule reaches the outcome nearest the measured mean and sd with probability "

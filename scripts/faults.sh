@@ -45,7 +45,7 @@ cmd_of() {
     train) echo "train --data $T --out $2 $TINY --steps 60 --ckpt-every 5 --val-every 10 --val-batches 1 --lr 1e-3" ;;
     reproduce) echo "reproduce --data $T --out $2 $TINY --lr 1e-3:12 --ckpt-every 4 --val-every 4 --val-batches 1 \
 --max-mult 2 --eval-batches 2 --seeds 2 --variants rope,alibi --probe none --theory none" ;;
-    data-text) echo "data text $T --dir $2" ;;
+    data-text) echo "data text $T --out $2" ;;
     data-bpe) echo "data bpe --vocab 300 --from $T --out $2" ;;
     theory) echo "theory --preset quick --only values --threads 1 --out $2" ;;
     esac

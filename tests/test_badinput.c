@@ -280,7 +280,9 @@ static const bi_case cases[] = {
     R(2, "--vocab 1 is " RANGE, "data", "check", "@text.txt", "--vocab", "1"),
     R(2, "--vocab 65537 is " RANGE, "data", "check", "@text.txt", "--vocab", "65537"),
     R(2, "--vocab " NOTINT, "data", "check", "@text.txt", "--vocab", "x"),
-    R(2, "--dir " NOVALUE, "data", "text", "@text.txt", "--dir"),
+    R(2, "--out " NOVALUE, "data", "text", "@text.txt", "--out"),
+    /* one output flag for every data set (issue 38): --dir was brown's and text's */
+    R(2, "unknown flag --dir", "data", "text", "@text.txt", "--dir", "@OUT"),
     /* data check: token files (llm.c and headerless nanoGPT uint16) */
     R(2, "cannot read|No such file", "data", "check", "@MISSING"),
     R(2, "train.bin", "data", "check", "@dir"),
@@ -357,30 +359,30 @@ static const bi_case cases[] = {
     R(2, NOTFILE "|no tokens", "data", "check", "/dev/null"),
     R(2, NOTFILE, "data", "check", "@fifo"), /* fault 5 */
     /* data text */
-    R(2, NOTFILE, "data", "text", "/dev/zero", "--dir", "@OUT"), /* fault 5 */
-    R(2, NOTFILE, "data", "text", "@fifo", "--dir", "@OUT"),     /* fault 5 */
-    R(2, NOTFILE "|no tokens", "data", "text", "/dev/null", "--dir", "@OUT"),
-    R(2, NOTFILE "|train.bin", "data", "text", "@dir", "--dir", "@OUT"),
-    R(2, "cannot read|No such file", "data", "text", "@MISSING", "--dir", "@OUT"),
-    R(2, "no tokens|too few", "data", "text", "@empty.txt", "--dir", "@OUT"),
-    R(2, "too few to split", "data", "text", "@tiny.txt", "--dir", "@OUT"),
-    R(2, "odd length", "data", "text", "@raw_odd.bin", "--dir", "@OUT"),
-    R(2, NOWRITE, "data", "text", "@text.txt", "--dir", "@text.txt/sub"),
-    R(2, NOWRITE, "data", "text", "@text.txt", "--dir", "/proc/routelab-badinput"),
-    R(2, FULL, "data", "text", "@text.txt", "--dir", "@FULL/d"),
+    R(2, NOTFILE, "data", "text", "/dev/zero", "--out", "@OUT"), /* fault 5 */
+    R(2, NOTFILE, "data", "text", "@fifo", "--out", "@OUT"),     /* fault 5 */
+    R(2, NOTFILE "|no tokens", "data", "text", "/dev/null", "--out", "@OUT"),
+    R(2, NOTFILE "|train.bin", "data", "text", "@dir", "--out", "@OUT"),
+    R(2, "cannot read|No such file", "data", "text", "@MISSING", "--out", "@OUT"),
+    R(2, "no tokens|too few", "data", "text", "@empty.txt", "--out", "@OUT"),
+    R(2, "too few to split", "data", "text", "@tiny.txt", "--out", "@OUT"),
+    R(2, "odd length", "data", "text", "@raw_odd.bin", "--out", "@OUT"),
+    R(2, NOWRITE, "data", "text", "@text.txt", "--out", "@text.txt/sub"),
+    R(2, NOWRITE, "data", "text", "@text.txt", "--out", "/proc/routelab-badinput"),
+    R(2, FULL, "data", "text", "@text.txt", "--out", "@FULL/d"),
     /* data brown --from: corpus archives */
-    R(2, "cannot unpack", "data", "brown", "--from", "@tgz_garbage.tgz", "--dir", "@OUT"),
-    R(2, "cannot unpack", "data", "brown", "--from", "@tgz_badgz.tgz", "--dir", "@OUT"),
-    R(2, "cannot unpack|empty", "data", "brown", "--from", "@tgz_empty.tgz", "--dir", "@OUT"),
-    R(2, "cannot unpack", "data", "brown", "--from", "@tgz_text.tgz", "--dir", "@OUT"),
-    R(2, "holds no Brown documents", "data", "brown", "--from", "@tgz_nodocs.tgz", "--dir", "@OUT"),
-    R(2, "too few for a 90/10 split", "data", "brown", "--from", "@tgz_fewdocs.tgz", "--dir",
+    R(2, "cannot unpack", "data", "brown", "--from", "@tgz_garbage.tgz", "--out", "@OUT"),
+    R(2, "cannot unpack", "data", "brown", "--from", "@tgz_badgz.tgz", "--out", "@OUT"),
+    R(2, "cannot unpack|empty", "data", "brown", "--from", "@tgz_empty.tgz", "--out", "@OUT"),
+    R(2, "cannot unpack", "data", "brown", "--from", "@tgz_text.tgz", "--out", "@OUT"),
+    R(2, "holds no Brown documents", "data", "brown", "--from", "@tgz_nodocs.tgz", "--out", "@OUT"),
+    R(2, "too few for a 90/10 split", "data", "brown", "--from", "@tgz_fewdocs.tgz", "--out",
       "@OUT"),
-    R(2, "cannot read|No such file", "data", "brown", "--from", "@MISSING", "--dir", "@OUT"),
-    R(2, NOTFILE "|cannot unpack", "data", "brown", "--from", "@dir", "--dir", "@OUT"),
-    R(2, NOTFILE "|cannot unpack", "data", "brown", "--from", "/dev/null", "--dir", "@OUT"),
-    R(2, NOTFILE "|cannot unpack", "data", "brown", "--from", "@fifo", "--dir", "@OUT"),
-    R(2, NOWRITE, "data", "brown", "--from", "@tgz_fewdocs.tgz", "--dir", "@text.txt/sub"),
+    R(2, "cannot read|No such file", "data", "brown", "--from", "@MISSING", "--out", "@OUT"),
+    R(2, NOTFILE "|cannot unpack", "data", "brown", "--from", "@dir", "--out", "@OUT"),
+    R(2, NOTFILE "|cannot unpack", "data", "brown", "--from", "/dev/null", "--out", "@OUT"),
+    R(2, NOTFILE "|cannot unpack", "data", "brown", "--from", "@fifo", "--out", "@OUT"),
+    R(2, NOWRITE, "data", "brown", "--from", "@tgz_fewdocs.tgz", "--out", "@text.txt/sub"),
 
     /* ---- train: flags ---- */
     R(2, "--data is required", "train", "--out", "@OUT"),
@@ -717,7 +719,7 @@ static const bi_case cases[] = {
       "--out", "@TEXTDIR"),
     R(2, "--out folder .* holds the input --from", "data", "bpe", "--vocab", "300", "--from",
       "@TEXTDIR/text.txt", "--out", "@TEXTDIR"),
-    R(2, "--dir folder .* holds the input FILE", "data", "text", "@TEXTDIR/text.txt", "--dir", "@TEXTDIR"),
+    R(2, "--out folder .* holds the input FILE", "data", "text", "@TEXTDIR/text.txt", "--out", "@TEXTDIR"),
     R(2, "--out folder .* holds the input --data", "train", "--data", "@TEXTDIR/text.txt", "--out", "@TEXTDIR",
       "--layers", "1", "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--steps", "1",
       "--threads", "1"),
@@ -737,9 +739,9 @@ static const bi_case cases[] = {
       "1", "--out", "@LOCKED"),
     R(2, INUSE, REPRO_IN("@LOCKED")),
     R(2, INUSE, "theory", "--preset", "quick", "--threads", "1", "--out", "@LOCKED"),
-    R(2, INUSE, "data", "text", "@text.txt", "--dir", "@LOCKED"),
+    R(2, INUSE, "data", "text", "@text.txt", "--out", "@LOCKED"),
     R(2, INUSE, "data", "bpe", "--vocab", "300", "--from", "@text.txt", "--out", "@LOCKED"),
-    R(2, INUSE, "data", "brown", "--from", "@tgz_fewdocs.tgz", "--dir", "@LOCKED"),
+    R(2, INUSE, "data", "brown", "--from", "@tgz_fewdocs.tgz", "--out", "@LOCKED"),
     /* fault 3: a fresh run into a folder holding another run's checkpoint */
     R(2, "run.* holds a run \\(ckpt.bin\\); --resume continues it", TRAIN_IN("@RUN:run/ckpt.bin")),
     R(2, "run.* holds a run", TRAIN_IN("@RUN:run/ckpt.bin"), "--lr", "1e30"),
@@ -769,7 +771,7 @@ static const bi_case cases[] = {
       "--from", "@longword.txt", "--out", "@OUT"),
     /* fault 9: a symlink inside the archive pulled /etc/hostname into train.bin */
     R(2, "archive member package/ca12 \\(a symbolic link\\)", "data", "brown", "--from",
-      "@tgz_symlink.tgz", "--dir", "@OUT"),
+      "@tgz_symlink.tgz", "--out", "@OUT"),
     /* fault 10: control characters in a flag value were echoed raw (a newline split the line, an
      * escape sequence cleared the reader's terminal) */
     R(2, "--k expects a finite number, got '1\\\\x0a2'", "bound", "farmass", "--k", "1\n2"),

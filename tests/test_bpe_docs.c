@@ -218,7 +218,7 @@ Test(bpe_docs, text_data_set_without_documents)
         fwrite(doc, 1, m, f);
     }
     fclose(f);
-    snprintf(line, sizeof line, "data text %s --dir %s", txt, set);
+    snprintf(line, sizeof line, "data text %s --out %s", txt, set);
     cr_assert_eq(th_run(line, NULL, 0, err, sizeof err), 0, "%s", err);
     cr_assert_eq(bpe(400, set, out), 0, "%s", err);
     size_t n0, n1, nt;

@@ -133,7 +133,7 @@ Test(hardening_inputs, devices_fifos_folders_refused_for_data_and_data_text)
     char a[1024], o[512];
     snprintf(o, sizeof o, "%s/out", x.dir);
     for (int i = 0; i < 2; i++) {
-        snprintf(a, sizeof a, "data text %s --dir %s", bad[i], o);
+        snprintf(a, sizeof a, "data text %s --out %s", bad[i], o);
         refused(a, "not a regular file");
         cr_assert(!exists(o), "data text left %s behind", o);
         snprintf(a, sizeof a, "data check %s", bad[i]);
@@ -148,12 +148,12 @@ Test(hardening_inputs, devices_fifos_folders_refused_for_data_and_data_text)
         snprintf(a, sizeof a, "reproduce --data %s --out %s", bad[i], o);
         refused(a, "not a regular file");
         cr_assert(!exists(o), "reproduce left %s behind", o);
-        snprintf(a, sizeof a, "data brown --from %s --dir %s", bad[i], o);
+        snprintf(a, sizeof a, "data brown --from %s --out %s", bad[i], o);
         refused(a, "not a regular file");
         cr_assert(!exists(o), "data brown left %s behind", o);
     }
     /* data text takes a FILE: a folder is not one */
-    snprintf(a, sizeof a, "data text %s --dir %s", x.sub, o);
+    snprintf(a, sizeof a, "data text %s --out %s", x.sub, o);
     refused(a, "directory");
     cr_assert(!exists(o));
     /* a data folder whose train.bin is a FIFO */
@@ -294,7 +294,7 @@ Test(hardening_inputs, flags_a_command_does_not_read_are_refused)
         "sample --family haar --base 100",
         "sample --family lazy-haar --scale 2",
         "bound norm --family haar --beta 1",
-        "data check README.md --dir x",
+        "data check README.md --out x",
         "data check README.md --from x",
         "data brown --vocab 300",
         "data text README.md --vocab 300",

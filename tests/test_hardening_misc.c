@@ -176,7 +176,7 @@ Test(hardening_misc, brown_cache_of_another_archive_is_refused)
     char *dir = th_tmpdir(), *data = th_path(dir, "brown");
     char *a = brown_archive(dir, "a.tgz", "jury"), *b = brown_archive(dir, "b.tgz", "county");
     char args[2048], out[4096], err[4096];
-    snprintf(args, sizeof args, "data brown --from %s --dir %s", a, data);
+    snprintf(args, sizeof args, "data brown --from %s --out %s", a, data);
     cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
     /* the same archive again: cached */
     cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
@@ -185,7 +185,7 @@ Test(hardening_misc, brown_cache_of_another_archive_is_refused)
     struct stat before, after;
     cr_assert_eq(stat(tr, &before), 0);
     /* another archive: refused, the folder untouched */
-    snprintf(args, sizeof args, "data brown --from %s --dir %s", b, data);
+    snprintf(args, sizeof args, "data brown --from %s --out %s", b, data);
     one_line(args, 2, "not built from");
     cr_assert_eq(stat(tr, &after), 0);
     cr_expect(before.st_mtim.tv_sec == after.st_mtim.tv_sec && before.st_mtim.tv_nsec == after.st_mtim.tv_nsec &&

