@@ -6,6 +6,9 @@
 #include "../experiments/claims.h"
 
 int cmd_sample(int argc, char **argv);
+/* The commit the program was built from (build/gen/commit.c, written by the
+ * Makefile): `routelab --version`. */
+const char *rl_build_commit(void);
 int cmd_bound(int argc, char **argv);
 int cmd_claim(const rl_claim *c, int argc, char **argv);
 /* Parse an experiment's flags (opts ends with RL_EXP_OPTS_) and set the

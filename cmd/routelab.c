@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "startenv.h"
 #include "../core/util.h"
+#include "../include/routelab/version.h"
 
 struct command {
     const char *name;
@@ -49,6 +50,7 @@ static void usage(FILE *fp)
             fprintf(fp, "  %-14s claim %d: %s\n", rl_claims[c].id, rl_claims[c].number, rl_claims[c].title);
     }
     fprintf(fp, "  %-14s %s\n", "help", "print this list");
+    fprintf(fp, "  %-14s %s\n", "--version", "print the version and the commit it was built from");
 }
 
 /* Before any shared library's initialiser, in this order: the room
@@ -79,6 +81,14 @@ int main(int argc, char **argv)
     if (argc < 2)
         rl_die("no command (see routelab --help)"); /* one line; the table is --help's */
     const char *name = argv[1];
+    if (!strcmp(name, "--version")) {
+        if (argc > 2)
+            rl_die("--version: unexpected argument '%s'", argv[2]);
+        /* the program's commit and the library ABI it carries: what a grid's
+         * config.txt and a bug report name */
+        printf("routelab %s (commit %s)\n", routelab_version(), rl_build_commit());
+        return 0;
+    }
     if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
         if (argc > 2)
             rl_die("%s: unexpected argument '%s' (for a command's flags: routelab COMMAND --help)", name, argv[2]);

@@ -40,8 +40,10 @@ static char *file_name(const char *p)
     return s;
 }
 
-/* plots/ next to the binary's folder (build/routelab -> plots/), or
- * $ROUTELAB_PLOTS. */
+/* $ROUTELAB_PLOTS; else plots/ next to the binary's folder (the build tree:
+ * build/routelab -> plots/); else the installed scripts (make install:
+ * PREFIX/bin/routelab -> PREFIX/share/routelab/plots).  The first that holds
+ * run.gp; the build tree's path when none does (the caller names it). */
 static char *plots_dir(void)
 {
     const char *env = getenv("ROUTELAB_PLOTS");
@@ -55,9 +57,20 @@ static char *plots_dir(void)
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = 0;
-    char *p;
-    if (asprintf(&p, "%s/../plots", exe) < 0)
+    char *p, *q;
+    if (asprintf(&p, "%s/../plots", exe) < 0 || asprintf(&q, "%s/../share/routelab/plots/run.gp", exe) < 0)
         rl_fatal("out of memory");
+    char *runp;
+    if (asprintf(&runp, "%s/run.gp", p) < 0)
+        rl_fatal("out of memory");
+    if (access(runp, R_OK) != 0 && access(q, R_OK) == 0) {
+        free(p);
+        *strrchr(q, '/') = 0; /* the folder */
+        p = q;
+    } else {
+        free(q);
+    }
+    free(runp);
     return p;
 }
 
@@ -350,7 +363,8 @@ rl_status rl_plot_check(const char *const *scripts, rl_err *err)
         if (asprintf(&p, "%s/%s.gp", pd, k < 0 ? "run" : scripts[k]) < 0)
             rl_fatal("out of memory");
         if (access(p, R_OK) != 0)
-            st = rl_fail(err, RL_EINTERNAL, "missing plot script %s (nothing was written)", p);
+            st = rl_fail(err, RL_EINTERNAL, "missing plot script %s (nothing was written; a copied binary finds "
+                                            "them through ROUTELAB_PLOTS=DIR, an installed one by itself)", p);
         free(p);
     }
     free(pd);
@@ -370,7 +384,8 @@ void rl_plot(const rl_outdir *out, const char *script, const char *outname, cons
         asprintf(&png, "%s/%s.png", dir, outname) < 0 || asprintf(&svg, "%s/%s.svg", dir, outname) < 0)
         rl_fatal("out of memory");
     if (access(sp, R_OK) != 0 || access(run, R_OK) != 0)
-        rl_fatal("missing plot script %s", access(sp, R_OK) != 0 ? sp : run);
+        rl_fatal("missing plot script %s (a copied binary finds them through ROUTELAB_PLOTS=DIR, an installed one "
+                 "by itself)", access(sp, R_OK) != 0 ? sp : run);
     char *mp = NULL, *ms = NULL;
     rl_err err;
     rl_status st = run_gnuplot(run, script, dir, png, "png", &a, &mp, &err);

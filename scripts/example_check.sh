@@ -1,8 +1,12 @@
 #!/bin/sh
 # example_check.sh: the C example of examples/ built against an install of
-# the library into a temporary prefix with pkg-config alone, then run
-# (NOTES.md §18.4).  Run by the lib/ tests from the repository root after
-# `make lib`; prints the example's output, exits with its status.
+# the library into a temporary prefix with pkg-config alone, then run with
+# no LD_LIBRARY_PATH (routelab.pc records the run-time path); then the
+# installed program draws a figure from outside the repository with no
+# ROUTELAB_PLOTS (it finds PREFIX/share/routelab/plots) (NOTES.md §18.4,
+# §18.10).  Run by the lib/ tests from the repository root after `make lib`;
+# prints the example's output and "installed program plots: ok", exits with
+# the first failure's status.
 #
 # usage: example_check.sh [EXAMPLE.c]   (default examples/window_haar_bound.c)
 set -eu
@@ -16,4 +20,9 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s install PRE
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 # shellcheck disable=SC2046
 gcc -std=c11 -Wall -Wextra -Werror -o "$tmp/example" "$src" $(pkg-config --cflags --libs routelab)
-LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/example"
+env -u LD_LIBRARY_PATH "$tmp/example"
+# the installed program, away from the build tree (whose plots/ it would find first)
+(cd "$tmp" && env -u ROUTELAB_PLOTS "$tmp/prefix/bin/routelab" mixstay --preset quick --threads 1 --out "$tmp/ms" \
+    >"$tmp/ms.log" 2>&1) || { cat "$tmp/ms.log" >&2; exit 1; }
+test -s "$tmp/ms/mixstay_blocks.png" || { echo "installed program: no figure" >&2; exit 1; }
+echo "installed program plots: ok"

@@ -25,6 +25,21 @@ Test(cli, help_lists_commands_and_flags)
     cr_assert(strstr(out, "farmass") && strstr(out, "levy") && strstr(out, "hoeffding"));
 }
 
+/* `routelab --version`: the library's version and the commit built from
+ * (issue 38: there was none); an argument after it is a bad input. */
+Test(cli, version_names_the_commit)
+{
+    cr_assert_eq(th_run("--version", out, sizeof out, err, sizeof err), 0, "%s", err);
+    char v[32], c[64];
+    cr_assert_eq(sscanf(out, "routelab %31s (commit %63[^)])", v, c), 2, "%s", out);
+    cr_expect_eq(th_lines(out), 1, "%s", out);
+    cr_expect(strlen(c) >= 7, "commit '%s'", c); /* a hash (or "unknown" outside git) */
+    cr_expect_eq(th_run("--version extra", out, sizeof out, err, sizeof err), 2);
+    cr_expect(th_lines(err) == 1 && strstr(err, "unexpected argument"), "%s", err);
+    cr_assert_eq(th_run("help", out, sizeof out, NULL, 0), 0);
+    cr_expect(strstr(out, "--version"), "help does not list --version");
+}
+
 Test(cli, bad_input_exits_2_with_one_line)
 {
     const char *bad[] = {

@@ -93,6 +93,34 @@ Test(lib, example_builds_with_pkg_config_and_runs, .timeout = 300)
     cr_expect_eq(sh("sh scripts/example_check.sh", out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, "W(0.1) = 776903252 steps"), "%s", out);
     cr_expect(strstr(out, "max |U^T U - I| = "), "%s", out);
+    cr_expect(strstr(out, "installed program plots: ok"), "%s", out);
+}
+
+/* Only the public API is exported (issue 38: the library exported about 440
+ * symbols against about 53 public ones): every symbol the shared library
+ * defines for its callers is a function an installed header declares, and
+ * the functions the README, the example and Python call are among them. */
+Test(lib, only_the_public_api_is_exported)
+{
+    th_to_root();
+    static char out[1 << 20], hdr[1 << 18];
+    cr_assert_eq(sh("cat include/routelab/*.h", hdr, sizeof hdr), 0);
+    cr_assert_eq(sh("nm -D --defined-only " SOLIB " | awk '{print $3}'", out, sizeof out), 0, "%.500s", out);
+    int n = 0;
+    for (char *name = strtok(out, "\n"); name; name = strtok(NULL, "\n"), n++) {
+        char call[256];
+        snprintf(call, sizeof call, "%s(", name);
+        cr_expect(strstr(hdr, call), "%s is exported but no public header declares it", name);
+    }
+    cr_expect_geq(n, 50, "%d symbols exported", n);
+    cr_assert_eq(sh("nm -D --defined-only " SOLIB, out, sizeof out), 0);
+    const char *want[] = { "rl_farmass_lower", "rl_family_window", "rl_sample", "rl_model_load", "rl_mc_routes",
+                           "rl_mixstay_family", "routelab_version" };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char pat[128];
+        snprintf(pat, sizeof pat, " %s\n", want[i]);
+        cr_expect(strstr(out, pat), "%s is not exported", want[i]);
+    }
 }
 
 /* family, d, then key value pairs, NULL-terminated: the library's family */
