@@ -33,7 +33,12 @@ def version():
     return f().decode()
 
 
-__all__ = ["alibi", "alibi_log", "beta_coord_cdf", "beta_tail", "farmass_admissible", "farmass_admissible_log",
+try:  # an installed package: the version it was built with (setup.py)
+    from ._version import __version__
+except ImportError:  # the repository's tree: the loaded library's
+    __version__ = version()
+
+__all__ = ["__version__", "alibi", "alibi_log", "beta_coord_cdf", "beta_tail", "farmass_admissible", "farmass_admissible_log",
            "farmass_half", "farmass_half_log", "farmass_lower", "farmass_lower_log", "farmass_range",
            "farmass_range_log", "farmass_upper", "hoeffding", "levy_so_tail", "levy_tail", "sphere_log_mgf",
            "value_coherent", "window", "window_log", "MixStay", "mixstay", "mixstay_block", "mixstay_grid",

@@ -1,8 +1,9 @@
 """Loading libroutelab and its error convention (NOTES.md §0.1 "Errors", §18).
 
-The shared library is found at $ROUTELAB_LIB, else at build/libroutelab.so
-of this repository (two folders above this package), else by
-ctypes.util.find_library("routelab").  Every C call returns an rl_status and
+The shared library is found at $ROUTELAB_LIB, else inside the package
+(routelab/libroutelab.so, where `pip install ./python` puts it), else at
+build/libroutelab.so of this repository (two folders above this package),
+else by ctypes.util.find_library("routelab").  Every C call returns an rl_status and
 fills an rl_err: RL_EINPUT (2) becomes ValueError(message), RL_EINTERNAL (1)
 RuntimeError(message).  Arguments the C side would refuse are checked here
 first where a wrong type could otherwise reach C (dtype, shape, ranges of
@@ -33,6 +34,9 @@ def _find():
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
+    shipped = os.path.join(here, "libroutelab.so")
+    if os.path.exists(shipped):
+        return shipped
     local = os.path.join(here, "..", "..", "build", "libroutelab.so")
     if os.path.exists(local):
         return os.path.normpath(local)
