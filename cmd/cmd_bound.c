@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../include/routelab/defaults.h"
 #include "commands.h"
 #include "../core/util.h"
 #include "../sampling/family_cli.h"
@@ -397,7 +398,9 @@ static int takes(const struct bound *b, const char *flag)
 
 int cmd_bound(int argc, char **argv)
 {
-    bound_args x = { .fa = rl_family_args_default(), .block = -1, .t = 0.5, .eps = 0.01, .norm = 0.9,
+    /* eps and block: the table the Python module reads too (<routelab/defaults.h>) */
+    bound_args x = { .fa = rl_family_args_default(), .block = (int)rl_default("block"), .t = 0.5,
+                     .eps = rl_default("eps"), .norm = 0.9,
                      .ml = 1000, .k = 8, .lambda = 1, .slope = 0.0625, .rho = 1, .vnorm = 1, .c = 0,
                      .samples = 10000, .seed = 1, .head_dim = 32, .ctx = 128, .mult = rl_study_mult(),
                      .harmonics = RL_MIXSTAY_HARMONICS, .length = 0 };

@@ -272,7 +272,7 @@ static void pemb_params(const rl_gpt_config *c, rl_tensor_fn add, void *ctx)
     const long P = c->width / c->heads / 2;
     const long w = pemb_form_of(rl_scheme_of(c->pos)).per_head ? (long)c->heads * P : P;
     for (int l = 0; l < c->layers; l++)
-        add(ctx, "pemb", l, (long)c->vocab * w, RL_T_TABLE);
+        add(ctx, "pemb", l, (long)c->vocab, w, RL_T_TABLE);
 }
 
 static void pemb_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a)
@@ -369,12 +369,12 @@ const rl_scheme rl_scheme_pemb_shared = {
 static void lf_params(const rl_gpt_config *c, rl_tensor_fn add, void *ctx)
 {
     const long C = c->width, HP = C / 2;
-    add(ctx, "lf.fc.w", -1, C * C, RL_T_MATRIX);
-    add(ctx, "lf.fc.b", -1, C, RL_T_BIAS);
-    add(ctx, "lf.proj.w", -1, HP * C, RL_T_MATRIX);
-    add(ctx, "lf.proj.b", -1, HP, RL_T_BIAS);
-    add(ctx, "lf.ln.w", -1, HP, RL_T_NORM_W);
-    add(ctx, "lf.ln.b", -1, HP, RL_T_NORM_B);
+    add(ctx, "lf.fc.w", -1, C, C, RL_T_MATRIX);
+    add(ctx, "lf.fc.b", -1, C, 0, RL_T_BIAS);
+    add(ctx, "lf.proj.w", -1, HP, C, RL_T_MATRIX);
+    add(ctx, "lf.proj.b", -1, HP, 0, RL_T_BIAS);
+    add(ctx, "lf.ln.w", -1, HP, 0, RL_T_NORM_W);
+    add(ctx, "lf.ln.b", -1, HP, 0, RL_T_NORM_B);
 }
 
 /* the shared MLP runs once per layer */

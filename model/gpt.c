@@ -14,10 +14,12 @@
 
 /* ---- layout ---------------------------------------------------------- */
 
-static void add_tensor(void *ctx, const char *name, int layer, long n, rl_tensor_kind kind)
+static void add_tensor(void *ctx, const char *name, int layer, long rows, long cols, rl_tensor_kind kind)
 {
     rl_gpt *m = ctx;
     rl_tensor *t = &m->tensors[m->ntensors++];
+    const long n = cols ? rows * cols : rows;
+    t->rows = rows, t->cols = cols;
     if (layer >= 0)
         snprintf(t->name, sizeof t->name, "h%d.%s", layer, name);
     else
@@ -34,8 +36,10 @@ static void build_tensors(rl_gpt *m)
     static const char *names[RL_BLOCK_TENSORS] = { "ln1.w", "ln1.b", "qkv.w", "qkv.b", "proj.w",
                                                    "proj.b", "ln2.w", "ln2.b", "fc.w", "fc.b",
                                                    "fc2.w", "fc2.b" };
-    const long sizes[RL_BLOCK_TENSORS] = { C, C, 3 * C * C, 3 * C, C * C, C,
-                                           C, C, 4 * C * C, 4 * C, 4 * C * C, C };
+    /* shapes (rows, cols; cols 0: a vector): a linear layer's weight is
+     * (out, in), as the matmuls read it (layers.h) */
+    const long rows[RL_BLOCK_TENSORS] = { C, C, 3 * C, 3 * C, C, C, C, C, 4 * C, 4 * C, C, C };
+    const long cols[RL_BLOCK_TENSORS] = { 0, 0, C, 0, C, 0, 0, 0, C, 0, 4 * C, 0 };
     const rl_tensor_kind kinds[RL_BLOCK_TENSORS] = {
         RL_T_NORM_W, RL_T_NORM_B, RL_T_MATRIX, RL_T_BIAS, RL_T_RESID_MATRIX, RL_T_BIAS,
         RL_T_NORM_W, RL_T_NORM_B, RL_T_MATRIX, RL_T_BIAS, RL_T_RESID_MATRIX, RL_T_BIAS
@@ -43,14 +47,14 @@ static void build_tensors(rl_gpt *m)
     m->npos = rl_scheme_ntensors(&m->cfg);
     m->tensors = rl_xcalloc(5 + RL_BLOCK_TENSORS * (size_t)m->cfg.layers + m->npos,
                             sizeof(rl_tensor));
-    add_tensor(m, "wte", -1, V * C, RL_T_EMBED);
+    add_tensor(m, "wte", -1, V, C, RL_T_EMBED);
     for (int l = 0; l < m->cfg.layers; l++)
         for (int i = 0; i < RL_BLOCK_TENSORS; i++)
-            add_tensor(m, names[i], l, sizes[i], kinds[i]);
-    add_tensor(m, "lnf.w", -1, C, RL_T_NORM_W);
-    add_tensor(m, "lnf.b", -1, C, RL_T_NORM_B);
-    add_tensor(m, "head.w", -1, V * C, RL_T_MATRIX);
-    add_tensor(m, "head.b", -1, V, RL_T_BIAS);
+            add_tensor(m, names[i], l, rows[i], cols[i], kinds[i]);
+    add_tensor(m, "lnf.w", -1, C, 0, RL_T_NORM_W);
+    add_tensor(m, "lnf.b", -1, C, 0, RL_T_NORM_B);
+    add_tensor(m, "head.w", -1, V, C, RL_T_MATRIX);
+    add_tensor(m, "head.b", -1, V, 0, RL_T_BIAS);
     /* the position scheme's parameters last: the other tensors keep their
      * offsets whatever the scheme */
     const rl_scheme *s = rl_scheme_of(m->cfg.pos);
@@ -450,6 +454,7 @@ struct rl_gpt_eval {
     rl_gpt_observe_fn observe; /* diagnostics (or NULL) */
     void *observe_ctx;
     float *keep;               /* per-position losses of the next windows (or NULL) */
+    float *keep_logits;        /* per-position logits (L x V) of the next windows (or NULL) */
     int layer;                 /* the layer being evaluated, for observe */
 };
 
@@ -520,6 +525,11 @@ void rl_gpt_eval_free(rl_gpt_eval *e)
     free(e);
 }
 
+void rl_gpt_eval_keep_logits(rl_gpt_eval *e, float *logits)
+{
+    e->keep_logits = logits;
+}
+
 void rl_gpt_eval_keep_losses(rl_gpt_eval *e, float *losses)
 {
     e->keep = losses;
@@ -558,6 +568,8 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
         const long n = L - r0 < EVAL_CHUNK ? L - r0 : EVAL_CHUNK;
         rl_layernorm_forward(e->ln, NULL, NULL, e->x + r0 * C, m->p.lnfw, m->p.lnfb, n, C);
         rl_matmul_forward(e->logits, e->ln, m->p.headw, m->p.headb, n, C, V, NULL);
+        if (e->keep_logits) /* before the cross-entropy turns them into probabilities */
+            memcpy(e->keep_logits + r0 * V, e->logits, sizeof(float) * (size_t)n * (size_t)V);
         rl_xent_forward(e->logits, e->losses, tok + r0 + 1, n, 1, (int)n, V);
         for (long i = 0; i < n; i++)
             sum += e->losses[i];

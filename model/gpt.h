@@ -28,6 +28,7 @@ enum { RL_LN1W, RL_LN1B, RL_QKVW, RL_QKVB, RL_PROJW, RL_PROJB,
 typedef struct {
     char name[24];
     long off, n;
+    long rows, cols; /* its shape: rows x cols, row-major; cols = 0 for a vector of n = rows */
     rl_tensor_kind kind;
 } rl_tensor;
 
@@ -127,6 +128,9 @@ void rl_gpt_eval_observe(rl_gpt_eval *e, rl_gpt_observe_fn fn, void *ctx);
 /* Copy the per-position cross-entropies of the next windows into losses
  * (L floats for a window of L; NULL stops it). */
 void rl_gpt_eval_keep_losses(rl_gpt_eval *e, float *losses);
+/* Copy the logits of every position of the next windows into logits (L x V
+ * floats for a window of L, row-major; NULL stops it). */
+void rl_gpt_eval_keep_logits(rl_gpt_eval *e, float *logits);
 /* Bytes the workspace holds (for reports). */
 size_t rl_gpt_eval_bytes(const rl_gpt_eval *e);
 /* Sum of the cross-entropies at every position of one window of L <=

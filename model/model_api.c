@@ -48,6 +48,16 @@ void rl_model_free(rl_model *m)
     free(m);
 }
 
+size_t rl_model_info_sizeof(void)
+{
+    return sizeof(rl_model_info);
+}
+
+size_t rl_model_eval_row_sizeof(void)
+{
+    return sizeof(rl_model_eval_row);
+}
+
 void rl_model_get_info(const rl_model *m, rl_model_info *info)
 {
     const rl_gpt_config *c = &m->g->cfg;
@@ -210,5 +220,109 @@ rl_status rl_model_probe(const rl_model *m, const uint16_t *val, long nval, cons
         *probe_tsv = *distance_tsv = NULL;
         return rl_fail(err, RL_EINTERNAL, "probe: its tables could not be written to memory");
     }
+    return RL_OK;
+}
+
+rl_status rl_model_tensor_shape(const rl_model *m, int i, long shape[2], int *ndim, rl_err *err)
+{
+    if (!m || i < 0 || i >= m->g->ntensors)
+        return rl_fail(err, RL_EINPUT, "model: tensor %d is outside [0, %d)", i, m ? m->g->ntensors : 0);
+    const rl_tensor *t = &m->g->tensors[i];
+    shape[0] = t->rows, shape[1] = t->cols;
+    *ndim = t->cols ? 2 : 1;
+    return RL_OK;
+}
+
+/* One window of n tokens through the streaming evaluation (the kernels of
+ * `routelab eval`): tok[0 .. n-1] as inputs, a padding target after the
+ * last (its loss is not read), key drawing the rotation noise. */
+static rl_status one_window(const rl_model *m, const uint16_t *tok, long n, unsigned long key, int threads,
+                            float *logits, rl_gpt_observe_fn fn, void *ctx, rl_err *err)
+{
+    if (!m)
+        return rl_fail(err, RL_EINPUT, "model: no model (NULL)");
+    if (threads < 1 || threads > 1024)
+        return rl_fail(err, RL_EINPUT, "model: threads %d is outside [1, 1024]", threads);
+    if (n < 1)
+        return rl_fail(err, RL_EINPUT, "model: no tokens (%ld)", n);
+    RL_TRY(check_tokens("tokens", tok, n, m->g->cfg.vocab, err));
+    RL_TRY(rl_gpt_eval_check(m->g, n, err));
+    uint16_t *pad = malloc(sizeof *pad * (size_t)(n + 1));
+    rl_gpt_eval *ev = pad ? rl_gpt_eval_alloc(m->g, n) : NULL;
+    if (!ev) {
+        free(pad);
+        return rl_fail(err, RL_EINTERNAL, "model: no memory for a window of %ld tokens", n);
+    }
+    memcpy(pad, tok, sizeof *pad * (size_t)n);
+    pad[n] = 0;
+    rl_set_threads(threads);
+    rl_gpt_eval_keep_logits(ev, logits);
+    if (fn)
+        rl_gpt_eval_observe(ev, fn, ctx);
+    /* the noise eval draws for a window of n tokens at the stream's start
+     * with seed `key` (model/evaluate.h): forward and eval agree */
+    rl_gpt_eval_window(m->g, ev, pad, n, rl_eval_window_key((uint64_t)key, n, 0));
+    rl_gpt_eval_free(ev);
+    free(pad);
+    return RL_OK;
+}
+
+rl_status rl_model_forward(const rl_model *m, const uint16_t *tok, long n, unsigned long key, int threads,
+                           float *logits, rl_err *err)
+{
+    if (!logits)
+        return rl_fail(err, RL_EINPUT, "forward: no output (NULL)");
+    return one_window(m, tok, n, key, threads, logits, NULL, NULL, err);
+}
+
+/* The scaled logits S of one layer, gathered block by block as the
+ * streaming kernel visits them (rows i0..i1, keys j0..j1 of head h). */
+typedef struct {
+    int layer;
+    long n;
+    float *att; /* H x n x n */
+} att_gather;
+
+static void gather(void *ctx, int layer, int b, int h, long i0, long i1, long j0, long j1, const float *S, long lds)
+{
+    att_gather *g = ctx;
+    (void)b; /* one window */
+    if (layer != g->layer)
+        return;
+    for (long i = i0; i < i1; i++)
+        memcpy(g->att + ((long)h * g->n + i) * g->n + j0, S + (i - i0) * lds, sizeof(float) * (size_t)(j1 - j0));
+}
+
+rl_status rl_model_attention(const rl_model *m, const uint16_t *tok, long n, int layer, unsigned long key,
+                             int threads, float *att, rl_err *err)
+{
+    if (!att)
+        return rl_fail(err, RL_EINPUT, "attention: no output (NULL)");
+    if (m && (layer < 0 || layer >= m->g->cfg.layers))
+        return rl_fail(err, RL_EINPUT, "attention: layer %d is outside [0, %d)", layer, m->g->cfg.layers);
+    if (n > RL_MODEL_ATTENTION_MAX)
+        return rl_fail(err, RL_EINPUT, "attention: %ld tokens, more than %d (the map holds heads x n x n floats)",
+                       n, RL_MODEL_ATTENTION_MAX);
+    att_gather g = { layer, n, att };
+    RL_TRY(one_window(m, tok, n, key, threads, NULL, gather, &g, err));
+    /* alpha_ij = softmax_{j <= i}(S_ij - slope_h (i - j)): the kernel's
+     * scaled logits, the distance bias it adds after the scaling (ALiBi;
+     * rl_gpt_alibi_slopes), causal; in double, as the probe (model/probe.c) */
+    const float *slopes = rl_gpt_alibi_slopes(m->g);
+    const int H = m->g->cfg.heads;
+    for (int h = 0; h < H; h++)
+        for (long i = 0; i < n; i++) {
+            float *row = att + ((long)h * n + i) * n;
+            const double sl = slopes ? slopes[h] : 0.0;
+            double mx = -INFINITY, sum = 0;
+            for (long j = 0; j <= i; j++)
+                mx = fmax(mx, (double)row[j] - sl * (double)(i - j));
+            for (long j = 0; j <= i; j++)
+                sum += exp((double)row[j] - sl * (double)(i - j) - mx);
+            for (long j = 0; j <= i; j++)
+                row[j] = (float)(exp((double)row[j] - sl * (double)(i - j) - mx) / sum);
+            for (long j = i + 1; j < n; j++)
+                row[j] = 0;
+        }
     return RL_OK;
 }

@@ -179,12 +179,12 @@ typedef struct {
     long floats;
 } tensor_count;
 
-static void count_tensor(void *ctx, const char *name, int layer, long n, rl_tensor_kind kind)
+static void count_tensor(void *ctx, const char *name, int layer, long rows, long cols, rl_tensor_kind kind)
 {
     (void)name, (void)layer, (void)kind;
     tensor_count *c = ctx;
     c->n++;
-    c->floats += n;
+    c->floats += cols ? rows * cols : rows;
 }
 
 static tensor_count count_tensors(const rl_gpt_config *c)

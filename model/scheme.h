@@ -50,8 +50,10 @@
 typedef enum { RL_T_EMBED, RL_T_MATRIX, RL_T_RESID_MATRIX, RL_T_BIAS, RL_T_NORM_W,
                RL_T_NORM_B, RL_T_TABLE } rl_tensor_kind;
 
-/* Declare one tensor of n floats ("h<layer>.name" when layer >= 0). */
-typedef void (*rl_tensor_fn)(void *ctx, const char *name, int layer, long n, rl_tensor_kind kind);
+/* Declare one tensor ("h<layer>.name" when layer >= 0): a rows x cols
+ * matrix, row-major, or with cols = 0 a vector of rows floats (its shape is
+ * what <routelab/model.h>'s rl_model_tensor_shape reports). */
+typedef void (*rl_tensor_fn)(void *ctx, const char *name, int layer, long rows, long cols, rl_tensor_kind kind);
 
 /* Rows per chunk of the streaming evaluation's per-position layers. */
 #define RL_EVAL_CHUNK 1024

@@ -20,10 +20,10 @@ static void path_params(const rl_gpt_config *c, rl_tensor_fn add, void *ctx)
 {
     const long C = c->width, H = c->heads;
     for (int l = 0; l < c->layers; l++) {
-        add(ctx, "path.w", l, C * C, RL_T_MATRIX);
-        add(ctx, "path.wb", l, C, RL_T_BIAS);
-        add(ctx, "path.u", l, H * C, RL_T_MATRIX);
-        add(ctx, "path.ub", l, H, RL_T_BIAS);
+        add(ctx, "path.w", l, C, C, RL_T_MATRIX);
+        add(ctx, "path.wb", l, C, 0, RL_T_BIAS);
+        add(ctx, "path.u", l, H, C, RL_T_MATRIX);
+        add(ctx, "path.ub", l, H, 0, RL_T_BIAS);
     }
 }
 

@@ -491,3 +491,55 @@ Test(edges, family_surface)
 {
     harness("family surface", sweep_family);
 }
+
+/* rl_form_eval over arrays gives the scalar forms' numbers point by point
+ * (the same bits), and refuses what it cannot read in one line each. */
+Test(edges, forms_over_arrays_are_the_scalar_forms)
+{
+    enum { N = ND };
+    double a[N], b[N], c[N], d[N], e[N], out[N];
+    for (int i = 0; i < N; i++)
+        a[i] = D[i], b[i] = D[(i + 3) % N], c[i] = D[(i + 7) % N], d[i] = D[(i + 5) % N], e[i] = i % 2;
+    const double *args[5] = { a, b, c, d, e };
+    rl_err err;
+    cr_assert_eq(rl_form_eval("farmass_lower", args, 3, N, out, &err), RL_OK, "%s", err.msg);
+    for (int i = 0; i < N; i++) {
+        const double s = rl_farmass_lower(a[i], b[i], c[i]);
+        cr_expect(memcmp(&s, &out[i], sizeof s) == 0, "point %d: %g against %g", i, out[i], s);
+    }
+    cr_assert_eq(rl_form_eval("farmass_alibi_log", args, 5, N, out, &err), RL_OK, "%s", err.msg);
+    for (int i = 0; i < N; i++) {
+        const double s = rl_farmass_alibi_log(a[i], b[i], c[i], d[i], (int)e[i]);
+        cr_expect(memcmp(&s, &out[i], sizeof s) == 0, "point %d", i);
+    }
+    double ds[N];
+    for (int i = 0; i < N; i++)
+        ds[i] = IV[i % NI];
+    const double *targs[2] = { ds, a };
+    cr_assert_eq(rl_form_eval("beta_tail", targs, 2, NI, out, &err), RL_OK, "%s", err.msg);
+    for (int i = 0; i < NI; i++) {
+        const double s = rl_beta_tail(IV[i], a[i]);
+        cr_expect(memcmp(&s, &out[i], sizeof s) == 0, "point %d", i);
+    }
+    cr_assert_eq(rl_form_eval("mixing_window", args, 2, N, out, &err), RL_OK, "%s", err.msg);
+    for (int i = 0; i < N; i++)
+        cr_expect_eq(out[i], (double)rl_mixing_window(a[i], b[i]), "point %d", i);
+    /* refused, one line each */
+    cr_expect_eq(rl_form_eval("farmass_nope", args, 3, N, out, &err), RL_EINPUT);
+    cr_expect(strstr(err.msg, "no closed form named 'farmass_nope'"), "%s", err.msg);
+    cr_expect_eq(rl_form_eval("farmass_lower", args, 2, N, out, &err), RL_EINPUT);
+    cr_expect(strstr(err.msg, "takes 3 arguments, got 2"), "%s", err.msg);
+    cr_expect_eq(rl_form_eval("beta_tail", args, 2, N, out, &err), RL_EINPUT); /* D[0] = NaN is no int */
+    cr_expect(strstr(err.msg, "not a C int"), "%s", err.msg);
+    cr_expect_eq(rl_form_eval("levy_tail", args, 2, -1, out, &err), RL_EINPUT);
+    cr_expect_eq(rl_form_eval(NULL, args, 2, 1, out, &err), RL_EINPUT);
+    const double *none[2] = { a, NULL };
+    cr_expect_eq(rl_form_eval("farmass_half", none, 2, 1, out, &err), RL_EINPUT);
+    cr_expect_eq(rl_hoeffding_so2_array(a, N, NULL, 1, out, &err), RL_EINPUT);
+    const double ab[2] = { 1, 0.5 };
+    cr_assert_eq(rl_hoeffding_so2_array(a, N, ab, 2, out, &err), RL_OK);
+    for (int i = 0; i < N; i++) {
+        const double s = rl_hoeffding_so2(a[i], ab, 2);
+        cr_expect(memcmp(&s, &out[i], sizeof s) == 0, "point %d", i);
+    }
+}

@@ -155,6 +155,21 @@ double complex rl_cpow_n(double complex z, long n);
 #define RL_PAIR_SUM_DIRECT_MAX 4096L
 double rl_value_pair_sum(double complex chi, long m);
 
+/* ---- the forms over arrays (one call per array) ------------------------- */
+
+/* out[i] = rl_NAME(args[0][i], args[1][i], ...) for i < n: every scalar form
+ * above whose arguments are numbers (levy_tail, levy_so_tail, beta_tail,
+ * beta_coord_cdf, sphere_log_mgf, farmass_lower(_log), farmass_upper,
+ * farmass_range(_log), farmass_admissible(_log), farmass_half(_log),
+ * value_coherent, farmass_alibi(_log), mixing_window(_log)), the same
+ * numbers point by point.  An int argument comes as an integral double.
+ * Windows come back as doubles (their codes -1 and RL_WINDOW_UNDEFINED
+ * too).  RL_EINPUT for an unknown name, a wrong nargs, NULL arrays, n < 0,
+ * or an int argument that is not one (naming the point). */
+rl_status rl_form_eval(const char *name, const double *const *args, int nargs, long n, double *out, rl_err *err);
+/* rl_hoeffding_so2(t[i], a, nb) for i < n. */
+rl_status rl_hoeffding_so2_array(const double *t, long n, const double *a, int nb, double *out, rl_err *err);
+
 /* ---- routelab's mix-or-stay condition (theory/mixstay.h) --------------- */
 
 /* A block turns a key at distance delta by the accumulated angle Theta_delta

@@ -11,6 +11,7 @@
 #ifndef ROUTELAB_MODEL_H
 #define ROUTELAB_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -39,6 +40,10 @@ rl_status rl_model_load(const char *path, rl_model **m, rl_err *err);
 void rl_model_free(rl_model *m);
 
 void rl_model_get_info(const rl_model *m, rl_model_info *info);
+/* sizeof(rl_model_info) and sizeof(rl_model_eval_row), for callers that
+ * mirror them (Python's ctypes checks its layouts against these at import). */
+size_t rl_model_info_sizeof(void);
+size_t rl_model_eval_row_sizeof(void);
 
 /* Parameter tensor i (0 <= i < ntensors) in the checkpoint's order: its
  * name ("wte", "h0.qkvw", ...), its float32 values (a view into the model,
@@ -46,6 +51,31 @@ void rl_model_get_info(const rl_model *m, rl_model_info *info);
  * out of range. */
 rl_status rl_model_tensor(const rl_model *m, int i, const char **name, const float **data, long *n,
                           rl_err *err);
+
+/* Tensor i's shape: shape[0] x shape[1] (*ndim 2, row-major; a linear
+ * layer's weight is (out, in)) or a vector of shape[0] floats (*ndim 1). */
+rl_status rl_model_tensor_shape(const rl_model *m, int i, long shape[2], int *ndim, rl_err *err);
+
+/* The logits of every position of one window tok[0 .. n-1] (n x vocab
+ * floats, row-major: row i scores the token after tok[i]), through the
+ * streaming evaluation's kernels (full causal attention, any n the machine's
+ * memory allows; beyond the trained context as eval runs it).  key draws the
+ * rotation noise of the schemes that have it (random, random_pos, lf,
+ * random-hh) as rl_model_eval with seed key draws it for a window of n
+ * tokens at the start of its stream (the logits eval scores there).  RL_EINPUT for
+ * n < 1, a token id >= vocab, threads outside [1, 1024], or a workspace
+ * beyond the machine's memory. */
+rl_status rl_model_forward(const rl_model *m, const uint16_t *tok, long n, unsigned long key, int threads,
+                           float *logits, rl_err *err);
+
+/* The attention map of layer `layer` on the window tok[0 .. n-1]: att[h][i][j]
+ * = softmax over j <= i of the head's scaled logits with its distance bias
+ * (ALiBi), 0 for j > i (heads x n x n floats).  n at most
+ * RL_MODEL_ATTENTION_MAX; key and the statuses as rl_model_forward, and
+ * RL_EINPUT for a layer outside [0, layers). */
+#define RL_MODEL_ATTENTION_MAX 8192
+rl_status rl_model_attention(const rl_model *m, const uint16_t *tok, long n, int layer, unsigned long key,
+                             int threads, float *att, rl_err *err);
 
 /* A data set as the commands read it (model/data.h): DIR/train.bin and
  * DIR/val.bin, or one token FILE split 90% / 10%, every id < vocab.  The

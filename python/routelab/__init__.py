@@ -2,7 +2,7 @@
 (NOTES.md §18; README "From Python").
 
     import routelab
-    routelab.mixing_window('so2', d=64, block=31, eps=0.1, angles='uniform')
+    routelab.mixing_window('so2', d=64, block=31, angles='uniform')   # eps: 0.01, as the CLI
     U = routelab.sample('haar', d=8, count=4, seed=1)        # (4, 8, 8)
     routelab.farmass_lower(65024, 8, np.linspace(0, 4, 9))   # a numpy grid
 
@@ -16,10 +16,10 @@ from .bounds import (MixStay, alibi, alibi_log, beta_coord_cdf, beta_tail, farma
                      farmass_range, farmass_range_log, farmass_upper, hoeffding, levy_so_tail, levy_tail, mixstay,
                      mixstay_block, mixstay_grid, sphere_log_mgf, value_coherent, watson_distance, window,
                      window_log)
-from .family import Family, family, mixing_window, norm, sample
+from .family import Family, family, family_norm, mixing_window, sample
 from .mc import (Farmass, Moment2, Routes, family_mean, farmass, farmass_case, mixing_case, moment2, route_grid,
                  routes)
-from .model import EvalRow, Model, Probe, load_data
+from .model import EVAL_DTYPE, Model, Probe, load_data
 
 
 def version():
@@ -42,6 +42,6 @@ __all__ = ["__version__", "alibi", "alibi_log", "beta_coord_cdf", "beta_tail", "
            "farmass_half", "farmass_half_log", "farmass_lower", "farmass_lower_log", "farmass_range",
            "farmass_range_log", "farmass_upper", "hoeffding", "levy_so_tail", "levy_tail", "sphere_log_mgf",
            "value_coherent", "window", "window_log", "MixStay", "mixstay", "mixstay_block", "mixstay_grid",
-           "watson_distance", "Family", "family", "mixing_window", "norm", "sample",
-           "Farmass", "farmass", "farmass_case", "Moment2", "moment2", "Routes", "family_mean", "mixing_case", "route_grid", "routes", "EvalRow", "Model", "Probe",
+           "watson_distance", "Family", "family", "mixing_window", "family_norm", "sample",
+           "Farmass", "farmass", "farmass_case", "Moment2", "moment2", "Routes", "family_mean", "mixing_case", "route_grid", "routes", "EVAL_DTYPE", "Model", "Probe",
            "load_data", "version"]

@@ -3,8 +3,9 @@
 
 Each function broadcasts its arguments (numpy rules) and returns a float64
 array of the broadcast shape, or a Python float when every argument is a
-scalar; the value at each point is one call of the C function, so a grid
-gives exactly the numbers of `routelab bound NAME` at its points (%.17g).
+scalar; a whole array is one C call (rl_form_eval), whose value at each point
+is the scalar C function's, so a grid gives exactly the numbers of
+`routelab bound NAME` at its points (%.17g).
 Integer arguments (d) must be integers.  Outside a formula's domain the C
 function's value is returned as it is (NaN where it has none).
 """
@@ -24,18 +25,6 @@ def _f(name, restype, *args):
 
 
 D, I, LG = L.c_double, L.c_int, L.c_long
-for _n in ("rl_levy_tail", "rl_levy_so_tail", "rl_beta_tail", "rl_beta_coord_cdf", "rl_sphere_log_mgf"):
-    _f(_n, D, I, D)
-for _n in ("rl_farmass_lower", "rl_farmass_lower_log", "rl_farmass_upper", "rl_farmass_range",
-           "rl_farmass_range_log", "rl_farmass_admissible", "rl_farmass_admissible_log"):
-    _f(_n, D, D, D, D)
-for _n in ("rl_farmass_half", "rl_farmass_half_log", "rl_value_coherent"):
-    _f(_n, D, D, D)
-for _n in ("rl_farmass_alibi", "rl_farmass_alibi_log"):
-    _f(_n, D, D, D, D, D, I)
-_f("rl_mixing_window", LG, D, D)
-_f("rl_mixing_window_log", LG, D, D)
-_f("rl_hoeffding_so2", D, D, L.dptr, I)
 WINDOW_UNDEFINED = -2
 
 
@@ -51,17 +40,21 @@ def _ints(name, a):
     return a
 
 
+_form = L.proto("rl_form_eval", L.c_int, L.c_char_p, L.P(L.dptr), L.c_int, L.c_long, L.dptr, L.P(L.Err))
+_hoeff = L.proto("rl_hoeffding_so2_array", L.c_int, L.dptr, L.c_long, L.dptr, L.c_int, L.dptr, L.P(L.Err))
+
+
 def _vec(cname, kinds, *args):
-    """Call C function cname at every point of the broadcast arguments;
-    kinds: 'i' (C int) or 'd' (double) per argument."""
-    fn = L.need(_c[cname], cname)
+    """C function cname at every point of the broadcast arguments, in one
+    call (rl_form_eval); kinds: 'i' (C int) or 'd' (double) per argument."""
     arrs = [(_ints("argument %d" % k, a) if t == "i" else np.asarray(a, dtype=np.float64))
             for k, (t, a) in enumerate(zip(kinds, args))]
-    b = np.broadcast(*arrs)
-    out = np.empty(b.shape, dtype=np.float64)
-    flat = out.reshape(-1)
-    for j, vals in enumerate(b):
-        flat[j] = fn(*[int(v) if t == "i" else float(v) for t, v in zip(kinds, vals)])
+    flat = [np.ascontiguousarray(x, dtype=np.float64).reshape(-1) for x in np.broadcast_arrays(*arrs)]
+    shape = np.broadcast(*arrs).shape
+    out = np.empty(shape, dtype=np.float64)
+    ptrs = (L.dptr * len(flat))(*[L.dbuf(x) for x in flat])
+    name = cname[3:] if cname.startswith("rl_") else cname
+    L.call(L.need(_form, "rl_form_eval"), "rl_form_eval", name.encode(), ptrs, len(flat), out.size, L.dbuf(out))
     if all(np.ndim(a) == 0 for a in args):
         return float(out[()])
     return out
@@ -105,14 +98,14 @@ def hoeffding(t, a):
     P(|s - E s| >= t) <= min(1, 2 exp(-t^2 / (2 sum_b a_b^2))).  t broadcasts;
     a is one 1-D array of block ranges a_b = ||q_b|| ||k_b||.  NOTES.md §2.1;
     `routelab bound hoeffding --t T --a a1,a2,...`."""
-    fn = L.need(_c["rl_hoeffding_so2"], "rl_hoeffding_so2")
     a = np.ascontiguousarray(np.asarray(a, dtype=np.float64).reshape(-1))
     if a.size == 0 or a.size > L.INT_MAX:
         raise ValueError("hoeffding: a must hold at least one block range")
     tt = np.asarray(t, dtype=np.float64)
+    flat = np.ascontiguousarray(tt.reshape(-1))
     out = np.empty(tt.shape, dtype=np.float64)
-    for j, v in enumerate(tt.reshape(-1)):
-        out.reshape(-1)[j] = fn(float(v), L.dbuf(a), int(a.size))
+    L.call(L.need(_hoeff, "rl_hoeffding_so2_array"), "rl_hoeffding_so2_array", L.dbuf(flat), flat.size, L.dbuf(a),
+           int(a.size), L.dbuf(out))
     return float(out[()]) if tt.ndim == 0 else out
 
 

@@ -60,17 +60,60 @@ class Family:
         return "Family(%r, d=%d%s)" % (self.name, self.d, extra)
 
 
-def family(name, d, **params):
-    """Family(name, d, **params); a Family passes through unchanged."""
-    return name if isinstance(name, Family) else Family(name, d, **params)
+def family(name: "str | Family", d: "int | None" = None, **params) -> Family:
+    """Family(name, d, **params); a Family passes through unchanged, and a d or
+    flags given beside it must be its own (ValueError otherwise: a Family's d
+    never overrides d= in silence)."""
+    if isinstance(name, Family):
+        if d is not None and L.as_int("d", d) != name.d:
+            raise ValueError("d=%r given with %r, whose d is %d" % (d, name, name.d))
+        if params:
+            raise ValueError("flags %s given with %r: set them when the Family is made"
+                             % (", ".join(sorted(params)), name))
+        return name
+    if d is None:
+        raise ValueError("d (the dimension) is needed with a family name")
+    return Family(name, d, **params)
 
 
-def sample(family_name, d, count, seed, threads=1, **params):
-    """Draw `count` steps M_t of a family: an array of shape (count, d, d),
-    float64, step k from random stream k of `seed`, so the numbers are those
-    `routelab sample --family NAME --d D --count N --seed S [flags]` prints
-    (%.17g, one row-major matrix a line) for any thread count.
+def _default(name: str) -> float:
+    """The shared default of `name` (<routelab/defaults.h>): the number the
+    command line takes when the flag is left out."""
+    v = L.need(_defaults, "rl_default")(name.encode())
+    if math.isnan(v):
+        raise RuntimeError("routelab: no default %r in the library's table" % name)
+    return v
 
+
+_defaults = L.proto("rl_default", L.c_double, L.c_char_p)
+
+
+def sample(family: "str | Family", d: "int | None", count: int, seed: int, threads: int = 1,
+           **params) -> np.ndarray:
+    """Draw `count` steps M_t of a family.
+
+    Parameters
+    ----------
+    family : str or Family
+        The registry name (``routelab sample --family``) or a Family.
+    d : int
+        Dimension (``--d``); None with a Family.
+    count, seed : int
+        Steps drawn; step k comes from random stream k of `seed`.
+    threads : int
+        Worker threads; the numbers do not depend on it.
+    **params
+        Family flags under the CLI's names (angles, base, scale, beta, p,
+        sigma, vocab).
+
+    Returns
+    -------
+    ndarray, shape (count, d, d), float64
+        The numbers ``routelab sample --family NAME --d D --count N --seed S``
+        prints (%.17g, one row-major matrix a line).
+
+    Notes
+    -----
     Haar on O(d) is QR of a Gaussian matrix with the signs of R's diagonal
     fixed (Mezzadri 2007); SO(2) families are block-diagonal rotations by
     theta_b ~ law(omega_b), omega_b = scale * base^(-2b/d) (NOTES.md §14.2,
@@ -79,34 +122,58 @@ def sample(family_name, d, count, seed, threads=1, **params):
     count = L.as_int("count", count, 1, 10**9)
     seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
     threads = L.as_int("threads", threads, 1, 1024)
-    f = family(family_name, d, **params)
+    f = _family_of(family, d, **params)
     out = L.empty("sample", (count, f.d, f.d))
     L.call(_sample, "rl_sample", f.ptr, count, seed, threads, L.dbuf(out))
     return out
 
 
-def mixing_window(family_name, d, block=-1, eps=0.1, **params):
-    """The mixing window W(eps) = ceil(log(1/eps) / log(1/||E M||)): the least
-    n >= 1 with ||E[M]||^n <= eps (NOTES.md §1.1), from the family's
-    closed-form log ||E M|| (SO(2): the slowest block, or block `block`).
-    math.inf when the family never mixes (||E M|| = 1).  The number
-    `routelab bound window --family NAME --d D --block B --eps E [flags]`
-    prints.  ValueError when the family has no certain closed form."""
-    block = L.as_int("block", block, -1, 2048)
-    eps = L.as_double("eps", eps)
-    f = family(family_name, d, **params)
+def mixing_window(family: "str | Family", d: "int | None" = None, block: "int | None" = None,
+                  eps: "float | None" = None, **params) -> "int | float":
+    """The mixing window W(eps) of a family, in steps.
+
+    W(eps) = ceil(log(1/eps) / log(1/||E M||)), the least n >= 1 with
+    ||E[M]||^n <= eps (NOTES.md §1.1), from the family's closed-form
+    log ||E M|| (SO(2): the slowest block, or block `block`).
+
+    Parameters
+    ----------
+    family, d, **params
+        As in `sample`.
+    block : int, optional
+        One SO(2) block b; default (None) the shared default, -1: the
+        maximum over blocks.
+    eps : float, optional
+        Tolerance in (0, 1); default (None) the shared default 0.01, the
+        number ``routelab bound window`` takes (<routelab/defaults.h>).
+
+    Returns
+    -------
+    int, or math.inf when the family never mixes (||E M|| = 1): the number
+    ``routelab bound window --family NAME --d D --block B --eps E`` prints.
+    ValueError when the family has no certain closed form.
+    """
+    block = L.as_int("block", _default("block") if block is None else block, -1, 2048)
+    eps = L.as_double("eps", _default("eps") if eps is None else eps)
+    f = _family_of(family, d, **params)
     w = ctypes.c_double()
     L.call(_window, "rl_family_window", f.ptr, block, eps, ctypes.byref(w))
     return math.inf if math.isinf(w.value) else int(w.value)
 
 
-def norm(family_name, d, block=-1, **params):
-    """||E[M]||_op of a step family in closed form (NOTES.md §1.1): SO(2)
-    families the largest |chi_b| = |E e^{i theta_b}| over blocks (or block
-    `block`), E[M] = cI families |c|.  The number `routelab bound norm
-    --family NAME --d D [--block B] [flags]` prints."""
-    block = L.as_int("block", block, -1, 2048)
-    f = family(family_name, d, **params)
+def family_norm(family: "str | Family", d: "int | None" = None, block: "int | None" = None, **params) -> float:
+    """||E[M]||_op of a step family in closed form (NOTES.md §1.1).
+
+    SO(2) families: the largest |chi_b| = |E e^{i theta_b}| over blocks (or
+    block `block`); E[M] = cI families: |c|.  The number ``routelab bound
+    norm --family NAME --d D [--block B]`` prints.  (Named family_norm, not
+    norm: it is no distribution.)
+    """
+    block = L.as_int("block", _default("block") if block is None else block, -1, 2048)
+    f = _family_of(family, d, **params)
     v = ctypes.c_double()
     L.call(_norm, "rl_family_norm", f.ptr, block, ctypes.byref(v))
     return v.value
+
+
+_family_of = family  # the function, under a name the parameters named family do not shadow

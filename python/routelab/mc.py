@@ -104,9 +104,7 @@ def routes(family, grid, reps, seed, stream=0, threads=1, d=None, **params):
     those of its mixing_families.tsv.  Returns a Routes."""
     if isinstance(family, tuple):  # mixing_case(...)'s pair
         family, stream = family
-    if isinstance(family, str):
-        if d is None:
-            raise ValueError("routes: a family given by name needs d")
+    if isinstance(family, (str, Family)):  # a Family's d must be d's, when given
         family = _family(family, d, **params)
     g = L.lengths("grid", grid)
     reps = L.as_int("reps", reps, 1, 10**9)
@@ -133,9 +131,7 @@ def family_mean(family, n, seed, stream=0, d=None, **params):
     mixing` uses for a family with no closed form)."""
     if isinstance(family, tuple):
         family, stream = family
-    if isinstance(family, str):
-        if d is None:
-            raise ValueError("family_mean: a family given by name needs d")
+    if isinstance(family, (str, Family)):
         family = _family(family, d, **params)
     n = L.as_int("n", n, 2, 10**10)
     seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
@@ -216,7 +212,7 @@ class Farmass:
     grid: np.ndarray
     lam: np.ndarray
     slopes: np.ndarray
-    K: int
+    k: int
     rho: np.ndarray
     rho_mean: np.ndarray
     rho_se: np.ndarray
@@ -224,28 +220,27 @@ class Farmass:
     srange: np.ndarray
 
 
-def farmass(family, grid, reps, seed, K=16, lam=(1.0, 2.0, 4.0), slopes=FARMASS_SLOPES, far_from=1024,
+def farmass(family, grid, reps, seed, k=16, lam=(1.0, 2.0, 4.0), slopes=FARMASS_SLOPES, far_from=1024,
             stream=0, none=False, threads=1, d=None, **params):
     """The stylized far-mass model of claim 3 (NOTES.md §3.2, mc/farmass_walk.h):
     every key equals the unit query q, the key at distance delta is seen
     through the route P_delta, score s = q^T P_delta q, logits lam * s, K
     near keys; rho_D = F / (F + N) of the softmax over L = K + M keys, against
-    the bound M / (M + K e^{2 lam}) (NOTES.md §3.1).  family: a name (with d
+    the bound M / (M + k e^{2 lam}) (NOTES.md §3.1; k near keys: `--k` of
+    `routelab bound farmass`).  family: a name (with d
     and flags), a Family, or farmass_case(label, d) (then its stream and NoPE
     flag).  With farmass_case, the defaults and reps = 32, the grid's rows are
     `routelab farmass --seed S`'s farmass.tsv.  Returns a Farmass."""
     if isinstance(family, _FarmassCase):
         stream, none = family.stream, family.none
-    elif isinstance(family, str):
-        if d is None:
-            raise ValueError("farmass: a family given by name needs d")
+    elif isinstance(family, (str, Family)):
         family = _family(family, d, **params)
     g = L.lengths("grid", grid)
     lam = np.ascontiguousarray(np.atleast_1d(np.asarray(lam, dtype=np.float64)))
     sl = np.ascontiguousarray(np.atleast_1d(np.asarray(slopes, dtype=np.float64)))
     if lam.ndim != 1 or sl.ndim != 1:
         raise ValueError("farmass: lam and slopes must be 1-D")
-    K = L.as_int("K", K, 1, L.INT_MAX)
+    k = L.as_int("k", k, 1, L.INT_MAX)
     reps = L.as_int("reps", reps, 1, 10**9)
     seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
     stream = L.as_int("stream", stream, 0, L.ULONG_MAX)
@@ -255,7 +250,7 @@ def farmass(family, grid, reps, seed, K=16, lam=(1.0, 2.0, 4.0), slopes=FARMASS_
     rho = L.empty("farmass", (reps, ng, nl, nc))
     mean, se = L.empty("farmass", (ng, nl, nc)), L.empty("farmass", (ng, nl, nc))
     mom, srange = L.empty("farmass", (reps, 2)), L.empty("farmass", (reps, ng, 3))
-    L.call(_farmass, "rl_mc_farmass", family.ptr, int(bool(none)), stream, K, L.dbuf(lam), nl, L.dbuf(sl),
+    L.call(_farmass, "rl_mc_farmass", family.ptr, int(bool(none)), stream, k, L.dbuf(lam), nl, L.dbuf(sl),
            sl.size, g.ctypes.data_as(L.lptr), ng, far_from, reps, seed, threads, L.dbuf(rho), L.dbuf(mean),
            L.dbuf(se), L.dbuf(mom), L.dbuf(srange))
-    return Farmass(g, lam, sl, K, rho, mean, se, mom, srange)
+    return Farmass(g, lam, sl, k, rho, mean, se, mom, srange)

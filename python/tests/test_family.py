@@ -29,7 +29,7 @@ def test_window_and_norm_match_the_cli(args):
         flags += ["--" + k, v]
     w = routelab.mixing_window(fam, d, block=block, eps=eps, **a)
     assert str(w) == cli("bound", "window", *flags).strip()
-    n = routelab.norm(fam, d, block=block, **a)
+    n = routelab.family_norm(fam, d, block=block, **a)
     norm_flags = [f for i, f in enumerate(flags) if flags[i - 1] != "--eps" and f != "--eps"]
     assert g17(n) == cli("bound", "norm", *norm_flags).strip()
 
@@ -79,7 +79,7 @@ def test_sample_does_not_depend_on_threads_and_haar_is_orthogonal():
     lambda: routelab.mixing_window("so2", 64, block=40, eps=0.1),  # a block beyond d/2
     lambda: routelab.mixing_window("so2", 64, eps=1.5),         # eps outside (0, 1)
     lambda: routelab.mixing_window("haar", 8, block=0),         # --block is for SO(2) only
-    lambda: routelab.norm(3, 8),                                # a family that is no name
+    lambda: routelab.family_norm(3, 8),                                # a family that is no name
 ])
 def test_bad_inputs_raise_value_error_with_a_message(call):
     with pytest.raises(ValueError) as e:

@@ -87,14 +87,14 @@ def test_route_grid_is_the_commands_and_threads_change_nothing():
 
 def test_a_mixing_case_is_a_family():
     case, stream = routelab.mixing_case("householder", 8)
-    assert routelab.norm(case, 8) == routelab.norm("householder", 8)
+    assert routelab.family_norm(case, 8) == routelab.family_norm("householder", 8)
     assert np.array_equal(routelab.sample(case, 8, 3, 1), routelab.sample("householder", 8, 3, 1))
     assert stream == routelab.mixing_case("householder", 16)[1]  # the case's domain, not d's
 
 
 def test_family_mean_estimates_the_closed_form():
     v, se = routelab.family_mean("so2", 2000, 1, d=8, angles="uniform")
-    assert abs(v - routelab.norm("so2", 8, angles="uniform")) < 6 * se + 1e-12
+    assert abs(v - routelab.family_norm("so2", 8, angles="uniform")) < 6 * se + 1e-12
 
 
 @pytest.mark.parametrize("call", [

@@ -39,21 +39,18 @@ def test_eval_is_the_eval_commands_table(tiny):
     train, val = routelab.load_data(text, m.config["vocab"])
     rows = m.eval(val, [16, 32, 64], targets=2048, seed=7, train_tokens=train)
     assert len(rows) == len(want) == 3
+    # every field is eval.tsv's column of the same name, at eval.tsv's format
+    assert set(rows.dtype.names) <= set(head)
+    fmts = {"ppl": "%.4f", "ratio": "%.4f"}
     for r, w in zip(rows, want):
-        got = {"length": "%d" % r.L, "windows": "%d" % r.windows, "mean_loss": "%.6f" % r.loss,
-               "stderr": "%.6f" % r.se, "ppl": "%.4f" % r.ppl, "ratio": "%.4f" % r.ratio,
-               "targets": "%d" % r.targets, "windows_wanted": "%d" % r.windows_wanted,
-               "ref_loss": fmt(r.ref_loss, "%.6f"), "paired_logratio": fmt(r.dlog, "%.6f"),
-               "paired_se": fmt(r.dlog_se, "%.6f"), "paired_ratio": fmt(r.paired_ratio, "%.6f"),
-               "new_targets": "%d" % r.new_targets, "new_loss": fmt(r.new_loss, "%.6f"),
-               "new_ref_loss": fmt(r.new_ref, "%.6f"), "new_logratio": fmt(r.new_dlog, "%.6f"),
-               "new_se": fmt(r.new_se, "%.6f"), "new_ratio": fmt(r.new_ratio, "%.6f"),
-               "unigram_loss": fmt(r.unigram, "%.6f"), "spans": "%d" % r.spans, "slots": "%d" % r.slots}
-        for k, v in got.items():
-            assert v == w[k], "L = %d: %s %s, eval.tsv has %s" % (r.L, k, v, w[k])
+        for k in rows.dtype.names:
+            v = r[k]
+            got = "%d" % v if rows.dtype[k].kind == "i" else fmt(v, fmts.get(k, "%.6f"))
+            assert got == w[k], "L = %d: %s %s, eval.tsv has %s" % (r.length, k, got, w[k])
     # the full stream, and no training stream (no unigram)
     full = m.eval(val, [16], full=True, seed=7)
-    assert full[0].windows >= rows[0].windows and np.isnan(full[0].unigram)
+    assert full[0].windows >= rows[0].windows and np.isnan(full[0].unigram_loss)
+    assert rows.mean_loss.shape == (3,) and rows["paired_ratio"].dtype == np.float64
 
 
 def test_probe_is_the_probe_commands_tables(tiny):
@@ -113,3 +110,56 @@ def test_bad_inputs_raise(tiny):
     m.close()
     with pytest.raises(ValueError):
         m.eval(val, [16])
+
+
+def test_parameters_have_their_shapes(tiny):
+    _, _, ckpt = tiny
+    m = routelab.Model.load(ckpt)
+    c, p = m.config, m.parameters
+    C, V = c["width"], c["vocab"]
+    assert p["wte"].shape == (V, C) and p["head.w"].shape == (V, C) and p["head.b"].shape == (V,)
+    assert p["h0.qkv.w"].shape == (3 * C, C) and p["h0.qkv.b"].shape == (3 * C,)
+    assert p["h0.fc.w"].shape == (4 * C, C) and p["h0.fc2.w"].shape == (C, 4 * C)
+    assert p["h0.proj.w"].shape == (C, C) and p["lnf.w"].shape == (C,)
+    assert sum(a.size for a in p.values()) == c["nparams"]
+    assert c["pos"] in repr(m) and "%d layers" % c["layers"] in repr(m)
+
+
+def test_forward_logits_give_the_eval_loss(tiny):
+    """The log-softmax of forward's logits at the next tokens is the loss eval
+    reads: one window at the start of a stream of n + 1 tokens, --full, the
+    same seed (the tiny model's alibi+random_qkv draws rotation noise)."""
+    _, text, ckpt = tiny
+    m = routelab.Model.load(ckpt)
+    _, val = routelab.load_data(text, m.config["vocab"])
+    Lw = 64
+    tok = val[:Lw + 1]
+    z = m.forward(tok[:Lw], seed=7).astype(np.float64)
+    assert z.shape == (Lw, m.config["vocab"]) and z.dtype == np.float64
+    mx = z.max(axis=1, keepdims=True)
+    logp = z - mx - np.log(np.exp(z - mx).sum(axis=1, keepdims=True))
+    ce = -logp[np.arange(Lw), tok[1:Lw + 1]].mean()
+    row = m.eval(tok, [Lw], full=True, seed=7)[0]
+    assert row.windows == 1
+    assert abs(ce - row.mean_loss) < 1e-5, (ce, row.mean_loss)
+    # another seed, other noise: other logits
+    assert not np.array_equal(m.forward(tok[:Lw], seed=8), m.forward(tok[:Lw], seed=7))
+    # the same bytes on any thread count
+    assert m.forward(tok[:Lw], threads=2).tobytes() == m.forward(tok[:Lw], threads=1).tobytes()
+
+
+def test_attention_rows_are_causal_distributions(tiny):
+    _, text, ckpt = tiny
+    m = routelab.Model.load(ckpt)
+    _, val = routelab.load_data(text, m.config["vocab"])
+    n = 40
+    a = m.attention(val[:n], layer=0)
+    assert a.shape == (m.config["heads"], n, n) and a.dtype == np.float32
+    assert np.allclose(a.sum(axis=2), 1, atol=1e-5)
+    assert np.all(np.triu(a, k=1) == 0) and np.all(a >= 0)
+    assert np.all(a[:, 0, 0] == 1)
+    assert a.tobytes() == m.attention(val[:n], layer=0, threads=2).tobytes()
+    with pytest.raises(ValueError, match="layer"):
+        m.attention(val[:n], layer=m.config["layers"])
+    with pytest.raises(ValueError):
+        m.forward(np.array([m.config["vocab"]], dtype=np.int64))
