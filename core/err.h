@@ -60,6 +60,11 @@ void rl_check_in(const char *cmd, rl_status s, rl_err *err);
  * exit status 1.  Used by the allocation helpers. */
 void rl_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
+/* Library floors: whether the caller asked the running call to stop
+ * (rl_cancel_request; core/cancel.c): long loops read it and return
+ * RL_ECANCEL. */
+int rl_cancelled(void);
+
 /* Library floors: GSL's error handler off before a call into GSL, whose
  * status the caller then reads (GSL's default handler aborts the process;
  * core/gsl_quiet.c, NOTES.md §18.9).  Idempotent, from any thread. */

@@ -90,7 +90,7 @@ float *rl_eval_reference(const rl_gpt *m0, const rl_tokens *val, const rl_eval_s
     memcpy(m->params, m0->params, sizeof(float) * (size_t)m0->nparams);
     memcpy(m->slopes, m0->slopes, sizeof(float) * (size_t)m0->cfg.heads); /* all the forward reads */
     float *ref = rl_xmalloc(sizeof(float) * (size_t)(s->n * Lmax));
-    for (long i = 0; i < s->n; i++) {
+    for (long i = 0; i < s->n && !rl_cancelled(); i++) { /* a caller's stop (err.h): ref is dropped */
         float *r = ref + i * Lmax;
         for (long q = 0; q < T && q < Lmax; q++)
             r[q] = NAN;
@@ -135,8 +135,8 @@ rl_eval_row rl_eval_length(const rl_gpt *m, rl_gpt_eval *e, const rl_tokens *val
     float *lw = rl_xmalloc(sizeof(float) * (size_t)L);
     double uni_sum = 0, new_loss = 0, new_ref = 0;
     rl_gpt_eval_keep_losses(e, lw);
-    for (long i = 0, w = 0; i < s->n; i++)
-        for (long j = 0; j < per; j++, w++) {
+    for (long i = 0, w = 0; i < s->n && !rl_cancelled(); i++) /* a caller's stop (err.h): the row is dropped */
+        for (long j = 0; j < per && !rl_cancelled(); j++, w++) {
             const long st = rl_eval_window_start(s, i, L, j);
             const double sum = rl_gpt_eval_window(m, e, val->tok + st, L, rl_eval_window_key(seed, L, st));
             if (keep)

@@ -548,6 +548,8 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
     const int C = m->cfg.width, V = m->cfg.vocab;
     rl_embed_forward(e->x, tok, L, 1, (int)L, m->p.wte, C);
     for (int l = 0; l < m->cfg.layers; l++) {
+        if (rl_cancelled()) /* the caller asked to stop (err.h): a layer is the unit of a long window */
+            return NAN;
         float *const *w = m->p.blk[l];
         rl_layernorm_forward(e->ln, NULL, NULL, e->x, w[RL_LN1W], w[RL_LN1B], L, C);
         const rl_attn_observer obs = { observe_layer, e };

@@ -178,6 +178,10 @@ rl_status rl_model_eval(const rl_model *m, const uint16_t *val, long nval, const
     rl_gpt_eval_free(ev);
     free(uni);
     free(ref);
+    if (rl_cancelled()) {
+        rl_eval_spans_free(&sp);
+        return rl_fail(err, RL_ECANCEL, "eval: cancelled");
+    }
     rl_eval_spans_free(&sp);
     return RL_OK;
 }
@@ -215,10 +219,11 @@ rl_status rl_model_probe(const rl_model *m, const uint16_t *val, long nval, cons
         rl_probe_length(m->g, ev, &ds.val, lengths[i], windows, (uint64_t)seed, po, dout);
     rl_gpt_eval_free(ev);
     const int bad = fclose(po) != 0;
-    if ((fclose(dout) != 0) | bad) {
+    if ((fclose(dout) != 0) | bad | rl_cancelled()) {
         free(*probe_tsv), free(*distance_tsv);
         *probe_tsv = *distance_tsv = NULL;
-        return rl_fail(err, RL_EINTERNAL, "probe: its tables could not be written to memory");
+        return rl_cancelled() ? rl_fail(err, RL_ECANCEL, "probe: cancelled")
+                              : rl_fail(err, RL_EINTERNAL, "probe: its tables could not be written to memory");
     }
     return RL_OK;
 }
@@ -264,6 +269,8 @@ static rl_status one_window(const rl_model *m, const uint16_t *tok, long n, unsi
     rl_gpt_eval_window(m->g, ev, pad, n, rl_eval_window_key((uint64_t)key, n, 0));
     rl_gpt_eval_free(ev);
     free(pad);
+    if (rl_cancelled())
+        return rl_fail(err, RL_ECANCEL, "model: cancelled");
     return RL_OK;
 }
 

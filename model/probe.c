@@ -237,7 +237,7 @@ void rl_probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, lon
         W[nw++] = 1;
     rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, rl_gpt_alibi_slopes(m), W, nw);
     rl_gpt_eval_observe(ev, rl_probe_observe, p);
-    for (long w = 0; w < windows; w++) {
+    for (long w = 0; w < windows && !rl_cancelled(); w++) { /* a caller's stop (err.h) */
         uint64_t key;
         long start = rl_data_window(val, L, seed, w, &key);
         rl_gpt_eval_window(m, ev, val->tok + start, L, key);

@@ -9,13 +9,15 @@
  *                   write the system refused)
  *   RL_EINPUT    2  a bad input: a name, a parameter out of its range, a
  *                   request larger than the machine's memory
+ *   RL_ECANCEL   3  the caller asked the call to stop (rl_cancel_request,
+ *                   from another thread: Python's Ctrl-C); nothing returned
  *
  * The command line prints the same line as "routelab: <msg>" and exits with
  * the status. */
 #ifndef ROUTELAB_ERR_H
 #define ROUTELAB_ERR_H
 
-typedef enum { RL_OK = 0, RL_EINTERNAL = 1, RL_EINPUT = 2 } rl_status;
+typedef enum { RL_OK = 0, RL_EINTERNAL = 1, RL_EINPUT = 2, RL_ECANCEL = 3 } rl_status;
 
 /* status: the last failure's status; msg: its one line (NUL-terminated,
  * control bytes escaped as \xNN). */
@@ -23,5 +25,12 @@ typedef struct {
     rl_status status;
     char msg[512];
 } rl_err;
+
+/* Ask the long calls running now (model evaluation, probe, forward,
+ * attention) to stop within about a second: they return RL_ECANCEL.  The
+ * request stays until rl_cancel_clear (the caller clears it once the call
+ * has returned, before the next). */
+void rl_cancel_request(void);
+void rl_cancel_clear(void);
 
 #endif

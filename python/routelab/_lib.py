@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-RL_OK, RL_EINTERNAL, RL_EINPUT = 0, 1, 2
+RL_OK, RL_EINTERNAL, RL_EINPUT, RL_ECANCEL = 0, 1, 2, 3
 
 INT_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
@@ -83,6 +83,8 @@ def check(status, err):
     msg = err.msg.decode("utf-8", "replace")
     if status == RL_EINPUT:
         raise ValueError(msg)
+    if status == RL_ECANCEL:
+        raise KeyboardInterrupt(msg)
     raise RuntimeError(msg or "routelab: internal failure (status %d)" % status)
 
 
@@ -90,6 +92,46 @@ def call(f, name, *args):
     """f(*args, &err) and raise on a failed status."""
     err = Err()
     check(need(f, name)(*args, ctypes.byref(err)), err)
+
+
+_cancel = getattr(lib, "rl_cancel_request", None)
+_cancel_clear = getattr(lib, "rl_cancel_clear", None)
+for _f in (_cancel, _cancel_clear):
+    if _f is not None:
+        _f.restype, _f.argtypes = None, []
+
+
+def call_long(f, name, *args):
+    """call() for a long call (a model's evaluation, probe, forward,
+    attention) that Ctrl-C can stop: the C call runs in a worker thread
+    (ctypes releases the GIL), the main thread waits in short slices so that
+    Python's SIGINT handler runs; on KeyboardInterrupt the library is asked to
+    stop (rl_cancel_request), its long loops return RL_ECANCEL within about a
+    second, and the KeyboardInterrupt is raised once the call has returned
+    (nothing of it is kept).  NOTES.md §18.13."""
+    import threading
+    f = need(f, name)
+    err = Err()
+    box = {}
+
+    def work():
+        box["status"] = f(*args, ctypes.byref(err))
+
+    t = threading.Thread(target=work, name="routelab " + name, daemon=True)
+    t.start()
+    interrupted = False
+    while t.is_alive():
+        try:
+            t.join(0.05)
+        except KeyboardInterrupt:
+            interrupted = True
+            if _cancel is not None:
+                _cancel()
+    if interrupted or box.get("status") == RL_ECANCEL:
+        if _cancel_clear is not None:
+            _cancel_clear()
+        raise KeyboardInterrupt("routelab: %s interrupted" % name)
+    check(box["status"], err)
 
 
 def as_int(name, v, lo=-INT_MAX - 1, hi=INT_MAX):

@@ -208,7 +208,7 @@ class Model:
         seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
         threads = L.as_int("threads", threads, 1, 1024)
         out = np.empty((tok.size, self.config["vocab"]), dtype=np.float32)
-        L.call(L.need(_forward, "rl_model_forward"), "rl_model_forward", self._handle(),
+        L.call_long(_forward, "rl_model_forward", self._handle(),
                tok.ctypes.data_as(L.u16ptr), tok.size, seed, threads, out.ctypes.data_as(L.P(ctypes.c_float)))
         return out
 
@@ -229,7 +229,7 @@ class Model:
         if tok.size > 8192:
             raise ValueError("attention: %d tokens, more than 8192 (the map holds heads x n x n floats)" % tok.size)
         out = np.empty((self.config["heads"], tok.size, tok.size), dtype=np.float32)
-        L.call(L.need(_attention, "rl_model_attention"), "rl_model_attention", self._handle(),
+        L.call_long(_attention, "rl_model_attention", self._handle(),
                tok.ctypes.data_as(L.u16ptr), tok.size, layer, seed, threads, out.ctypes.data_as(L.P(ctypes.c_float)))
         return out
 
@@ -252,7 +252,7 @@ class Model:
         threads = L.as_int("threads", threads, 1, 1024)
         tr = None if train_tokens is None else L.tokens("train_tokens", train_tokens)
         rows = (_Row * ls.size)()
-        L.call(_eval, "rl_model_eval", self._handle(), tok.ctypes.data_as(L.u16ptr), tok.size,
+        L.call_long(_eval, "rl_model_eval", self._handle(), tok.ctypes.data_as(L.u16ptr), tok.size,
                tr.ctypes.data_as(L.u16ptr) if tr is not None else None, 0 if tr is None else tr.size,
                ls.ctypes.data_as(L.lptr), ls.size, targets, seed, threads, rows)
         return np.rec.fromrecords([tuple(getattr(r, n) for n in _ROW) for r in rows], dtype=EVAL_DTYPE)
@@ -268,7 +268,7 @@ class Model:
         seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
         threads = L.as_int("threads", threads, 1, 1024)
         pp, dp = L.c_void_p(), L.c_void_p()
-        L.call(_probe, "rl_model_probe", self._handle(), tok.ctypes.data_as(L.u16ptr), tok.size,
+        L.call_long(_probe, "rl_model_probe", self._handle(), tok.ctypes.data_as(L.u16ptr), tok.size,
                ls.ctypes.data_as(L.lptr), ls.size, windows, seed, threads, ctypes.byref(pp), ctypes.byref(dp))
         try:
             ptxt = ctypes.string_at(pp).decode()

@@ -4,6 +4,8 @@ distance.tsv, byte for byte), its configuration and parameters, and bad
 inputs (a missing or corrupt checkpoint, tokens of the wrong dtype, shape
 or range, lengths beyond the stream) as ValueError."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -163,3 +165,42 @@ def test_attention_rows_are_causal_distributions(tiny):
         m.attention(val[:n], layer=m.config["layers"])
     with pytest.raises(ValueError):
         m.forward(np.array([m.config["vocab"]], dtype=np.int64))
+
+
+def test_ctrl_c_stops_a_long_eval_within_a_second(tiny):
+    """Model.eval runs in C for seconds; SIGINT (Ctrl-C) raises KeyboardInterrupt within a second
+    (issue 38: it was still running 60 s later).  In a child interpreter, so that the signal reaches
+    only it; the child says when the call has started, and the time is measured from the signal."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    _, _, ckpt = tiny
+    code = r'''
+import sys, time, numpy as np, routelab
+m = routelab.Model.load(sys.argv[1])
+val = np.random.default_rng(1).integers(0, 256, size=2_000_000).astype(np.uint16)
+print("started", flush=True)
+t0 = time.monotonic()
+try:
+    m.eval(val, [16, 4096], full=True)
+    print("finished %.1f" % (time.monotonic() - t0), flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    # the library is usable after it: a short call runs
+    m.eval(val[:4097], [16], full=True)
+    print("usable", flush=True)
+'''
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    p = subprocess.Popen([sys.executable, "-c", code, str(ckpt)], stdout=subprocess.PIPE, text=True, env=env)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(2.0)  # well inside the call (it runs for many seconds)
+    assert p.poll() is None, "the eval finished before the signal: the test would prove nothing"
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    line = p.stdout.readline().strip()
+    dt = time.monotonic() - t
+    rest = p.communicate(timeout=60)[0]
+    assert line == "interrupted", line
+    assert dt < 1.0, "KeyboardInterrupt %.2f s after SIGINT" % dt
+    assert "usable" in rest and p.returncode == 0
