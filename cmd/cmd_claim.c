@@ -72,7 +72,7 @@ int cmd_claim(const rl_claim *c, int argc, char **argv)
         opts[0] = text;
     }
     char synopsis[160];
-    snprintf(synopsis, sizeof synopsis, "%s%s[--out DIR] [--preset quick|full] [--seed S] [--threads N] [--svg]",
+    snprintf(synopsis, sizeof synopsis, "%s%s[--out DIR] [--preset quick|full] [--seed S] [--threads N]",
              c->uses & RL_CLAIM_TEXT ? "[--text FILE] " : "", sweep >= 0 ? "[--families A,B] " : "");
     cmd_exp_parse(c->id, synopsis, c->help, opts, argc, argv, &ctx);
     rl_err ferr;

@@ -55,14 +55,13 @@ int cmd_probe(int argc, char **argv)
 {
     const char *ckpath = NULL, *data = NULL, *lengths = NULL, *out = "results/probe";
     long windows = 4, seed = 42;
-    int threads = rl_ncores(), svg = 0;
+    int threads = rl_ncores();
     rl_opt opts[] = {
         RL_OPT_STR_("ckpt", &ckpath, "checkpoint written by routelab train"),
         RL_OPT_STR_("data", &data, "data set: DIR (its val.bin) or FILE (its last 10%)"),
         RL_OPT_STR_("lengths", &lengths, "comma-separated window lengths (none: T and 16 T)"),
         RL_OPT_LONG_("windows", &windows, "windows per length (the eval protocol's first ones)", 1, 1e6),
         RL_OPT_STR_("out", &out, "output folder: probe.tsv, distance.tsv, figures"),
-        RL_OPT_FLAG_("svg", &svg, "also write the figures as SVG"),
         RL_OPT_SEED_(&seed),
         RL_OPT_THREADS_(&threads),
         RL_OPT_END_
@@ -133,7 +132,7 @@ int cmd_probe(int argc, char **argv)
         fail_outputs(made, NULL, NULL, &err);
     free(made);
     const double viol = bound_violations(pp);
-    const rl_outdir od = { out, svg };
+    const rl_outdir od = { out };
     const rl_plotvar vars[] = { RL_PV_I("L", maxL), RL_PV_I("T", T), RL_PV_S("name", rl_pos_name(m->cfg.pos)),
                                 RL_PV_I("layers", m->cfg.layers) };
     rl_plot(&od, "probe_farmass", "probe", vars, RL_NVARS(vars));

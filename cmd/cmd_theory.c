@@ -101,7 +101,7 @@ int cmd_theory(int argc, char **argv)
         RL_EXP_OPTS_(&ctx),
         RL_OPT_END_
     };
-    cmd_exp_parse("theory", "[--preset quick|full] [--out DIR] [--seed S] [--threads N] [--svg]",
+    cmd_exp_parse("theory", "[--preset quick|full] [--out DIR] [--seed S] [--threads N]",
                   "Run every claim's Monte Carlo experiment (the rows of `routelab claims`, in order)\n"
                   "and write the theory report DIR/theory.md: one section per claim with its\n"
                   "figures, the table of predicted vs measured values and the verdicts.  Time on 2\n"

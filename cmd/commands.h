@@ -6,6 +6,7 @@
 #include "../experiments/claims.h"
 
 int cmd_sample(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 /* The commit the program was built from (build/gen/commit.c, written by the
  * Makefile): `routelab --version`. */
 const char *rl_build_commit(void);

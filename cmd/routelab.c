@@ -35,6 +35,7 @@ static const struct command commands[] = {
     { "farpred", cmd_farpred, "far mass beyond T predicted from what a trained model does within T (routelab's predictor)" },
     { "horizon", cmd_horizon, "per-block mixing windows of a trained model and its predicted horizon" },
     { "reproduce", cmd_reproduce, "the study's grid end to end: train, evaluate, probe, report" },
+    { "plot", cmd_plot, "draw a figure again from its .plot file: another size, font, PNG, SVG or PDF" },
     { "bench", cmd_bench, "speed against this machine's own LAPACK/BLAS peak" },
 };
 

@@ -14,7 +14,7 @@
 
 rl_exp_ctx rl_exp_default(const char *out)
 {
-    rl_exp_ctx c = { { out, 0 }, 1, rl_ncores(), RL_PRESET_QUICK, NULL, NULL };
+    rl_exp_ctx c = { { out }, 1, rl_ncores(), RL_PRESET_QUICK, NULL, NULL };
     return c;
 }
 

@@ -26,10 +26,9 @@ typedef struct {
     RL_OPT_STR_("out", &(c)->out.dir, "output folder for the TSV files and figures"),              \
     RL_OPT_SEED_(&(c)->seed),                                                                           \
     RL_OPT_THREADS_(&(c)->threads),                                                                \
-    RL_OPT_CHOICE_("preset", &(c)->preset, "Monte Carlo size", RL_PRESET_NAMES),                   \
-    RL_OPT_FLAG_("svg", &(c)->out.svg, "also write each figure as SVG")
+    RL_OPT_CHOICE_("preset", &(c)->preset, "Monte Carlo size", RL_PRESET_NAMES)
 
-/* The defaults: out = OUT, seed 1, all cores, quick preset, no SVG, the
+/* The defaults: out = OUT, seed 1, all cores, quick preset, the
  * default families. */
 rl_exp_ctx rl_exp_default(const char *out);
 

@@ -1,11 +1,19 @@
 # common.gp: terminal, output and defaults shared by every routelab figure.
 # Variables set by plots/run.gp from routelab's arguments (data, never code): plotdir,
 # dir (data folder), out (image file), term, and the figure's own (report/plot.c).
-if (term eq 'svg') {
-    set terminal svg size 960,640 dynamic enhanced font 'DejaVu Sans,12'
-} else {
-    set terminal pngcairo size 960,640 enhanced font 'DejaVu Sans,11'
-}
+# The terminal of a figure of w x h pixels with a PNG font of f points (its
+# SVG one point larger); `routelab plot` restyles a drawn figure through
+# restyle_scale (its size) and restyle_font (its PNG font), which every
+# figure's rl_term reads (a figure with a size of its own calls rl_term
+# itself, then `set output out` again).
+rl_px(x) = exists("restyle_scale") ? int(x * restyle_scale) : int(x)
+rl_pt(f) = exists("restyle_font") ? restyle_font : f
+rl_term(w, h, f) = term eq 'svg' ? \
+    sprintf("set terminal svg size %d,%d dynamic enhanced font 'DejaVu Sans,%d'", rl_px(w), rl_px(h), rl_pt(f) + 1) : \
+    term eq 'pdf' ? \
+    sprintf("set terminal pdfcairo size %.2fin,%.2fin enhanced font 'DejaVu Sans,%d'", rl_px(w) / 96.0, rl_px(h) / 96.0, rl_pt(f)) : \
+    sprintf("set terminal pngcairo size %d,%d enhanced font 'DejaVu Sans,%d'", rl_px(w), rl_px(h), rl_pt(f))
+eval rl_term(960, 640, 11)
 set output out
 set datafile separator "\t"
 set datafile missing "nan"
@@ -34,3 +42,8 @@ rl_has(l, w) = rl_index(l, w) > 0
 rl_log_tics(lo, hi) = hi/lo < 1.6 ? "(0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8)" : \
     hi/lo < 40 ? "(0.5, 0.7, 1, 1.5, 2, 3, 4, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200)" : \
     "(0.01, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 1e4, 1e5)"
+# A title that fits the figure's width: past 90 characters it breaks at the
+# last space before the 90th onto a second line (a clipped title was
+# unreadable: issue 38).  set title rl_title(sprintf(...))
+rl_brk(s, i) = i < 2 ? 0 : (s[i:i] eq ' ' ? i : rl_brk(s, i - 1))
+rl_title(s) = strlen(s) <= 90 || rl_brk(s, 90) == 0 ? s : s[1:rl_brk(s, 90) - 1]."\n".s[rl_brk(s, 90) + 1:*]

@@ -8,11 +8,7 @@ fams = rl_labels
 n = words(ds)
 ncol = (n <= 4) ? 2 : 4
 nrow = (n + ncol - 1) / ncol
-if (term eq 'svg') {
-    set terminal svg size 1500,500*nrow dynamic enhanced font 'DejaVu Sans,11'
-} else {
-    set terminal pngcairo size 1500,500*nrow enhanced font 'DejaVu Sans,10'
-}
+eval rl_term(1500, 500*nrow, 10)
 set output out
 set multiplot layout nrow,ncol title "Score tails far beyond the mixing window (k̂ = q̂): measured ±SE, exact Beta law (black), cap bound (Ball) (dashed); PaTH (path-*) plotted as the direction q̂^T Pk̂/|Pk̂|"
 set logscale y
@@ -25,7 +21,7 @@ set key inside left bottom font ',9' box opaque
 dir_col(w) = w[1:5] eq 'path-' ? 1 : 0
 do for [j=1:n] {
     dd = word(ds,j)+0
-    set title sprintf('d = %d', dd)
+    set title rl_title(sprintf('d = %d', dd))
     set xrange [0:(5.0/sqrt(dd) < 1 ? 5.0/sqrt(dd) : 1)]
     plot for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $2 == dd ? $6 : 1/0):(dir_col(word(fams,i)) ? $15 : $8):(dir_col(word(fams,i)) ? $16 : $9) \
             w yerrorbars pt 7 ps 0.5 lc rgb rl_color(i) title word(fams,i), \

@@ -2,7 +2,7 @@
 load plotdir.'/common.gp'
 f = dir.'/concentration_haar.tsv'
 c = dir.'/concentration_curves.tsv'
-set title "Haar transport: P(|q̂^T P k̂| ≥ t), measured ±SE (points), exact Beta law (solid), cap bound (Ball) 2e^{-dt^2/2} (dashed)"
+set title rl_title("Haar transport: P(|q̂^T P k̂| ≥ t), measured ±SE (points), exact Beta law (solid), cap bound (Ball) 2e^{-dt^2/2} (dashed)")
 set xlabel 't (score threshold, dimensionless)'
 set ylabel 'P(|q̂^T P k̂| ≥ t)'
 set logscale y

@@ -7,11 +7,7 @@ rl_file = f; rl_col = 1; load plotdir.'/labels.gp'
 laws = rl_labels
 rl_col = 2; load plotdir.'/labels.gp'
 cfgs = rl_labels
-if (term eq 'svg') {
-    set terminal svg size 1500,660 dynamic enhanced font 'DejaVu Sans,11'
-} else {
-    set terminal pngcairo size 1500,660 enhanced font 'DejaVu Sans,10'
-}
+eval rl_term(1500, 660, 10)
 set output out
 # no SO(2) law when the run swept other families alone (--families householder):
 # a panel that says so, and nothing else to read from the empty tables
@@ -38,7 +34,7 @@ set ylabel 'P(|s - E s| ≥ t)'
 dmax = word(ds, words(ds))+0
 do for [L=1:words(laws)] {
     law = word(laws, L)
-    set title (law eq 'circle') ? 'circle angles (all blocks mixed), centered' : "study's U(-ω_b, ω_b), n = 65,536, centered"
+    set title rl_title((law eq 'circle') ? 'circle angles (all blocks mixed), centered' : "study's U(-ω_b, ω_b), n = 65,536, centered")
     if (law ne 'circle') {
         set label 1 "low quarter (□): those blocks barely move,\nVar s ≤ 3·10^{-4}, so |s - Es| < t\nat every t of the grid (no points)" at graph 0.3, graph 0.22 font ',9'
     } else {
@@ -52,7 +48,7 @@ do for [L=1:words(laws)] {
 unset label 1
 # the scale of |s| itself: sqrt(d) * rms(s) against d (flat = O(1/sqrt d))
 g = dir.'/concentration_so2_scale.tsv'
-set title 'scale of the score itself: √d · rms(s) (flat in d ⇔ O(1/√d))'
+set title rl_title('scale of the score itself: √d · rms(s) (flat in d ⇔ O(1/√d))')
 unset logscale y
 set logscale xy
 set format y '%g'

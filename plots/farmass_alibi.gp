@@ -1,7 +1,6 @@
 # ALiBi far mass (Householder and NoPE) for four of the study's slopes, with the closed forms.
 load plotdir.'/common.gp'
-if (term eq 'svg') { set terminal svg size 1400,950 dynamic enhanced font 'DejaVu Sans,12' } \
-else { set terminal pngcairo size 1400,950 enhanced font 'DejaVu Sans,11' }
+eval rl_term(1400, 950, 11)
 set output out
 f = dir.'/farmass.tsv'
 # four of the data's nonzero slopes, as listed in farmass.tsv (steepest first): the
@@ -27,7 +26,7 @@ set ylabel 'far mass ρ_D'
 unset key
 do for [j=1:words(lams)] {
     lam = word(lams,j)+0
-    set title sprintf("λ = %g", lam)
+    set title rl_title(sprintf("λ = %g", lam))
     plot for [i=1:words(slopes)] f u (strcol(1) eq 'householder' && $4 == lam && abs($5 - word(slopes,i)) < 1e-12 ? $6 : 1/0):8:9 w yerrorbars pt 7 ps 0.6 lc rgb rl_color(i), \
          for [i=1:words(slopes)] f u (strcol(1) eq 'none' && $4 == lam && abs($5 - word(slopes,i)) < 1e-12 ? $6 : 1/0):8 w points pt 6 ps 1.0 lc rgb rl_color(i), \
          for [i=1:words(slopes)] f u (strcol(1) eq 'none' && $4 == lam && abs($5 - word(slopes,i)) < 1e-12 ? $6 : 1/0):13 w lines dt 2 lw 1.5 lc rgb rl_color(i), \

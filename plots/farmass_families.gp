@@ -1,7 +1,6 @@
 # Rotation-only far mass against context length, one panel per lambda, with the lower bound.
 load plotdir.'/common.gp'
-if (term eq 'svg') { set terminal svg size 1400,950 dynamic enhanced font 'DejaVu Sans,12' } \
-else { set terminal pngcairo size 1400,950 enhanced font 'DejaVu Sans,11' }
+eval rl_term(1400, 950, 11)
 set output out
 f = dir.'/farmass.tsv'
 # the rotation families of the data: every family but none (NoPE, drawn as the reference)
@@ -22,7 +21,7 @@ set ylabel 'far mass ρ_D'
 unset key
 do for [j=1:words(lams)] {
     lam = word(lams,j)+0
-    set title sprintf("λ = %g (|logit| ≤ λ): the bound reaches 1/2 at L = %.0f", lam, K + K*exp(2*lam))
+    set title rl_title(sprintf("λ = %g (|logit| ≤ λ): the bound reaches 1/2 at L = %.0f", lam, K + K*exp(2*lam)))
     plot for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $4 == lam && $5 == 0 ? $6 : 1/0):8:9 w yerrorbars pt pt_of(i) ps 0.7 lc rgb rl_color(i), \
          for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $4 == lam && $5 == 0 ? $6 : 1/0):18 w lines lw 1 lc rgb rl_color(i), \
          f u (strcol(1) eq 'none' && $4 == lam && $5 == 0 ? $6 : 1/0):8 w lines lw 1.5 dt 2 lc rgb 'gray30', \

@@ -1,8 +1,7 @@
 # How loose the far-mass bound is, in three forms side by side: measured rho_D / bound with
 # (a) lambda as set, (b) the observed max |logit|, (c) the realised range max near - min far logit.
 load plotdir.'/common.gp'
-if (term eq 'svg') { set terminal svg size 1500,1250 dynamic enhanced font 'DejaVu Sans,12' } \
-else { set terminal pngcairo size 1500,1250 enhanced font 'DejaVu Sans,11' }
+eval rl_term(1500, 1250, 11)
 set output out
 f = dir.'/farmass.tsv'
 # the rotation families of the data: every family but none (NoPE, drawn as the reference)
@@ -36,7 +35,7 @@ do for [v=1:3] {
         lam = word(lams,j)+0
         r = word(rc,v)+0
         e = word(ec,v)+0
-        set title sprintf("%s; λ = %g", form(v), lam)
+        set title rl_title(sprintf("%s; λ = %g", form(v), lam))
         if (v == 1 && j == 1) { set key inside top right font ',10' box opaque } else { unset key }
         plot for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $4 == lam && $5 == 0 ? $6 : 1/0):r:e w yerrorbars pt pt_of(i) ps 0.6 lc rgb rl_color(i) title word(fams,i), \
              f u (strcol(1) eq 'none' && $4 == lam && $5 == 0 ? $6 : 1/0):r w lines lw 1.5 dt 2 lc rgb 'gray30' title 'none (NoPE)', \

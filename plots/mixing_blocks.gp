@@ -9,7 +9,7 @@ do for [b=0:nb-1:4] { blocks = blocks.sprintf(' %d', b) }
 if (nb > 0 && (nb - 1) % 4 != 0) { blocks = blocks.sprintf(' %d', nb - 1) }
 stats f u 4 every ::1 nooutput
 nmax = STATS_max
-set title "Study's random rotations U(−ω_b, ω_b), d = 64: |E e^{iΦ_n}| per block (points ±SE), (sin ω_b/ω_b)^n (lines)"
+set title rl_title("Study's random rotations U(−ω_b, ω_b), d = 64: |E e^{iΦ_n}| per block (points ±SE), (sin ω_b/ω_b)^n (lines)")
 set xlabel 'route length n (steps)'
 set ylabel '|E[P_n]| on block b'
 set logscale xy

@@ -19,7 +19,7 @@ stats f u 3 every ::1 nooutput
 nmax = STATS_max
 set yrange [ylo:1.5]
 set format y '10^{%T}'
-set title sprintf("Second moment of the self-score E[(q̂^T P_n q̂)^2] (d = %d): measured ±SE, Haar value 1/d", d)
+set title rl_title(sprintf("Second moment of the self-score E[(q̂^T P_n q̂)^2] (d = %d): measured ±SE, Haar value 1/d", d))
 set xlabel 'route length n (steps)'
 set ylabel 'E[(q̂^T P_n q̂)^2]'
 set logscale xy

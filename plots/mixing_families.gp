@@ -13,7 +13,7 @@ if (words(fams) > 0) {
     stats f u (strcol(1)[1:4] ne 'so2-' ? $3 : 1/0) every ::1 nooutput
     nmax = STATS_max
 }
-set title sprintf("Mean route against route length (d = %d): measured ±SE (points), ‖E[M]‖^n (lines)", d)
+set title rl_title(sprintf("Mean route against route length (d = %d): measured ±SE (points), ‖E[M]‖^n (lines)", d))
 set xlabel 'route length n (steps)'
 set ylabel '‖E[P_n]‖ (operator norm)'
 set logscale xy

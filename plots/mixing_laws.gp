@@ -6,7 +6,7 @@ rl_file = f; rl_col = 1; load plotdir.'/labels.gp'
 all = rl_labels
 laws = ''
 do for [w in all] { if (w[1:4] eq 'so2-') { laws = laws.' '.w } }
-set title sprintf("SO(2) angle laws, block 0 (ω = 1, d = %d): |E e^{iΦ_n}| measured ±SE, predicted |E e^{iθ}|^n", d)
+set title rl_title(sprintf("SO(2) angle laws, block 0 (ω = 1, d = %d): |E e^{iΦ_n}| measured ±SE, predicted |E e^{iθ}|^n", d))
 set xlabel 'route length n (steps)'
 set ylabel '|E[P_n]| on block 0'
 set logscale xy

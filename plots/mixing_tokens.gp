@@ -7,7 +7,7 @@ blocks = ''
 do for [k=1:(words(rl_labels) < 4 ? words(rl_labels) : 4)] { blocks = blocks.' '.word(rl_labels, k) }
 stats f u ($1 == 512 ? $3 : 1/0) every ::1 nooutput
 nmax = STATS_max
-set title "Text-driven steps (angle = table[byte]): |mean e^{iΦ_n}| per block, in two context lengths"
+set title rl_title("Text-driven steps (angle = table[byte]): |mean e^{iΦ_n}| per block, in two context lengths")
 set xlabel 'route length n (tokens)'
 set ylabel '|mean of P_n| on block b'
 set logscale xy

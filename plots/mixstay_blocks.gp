@@ -1,8 +1,7 @@
 # Routelab's mix-or-stay condition: D_b(mult T) per SO(2) block against omega_b, one
 # panel per head (regime), one curve per step law, bars [lo, hi] of the truncated distance.
 load plotdir.'/common.gp'
-if (term eq 'svg') { set terminal svg size 1500,560 dynamic enhanced font 'DejaVu Sans,12' } \
-else { set terminal pngcairo size 1500,560 enhanced font 'DejaVu Sans,11' }
+eval rl_term(1500, 560, 11)
 set output out
 f = dir.'/mixstay_blocks.tsv'
 rl_file = f; rl_col = 1; load plotdir.'/labels.gp'
@@ -18,7 +17,7 @@ set yrange [0:0.55]
 set key outside below horizontal font ',9'
 
 do for [r=1:words(regs)] {
-    set title word(regs, r)
+    set title rl_title(word(regs, r))
     plot for [i=1:words(laws)] f u (strcol(1) eq word(regs,r) && strcol(6) eq word(laws,i) ? $8 : 1/0):10:10:11 \
              w yerrorlines pt 7 ps 0.5 lc rgb rl_color(i) title word(laws,i), \
          1/sqrt(12) w lines lc rgb 'gray40' dt 3 title 'point mass vs uniform: 1/√12'

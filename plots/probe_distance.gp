@@ -1,7 +1,7 @@
 # Mean logit against distance, per layer (mean over heads).
 load plotdir.'/common.gp'
 f = dir.'/distance.tsv'
-set title sprintf("%s: mean logit against distance, last queries of %d-token windows (trained at %d)", name, L, T) noenhanced
+set title rl_title(sprintf("%s: mean logit against distance, last queries of %d-token windows (trained at %d)", name, L, T)) noenhanced
 set xlabel 'distance i − j (tokens, bins [2^k, 2^{k+1}))'
 set ylabel 'mean logit (scaled, with any ALiBi bias)'
 set logscale x

@@ -12,11 +12,7 @@ vs = rl_labels
 n = words(vs)
 ncol = (n <= 4) ? n : 4
 nrow = (n + ncol - 1) / ncol
-if (term eq 'svg') {
-    set terminal svg size 420*ncol,380*nrow dynamic enhanced font 'DejaVu Sans,11'
-} else {
-    set terminal pngcairo size 420*ncol,380*nrow enhanced font 'DejaVu Sans,10'
-}
+eval rl_term(420*ncol, 380*nrow, 10)
 set output out
 set multiplot layout nrow,ncol title sprintf("Far mass beyond T = %d, head mean: measured (points, per seed), routelab (solid), mixing off (dash-dot), dilution (dashed), bound (dotted)", ctx)
 set logscale x 2
@@ -26,7 +22,7 @@ set xlabel 'L / T'
 set ylabel 'far mass ρ_D(L)'
 set key off
 do for [j=1:n] {
-    set title word(vs,j) noenhanced
+    set title rl_title(word(vs,j)) noenhanced
     plot f u (strcol(1) eq word(vs,j) ? $4 : 1/0):5 w points pt 7 ps 0.6 lc rgb rl_color(1), \
          f u (strcol(1) eq word(vs,j) ? $4 : 1/0):6 smooth unique w lines lw 1.5 lc rgb rl_color(2), \
          f u (strcol(1) eq word(vs,j) ? $4 : 1/0):7 smooth unique w lines dt 4 lw 1.2 lc rgb rl_color(4), \

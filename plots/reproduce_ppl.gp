@@ -2,7 +2,7 @@
 # over seeds), with each variant's no-context perplexity (dotted, same colour).
 load plotdir.'/common.gp'
 f = dir.'/summary.tsv'
-set title sprintf("Validation perplexity against evaluation length (trained at T = %d; dotted: no context)", ctx)
+set title rl_title(sprintf("Validation perplexity against evaluation length (trained at T = %d; dotted: no context)", ctx))
 set xlabel sprintf('evaluation length L (%s)', bytes ? 'bytes' : 'tokens')
 set ylabel sprintf('perplexity (per %s)', bytes ? 'byte' : 'token')
 set logscale xy

@@ -4,7 +4,7 @@
 # take from context, one above it is worse than no context at all.
 load plotdir.'/common.gp'
 f = dir.'/summary.tsv'
-set title "Perplexity ratio ppl(L)/ppl(T) on the same tokens (solid: all positions; dashed: newest, beyond T)"
+set title rl_title("Perplexity ratio ppl(L)/ppl(T) on the same tokens (solid: all positions; dashed: newest, beyond T)")
 set xlabel sprintf('evaluation length / training context (T = %d %s)', ctx, bytes ? 'bytes' : 'tokens')
 set ylabel 'ppl(L) / ppl(T)'
 set logscale xy

@@ -1,7 +1,7 @@
 # Our ppl(L)/ppl(T) (solid, mean +- SE) beside the study's at the same multiples (dashed, same colour).
 load plotdir.'/common.gp'
 f = dir.'/summary.tsv'
-set title "ppl(L)/ppl(T): this run (solid) and the study (dashed, T = 512, same colour)"
+set title rl_title("ppl(L)/ppl(T): this run (solid) and the study (dashed, T = 512, same colour)")
 set xlabel sprintf('evaluation length / training context (ours: T = %d %s)', ctx, bytes ? 'bytes' : 'tokens')
 set ylabel 'ppl(L) / ppl(T)'
 set logscale xy

@@ -5,7 +5,7 @@
 # difference is absent at this scale.  ids, delta and ctx are arguments.
 load plotdir.'/common.gp'
 f = dir.'/trajectory.tsv'
-set title "Orderings through training: mean difference of log ratios ± seed SE (gray: ±δ = log 1.05)"
+set title rl_title("Orderings through training: mean difference of log ratios ± seed SE (gray: ±δ = log 1.05)")
 set xlabel 'optimizer step'
 set ylabel sprintf('difference of log(ppl(L)/ppl(T)) (T = %d)', ctx)
 set key outside right top vertical Left reverse

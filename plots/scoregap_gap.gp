@@ -1,11 +1,7 @@
 # Gap and softmax weight ratio against M_L (n_near = 4), one column per d.
 load plotdir.'/common.gp'
 f = dir.'/scoregap_gap.tsv'
-if (term eq 'svg') {
-    set terminal svg size 1500,1000 dynamic enhanced font 'DejaVu Sans,11'
-} else {
-    set terminal pngcairo size 1500,1000 enhanced font 'DejaVu Sans,10'
-}
+eval rl_term(1500, 1000, 10)
 set output out
 # the families of the data
 rl_file = f; rl_col = 1; load plotdir.'/labels.gp'
@@ -20,7 +16,9 @@ set xrange [0.8:*]
 set key outside bottom center horizontal maxrows 2 font ',9' box opaque
 do for [j=1:words(ds)] {
     dd = word(ds,j)+0
-    set title sprintf('gap, d = %d', dd)
+    # one legend for the figure, under its first panel: the panels share it
+    if (j == 1) { set key outside bottom center horizontal maxrows 2 font ',9' box opaque } else { unset key }
+    set title rl_title(sprintf('gap, d = %d', dd))
     set xlabel 'M_L (far distractors)'
     set ylabel 's_{near} − max_j s_j'
     set yrange [*:*]
@@ -30,9 +28,10 @@ do for [j=1:words(ds)] {
          0 w lines lc rgb 'gray40' notitle, 1/0 w lines dt 2 lc rgb 'black' title 'lower bound E s_{near} − √(2 log M_L/d)', \
          1/0 w lines dt 3 lw 2 lc rgb 'black' title 'upper bound E s_{near} − max_j E s_j'
 }
+unset key
 do for [j=1:words(ds)] {
     dd = word(ds,j)+0
-    set title sprintf('weight ratio, d = %d', dd)
+    set title rl_title(sprintf('weight ratio, d = %d', dd))
     set xlabel 'M_L (far distractors)'
     set ylabel 'E log_{10}( w_{target} / Σ_{far} w_j )'
     plot for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $2 == dd && $4 == nn ? $3 : 1/0):13:14 w yerrorlines pt 7 ps 0.6 lc rgb rl_color(i) title word(fams,i), \

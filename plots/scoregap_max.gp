@@ -1,11 +1,7 @@
 # Largest far score against the number of distractors M_L, one panel per d.
 load plotdir.'/common.gp'
 f = dir.'/scoregap_far.tsv'
-if (term eq 'svg') {
-    set terminal svg size 1500,620 dynamic enhanced font 'DejaVu Sans,11'
-} else {
-    set terminal pngcairo size 1500,620 enhanced font 'DejaVu Sans,10'
-}
+eval rl_term(1500, 620, 10)
 set output out
 # the families of the data
 rl_file = f; rl_col = 1; load plotdir.'/labels.gp'
@@ -20,7 +16,7 @@ set ylabel 'far score'
 set key outside bottom center horizontal maxrows 2 font ',9' box opaque
 do for [j=1:words(ds)] {
     dd = word(ds,j)+0
-    set title sprintf('d = %d', dd)
+    set title rl_title(sprintf('d = %d', dd))
     plot for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $2 == dd ? $4 : 1/0):6:7 w yerrorlines pt 7 ps 0.6 lc rgb rl_color(i) title word(fams,i), \
          for [i=1:words(fams)] f u (strcol(1) eq word(fams,i) && $2 == dd ? $4 : 1/0):9 w points pt 6 ps 0.9 lc rgb rl_color(i) notitle, \
          f u (strcol(1) eq word(fams,1) && $2 == dd ? $4 : 1/0):8 w lines lw 2 lc rgb 'black' title '√(2 log M_L/d)', \

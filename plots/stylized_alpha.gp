@@ -2,7 +2,7 @@
 load plotdir.'/common.gp'
 load plotdir.'/stylized_common.gp'
 f = dir.'/stylized.tsv'
-set title sprintf("One attention layer, fitted queries (d = %d, T_{train} = %d, λ = %g): target weight vs context length", d, T, lambda)
+set title rl_title(sprintf("One attention layer, fitted queries (d = %d, T_{train} = %d, λ = %g): target weight vs context length", d, T, lambda))
 set xlabel 'context length L (tokens)'
 set ylabel sprintf('target weight α_t (mean ± SE across %d fits)', nfit)
 set logscale xy

@@ -2,7 +2,7 @@
 load plotdir.'/common.gp'
 load plotdir.'/stylized_common.gp'
 f = dir.'/stylized.tsv'
-set title sprintf("Far mass ρ_D (distances > %d) vs context length, |logit| ≤ λ = %g (d = %d, T_{train} = %d)", K, lambda, d, T)
+set title rl_title(sprintf("Far mass ρ_D (distances > %d) vs context length, |logit| ≤ λ = %g (d = %d, T_{train} = %d)", K, lambda, d, T))
 set xlabel 'context length L (tokens)'
 set ylabel sprintf('far mass ρ_D (mean ± SE across %d fits)', nfit)
 set logscale xy

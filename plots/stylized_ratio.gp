@@ -6,7 +6,7 @@ s = dir.'/stylized_study.tsv'
 # the study's variants of the data, each in its scheme's colour
 rl_file = s; rl_col = 1; load plotdir.'/labels.gp'
 study = rl_labels
-set title sprintf("Degradation past T_{train}: this model (filled, d = %d, T_{train} = %d, ± SE across %d fits) vs the study (open, dashed)", d, T, nfit)
+set title rl_title(sprintf("Degradation past T_{train}: this model (filled, d = %d, T_{train} = %d, ± SE across %d fits) vs the study (open, dashed)", d, T, nfit))
 set xlabel 'L / T_{train}   (study: L / 512)'
 set ylabel 'exp(E[−log α_t(L)] − E[−log α_t(T)]);  study: ppl(L) / ppl(512)'
 set logscale xy

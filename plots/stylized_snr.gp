@@ -2,7 +2,7 @@
 load plotdir.'/common.gp'
 load plotdir.'/stylized_common.gp'
 f = dir.'/stylized.tsv'
-set title sprintf("Output SNR vs context length (d = %d, T_{train} = %d): s = α_t v_t·V_t over |o − s v_t|", d, T)
+set title rl_title(sprintf("Output SNR vs context length (d = %d, T_{train} = %d): s = α_t v_t·V_t over |o − s v_t|", d, T))
 set key inside left bottom box opaque
 set xlabel 'context length L (tokens)'
 set ylabel sprintf('output SNR (mean ± SE across %d fits)', nfit)

@@ -1,7 +1,6 @@
 # Per SO(2) block: the far contribution against M_L for circle angles and the study's U(-w_b, w_b).
 load plotdir.'/common.gp'
-if (term eq 'svg') { set terminal svg size 1500,620 dynamic enhanced font 'DejaVu Sans,12' } \
-else { set terminal pngcairo size 1500,620 enhanced font 'DejaVu Sans,11' }
+eval rl_term(1500, 620, 11)
 set output out
 f = dir.'/values_blocks.tsv'
 # every fourth block and the slowest, from the blocks of the data; the two laws of the data
@@ -29,11 +28,11 @@ set yrange [1e-3:2]
 set xlabel 'far tokens M_L'
 set ylabel '‖r_b‖_{rms} / ‖v̄_b‖'
 set key inside left bottom box opaque font ',9' maxrows 4
-set title (word(laws, 1) eq 'so2-circle' ? 'circle-uniform angles U(−π, π): every block mixes in one step' : word(laws, 1))
+set title rl_title((word(laws, 1) eq 'so2-circle' ? 'circle-uniform angles U(−π, π): every block mixes in one step' : word(laws, 1)))
 plot for [i=1:words(blocks)] f u (strcol(1) eq word(laws, 1) && $3 == word(blocks,i)+0 ? $6 : 1/0):10:11 w yerrorbars pt 7 ps 0.4 lc rgb rl_color(i) title 'b = '.word(blocks,i), \
      for [i=1:words(blocks)] f u (strcol(1) eq word(laws, 1) && $3 == word(blocks,i)+0 ? $6 : 1/0):12 w lines lw 2 lc rgb rl_color(i) notitle, \
      rho/sqrt(x) w lines lw 2 lc rgb 'black' dt 4 title 'ρ/√M_L'
-set title (word(laws, 2) eq 'so2-study' ? "the study's U(−ω_b, ω_b), ω_b = 10000^{−2b/d}: fast blocks incoherent, slow ones coherent" : word(laws, 2))
+set title rl_title((word(laws, 2) eq 'so2-study' ? "the study's U(−ω_b, ω_b), ω_b = 10000^{−2b/d}: fast blocks incoherent, slow ones coherent" : word(laws, 2)))
 plot for [i=1:words(blocks)] f u (strcol(1) eq word(laws, 2) && $3 == word(blocks,i)+0 ? $6 : 1/0):10:11 w yerrorbars pt 7 ps 0.4 lc rgb rl_color(i) title 'b = '.word(blocks,i), \
      for [i=1:words(blocks)] f u (strcol(1) eq word(laws, 2) && $3 == word(blocks,i)+0 ? $6 : 1/0):12 w lines lw 2 lc rgb rl_color(i) notitle, \
      rho/sqrt(x) w lines lw 2 lc rgb 'black' dt 4 title 'ρ/√M_L', \

@@ -7,7 +7,7 @@ fams = rl_labels
 pt_of(i) = word("7 5 9 11 13 4 8 6", (i - 1) % 8 + 1) + 0
 stats f u 3 every ::1 nooutput
 set xrange [STATS_min/1.25:STATS_max*1.25]
-set title sprintf("Trace of Cov(r) against far tokens M_L (d = %d, Haar d = %d): measured ±SE, exact (lines), bound (dashed)", d, hd)
+set title rl_title(sprintf("Trace of Cov(r) against far tokens M_L (d = %d, Haar d = %d): measured ±SE, exact (lines), bound (dashed)", d, hd))
 set xlabel 'far tokens M_L'
 set ylabel 'tr Cov(r)'
 set logscale xy

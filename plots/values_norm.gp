@@ -7,7 +7,7 @@ fams = rl_labels
 pt_of(i) = word("7 5 9 11 13 4 8 6", (i - 1) % 8 + 1) + 0
 stats f u 3 every ::1 nooutput
 set xrange [STATS_min/1.25:STATS_max*1.25]
-set title sprintf("Far value contribution r = Σ_{far} α_j P(j→i) v_j (ρ_D = %g, d = %d, Haar d = %d): ‖r‖_{rms} ±SE, exact (lines)", rho, d, hd)
+set title rl_title(sprintf("Far value contribution r = Σ_{far} α_j P(j→i) v_j (ρ_D = %g, d = %d, Haar d = %d): ‖r‖_{rms} ±SE, exact (lines)", rho, d, hd))
 set xlabel 'far tokens M_L'
 set ylabel '‖r‖_{rms}'
 set logscale xy

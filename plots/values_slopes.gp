@@ -6,7 +6,7 @@ f = dir.'/values_slopes.tsv'
 laws = ''
 stats f u (($3 >= 0 && !rl_has(laws, strcol(1))) ? (laws = laws.' '.strcol(1), 0) : 0) every ::1 nooutput
 off(i) = 0.24*(i - 0.5 - words(laws)/2.0)
-set title sprintf("Which SO(2) blocks obey the 1/√M_L law (d = %d): log-log slope of ‖r_b‖_{rms} vs M_L", d)
+set title rl_title(sprintf("Which SO(2) blocks obey the 1/√M_L law (d = %d): log-log slope of ‖r_b‖_{rms} vs M_L", d))
 set xlabel 'SO(2) block b (study law: ω_b = 10000^{−2b/d}; fit over the last six octaves of M_L)'
 set ylabel 'log-log slope'
 set xrange [-1:d/2]

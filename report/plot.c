@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -130,8 +131,9 @@ static void build_args(const char *script, const rl_plotvar *v, int n, plot_args
 }
 
 /* A figure gnuplot finished: a PNG opens with its signature and ends with
- * the IEND chunk; an SVG ends with </svg>.  gnuplot exits 0 after a write
- * fails (ENOSPC), leaving a truncated file: this is how we notice. */
+ * the IEND chunk; an SVG ends with </svg>, a PDF with %%EOF.  gnuplot exits
+ * 0 after a write fails (ENOSPC), leaving a truncated file: this is how we
+ * notice.  svg: 0 PNG, 1 SVG, 2 PDF. */
 static int figure_complete(const char *path, int svg)
 {
     static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
@@ -147,7 +149,8 @@ static int figure_complete(const char *path, int svg)
             if (svg) {
                 while (nt > 0 && isspace(tail[nt - 1]))
                     nt--;
-                ok = nt >= 6 && !memcmp(tail + nt - 6, "</svg>", 6);
+                ok = svg == 2 ? nt >= 5 && !memcmp(tail + nt - 5, "%%EOF", 5)
+                              : nt >= 6 && !memcmp(tail + nt - 6, "</svg>", 6);
             } else {
                 ok = nt >= 12 && !memcmp(tail + nt - 12, iend, 12) && fseek(f, 0, SEEK_SET) == 0 &&
                      fread(head, 1, 8, f) == 8 && !memcmp(head, sig, 8);
@@ -278,7 +281,7 @@ static rl_status run_gnuplot(const char *run, const char *script, const char *di
         else
             s = rl_fail(err, RL_EINTERNAL, "gnuplot failed on %s.gp (status %d)%s%s", script,
                         WEXITSTATUS(st), *line ? ": " : "", line);
-    } else if (!figure_complete(tmp, !strcmp(term, "svg"))) {
+    } else if (!figure_complete(tmp, !strcmp(term, "svg") ? 1 : !strcmp(term, "pdf") ? 2 : 0)) {
         struct statvfs fs;
         int full = statvfs(dir, &fs) == 0 && fs.f_bavail == 0;
         struct stat ts; /* the temporary is ours, empty, until gnuplot writes to it */
@@ -371,6 +374,43 @@ rl_status rl_plot_check(const char *const *scripts, rl_err *err)
     return st;
 }
 
+/* A value of OUTNAME.plot on one line: backslash, newline and tab escaped. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        if (*s == '\\')
+            fputs("\\\\", f);
+        else if (*s == '\n')
+            fputs("\\n", f);
+        else if (*s == '\t')
+            fputs("\\t", f);
+        else
+            fputc(*s, f);
+}
+
+/* OUTNAME.plot beside the figure: what drew it (the script and its
+ * variables, the data folder being its own), so that `routelab plot` draws
+ * it again restyled from the same TSVs (rl_plot_redraw). */
+static void write_sidecar(const char *dir, const char *script, const char *outname, const plot_args *a)
+{
+    char *p;
+    if (asprintf(&p, "%s/%s.plot", dir, outname) < 0)
+        rl_fatal("out of memory");
+    rl_outfile *o = rl_outfile_open(p);
+    fprintf(o->f, "%s\nscript\t%s\nnames\t", RL_PLOT_SIDECAR_MAGIC, script);
+    put_escaped(o->f, a->names);
+    fputs("\nnumbers\t", o->f);
+    put_escaped(o->f, a->nums);
+    fputc('\n', o->f);
+    for (int k = 0; k < a->nstr; k++) {
+        fputs("string\t", o->f);
+        put_escaped(o->f, a->str[k]);
+        fputc('\n', o->f);
+    }
+    rl_outfile_commit(o);
+    free(p);
+}
+
 void rl_plot(const rl_outdir *out, const char *script, const char *outname, const rl_plotvar *vars, int n)
 {
     if (!is_ident(script))
@@ -389,10 +429,12 @@ void rl_plot(const rl_outdir *out, const char *script, const char *outname, cons
     char *mp = NULL, *ms = NULL;
     rl_err err;
     rl_status st = run_gnuplot(run, script, dir, png, "png", &a, &mp, &err);
-    if (st == RL_OK && out->svg)
+    if (st == RL_OK) /* every figure also as SVG, for a paper (issue 38) */
         st = run_gnuplot(run, script, dir, svg, "svg", &a, &ms, &err);
-    if (st == RL_OK)
+    if (st == RL_OK) {
         keep_messages(out->dir, outname, mp, ms ? ms : "");
+        write_sidecar(out->dir, script, outname, &a);
+    }
     free(mp);
     free(ms);
     free(pd);
@@ -403,4 +445,118 @@ void rl_plot(const rl_outdir *out, const char *script, const char *outname, cons
     free(svg);
     if (st != RL_OK)
         rl_err_exit(&err);
+}
+
+/* One line of a sidecar, "key<TAB>value", the value unescaped in place;
+ * NULL when the line has another key. */
+static char *sidecar_value(char *line, const char *key)
+{
+    const size_t k = strlen(key);
+    if (strncmp(line, key, k) || line[k] != '\t')
+        return NULL;
+    char *v = line + k + 1, *w = v;
+    for (const char *r = v; *r; r++) {
+        if (*r == '\\' && r[1]) {
+            r++;
+            *w++ = *r == 'n' ? '\n' : *r == 't' ? '\t' : *r;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = 0;
+    return v;
+}
+
+rl_status rl_plot_redraw(const char *plotfile, const char *outfile, double scale, int font, rl_err *err)
+{
+    const char *dot = outfile ? strrchr(outfile, '.') : NULL;
+    const char *term = !dot ? NULL : !strcmp(dot, ".png") ? "png" : !strcmp(dot, ".svg") ? "svg"
+                                   : !strcmp(dot, ".pdf") ? "pdf" : NULL;
+    if (!term)
+        return rl_fail(err, RL_EINPUT, "plot: --out %s must end in .png, .svg or .pdf", outfile ? outfile : "(none)");
+    if (!(scale > 0 && scale <= 8) && scale != 0)
+        return rl_fail(err, RL_EINPUT, "plot: --scale %g is outside (0, 8]", scale);
+    if (font < 0 || font > 72)
+        return rl_fail(err, RL_EINPUT, "plot: --font %d is outside [1, 72]", font);
+    char *text = rl_read_file(plotfile, NULL);
+    if (!text)
+        return rl_fail(err, RL_EINPUT, "plot: cannot read %s: %s", plotfile, strerror(errno));
+    /* the lines: magic, script, names, numbers, then up to RL_PLOT_MAXSTR strings */
+    char *line[4 + RL_PLOT_MAXSTR + 1] = { 0 };
+    int nl = 0;
+    for (char *q = text, *s; nl < (int)(sizeof line / sizeof *line) && (s = strsep(&q, "\n"));)
+        if (*s)
+            line[nl++] = s;
+    plot_args a = { .nstr = 0 };
+    char *script = nl >= 4 ? sidecar_value(line[1], "script") : NULL;
+    char *names = nl >= 4 ? sidecar_value(line[2], "names") : NULL;
+    char *nums = nl >= 4 ? sidecar_value(line[3], "numbers") : NULL;
+    rl_status st = RL_OK;
+    if (nl < 4 || strcmp(line[0], RL_PLOT_SIDECAR_MAGIC) || !script || !names || !nums || !is_ident(script))
+        st = rl_fail(err, RL_EINPUT, "plot: %s is not a figure's .plot file (its first lines: %s, script, names, "
+                                     "numbers)", plotfile, RL_PLOT_SIDECAR_MAGIC);
+    for (int k = 4; st == RL_OK && k < nl; k++) {
+        char *v = sidecar_value(line[k], "string");
+        if (!v || a.nstr == RL_PLOT_MAXSTR)
+            st = rl_fail(err, RL_EINPUT, "plot: %s: line %d is no string of a figure", plotfile, k + 1);
+        else
+            a.str[a.nstr++] = v;
+    }
+    /* the names a figure's variables may have (check_name's rule, a status
+     * here: the file is an input), the counts they imply */
+    int ns = 0, nn = 0, nw = 0;
+    for (char *q = names, *w; st == RL_OK && (w = strsep(&q, " "));) {
+        if (!*w || !strcmp(w, "-"))
+            continue;
+        const int ok = strlen(w) > 2 && w[1] == ':' && strchr("sir", w[0]) && is_ident(w + 2) &&
+                       strncmp(w + 2, "rl_", 3) && strcmp(w + 2, "plotdir") && strcmp(w + 2, "dir") &&
+                       strcmp(w + 2, "out") && strcmp(w + 2, "term");
+        if (!ok)
+            st = rl_fail(err, RL_EINPUT, "plot: %s: '%s' is no figure variable", plotfile, w);
+        else if (w[0] == 's')
+            ns++;
+        else
+            nn++;
+        if (ok)
+            snprintf(a.names + strlen(a.names), sizeof a.names - strlen(a.names), "%s%s", nw++ ? " " : "", w);
+    }
+    int nv = 0;
+    for (char *q = nums, *w; st == RL_OK && (w = strsep(&q, " "));) {
+        if (!*w || !strcmp(w, "-"))
+            continue;
+        char *end;
+        const double x = strtod(w, &end);
+        if (*end || !isfinite(x))
+            st = rl_fail(err, RL_EINPUT, "plot: %s: '%s' is no number", plotfile, w);
+        else
+            snprintf(a.nums + strlen(a.nums), sizeof a.nums - strlen(a.nums), "%s%s", nv++ ? " " : "", w);
+    }
+    if (st == RL_OK && (ns != a.nstr || nn != nv))
+        st = rl_fail(err, RL_EINPUT, "plot: %s names %d strings and %d numbers, holds %d and %d", plotfile, ns, nn,
+                     a.nstr, nv);
+    /* the restyling: variables every figure's rl_term reads (plots/common.gp) */
+    if (st == RL_OK && scale > 0) {
+        snprintf(a.names + strlen(a.names), sizeof a.names - strlen(a.names), "%sr:restyle_scale", nw++ ? " " : "");
+        snprintf(a.nums + strlen(a.nums), sizeof a.nums - strlen(a.nums), "%s%.16e", nv++ ? " " : "", scale);
+    }
+    if (st == RL_OK && font > 0) {
+        snprintf(a.names + strlen(a.names), sizeof a.names - strlen(a.names), "%si:restyle_font", nw++ ? " " : "");
+        snprintf(a.nums + strlen(a.nums), sizeof a.nums - strlen(a.nums), "%s%d", nv++ ? " " : "", font);
+    }
+    char *pd = plots_dir(), *run = NULL, *sp = NULL, *tmp = strdup(plotfile), *dir = file_name(dirname(tmp));
+    if (st == RL_OK && (asprintf(&run, "%s/run.gp", pd) < 0 || asprintf(&sp, "%s/%s.gp", pd, script) < 0))
+        rl_fatal("out of memory");
+    if (st == RL_OK && (access(run, R_OK) != 0 || access(sp, R_OK) != 0))
+        st = rl_fail(err, RL_EINTERNAL, "plot: missing plot script %s", access(run, R_OK) != 0 ? run : sp);
+    /* the output is no input: neither the .plot file nor a file of its folder's data */
+    struct stat so, si;
+    if (st == RL_OK && stat(outfile, &so) == 0 && stat(plotfile, &si) == 0 && so.st_dev == si.st_dev &&
+        so.st_ino == si.st_ino)
+        st = rl_fail(err, RL_EINPUT, "plot: --out %s is the .plot file itself", outfile);
+    char *msg = NULL;
+    if (st == RL_OK)
+        st = run_gnuplot(run, script, dir, outfile, term, &a, &msg, err);
+    free(msg);
+    free(run), free(sp), free(pd), free(tmp), free(dir), free(text);
+    return st;
 }

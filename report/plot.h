@@ -33,7 +33,7 @@ typedef struct {
 
 /* Run plots/SCRIPT.gp with gnuplot: variables `plotdir`, `dir` (the output
  * folder), `out` (the image file), `term` ("png" or "svg") and vars[0..n-1]
- * (vars may be NULL when n is 0).  Writes OUTNAME.png (and .svg when out->svg)
+ * (vars may be NULL when n is 0).  Writes OUTNAME.png and OUTNAME.svg
  * through a temporary file, renamed into place only once the image is
  * complete.  gnuplot's messages never reach stderr: on success they are kept
  * in OUTNAME.gnuplot.log (removed when gnuplot printed nothing); on failure
@@ -46,5 +46,19 @@ typedef struct {
 rl_status rl_plot_check(const char *const *scripts, rl_err *err);
 
 void rl_plot(const rl_outdir *out, const char *script, const char *outname, const rl_plotvar *vars, int n);
+
+/* Every figure rl_plot draws leaves OUTNAME.plot beside it: its first line
+ * this magic, then "script\tS", "names\tN", "numbers\tV" and one
+ * "string\tX" per string variable (backslash, newline and tab escaped):
+ * what drew it, from the TSVs of its own folder. */
+#define RL_PLOT_SIDECAR_MAGIC "routelab-plot 1"
+
+/* `routelab plot FILE.plot --out OUT`: the figure FILE.plot describes drawn
+ * again into OUT (.png, .svg or .pdf, by its extension) from the TSVs of
+ * FILE.plot's folder, its size scaled by scale (0: as drawn) and its font
+ * set to font points (0: as drawn).  RL_EINPUT for a file that is no .plot
+ * file, an OUT of another kind or that is an input, a scale outside (0, 8]
+ * or a font outside [1, 72]; RL_EINTERNAL when gnuplot fails. */
+rl_status rl_plot_redraw(const char *plotfile, const char *outfile, double scale, int font, rl_err *err);
 
 #endif

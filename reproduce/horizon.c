@@ -253,7 +253,7 @@ void rl_repro_horizon_section(const rl_repro *r, FILE *fp)
 {
     const int nv = r->nvar, K = r->g.seeds;
     const long T = r->g.train.ctx, top = T * r->g.max_mult;
-    const rl_outdir od = { r->out, 0 };
+    const rl_outdir od = { r->out };
     hrow *rows = rl_xcalloc((size_t)nv * K, sizeof *rows);
     long cap = 2 * top;
     for (int i = 0; i < nv * K; i++) {

@@ -18,6 +18,7 @@
 #include "order.h"
 #include "orderings.h"
 #include "positions.h"
+#include "training.h"
 #include "report.h"
 #include "trajectory.h"
 #include "../experiments/claims.h"
@@ -636,7 +637,7 @@ static void orderings_section(FILE *fp, const grid_evals *G)
 {
     const rl_repro *r = G->r;
     const int K = G->K;
-    const rl_outdir od = { r->out, 0 };
+    const rl_outdir od = { r->out };
     rl_tsv *t = rl_tsv_open(&od, "orderings.tsv", "ordering\tmult\tseeds\tper_seed\tmean\tse\tdelta\tx\tx_lo\tx_hi\t"
                                                   "rule\tverdict\texpected\tseeds_needed\ttarget");
     fprintf(fp, "## The study's orderings in this run\n\nDecided on seed-level statistics (%d seed%s: %ld … %ld), "
@@ -897,7 +898,7 @@ static void val_cell(const grid_evals *G, int v, char *cell, size_t len, int *n)
 static void val_table(const grid_evals *G, int *n)
 {
     const rl_repro *r = G->r;
-    const rl_outdir od = { r->out, 0 };
+    const rl_outdir od = { r->out };
     rl_tsv *t = rl_tsv_open(&od, "valcheck.tsv", "variant\tseed\teval_loss_T\tval_loss\tval_diff\tval_diff_se"
                                                  "\tval_check");
     for (int v = 0; v < r->nvar; v++)
@@ -1123,8 +1124,9 @@ static void write_tables(const grid_evals *G, const rl_outdir *od)
     rl_tsv_close(sm);
 }
 
-/* The figures, the variant names and seeds passed to gnuplot as word lists. */
-static void draw_figures(const rl_repro *r, const rl_outdir *od)
+/* The figures, the variant names and seeds passed to gnuplot as word lists;
+ * returns the variants the training figure could not draw (NULL: none). */
+static char *draw_figures(const rl_repro *r, const rl_outdir *od)
 {
     const int nv = r->nvar, K = r->g.seeds;
     char names[2048], study[1024], seeds[2048];
@@ -1144,7 +1146,7 @@ static void draw_figures(const rl_repro *r, const rl_outdir *od)
     rl_plot(od, "reproduce_ppl", "ppl", vars, RL_NVARS(vars));
     rl_plot(od, "reproduce_ratio", "ratio", vars, RL_NVARS(vars));
     rl_plot(od, "reproduce_ratio_study", "ratio_study", vars, RL_NVARS(vars));
-    rl_plot(od, "reproduce_train", "training", vars, RL_NVARS(vars));
+    return rl_repro_training(r, od); /* training.tsv and its figure */
 }
 
 /* REPORT.md's title and its Configuration table (the evaluation protocol
@@ -1205,7 +1207,7 @@ static void config_section(FILE *fp, const grid_evals *G, const char *command)
 
 /* Our ratios next to the study's, the newest positions' (paired
  * evaluations), and the figures of both. */
-static void ratios_section(FILE *fp, const grid_evals *G)
+static void ratios_section(FILE *fp, const grid_evals *G, const char *untrained)
 {
     const rl_repro *r = G->r;
     const rl_grid *g = &r->g;
@@ -1304,8 +1306,11 @@ static void ratios_section(FILE *fp, const grid_evals *G)
                 "beyond T (dashed); the gray band is each variant's range (no-context ppl / ppl(T)).*\n\n"
                 "![Our ratios beside the study's](ratio_study.png)\n\n*The same ratios (solid) beside the study's "
                 "at the same multiples of its T = 512 (dashed, same colour).*\n\n", K == 1 ? "over windows" : "across seeds");
-    fprintf(fp, "![Training curves](training.png)\n\n*Training (thin) and validation (points) loss against "
-                "step, every seed.*\n\n");
+    fprintf(fp, "![Training curves](training.png)\n\n*Training loss (a moving average over %d steps; line: the "
+                "mean over seeds, band: ± its SE) and validation loss (points ± SE) against step "
+                "(`training.tsv`).%s%s%s*\n\n",
+            RL_TRAINING_SMOOTH, untrained ? " Not drawn (a seed's log.tsv missing, or logs of other steps): " : "",
+            untrained ? untrained : "", untrained ? "." : "");
 }
 
 /* The far-mass figures of the probed models of the first seed. */
@@ -1401,16 +1406,16 @@ void rl_repro_report(const rl_repro *r, const char *command)
     evalrow *ev = rl_xcalloc((size_t)nv * K, sizeof *ev);
     const grid_evals G = { r, ev, K };
     read_evals(r, ev);
-    const rl_outdir od = { r->out, 0 };
+    const rl_outdir od = { r->out };
     write_tables(&G, &od);
-    draw_figures(r, &od);
+    char *untrained = draw_figures(r, &od);
 
     char *path = rl_path_join(r->out, "REPORT.md");
     rl_outfile *o = rl_outfile_open(path);
     FILE *fp = o->f;
     config_section(fp, &G, command);
     matched_section(fp, r);
-    ratios_section(fp, &G);
+    ratios_section(fp, &G, untrained);
     orderings_section(fp, &G);
     trajectory(fp, r, &od);
     farmass_section(&G, fp, &od);
@@ -1424,7 +1429,9 @@ void rl_repro_report(const rl_repro *r, const char *command)
     probes_section(fp, r);
     claims_section(&G, fp);
     rl_outfile_commit(o);
-    printf("reproduce: wrote %s, table.tsv, summary.tsv, orderings.tsv, valcheck.tsv and the figures\n", path);
+    printf("reproduce: wrote %s, table.tsv, summary.tsv, orderings.tsv, valcheck.tsv, training.tsv and the figures\n",
+           path);
     free(path);
     free(ev);
+    free(untrained);
 }

@@ -237,7 +237,7 @@ Test(cli, claims_table_and_the_subcommands_it_derives)
         cr_assert(strstr(help, want), "help lacks '%s'", want);
         snprintf(cmd, sizeof cmd, "%s --help", rows[i].id);
         cr_assert_eq(th_run(cmd, out, sizeof out, NULL, 0), 0, "%s", cmd);
-        const char *flags[] = { "--out", "--seed", "--threads", "--preset", "--svg" };
+        const char *flags[] = { "--out", "--seed", "--threads", "--preset" };
         for (size_t f = 0; f < sizeof flags / sizeof *flags; f++)
             cr_assert(strstr(out, flags[f]), "%s does not document %s", cmd, flags[f]);
         /* only the token-driven claim reads a text */

@@ -420,7 +420,7 @@ Test(exp_mixing, topup_same_bytes_at_one_and_two_threads)
             cr_assert_leq(fabs(tu.est[g] - pow(nrm, (double)tu.n[g])), 5 * tu.se[g], "n = %ld: %g ± %g", tu.n[g],
                           tu.est[g], tu.se[g]);
         char *dir = th_tmpdir(), path[1024];
-        rl_outdir out = { dir, 0 };
+        rl_outdir out = { dir };
         rl_tsv *w = rl_tsv_open(&out, "mixing_windows.tsv", "family\teps\tn\treps\testimate\tse\tpredicted");
         rl_mix_topup_rows(w, "householder", 0.01, nrm, &tu);
         rl_tsv_close(w);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "../core/util.h"
 
 /* s in single quotes for sh ('\'' for each apostrophe); malloc'ed. */
 static char *shq(const char *s)
@@ -206,7 +207,7 @@ Test(plot, truncated_svg_refused, .timeout = 120)
                          "printf '\\211PNG\\r\\n\\032\\n\\0\\0\\0\\0IEND\\256B`\\202' > \"$out\"; "
                          "else printf '<svg>\\n<g>' > \"$out\"; fi; exit 0"));
     snprintf(out, sizeof out, "%s/p", d);
-    int st = probe(d, out, "--lengths 32 --svg", err, sizeof err);
+    int st = probe(d, out, "--lengths 32", err, sizeof err);
     cr_expect_eq(st, 1, "status %d: %s", st, err);
     cr_expect_eq(th_lines(err), 1, "%s", err);
     cr_expect(strstr(err, "probe.svg"), "%s", err);
@@ -252,4 +253,86 @@ Test(plot, no_gnuplot_is_one_line, .timeout = 120)
     free(bin);
     th_rmdir(d);
     free(d);
+}
+
+/* PNG width and height from its IHDR chunk (bytes 16..23, big-endian). */
+static int png_size(const char *path, long *w, long *h)
+{
+    unsigned char b[24];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    const size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    if (n != sizeof b)
+        return -1;
+    *w = (long)b[16] << 24 | (long)b[17] << 16 | (long)b[18] << 8 | b[19];
+    *h = (long)b[20] << 24 | (long)b[21] << 16 | (long)b[22] << 8 | b[23];
+    return 0;
+}
+
+/* Every figure is written as PNG and SVG with a .plot file beside it, and
+ * `routelab plot` draws it again from that file and its folder's TSVs:
+ * another size (a PNG of twice the pixels at --scale 2), another kind (SVG,
+ * PDF); what it cannot read is one line, status 2, nothing written
+ * (issue 38: figures were PNG only, and could not be restyled). */
+Test(plot, every_figure_has_svg_and_redraws_from_its_plot_file, .timeout = 120)
+{
+    th_to_root();
+    char *d = th_tmpdir(), err[2048], args[4096];
+    tiny_model(d);
+    char *out = th_path(d, "p");
+    cr_assert_eq(probe(d, out, "--lengths 32", err, sizeof err), 0, "%s", err);
+    const char *names[] = { "probe", "distance" };
+    for (int i = 0; i < 2; i++) {
+        char f[64];
+        snprintf(f, sizeof f, "%s.svg", names[i]);
+        cr_expect(exists(out, f), "%s not written", f);
+        snprintf(f, sizeof f, "%s.plot", names[i]);
+        cr_expect(exists(out, f), "%s not written", f);
+    }
+    long w0, h0, w1, h1;
+    char *png = th_path(out, "probe.png"), *big = th_path(d, "big.png"), *svg = th_path(d, "small.svg"),
+         *pdf = th_path(d, "p.pdf");
+    cr_assert_eq(png_size(png, &w0, &h0), 0);
+    snprintf(args, sizeof args, "plot %s/probe.plot --out %s --scale 2 --font 20", out, big);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(png_size(big, &w1, &h1), 0);
+    cr_expect(w1 == 2 * w0 && h1 == 2 * h0, "%ldx%ld from %ldx%ld", w1, h1, w0, h0);
+    snprintf(args, sizeof args, "plot %s/distance.plot --out %s", out, svg);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    char *s = rl_read_file(svg, NULL);
+    cr_expect(s && strstr(s, "</svg>"), "not an SVG");
+    free(s);
+    snprintf(args, sizeof args, "plot %s/probe.plot --out %s --scale 0.5", out, pdf);
+    cr_assert_eq(th_run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    s = rl_read_file(pdf, NULL);
+    cr_expect(s && !strncmp(s, "%PDF", 4), "not a PDF");
+    free(s);
+    /* what it cannot read: one line, status 2, no file */
+    const char *bad[][2] = {
+        { "%s/probe.tsv", "is not a figure's .plot file" },
+        { "%s/missing.plot", "cannot read" },
+    };
+    for (int i = 0; i < 2; i++) {
+        char in[1024];
+        snprintf(in, sizeof in, bad[i][0], out);
+        snprintf(args, sizeof args, "plot %s --out %s/no.png", in, d);
+        cr_expect_eq(th_run(args, NULL, 0, err, sizeof err), 2, "%s", args);
+        cr_expect(th_lines(err) == 1 && strstr(err, bad[i][1]), "%s: %s", args, err);
+    }
+    snprintf(args, sizeof args, "plot %s/probe.plot --out %s/no.jpg", out, d);
+    cr_expect_eq(th_run(args, NULL, 0, err, sizeof err), 2);
+    cr_expect(strstr(err, "must end in .png, .svg or .pdf"), "%s", err);
+    snprintf(args, sizeof args, "plot %s/probe.plot --out %s/no.png --scale 9", out, d);
+    cr_expect_eq(th_run(args, NULL, 0, err, sizeof err), 2);
+    snprintf(args, sizeof args, "plot %s/probe.plot --out %s/probe.plot", out, out);
+    cr_expect_eq(th_run(args, NULL, 0, err, sizeof err), 2, "the .plot file as the output");
+    cr_expect(!exists(d, "no.png") && !exists(d, "no.jpg"), "a refused plot wrote a file");
+    char *pf = th_path(out, "probe.plot");
+    s = rl_read_file(pf, NULL);
+    cr_expect(s && !strncmp(s, "routelab-plot 1\n", 16), "the .plot file was touched");
+    free(s);
+    free(pf), free(png), free(big), free(svg), free(pdf), free(out);
+    th_rmdir(d);
 }
