@@ -25,6 +25,10 @@ long *rl_route_grid(long nmax, long dense_to, int per_octave, int *ng)
     double x = dense_to > 0 ? (double)dense_to : 1.0;
     while (k < cap - 1) {
         x *= pow(2.0, 1.0 / per_octave);
+        /* compared as a double first: past LONG_MAX lround has no value (it
+         * gave LONG_MIN, and the loop never ended at nmax = LONG_MAX) */
+        if (x > (double)nmax || x >= 9.2e18)
+            break;
         long n = lround(x);
         if (n > nmax)
             break;

@@ -24,6 +24,9 @@
 
 #include "../include/routelab/bounds.h"
 #include "../include/routelab/family.h"
+#include "../include/routelab/mc.h"
+#include "../include/routelab/model.h"
+#include "helpers.h"
 
 /* ---- the harness ---------------------------------------------------------- */
 
@@ -542,4 +545,160 @@ Test(edges, forms_over_arrays_are_the_scalar_forms)
         const double s = rl_hoeffding_so2(a[i], ab, 2);
         cr_expect(memcmp(&s, &out[i], sizeof s) == 0, "point %d", i);
     }
+}
+
+/* ---- mc.h and model.h ---------------------------------------------------- */
+
+
+/* The Monte Carlo entry points on edge sizes, counts, thread numbers and
+ * labels.  The lengths and replicate counts stay small (a route of 1e15
+ * steps is a run of years, not a hang: its cost is the caller's to choose). */
+static int sweep_mc(void)
+{
+    static long grid[64];
+    int ng = 0;
+    const long big[] = { LONG_MIN, -1, 0, 1, 64, 1000000000000000L, LONG_MAX };
+    const int small[] = { INT_MIN, -1, 0, 1, 8, INT_MAX };
+    for (int a = 0; a < 7; a++)
+        for (int b = 0; b < 7; b++)
+            for (int c = 0; c < 6; c++)
+                for (int cap = -1; cap <= 64; cap += 65) {
+                    rl_err e = { 0 };
+                    at("rl_mc_route_grid(%ld, %ld, %d, grid, %d)", big[a], big[b], small[c], cap);
+                    rl_status s = rl_mc_route_grid(big[a], big[b], small[c], grid, cap, &ng, &e);
+                    if (!status_ok(s, &e) || (s == RL_OK && !(ng >= 0 && ng <= cap)))
+                        return broke("status %d (%s), %d lengths", s, e.msg, ng);
+                }
+    rl_family *f = malloc(rl_family_sizeof());
+    const char *labels[] = { "so2-uniform", "haar", "householder", "so2-study", "bogus", "", "none" };
+    for (int l = 0; l < 7; l++)
+        for (int di = 0; di < NI; di++) {
+            rl_err e = { 0 };
+            unsigned long stream;
+            int none;
+            at("rl_mc_mixing_case(\"%s\", %d)", labels[l], IV[di]);
+            rl_status s = rl_mc_mixing_case(labels[l], IV[di], f, &stream, &e);
+            if (!status_ok(s, &e))
+                return broke("status %d (%s)", s, e.msg);
+            at("rl_mc_farmass_case(\"%s\", %d)", labels[l], IV[di]);
+            s = rl_mc_farmass_case(labels[l], IV[di], f, &none, &stream, &e);
+            if (!status_ok(s, &e))
+                return broke("status %d (%s)", s, e.msg);
+        }
+    rl_err e0 = { 0 };
+    if (rl_family_named(f, "so2", 8, &e0) != RL_OK)
+        return broke("so2(8): %s", e0.msg);
+    static double tr[8], tr_se[8], op[8], coh[8], coh_se[8], sq[8], sq_se[8], chi[2 * 8 * 4], chi_se[8 * 4];
+    const long g3[3] = { 1, 2, 4 }, gbad[3] = { 4, 2, -1 };
+    const long reps[] = { LONG_MIN, -1, 0, 1, 16 };
+    const int thr[] = { INT_MIN, 0, 1, 2, 100000 };
+    for (int gi = 0; gi < 2; gi++)
+        for (int n = -1; n <= 3; n++)
+            for (int r = 0; r < 5; r++)
+                for (int t = 0; t < 5; t++) {
+                    rl_err e = { 0 };
+                    at("rl_mc_routes(so2(8), %s grid, %d, %ld reps, threads %d)", gi ? "bad" : "good", n, reps[r],
+                       thr[t]);
+                    rl_status s = rl_mc_routes(f, gi ? gbad : g3, n, reps[r], 7, 0, thr[t], tr, tr_se, op, coh, coh_se,
+                                               sq, sq_se, chi, chi_se, &e);
+                    if (!status_ok(s, &e))
+                        return broke("status %d (%s)", s, e.msg);
+                }
+    const long ns[] = { LONG_MIN, -1, 0, 1, 2, 64 };
+    for (int i = 0; i < 6; i++) {
+        rl_err e = { 0 };
+        double nm, se, rate, noise, mn;
+        at("rl_mc_family_mean(so2(8), %ld)", ns[i]);
+        rl_status s = rl_mc_family_mean(f, ns[i], 7, 0, &nm, &se, &e);
+        if (!status_ok(s, &e) || (s == RL_OK && !(nm >= 0 && nm <= 1 + 1e-12)))
+            return broke("status %d (%s), norm %g", s, e.msg, nm);
+        at("rl_mc_moment2(so2(8), %ld)", ns[i]);
+        s = rl_mc_moment2(f, ns[i], 7, &rate, &se, &noise, &mn, &e);
+        if (!status_ok(s, &e))
+            return broke("status %d (%s)", s, e.msg);
+    }
+    free(f);
+    return 0;
+}
+
+/* A trained model's calls on edge tokens, lengths, layers and threads, and
+ * bad checkpoints (fuzz/corpus/ckpt: a one-layer model). */
+static int sweep_model(void)
+{
+    const char *paths[] = { "", "/", "/dev/zero", "/dev/null", "README.md", "/nonexistent", "fuzz/corpus/ckpt/rope" };
+    rl_model *m = NULL;
+    for (int i = 0; i < 7; i++) {
+        rl_err e = { 0 };
+        at("rl_model_load(\"%s\")", paths[i]);
+        rl_status s = rl_model_load(paths[i], &m, &e);
+        if (!status_ok(s, &e))
+            return broke("status %d (%s)", s, e.msg);
+        if (s == RL_OK && i < 6)
+            return broke("a bad checkpoint loaded");
+    }
+    if (!m)
+        return broke("the fixture did not load");
+    rl_model_info info;
+    rl_model_get_info(m, &info);
+    static uint16_t tok[600];
+    for (int i = 0; i < 600; i++)
+        tok[i] = (uint16_t)(i * 7 % info.vocab);
+    uint16_t badtok[4] = { 0, 1, (uint16_t)info.vocab, 65535 };
+    static float logits[600 * 256], att[4 * 64 * 64];
+    const long ns[] = { LONG_MIN, -1, 0, 1, 2, 64 };
+    const int thr[] = { INT_MIN, 0, 1, 2, 100000 };
+    for (int i = 0; i < 6; i++)
+        for (int t = 0; t < 5; t++) {
+            rl_err e = { 0 };
+            at("rl_model_forward(rope, %ld tokens, threads %d)", ns[i], thr[t]);
+            rl_status s = rl_model_forward(m, tok, ns[i], 0, thr[t], logits, &e);
+            if (!status_ok(s, &e))
+                return broke("status %d (%s)", s, e.msg);
+            at("rl_model_forward(rope, bad ids, %ld)", ns[i] < 4 ? ns[i] : 4);
+            s = rl_model_forward(m, badtok, ns[i] < 4 ? ns[i] : 4, 0, 1, logits, &e);
+            if (!status_ok(s, &e) || (s == RL_OK && ns[i] >= 3))
+                return broke("status %d (%s) on ids beyond the vocabulary", s, e.msg);
+            for (int layer = -1; layer <= info.layers; layer++) {
+                at("rl_model_attention(rope, %ld tokens, layer %d, threads %d)", ns[i], layer, thr[t]);
+                s = rl_model_attention(m, tok, ns[i], layer, 0, thr[t], att, &e);
+                if (!status_ok(s, &e) || (s == RL_OK && (layer < 0 || layer >= info.layers)))
+                    return broke("status %d (%s)", s, e.msg);
+            }
+        }
+    const long lens[][3] = { { 8, 16, 32 }, { 0, 8, 16 }, { -1, 8, 16 }, { 16, 8, 32 }, { 8, 1000000, 16 },
+                             { LONG_MAX, 8, 16 } };
+    const long targets[] = { LONG_MIN, -1, 0, 1, 64 };
+    for (int l = 0; l < 6; l++)
+        for (int nl = -1; nl <= 3; nl += 2)
+            for (int tg = 0; tg < 5; tg++)
+                for (int t = 0; t < 5; t += 2) {
+                    rl_err e = { 0 };
+                    rl_model_eval_row rows[3];
+                    at("rl_model_eval(rope, lengths %ld,%ld,%ld, nl %d, targets %ld, threads %d)", lens[l][0],
+                       lens[l][1], lens[l][2], nl, targets[tg], thr[t]);
+                    rl_status s = rl_model_eval(m, tok, 600, tok, 600, lens[l], nl, targets[tg], 7, thr[t], rows, &e);
+                    if (!status_ok(s, &e))
+                        return broke("status %d (%s)", s, e.msg);
+                    char *p = NULL, *q = NULL;
+                    at("rl_model_probe(rope, lengths %ld,%ld,%ld, nl %d, windows %ld, threads %d)", lens[l][0],
+                       lens[l][1], lens[l][2], nl, targets[tg], thr[t]);
+                    s = rl_model_probe(m, tok, 600, lens[l], nl, targets[tg], 7, thr[t], &p, &q, &e);
+                    if (!status_ok(s, &e))
+                        return broke("status %d (%s)", s, e.msg);
+                    rl_model_buffer_free(p);
+                    rl_model_buffer_free(q);
+                }
+    rl_model_free(m);
+    return 0;
+}
+
+Test(edges, monte_carlo_entry_points)
+{
+    harness("mc.h", sweep_mc);
+}
+
+Test(edges, model_entry_points)
+{
+    th_to_root(); /* the fixture's path is the repository's */
+    harness("model.h", sweep_model);
 }
