@@ -245,3 +245,15 @@ Test(cli, claims_table_and_the_subcommands_it_derives)
         cr_assert(strstr(out, "go to --out"), "%s: the table's help text is missing", cmd);
     }
 }
+
+/* issue 40, fault 7: a norm within an ulp of 1 never returned (the window's
+ * correction stepped one at a time); now the least n with norm^n <= eps, in
+ * well under a second: log(10) / -log1p(-2^-53 (1 + ...)) steps. */
+Test(cli, window_near_one_returns, .timeout = 10)
+{
+    cr_assert_eq(th_run("bound window --norm 0.9999999999999999 --eps 0.1", out, sizeof out, err, sizeof err), 0,
+                 "%s", err);
+    cr_expect_str_eq(out, "20739842733593684\n");
+    cr_assert_eq(th_run("bound norm2 --family lazy-haar --d 4 --p 1e-16", out, sizeof out, err, sizeof err), 0, "%s",
+                 err);
+}

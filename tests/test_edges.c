@@ -183,6 +183,17 @@ static int window_ok(long w)
 
 static int sweep_windows(void)
 {
+    /* norms within ulps of 1 (issue 40: 0.9999999999999999 never returned):
+     * the window is the least n, norm^n <= eps < norm^(n-1) */
+    const double near1[] = { 0.9999999999999999, 1 - 1e-13, 1 - 1e-9, 0.99, 0.5 };
+    const double eps[] = { 0.1, 0.01, 1e-300, 0.999999 };
+    for (int a = 0; a < 5; a++)
+        for (int b = 0; b < 4; b++) {
+            at("rl_mixing_window(%.17g, %g)", near1[a], eps[b]);
+            const long w = rl_mixing_window(near1[a], eps[b]);
+            if (!(w >= 1 && pow(near1[a], (double)w) <= eps[b] && (w == 1 || pow(near1[a], (double)(w - 1)) > eps[b])))
+                return broke("window %ld is not the least n with norm^n <= eps", w);
+        }
     for (int a = 0; a < ND; a++)
         for (int b = 0; b < ND; b++) {
             at("rl_mixing_window(%g, %g)", D[a], D[b]);
