@@ -30,6 +30,8 @@ static long grid_cap(long dense_to, int per_octave)
 rl_status rl_mc_route_grid(long nmax, long dense_to, int per_octave, long *grid, int cap, int *ng,
                            rl_err *err)
 {
+    if (!grid || !ng)
+        return rl_fail(err, RL_EINPUT, "route grid: no array or no count (NULL)");
     *ng = 0;
     if (nmax < 1 || dense_to < 0 || per_octave < 1 || per_octave > 1024 || dense_to > 100000000)
         return rl_fail(err, RL_EINPUT, "route grid: nmax %ld must be >= 1, dense_to %ld in [0, 1e8], per_octave "
@@ -82,12 +84,16 @@ static rl_status sweep_case(rl_sweep s, const char *what, const char *label, int
 
 rl_status rl_mc_mixing_case(const char *label, int d, rl_family *f, unsigned long *stream, rl_err *err)
 {
+    if (!f || !stream)
+        return rl_fail(err, RL_EINPUT, "mixing case: no family or no stream (NULL)");
     return sweep_case(RL_SWEEP_MIXING, "mixing", label, d, f, stream, err);
 }
 
 rl_status rl_mc_farmass_case(const char *label, int d, rl_family *f, int *none, unsigned long *stream,
                              rl_err *err)
 {
+    if (!f || !none || !stream)
+        return rl_fail(err, RL_EINPUT, "farmass case: no family, flag or stream (NULL)");
     *none = label && !strcmp(label, "none");
     if (*none) { /* NoPE, the experiment's own row 0 (experiments/farmass.c) */
         if (d < 2 || d > 4096)
@@ -200,8 +206,8 @@ rl_status rl_mc_routes(const rl_family *f, const long *grid, int ng, long reps, 
 rl_status rl_mc_family_mean(const rl_family *f, long n, unsigned long seed, unsigned long stream,
                             double *norm, double *se, rl_err *err)
 {
-    if (!f)
-        return rl_fail(err, RL_EINPUT, "family mean: no family (NULL)");
+    if (!f || !norm || !se)
+        return rl_fail(err, RL_EINPUT, "family mean: no family, or no place for the norm or its SE (NULL)");
     RL_TRY(rl_family_check(f, err));
     if (n < 2 || n > 10000000000L)
         return rl_fail(err, RL_EINPUT, "family mean: n %ld is outside [2, 1e10]", n);

@@ -73,6 +73,8 @@ void rl_model_get_info(const rl_model *m, rl_model_info *info)
 rl_status rl_model_tensor(const rl_model *m, int i, const char **name, const float **data, long *n,
                           rl_err *err)
 {
+    if (!m || !name || !data || !n)
+        return rl_fail(err, RL_EINPUT, "model: no model, or no place for a tensor's name, values or count (NULL)");
     if (i < 0 || i >= m->g->ntensors)
         return rl_fail(err, RL_EINPUT, "model: tensor %d is outside [0, %d)", i, m->g->ntensors);
     const rl_tensor *t = &m->g->tensors[i];
@@ -85,6 +87,8 @@ rl_status rl_model_tensor(const rl_model *m, int i, const char **name, const flo
 rl_status rl_model_data(const char *path, int vocab, uint16_t **train, long *ntrain, uint16_t **val,
                         long *nval, rl_err *err)
 {
+    if (!train || !ntrain || !val || !nval)
+        return rl_fail(err, RL_EINPUT, "data: no place for a stream or its length (NULL)");
     *train = *val = NULL;
     *ntrain = *nval = 0;
     if (!path || !*path)
@@ -139,6 +143,8 @@ rl_status rl_model_eval(const rl_model *m, const uint16_t *val, long nval, const
                         long ntrain, const long *lengths, int nl, long targets, unsigned long seed,
                         int threads, rl_model_eval_row *rows, rl_err *err)
 {
+    if (!rows)
+        return rl_fail(err, RL_EINPUT, "eval: no place for the rows (NULL)");
     rl_dataset ds;
     long maxL;
     RL_TRY(check_common(m, val, nval, lengths, nl, 1, threads, &ds, &maxL, err));
@@ -190,6 +196,8 @@ rl_status rl_model_probe(const rl_model *m, const uint16_t *val, long nval, cons
                          long windows, unsigned long seed, int threads, char **probe_tsv,
                          char **distance_tsv, rl_err *err)
 {
+    if (!probe_tsv || !distance_tsv)
+        return rl_fail(err, RL_EINPUT, "probe: no place for its tables (NULL)");
     *probe_tsv = *distance_tsv = NULL;
     long def[2];
     if (m && nl == 0) {
@@ -230,8 +238,10 @@ rl_status rl_model_probe(const rl_model *m, const uint16_t *val, long nval, cons
 
 rl_status rl_model_tensor_shape(const rl_model *m, int i, long shape[2], int *ndim, rl_err *err)
 {
-    if (!m || i < 0 || i >= m->g->ntensors)
-        return rl_fail(err, RL_EINPUT, "model: tensor %d is outside [0, %d)", i, m ? m->g->ntensors : 0);
+    if (!m || !shape || !ndim)
+        return rl_fail(err, RL_EINPUT, "model: no model, or no place for a shape (NULL)");
+    if (i < 0 || i >= m->g->ntensors)
+        return rl_fail(err, RL_EINPUT, "model: tensor %d is outside [0, %d)", i, m->g->ntensors);
     const rl_tensor *t = &m->g->tensors[i];
     shape[0] = t->rows, shape[1] = t->cols;
     *ndim = t->cols ? 2 : 1;

@@ -713,3 +713,127 @@ Test(edges, model_entry_points)
     th_to_root(); /* the fixture's path is the repository's */
     harness("model.h", sweep_model);
 }
+
+/* Every pointer argument of the public entry points NULL in turn (issue 40,
+ * fault 6: fifteen of them segfaulted where their siblings returned
+ * RL_EINPUT): a one-line RL_EINPUT, never a crash.  err itself may be NULL
+ * (err.h). */
+static int sweep_nulls(void)
+{
+    rl_family *f = malloc(rl_family_sizeof());
+    rl_err e = { 0 };
+    double x, y, z, w;
+    long g[8];
+    int ng, none;
+    unsigned long st;
+#define NUL(call)                                                                                                  \
+    do {                                                                                                           \
+        at("%s", #call);                                                                                           \
+        memset(&e, 0, sizeof e);                                                                                   \
+        rl_status s_ = (call);                                                                                     \
+        if (s_ != RL_EINPUT || !status_ok(s_, &e))                                                                 \
+            return broke("status %d (%s)", s_, e.msg);                                                             \
+    } while (0)
+    rl_family_named(f, "so2", 8, &e);
+    NUL(rl_family_named(NULL, "so2", 8, &e));
+    NUL(rl_family_named(f, NULL, 8, &e));
+    rl_family_named(f, "so2", 8, &e);
+    NUL(rl_family_set(NULL, "base", "10", &e));
+    NUL(rl_family_set(f, NULL, "10", &e));
+    NUL(rl_family_set(f, "base", NULL, &e));
+    NUL(rl_family_norm(NULL, -1, &x, &e));
+    NUL(rl_family_norm(f, -1, NULL, &e));
+    NUL(rl_family_window(NULL, -1, 0.1, &x, &e));
+    NUL(rl_family_window(f, -1, 0.1, NULL, &e));
+    double sbuf[64];
+    NUL(rl_sample(NULL, 1, 1, 1, sbuf, &e));
+    NUL(rl_sample(f, 1, 1, 1, NULL, &e));
+    NUL(rl_mc_route_grid(8, 2, 2, NULL, 8, &ng, &e));
+    NUL(rl_mc_route_grid(8, 2, 2, g, 8, NULL, &e));
+    NUL(rl_mc_mixing_case("haar", 8, NULL, &st, &e));
+    NUL(rl_mc_mixing_case("haar", 8, f, NULL, &e));
+    NUL(rl_mc_farmass_case("haar", 8, NULL, &none, &st, &e));
+    NUL(rl_mc_farmass_case("haar", 8, f, NULL, &st, &e));
+    NUL(rl_mc_farmass_case("haar", 8, f, &none, NULL, &e));
+    rl_family_named(f, "haar", 4, &e);
+    NUL(rl_mc_family_mean(NULL, 4, 1, 0, &x, &y, &e));
+    NUL(rl_mc_family_mean(f, 4, 1, 0, NULL, &y, &e));
+    NUL(rl_mc_family_mean(f, 4, 1, 0, &x, NULL, &e));
+    NUL(rl_mc_moment2(NULL, 100, 1, &x, &y, &z, &w, &e));
+    /* moment2's and routes' outputs may be NULL: "not wanted" (mc.h) */
+    at("rl_mc_moment2(f, 100, 1, NULL, NULL, NULL, NULL)");
+    if (rl_mc_moment2(f, 100, 1, NULL, NULL, NULL, NULL, &e) != RL_OK)
+        return broke("outputs not wanted: %s", e.msg);
+    double b[8] = { 0 };
+    const long g2[2] = { 1, 2 };
+    NUL(rl_mc_routes(NULL, g2, 2, 4, 1, 0, 1, b, b, b, b, b, b, b, b, b, &e));
+    NUL(rl_mc_routes(f, NULL, 2, 4, 1, 0, 1, b, b, b, b, b, b, b, b, b, &e));
+    at("rl_mc_routes(f, g2, ..., every output NULL)");
+    if (rl_mc_routes(f, g2, 2, 4, 1, 0, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &e) != RL_OK)
+        return broke("outputs not wanted: %s", e.msg);
+    rl_mixstay_block blk;
+    double sc[2];
+    const double complex ch[4] = { 0.5, 0.5, 0.5, 0.5 };
+    NUL(rl_mixstay_chi(NULL, 4, 8, 16, &blk, NULL, &e));
+    NUL(rl_mixstay_chi(ch, 4, 8, 16, NULL, NULL, &e));
+    NUL(rl_mixstay_law(RL_ANG_UNIFORM, 8, 100, 1, 8, 16, 16, NULL, sc, &e));
+    NUL(rl_mixstay_law(RL_ANG_UNIFORM, 8, 100, 1, 8, 16, 16, &blk, NULL, &e));
+    rl_family_named(f, "so2", 8, &e);
+    NUL(rl_mixstay_family(NULL, 8, 16, 16, &blk, sc, &e));
+    NUL(rl_mixstay_family(f, 8, 16, 16, NULL, sc, &e));
+    rl_model *m = NULL;
+    NUL(rl_model_load(NULL, &m, &e));
+    NUL(rl_model_load("fuzz/corpus/ckpt/rope", NULL, &e));
+    uint16_t *tr = NULL, *va = NULL;
+    long ntr, nva;
+    NUL(rl_model_data(NULL, 256, &tr, &ntr, &va, &nva, &e));
+    NUL(rl_model_data("README.md", 256, NULL, &ntr, &va, &nva, &e));
+    NUL(rl_model_data("README.md", 256, &tr, NULL, &va, &nva, &e));
+    NUL(rl_model_data("README.md", 256, &tr, &ntr, NULL, &nva, &e));
+    NUL(rl_model_data("README.md", 256, &tr, &ntr, &va, NULL, &e));
+    if (rl_model_load("fuzz/corpus/ckpt/rope", &m, &e) != RL_OK)
+        return broke("the fixture: %s", e.msg);
+    static uint16_t tok[64];
+    float fl[64 * 256];
+    const long lens[2] = { 8, 16 };
+    rl_model_eval_row rows[2];
+    const char *name;
+    const float *data;
+    long n;
+    long shape[2];
+    int nd;
+    char *p, *q;
+    NUL(rl_model_tensor(NULL, 0, &name, &data, &n, &e));
+    NUL(rl_model_tensor(m, 0, NULL, &data, &n, &e));
+    NUL(rl_model_tensor(m, 0, &name, NULL, &n, &e));
+    NUL(rl_model_tensor(m, 0, &name, &data, NULL, &e));
+    NUL(rl_model_tensor_shape(NULL, 0, shape, &nd, &e));
+    NUL(rl_model_tensor_shape(m, 0, NULL, &nd, &e));
+    NUL(rl_model_tensor_shape(m, 0, shape, NULL, &e));
+    NUL(rl_model_eval(NULL, tok, 64, NULL, 0, lens, 2, 16, 1, 1, rows, &e));
+    NUL(rl_model_eval(m, NULL, 64, NULL, 0, lens, 2, 16, 1, 1, rows, &e));
+    NUL(rl_model_eval(m, tok, 64, NULL, 0, NULL, 2, 16, 1, 1, rows, &e));
+    NUL(rl_model_eval(m, tok, 64, NULL, 0, lens, 2, 16, 1, 1, NULL, &e));
+    NUL(rl_model_probe(NULL, tok, 64, lens, 2, 1, 1, 1, &p, &q, &e));
+    NUL(rl_model_probe(m, NULL, 64, lens, 2, 1, 1, 1, &p, &q, &e));
+    NUL(rl_model_probe(m, tok, 64, lens, 2, 1, 1, 1, NULL, &q, &e));
+    NUL(rl_model_probe(m, tok, 64, lens, 2, 1, 1, 1, &p, NULL, &e));
+    NUL(rl_model_forward(NULL, tok, 8, 0, 1, fl, &e));
+    NUL(rl_model_forward(m, NULL, 8, 0, 1, fl, &e));
+    NUL(rl_model_forward(m, tok, 8, 0, 1, NULL, &e));
+    NUL(rl_model_attention(NULL, tok, 8, 0, 0, 1, fl, &e));
+    NUL(rl_model_attention(m, NULL, 8, 0, 0, 1, fl, &e));
+    NUL(rl_model_attention(m, tok, 8, 0, 0, 1, NULL, &e));
+    rl_model_free(m);
+    rl_model_free(NULL); /* a no-op, as free(NULL) */
+    rl_model_buffer_free(NULL);
+#undef NUL
+    free(f);
+    return 0;
+}
+
+Test(edges, null_pointers_are_bad_inputs)
+{
+    th_to_root();
+    harness("NULL pointers", sweep_nulls);
+}

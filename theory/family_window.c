@@ -48,11 +48,15 @@ static rl_status norm_of(const rl_family *f, int block, int as_log, double *v, r
 
 rl_status rl_family_norm(const rl_family *f, int block, double *norm, rl_err *err)
 {
+    if (!f || !norm)
+        return rl_fail(err, RL_EINPUT, "rl_family_norm: no family or no place for the norm (NULL)");
     return norm_of(f, block, 0, norm, err);
 }
 
 rl_status rl_family_window(const rl_family *f, int block, double eps, double *w, rl_err *err)
 {
+    if (!f || !w)
+        return rl_fail(err, RL_EINPUT, "rl_family_window: no family or no place for the window (NULL)");
     double e = eps, lognorm;
     const rl_opt eo = RL_OPT_EPS_(&e);
     RL_TRY(rl_opt_check_value(&eo, eps, err));
