@@ -760,6 +760,8 @@ static const bi_case cases[] = {
       "--steps", "3"),
     /* fault 17: a resume shorter than its checkpoint (the fixture is at step 1) */
     R(2, "below the checkpoint's step 2", RESUME("ck_step2.bin"), "--steps", "1"),
+    /* issue 40, fault 13: a --stop-at the checkpoint has passed trained to the end and exited 0 */
+    R(2, "--stop-at 1 is below the checkpoint's step 2", RESUME("ck_step2.bin"), "--stop-at", "1"),
 
     /* ---- issue 21, misc: bounded work, non-finite outputs, write failures, injection ---- */
     /* fault 14: a model too big for the machine was refused by the child run, after folders */
