@@ -159,7 +159,10 @@ rl_status rl_opt_set_value(const char *cmd, rl_opt *o, const char *v, rl_err *er
     }
     case RL_OPT_DOUBLE: {
         double x = strtod(v, &end);
-        if (end == v || *end || errno || !isfinite(x))
+        /* ERANGE on underflow (1e-308, a subnormal, or 1e-400, rounded to 0)
+         * is still a finite number, whatever the range then says (issue 40,
+         * fault 12); on overflow x is inf and refused as not finite */
+        if (end == v || *end || (errno && errno != ERANGE) || !isfinite(x))
             return rl_fail(err, RL_EINPUT, "%s: --%s expects a finite number, got '%s'", cmd,
                            o->name, v);
         RL_TRY(check_range(cmd, o, x, v, err));

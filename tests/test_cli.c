@@ -257,3 +257,15 @@ Test(cli, window_near_one_returns, .timeout = 10)
     cr_assert_eq(th_run("bound norm2 --family lazy-haar --d 4 --p 1e-16", out, sizeof out, err, sizeof err), 0, "%s",
                  err);
 }
+
+/* issue 40, fault 12: a tiny number strtod flags as underflow (ERANGE) is a
+ * finite number: in range, it is read; out of range, the range says so. */
+Test(cli, underflowing_numbers_are_numbers)
+{
+    cr_assert_eq(th_run("bound farmass --ml 100 --k 1e-308 --lambda 1", out, sizeof out, err, sizeof err), 0, "%s",
+                 err);
+    cr_expect_eq(th_run("bound farmass --ml 100 --k 1e-400 --lambda 1", out, sizeof out, err, sizeof err), 2);
+    cr_expect(strstr(err, "--k 1e-400 is out of range"), "%s", err);
+    cr_expect_eq(th_run("bound farmass --ml 100 --k 1e400 --lambda 1", out, sizeof out, err, sizeof err), 2);
+    cr_expect(strstr(err, "expects a finite number"), "%s", err);
+}
