@@ -49,9 +49,15 @@ def _vec(cname, kinds, *args):
     call (rl_form_eval); kinds: 'i' (C int) or 'd' (double) per argument."""
     arrs = [(_ints("argument %d" % k, a) if t == "i" else np.asarray(a, dtype=np.float64))
             for k, (t, a) in enumerate(zip(kinds, args))]
-    flat = [np.ascontiguousarray(x, dtype=np.float64).reshape(-1) for x in np.broadcast_arrays(*arrs)]
-    shape = np.broadcast(*arrs).shape
-    out = np.empty(shape, dtype=np.float64)
+    try:
+        shape = np.broadcast(*arrs).shape
+    except ValueError as e:
+        raise ValueError("%s: the arguments do not broadcast (%s)" % (cname, e)) from None
+    out = L.empty(cname, shape)  # ValueError when it does not fit in memory, never MemoryError
+    try:
+        flat = [np.ascontiguousarray(x, dtype=np.float64).reshape(-1) for x in np.broadcast_arrays(*arrs)]
+    except MemoryError:
+        raise ValueError("%s: arguments of shape %s do not fit in memory" % (cname, shape)) from None
     ptrs = (L.dptr * len(flat))(*[L.dbuf(x) for x in flat])
     name = cname[3:] if cname.startswith("rl_") else cname
     L.call(L.need(_form, "rl_form_eval"), "rl_form_eval", name.encode(), ptrs, len(flat), out.size, L.dbuf(out))

@@ -104,6 +104,9 @@ def routes(family, grid, reps, seed, stream=0, threads=1, d=None, **params):
     those of its mixing_families.tsv.  Returns a Routes."""
     if isinstance(family, tuple):  # mixing_case(...)'s pair
         family, stream = family
+    if not isinstance(family, (str, Family)):
+        raise ValueError("routes: family must be a registry name, a Family or mixing_case(...)'s pair, got %r"
+                         % (family,))
     if isinstance(family, (str, Family)):  # a Family's d must be d's, when given
         family = _family(family, d, **params)
     g = L.lengths("grid", grid)
@@ -131,8 +134,10 @@ def family_mean(family, n, seed, stream=0, d=None, **params):
     mixing` uses for a family with no closed form)."""
     if isinstance(family, tuple):
         family, stream = family
-    if isinstance(family, (str, Family)):
-        family = _family(family, d, **params)
+    if not isinstance(family, (str, Family)):
+        raise ValueError("family_mean: family must be a registry name, a Family or mixing_case(...)'s pair, got %r"
+                         % (family,))
+    family = _family(family, d, **params)
     n = L.as_int("n", n, 2, 10**10)
     seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
     stream = L.as_int("stream", stream, 0, L.ULONG_MAX)
@@ -235,6 +240,8 @@ def farmass(family, grid, reps, seed, k=16, lam=(1.0, 2.0, 4.0), slopes=FARMASS_
         stream, none = family.stream, family.none
     elif isinstance(family, (str, Family)):
         family = _family(family, d, **params)
+    else:
+        raise ValueError("farmass: family must be a registry name, a Family or farmass_case(...), got %r" % (family,))
     g = L.lengths("grid", grid)
     lam = np.ascontiguousarray(np.atleast_1d(np.asarray(lam, dtype=np.float64)))
     sl = np.ascontiguousarray(np.atleast_1d(np.asarray(slopes, dtype=np.float64)))

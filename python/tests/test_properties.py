@@ -123,3 +123,15 @@ def test_any_family_flags_give_a_window_or_one_line(fam, d, flags):
         assert one_line(e)
         return
     assert math.isinf(w) or w >= 1
+
+
+def test_wrong_types_and_huge_grids_are_value_errors():
+    """issue 40, fault 15: routes(5, ...) raised AttributeError, a 1e10-point broadcast MemoryError."""
+    with pytest.raises(ValueError):
+        routelab.routes(5, [1, 2], 4, 1, d=4)
+    with pytest.raises(ValueError):
+        routelab.family_mean(5, 10, 1, d=4)
+    with pytest.raises(ValueError):
+        routelab.farmass(5, [32], 2, 1, d=4)
+    with pytest.raises(ValueError):
+        routelab.farmass_lower(np.ones((100000, 1)), np.ones((1, 100000)), 1.0)
