@@ -6,6 +6,7 @@ train`, its configuration and parameters, the token-paired evaluation of
 import ctypes
 import io
 import os
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,6 +127,9 @@ class Model:
     """A trained model loaded from a checkpoint of `routelab train`."""
 
     def __init__(self, handle, path):
+        # held by every call into the model and by close(): close() from another thread waits for a
+        # running call instead of freeing the model under it (issue 40, fault 4: a segfault)
+        self._lock = threading.RLock()
         self._h = handle
         self.path = path
         i = _Info()
@@ -152,9 +156,14 @@ class Model:
         return cls(h, os.fspath(ckpt))
 
     def close(self):
-        if getattr(self, "_h", None) and _free is not None:  # _free: None at interpreter exit
-            _free(self._h)
-            self._h = None
+        """Free the model; a call running in another thread finishes first (close waits for it)."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if getattr(self, "_h", None) and _free is not None:  # _free: None at interpreter exit
+                _free(self._h)
+                self._h = None
 
     __del__ = close
 
@@ -177,16 +186,17 @@ class Model:
         biases and norms vectors (model/gpt.c, the one place shapes are
         written)."""
         if self._params is None:
-            out = {}
             need = L.need(_shape, "rl_model_tensor_shape")
-            for i in range(self.config["ntensors"]):
-                nm, data, n = L.c_char_p(), L.P(ctypes.c_float)(), L.c_long()
-                L.call(_tensor, "rl_model_tensor", self._handle(), i, ctypes.byref(nm), ctypes.byref(data),
-                       ctypes.byref(n))
-                shape, nd = (L.c_long * 2)(), L.c_int()
-                L.call(need, "rl_model_tensor_shape", self._handle(), i, shape, ctypes.byref(nd))
-                a = np.ctypeslib.as_array(data, shape=(n.value,)).copy()
-                out[nm.value.decode()] = a.reshape(tuple(shape[:nd.value]))
+            out = {}
+            with self._lock:  # close() from another thread waits (see __init__)
+                for i in range(self.config["ntensors"]):
+                    nm, data, n = L.c_char_p(), L.P(ctypes.c_float)(), L.c_long()
+                    L.call(_tensor, "rl_model_tensor", self._handle(), i, ctypes.byref(nm), ctypes.byref(data),
+                           ctypes.byref(n))
+                    shape, nd = (L.c_long * 2)(), L.c_int()
+                    L.call(need, "rl_model_tensor_shape", self._handle(), i, shape, ctypes.byref(nd))
+                    a = np.ctypeslib.as_array(data, shape=(n.value,)).copy()
+                    out[nm.value.decode()] = a.reshape(tuple(shape[:nd.value]))
             self._params = out
         return self._params
 
@@ -208,8 +218,9 @@ class Model:
         seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
         threads = L.as_int("threads", threads, 1, 1024)
         out = np.empty((tok.size, self.config["vocab"]), dtype=np.float32)
-        L.call_long(_forward, "rl_model_forward", self._handle(),
-               tok.ctypes.data_as(L.u16ptr), tok.size, seed, threads, out.ctypes.data_as(L.P(ctypes.c_float)))
+        with self._lock:
+            L.call_long(_forward, "rl_model_forward", self._handle(),
+                   tok.ctypes.data_as(L.u16ptr), tok.size, seed, threads, out.ctypes.data_as(L.P(ctypes.c_float)))
         return out
 
     def attention(self, tokens, layer: int, seed: int = 0, threads: int = 1) -> np.ndarray:
@@ -229,8 +240,9 @@ class Model:
         if tok.size > 8192:
             raise ValueError("attention: %d tokens, more than 8192 (the map holds heads x n x n floats)" % tok.size)
         out = np.empty((self.config["heads"], tok.size, tok.size), dtype=np.float32)
-        L.call_long(_attention, "rl_model_attention", self._handle(),
-               tok.ctypes.data_as(L.u16ptr), tok.size, layer, seed, threads, out.ctypes.data_as(L.P(ctypes.c_float)))
+        with self._lock:
+            L.call_long(_attention, "rl_model_attention", self._handle(),
+                   tok.ctypes.data_as(L.u16ptr), tok.size, layer, seed, threads, out.ctypes.data_as(L.P(ctypes.c_float)))
         return out
 
     def eval(self, tokens, lengths, targets=65536, full=False, seed=42, train_tokens=None, threads=1) -> np.recarray:
@@ -252,9 +264,10 @@ class Model:
         threads = L.as_int("threads", threads, 1, 1024)
         tr = None if train_tokens is None else L.tokens("train_tokens", train_tokens)
         rows = (_Row * ls.size)()
-        L.call_long(_eval, "rl_model_eval", self._handle(), tok.ctypes.data_as(L.u16ptr), tok.size,
-               tr.ctypes.data_as(L.u16ptr) if tr is not None else None, 0 if tr is None else tr.size,
-               ls.ctypes.data_as(L.lptr), ls.size, targets, seed, threads, rows)
+        with self._lock:
+            L.call_long(_eval, "rl_model_eval", self._handle(), tok.ctypes.data_as(L.u16ptr), tok.size,
+                   tr.ctypes.data_as(L.u16ptr) if tr is not None else None, 0 if tr is None else tr.size,
+                   ls.ctypes.data_as(L.lptr), ls.size, targets, seed, threads, rows)
         return np.rec.fromrecords([tuple(getattr(r, n) for n in _ROW) for r in rows], dtype=EVAL_DTYPE)
 
     def probe(self, tokens, lengths=None, windows=4, seed=42, threads=1):
@@ -268,8 +281,9 @@ class Model:
         seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
         threads = L.as_int("threads", threads, 1, 1024)
         pp, dp = L.c_void_p(), L.c_void_p()
-        L.call_long(_probe, "rl_model_probe", self._handle(), tok.ctypes.data_as(L.u16ptr), tok.size,
-               ls.ctypes.data_as(L.lptr), ls.size, windows, seed, threads, ctypes.byref(pp), ctypes.byref(dp))
+        with self._lock:
+            L.call_long(_probe, "rl_model_probe", self._handle(), tok.ctypes.data_as(L.u16ptr), tok.size,
+                   ls.ctypes.data_as(L.lptr), ls.size, windows, seed, threads, ctypes.byref(pp), ctypes.byref(dp))
         try:
             ptxt = ctypes.string_at(pp).decode()
             dtxt = ctypes.string_at(dp).decode()

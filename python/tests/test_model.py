@@ -204,3 +204,27 @@ except KeyboardInterrupt:
     assert line == "interrupted", line
     assert dt < 1.0, "KeyboardInterrupt %.2f s after SIGINT" % dt
     assert "usable" in rest and p.returncode == 0
+
+
+def test_close_from_another_thread_waits_for_the_call(tiny):
+    """issue 40, fault 4: Model.close() from another thread during eval segfaulted the interpreter;
+    close() now waits for the running call, and later calls say the model is closed."""
+    import threading
+    import time
+    _, _, ckpt = tiny
+    m = routelab.Model.load(ckpt)
+    val = np.random.default_rng(2).integers(0, 256, size=300_000).astype(np.uint16)
+    box = {}
+
+    def run():
+        box["rows"] = m.eval(val, [16, 1024], full=True)
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(0.5)  # inside the call
+    assert t.is_alive(), "the eval finished before close(): the test would prove nothing"
+    m.close()        # waits for the eval, then frees
+    t.join()
+    assert len(box["rows"]) == 2 and np.isfinite(box["rows"].mean_loss).all()
+    with pytest.raises(ValueError, match="closed"):
+        m.eval(val[:2000], [16])
