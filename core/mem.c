@@ -5,7 +5,29 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+/* The address space this process may still map under its RLIMIT_AS
+ * (`ulimit -v`): the limit less what is mapped now (/proc/self/statm's
+ * first field, in pages); SIZE_MAX without a limit.  An allocation past it
+ * fails whatever the machine has (issue 40, fault 5: "out of memory" ended
+ * a Python interpreter that the check had let through). */
+static size_t address_room(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return SIZE_MAX;
+    unsigned long long pages = 0;
+    FILE *fp = fopen("/proc/self/statm", "r");
+    if (fp) {
+        if (fscanf(fp, "%llu", &pages) != 1)
+            pages = 0;
+        fclose(fp);
+    }
+    const unsigned long long used = pages * (unsigned long long)sysconf(_SC_PAGE_SIZE);
+    return rl.rlim_cur > used ? (size_t)(rl.rlim_cur - used) : 0;
+}
 
 rl_status rl_mem_limit(size_t *bytes, rl_err *err)
 {
@@ -47,5 +69,13 @@ rl_status rl_mem_check(const char *what, size_t need, int over, rl_err *err)
                        "%s needs %zu bytes (%.1f GiB), more than the %zu bytes (%.1f GiB) of "
                        "this machine", what, need, need / 1073741824.0, have,
                        have / 1073741824.0);
+    /* a ROUTELAB_MEM_LIMIT stands for the machine; the address-space limit
+     * is the process's own and binds whatever the machine has */
+    const size_t room = address_room();
+    if (need > room)
+        return rl_fail(err, RL_EINPUT,
+                       "%s needs %zu bytes (%.1f GiB), more than the %zu bytes (%.1f GiB) this process may "
+                       "still map (its address-space limit, ulimit -v)", what, need, need / 1073741824.0, room,
+                       room / 1073741824.0);
     return RL_OK;
 }

@@ -124,7 +124,10 @@ def load_data(path, vocab):
 
 
 class Model:
-    """A trained model loaded from a checkpoint of `routelab train`."""
+    """A trained model loaded from a checkpoint of `routelab train`.
+
+    Threads may share a Model: its calls run one at a time (a lock), and close() waits for a
+    running call before it frees the model."""
 
     def __init__(self, handle, path):
         # held by every call into the model and by close(): close() from another thread waits for a

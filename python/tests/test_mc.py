@@ -153,3 +153,25 @@ def test_farmass_threads_and_bad_inputs():
                  lambda: routelab.farmass_case("nosuch", 16)):
         with pytest.raises(ValueError):
             call()
+
+
+def test_the_memory_check_reads_the_address_space_limit():
+    """issue 40, fault 5: under `ulimit -v 2000000` routes(...) needing 3.9 GiB passed the memory check
+    (the machine has more) and the allocation's "out of memory" ended the interpreter; now the check
+    reads RLIMIT_AS and the call is a ValueError naming the limit."""
+    import resource
+    import subprocess
+    import sys
+    code = ("import routelab\n"
+            "try:\n"
+            "    routelab.routes('haar', [1, 2], 10**6, 1, d=64)\n"
+            "except ValueError as e:\n"
+            "    print('ValueError', 'ulimit -v' in str(e))\n"
+            "print('alive')\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2_000_000 * 1024, 2_000_000 * 1024))
+
+    p = subprocess.run([sys.executable, "-c", code], preexec_fn=limit, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["ValueError", "True", "alive"], p.stdout + p.stderr
