@@ -455,6 +455,7 @@ struct rl_gpt_eval {
     void *observe_ctx;
     float *keep;               /* per-position losses of the next windows (or NULL) */
     float *keep_logits;        /* per-position logits (L x V) of the next windows (or NULL) */
+    int bad_layer;             /* the first layer whose activations were not finite (-1: none; layers: the head) */
     int layer;                 /* the layer being evaluated, for observe */
 };
 
@@ -507,6 +508,7 @@ rl_status rl_gpt_eval_check(const rl_gpt *m, long L, rl_err *err)
 rl_gpt_eval *rl_gpt_eval_alloc(const rl_gpt *m, long L)
 {
     rl_gpt_eval *e = rl_xcalloc(1, sizeof *e);
+    e->bad_layer = -1;
     e->L = L;
     int over = 0; /* checked by rl_gpt_eval_check */
     e->n = layout_eval(e, m, NULL, &over);
@@ -523,6 +525,21 @@ void rl_gpt_eval_free(rl_gpt_eval *e)
     rl_scheme_state_free(&e->ss);
     free(e->arena);
     free(e);
+}
+
+int rl_gpt_eval_bad_layer(const rl_gpt_eval *e)
+{
+    return e->bad_layer;
+}
+
+/* Whether every one of n floats is finite (an overflow anywhere makes the
+ * sum of x * 0 a NaN: one pass, no branch per element). */
+static int all_finite(const float *x, long n)
+{
+    float z = 0;
+    for (long i = 0; i < n; i++)
+        z += x[i] * 0.0f;
+    return z == 0;
 }
 
 void rl_gpt_eval_keep_logits(rl_gpt_eval *e, float *logits)
@@ -564,6 +581,13 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
             const rl_tile_after into_xc = { .sum_to = xc, .sum_with = xc };
             mlp_forward(m, l, xc, e->ln, NULL, NULL, e->h, e->h, e->out, n, &into_xc);
         }
+        /* a checkpoint of finite but huge weights (3e38) overflows: said,
+         * with the layer, never a NaN loss read as a number (issue 40) */
+        if (!all_finite(e->x, L * C)) {
+            if (e->bad_layer < 0)
+                e->bad_layer = l;
+            return NAN;
+        }
     }
     double sum = 0;
     for (long r0 = 0; r0 < L; r0 += EVAL_CHUNK) {
@@ -575,6 +599,11 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
         rl_xent_forward(e->logits, e->losses, tok + r0 + 1, n, 1, (int)n, V);
         for (long i = 0; i < n; i++)
             sum += e->losses[i];
+        if (!isfinite(sum)) { /* the head's logits overflowed */
+            if (e->bad_layer < 0)
+                e->bad_layer = m->cfg.layers;
+            return NAN;
+        }
         if (e->keep)
             memcpy(e->keep + r0, e->losses, sizeof(float) * (size_t)n);
     }

@@ -131,6 +131,10 @@ void rl_gpt_eval_keep_losses(rl_gpt_eval *e, float *losses);
 /* Copy the logits of every position of the next windows into logits (L x V
  * floats for a window of L, row-major; NULL stops it). */
 void rl_gpt_eval_keep_logits(rl_gpt_eval *e, float *logits);
+/* The first layer whose activations were not finite in a window so far (its
+ * window returned NAN), layers for the output head, -1 for none: a
+ * checkpoint whose finite weights overflow float (issue 40). */
+int rl_gpt_eval_bad_layer(const rl_gpt_eval *e);
 /* Bytes the workspace holds (for reports). */
 size_t rl_gpt_eval_bytes(const rl_gpt_eval *e);
 /* Sum of the cross-entropies at every position of one window of L <=

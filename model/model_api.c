@@ -121,6 +121,18 @@ static rl_status check_tokens(const char *what, const uint16_t *t, long n, int v
     return RL_OK;
 }
 
+/* RL_EINPUT when a window's activations were not finite (a checkpoint of
+ * finite weights that overflow float, issue 40), naming the layer. */
+static rl_status finite_or_fail(const rl_gpt *g, const rl_gpt_eval *ev, rl_err *err)
+{
+    const int bad = rl_gpt_eval_bad_layer(ev);
+    if (bad < 0)
+        return RL_OK;
+    return rl_fail(err, RL_EINPUT, "model: the activations of %s%d are not finite (its weights overflow float)",
+                   bad == g->cfg.layers ? "the output head, after layer " : "layer ",
+                   bad == g->cfg.layers ? bad - 1 : bad);
+}
+
 /* The arguments that eval and probe share: the validation stream as a data
  * set (not owned), the lengths against it and the workspace, the threads. */
 static rl_status check_common(const rl_model *m, const uint16_t *val, long nval, const long *lengths, int nl,
@@ -181,12 +193,17 @@ rl_status rl_model_eval(const rl_model *m, const uint16_t *val, long nval, const
                                   .new_se = r.new_se, .new_ratio = exp(r.new_dlog), .unigram = r.unigram,
                                   .spans = sp.n, .slots = sp.slots };
     }
+    const rl_status fin = finite_or_fail(g, ev, err);
     rl_gpt_eval_free(ev);
     free(uni);
     free(ref);
     if (rl_cancelled()) {
         rl_eval_spans_free(&sp);
         return rl_fail(err, RL_ECANCEL, "eval: cancelled");
+    }
+    if (fin != RL_OK) {
+        rl_eval_spans_free(&sp);
+        return fin;
     }
     rl_eval_spans_free(&sp);
     return RL_OK;
@@ -225,12 +242,14 @@ rl_status rl_model_probe(const rl_model *m, const uint16_t *val, long nval, cons
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m->g, maxL);
     for (int i = 0; i < nl; i++)
         rl_probe_length(m->g, ev, &ds.val, lengths[i], windows, (uint64_t)seed, po, dout);
+    const rl_status fin = finite_or_fail(m->g, ev, err);
     rl_gpt_eval_free(ev);
     const int bad = fclose(po) != 0;
-    if ((fclose(dout) != 0) | bad | rl_cancelled()) {
+    if ((fclose(dout) != 0) | bad | rl_cancelled() | (fin != RL_OK)) {
         free(*probe_tsv), free(*distance_tsv);
         *probe_tsv = *distance_tsv = NULL;
         return rl_cancelled() ? rl_fail(err, RL_ECANCEL, "probe: cancelled")
+               : fin != RL_OK ? fin
                               : rl_fail(err, RL_EINTERNAL, "probe: its tables could not be written to memory");
     }
     return RL_OK;
@@ -277,11 +296,12 @@ static rl_status one_window(const rl_model *m, const uint16_t *tok, long n, unsi
     /* the noise eval draws for a window of n tokens at the stream's start
      * with seed `key` (model/evaluate.h): forward and eval agree */
     rl_gpt_eval_window(m->g, ev, pad, n, rl_eval_window_key((uint64_t)key, n, 0));
+    const rl_status fin = finite_or_fail(m->g, ev, err);
     rl_gpt_eval_free(ev);
     free(pad);
     if (rl_cancelled())
         return rl_fail(err, RL_ECANCEL, "model: cancelled");
-    return RL_OK;
+    return fin;
 }
 
 rl_status rl_model_forward(const rl_model *m, const uint16_t *tok, long n, unsigned long key, int threads,

@@ -571,6 +571,21 @@ static void checkpoints(bi_env *e, const char *ckpath)
      * moment infinite, checksum recomputed so that only the values are wrong */
     ck_float(e, "ck_nanparam.bin", 3, NAN);
     ck_float(e, "ck_infmoment.bin", 3 * np - 1, INFINITY);
+    /* finite weights that overflow float in the forward (issue 40, fault 11):
+     * every gain of the first LayerNorm 3e38, after the embedding's V x C */
+    {
+        int64_t V, C;
+        memcpy(&V, ck_buf + CK_FIELD(F_VOCAB), 8);
+        memcpy(&C, ck_buf + CK_FIELD(F_WIDTH), 8);
+        unsigned char *h = malloc(ck_len);
+        memcpy(h, ck_buf, ck_len);
+        const float big = 3e38f;
+        for (int64_t c = 0; c < C; c++)
+            memcpy(h + CK_HEADER + 4 * (size_t)(V * C + c), &big, 4);
+        ck_fix_sum(h, ck_len);
+        ck_write(e, "ck_huge.bin", h, ck_len);
+        free(h);
+    }
     /* the run at step 2 of its 2 (step and AdamW's count together), for a
      * resume asked to stop before it (fault 17) */
     memcpy(b = malloc(n), ck_buf, n);

@@ -752,6 +752,10 @@ static const bi_case cases[] = {
     R(2, "non-finite values", HORIZON("@ck_infmoment.bin")),
     R(2, "non-finite values", RESUME("ck_nanparam.bin")),
     R(2, "non-finite values", RESUME("ck_infmoment.bin")),
+    /* fault 11 of issue 40: finite weights that overflow: -nan with exit 0 before */
+    R(2, "activations of layer 0 are not finite at length 8", EVAL("@ck_huge.bin")),
+    R(2, "activations of layer 0 are not finite at length 8", EVALT("@ck_huge.bin")),
+    R(2, "activations of layer 0 are not finite at length 8", PROBE("@ck_huge.bin")),
     /* fault 5: a rate that diverges at once writes no checkpoint (a finite but diverged
      * state at 1e30, infinite parameters at 1e300) */
     R(2, "validation loss of -?nan.*no checkpoint of this run", TRAIN, "--lr", "1e30", "--ckpt-every", "1",
