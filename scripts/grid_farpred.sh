@@ -19,24 +19,47 @@
 #        not the committed one stops the script (status 2)
 #        (defaults: docs/results, 6, build/routelab; run from the repository root)
 set -eu
+# No word of ours or of the grid's files is ever a pattern (issue 40, fault 2: the grid's
+# command line expanded unquoted, `--probe *` became file names).
+set -f
+die() { echo "grid_farpred: $*" >&2; exit 2; }
+[ $# -le 3 ] || die "at most three arguments: GRID SEEDS BIN (got $#)"
 GRID=${1:-docs/results}
 SEEDS=${2:-6}
-BIN=$(readlink -f "${3:-build/routelab}")
-[ -d "$GRID/models" ] || { echo "grid_farpred: $GRID has no models/ folder" >&2; exit 2; }
+# every argument checked before anything is written (issue 40, faults 1 and 14: SEEDS -1
+# retrained and replaced, SEEDS 0 rewrote the report, "abc" exited 1 with head's message)
+case "$SEEDS" in '' | *[!0-9]*) die "SEEDS must be a whole number of seeds >= 1, got '$SEEDS'" ;; esac
+[ "$SEEDS" -ge 1 ] 2>/dev/null || die "SEEDS must be a whole number of seeds >= 1, got '$SEEDS'"
+B=${3:-build/routelab}
+[ -f "$B" ] && [ -x "$B" ] || die "BIN $B is no executable file"
+BIN=$(readlink -f "$B")
+[ -d "$GRID/models" ] || die "$GRID has no models/ folder"
+set +f
 first=$(ls -d "$GRID"/models/*/seed* | head -n 1)
+set -f
+[ -n "$first" ] && [ -f "$first/config.txt" ] || die "$GRID/models holds no model with a config.txt"
 # the grid's own folder, as its models' config.txt names it (.../models/V/seedK)
 OUT=$(sed -n '/^--out$/{n;p;q}' "$first/config.txt" | sed 's#/models/[^/]*/seed[0-9]*$##')
-[ -n "$OUT" ] || { echo "grid_farpred: $first/config.txt names no --out" >&2; exit 2; }
+[ -n "$OUT" ] || die "$first/config.txt names no --out"
+case "$OUT" in /* | [A-Za-z0-9._]*) ;; *) die "$first/config.txt names an --out this script will not write: $OUT" ;; esac
 # the grid's own command (config.txt), less its --seeds and --threads: the same flags give the
 # same train lines (words without spaces; the committed grids' are)
 args=$(sed -n 's/^command\troutelab reproduce //p' "$GRID/config.txt" | sed -E 's/--(seeds|threads) [^ ]+//g')
 [ -n "$args" ] || { echo "grid_farpred: $GRID/config.txt has no command line" >&2; exit 2; }
 seeds=$(ls "$GRID/models/$(ls "$GRID/models" | head -n 1)" | sed 's/seed//' | sort -n | head -n "$SEEDS")
-# every model of those seeds has what the comparison and the copies read, before anything is written
+nseeds=$(echo "$seeds" | wc -w)
+[ "$SEEDS" -le "$nseeds" ] || die "SEEDS $SEEDS: the grid has $nseeds seeds"
+set +f
+# every model of those seeds has what the comparison and the copies read, and trains into the
+# folder its own place names (a config.txt is data: its --out must be OUT/models/V/seedK, never
+# another folder the script would create, fill and remove), before anything is written
 for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
     for f in config.txt log.tsv eval.tsv; do
-        [ -f "$d/$f" ] && [ -r "$d/$f" ] || { echo "grid_farpred: $d has no readable $f" >&2; exit 2; }
+        [ -f "$d/$f" ] && [ -r "$d/$f" ] || die "$d has no readable $f"
     done
+    want="$OUT/models/$(basename "$(dirname "$d")")/seed$s"
+    got=$(sed -n '/^--out$/{n;p;q}' "$d/config.txt")
+    [ "$got" = "$want" ] || die "$d/config.txt trains into $got, not $want (its own place in the grid)"
 done; done
 mkdir -p "$OUT"
 if [ -d "$GRID/theory" ] && [ ! -d "$OUT/theory" ]; then cp -r "$GRID/theory" "$OUT/theory"; fi

@@ -1002,3 +1002,53 @@ Test(reproduce, rank_row_from_the_models_scores, .timeout = 240)
     free(ord);
     th_rmdir(d);
 }
+
+/* issue 40, faults 1, 2 and 14: every argument of grid_farpred.sh and every value it reads from
+ * the grid is checked before anything is written.  SEEDS -1 retrained all but the last seed and
+ * exited 0, SEEDS 0 rewrote the report, "abc" exited 1 with head's message; a BIN that is missing
+ * or not executable exited 1 or 126 with folders left; a model whose config.txt trains into
+ * another folder made the script create, copy, train and remove there.  Each is now one line,
+ * status 2, the grid as it was and no folder made. */
+Test(reproduce, grid_farpred_script_checks_every_argument_first, .timeout = 240)
+{
+    char *d = th_tmpdir();
+    const char *root = committed_grid(d, "rope");
+    char cmd[8192], *err;
+    snprintf(cmd, sizeof cmd, "cp -r %s/c %s/before", d, d);
+    cr_assert_eq(system(cmd), 0);
+    const char *bad[][2] = {
+        { "-1", "SEEDS must be a whole number" }, { "0", "SEEDS must be a whole number" },
+        { "abc", "SEEDS must be a whole number" }, { "99", "SEEDS 99: the grid has 1 seeds" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c %s %s > %s/log 2> %s/err", d, bad[i][0], root, d, d);
+        const int st = system(cmd);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "SEEDS %s: status %d", bad[i][0], st);
+        err = rl_read_file(th_path(d, "err"), NULL);
+        cr_expect(err && th_lines(err) == 1 && strstr(err, bad[i][1]), "SEEDS %s: %s", bad[i][0], err);
+        free(err);
+    }
+    const char *bins[] = { "/nonexistent/routelab", "README.md" };
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, bins[i], d, d);
+        const int st = system(cmd);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "BIN %s: status %d", bins[i], st);
+        err = rl_read_file(th_path(d, "err"), NULL);
+        cr_expect(err && th_lines(err) == 1 && strstr(err, "is no executable file"), "BIN %s: %s", bins[i], err);
+        free(err);
+    }
+    /* a model whose config.txt trains elsewhere: refused, that folder never made */
+    snprintf(cmd, sizeof cmd,
+             "awk 'p {print \"%s/elsewhere\"; p = 0; next} /^--out$/ {p = 1} {print}' "
+             "%s/c/models/rope/seed42/config.txt > %s/cfg && cp %s/cfg %s/c/models/rope/seed42/config.txt && "
+             "cp %s/c/models/rope/seed42/config.txt %s/before/models/rope/seed42/config.txt",
+             d, d, d, d, d, d, d);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    err = grid_farpred_refusal(d, root);
+    cr_expect(strstr(err, "trains into") && strstr(err, "elsewhere"), "%s", err);
+    free(err);
+    snprintf(cmd, sizeof cmd, "test -e %s/elsewhere", d);
+    cr_expect_neq(system(cmd), 0, "the script made the folder a config.txt named");
+    expect_grid_as_before(d);
+    th_rmdir(d);
+}
