@@ -29,11 +29,28 @@ for b in "$2" "$3"; do
 done
 OLD=$(readlink -f "$2") NEW=$(readlink -f "$3")
 ROUNDS=${4:-2}
-case $ROUNDS in '' | *[!0-9]*) die "ROUNDS '$ROUNDS' is not a positive integer" ;; esac
-[ "$ROUNDS" -gt 0 ] || die "ROUNDS '$ROUNDS' is not a positive integer"
+# at most six digits before any arithmetic: a longer number made `[` print its own line
+# too (issue 40, fault 14)
+case $ROUNDS in '' | *[!0-9]* | ???????*) die "ROUNDS '$ROUNDS' is not a positive integer below 1000000" ;; esac
+[ "$ROUNDS" -gt 0 ] || die "ROUNDS '$ROUNDS' is not a positive integer below 1000000"
 [ -f data/brown/train.bin ] || die "no data/brown here (run it from the repository root after make setup-data)"
 D=$(mktemp -d)
+# A TERM, INT or HUP stops every process this script started (the training subshells went on
+# and the temporary folder stayed: issue 40, fault 17), then removes the folder.
+killtree() {
+    for c in $(pgrep -P "$1" 2>/dev/null); do killtree "$c"; done
+    [ "$1" = $$ ] || kill -TERM "$1" 2>/dev/null || true
+}
+stop() {
+    trap - EXIT TERM INT HUP
+    killtree $$
+    rm -rf "$D"
+    exit "$1"
+}
 trap 'rm -rf "$D"' EXIT
+trap 'stop 143' TERM
+trap 'stop 130' INT
+trap 'stop 129' HUP
 
 # bytes_run BIN OUT [env ...]: returns nonzero, naming the run that failed
 bytes_run() {
@@ -55,8 +72,10 @@ if [ "$MODE" = bytes ]; then
     for core in own Haswell; do
         set --
         [ $core = Haswell ] && set -- OPENBLAS_CORETYPE=Haswell
-        why=$(bytes_run "$OLD" "$D/$core/old" "$@") || die "failed on the $core kernels: $why"
-        why=$(bytes_run "$NEW" "$D/$core/new" "$@") || die "failed on the $core kernels: $why"
+        # in the background, then `wait`: sh runs a trap only between commands, and a
+        # foreground run of minutes would hold a TERM until its end
+        bytes_run "$OLD" "$D/$core/old" "$@" >"$D/why" & wait $! || die "failed on the $core kernels: $(cat "$D/why")"
+        bytes_run "$NEW" "$D/$core/new" "$@" >"$D/why" & wait $! || die "failed on the $core kernels: $(cat "$D/why")"
         n=0 nd=0
         for f in $(cd "$D/$core/old" && find . -name ckpt.bin -o -name eval.tsv -o -name log.tsv | sort); do
             n=$((n + 1))
@@ -89,8 +108,8 @@ elif [ "$MODE" = speed ]; then
                     rm -rf "$D/x"
                     "$bin" train --data data/brown --out "$D/x" --layers "$1" --width "$2" --heads "$3" \
                         --ctx "$4" --batch "$5" --steps "$6" --lr 1e-3 --threads $th --val-every 100000 \
-                        --val-batches 1 --ckpt-every 100000 >/dev/null 2>&1 ||
-                        die "$bin train at ${1}L w$2 on $th threads failed"
+                        --val-batches 1 --ckpt-every 100000 >/dev/null 2>&1 &
+                    wait $! || die "$bin train at ${1}L w$2 on $th threads failed"
                     med=$(awk -F'\t' 'NR > 6 { print $5 }' "$D/x/log.tsv" | sort -n |
                         awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
                     [ -n "$med" ] || die "$bin train at ${1}L w$2 logged no steps"

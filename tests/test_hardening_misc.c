@@ -3,6 +3,9 @@
  * limit OpenBLAS spun under (11), OMP_STACKSIZE (18), and data brown's cache
  * over another archive (18). */
 #include <criterion/criterion.h>
+#include <limits.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <complex.h>
 #include <math.h>
@@ -13,6 +16,7 @@
 
 #include "../theory/theory.h"
 #include "helpers.h"
+#include "../core/util.h"
 
 /* S by the direct sum, long double, for M past the direct range */
 static long double pair_sum_loop(double complex chi, long m)
@@ -216,4 +220,60 @@ Test(hardening_misc, reproduce_variant_list_is_bounded_before_any_folder)
     free(out);
     free(txt);
     free(dir);
+}
+
+/* issue 40, fault 17: SIGTERM to scripts/compare_builds.sh left its temporary folder and a
+ * subshell that kept training.  Run from a folder with the scripts and a small data/brown
+ * (made by `routelab data text`), its temporary folder under a TMPDIR of the test's own: a
+ * TERM two seconds in stops every process it started and removes the folder. */
+Test(hardening_misc, compare_builds_stops_its_children_on_term, .timeout = 120)
+{
+    th_to_root();
+    char *d = th_tmpdir(), cmd[16384], root[PATH_MAX];
+    cr_assert(getcwd(root, sizeof root));
+    const char *bin = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
+    char abin[PATH_MAX];
+    cr_assert(realpath(bin, abin));
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/w %s/tmp && ln -s %s/scripts %s/w/scripts && cd %s/w && "
+             "%s data text %s/NOTES.md --out data/brown > /dev/null",
+             d, d, root, d, d, abin, root);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd,
+             "cd %s/w && (TMPDIR=%s/tmp sh scripts/compare_builds.sh bytes %s %s > ../out 2>&1 & echo $! > ../pid; "
+             "wait) ; true",
+             d, d, abin, abin);
+    /* the script's shells inherit the signals' dispositions: a TERM ignored or blocked here
+     * (as a test runner may leave it) could not be trapped there (POSIX sh) */
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* started in the background, so that the test can send the signal */
+    char bg[16500];
+    snprintf(bg, sizeof bg, "(%s) &", cmd);
+    cr_assert_eq(system(bg), 0);
+    sleep(3);
+    char *pidf = th_path(d, "pid"), *pid = rl_read_file(pidf, NULL);
+    cr_assert(pid && atoi(pid) > 0, "the script did not start");
+    snprintf(cmd, sizeof cmd, "ls %s/tmp | grep -q .", d);
+    cr_expect_eq(system(cmd), 0, "no temporary folder 3 s in: the test proves nothing");
+    snprintf(cmd, sizeof cmd, "kill -TERM %d", atoi(pid));
+    cr_assert_eq(system(cmd), 0);
+    /* its processes gone, its folder removed, within a few seconds */
+    int left = 1;
+    for (int i = 0; i < 50 && left; i++) {
+        usleep(200000);
+        /* tm[p]: the pattern matches the script's processes, never this shell's own command
+         * line (which holds "tm[p]"); the folder is listed apart */
+        snprintf(cmd, sizeof cmd, "pgrep -f -- '%s/tm[p]' > /dev/null", d);
+        left = system(cmd) == 0;
+        snprintf(cmd, sizeof cmd, "test -n \"$(ls -A %s/tmp)\"", d);
+        left |= system(cmd) == 0;
+    }
+    cr_expect(!left, "a process of the script or its temporary folder is left 10 s after TERM");
+    free(pid);
+    free(pidf);
+    th_rmdir(d);
 }
