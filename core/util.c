@@ -6,6 +6,8 @@
 #include "lock.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdint.h>
@@ -195,8 +197,44 @@ rl_status rl_output_check(const char *path, rl_err *err)
     return RL_OK;
 }
 
+/* The temporaries of `path` that a killed writer left beside it
+ * (PATH.tmp.PID.XXXXXXXX with PID no live process), removed: an output
+ * outside a locked run folder (`eval --out elsewhere`, `sample --out`) had
+ * no later run to clear them (issue 40, fault 16).  Only this name's, only
+ * a dead writer's: a live process's temporary (or one whose pid was reused)
+ * is never touched. */
+static void remove_stale_tmps(const char *path)
+{
+    char *dup = strdup(path);
+    if (!dup)
+        return;
+    char *slash = strrchr(dup, '/');
+    const char *dir = slash ? (slash == dup ? "/" : dup) : ".", *base = slash ? slash + 1 : dup;
+    if (slash && slash != dup)
+        *slash = 0;
+    const size_t nb = strlen(base);
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, nb) || strncmp(n + nb, ".tmp.", 5) || !rl_is_tmp_name(n))
+            continue;
+        const long pid = strtol(n + nb + 5, NULL, 10);
+        if (pid <= 0 || pid == (long)getpid() || !(kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+            continue;
+        char *full;
+        if (asprintf(&full, "%s/%s", dir, n) >= 0) {
+            unlink(full);
+            free(full);
+        }
+    }
+    if (d)
+        closedir(d);
+    free(dup);
+}
+
 rl_status rl_tmp_create(const char *path, char **tmp, int *fd, rl_err *err)
 {
+    remove_stale_tmps(path);
     /* the pid (for a person looking at the folder: whose it was), then a
      * random part, so that nothing can plant a file at the name ahead; a
      * killed run's are recognised by the name's form under the folder's

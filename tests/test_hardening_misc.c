@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "../theory/theory.h"
 #include "helpers.h"
@@ -275,5 +276,38 @@ Test(hardening_misc, compare_builds_stops_its_children_on_term, .timeout = 120)
     cr_expect(!left, "a process of the script or its temporary folder is left 10 s after TERM");
     free(pid);
     free(pidf);
+    th_rmdir(d);
+}
+
+/* issue 40, fault 16: `kill -9` of a writer whose output lies outside a locked run folder
+ * (`sample --out out/s.txt`, `eval --out elsewhere/e.tsv`) left its temporary for good.  The
+ * next write of the same output removes the temporaries of that name whose writer is dead, and
+ * only those: a live process's, and another output's, stay. */
+Test(hardening_misc, a_dead_writers_temporaries_are_removed_by_the_next_write)
+{
+    char *d = th_tmpdir(), cmd[8192];
+    /* a pid that is surely dead: a child that has exited and been reaped */
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    cr_assert(dead > 0);
+    waitpid(dead, NULL, 0);
+    char stale[4096], live[4096], other[4096];
+    snprintf(stale, sizeof stale, "%s/s.txt.tmp.%ld.abcdEFGH", d, (long)dead);
+    snprintf(live, sizeof live, "%s/s.txt.tmp.%ld.abcdEFGH", d, (long)getpid());
+    snprintf(other, sizeof other, "%s/t.txt.tmp.%ld.abcdEFGH", d, (long)dead);
+    const char *files[] = { stale, live, other };
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(files[i], "w");
+        cr_assert(f);
+        fputs("half\n", f);
+        fclose(f);
+    }
+    snprintf(cmd, sizeof cmd, "sample --family haar --d 3 --count 1 --out %s/s.txt", d);
+    char err[2048];
+    cr_assert_eq(th_run(cmd, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_expect_neq(access(stale, F_OK), 0, "the dead writer's temporary of s.txt is left");
+    cr_expect_eq(access(live, F_OK), 0, "a live process's temporary was removed");
+    cr_expect_eq(access(other, F_OK), 0, "another output's temporary was removed");
     th_rmdir(d);
 }
