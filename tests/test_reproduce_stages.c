@@ -339,14 +339,14 @@ static int committed_row(const char *path, const char *what, double *x, int max)
 }
 
 /* The vtraj preset's power computation (NOTES.md §11.15), from the
- * committed cpu grid (docs/results/orderings.tsv, 6 seeds, 2,400 steps):
+ * cpu grid's first run (docs/results/cpu-first-run/orderings.tsv, 6 seeds, 2,400 steps):
  * random_qk - random_qkv at 16T (its row) and at 128T (the difference of
  * the two "degrades by 128×" rows, per seed).  The figures NOTES.md
  * quotes, to their printed digits; --verbose prints them. */
 Test(reproduce_stages, vtraj_power_from_the_committed_grid)
 {
     th_to_root();
-    const char *f = "docs/results/orderings.tsv";
+    const char *f = "docs/results/cpu-first-run/orderings.tsv"; /* the grid the preset was planned from */
     double d16[8], qk[8], qkv[8], d128[8];
     cr_assert_eq(committed_row(f, "random_qk degrades more than random_qkv (value transport)", d16, 8), 6);
     cr_assert_eq(committed_row(f, "random_qk degrades by 128×", qk, 8), 6);
