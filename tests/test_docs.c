@@ -175,8 +175,8 @@ Test(docs, section_references_resolve)
     strlist heads = headings(notes);
     cr_assert_geq(heads.n, 50, "NOTES.md has numbered headings");
     int bad = 0, nrefs = 0;
-    const char *docs[] = { "NOTES.md", "README.md", "docs/log.md" };
-    for (int i = 0; i < 3; i++) {
+    const char *docs[] = { "NOTES.md", "README.md", "docs/log.md", "docs/guide.md" };
+    for (int i = 0; i < 4; i++) {
         char *t = slurp(docs[i]);
         bad += bad_refs(t, docs[i], 0, &heads, &nrefs);
         free(t);
@@ -302,17 +302,26 @@ static int bad_paths(const char *text, const char *file, const strlist *tests, c
         else if (!fenced) {
             for (const char *p = line; p < line + len; p++) {
                 const char *end = NULL, *start = NULL;
+                int link = 0;
                 if (*p == '`') {
                     start = p + 1;
                     end = memchr(start, '`', (size_t)(line + len - start));
                 } else if (p[0] == ']' && p[1] == '(') {
                     start = p + 2;
                     end = memchr(start, ')', (size_t)(line + len - start));
+                    link = 1;
                 }
                 if (!end)
                     continue;
                 char span[512];
-                snprintf(span, sizeof span, "%.*s", (int)(end - start), start);
+                /* a link is relative to its document's folder (docs/guide.md's
+                 * "results/x" is docs/results/x, as a reader's browser reads it);
+                 * a quoted path is a repository path */
+                const char *slash = strrchr(file, '/');
+                if (link && slash)
+                    snprintf(span, sizeof span, "%.*s/%.*s", (int)(slash - file), file, (int)(end - start), start);
+                else
+                    snprintf(span, sizeof span, "%.*s", (int)(end - start), start);
                 p = end;
                 if (!is_repo_path(span, suites))
                     continue;
@@ -340,8 +349,8 @@ Test(docs, repository_paths_exist)
     tests_of(&tests, &suites);
     cr_assert_geq(tests.n, 100, "found the tests (%d)", tests.n);
     int bad = 0, n = 0;
-    const char *docs[] = { "NOTES.md", "README.md" };
-    for (int i = 0; i < 2; i++) {
+    const char *docs[] = { "NOTES.md", "README.md", "docs/guide.md" };
+    for (int i = 0; i < 3; i++) {
         char *t = slurp(docs[i]);
         bad += bad_paths(t, docs[i], &tests, &suites, &n);
         free(t);
@@ -558,15 +567,20 @@ Test(docs, readme_examples_run, .timeout = 600)
     char abs[PATH_MAX], cmd[8192], err[4096];
     cr_assert(realpath(bin, abs), "%s", bin);
     setenv("ROUTELAB", abs, 1);
+    char *guide = slurp("docs/guide.md");
     char *dir = th_tmpdir();
     snprintf(cmd, sizeof cmd, "cp README.md %s/", dir);
     cr_assert_eq(system(cmd), 0);
     cr_assert_eq(chdir(dir), 0);
     standin_package();
 
+    /* the README's blocks, then the guide's (the program in full, moved there
+     * from the README: every example still runs) */
     int in = 0, run = 0, ran = 0, notrun = 0;
     char prev[4096] = "", pending_cmd[4096] = "";
-    for (const char *line = readme; *line;) {
+    const char *texts[2] = { readme, guide };
+    for (int doc = 0; doc < 2; doc++)
+    for (const char *line = texts[doc]; *line;) {
         size_t len = strcspn(line, "\n");
         char l[4096];
         snprintf(l, sizeof l, "%.*s", (int)len, line);
@@ -608,13 +622,13 @@ Test(docs, readme_examples_run, .timeout = 600)
                 if (strncmp(args, overrides[i].prefix, strlen(overrides[i].prefix)) == 0)
                     snprintf(full + strlen(full), sizeof full - strlen(full), " %s", overrides[i].extra);
             int st = th_run(full, NULL, 0, err, sizeof err);
-            cr_expect_eq(st, 0, "README: routelab %s: exit %d: %s", full, st, err);
+            cr_expect_eq(st, 0, "%s: routelab %s: exit %d: %s", doc ? "docs/guide.md" : "README.md", full, st, err);
             ran++;
         }
         pending_cmd[0] = 0;
     }
-    cr_expect_geq(ran, 10, "the README's examples were found (%d)", ran);
-    cr_expect_leq(notrun, 3, "keep the not-run blocks few (%d)", notrun);
+    cr_expect_geq(ran, 10, "the README's and the guide's examples were found (%d)", ran);
+    cr_expect_leq(notrun, 4, "keep the not-run blocks few (%d)", notrun);
     th_rmdir(dir);
 }
 
