@@ -176,8 +176,11 @@ def test_ctrl_c_stops_a_long_eval_within_a_second(tiny):
     import sys
     import time
     _, _, ckpt = tiny
+    # the child installs Python's Ctrl-C handler itself: a test run in the background (nohup, make
+    # from a script) starts it with SIGINT ignored, and Python then never raises KeyboardInterrupt
     code = r'''
-import sys, time, numpy as np, routelab
+import signal, sys, time, numpy as np, routelab
+signal.signal(signal.SIGINT, signal.default_int_handler)
 m = routelab.Model.load(sys.argv[1])
 val = np.random.default_rng(1).integers(0, 256, size=2_000_000).astype(np.uint16)
 print("started", flush=True)
