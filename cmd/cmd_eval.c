@@ -394,10 +394,9 @@ static int eval_lengths(const eval_run *e, rl_gpt_eval *ev, const float *ref, co
                                                          (uint64_t)e->seed, keep);
         if (rl_gpt_eval_bad_layer(ev) >= 0) { /* -nan in eval.tsv with exit 0 before (issue 40) */
             rl_outfile_abort(o);
-            rl_die("eval: %s: the activations of %s%d are not finite at length %ld (its weights overflow float)",
-                   e->ckpath, rl_gpt_eval_bad_layer(ev) == e->m->cfg.layers ? "the output head, after layer " : "layer ",
-                   rl_gpt_eval_bad_layer(ev) == e->m->cfg.layers ? e->m->cfg.layers - 1 : rl_gpt_eval_bad_layer(ev),
-                   e->Ls[i]);
+            char what[64];
+            rl_die("eval: %s: the activations of %s are not finite at length %ld (its weights overflow float)",
+                   e->ckpath, rl_gpt_eval_bad_what(e->m, ev, what, sizeof what), e->Ls[i]);
         }
         const long wanted = e->legacy ? e->win[i].wanted : e->sp.wanted * (e->maxL / e->Ls[i]);
         const double ppl = exp(r.loss);

@@ -123,13 +123,12 @@ int cmd_probe(int argc, char **argv)
            rl_pos_name(m->cfg.pos), m->cfg.layers, m->cfg.heads, T, windows);
     for (int i = 0; i < nl; i++) {
         rl_probe_length(m, ev, &ds.val, Ls[i], windows, (uint64_t)seed, po->f, dout->f);
-        const int bad = rl_gpt_eval_bad_layer(ev);
-        if (bad >= 0) /* gnuplot's failure on NaN tables, status 1, before (issue 40, fault 11) */
+        char what[64];
+        if (rl_gpt_eval_bad_layer(ev) >= 0) /* gnuplot's failure on NaN tables, status 1, before (issue 40, fault 11) */
             fail_outputs(made, po, dout,
-                         (rl_fail(&err, RL_EINPUT, "%s: the activations of %s%d are not finite at length %ld (its "
-                                  "weights overflow float)", ckpath, bad == m->cfg.layers ? "the output head, after layer "
-                                                                                          : "layer ",
-                                  bad == m->cfg.layers ? bad - 1 : bad, Ls[i]), &err));
+                         (rl_fail(&err, RL_EINPUT, "%s: the activations of %s are not finite at length %ld (its "
+                                  "weights overflow float)", ckpath, rl_gpt_eval_bad_what(m, ev, what, sizeof what),
+                                  Ls[i]), &err));
         printf("probe: L = %ld done\n", Ls[i]);
         fflush(stdout);
     }

@@ -542,6 +542,18 @@ static int all_finite(const float *x, long n)
     return z == 0;
 }
 
+const char *rl_gpt_eval_bad_what(const rl_gpt *m, const rl_gpt_eval *e, char *buf, size_t n)
+{
+    const int b = e->bad_layer;
+    if (b < 0)
+        snprintf(buf, n, "%s", "");
+    else if (b == m->cfg.layers)
+        snprintf(buf, n, "the output head, after layer %d", b - 1);
+    else
+        snprintf(buf, n, "layer %d", b);
+    return buf;
+}
+
 void rl_gpt_eval_keep_logits(rl_gpt_eval *e, float *logits)
 {
     e->keep_logits = logits;

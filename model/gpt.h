@@ -135,6 +135,9 @@ void rl_gpt_eval_keep_logits(rl_gpt_eval *e, float *logits);
  * window returned NAN), layers for the output head, -1 for none: a
  * checkpoint whose finite weights overflow float (issue 40). */
 int rl_gpt_eval_bad_layer(const rl_gpt_eval *e);
+/* That layer in words for a message ("layer 2", "the output head, after
+ * layer 3") into buf; "" when none was. */
+const char *rl_gpt_eval_bad_what(const rl_gpt *m, const rl_gpt_eval *e, char *buf, size_t n);
 /* Bytes the workspace holds (for reports). */
 size_t rl_gpt_eval_bytes(const rl_gpt_eval *e);
 /* Sum of the cross-entropies at every position of one window of L <=

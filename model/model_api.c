@@ -125,12 +125,11 @@ static rl_status check_tokens(const char *what, const uint16_t *t, long n, int v
  * finite weights that overflow float, issue 40), naming the layer. */
 static rl_status finite_or_fail(const rl_gpt *g, const rl_gpt_eval *ev, rl_err *err)
 {
-    const int bad = rl_gpt_eval_bad_layer(ev);
-    if (bad < 0)
+    char what[64];
+    if (rl_gpt_eval_bad_layer(ev) < 0)
         return RL_OK;
-    return rl_fail(err, RL_EINPUT, "model: the activations of %s%d are not finite (its weights overflow float)",
-                   bad == g->cfg.layers ? "the output head, after layer " : "layer ",
-                   bad == g->cfg.layers ? bad - 1 : bad);
+    return rl_fail(err, RL_EINPUT, "model: the activations of %s are not finite (its weights overflow float)",
+                   rl_gpt_eval_bad_what(g, ev, what, sizeof what));
 }
 
 /* The arguments that eval and probe share: the validation stream as a data

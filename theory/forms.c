@@ -72,20 +72,32 @@ rl_status rl_form_eval(const char *name, const double *const *args, int nargs, l
     for (int k = 0; k < nargs; k++)
         if (n > 0 && !args[k])
             return rl_fail(err, RL_EINPUT, "%s: argument %d has no array (NULL)", name, k + 1);
+    /* the kind decoded once, not at every point */
+    enum { K_ID, K_DD, K_DDD, K_DDDDI, K_W } k = !strcmp(kind, "id")    ? K_ID
+                                                : !strcmp(kind, "dd")    ? K_DD
+                                                : !strcmp(kind, "ddd")   ? K_DDD
+                                                : !strcmp(kind, "ddddi") ? K_DDDDI
+                                                                         : K_W;
     for (long i = 0; i < n; i++) {
-        int a0 = 0, a4 = 0;
-        if (!strcmp(kind, "id")) {
-            RL_TRY(as_int(name, 0, i, args[0][i], &a0, err));
-            out[i] = ((f_id)forms[f].fn)(a0, args[1][i]);
-        } else if (!strcmp(kind, "dd")) {
+        int a = 0;
+        switch (k) {
+        case K_ID:
+            RL_TRY(as_int(name, 0, i, args[0][i], &a, err));
+            out[i] = ((f_id)forms[f].fn)(a, args[1][i]);
+            break;
+        case K_DD:
             out[i] = ((f_dd)forms[f].fn)(args[0][i], args[1][i]);
-        } else if (!strcmp(kind, "ddd")) {
+            break;
+        case K_DDD:
             out[i] = ((f_ddd)forms[f].fn)(args[0][i], args[1][i], args[2][i]);
-        } else if (!strcmp(kind, "ddddi")) {
-            RL_TRY(as_int(name, 4, i, args[4][i], &a4, err));
-            out[i] = ((f_ddddi)forms[f].fn)(args[0][i], args[1][i], args[2][i], args[3][i], a4);
-        } else { /* w */
+            break;
+        case K_DDDDI:
+            RL_TRY(as_int(name, 4, i, args[4][i], &a, err));
+            out[i] = ((f_ddddi)forms[f].fn)(args[0][i], args[1][i], args[2][i], args[3][i], a);
+            break;
+        case K_W:
             out[i] = (double)((f_win)forms[f].fn)(args[0][i], args[1][i]);
+            break;
         }
     }
     return RL_OK;
