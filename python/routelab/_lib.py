@@ -101,6 +101,9 @@ for _f in (_cancel, _cancel_clear):
         _f.restype, _f.argtypes = None, []
 
 
+_worker = None
+
+
 def call_long(f, name, *args):
     """call() for a long call (a model's evaluation, probe, forward,
     attention) that Ctrl-C can stop: the C call runs in a worker thread
@@ -109,7 +112,8 @@ def call_long(f, name, *args):
     stop (rl_cancel_request), its long loops return RL_ECANCEL within about a
     second, and the KeyboardInterrupt is raised once the call has returned
     (nothing of it is kept).  NOTES.md §18.13."""
-    import threading
+    import concurrent.futures
+    global _worker
     f = need(f, name)
     err = Err()
     box = {}
@@ -117,16 +121,20 @@ def call_long(f, name, *args):
     def work():
         box["status"] = f(*args, ctypes.byref(err))
 
-    t = threading.Thread(target=work, name="routelab " + name, daemon=True)
-    t.start()
+    # one worker thread for every long call, kept: a new thread per call made OpenMP a team per
+    # thread, and an interrupted call's team sometimes crashed the interpreter at exit
+    if _worker is None:
+        _worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="routelab")
+    fut = _worker.submit(work)
     interrupted = False
-    while t.is_alive():
+    while not fut.done():
         try:
-            t.join(0.05)
+            concurrent.futures.wait([fut], timeout=0.05)
         except KeyboardInterrupt:
             interrupted = True
             if _cancel is not None:
                 _cancel()
+    fut.result()
     if interrupted or box.get("status") == RL_ECANCEL:
         if _cancel_clear is not None:
             _cancel_clear()
