@@ -164,9 +164,11 @@ $(ALIB): $(LIBOBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+# -fcallgraph-info writes each object's call graph beside it (build/lib/*.ci),
+# which scripts/reach_check.py reads (make reach).
 $(LIBDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -DRL_NO_MPI -c -o $@ $<
+	$(CC) $(CFLAGS) -fPIC -DRL_NO_MPI -fcallgraph-info -c -o $@ $<
 
 $(LIBDIR)/%.o: %.cc
 	@mkdir -p $(dir $@)

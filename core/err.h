@@ -9,14 +9,20 @@
  *   RL_EINTERNAL 1  an internal or numerical failure: LAPACK info != 0, out of
  *                   memory, a write that the system refused mid-way
  *   RL_EINPUT    2  a bad input: a flag, a parameter, a file, a token id
+ *   RL_ECANCEL   3  the caller asked the call to stop (rl_cancelled)
+ *   RL_ENOMEM    4  malloc refused (rl_alloc, util.h)
  *
  * Only the command layer (cmd/, and the report halves that run under it)
  * turns a failed status into one line on stderr, "routelab: <message>", and
  * exits with the status itself (rl_err_exit): 2 for a bad input, 1 for an
- * internal failure.  The one exception is allocation: rl_xmalloc,
- * rl_xcalloc and rl_xrealloc (util.h) end the process with one line and status 1 when memory
- * runs out, as GSL's default error handler does, since no caller could
- * recover from it. */
+ * internal failure (RL_ECANCEL and RL_ENOMEM too).  Allocation in the
+ * library floors returns RL_ENOMEM up to the entry point (rl_alloc,
+ * rl_alloc_array, rl_realloc_array: util.h), so that no call of the
+ * library ends its caller (issue 38; `make test` checks it statically,
+ * scripts/reach_check.py, and by failing each allocation in turn,
+ * tests/test_nomem.c).  rl_xmalloc, rl_xcalloc and rl_xrealloc, which end
+ * the process with one line and status 1, are for the command layer and
+ * for library code that no public entry point reaches. */
 #ifndef RL_ERR_H
 #define RL_ERR_H
 

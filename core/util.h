@@ -118,8 +118,22 @@ int rl_ncores(void);
 /* Set the OpenMP (and so OpenBLAS) thread count for the rest of the run. */
 void rl_set_threads(int n);
 
+/* Command layer (and floor code no public entry point reaches): malloc,
+ * calloc, realloc that end the process with one line and status 1 when
+ * memory runs out. */
 void *rl_xmalloc(size_t n);
 void *rl_xcalloc(size_t n, size_t size);
 void *rl_xrealloc(void *p, size_t n);
+
+/* Library floors: allocation that returns its failure.  rl_alloc(n) is
+ * malloc(n); rl_alloc_array(n, size) is calloc (zeroed, n * size checked
+ * for overflow); rl_realloc_array(p, n, size) is realloc of p to n * size
+ * bytes and leaves p untouched when it fails.  Each returns NULL and
+ * records RL_ENOMEM, "out of memory allocating N bytes", in err (which may
+ * be NULL) when memory runs out; a size of 0 allocates one byte, so that
+ * NULL always means failure. */
+void *rl_alloc(size_t n, rl_err *err);
+void *rl_alloc_array(size_t n, size_t size, rl_err *err);
+void *rl_realloc_array(void *p, size_t n, size_t size, rl_err *err);
 
 #endif

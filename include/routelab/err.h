@@ -11,13 +11,15 @@
  *                   request larger than the machine's memory
  *   RL_ECANCEL   3  the caller asked the call to stop (rl_cancel_request,
  *                   from another thread: Python's Ctrl-C); nothing returned
+ *   RL_ENOMEM    4  memory ran out (malloc refused); nothing returned and
+ *                   nothing the call allocated is kept (ABI 1.3)
  *
  * The command line prints the same line as "routelab: <msg>" and exits with
- * the status. */
+ * 2 for RL_EINPUT, 1 for every other failure. */
 #ifndef ROUTELAB_ERR_H
 #define ROUTELAB_ERR_H
 
-typedef enum { RL_OK = 0, RL_EINTERNAL = 1, RL_EINPUT = 2, RL_ECANCEL = 3 } rl_status;
+typedef enum { RL_OK = 0, RL_EINTERNAL = 1, RL_EINPUT = 2, RL_ECANCEL = 3, RL_ENOMEM = 4 } rl_status;
 
 /* status: the last failure's status; msg: its one line (NUL-terminated,
  * control bytes escaped as \xNN). */

@@ -8,7 +8,7 @@
 #define ROUTELAB_VERSION_H
 
 #define ROUTELAB_ABI_MAJOR 1
-#define ROUTELAB_ABI_MINOR 2
+#define ROUTELAB_ABI_MINOR 3
 
 /* The library's version as text, "MAJOR.MINOR" of the library actually
  * loaded (compare with the macros above to detect a header/library mismatch). */

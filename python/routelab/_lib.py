@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-RL_OK, RL_EINTERNAL, RL_EINPUT, RL_ECANCEL = 0, 1, 2, 3
+RL_OK, RL_EINTERNAL, RL_EINPUT, RL_ECANCEL, RL_ENOMEM = 0, 1, 2, 3, 4
 
 INT_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
@@ -85,6 +85,8 @@ def check(status, err):
         raise ValueError(msg)
     if status == RL_ECANCEL:
         raise KeyboardInterrupt(msg)
+    if status == RL_ENOMEM:
+        raise MemoryError(msg)
     raise RuntimeError(msg or "routelab: internal failure (status %d)" % status)
 
 
