@@ -70,7 +70,11 @@ rl_status rl_tokens_read(const char *path, int vocab, rl_tokens *t, rl_err *err)
         rl_fail(err, RL_EINPUT, "%s: no tokens", path);
         goto fail;
     }
-    t->tok = rl_xmalloc(sizeof(uint16_t) * n);
+    t->tok = rl_alloc(sizeof(uint16_t) * n, err);
+    if (!t->tok) {
+        free(buf);
+        return RL_ENOMEM;
+    }
     t->n = n;
     for (long i = 0; i < n; i++) {
         unsigned id = wide ? (unsigned)ids[2 * i] | (unsigned)ids[2 * i + 1] << 8 : ids[i];

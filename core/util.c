@@ -158,7 +158,11 @@ rl_status rl_read_regular(const char *path, size_t max, char **buf, size_t *len,
     RL_TRY(rl_open_regular(path, max, &fd, &n, err));
     /* read what fstat reported and no more: a file that grows meanwhile is
      * read as it was, one that shrinks is an error */
-    char *s = rl_xmalloc(n + 1);
+    char *s = rl_alloc(n + 1, err);
+    if (!s) {
+        close(fd);
+        return RL_ENOMEM;
+    }
     size_t got = 0;
     while (got < n) {
         ssize_t r = read(fd, s + got, n - got);
