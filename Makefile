@@ -41,7 +41,7 @@ TESTOBJS := $(TESTSRCS:%.c=build/%.o)
 BIN      := build/routelab
 TESTBIN  := build/routelab-tests
 
-.PHONY: all setup setup-data setup-fuzz setup-faults build test run bench clean layers floor fuzz fuzz-build sanitize faults \
+.PHONY: all setup setup-data setup-fuzz setup-faults build test run bench clean layers floor reach fuzz fuzz-build sanitize faults \
         lib install pytest test-slurm setup-slurm
 all: build
 
@@ -79,6 +79,21 @@ FORCE:
 
 $(TESTBIN): $(TESTOBJS) $(OBJS) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+# The out-of-memory test (tests/nomem/, NOTES.md §18.16): its own program,
+# linked with the static library so that failalloc.c's malloc sees every
+# allocation the library makes as one from this program's text; without MPI.
+NOMEMBIN  := build/routelab-nomem-tests
+NOMEMOBJS := build/tests/nomem/test_nomem.o build/tests/nomem/failalloc.o build/tests/helpers.o
+$(NOMEMBIN): $(NOMEMOBJS) $(ALIB)
+	$(CC) $(LDFLAGS) -o $@ $(NOMEMOBJS) $(ALIB) $(LDLIBS) -lcriterion -lpthread
+
+# The library's promise, statically: no public function reaches an exit, an
+# abort or an exiting allocator (scripts/reach_check.py over the call graphs
+# of build/lib), then the same under refused allocations ($(NOMEMBIN)).
+reach: lib $(NOMEMBIN)
+	/usr/bin/python3 scripts/reach_check.py $(LIBDIR) include/routelab/*.h
+	OMP_WAIT_POLICY=passive $(NOMEMBIN) --jobs 2
 
 # make test-slurm (run by .ci/run after make test): docs/slurm/paper.sbatch
 # submitted to a one-node Slurm cluster started on this machine
