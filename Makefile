@@ -250,7 +250,7 @@ bench: setup
 FAULTS_TRIALS ?= 5
 FAULTS_SEED ?=
 FAULTS_COMMANDS ?=
-faults: setup-faults
+faults: setup-faults setup-data
 	@$(MAKE) --no-print-directory $(BIN)
 	ROUTELAB=$(abspath $(BIN)) sh scripts/faults.sh $(FAULTS_TRIALS) $(or $(FAULTS_SEED),$$(date +%s)) \
 	    $(if $(FAULTS_COMMANDS),"$(FAULTS_COMMANDS)")

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../core/blas_arch.h"
+#include "../core/err.h"
 #include "../core/util.h"
 
 /* Start-up state, set once before main and cleared by rl_startenv_check:
@@ -69,39 +70,6 @@ static char *take_held(void)
     return text;
 }
 
-/* The largest OMP_STACKSIZE taken: each OpenMP thread reserves its stack
- * when the first parallel region starts, and libgomp accepts any size at
- * load (OMP_STACKSIZE=99999999G), then ends the program at that region with
- * its own "Thread creation failed" line.  1 GiB is far beyond any stack
- * this program needs. */
-#define OMP_STACK_MAX ((unsigned long long)1 << 30)
-
-/* libgomp's format: a number of K, or with a suffix B, K, M or G.  A value
- * it cannot parse at all it has already reported (take_held). */
-static void omp_stack_check(void)
-{
-    const char *v = getenv("OMP_STACKSIZE");
-    if (!v)
-        return;
-    char *end;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 10);
-    while (*end == ' ' || *end == '\t')
-        end++;
-    unsigned shift = 10;
-    if (*end) {
-        const char *u = strchr("bBkKmMgG", *end);
-        shift = u ? (unsigned)((u - "bBkKmMgG") / 2) * 10 : 99;
-        end++;
-    }
-    while (*end == ' ' || *end == '\t')
-        end++;
-    if (end == v || *end || !isdigit((unsigned char)v[0]) || errno || shift == 99)
-        rl_die("OMP_STACKSIZE '%s' is not a size (a number with an optional B, K, M or G)", v);
-    if (n == 0 || n > OMP_STACK_MAX >> shift)
-        rl_die("OMP_STACKSIZE '%s' is out of range (1 byte to 1G per OpenMP thread)", v);
-}
-
 static const char *blas_wanted(void);
 static int wait_wanted(void);
 
@@ -123,7 +91,9 @@ void rl_startenv_check(void)
             fputs(text, stderr);
         free(text);
     }
-    omp_stack_check();
+    unsigned long long stack;
+    rl_err err = { 0 };
+    rl_check(rl_omp_stacksize(&stack, &err), &err);
 }
 
 /* The variables rl_startenv_fix would set: the kernel set (NULL: none), and

@@ -1,6 +1,8 @@
 /* blas_arch.c: OpenBLAS's kernel set on virtual machines (blas_arch.h). */
 #include "blas_arch.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,4 +80,57 @@ void rl_blas_room_preinit(int argc, char **argv, char **envp)
     if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
         n = 0;
     _exit(1);
+}
+
+rl_status rl_blas_room_check(int n, unsigned long long stack, rl_err *err)
+{
+    struct rlimit r;
+    if (n < 1 || getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+        return RL_OK;
+    if (stack == 0) {
+        struct rlimit s;
+        stack = getrlimit(RLIMIT_STACK, &s) == 0 && s.rlim_cur != RLIM_INFINITY ? s.rlim_cur
+                                                                                : (unsigned long long)8 << 20;
+    }
+    const long long now = mapped_bytes();
+    if (now < 0)
+        return RL_OK;
+    /* what the run adds: a buffer per thread, a stack per thread beyond main's */
+    const unsigned long long need = (unsigned long long)n * RL_BLAS_BUFFER_BYTES + (unsigned long long)(n - 1) * stack;
+    if ((unsigned long long)now + need <= (unsigned long long)r.rlim_cur)
+        return RL_OK;
+    return rl_fail(err, RL_EINTERNAL,
+                   "the address-space limit (ulimit -v) of %llu MiB is too small for %d thread%s: the program "
+                   "maps %lld MiB and OpenBLAS and OpenMP need %llu MiB more (at least %llu MiB in all%s)",
+                   (unsigned long long)r.rlim_cur >> 20, n, n == 1 ? "" : "s", now >> 20, need >> 20,
+                   ((unsigned long long)now + need + ((1 << 20) - 1)) >> 20, n > 1 ? "; fewer --threads need less" : "");
+}
+
+#define OMP_STACK_MAX ((unsigned long long)1 << 30)
+
+rl_status rl_omp_stacksize(unsigned long long *bytes, rl_err *err)
+{
+    *bytes = 0;
+    const char *v = getenv("OMP_STACKSIZE");
+    if (!v)
+        return RL_OK;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    unsigned shift = 10;
+    if (*end) {
+        const char *u = strchr("bBkKmMgG", *end);
+        shift = u ? (unsigned)((u - "bBkKmMgG") / 2) * 10 : 99;
+        end++;
+    }
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (end == v || *end || !isdigit((unsigned char)v[0]) || errno || shift == 99)
+        return rl_fail(err, RL_EINPUT, "OMP_STACKSIZE '%s' is not a size (a number with an optional B, K, M or G)", v);
+    if (n == 0 || n > OMP_STACK_MAX >> shift)
+        return rl_fail(err, RL_EINPUT, "OMP_STACKSIZE '%s' is out of range (1 byte to 1G per OpenMP thread)", v);
+    *bytes = n << shift;
+    return RL_OK;
 }

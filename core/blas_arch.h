@@ -42,4 +42,32 @@ const char *rl_blas_core(void);
  * its line must reach the real stderr). */
 void rl_blas_room_preinit(int argc, char **argv, char **envp);
 
+/* One BLAS buffer (BUFFER_SIZE, and the page OpenBLAS adds to it): each
+ * thread that calls BLAS takes one at its first call, from malloc, and
+ * under an address-space limit that refuses it blas_memory_alloc retries for
+ * ever (issue 40, fault 8: `ulimit -v 360000; routelab train` of a tiny
+ * model spun; measured: 450000 KiB spins, 480000 runs, with --threads 1). */
+#define RL_BLAS_BUFFER_BYTES (((unsigned long long)128 << 20) + 4096)
+
+/* Whether the address-space limit leaves room for a run of n OpenMP
+ * threads, after start-up: n BLAS buffers (RL_BLAS_BUFFER_BYTES) and the
+ * stacks of the n - 1 threads libgomp starts (stack bytes each: OMP_STACKSIZE's
+ * size as the caller read it, or 0 for the default, RLIMIT_STACK's soft
+ * value, 8 MiB where that is unlimited, glibc's rule).  RL_OK when there is
+ * no limit or room; otherwise RL_EINTERNAL (the environment's fault, as the
+ * start-up check's) with one line naming `ulimit -v` and the least limit
+ * that fits.  No state: the command layer calls it once, as it sets its
+ * thread count (a later call would count the buffers already mapped twice). */
+#include "err.h"
+
+/* The OpenMP thread stack the environment asks for (OMP_STACKSIZE in
+ * libgomp's format: a number of K, or with a suffix B, K, M or G) in bytes,
+ * 0 when unset.  libgomp accepts any size at load (99999999G), then ends the
+ * program at the first parallel region with its own line: RL_EINPUT for a
+ * value that is no size or lies outside 1 byte to 1 GiB, far beyond any
+ * stack this program needs. */
+rl_status rl_omp_stacksize(unsigned long long *bytes, rl_err *err);
+
+rl_status rl_blas_room_check(int n, unsigned long long stack, rl_err *err);
+
 #endif

@@ -1,5 +1,7 @@
 /* opts.c: the flag parser behind every subcommand. */
 #include "opts.h"
+
+#include "blas_arch.h"
 #include "job.h"
 #include "util.h"
 
@@ -326,6 +328,15 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
         print_help(cmd, synopsis, description, opts);
         exit(0);
     }
+    /* the room the command's threads need under `ulimit -v`, before it
+     * starts them (issue 40, fault 8: OpenBLAS spun, libgomp ended the
+     * program with its own line) */
+    for (const rl_opt *o = opts; o->type != RL_OPT_END; o++)
+        if (!strcmp(o->name, RL_OPT_THREADS_NAME)) {
+            unsigned long long stack;
+            rl_check(rl_omp_stacksize(&stack, &err), &err);
+            rl_check(rl_blas_room_check(*(const int *)o->dest, stack, &err), &err);
+        }
     return npos;
 }
 

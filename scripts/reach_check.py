@@ -113,11 +113,20 @@ def main(argv):
             m = EDGE.match(line)
             if m:
                 edges[m.group(1)].append((m.group(2), m.group(3) or ""))
-    # X._omp_fn.N belongs to X (a file-local X is titled "file.c:X").
+    # X._omp_fn.N belongs to X (a file-local X is titled "file.c:X"); when
+    # GCC inlined X into its callers, X has no node of its own: then every
+    # function of X's file that starts a parallel region may run it.
     for name in defined:
         m = re.match(r"(.*)\._omp_fn\.\d+$", name)
-        if m:
+        if not m:
+            continue
+        if m.group(1) in defined:
             edges[m.group(1)].append((name, defined[name]))
+            continue
+        src = defined[name].split(":")[0]
+        for f, where in defined.items():
+            if where.split(":")[0] == src and any(v.startswith("GOMP_parallel") for v, _ in edges.get(f, ())):
+                edges[f].append((name, defined[name]))
     plain = collections.defaultdict(list)  # plain name -> titles
     for title in defined:
         plain[title.split(":")[-1]].append(title)

@@ -92,6 +92,41 @@ Test(hardening_misc, small_address_space_is_one_line_not_a_spin, .timeout = 120)
         }
 }
 
+/* Issue 40, fault 8: past the start-up check, in the band where OpenBLAS's
+ * first per-thread buffer (128 MiB, from malloc) is refused, `train` spun in
+ * blas_memory_alloc and `sample` ended with libgomp's own line.  The option
+ * parser now checks the room the command's --threads need (one buffer a
+ * thread, a stack per started thread) before anything runs: one line,
+ * status 1, nothing made; with room, the same command runs. */
+Test(hardening_misc, the_threads_room_under_ulimit_is_checked_first, .timeout = 180)
+{
+    const char *b = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
+    char *dir = th_tmpdir(), text[512], args[1024];
+    snprintf(text, sizeof text, "%s/t.txt", dir);
+    FILE *f = fopen(text, "w");
+    cr_assert(f);
+    for (int i = 0; i < 800; i++)
+        fprintf(f, "line %d: the quick fox jumps\n", i);
+    fclose(f);
+    const char *train = "train --layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --steps 3";
+    const int kbs[] = { 360000, 450000 };
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "--help >/dev/null; (ulimit -v %d; exec timeout 30 %s %s --threads 1 --data %s --out %s/o)",
+                 kbs[k], b, train, text, dir);
+        one_line(args, 1, "too small for 1 thread");
+        char o[600];
+        snprintf(o, sizeof o, "%s/o", dir);
+        cr_expect(access(o, F_OK) != 0, "%s: made %s", args, o);
+    }
+    snprintf(args, sizeof args, "--help >/dev/null; (ulimit -v 500000; exec timeout 30 %s sample --family haar --d 8 --count 4 --threads 2)", b);
+    one_line(args, 1, "too small for 2 threads");
+    snprintf(args, sizeof args, "--help >/dev/null; (ulimit -v 600000; exec timeout 60 %s %s --threads 1 --data %s --out %s/o)", b,
+             train, text, dir);
+    char out[4096], err[4096];
+    cr_expect_eq(th_run(args, out, sizeof out, err, sizeof err), 0, "with room: %s", err);
+    th_rmdir(dir);
+}
+
 Test(hardening_misc, omp_stacksize_out_of_range_is_refused)
 {
     const char *b = getenv("ROUTELAB") ? getenv("ROUTELAB") : "build/routelab";
