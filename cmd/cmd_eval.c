@@ -392,6 +392,10 @@ static int eval_lengths(const eval_run *e, rl_gpt_eval *ev, const float *ref, co
         const rl_eval_row r = e->legacy ? legacy_length(e->m, ev, &e->ds.val, &e->win[i])
                                         : rl_eval_length(e->m, ev, &e->ds.val, &e->sp, ref, uni, e->Ls[i], e->T,
                                                          (uint64_t)e->seed, keep);
+        if (rl_gpt_eval_nomem(ev)) {
+            rl_outfile_abort(o);
+            rl_fatal("eval: out of memory at length %ld", e->Ls[i]);
+        }
         if (rl_gpt_eval_bad_layer(ev) >= 0) { /* -nan in eval.tsv with exit 0 before (issue 40) */
             rl_outfile_abort(o);
             char what[64];
@@ -445,6 +449,10 @@ int cmd_eval(int argc, char **argv)
     char why[512] = "";
     const double val = read_val(e.logp, e.explicit_log, e.meta.step, why, sizeof why);
     rl_gpt_eval *ev = rl_gpt_eval_alloc(e.m, e.maxL);
+    if (!ev) {
+        rl_fail(&err, RL_ENOMEM, "no memory for the evaluation workspace");
+        fail(&err);
+    }
     rl_outfile *o, *so, *po;
     open_outputs(&e, &o, &so, &po);
     if (po)
@@ -463,6 +471,8 @@ int cmd_eval(int argc, char **argv)
         fail(&err);
     }
     float *uni = e.legacy ? NULL : rl_eval_unigram(&e.ds.train, e.m->cfg.vocab);
+    if (!e.legacy && !uni)
+        rl_fatal("eval: out of memory (the unigram losses)"); /* the outputs' temporaries go at exit */
     if (ref)
         printf("eval: reference (each target beyond T with its last %ld tokens): %.1f s\n", e.T, now() - t0);
     rl_val_check vc;

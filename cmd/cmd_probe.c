@@ -119,10 +119,13 @@ int cmd_probe(int argc, char **argv)
         fail_outputs(made, po, NULL, &err);
     rl_probe_write_headers(po->f, dout->f);
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m, maxL);
+    if (!ev)
+        fail_outputs(made, po, dout, (rl_fail(&err, RL_ENOMEM, "no memory for the evaluation workspace"), &err));
     printf("probe: %s (%s, %d layers x %d heads, trained at %ld), %ld windows per length\n", ckpath,
            rl_pos_name(m->cfg.pos), m->cfg.layers, m->cfg.heads, T, windows);
     for (int i = 0; i < nl; i++) {
-        rl_probe_length(m, ev, &ds.val, Ls[i], windows, (uint64_t)seed, po->f, dout->f);
+        if (rl_probe_length(m, ev, &ds.val, Ls[i], windows, (uint64_t)seed, po->f, dout->f) != RL_OK)
+            fail_outputs(made, po, dout, (rl_fail(&err, RL_ENOMEM, "out of memory at length %ld", Ls[i]), &err));
         char what[64];
         if (rl_gpt_eval_bad_layer(ev) >= 0) /* gnuplot's failure on NaN tables, status 1, before (issue 40, fault 11) */
             fail_outputs(made, po, dout,

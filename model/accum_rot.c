@@ -78,20 +78,29 @@ static inline void put_angle(float *cos_out, float *sin_out, long i, double a)
  * layer l draws U from its own stream, t = 1..T-1 and p in order, so the
  * numbers depend on neither the thread count nor B (window b of a batch and
  * a lone window with the same key and b = 0 agree).  f may be cos itself
- * (evaluation): entry i is read before it is written.  u (or NULL) keeps U. */
-static void accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, float *sin_out,
-                             const float *f, double centre, float *u, int B, long T, uint64_t key)
+ * (evaluation): entry i is read before it is written.  u (or NULL) keeps U.
+ * RL_ENOMEM when a thread's generator or angles cannot be allocated (the
+ * table is then incomplete). */
+static rl_status accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, float *sin_out,
+                                  const float *f, double centre, float *u, int B, long T, uint64_t key)
 {
     const int H = c->heads, hd = c->width / c->heads, P = hd / 2;
     const long w = (long)H * P;
     double om[P > 0 ? P : 1];
     rl_so2_freqs(hd, c->rot_base, 1.0, om); /* RoPE's omega_p */
+    int nomem = 0; /* a thread could not allocate: its lanes are skipped, the call fails */
 #pragma omp parallel
     {
         gsl_rng *r = rl_rng_alloc();
-        double *a = rl_xmalloc(sizeof(double) * P);
+        double *a = rl_alloc_array((size_t)P, sizeof(double), NULL);
+        if (!r || !a) {
+#pragma omp atomic write
+            nomem = 1;
+        }
 #pragma omp for schedule(static)
         for (long bh = 0; bh < (long)B * H; bh++) {
+            if (!r || !a)
+                continue;
             const long b = bh / H, h = bh % H, row0 = b * T * w + h * P;
             rl_rng_stream(r, key ^ RL_STREAM_ROT_NOISE, rl_stream_key(rl_stream_key((uint64_t)l, (uint64_t)b),
                                                             (uint64_t)h));
@@ -115,8 +124,10 @@ static void accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, floa
             }
         }
         free(a);
-        gsl_rng_free(r);
+        if (r)
+            gsl_rng_free(r);
     }
+    return nomem ? RL_ENOMEM : RL_OK;
 }
 
 /* pemb: lane j of a w-wide table (w = H hd/2 head-major per head, or hd/2
@@ -198,21 +209,22 @@ void rl_acc_closed_layout(void *st, const rl_scheme_ctx *x, long B, long T, int 
     acc_layout(st, x, B, T, eval, a, (size_t)x->cfg->width / 2, 0, 0);
 }
 
-void rl_acc_closed_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                           const uint16_t *tok, long ld, int B, int T, uint64_t key,
-                           float *scratch)
+rl_status rl_acc_closed_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                                const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                                float *scratch)
 {
     (void)ln, (void)tok, (void)ld, (void)scratch;
     acc_state *a = st;
     const long P = x->hd / 2;
-    accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), NULL,
-                     rl_acc_centre(x->s->step_law), NULL, B, T, key);
+    RL_TRY(accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), NULL,
+                            rl_acc_centre(x->s->step_law), NULL, B, T, key));
     a->r.tab = acc_rotation(a, T, x->cfg->heads * P, P);
+    return RL_OK;
 }
 
 /* The same steps as the law: centre c omega_p, half-width omega_p. */
-void rl_acc_closed_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
-                         long n, double *center, double *halfw)
+rl_status rl_acc_closed_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
+                              long n, double *center, double *halfw)
 {
     (void)l, (void)ln, (void)tok;
     const int P = x->hd / 2, lanes = rl_acc_head_lanes(x);
@@ -224,6 +236,7 @@ void rl_acc_closed_steps(const rl_scheme_ctx *x, int l, const float *ln, const u
             center[i * lanes + j] = c * om[j % P];
             halfw[i * lanes + j] = om[j % P];
         }
+    return RL_OK;
 }
 
 const rl_scheme rl_scheme_random = {
@@ -280,9 +293,9 @@ static void pemb_layout(void *st, const rl_scheme_ctx *x, long B, long T, int ev
     acc_layout(st, x, B, T, eval, a, (size_t)pemb_lanes(x), 0, 1);
 }
 
-static void pemb_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                         const uint16_t *tok, long ld, int B, int T, uint64_t key,
-                         float *scratch)
+static rl_status pemb_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                              const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                              float *scratch)
 {
     (void)ln, (void)key, (void)scratch;
     acc_state *a = st;
@@ -290,6 +303,7 @@ static void pemb_prepare(void *st, const rl_scheme_ctx *x, int l, const float *l
     const long w = pemb_lanes(x);
     accumulate_pemb(x->cfg, x->w[l], w, f.key, AT(a, a->cos, l), AT(a, a->sin, l), tok, ld, B, T);
     a->r.tab = acc_rotation(a, T, w, f.per_head ? x->hd / 2 : 0);
+    return RL_OK;
 }
 
 /* theta = pi tanh(e) + omega: dtheta/de = pi (1 - tanh^2 e), into E_l at
@@ -322,8 +336,8 @@ static void pemb_input_backward(void *st, const rl_scheme_ctx *x, int l, const f
  * no route takes: position 0 of a window starts no step (the callers skip
  * it, steplaw.c, farpred.c), and a row i > 0 at a window's start reads the
  * previous window's token for the same reason harmlessly. */
-static void pemb_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
-                       double *center, double *halfw)
+static rl_status pemb_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                            double *center, double *halfw)
 {
     (void)ln;
     const int P = x->hd / 2, w = pemb_lanes(x), k = pemb_form_of(x->s).key;
@@ -336,6 +350,7 @@ static void pemb_steps(const rl_scheme_ctx *x, int l, const float *ln, const uin
             center[i * w + j] = M_PI * e + om[j % P];
             halfw[i * w + j] = 0;
         }
+    return RL_OK;
 }
 
 /* the hooks of both: the kernel reads its form from the object (pemb_form_of) */
@@ -389,8 +404,8 @@ static void lf_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval
     acc_layout(st, x, B, T, eval, a, (size_t)x->cfg->width / 2, 1, 1);
 }
 
-static void lf_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                       const uint16_t *tok, long ld, int B, int T, uint64_t key, float *scratch)
+static rl_status lf_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                            const uint16_t *tok, long ld, int B, int T, uint64_t key, float *scratch)
 {
     (void)tok, (void)ld;
     acc_state *a = st;
@@ -399,8 +414,8 @@ static void lf_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
     if (!a->eval) { /* training: keep the activations of layer l */
         lf_mlp_forward(x, ln, N, AT(a, a->h, l), AT(a, a->hg, l), AT(a, a->z, l), AT(a, a->y, l),
                        AT(a, a->mean, l), AT(a, a->rstd, l));
-        accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), AT(a, a->y, l), 0,
-                         AT(a, a->u, l), B, T, key);
+        RL_TRY(accumulate_noise(x->cfg, l, AT(a, a->cos, l), AT(a, a->sin, l), AT(a, a->y, l), 0,
+                                AT(a, a->u, l), B, T, key));
     } else {
         /* evaluation: y = LN(MLP(ln)) row chunk by row chunk into cos (hidden
          * layer and z in the lent scratch), then the angles in place */
@@ -409,9 +424,10 @@ static void lf_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
             const long n = N - r0 < RL_EVAL_CHUNK ? N - r0 : RL_EVAL_CHUNK;
             lf_mlp_forward(x, ln + r0 * C, n, h, h, z, a->cos + r0 * HP, NULL, NULL);
         }
-        accumulate_noise(x->cfg, l, a->cos, a->sin, a->cos, 0, NULL, B, T, key);
+        RL_TRY(accumulate_noise(x->cfg, l, a->cos, a->sin, a->cos, 0, NULL, B, T, key));
     }
     a->r.tab = acc_rotation(a, T, HP, x->hd / 2);
+    return RL_OK;
 }
 
 /* theta = U |y|: dy = U sign(y) dtheta; then the LayerNorm, the MLP, and
@@ -440,15 +456,21 @@ static void lf_input_backward(void *st, const rl_scheme_ctx *x, int l, const flo
 }
 
 /* U(-|y|, |y|), y = LN(MLP(ln)) computed as lf_prepare does (in float,
- * then |y| in double) */
-static void lf_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
-                     double *center, double *halfw)
+ * then |y| in double); RL_ENOMEM when its chunk buffers cannot be allocated */
+static rl_status lf_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                          double *center, double *halfw)
 {
     (void)l, (void)tok;
     const int C = x->cfg->width, lanes = rl_acc_head_lanes(x);
-    float *h = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * C);
-    float *z = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * lanes);
-    float *y = rl_xmalloc(sizeof(float) * (size_t)RL_EVAL_CHUNK * lanes);
+    float *h = rl_alloc_array((size_t)RL_EVAL_CHUNK * C, sizeof(float), NULL);
+    float *z = rl_alloc_array((size_t)RL_EVAL_CHUNK * lanes, sizeof(float), NULL);
+    float *y = rl_alloc_array((size_t)RL_EVAL_CHUNK * lanes, sizeof(float), NULL);
+    if (!h || !z || !y) {
+        free(y);
+        free(z);
+        free(h);
+        return RL_ENOMEM;
+    }
     for (long r0 = 0; r0 < n; r0 += RL_EVAL_CHUNK) {
         const long k = n - r0 < RL_EVAL_CHUNK ? n - r0 : RL_EVAL_CHUNK;
         lf_mlp_forward(x, ln + r0 * C, k, h, h, z, y, NULL, NULL);
@@ -460,6 +482,7 @@ static void lf_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint1
     free(h);
     free(z);
     free(y);
+    return RL_OK;
 }
 
 const rl_scheme rl_scheme_lf = {

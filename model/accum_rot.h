@@ -79,13 +79,14 @@ typedef struct {
 int rl_acc_centre(rl_angle_law law);
 
 void rl_acc_closed_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a);
-void rl_acc_closed_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                           const uint16_t *tok, long ld, int B, int T, uint64_t key,
-                           float *scratch);
+/* RL_ENOMEM when the noise generators cannot be allocated (scheme.h) */
+rl_status rl_acc_closed_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                                const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                                float *scratch);
 /* H hd/2 lanes, head-major (random, random_pos, lf) */
 int rl_acc_head_lanes(const rl_scheme_ctx *x);
 /* center c omega_p, halfw omega_p at every row and head */
-void rl_acc_closed_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
-                         long n, double *center, double *halfw);
+rl_status rl_acc_closed_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
+                              long n, double *center, double *halfw);
 
 #endif

@@ -156,19 +156,22 @@ static void stream_block(float *o, long ldo, const float *v, long ld, const rl_a
 }
 
 /* The streaming forward with query blocks of gq rows (a multiple of SQ
- * that divides SK, so a block never straddles a key block). */
-static void stream_logits(float *out, long ldo, const float *v, long ld, const rl_attn_shape *s,
-                          const rl_attn_logits *lg, long gq)
+ * that divides SK, so a block never straddles a key block); RL_ENOMEM when
+ * the per-thread blocks cannot be allocated. */
+static rl_status stream_logits(float *out, long ldo, const float *v, long ld, const rl_attn_shape *s,
+                               const rl_attn_logits *lg, long gq)
 {
     const int T = s->T, H = s->H, hd = s->hd;
     const long nqb = (T + gq - 1) / gq;
     const long per = gq * SK + gq * hd + 2 * gq + lg->state_floats;
+    float *scratch = rl_alloc_array((size_t)per * (size_t)omp_get_max_threads(), sizeof(float), NULL);
+    if (!scratch)
+        return RL_ENOMEM;
     if (lg->prepare) {
 #pragma omp parallel for schedule(dynamic, 1)
         for (long bh = 0; bh < (long)s->B * H; bh++)
             lg->prepare(lg, (int)(bh / H), (int)(bh % H));
     }
-    float *scratch = rl_xmalloc(sizeof(float) * per * omp_get_max_threads());
     const rl_softmax_row_fn row_step = rl_softmax_row_pick();
     /* items (b, h, query block), largest (latest) blocks first for balance;
      * each item's arithmetic is fixed, so the schedule cannot change results */
@@ -183,12 +186,13 @@ static void stream_logits(float *out, long ldo, const float *v, long ld, const r
                      (int)b, (int)h, qb * gq, i1, S, acc, m, l, state, row_step);
     }
     free(scratch);
+    return RL_OK;
 }
 
-void rl_attention_forward_streaming_logits(float *out, long ldo, const float *v, long ld,
-                                           const rl_attn_shape *s, const rl_attn_logits *lg)
+rl_status rl_attention_forward_streaming_logits(float *out, long ldo, const float *v, long ld,
+                                                const rl_attn_shape *s, const rl_attn_logits *lg)
 {
-    stream_logits(out, ldo, v, ld, s, lg, SQ);
+    return stream_logits(out, ldo, v, ld, s, lg, SQ);
 }
 
 /* ---- the standard provider: s_ij = q_i . k_j / sqrt(hd) --------------- */
@@ -249,11 +253,11 @@ void rl_attention_backward(float *dq, float *dk, float *dv, long ldd, float *dat
     rl_attention_backward_logits(dv, ldd, datt, dout, lddo, att, v, ld, s, &lg);
 }
 
-void rl_attention_forward_streaming(float *out, long ldo, const float *q, const float *k,
-                                    const float *v, long ld, const rl_attn_shape *s)
+rl_status rl_attention_forward_streaming(float *out, long ldo, const float *q, const float *k,
+                                         const float *v, long ld, const rl_attn_shape *s)
 {
     qk_ctx c = { q, k, ld, NULL, NULL, 0, s->T, s->hd };
     rl_attn_logits lg = qk_logits(&c);
     /* the observer's contract (and the probe) sees blocks of SQ queries */
-    stream_logits(out, ldo, v, ld, s, &lg, s->observe ? SQ : SQ_QK);
+    return stream_logits(out, ldo, v, ld, s, &lg, s->observe ? SQ : SQ_QK);
 }

@@ -15,6 +15,8 @@
 #ifndef RL_MODEL_ATTENTION_H
 #define RL_MODEL_ATTENTION_H
 
+#include "../core/err.h"
+
 /* A diagnostic observer of the streaming forward: it sees every block of
  * scaled logits of queries [i0, i1) against keys [j0, j1) of (b, h) as the
  * provider formed them, before the ALiBi bias (entries j > i are
@@ -48,8 +50,9 @@ void rl_attention_backward(float *dq, float *dk, float *dv, long ldd, float *dat
 /* The same forward streaming over blocks of keys with an online softmax
  * (running max m, running sum l, rescaled accumulator): memory O(T*hd) per
  * head plus a block of scores per thread, never T x T.  Equal to
- * rl_attention_forward to float rounding. */
-void rl_attention_forward_streaming(float *out, long ldo, const float *q, const float *k,
+ * rl_attention_forward to float rounding.  RL_ENOMEM when the threads'
+ * score blocks cannot be allocated (out is then not written). */
+rl_status rl_attention_forward_streaming(float *out, long ldo, const float *q, const float *k,
                                     const float *v, long ld, const rl_attn_shape *s);
 
 /* ---- logits providers: the shared kernel with another score ---------- */
@@ -97,8 +100,8 @@ void rl_attention_forward_logits(float *out, long ldo, float *att, const float *
 void rl_attention_backward_logits(float *dv, long ldd, float *datt, const float *dout,
                                   long lddo, const float *att, const float *v, long ld,
                                   const rl_attn_shape *s, const rl_attn_logits *lg);
-/* The streaming forward with the logits of lg. */
-void rl_attention_forward_streaming_logits(float *out, long ldo, const float *v, long ld,
+/* The streaming forward with the logits of lg (RL_ENOMEM as above). */
+rl_status rl_attention_forward_streaming_logits(float *out, long ldo, const float *v, long ld,
                                            const rl_attn_shape *s, const rl_attn_logits *lg);
 
 #endif

@@ -241,8 +241,10 @@ rl_status rl_ckpt_load(const char *path, int B, rl_gpt **out, rl_ckpt_meta *mt, 
         goto fail;
     }
     size_t bytes; /* refuse what the machine cannot hold before reading on */
-    if (rl_gpt_bytes(&cfg, B, &bytes, err)) {
+    const rl_status sb = rl_gpt_bytes(&cfg, B, &bytes, err);
+    if (sb) { /* RL_EINPUT, or RL_ENOMEM counting the scheme's buffers */
         rl_err_prefix(err, "%s", path);
+        st = sb;
         goto fail;
     }
     const size_t np = sizeof(float) * (size_t)f[H_NPARAMS];

@@ -12,6 +12,17 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 
+/* dir/name, malloc'ed (rl_path_join's result, with RL_ENOMEM in err when
+ * memory runs out: NULL then). */
+static char *join(const char *dir, const char *name, rl_err *err)
+{
+    const size_t n = strlen(dir) + 1 + strlen(name) + 1;
+    char *p = rl_alloc(n, err);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
 rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
 {
     struct stat st;
@@ -20,8 +31,8 @@ rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
     if (stat(path, &st) != 0)
         return rl_fail(err, RL_EINPUT, "cannot read %s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
-        char *tr = rl_path_join(path, "train.bin"), *va = rl_path_join(path, "val.bin");
-        s = rl_tokens_read(tr, vocab, &d->train, err);
+        char *tr = join(path, "train.bin", err), *va = tr ? join(path, "val.bin", err) : NULL;
+        s = va ? rl_tokens_read(tr, vocab, &d->train, err) : RL_ENOMEM;
         if (s == RL_OK)
             s = rl_tokens_read(va, vocab, &d->val, err);
         free(tr);
@@ -37,9 +48,13 @@ rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
         free(all.tok);
         return rl_fail(err, RL_EINPUT, "%s has %ld tokens, too few to split 90/10", path, all.n);
     }
+    d->val.tok = rl_alloc_array((size_t)(all.n - ntr), sizeof(uint16_t), err);
+    if (!d->val.tok) {
+        free(all.tok);
+        return RL_ENOMEM;
+    }
     d->train.tok = all.tok;
     d->train.n = ntr;
-    d->val.tok = rl_xmalloc(sizeof(uint16_t) * (all.n - ntr));
     d->val.n = all.n - ntr;
     memcpy(d->val.tok, all.tok + ntr, sizeof(uint16_t) * d->val.n);
     return RL_OK;
@@ -68,6 +83,8 @@ void rl_data_free(rl_dataset *d)
 long rl_data_window(const rl_tokens *t, long L, uint64_t seed, long w, uint64_t *key)
 {
     gsl_rng *r = rl_rng_alloc();
+    if (!r)
+        return -1;
     rl_rng_stream(r, seed + (uint64_t)L, (uint64_t)w);
     long start = (long)(rl_rng_next64(r) % (uint64_t)(t->n - L));
     gsl_rng_free(r);

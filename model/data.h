@@ -15,7 +15,8 @@ typedef struct {
 /* A data set from DIR (DIR/train.bin and DIR/val.bin) or from one FILE,
  * split by position: the first 90% trains, the last 10% validates.
  * RL_EINPUT naming the file when it cannot be read, is malformed, holds an
- * id >= vocab or is too short to split (d is then empty). */
+ * id >= vocab or is too short to split, RL_ENOMEM when memory runs out (d
+ * is then empty). */
 rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err);
 void rl_data_free(rl_dataset *d);
 
@@ -33,7 +34,8 @@ long rl_data_split(long n);
 /* probe's window w of length L (L + 1 tokens with the targets) in the
  * stream t: a uniform random start from stream (seed + L, w), windows may
  * overlap; *key receives the window's own key for rotation noise (random,
- * lf).  (eval drew these before it used rl_eval_windows_plan.) */
+ * lf).  (eval drew these before it used rl_eval_windows_plan.)  -1 when
+ * memory runs out (its generator). */
 long rl_data_window(const rl_tokens *t, long L, uint64_t seed, long w, uint64_t *key);
 
 /* eval's windows at one length L: disjoint target sets (window i reads

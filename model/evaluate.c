@@ -10,7 +10,7 @@
 #include "../sampling/rng.h"
 
 /* The counts of a plan of either kind (rl_eval_spans_plan's rule), its
- * start array allocated. */
+ * start array allocated (RL_ENOMEM when it cannot be). */
 static rl_status spans_count(const rl_tokens *t, long Lmax, long targets, rl_eval_spans *s, rl_err *err)
 {
     memset(s, 0, sizeof *s);
@@ -23,8 +23,8 @@ static rl_status spans_count(const rl_tokens *t, long Lmax, long targets, rl_eva
     s->slots = (t->n - 1) / Lmax;
     s->wanted = targets ? targets / Lmax + (targets % Lmax != 0) : s->slots;
     s->n = s->wanted < s->slots ? s->wanted : s->slots;
-    s->start = rl_xmalloc(sizeof(long) * (size_t)(s->n ? s->n : 1));
-    return RL_OK;
+    s->start = rl_alloc_array((size_t)s->n, sizeof(long), err);
+    return s->start ? RL_OK : RL_ENOMEM;
 }
 
 rl_status rl_eval_spans_plan(const rl_tokens *t, long Lmax, long targets, rl_eval_spans *s, rl_err *err)
@@ -48,6 +48,10 @@ rl_status rl_eval_spans_sample(const rl_tokens *t, long Lmax, long targets, uint
      * uniform subset (selection sampling) is a uniform placement. */
     const long F = (t->n - 1) - s->n * Lmax;
     gsl_rng *r = rl_rng_alloc();
+    if (!r) {
+        rl_eval_spans_free(s);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a random number generator");
+    }
     rl_rng_stream(r, seed ^ RL_STREAM_EVAL_SAMPLE, (uint64_t)Lmax);
     rl_rng_select(r, F + s->n, s->n, s->start);
     gsl_rng_free(r);
@@ -89,8 +93,8 @@ float *rl_eval_reference(const rl_gpt *m0, const rl_tokens *val, const rl_eval_s
         return NULL;
     memcpy(m->params, m0->params, sizeof(float) * (size_t)m0->nparams);
     memcpy(m->slopes, m0->slopes, sizeof(float) * (size_t)m0->cfg.heads); /* all the forward reads */
-    float *ref = rl_xmalloc(sizeof(float) * (size_t)(s->n * Lmax));
-    for (long i = 0; i < s->n && !rl_cancelled(); i++) { /* a caller's stop (err.h): ref is dropped */
+    float *ref = rl_alloc_array((size_t)s->n * (size_t)Lmax, sizeof(float), NULL);
+    for (long i = 0; ref && i < s->n && !rl_cancelled(); i++) { /* a caller's stop (err.h): ref is dropped */
         float *r = ref + i * Lmax;
         for (long q = 0; q < T && q < Lmax; q++)
             r[q] = NAN;
@@ -102,6 +106,11 @@ float *rl_eval_reference(const rl_gpt *m0, const rl_tokens *val, const rl_eval_s
             const long first = s->start[i] + q0 + 1 - T;
             rl_gpt_forward(m, val->tok + first, 1, nb, (int)T, 0,
                            rl_stream_key(seed ^ RL_STREAM_EVAL_REF, (uint64_t)first));
+            if (m->nomem) { /* the scheme's noise generators */
+                free(ref);
+                rl_gpt_free(m);
+                return NULL;
+            }
             for (int b = 0; b < nb; b++)
                 r[q0 + b] = m->losses[(long)b * T + T - 1];
         }
@@ -130,13 +139,22 @@ rl_eval_row rl_eval_length(const rl_gpt *m, rl_gpt_eval *e, const rl_tokens *val
     row.windows = nw;
     row.targets = nw * L;
     row.new_targets = nw * nnew;
-    double *wl = rl_xmalloc(sizeof(double) * 4 * (size_t)(nw ? nw : 1));
+    double *wl = rl_alloc_array(4 * (size_t)nw, sizeof(double), NULL);
+    float *lw = rl_alloc_array((size_t)L, sizeof(float), NULL);
+    if (!wl || !lw) { /* said through e, as a window that ran out (evaluate.h) */
+        free(lw);
+        free(wl);
+        rl_gpt_eval_set_nomem(e);
+        row.loss = row.se = row.ref = row.dlog = row.dlog_se = row.unigram = NAN;
+        row.new_loss = row.new_ref = row.new_dlog = row.new_se = NAN;
+        return row;
+    }
     double *wd = wl + nw, *wn = wd + nw, *wr = wn + nw;
-    float *lw = rl_xmalloc(sizeof(float) * (size_t)L);
     double uni_sum = 0, new_loss = 0, new_ref = 0;
     rl_gpt_eval_keep_losses(e, lw);
-    for (long i = 0, w = 0; i < s->n && !rl_cancelled(); i++) /* a caller's stop (err.h): the row is dropped */
-        for (long j = 0; j < per && !rl_cancelled(); j++, w++) {
+    /* a caller's stop (err.h) or a window out of memory: the row is dropped */
+    for (long i = 0, w = 0; i < s->n && !rl_cancelled() && !rl_gpt_eval_nomem(e); i++)
+        for (long j = 0; j < per && !rl_cancelled() && !rl_gpt_eval_nomem(e); j++, w++) {
             const long st = rl_eval_window_start(s, i, L, j);
             const double sum = rl_gpt_eval_window(m, e, val->tok + st, L, rl_eval_window_key(seed, L, st));
             if (keep)
@@ -177,10 +195,15 @@ rl_eval_row rl_eval_length(const rl_gpt *m, rl_gpt_eval *e, const rl_tokens *val
 
 float *rl_eval_unigram(const rl_tokens *train, int V)
 {
-    double *c = rl_xcalloc((size_t)V, sizeof *c);
+    double *c = rl_alloc_array((size_t)V, sizeof *c, NULL);
+    float *u = rl_alloc_array((size_t)V, sizeof(float), NULL);
+    if (!c || !u) {
+        free(u);
+        free(c);
+        return NULL;
+    }
     for (long i = 0; i < train->n; i++)
         c[train->tok[i]] += 1;
-    float *u = rl_xmalloc(sizeof(float) * (size_t)V);
     /* add-one: every id has a finite loss, p(v) = (c_v + 1) / (n + V) */
     for (int v = 0; v < V; v++)
         u[v] = (float)-log((c[v] + 1) / ((double)train->n + V));

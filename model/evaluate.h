@@ -60,7 +60,7 @@ typedef struct {
 /* The spans that give at least `targets` targets at Lmax (ceil(targets /
  * Lmax) spans; 0: every span, the full stream), at most the slots the
  * stream holds.  RL_EINPUT when Lmax < 1 or the stream has fewer than Lmax
- * + 1 tokens. */
+ * + 1 tokens; RL_ENOMEM when memory runs out. */
 rl_status rl_eval_spans_plan(const rl_tokens *t, long Lmax, long targets, rl_eval_spans *s, rl_err *err);
 void rl_eval_spans_free(rl_eval_spans *s);
 
@@ -71,7 +71,8 @@ enum { RL_EVAL_SPANS = 0, RL_EVAL_SAMPLED = 1 };
 
 /* The sampled plan: as many spans as rl_eval_spans_plan would use (the same
  * slots, wanted and n), placed at random (see above) from seed; the same
- * RL_EINPUT cases.  O(stream length) time, O(n) memory, one thread. */
+ * RL_EINPUT cases, and RL_ENOMEM.  O(stream length) time, O(n) memory, one
+ * thread. */
 rl_status rl_eval_spans_sample(const rl_tokens *t, long Lmax, long targets, uint64_t seed, rl_eval_spans *s,
                                rl_err *err);
 
@@ -104,7 +105,8 @@ int rl_eval_ref_batch(long T);
  * the first window's first token), on a copy of m's parameters with
  * activations for them (m itself needs none).  malloc'ed; NULL when the
  * copy cannot be allocated (rl_gpt_bytes of m's configuration with that
- * batch refuses). */
+ * batch refuses, or memory runs out) or when memory runs out for ref or in
+ * a forward (the caller returns RL_ENOMEM). */
 float *rl_eval_reference(const rl_gpt *m, const rl_tokens *val, const rl_eval_spans *s, uint64_t seed);
 
 /* Length L on the spans: every window through the streaming evaluation
@@ -114,12 +116,14 @@ float *rl_eval_reference(const rl_gpt *m, const rl_tokens *val, const rl_eval_sp
  * receives every target's loss, keep[w L + p] for window w (in the order
  * of rl_eval_window_start: span i's window j is w = i (Lmax / L) + j) at
  * position p: windows x L floats, for the per-position curves
- * (model/evalpos.h). */
+ * (model/evalpos.h).  When memory runs out (its buffers, or a window's) the
+ * row is not valid and e is marked (rl_gpt_eval_nomem): the caller returns
+ * RL_ENOMEM. */
 rl_eval_row rl_eval_length(const rl_gpt *m, rl_gpt_eval *e, const rl_tokens *val, const rl_eval_spans *s,
                            const float *ref, const float *uni, long L, long T, uint64_t seed, float *keep);
 
 /* -log of the add-one unigram frequency of each of the V token ids in the
- * training stream (malloc'ed V floats). */
+ * training stream (malloc'ed V floats); NULL when memory runs out. */
 float *rl_eval_unigram(const rl_tokens *train, int V);
 
 #endif

@@ -66,7 +66,8 @@ static void add_steps(rl_gpt *m, const uint16_t *tok, long g0, int nbw, long T, 
 {
     const int lanes = rl_scheme_step_lanes(&m->sx);
     for (int l = 0; l < m->cfg.layers; l++) {
-        rl_scheme_steps(&m->sx, l, m->a[l].ln1, tok, (long)nbw * T, cen, hw);
+        if (rl_scheme_steps(&m->sx, l, m->a[l].ln1, tok, (long)nbw * T, cen, hw) != RL_OK)
+            rl_fatal("out of memory (the position scheme's steps)"); /* the command layer's path alone */
         for (int b = 0; b < nbw && g0 + b < w->nseg; b++) {
             const size_t o = ((size_t)(l * w->nseg + g0 + b) * T) * lanes;
             memcpy(w->scen + o, cen + (long)b * T * lanes, sizeof(double) * T * lanes);
@@ -100,11 +101,15 @@ static void window_batch(rl_gpt *m, const rl_tokens *val, long T, uint64_t seed,
     for (int b = 0; b < nbw; b++) {
         uint64_t key;
         const long s0 = rl_data_window(val, T, seed, g0 + b, &key);
+        if (s0 < 0) /* the command layer's path alone (no public entry reaches it) */
+            rl_fatal("out of memory (a random number generator)");
         if (b == 0)
             key0 = key;
         memcpy(tok + (long)b * (T + 1), val->tok + s0, sizeof(uint16_t) * (T + 1));
     }
     rl_gpt_forward(m, tok, T + 1, nbw, (int)T, 0, key0);
+    if (m->nomem)
+        rl_fatal("out of memory (the position scheme's noise)");
 }
 
 /* Pair k of window g: a distance in the band [T/2, T) and a query with a

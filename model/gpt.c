@@ -30,7 +30,8 @@ static void add_tensor(void *ctx, const char *name, int layer, long rows, long c
     m->nparams += n;
 }
 
-static void build_tensors(rl_gpt *m)
+/* The tensor table; RL_ENOMEM (in err) when it cannot be allocated. */
+static rl_status build_tensors(rl_gpt *m, rl_err *err)
 {
     const long C = m->cfg.width, V = m->cfg.vocab;
     static const char *names[RL_BLOCK_TENSORS] = { "ln1.w", "ln1.b", "qkv.w", "qkv.b", "proj.w",
@@ -45,8 +46,10 @@ static void build_tensors(rl_gpt *m)
         RL_T_NORM_W, RL_T_NORM_B, RL_T_MATRIX, RL_T_BIAS, RL_T_RESID_MATRIX, RL_T_BIAS
     };
     m->npos = rl_scheme_ntensors(&m->cfg);
-    m->tensors = rl_xcalloc(5 + RL_BLOCK_TENSORS * (size_t)m->cfg.layers + m->npos,
-                            sizeof(rl_tensor));
+    m->tensors = rl_alloc_array(5 + RL_BLOCK_TENSORS * (size_t)m->cfg.layers + m->npos,
+                                sizeof(rl_tensor), err);
+    if (!m->tensors)
+        return RL_ENOMEM;
     add_tensor(m, "wte", -1, V, C, RL_T_EMBED);
     for (int l = 0; l < m->cfg.layers; l++)
         for (int i = 0; i < RL_BLOCK_TENSORS; i++)
@@ -60,6 +63,7 @@ static void build_tensors(rl_gpt *m)
     const rl_scheme *s = rl_scheme_of(m->cfg.pos);
     if (s->params)
         s->params(&m->cfg, add_tensor, m);
+    return RL_OK;
 }
 
 static void bind_weights(rl_gpt_weights *w, const rl_gpt *m, float *base)
@@ -134,18 +138,24 @@ static size_t layout_acts(rl_gpt *m, float *base, int *over)
  * are not checked; callers first bound the decoder's own activations
  * (which contain N C, B H T T per layer), and every scheme's buffers are
  * a few of those at most (acc_layout, path_layout, rope_layout), so they
- * cannot wrap then. */
-static size_t scheme_floats(const rl_gpt_config *cfg, long B, long T, int eval)
+ * cannot wrap then.  RL_ENOMEM (in err) when the scheme's state (a few
+ * pointers, which its layout writes) cannot be allocated. */
+static rl_status scheme_floats(const rl_gpt_config *cfg, long B, long T, int eval, size_t *floats,
+                               rl_err *err)
 {
     const rl_scheme_ctx x = { rl_scheme_of(cfg->pos), cfg, cfg->width / cfg->heads, NULL, NULL,
                               NULL };
+    *floats = 0;
     if (!x.s->layout)
-        return 0;
-    void *st = rl_xcalloc(1, x.s->state_bytes ? x.s->state_bytes : 1); /* a few pointers */
+        return RL_OK;
+    void *st = rl_alloc_array(1, x.s->state_bytes, err);
+    if (!st)
+        return RL_ENOMEM;
     rl_arena a = { NULL, 0 };
     x.s->layout(st, &x, B, T, eval, &a);
     free(st);
-    return a.used;
+    *floats = a.used;
+    return RL_OK;
 }
 
 /* Beyond this the decoder's own count stops (see scheme_floats): 2^50
@@ -174,8 +184,11 @@ rl_status rl_gpt_bytes(const rl_gpt_config *cfg, int B, size_t *bytes, rl_err *e
     rl_gpt shape = { .cfg = *cfg, .B = B, .T = cfg->ctx };
     size_t floats = rl_szadd(rl_szmul(4, P, &over), layout_acts(&shape, NULL, &over), &over);
     size_t need = rl_szmul(floats, sizeof(float), &over);
-    if (!over && need <= BYTES_BOUND)
-        need = rl_szadd(need, sizeof(float) * scheme_floats(cfg, B, cfg->ctx, 0), &over);
+    if (!over && need <= BYTES_BOUND) {
+        size_t sf;
+        RL_TRY(scheme_floats(cfg, B, cfg->ctx, 0, &sf, err));
+        need = rl_szadd(need, sizeof(float) * sf, &over);
+    }
     *bytes = need;
     char what[200];
     char acts[64] = " without training activations";
@@ -191,38 +204,49 @@ rl_status rl_gpt_new(rl_gpt **out, const rl_gpt_config *cfg, int B, rl_err *err)
     size_t bytes;
     *out = NULL;
     RL_TRY(rl_gpt_bytes(cfg, B, &bytes, err));
-    rl_gpt *m = rl_xcalloc(1, sizeof *m);
+    rl_gpt *m = rl_alloc_array(1, sizeof *m, err);
+    if (!m)
+        return RL_ENOMEM;
     m->cfg = *cfg;
     m->B = B;
     m->T = cfg->ctx;
     m->hd = cfg->width / cfg->heads;
-    build_tensors(m);
+    if (build_tensors(m, err) != RL_OK)
+        goto fail;
     const size_t L = cfg->layers;
-    m->p.blk = rl_xcalloc(L, sizeof *m->p.blk);
-    m->g.blk = rl_xcalloc(L, sizeof *m->g.blk);
-    m->p.pos = rl_xcalloc(m->npos + 1, sizeof *m->p.pos);
-    m->g.pos = rl_xcalloc(m->npos + 1, sizeof *m->g.pos);
-    m->params = rl_xcalloc(m->nparams, sizeof(float));
-    m->grads = rl_xcalloc(m->nparams, sizeof(float));
-    m->adam = rl_xcalloc(2 * (size_t)m->nparams, sizeof(float));
+    if (!(m->p.blk = rl_alloc_array(L, sizeof *m->p.blk, err)) ||
+        !(m->g.blk = rl_alloc_array(L, sizeof *m->g.blk, err)) ||
+        !(m->p.pos = rl_alloc_array(m->npos + 1, sizeof *m->p.pos, err)) ||
+        !(m->g.pos = rl_alloc_array(m->npos + 1, sizeof *m->g.pos, err)) ||
+        !(m->params = rl_alloc_array(m->nparams, sizeof(float), err)) ||
+        !(m->grads = rl_alloc_array(m->nparams, sizeof(float), err)) ||
+        !(m->adam = rl_alloc_array(2 * (size_t)m->nparams, sizeof(float), err)) ||
+        !(m->a = rl_alloc_array(L, sizeof *m->a, err)))
+        goto fail;
     bind_weights(&m->p, m, m->params);
     bind_weights(&m->g, m, m->grads);
-    m->a = rl_xcalloc(L, sizeof *m->a);
     int over = 0; /* checked by rl_gpt_bytes */
     m->nacts = layout_acts(m, NULL, &over);
-    m->acts = rl_xcalloc(m->nacts, sizeof(float));
+    if (!(m->acts = rl_alloc_array(m->nacts, sizeof(float), err)))
+        goto fail;
     layout_acts(m, m->acts, &over);
     m->sx = rl_scheme_ctx_make(&m->cfg, m->p.pos, m->g.pos, m->slopes);
-    rl_scheme_state_alloc(&m->ss, &m->sx, m->B, m->T, 0);
+    if (rl_scheme_state_alloc(&m->ss, &m->sx, m->B, m->T, 0) != RL_OK) {
+        rl_fail(err, RL_ENOMEM, "out of memory for the position scheme's activations");
+        goto fail;
+    }
     *out = m;
     return RL_OK;
+fail: /* every pointer not yet allocated is NULL (m is zeroed) */
+    rl_gpt_free(m);
+    return RL_ENOMEM;
 }
 
 rl_gpt *rl_gpt_alloc(const rl_gpt_config *cfg, int B)
 {
     rl_gpt *m;
     rl_gpt_new(&m, cfg, B, NULL);
-    return m;
+    return m; /* NULL on any failure (rl_gpt_new) */
 }
 
 void rl_gpt_free(rl_gpt *m)
@@ -299,23 +323,25 @@ static rl_attn_shape attn_shape(const rl_gpt *m, int B, int T)
  * (a rotation table, PaTH's w and beta; key: its noise; scratch: what the
  * evaluation lends it, scheme.h); qkv = ln Wqkv^T + b;
  * atty = the scheme's attention (training when att is set: it saves att;
- * else streaming, observed by obs); out = atty Wproj^T + b (out may be ln). */
-static void attn_forward(const rl_gpt *m, void *st, int l, const float *ln, const uint16_t *tok,
-                         long ld, uint64_t key, float *scratch, float *qkv, float *att,
-                         float *atty, float *out, int B, int T, const rl_attn_observer *obs,
-                         const rl_tile_after *after)
+ * else streaming, observed by obs); out = atty Wproj^T + b (out may be ln).
+ * RL_ENOMEM when the scheme runs out of memory (scheme.h): out unwritten. */
+static rl_status attn_forward(const rl_gpt *m, void *st, int l, const float *ln, const uint16_t *tok,
+                              long ld, uint64_t key, float *scratch, float *qkv, float *att,
+                              float *atty, float *out, int B, int T, const rl_attn_observer *obs,
+                              const rl_tile_after *after)
 {
     float *const *w = m->p.blk[l];
     const int C = m->cfg.width;
     const long N = (long)B * T;
     const rl_scheme *S = m->sx.s;
     if (S->prepare)
-        S->prepare(st, &m->sx, l, ln, tok, ld, B, T, key, scratch);
+        RL_TRY(S->prepare(st, &m->sx, l, ln, tok, ld, B, T, key, scratch));
     rl_matmul_forward(qkv, ln, w[RL_QKVW], w[RL_QKVB], N, C, 3 * C, NULL);
     rl_attn_shape s = attn_shape(m, B, T);
     s.observe = obs;
-    S->attend(st, &m->sx, l, qkv, att, atty, &s);
+    RL_TRY(S->attend(st, &m->sx, l, qkv, att, atty, &s));
     rl_matmul_forward(out, atty, w[RL_PROJW], w[RL_PROJB], N, C, C, after);
+    return RL_OK;
 }
 
 /* ln = LN2(x); h = ln Wfc^T + b; hg = GELU(h) (hg may be h; in fc's tiles);
@@ -353,6 +379,7 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
     m->fT = T;
     m->drop = train ? m->cfg.dropout : 0.0f;
     m->drop_key = drop_key;
+    m->nomem = 0;
     rl_embed_forward(m->enc, tok, ld, B, T, m->p.wte, C);
     rl_dropout(m->enc, N * C, m->drop, site_key(m, -1, 0));
     const float *x = m->enc;
@@ -364,8 +391,11 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
         const int fuse = !(m->drop > 0);
         const rl_tile_after r2 = { .sum_to = a->res2, .sum_with = x },
                             r3 = { .sum_to = a->res3, .sum_with = a->res2 };
-        attn_forward(m, m->ss.st, l, a->ln1, tok, ld, drop_key, NULL, a->qkv, a->att, a->atty,
-                     a->res2, B, T, NULL, fuse ? &r2 : NULL);
+        if (attn_forward(m, m->ss.st, l, a->ln1, tok, ld, drop_key, NULL, a->qkv, a->att, a->atty,
+                         a->res2, B, T, NULL, fuse ? &r2 : NULL) != RL_OK) {
+            m->nomem = 1;
+            return NAN;
+        }
         if (!fuse) {
             rl_dropout(a->res2, N * C, m->drop, site_key(m, l, 1));
             rl_residual_forward(a->res2, a->res2, x, N * C);
@@ -456,6 +486,7 @@ struct rl_gpt_eval {
     float *keep;               /* per-position losses of the next windows (or NULL) */
     float *keep_logits;        /* per-position logits (L x V) of the next windows (or NULL) */
     int bad_layer;             /* the first layer whose activations were not finite (-1: none; layers: the head) */
+    int nomem;                 /* a window (or a reader of e) ran out of memory */
     int layer;                 /* the layer being evaluated, for observe */
 };
 
@@ -498,8 +529,11 @@ rl_status rl_gpt_eval_check(const rl_gpt *m, long L, rl_err *err)
     int over = 0;
     rl_gpt_eval e = { .L = L };
     size_t need = rl_szmul(layout_eval(&e, m, NULL, &over), sizeof(float), &over);
-    if (!over && need <= BYTES_BOUND)
-        need = rl_szadd(need, sizeof(float) * scheme_floats(&m->cfg, 1, L, 1), &over);
+    if (!over && need <= BYTES_BOUND) {
+        size_t sf;
+        RL_TRY(scheme_floats(&m->cfg, 1, L, 1, &sf, err));
+        need = rl_szadd(need, sizeof(float) * sf, &over);
+    }
     char what[160];
     snprintf(what, sizeof what, "the evaluation workspace for windows of %ld tokens", L);
     return checked_need(what, need, over, err);
@@ -507,14 +541,19 @@ rl_status rl_gpt_eval_check(const rl_gpt *m, long L, rl_err *err)
 
 rl_gpt_eval *rl_gpt_eval_alloc(const rl_gpt *m, long L)
 {
-    rl_gpt_eval *e = rl_xcalloc(1, sizeof *e);
+    rl_gpt_eval *e = rl_alloc_array(1, sizeof *e, NULL);
+    if (!e)
+        return NULL;
     e->bad_layer = -1;
     e->L = L;
     int over = 0; /* checked by rl_gpt_eval_check */
     e->n = layout_eval(e, m, NULL, &over);
-    e->arena = rl_xmalloc(sizeof(float) * e->n);
+    e->arena = rl_alloc_array(e->n, sizeof(float), NULL);
+    if (!e->arena || rl_scheme_state_alloc(&e->ss, &m->sx, 1, L, 1) != RL_OK) {
+        rl_gpt_eval_free(e);
+        return NULL;
+    }
     layout_eval(e, m, e->arena, &over);
-    rl_scheme_state_alloc(&e->ss, &m->sx, 1, L, 1);
     return e;
 }
 
@@ -530,6 +569,16 @@ void rl_gpt_eval_free(rl_gpt_eval *e)
 int rl_gpt_eval_bad_layer(const rl_gpt_eval *e)
 {
     return e->bad_layer;
+}
+
+int rl_gpt_eval_nomem(const rl_gpt_eval *e)
+{
+    return e->nomem;
+}
+
+void rl_gpt_eval_set_nomem(rl_gpt_eval *e)
+{
+    e->nomem = 1;
 }
 
 /* Whether every one of n floats is finite (an overflow anywhere makes the
@@ -585,8 +634,11 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
         e->layer = l;
         /* x += the branch, in the projections' tiles */
         const rl_tile_after into_x = { .sum_to = e->x, .sum_with = e->x };
-        attn_forward(m, e->ss.st, l, e->ln, tok, L, key, e->h, e->qkv, NULL, e->atty, e->ln, 1,
-                     (int)L, e->observe ? &obs : NULL, &into_x);
+        if (attn_forward(m, e->ss.st, l, e->ln, tok, L, key, e->h, e->qkv, NULL, e->atty, e->ln, 1,
+                         (int)L, e->observe ? &obs : NULL, &into_x) != RL_OK) {
+            e->nomem = 1;
+            return NAN;
+        }
         for (long r0 = 0; r0 < L; r0 += EVAL_CHUNK) {
             const long n = L - r0 < EVAL_CHUNK ? L - r0 : EVAL_CHUNK;
             float *xc = e->x + r0 * C;

@@ -69,6 +69,8 @@ typedef struct rl_gpt {
     long ldtok;
     int fB, fT;
     float drop;            /* dropout in force (0 outside training) */
+    int nomem;             /* the last forward ran out of memory (its loss NAN):
+                            * the position scheme's noise generators */
     uint64_t drop_key;     /* per micro-step key of the dropout masks and of the
                             * rotation noise (random, lf) */
 } rl_gpt;
@@ -82,9 +84,11 @@ typedef struct rl_gpt {
 rl_status rl_gpt_bytes(const rl_gpt_config *cfg, int B, size_t *bytes, rl_err *err);
 
 /* Allocate for B windows of cfg->ctx tokens (B = 0: no training
- * activations; for evaluation); RL_EINPUT when rl_gpt_bytes refuses. */
+ * activations; for evaluation); RL_EINPUT when rl_gpt_bytes refuses,
+ * RL_ENOMEM when memory runs out (nothing is left allocated). */
 rl_status rl_gpt_new(rl_gpt **out, const rl_gpt_config *cfg, int B, rl_err *err);
-/* The same for a configuration already checked: NULL when it is not valid. */
+/* The same for a configuration already checked: NULL when it is not valid
+ * or when memory runs out. */
 rl_gpt *rl_gpt_alloc(const rl_gpt_config *cfg, int B);
 void rl_gpt_free(rl_gpt *m);
 
@@ -97,7 +101,8 @@ void rl_gpt_init(rl_gpt *m, uint64_t seed);
  * tok[b*ld + t + 1] (t < T).  Dropout applies when train is set, with masks
  * keyed by drop_key; the rotation noise of random and lf is drawn from
  * streams of drop_key at every forward, training or not.  Returns the mean cross-entropy (summed in double, in
- * row order); per-position losses stay in m->losses. */
+ * row order); per-position losses stay in m->losses.  NAN with m->nomem
+ * set when the position scheme runs out of memory (no backward then). */
 double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int train,
                       uint64_t drop_key);
 
@@ -117,6 +122,7 @@ typedef struct rl_gpt_eval rl_gpt_eval;
 /* RL_EINPUT when the workspace for L overflows or exceeds rl_mem_limit
  * (naming the bytes); call before rl_gpt_eval_alloc. */
 rl_status rl_gpt_eval_check(const rl_gpt *m, long L, rl_err *err);
+/* NULL when memory runs out (the caller returns RL_ENOMEM). */
 rl_gpt_eval *rl_gpt_eval_alloc(const rl_gpt *m, long L);
 void rl_gpt_eval_free(rl_gpt_eval *e);
 /* Diagnostics (routelab probe): fn sees every block of layer's scaled
@@ -138,13 +144,21 @@ int rl_gpt_eval_bad_layer(const rl_gpt_eval *e);
 /* That layer in words for a message ("layer 2", "the output head, after
  * layer 3") into buf; "" when none was. */
 const char *rl_gpt_eval_bad_what(const rl_gpt *m, const rl_gpt_eval *e, char *buf, size_t n);
+/* Whether memory ran out in a window so far (the position scheme's
+ * generators, the streaming kernel's blocks: the window returned NAN) or in
+ * a reader of the workspace that marked it (rl_eval_length, rl_probe_length:
+ * their results are then not valid); the caller returns RL_ENOMEM.  Sticky,
+ * as rl_gpt_eval_bad_layer. */
+int rl_gpt_eval_nomem(const rl_gpt_eval *e);
+void rl_gpt_eval_set_nomem(rl_gpt_eval *e);
 /* Bytes the workspace holds (for reports). */
 size_t rl_gpt_eval_bytes(const rl_gpt_eval *e);
 /* Sum of the cross-entropies at every position of one window of L <=
  * the workspace's length (NAN beyond): inputs
  * tok[0..L-1], targets tok[1..L]; streaming attention, positions in chunks.
  * key draws the rotation noise (random, lf) as a forward with drop_key =
- * key does for a single window: same key, same numbers. */
+ * key does for a single window: same key, same numbers.  NAN when memory
+ * runs out (rl_gpt_eval_nomem). */
 double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, long L,
                           uint64_t key);
 

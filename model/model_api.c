@@ -29,7 +29,9 @@ rl_status rl_model_load(const char *path, rl_model **m, rl_err *err)
     *m = NULL;
     if (!path || !*path)
         return rl_fail(err, RL_EINPUT, "model: no checkpoint path");
-    rl_model *x = rl_xcalloc(1, sizeof *x);
+    rl_model *x = rl_alloc_array(1, sizeof *x, err);
+    if (!x)
+        return RL_ENOMEM;
     /* no training activations: evaluation has its own workspace (ckpt.c) */
     rl_status s = rl_ckpt_load(path, 0, &x->g, &x->meta, err);
     if (s != RL_OK) {
@@ -121,11 +123,15 @@ static rl_status check_tokens(const char *what, const uint16_t *t, long n, int v
     return RL_OK;
 }
 
-/* RL_EINPUT when a window's activations were not finite (a checkpoint of
- * finite weights that overflow float, issue 40), naming the layer. */
+/* RL_ENOMEM when memory ran out in a window or a reader of ev (its results
+ * are then not valid); RL_EINPUT when a window's activations were not
+ * finite (a checkpoint of finite weights that overflow float, issue 40),
+ * naming the layer. */
 static rl_status finite_or_fail(const rl_gpt *g, const rl_gpt_eval *ev, rl_err *err)
 {
     char what[64];
+    if (rl_gpt_eval_nomem(ev))
+        return rl_fail(err, RL_ENOMEM, "model: out of memory in the evaluation of a window");
     if (rl_gpt_eval_bad_layer(ev) < 0)
         return RL_OK;
     return rl_fail(err, RL_EINPUT, "model: the activations of %s are not finite (its weights overflow float)",
@@ -171,14 +177,21 @@ rl_status rl_model_eval(const rl_model *m, const uint16_t *val, long nval, const
     float *ref = rl_eval_reference(g, &ds.val, &sp, (uint64_t)seed);
     if (!ref) {
         rl_eval_spans_free(&sp);
-        return rl_fail(err, RL_EINTERNAL, "eval: no memory for the reference's %d windows of %ld tokens",
+        return rl_fail(err, RL_ENOMEM, "eval: no memory for the reference's %d windows of %ld tokens",
                        rl_eval_ref_batch(T), T);
     }
     const rl_tokens tr = { (uint16_t *)train, ntrain };
     float *uni = train ? rl_eval_unigram(&tr, g->cfg.vocab) : NULL;
-    rl_gpt_eval *ev = rl_gpt_eval_alloc(g, maxL);
+    rl_gpt_eval *ev = !train || uni ? rl_gpt_eval_alloc(g, maxL) : NULL;
+    if (!ev) {
+        free(uni);
+        free(ref);
+        rl_eval_spans_free(&sp);
+        return rl_fail(err, RL_ENOMEM, "eval: no memory for the %s", train && !uni ? "unigram losses"
+                       : "evaluation workspace");
+    }
     double ppl0 = 0;
-    for (int i = 0; i < nl; i++) {
+    for (int i = 0; i < nl && !rl_gpt_eval_nomem(ev); i++) {
         const rl_eval_row r = rl_eval_length(g, ev, &ds.val, &sp, ref, uni, lengths[i], T, (uint64_t)seed, NULL);
         rl_model_eval_row *o = &rows[i];
         const double ppl = exp(r.loss);
@@ -239,9 +252,12 @@ rl_status rl_model_probe(const rl_model *m, const uint16_t *val, long nval, cons
     }
     rl_probe_write_headers(po, dout);
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m->g, maxL);
-    for (int i = 0; i < nl; i++)
-        rl_probe_length(m->g, ev, &ds.val, lengths[i], windows, (uint64_t)seed, po, dout);
-    const rl_status fin = finite_or_fail(m->g, ev, err);
+    rl_status fin = ev ? RL_OK : rl_fail(err, RL_ENOMEM, "probe: no memory for the evaluation workspace");
+    for (int i = 0; i < nl && fin == RL_OK; i++)
+        if (rl_probe_length(m->g, ev, &ds.val, lengths[i], windows, (uint64_t)seed, po, dout) != RL_OK)
+            fin = rl_fail(err, RL_ENOMEM, "probe: out of memory at length %ld", lengths[i]);
+    if (fin == RL_OK)
+        fin = finite_or_fail(m->g, ev, err);
     rl_gpt_eval_free(ev);
     const int bad = fclose(po) != 0;
     if ((fclose(dout) != 0) | bad | rl_cancelled() | (fin != RL_OK)) {
@@ -280,11 +296,11 @@ static rl_status one_window(const rl_model *m, const uint16_t *tok, long n, unsi
         return rl_fail(err, RL_EINPUT, "model: no tokens (%ld)", n);
     RL_TRY(check_tokens("tokens", tok, n, m->g->cfg.vocab, err));
     RL_TRY(rl_gpt_eval_check(m->g, n, err));
-    uint16_t *pad = malloc(sizeof *pad * (size_t)(n + 1));
+    uint16_t *pad = rl_alloc_array((size_t)n + 1, sizeof *pad, NULL);
     rl_gpt_eval *ev = pad ? rl_gpt_eval_alloc(m->g, n) : NULL;
     if (!ev) {
         free(pad);
-        return rl_fail(err, RL_EINTERNAL, "model: no memory for a window of %ld tokens", n);
+        return rl_fail(err, RL_ENOMEM, "model: no memory for a window of %ld tokens", n);
     }
     memcpy(pad, tok, sizeof *pad * (size_t)n);
     pad[n] = 0;

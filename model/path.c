@@ -634,16 +634,19 @@ void rl_path_backward(float *dq, float *dk, float *dv, long ldd, float *dw, long
     rl_attention_backward_logits(dv, ldd, datt, dout, lddo, att, v, ld, s, &lg);
 }
 
-void rl_path_forward_streaming(float *out, long ldo, const float *q, const float *k,
-                               const float *v, long ld, const float *w, long ldw,
-                               const float *beta, const rl_attn_shape *s)
+rl_status rl_path_forward_streaming(float *out, long ldo, const float *q, const float *k,
+                                    const float *v, long ld, const float *w, long ldw,
+                                    const float *beta, const rl_attn_shape *s)
 {
     rl_path_ctx c = { .s = *s, .q = q, .k = k, .w = w, .beta = beta, .ld = ld, .ldw = ldw,
                       .streaming = 1 };
     rl_attn_logits lg = rl_path_logits(&c, 0);
-    c.work = rl_xmalloc(sizeof(float) * (size_t)s->B * s->H * c.per);
-    rl_attention_forward_streaming_logits(out, ldo, v, ld, s, &lg);
+    c.work = rl_alloc_array((size_t)s->B * s->H, sizeof(float) * (size_t)c.per, NULL);
+    if (!c.work)
+        return RL_ENOMEM;
+    const rl_status st = rl_attention_forward_streaming_logits(out, ldo, v, ld, s, &lg);
     free(c.work);
+    return st;
 }
 
 /* ---- inputs ------------------------------------------------------------ */

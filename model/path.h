@@ -72,8 +72,9 @@ void rl_path_backward(float *dq, float *dk, float *dv, long ldd, float *dw, long
 /* Long evaluation: the same forward with the online softmax over key
  * blocks; memory per head O(T (c + 2 hd)) floats (the blocks' X, X W and the
  * keys transported to their block's end) plus a score block per thread,
- * never T x T.  Equal to rl_path_forward to float rounding. */
-void rl_path_forward_streaming(float *out, long ldo, const float *q, const float *k,
+ * never T x T.  Equal to rl_path_forward to float rounding.  RL_ENOMEM
+ * when that memory cannot be allocated (out is then not written). */
+rl_status rl_path_forward_streaming(float *out, long ldo, const float *q, const float *k,
                                const float *v, long ld, const float *w, long ldw,
                                const float *beta, const rl_attn_shape *s);
 

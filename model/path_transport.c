@@ -497,6 +497,8 @@ rl_status rl_transport_measure(rl_gpt *m, const rl_tokens *val, uint64_t key, rl
         for (int b = 0; b < nb; b++)
             memcpy(tok + (long)b * (T + 1), val->tok + plan.start[w0 + b], sizeof(uint16_t) * (size_t)(T + 1));
         rl_gpt_forward(m, tok, T + 1, nb, (int)T, 0, rl_stream_key(key, (uint64_t)w0));
+        if (m->nomem) /* the command layer's path alone */
+            rl_fatal("out of memory (the position scheme's noise)");
         for (int l = 0; l < Lay; l++) {
             const float *w, *beta;
             sc->transport(m->ss.st, &m->sx, l, &w, &beta);

@@ -59,7 +59,9 @@ static int dbin(long delta)
 
 rl_probe *rl_probe_alloc(int layers, int H, long L, const float *slopes, const long *W, int nw)
 {
-    rl_probe *p = rl_xcalloc(1, sizeof *p);
+    rl_probe *p = rl_alloc_array(1, sizeof *p, NULL);
+    if (!p)
+        return NULL;
     p->layers = layers;
     p->H = H;
     p->L = L;
@@ -69,14 +71,18 @@ rl_probe *rl_probe_alloc(int layers, int H, long L, const float *slopes, const l
     memcpy(p->W, W, sizeof(long) * p->nw);
     p->nbins = dbin(L) + 1;
     p->slopes = slopes;
-    p->rows = rl_xmalloc(sizeof(float) * (size_t)H * p->nq * L);
-    p->far = rl_xmalloc(sizeof(rl_welford) * (size_t)layers * H * p->nw);
+    const size_t lh = (size_t)layers * H;
+    if (!(p->rows = rl_alloc_array((size_t)H * p->nq * L, sizeof(float), NULL)) ||
+        !(p->far = rl_alloc_array(lh * p->nw, sizeof(rl_welford), NULL)) ||
+        !(p->stat = rl_alloc_array(lh * p->nw * NSTAT, sizeof(double), NULL)) ||
+        !(p->dist = rl_alloc_array(lh * p->nbins * 3, sizeof(double), NULL)) ||
+        !(p->alpha = rl_alloc_array((size_t)H * L, sizeof(double), NULL)) ||
+        !(p->ent = rl_alloc_array(lh, sizeof(rl_welford), NULL))) {
+        rl_probe_free(p);
+        return NULL;
+    }
     for (long k = 0; k < (long)layers * H * p->nw; k++)
         rl_welford_init(&p->far[k]);
-    p->stat = rl_xcalloc((size_t)layers * H * p->nw * NSTAT, sizeof(double));
-    p->dist = rl_xcalloc((size_t)layers * H * p->nbins * 3, sizeof(double));
-    p->alpha = rl_xmalloc(sizeof(double) * (size_t)H * L);
-    p->ent = rl_xmalloc(sizeof(rl_welford) * (size_t)layers * H);
     for (long k = 0; k < (long)layers * H; k++)
         rl_welford_init(&p->ent[k]);
     return p;
@@ -225,8 +231,8 @@ int rl_probe_default_lengths(long T, long *L)
     return 2;
 }
 
-void rl_probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, long L, long windows,
-                     uint64_t seed, FILE *probe_tsv, FILE *dist_tsv)
+rl_status rl_probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, long L, long windows,
+                          uint64_t seed, FILE *probe_tsv, FILE *dist_tsv)
 {
     const long T = m->cfg.ctx;
     long W[RL_PROBE_MAXW];
@@ -236,13 +242,22 @@ void rl_probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, lon
     if (nw == 0)
         W[nw++] = 1;
     rl_probe *p = rl_probe_alloc(m->cfg.layers, m->cfg.heads, L, rl_gpt_alibi_slopes(m), W, nw);
+    if (!p)
+        return RL_ENOMEM;
     rl_gpt_eval_observe(ev, rl_probe_observe, p);
-    for (long w = 0; w < windows && !rl_cancelled(); w++) { /* a caller's stop (err.h) */
+    for (long w = 0; w < windows && !rl_cancelled() && !rl_gpt_eval_nomem(ev); w++) { /* a caller's stop (err.h) */
         uint64_t key;
-        long start = rl_data_window(val, L, seed, w, &key);
+        const long start = rl_data_window(val, L, seed, w, &key);
+        if (start < 0) {
+            rl_gpt_eval_set_nomem(ev);
+            break;
+        }
         rl_gpt_eval_window(m, ev, val->tok + start, L, key);
     }
     rl_gpt_eval_observe(ev, NULL, NULL);
-    rl_probe_write(p, probe_tsv, dist_tsv);
+    const rl_status s = rl_gpt_eval_nomem(ev) ? RL_ENOMEM : RL_OK;
+    if (s == RL_OK) /* no rows from windows that did not run */
+        rl_probe_write(p, probe_tsv, dist_tsv);
     rl_probe_free(p);
+    return s;
 }

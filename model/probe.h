@@ -13,7 +13,7 @@ typedef struct rl_probe rl_probe;
 
 /* Statistics of windows of length L: the last query block of each window,
  * every layer and head (slopes: the model's ALiBi slopes or NULL), far mass
- * beyond each W of W[0..nw-1]. */
+ * beyond each W of W[0..nw-1].  NULL when memory runs out. */
 rl_probe *rl_probe_alloc(int layers, int H, long L, const float *slopes, const long *W, int nw);
 void rl_probe_free(rl_probe *p);
 
@@ -43,8 +43,11 @@ int rl_probe_default_lengths(long T, long *L);
  * thresholds W = T/4, T/2, ... up to L/2 (at least W = 1), through the
  * evaluation workspace ev (for windows of at least L), its rows into
  * probe_tsv and dist_tsv.  The caller has checked L against the stream and
- * the workspace (rl_eval_check_lengths, minimum length 2). */
-void rl_probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, long L, long windows,
-                     uint64_t seed, FILE *probe_tsv, FILE *dist_tsv);
+ * the workspace (rl_eval_check_lengths, minimum length 2).  RL_ENOMEM
+ * (no message: the caller names the call) when memory runs out, in the
+ * probe's buffers or in a window (rl_gpt_eval_nomem; ev is then marked):
+ * nothing is written then. */
+rl_status rl_probe_length(const rl_gpt *m, rl_gpt_eval *ev, const rl_tokens *val, long L, long windows,
+                          uint64_t seed, FILE *probe_tsv, FILE *dist_tsv);
 
 #endif

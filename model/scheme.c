@@ -158,11 +158,12 @@ int rl_scheme_step_lanes(const rl_scheme_ctx *x)
     return x->s && x->s->step_lanes ? x->s->step_lanes(x) : 0;
 }
 
-void rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
-                     double *center, double *halfw)
+rl_status rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                          double *center, double *halfw)
 {
     if (x->s && x->s->steps)
-        x->s->steps(x, l, ln, tok, n, center, halfw);
+        return x->s->steps(x, l, ln, tok, n, center, halfw);
+    return RL_OK;
 }
 
 rl_scheme_ctx rl_scheme_ctx_make(const rl_gpt_config *c, float *const *w, float *const *g,
@@ -206,18 +207,27 @@ long rl_pos_param_count(const rl_gpt_config *c)
     return count_tensors(c).floats;
 }
 
-void rl_scheme_state_alloc(rl_scheme_state *ss, const rl_scheme_ctx *x, long B, long T, int eval)
+rl_status rl_scheme_state_alloc(rl_scheme_state *ss, const rl_scheme_ctx *x, long B, long T, int eval)
 {
     const rl_scheme *s = x->s;
-    ss->st = rl_xcalloc(1, s->state_bytes ? s->state_bytes : 1);
+    memset(ss, 0, sizeof *ss);
+    ss->st = rl_alloc_array(1, s->state_bytes, NULL);
+    if (!ss->st)
+        return RL_ENOMEM;
     rl_arena a = { NULL, 0 };
     if (s->layout)
         s->layout(ss->st, x, B, T, eval, &a);
     ss->n = a.used;
-    ss->arena = rl_xcalloc(a.used ? a.used : 1, sizeof(float));
+    ss->arena = rl_alloc_array(a.used, sizeof(float), NULL);
+    if (!ss->arena) {
+        rl_scheme_state_free(ss);
+        ss->n = 0;
+        return RL_ENOMEM;
+    }
     a = (rl_arena){ ss->arena, 0 };
     if (s->layout)
         s->layout(ss->st, x, B, T, eval, &a);
+    return RL_OK;
 }
 
 void rl_scheme_state_free(rl_scheme_state *ss)

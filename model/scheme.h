@@ -122,10 +122,13 @@ struct rl_scheme {
     void (*layout)(void *st, const rl_scheme_ctx *x, long B, long T, int eval, rl_arena *a);
     /* scratch: in the evaluation, RL_EVAL_CHUNK x 4C floats that the decoder
      * lends (its MLP chunk buffer, free while the attention sublayer runs);
-     * NULL in training */
-    void (*prepare)(void *st, const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
+     * NULL in training.  prepare and attend return RL_ENOMEM when memory
+     * runs out (the noise generators of random, lf and random-hh; the
+     * streaming kernel's per-thread blocks): the layer's output is then
+     * not written */
+    rl_status (*prepare)(void *st, const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok,
                     long ld, int B, int T, uint64_t key, float *scratch);
-    void (*attend)(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
+    rl_status (*attend)(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
                    const rl_attn_shape *s);
     /* datty (row stride C) may be overwritten; dqkv (row stride 3C) written;
      * datt: B*H*T*T scratch; att, qkv, atty as the training forward left them */
@@ -152,8 +155,8 @@ struct rl_scheme {
     int steps_read_ln;
     /* CLOSED and MEASURED: see rl_scheme_step_lanes and rl_scheme_steps */
     int (*step_lanes)(const rl_scheme_ctx *x);
-    void (*steps)(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
-                  double *center, double *halfw);
+    rl_status (*steps)(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+                       double *center, double *halfw);
     /* TRANSPORT: layer l's steps H_t = I - beta_t w_t w_t^T after a training
      * forward (rl_gpt_forward) over B windows of T: *w rows b T + t of
      * cfg->width floats (head h at columns h hd), *beta rows b T + t of
@@ -195,9 +198,10 @@ const char *rl_pos_name(rl_pos_config p);
  * Lanes per row: rl_scheme_step_lanes (random, random_pos, lf, pemb: H
  * hd/2, head-major as the tables; pemb-shared: hd/2; 0: x's scheme accumulates no
  * steps, rl_scheme_steps then writes nothing).  n rows into center, halfw
- * (n x lanes).  Both dispatch to the scheme's hooks. */
+ * (n x lanes).  Both dispatch to the scheme's hooks; rl_scheme_steps
+ * returns RL_ENOMEM when memory runs out (lf's MLP chunks). */
 int rl_scheme_step_lanes(const rl_scheme_ctx *x);
-void rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
+rl_status rl_scheme_steps(const rl_scheme_ctx *x, int l, const float *ln, const uint16_t *tok, long n,
                      double *center, double *halfw);
 
 /* Parameters of the position scheme: the floats of the tensors its object
@@ -218,13 +222,15 @@ rl_scheme_ctx rl_scheme_ctx_make(const rl_gpt_config *c, float *const *w, float 
 int rl_scheme_ntensors(const rl_gpt_config *c);
 
 /* A scheme's state with its arena (training: B windows of T; eval: one
- * window of T). */
+ * window of T).  rl_scheme_state_alloc returns RL_ENOMEM (no message: the
+ * caller names what it was making) when memory runs out, ss then empty
+ * (rl_scheme_state_free may still be called on it). */
 typedef struct {
     void *st;
     float *arena;
     size_t n; /* floats in the arena */
 } rl_scheme_state;
-void rl_scheme_state_alloc(rl_scheme_state *ss, const rl_scheme_ctx *x, long B, long T, int eval);
+rl_status rl_scheme_state_alloc(rl_scheme_state *ss, const rl_scheme_ctx *x, long B, long T, int eval);
 void rl_scheme_state_free(rl_scheme_state *ss);
 
 #endif

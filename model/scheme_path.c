@@ -65,9 +65,9 @@ static void path_layout(void *st, const rl_scheme_ctx *x, long B, long T, int ev
 }
 
 /* w = normalise(ln W_w^T + b_w) per head, beta = 2 sigmoid(ln u^T + b). */
-static void path_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                         const uint16_t *tok, long ld, int B, int T, uint64_t key,
-                         float *scratch)
+static rl_status path_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                              const uint16_t *tok, long ld, int B, int T, uint64_t key,
+                              float *scratch)
 {
     (void)tok, (void)ld, (void)key, (void)scratch;
     path_state *p = st;
@@ -79,18 +79,19 @@ static void path_prepare(void *st, const rl_scheme_ctx *x, int l, const float *l
     rl_path_wnorm_forward(w, rnorm, C, N, H, x->hd);
     rl_matmul_forward(beta, ln, pw[PATH_UW], pw[PATH_UB], N, C, H, NULL);
     rl_path_beta_forward(beta, beta, N * H);
+    return RL_OK;
 }
 
-static void path_attend(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att,
-                        float *atty, const rl_attn_shape *s)
+static rl_status path_attend(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att,
+                             float *atty, const rl_attn_shape *s)
 {
     path_state *p = st;
     const long C = x->cfg->width;
     const float *w = p->w + l * p->block, *beta = p->beta + l * p->block;
-    if (att)
-        rl_path_forward(atty, C, att, p->work, qkv, qkv + C, qkv + 2 * C, 3 * C, w, C, beta, s);
-    else
-        rl_path_forward_streaming(atty, C, qkv, qkv + C, qkv + 2 * C, 3 * C, w, C, beta, s);
+    if (!att)
+        return rl_path_forward_streaming(atty, C, qkv, qkv + C, qkv + 2 * C, 3 * C, w, C, beta, s);
+    rl_path_forward(atty, C, att, p->work, qkv, qkv + C, qkv + 2 * C, 3 * C, w, C, beta, s);
+    return RL_OK;
 }
 
 /* d(q, k, v), dw, dbeta from the kernel; then back through the

@@ -67,17 +67,25 @@ static void hh_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval
             p->beta[i] = 2.0f;
 }
 
-/* Layer l's directions of B windows of T into w (row stride C). */
-static void draw_directions(const rl_gpt_config *c, int l, float *w, int B, long T, uint64_t key)
+/* Layer l's directions of B windows of T into w (row stride C); RL_ENOMEM
+ * when a thread's generator or vector cannot be allocated (w incomplete). */
+static rl_status draw_directions(const rl_gpt_config *c, int l, float *w, int B, long T, uint64_t key)
 {
     const int H = c->heads, hd = c->width / c->heads;
     const long C = c->width;
+    int nomem = 0; /* a thread could not allocate: its heads are skipped, the call fails */
 #pragma omp parallel
     {
         gsl_rng *r = rl_rng_alloc();
-        double *u = rl_xmalloc(sizeof(double) * (size_t)hd);
+        double *u = rl_alloc_array((size_t)hd, sizeof(double), NULL);
+        if (!r || !u) {
+#pragma omp atomic write
+            nomem = 1;
+        }
 #pragma omp for schedule(static)
         for (long bh = 0; bh < (long)B * H; bh++) {
+            if (!r || !u)
+                continue;
             const long b = bh / H, h = bh % H;
             float *wb = w + b * T * C + h * hd;
             rl_rng_stream(r, key ^ RL_STREAM_HH_DIRS,
@@ -91,28 +99,30 @@ static void draw_directions(const rl_gpt_config *c, int l, float *w, int B, long
             }
         }
         free(u);
-        gsl_rng_free(r);
+        if (r)
+            gsl_rng_free(r);
     }
+    return nomem ? RL_ENOMEM : RL_OK;
 }
 
-static void hh_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
-                       const uint16_t *tok, long ld, int B, int T, uint64_t key, float *scratch)
+static rl_status hh_prepare(void *st, const rl_scheme_ctx *x, int l, const float *ln,
+                            const uint16_t *tok, long ld, int B, int T, uint64_t key, float *scratch)
 {
     (void)ln, (void)tok, (void)ld, (void)scratch;
     hh_state *p = st;
-    draw_directions(x->cfg, l, p->w + l * p->block, B, T, key);
+    return draw_directions(x->cfg, l, p->w + l * p->block, B, T, key);
 }
 
-static void hh_attend(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
-                      const rl_attn_shape *s)
+static rl_status hh_attend(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
+                           const rl_attn_shape *s)
 {
     hh_state *p = st;
     const long C = x->cfg->width;
     const float *w = p->w + l * p->block;
-    if (att)
-        rl_path_forward(atty, C, att, p->work, qkv, qkv + C, qkv + 2 * C, 3 * C, w, C, p->beta, s);
-    else
-        rl_path_forward_streaming(atty, C, qkv, qkv + C, qkv + 2 * C, 3 * C, w, C, p->beta, s);
+    if (!att)
+        return rl_path_forward_streaming(atty, C, qkv, qkv + C, qkv + 2 * C, 3 * C, w, C, p->beta, s);
+    rl_path_forward(atty, C, att, p->work, qkv, qkv + C, qkv + 2 * C, 3 * C, w, C, p->beta, s);
+    return RL_OK;
 }
 
 /* d(q, k, v) from the kernel; its dw, dbeta are dropped (not learned) */

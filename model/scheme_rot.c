@@ -30,8 +30,8 @@ static void rotate_qkv(float *qkv, const rl_attn_shape *s, const rl_rotation *qk
         rl_rotate(qkv + 2 * C, 3 * C, s->B, s->T, s->H, s->hd, v, 0, dir);
 }
 
-void rl_rot_attend(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
-                   const rl_attn_shape *s)
+rl_status rl_rot_attend(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
+                        const rl_attn_shape *s)
 {
     rl_rotation buf;
     const rl_rotation *qk = layer_table(st, l, &buf);
@@ -41,9 +41,10 @@ void rl_rot_attend(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *a
     if (att)
         rl_attention_forward(atty, C, att, qkv, qkv + C, qkv + 2 * C, 3 * C, s);
     else
-        rl_attention_forward_streaming(atty, C, qkv, qkv + C, qkv + 2 * C, 3 * C, s);
+        RL_TRY(rl_attention_forward_streaming(atty, C, qkv, qkv + C, qkv + 2 * C, 3 * C, s));
     if (v)
         rl_rotate(atty, C, s->B, s->T, s->H, s->hd, v, 0, -1);
+    return RL_OK;
 }
 
 /* Angle gradients into dang (the table's layout).  The output y = R(-A) x

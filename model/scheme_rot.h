@@ -18,8 +18,8 @@ typedef struct {
 } rl_rot_state;
 
 /* The shared hooks of scheme.h for a state beginning with rl_rot_state. */
-void rl_rot_attend(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
-                   const rl_attn_shape *s);
+rl_status rl_rot_attend(void *st, const rl_scheme_ctx *x, int l, float *qkv, float *att, float *atty,
+                        const rl_attn_shape *s);
 void rl_rot_attend_backward(void *st, const rl_scheme_ctx *x, int l, float *datty, float *dqkv,
                             float *datt, const float *att, const float *qkv, const float *atty,
                             const rl_attn_shape *s);

@@ -140,8 +140,11 @@ static void pass(rl_gpt *m, const uint16_t *tok, long nwin, uint64_t key, int le
         const uint16_t *t0 = tok + w0 * T;
         if (learned_ln)
             rl_gpt_forward(m, t0, T, nb, T, 0, rl_stream_key(key, (uint64_t)w0));
+        if (m->nomem) /* no public entry reaches this (the command layer's) */
+            rl_fatal("out of memory (the position scheme's noise)");
         for (int l = 0; l < m->cfg.layers; l++) {
-            rl_scheme_steps(&m->sx, l, learned_ln ? m->a[l].ln1 : NULL, t0, (long)nb * T, c, w);
+            if (rl_scheme_steps(&m->sx, l, learned_ln ? m->a[l].ln1 : NULL, t0, (long)nb * T, c, w) != RL_OK)
+                rl_fatal("out of memory (the position scheme's steps)");
             for (long r = 0; r < (long)nb * T; r++) {
                 if (r % T == 0) /* position 0 takes no step */
                     continue;

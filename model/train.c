@@ -196,6 +196,8 @@ static rl_status shard_grad(void *ctx, long s, float *out, rl_err *err)
     fill_windows(t, t->train, RL_STREAM_TRAIN_WINDOWS, rl_stream_key((uint64_t)t->step, (uint64_t)s * t->B));
     uint64_t dkey = rl_stream_key(t->seed ^ RL_STREAM_TRAIN_DROPOUT, rl_stream_key((uint64_t)t->step, (uint64_t)s));
     t->loss[s] = rl_gpt_forward(m, t->batch, t->T + 1, t->B, t->T, 1, dkey);
+    if (m->nomem) /* training is the command layer's: it may end the process */
+        rl_fatal("out of memory (the position scheme's noise)");
     rl_gpt_backward(m, t->scale);
     memcpy(out, m->grads, sizeof(float) * (size_t)m->nparams);
     return RL_OK;
@@ -234,6 +236,8 @@ rl_status rl_trainer_val_loss(rl_trainer *t, int nb, double *loss, rl_err *err)
         /* rotation noise (random, lf): a key per batch, the same at every call */
         each[i] = rl_gpt_forward(t->m, t->batch, t->T + 1, t->B, t->T, 0,
                                  rl_stream_key(t->seed ^ RL_STREAM_TRAIN_VAL, (uint64_t)i));
+        if (t->m->nomem)
+            rl_fatal("out of memory (the position scheme's noise)");
     }
     rl_status st = rl_par_gather(each, nb, sizeof *each, err);
     double sum = 0;
