@@ -202,6 +202,8 @@ static void exact_run(fm_res *R)
     const long *grid = R->grid;
     const int ng = R->ng;
     rl_mass *acc = rl_mass_alloc(sp);
+    if (!acc)
+        rl_fatal("out of memory (the far-mass accumulator)");
     R->ext_rho = rl_xmalloc(sizeof(double) * z->nlam * ng);
     R->ext_bound = rl_xmalloc(sizeof(double) * z->nlam * ng);
     for (int l = 0; l < z->nlam; l++) {
@@ -272,6 +274,8 @@ rl_status rl_exp_farmass_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
         R->slopes[h - 1] = pow(2.0, -h);
     R->grid = log_grid(64, R->z.lmax, R->z.per_octave, &R->ng);
     R->sp = rl_mass_spec_alloc(R->z.K, R->z.nlam, R->z.lam, NSLOPE, R->slopes, R->z.lmax);
+    if (!R->sp)
+        return rl_fail(err, RL_ENOMEM, "farmass: out of memory for the ALiBi decay table");
     R->far_from = 1024;
     RL_TRY(families(R->z.d, ctx->families, R->fa, &R->nfam, err));
     exact_run(R);

@@ -20,16 +20,22 @@ struct rl_chain {
 
 rl_chain *rl_chain_alloc(const rl_family *f, int nvec)
 {
-    rl_chain *c = rl_xcalloc(1, sizeof *c);
+    rl_chain *c = rl_alloc_array(1, sizeof *c, NULL);
+    if (!c)
+        return NULL;
     c->f = *f;
     c->nvec = nvec;
     c->so2 = rl_family_is_so2(f);
     c->st = rl_stepper_alloc(f, nvec);
-    c->rows = rl_xmalloc(sizeof(double) * (size_t)nvec * f->d);
+    c->rows = rl_alloc(sizeof(double) * (size_t)nvec * f->d, NULL);
     if (c->so2) {
-        c->x0 = rl_xmalloc(sizeof(double) * (size_t)nvec * f->d);
-        c->phi = rl_xcalloc(f->d, sizeof(double));
-        c->comp = c->phi + f->d / 2;
+        c->x0 = rl_alloc(sizeof(double) * (size_t)nvec * f->d, NULL);
+        c->phi = rl_alloc_array(f->d, sizeof(double), NULL);
+        c->comp = c->phi ? c->phi + f->d / 2 : NULL;
+    }
+    if (!c->st || !c->rows || (c->so2 && (!c->x0 || !c->phi))) {
+        rl_chain_free(c); /* frees what was made; NULL members are skipped */
+        return NULL;
     }
     return c;
 }

@@ -16,7 +16,8 @@
 
 typedef struct rl_chain rl_chain;
 
-/* A chain that tracks nvec vectors of the family's dimension. */
+/* A chain that tracks nvec vectors of the family's dimension; NULL when
+ * memory runs out (the caller reports RL_ENOMEM). */
 rl_chain *rl_chain_alloc(const rl_family *f, int nvec);
 void rl_chain_free(rl_chain *c);
 

@@ -16,14 +16,23 @@ rl_status rl_family_mean_mc(const rl_family *f, long n, unsigned long seed, unsi
     const int d = f->d, so2 = rl_family_is_so2(f), nb = so2 ? d / 2 : 1;
     rl_stepper *s = rl_stepper_alloc(f, 1);
     gsl_rng *r = rl_rng_alloc();
-    double *M = so2 ? NULL : rl_xmalloc(sizeof(double) * (size_t)d * d);
-    rl_welford *re = rl_xmalloc(sizeof(rl_welford) * nb), *im = rl_xmalloc(sizeof(rl_welford) * nb);
+    double *M = so2 ? NULL : rl_alloc(sizeof(double) * (size_t)d * d, err);
+    rl_welford *re = rl_alloc_array(nb, sizeof(rl_welford), err), *im = rl_alloc_array(nb, sizeof(rl_welford), err);
+    rl_status st = RL_OK;
+    if (!s || !r || (!so2 && !M) || !re || !im) {
+        st = rl_fail(err, RL_ENOMEM, "family mean: out of memory for the stepper and the sums");
+        goto done;
+    }
     for (int b = 0; b < nb; b++) {
         rl_welford_init(&re[b]);
         rl_welford_init(&im[b]);
     }
     rl_rng_stream(r, seed, stream);
     for (long i = 0; i < n; i++) {
+        if ((i & 0x3ff) == 0 && rl_cancelled()) { /* n can be 1e10 steps */
+            st = rl_fail(err, RL_ECANCEL, "cancelled");
+            goto done;
+        }
         rl_stepper_draw(s, r, 0);
         if (so2) { /* E[R(theta_b)] = chi_b on block b: the means of cos and sin */
             const double *phi = rl_stepper_angles(s);
@@ -39,7 +48,7 @@ rl_status rl_family_mean_mc(const rl_family *f, long n, unsigned long seed, unsi
             t += M[(long)a * d + a];
         rl_welford_add(&re[0], t / d);
     }
-    rl_status st = rl_stepper_status(s, err);
+    st = rl_stepper_status(s, err);
     if (st == RL_OK) {
         e->norm = -1;
         e->n = n;
@@ -51,10 +60,12 @@ rl_status rl_family_mean_mc(const rl_family *f, long n, unsigned long seed, unsi
             }
         }
     }
+done:
     free(re);
     free(im);
     free(M);
-    gsl_rng_free(r);
+    if (r)
+        gsl_rng_free(r);
     rl_stepper_free(s);
     return st;
 }

@@ -14,7 +14,9 @@ typedef struct {
 } rl_family_mean_est;
 
 /* n steps of f from stream `stream` of seed (token-dependent steps read
- * token 0).  RL_OK, or the failure of a draw (then *e is not set). */
+ * token 0).  RL_OK, or the failure of a draw, RL_ENOMEM when memory runs
+ * out or RL_ECANCEL when the caller asked to stop (rl_cancelled, read every
+ * 1024 steps); *e is then not set. */
 rl_status rl_family_mean_mc(const rl_family *f, long n, unsigned long seed, unsigned long stream,
                             rl_family_mean_est *e, rl_err *err);
 

@@ -28,15 +28,22 @@ typedef struct {
     double *q;
 } fr_ws;
 
+static void fr_free(void *ctx, void *ws);
+
 static rl_status fr_alloc(void *ctx, void **ws, rl_err *err)
 {
     const fr_ctx *x = ctx;
-    (void)err;
-    fr_ws *w = rl_xmalloc(sizeof *w);
+    fr_ws *w = rl_alloc_array(1, sizeof *w, err);
+    if (!w)
+        return RL_ENOMEM;
     w->ch = rl_chain_alloc(x->f, 1);
     w->acc = rl_mass_alloc(x->sp);
     w->r = rl_rng_alloc();
-    w->q = rl_xmalloc(sizeof(double) * x->f->d);
+    w->q = rl_alloc(sizeof(double) * x->f->d, err);
+    if (!w->ch || !w->acc || !w->r || !w->q) {
+        fr_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "farmass: out of memory for a thread's chain and accumulator");
+    }
     *ws = w;
     return RL_OK;
 }
@@ -45,21 +52,26 @@ static void fr_free(void *ctx, void *ws)
 {
     fr_ws *w = ws;
     (void)ctx;
+    if (!w)
+        return;
     free(w->q);
-    gsl_rng_free(w->r);
+    if (w->r)
+        gsl_rng_free(w->r);
     rl_mass_free(w->acc);
     rl_chain_free(w->ch);
     free(w);
 }
 
+/* Replicate rep; RL_ECANCEL (the walk stopped) when the caller asked to stop. */
 static rl_status fr_item(void *ctx, void *ws, long rep, rl_err *err)
 {
     const fr_ctx *x = ctx;
     fr_ws *w = ws;
     const int ng = x->ng;
     rl_rng_stream(w->r, (uint64_t)x->seed, rl_stream_key(x->stream, (uint64_t)rep));
-    rl_farmass_walk(x->none ? NULL : x->f, w->ch, w->r, w->q, w->acc, x->grid, ng, x->far_from,
-                    x->rho + rep * x->per, x->mom + 2 * rep, x->srange + 3 * ng * rep);
+    if (rl_farmass_walk(x->none ? NULL : x->f, w->ch, w->r, w->q, w->acc, x->grid, ng, x->far_from,
+                        x->rho + rep * x->per, x->mom + 2 * rep, x->srange + 3 * ng * rep) == RL_ECANCEL)
+        return rl_fail(err, RL_ECANCEL, "cancelled");
     return rl_chain_status(w->ch, err);
 }
 

@@ -5,8 +5,8 @@
 
 #include "../sampling/rng.h"
 
-void rl_farmass_walk(const rl_family *f, rl_chain *ch, gsl_rng *r, double *q, rl_mass *acc, const long *grid,
-                     int ng, long far_from, double *rho, double *far_mom, double *srange)
+rl_status rl_farmass_walk(const rl_family *f, rl_chain *ch, gsl_rng *r, double *q, rl_mass *acc, const long *grid,
+                          int ng, long far_from, double *rho, double *far_mom, double *srange)
 {
     const rl_mass_spec *sp = rl_mass_spec_of(acc);
     rl_mass_reset(acc);
@@ -19,6 +19,8 @@ void rl_farmass_walk(const rl_family *f, rl_chain *ch, gsl_rng *r, double *q, rl
     long nf = 0;
     int g = 0;
     for (long delta = 1; delta <= grid[ng - 1]; delta++) {
+        if ((delta & 0x3ff) == 0 && rl_cancelled())
+            return RL_ECANCEL;
         double s = 1.0;
         if (f) {
             rl_chain_step(ch, r, 0);
@@ -53,4 +55,5 @@ void rl_farmass_walk(const rl_family *f, rl_chain *ch, gsl_rng *r, double *q, rl
     }
     far_mom[0] = nf ? s1 / nf : NAN;
     far_mom[1] = nf ? s2 / nf : NAN;
+    return RL_OK;
 }

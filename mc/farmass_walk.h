@@ -19,8 +19,11 @@
  * over delta >= far_from (NAN when no such delta).  srange (ng x 3, may be
  * NULL) gets the realised scores at each grid L: max near score (delta <= K),
  * min far score (K < delta <= L) and max |score| (delta <= L); the logits are
- * lambda times these, so the data-dependent bounds need nothing else. */
-void rl_farmass_walk(const rl_family *f, rl_chain *ch, gsl_rng *r, double *q, rl_mass *acc, const long *grid,
-                     int ng, long far_from, double *rho, double *far_mom, double *srange);
+ * lambda times these, so the data-dependent bounds need nothing else.
+ * RL_OK, or RL_ECANCEL when the caller asked to stop (rl_cancelled, read
+ * every 1024 keys: a walk can be 1e8 keys long; the outputs are then
+ * partial, for the caller to drop). */
+rl_status rl_farmass_walk(const rl_family *f, rl_chain *ch, gsl_rng *r, double *q, rl_mass *acc, const long *grid,
+                          int ng, long far_from, double *rho, double *far_mom, double *srange);
 
 #endif

@@ -32,13 +32,20 @@ typedef struct {
     rl_chain *ch;
 } gc_ws;
 
+static void gc_free(void *ctx, void *ws);
+
 static rl_status gc_alloc(void *ctx, void **ws, rl_err *err)
 {
     const gc_ctx *x = ctx;
-    (void)err;
-    gc_ws *w = rl_xmalloc(sizeof *w);
+    gc_ws *w = rl_alloc_array(1, sizeof *w, err);
+    if (!w)
+        return RL_ENOMEM;
     w->r = rl_rng_alloc();
     w->ch = rl_chain_alloc(&x->sp->f, 1);
+    if (!w->r || !w->ch) {
+        gc_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "gapchain: out of memory for a thread's chain");
+    }
     *ws = w;
     return RL_OK;
 }
@@ -47,8 +54,11 @@ static void gc_free(void *ctx, void *ws)
 {
     gc_ws *w = ws;
     (void)ctx;
+    if (!w)
+        return;
     rl_chain_free(w->ch);
-    gsl_rng_free(w->r);
+    if (w->r)
+        gsl_rng_free(w->r);
     free(w);
 }
 
@@ -112,8 +122,13 @@ rl_status rl_gc_run(const rl_gc_spec *sp, const double *q, const double *es, lon
     c->ng = ng;
     c->nnear = nn;
     memcpy(c->g, g, sizeof(long) * ng);
-    c->near = rl_xmalloc(sizeof(double) * reps * (nn > 0 ? nn : 1));
-    c->maxs = rl_xmalloc(sizeof(double) * reps * ng * 5);
+    c->near = rl_alloc(sizeof(double) * reps * (nn > 0 ? nn : 1), err);
+    c->maxs = rl_alloc(sizeof(double) * reps * ng * 5, err);
+    if (!c->near || !c->maxs) {
+        rl_gc_free(c);
+        memset(c, 0, sizeof *c);
+        return RL_ENOMEM;
+    }
     c->maxabs = c->maxs + reps * ng;
     c->maxcen = c->maxs + 2 * reps * ng;
     c->lf = c->maxs + 3 * reps * ng;

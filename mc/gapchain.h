@@ -44,7 +44,8 @@ typedef struct {
  * increasing (ng <= RL_GC_MAXG); es[j] = E s at distance delta0 + j (NULL: 0).
  * Replicate k draws from stream (seed, key(tag, k)).  RL_EINPUT (c left
  * empty) for a grid too long or a near distance not below delta0; a failed
- * draw (sampling/steps.h) is returned as its status, c left empty. */
+ * draw (sampling/steps.h) is returned as its status, and RL_ENOMEM when
+ * memory runs out, c left empty. */
 rl_status rl_gc_run(const rl_gc_spec *sp, const double *q, const double *es, long reps, const long *g, int ng,
                     uint64_t seed, uint64_t tag, rl_gc_cell *c, rl_err *err);
 void rl_gc_free(rl_gc_cell *c);

@@ -21,10 +21,11 @@
 #include "moment2_mc.h"
 #include "routes.h"
 
-/* The route grid's own bound on its length (routes.c sizes its buffer so). */
-static long grid_cap(long dense_to, int per_octave)
+/* A long call's status, with RL_ECANCEL's message naming the call
+ * ("routes: cancelled"): the kernels below say only "cancelled". */
+static rl_status named(rl_status st, const char *name, rl_err *err)
 {
-    return dense_to + 64L * per_octave + 8;
+    return st == RL_ECANCEL ? rl_fail(err, RL_ECANCEL, "%s: cancelled", name) : st;
 }
 
 rl_status rl_mc_route_grid(long nmax, long dense_to, int per_octave, long *grid, int cap, int *ng,
@@ -36,9 +37,12 @@ rl_status rl_mc_route_grid(long nmax, long dense_to, int per_octave, long *grid,
     if (nmax < 1 || dense_to < 0 || per_octave < 1 || per_octave > 1024 || dense_to > 100000000)
         return rl_fail(err, RL_EINPUT, "route grid: nmax %ld must be >= 1, dense_to %ld in [0, 1e8], per_octave "
                        "%d in [1, 1024]", nmax, dense_to, per_octave);
-    RL_TRY(rl_mem_check("the route grid", sizeof(long) * (size_t)grid_cap(dense_to, per_octave), 0, err));
-    int n;
-    long *g = rl_route_grid(nmax, dense_to, per_octave, &n);
+    const long gcap = rl_route_grid_cap(dense_to, per_octave);
+    RL_TRY(rl_mem_check("the route grid", sizeof(long) * (size_t)gcap, 0, err));
+    long *g = rl_alloc_array((size_t)gcap, sizeof(long), err);
+    if (!g)
+        return RL_ENOMEM;
+    int n = rl_route_grid_fill(nmax, dense_to, per_octave, g);
     *ng = n;
     if (n > cap) {
         free(g);
@@ -138,11 +142,16 @@ rl_status rl_mc_farmass(const rl_family *f, int none, unsigned long stream, int 
     RL_TRY(rl_mem_check("the far-mass Monte Carlo", sizeof(double) * (size_t)(nslope + 1) * (size_t)(lmax + 1) * 2,
                         0, err));
     rl_mass_spec *sp = rl_mass_spec_alloc(K, nlam, lam, nslope, slope, lmax);
-    rl_set_threads(threads);
-    rl_status st = rl_farmass_replicates(f, none, stream, reps, seed, sp, grid, ng, far_from, rho, mom, srange, err);
+    if (!sp)
+        return rl_fail(err, RL_ENOMEM, "farmass: out of memory for the ALiBi decay table");
+    rl_status st = RL_ECANCEL; /* the table stops short when cancelled */
+    if (!rl_cancelled()) {
+        rl_set_threads(threads);
+        st = rl_farmass_replicates(f, none, stream, reps, seed, sp, grid, ng, far_from, rho, mom, srange, err);
+    }
     const long per = (long)ng * nlam * rl_mass_nconf(sp);
     rl_mass_spec_free(sp);
-    RL_TRY(st);
+    RL_TRY(named(st, "farmass", err));
     /* means over replicates, as the experiment's table (experiments/farmass.c) */
     for (long i = 0; i < per && (rho_mean || rho_se); i++) {
         double m, se;
@@ -182,7 +191,7 @@ rl_status rl_mc_routes(const rl_family *f, const long *grid, int ng, long reps, 
     RL_TRY(rl_mem_check("the route Monte Carlo", need < 1.8e19 ? (size_t)need : 0, need >= 1.8e19, err));
     rl_set_threads(threads);
     rl_route_stats *st;
-    RL_TRY(rl_routes_run(f, grid, ng, reps, seed, stream, NULL, 0, &st, err));
+    RL_TRY(named(rl_routes_run(f, grid, ng, reps, seed, stream, NULL, 0, &st, err), "routes", err));
     /* each statistic the caller asked for (NULL: not wanted), ng values */
     const struct { double *to; const double *from; } col[] = {
         { tr, st->tr }, { tr_se, st->tr_se }, { op, st->op }, { coh, st->coh },
@@ -212,7 +221,7 @@ rl_status rl_mc_family_mean(const rl_family *f, long n, unsigned long seed, unsi
     if (n < 2 || n > 10000000000L)
         return rl_fail(err, RL_EINPUT, "family mean: n %ld is outside [2, 1e10]", n);
     rl_family_mean_est e;
-    RL_TRY(rl_family_mean_mc(f, n, seed, stream, &e, err));
+    RL_TRY(named(rl_family_mean_mc(f, n, seed, stream, &e, err), "family mean", err));
     *norm = e.norm;
     *se = e.se;
     return RL_OK;
@@ -230,7 +239,7 @@ rl_status rl_mc_moment2(const rl_family *f, long n, unsigned long seed, double *
     if (n < RL_MOMENT2_BATCHES || n > 100000000)
         return rl_fail(err, RL_EINPUT, "moment2: n %ld is outside [%d, 1e8]", n, RL_MOMENT2_BATCHES);
     rl_moment2_est e;
-    RL_TRY(rl_moment2_estimate_family(f, NULL, 0, n, seed, &e, err));
+    RL_TRY(named(rl_moment2_estimate_family(f, NULL, 0, n, seed, &e, err), "moment2", err));
     if (rate)
         *rate = e.rate;
     if (se)

@@ -31,7 +31,9 @@ static void add_kron(int d, const double *M, double *S)
 
 static rl_status opnorm(int d, const double *A, double *out, rl_err *err)
 {
-    double *a = rl_xmalloc(sizeof(double) * d * d), sv[d], sup[d];
+    double *a = rl_alloc(sizeof(double) * d * d, err), sv[d], sup[d];
+    if (!a)
+        return RL_ENOMEM;
     memcpy(a, A, sizeof(double) * d * d);
     lapack_int info = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', d, d, a, d, sv, NULL, 1, NULL, 1, sup);
     free(a);
@@ -51,15 +53,25 @@ rl_status rl_moment2_estimate(int d, rl_moment2_draw draw, void *ctx, long n, un
     if (n < K || n > 100000000L)
         return rl_fail(err, RL_EINPUT, "the second-moment estimate needs %d to 1e8 samples, got %ld", K, n);
     const long nn = (long)d * d * d * d;
-    double *S = rl_xcalloc((size_t)K * nn, sizeof(double)), *tot = rl_xcalloc(nn, sizeof(double));
-    double *T = rl_xmalloc(sizeof(double) * nn), *M = rl_xmalloc(sizeof(double) * d * d);
-    double *Msum = rl_xcalloc((size_t)d * d, sizeof(double));
-    long cnt[K];
+    double *S = rl_alloc_array((size_t)K * nn, sizeof(double), err), *tot = rl_alloc_array(nn, sizeof(double), err);
+    double *T = rl_alloc(sizeof(double) * nn, err), *M = rl_alloc(sizeof(double) * d * d, err);
+    double *Msum = rl_alloc_array((size_t)d * d, sizeof(double), err);
+    double *B = rl_alloc(sizeof(double) * nn, err); /* a batch's matrices below */
     gsl_rng *r = rl_rng_alloc();
+    rl_status st = RL_OK;
+    if (!S || !tot || !T || !M || !Msum || !B || !r) {
+        st = rl_fail(err, RL_ENOMEM, "moment2: out of memory for the %d batches' d^2 x d^2 sums", K);
+        goto done;
+    }
+    long cnt[RL_MOMENT2_BATCHES]; /* a constant size: the gotos above jump past it */
     for (int j = 0; j < K; j++) {
         cnt[j] = n / K + (j < n % K);
         rl_rng_stream(r, seed, (unsigned long)j);
         for (long t = 0; t < cnt[j]; t++) {
+            if ((t & 0x3ff) == 0 && rl_cancelled()) { /* the caller asked to stop (err.h) */
+                st = rl_fail(err, RL_ECANCEL, "cancelled");
+                goto done;
+            }
             draw(ctx, r, M);
             add_kron(d, M, S + j * nn);
             for (int i = 0; i < d * d; i++)
@@ -68,15 +80,12 @@ rl_status rl_moment2_estimate(int d, rl_moment2_draw draw, void *ctx, long n, un
         for (long i = 0; i < nn; i++)
             tot[i] += S[j * nn + i];
     }
-    gsl_rng_free(r);
-    rl_status st = RL_OK;
-    double loo[K], sum = 0, noise = 0, v;
+    double loo[RL_MOMENT2_BATCHES], sum = 0, noise = 0, v;
     for (long i = 0; i < nn; i++)
         T[i] = tot[i] / n;
     st = rl_moment2_perp_norm(d, T, k, basis, &out->rate, err);
     for (int j = 0; j < K && st == RL_OK; j++) {
         /* leave batch j out (jackknife), and batch j alone minus the whole (noise) */
-        double *B = rl_xmalloc(sizeof(double) * nn);
         for (long i = 0; i < nn; i++)
             B[i] = (tot[i] - S[j * nn + i]) / (n - cnt[j]);
         st = rl_moment2_perp_norm(d, B, k, basis, &loo[j], err);
@@ -84,7 +93,6 @@ rl_status rl_moment2_estimate(int d, rl_moment2_draw draw, void *ctx, long n, un
             B[i] = S[j * nn + i] / cnt[j] - T[i];
         if (st == RL_OK)
             st = rl_moment2_perp_norm(d, B, k, basis, &v, err);
-        free(B);
         sum += loo[j];
         noise += v;
     }
@@ -100,11 +108,15 @@ rl_status rl_moment2_estimate(int d, rl_moment2_draw draw, void *ctx, long n, un
             Msum[i] /= n;
         st = opnorm(d, Msum, &out->mean_norm, err);
     }
+done:
+    if (r)
+        gsl_rng_free(r);
     free(S);
     free(tot);
     free(T);
     free(M);
     free(Msum);
+    free(B);
     return st;
 }
 
@@ -136,9 +148,14 @@ rl_status rl_moment2_estimate_family(const rl_family *f, const int *tokens, long
     if (tokens && ntok < 1)
         return rl_fail(err, RL_EINPUT, "no tokens to draw steps from");
     const int k = rl_moment2_fixed_dim(f);
-    double *basis = rl_xmalloc(sizeof(double) * (size_t)(k ? k : 1) * f->d * f->d);
-    rl_moment2_fixed_basis(f, basis);
+    double *basis = rl_alloc(sizeof(double) * (size_t)(k ? k : 1) * f->d * f->d, err);
     fam_ctx c = { rl_stepper_alloc(f, 1), tokens, ntok, f->vocab };
+    if (!basis || !c.s) {
+        rl_stepper_free(c.s);
+        free(basis);
+        return rl_fail(err, RL_ENOMEM, "moment2: out of memory for the stepper and the fixed basis");
+    }
+    rl_moment2_fixed_basis(f, basis);
     rl_status st = rl_moment2_estimate(f->d, fam_draw, &c, n, seed, k, basis, out, err);
     if (st == RL_OK)
         st = rl_stepper_status(c.s, err);

@@ -30,7 +30,9 @@ typedef void (*rl_moment2_draw)(void *ctx, gsl_rng *r, double *M);
 
 /* Estimate from n >= RL_MOMENT2_BATCHES steps; batch j draws from stream j of
  * seed.  basis: k orthonormal rows of d*d spanning the fixed space to project
- * out (k = 0: none).  RL_EINPUT when d or n is out of range. */
+ * out (k = 0: none).  RL_EINPUT when d or n is out of range, RL_ENOMEM
+ * when memory runs out, RL_ECANCEL when the caller asked to stop
+ * (rl_cancelled, read every 1024 draws). */
 rl_status rl_moment2_estimate(int d, rl_moment2_draw draw, void *ctx, long n, unsigned long seed,
                               int k, const double *basis, rl_moment2_est *out, rl_err *err);
 

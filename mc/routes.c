@@ -16,10 +16,14 @@
 
 #define CHUNK 16 /* replicates per work item: the fixed unit of summation */
 
-long *rl_route_grid(long nmax, long dense_to, int per_octave, int *ng)
+long rl_route_grid_cap(long dense_to, int per_octave)
 {
-    long cap = dense_to + 64L * per_octave + 8, k = 0;
-    long *g = rl_xmalloc(sizeof(long) * cap);
+    return dense_to + 64L * per_octave + 8;
+}
+
+int rl_route_grid_fill(long nmax, long dense_to, int per_octave, long *g)
+{
+    long cap = rl_route_grid_cap(dense_to, per_octave), k = 0;
     for (long n = 1; n <= nmax && n <= dense_to; n++)
         g[k++] = n;
     double x = dense_to > 0 ? (double)dense_to : 1.0;
@@ -37,7 +41,13 @@ long *rl_route_grid(long nmax, long dense_to, int per_octave, int *ng)
     }
     if (k == 0 || g[k - 1] != nmax)
         g[k++] = nmax;
-    *ng = (int)k;
+    return (int)k;
+}
+
+long *rl_route_grid(long nmax, long dense_to, int per_octave, int *ng)
+{
+    long *g = rl_xmalloc(sizeof(long) * rl_route_grid_cap(dense_to, per_octave));
+    *ng = rl_route_grid_fill(nmax, dense_to, per_octave, g);
     return g;
 }
 
@@ -84,8 +94,8 @@ static void record(double *sc, int g, double tr, double coh)
 /* One SO(2) route: angles summed per block; at each grid length the block
  * phases give E[e^{i Phi_b}] and, for a unit q with block weights
  * w_b = q_b^2 + q_{b+h}^2, q^T P q = sum_b w_b cos Phi_b (x^T R(phi) x = |x|^2 cos phi). */
-static void route_so2(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int nb, const double *w,
-                      const int *tok, sums *s, double *sc)
+static rl_status route_so2(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int nb, const double *w,
+                           const int *tok, sums *s, double *sc)
 {
     double phi[nb], comp[nb];
     for (int b = 0; b < nb; b++)
@@ -93,6 +103,8 @@ static void route_so2(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int 
     long t = 0;
     for (int g = 0; g < ng; g++) {
         for (; t < grid[g]; t++) {
+            if ((t & 0x3ff) == 0 && rl_cancelled())
+                return RL_ECANCEL;
             rl_stepper_draw(st, r, tok ? tok[t] : 0);
             const double *th = rl_stepper_angles(st);
             for (int b = 0; b < nb; b++)
@@ -110,12 +122,13 @@ static void route_so2(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int 
         }
         record(sc, g, tr / nb, coh);
     }
+    return RL_OK;
 }
 
 /* One route of any other family: X = P_n^T tracked as d row vectors
  * (apply() maps rows x to M x, and (M P)^T = P^T M^T). */
-static void route_dense(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int d, const double *q,
-                        double *X, double *qx, sums *s, double *sc)
+static rl_status route_dense(rl_stepper *st, gsl_rng *r, const long *grid, int ng, int d, const double *q,
+                             double *X, double *qx, sums *s, double *sc)
 {
     memset(X, 0, sizeof(double) * d * d);
     for (int i = 0; i < d; i++)
@@ -123,6 +136,8 @@ static void route_dense(rl_stepper *st, gsl_rng *r, const long *grid, int ng, in
     long t = 0;
     for (int g = 0; g < ng; g++) {
         for (; t < grid[g]; t++) {
+            if ((t & 0x3ff) == 0 && rl_cancelled())
+                return RL_ECANCEL;
             rl_stepper_draw(st, r, 0);
             rl_stepper_apply(st, 0, X, d);
         }
@@ -141,19 +156,17 @@ static void route_dense(rl_stepper *st, gsl_rng *r, const long *grid, int ng, in
             m[i] += X[i];
         record(sc, g, tr / d, coh);
     }
+    return RL_OK;
 }
 
-/* ||A||_op of a d x d matrix (largest singular value). */
-static double opnorm(const double *A, int d)
+/* ||A||_op of a d x d matrix (largest singular value); B (d x d) and sv (d):
+ * the caller's scratch. */
+static double opnorm(const double *A, int d, double *B, double *sv)
 {
-    double *B = rl_xmalloc(sizeof(double) * d * d), *sv = rl_xmalloc(sizeof(double) * d);
     memcpy(B, A, sizeof(double) * d * d);
-    double v = NAN;
     if (LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'N', d, d, B, d, sv, NULL, d, NULL, d) == 0)
-        v = sv[0];
-    free(B);
-    free(sv);
-    return v;
+        return sv[0];
+    return NAN;
 }
 
 /* One sweep's fixed inputs (mc/sweep.h): the items are the chunks c, each
@@ -176,18 +189,25 @@ typedef struct {
     double *q, *w, *X, *qx;
 } rt_ws;
 
+static void rt_free(void *ctx, void *ws);
+
 static rl_status rt_alloc(void *ctx, void **ws, rl_err *err)
 {
     const rt_ctx *x = ctx;
     const int d = x->d;
-    (void)err;
-    rt_ws *w = rl_xmalloc(sizeof *w);
+    rt_ws *w = rl_alloc_array(1, sizeof *w, err);
+    if (!w)
+        return RL_ENOMEM;
     w->st = rl_stepper_alloc(x->f, d);
     w->r = rl_rng_alloc();
-    w->q = rl_xmalloc(sizeof(double) * d);
-    w->w = rl_xmalloc(sizeof(double) * (x->nb + 1));
-    w->X = x->so2 ? NULL : rl_xmalloc(sizeof(double) * d * d);
-    w->qx = rl_xmalloc(sizeof(double) * d);
+    w->q = rl_alloc(sizeof(double) * d, err);
+    w->w = rl_alloc(sizeof(double) * (x->nb + 1), err);
+    w->X = x->so2 ? NULL : rl_alloc(sizeof(double) * d * d, err);
+    w->qx = rl_alloc(sizeof(double) * d, err);
+    if (!w->st || !w->r || !w->q || !w->w || (!x->so2 && !w->X) || !w->qx) {
+        rt_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "routes: out of memory for a thread's stepper and scratch");
+    }
     *ws = w;
     return RL_OK;
 }
@@ -196,17 +216,22 @@ static void rt_free(void *ctx, void *ws)
 {
     rt_ws *w = ws;
     (void)ctx;
+    if (!w)
+        return;
     free(w->q);
     free(w->w);
     free(w->X);
     free(w->qx);
-    gsl_rng_free(w->r);
+    if (w->r)
+        gsl_rng_free(w->r);
     rl_stepper_free(w->st);
     free(w);
 }
 
 /* Chunk c: routes k = c CHUNK .. (c + 1) CHUNK - 1 (below reps), each on its
- * own stream, from a uniform unit query (and, for a text, a uniform start). */
+ * own stream, from a uniform unit query (and, for a text, a uniform start).
+ * RL_ECANCEL when the caller asked to stop (read every 1024 steps: one
+ * route can be long). */
 static rl_status rt_item(void *ctx, void *ws, long c, rl_err *err)
 {
     const rt_ctx *x = ctx;
@@ -221,9 +246,11 @@ static rl_status rt_item(void *ctx, void *ws, long c, rl_err *err)
             const int *tok = NULL;
             if (x->tokens)
                 tok = x->tokens + (long)(gsl_rng_uniform(w->r) * (double)(x->ntok - x->nmax + 1));
-            route_so2(w->st, w->r, x->grid, ng, nb, w->w, tok, &x->part[c], x->sc + k * ng * NSCAL);
-        } else {
-            route_dense(w->st, w->r, x->grid, ng, d, w->q, w->X, w->qx, &x->part[c], x->sc + k * ng * NSCAL);
+            if (route_so2(w->st, w->r, x->grid, ng, nb, w->w, tok, &x->part[c], x->sc + k * ng * NSCAL) != RL_OK)
+                return rl_fail(err, RL_ECANCEL, "cancelled");
+        } else if (route_dense(w->st, w->r, x->grid, ng, d, w->q, w->X, w->qx, &x->part[c],
+                               x->sc + k * ng * NSCAL) != RL_OK) {
+            return rl_fail(err, RL_ECANCEL, "cancelled");
         }
     }
     return rl_stepper_status(w->st, err);
@@ -231,17 +258,54 @@ static rl_status rt_item(void *ctx, void *ws, long c, rl_err *err)
 
 static const rl_mc_sweep_fn rt_sweep = { rt_alloc, rt_free, rt_item, 0 };
 
+/* The statistics' arrays of *o for ng grid points and nb blocks (NULL
+ * members when memory runs out: rl_route_stats_free frees the rest). */
+static rl_route_stats *stats_alloc(const long *grid, int ng, long reps, int nb, rl_err *err)
+{
+    rl_route_stats *o = rl_alloc_array(1, sizeof *o, err);
+    if (!o)
+        return NULL;
+    o->ng = ng;
+    o->reps = reps;
+    o->nb = nb;
+    o->n = rl_alloc(sizeof(long) * ng, err);
+    o->tr = rl_alloc(sizeof(double) * 7 * ng, err);
+    if (nb) {
+        o->chi = rl_alloc(sizeof(double complex) * ng * nb, err);
+        o->chi_se = rl_alloc(sizeof(double) * ng * nb, err);
+    }
+    if (!o->n || !o->tr || (nb && (!o->chi || !o->chi_se))) {
+        rl_route_stats_free(o);
+        return NULL;
+    }
+    memcpy(o->n, grid, sizeof(long) * ng);
+    o->tr_se = o->tr + ng;
+    o->op = o->tr + 2 * ng;
+    o->coh = o->tr + 3 * ng;
+    o->coh_se = o->tr + 4 * ng;
+    o->sq = o->tr + 5 * ng;
+    o->sq_se = o->tr + 6 * ng;
+    return o;
+}
+
 rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps, unsigned long seed,
                         unsigned long tag, const int *tokens, long ntok, rl_route_stats **out, rl_err *err)
 {
     *out = NULL;
     const int d = f->d, so2 = rl_family_is_so2(f), nb = so2 ? d / 2 : 0;
     const long nmax = grid[ng - 1], nchunks = (reps + CHUNK - 1) / CHUNK;
-    sums *part = rl_xcalloc(nchunks, sizeof(sums));
+    rl_status st = RL_ENOMEM;
+    rl_route_stats *o = NULL;
+    double *mean = NULL, *B = NULL, *sv = NULL, *mat_all = NULL, *re_all = NULL;
+    sums *part = rl_alloc_array(nchunks, sizeof(sums), err);
     /* per route, whole chunks (the last one padded) */
-    double *sc = rl_xcalloc((size_t)nchunks * CHUNK * ng * NSCAL, sizeof(double));
-    double *mat_all = so2 ? NULL : rl_xcalloc((size_t)nchunks * ng * d * d, sizeof(double));
-    double *re_all = nb ? rl_xcalloc((size_t)nchunks * 3 * ng * nb, sizeof(double)) : NULL;
+    double *sc = rl_alloc_array((size_t)nchunks * CHUNK * ng * NSCAL, sizeof(double), err);
+    if (!part || !sc)
+        goto done;
+    if (!so2 && !(mat_all = rl_alloc_array((size_t)nchunks * ng * d * d, sizeof(double), err)))
+        goto done;
+    if (nb && !(re_all = rl_alloc_array((size_t)nchunks * 3 * ng * nb, sizeof(double), err)))
+        goto done;
     for (long c = 0; c < nchunks; c++)
         sums_at(&part[c], c, ng, d, nb, mat_all, re_all);
     rt_ctx x = { f, grid, ng, d, so2, nb, reps, ntok, nmax, seed, tag, tokens, part, sc };
@@ -250,37 +314,24 @@ rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
         { mat_all, sizeof(double) * ng * d * d },
         { re_all, sizeof(double) * 3 * ng * nb },
     };
-    rl_status st = rl_mc_sweep(nchunks, &rt_sweep, &x, g3, 3, err);
-    if (st != RL_OK) {
-        free(sc);
-        free(mat_all);
-        free(re_all);
-        free(part);
-        return st;
-    }
+    if ((st = rl_mc_sweep(nchunks, &rt_sweep, &x, g3, 3, err)) != RL_OK)
+        goto done;
     for (long c = 1; c < nchunks; c++)
         sums_add(&part[0], &part[c], ng, d, nb);
     sums *S = &part[0];
 
-    rl_route_stats *o = rl_xcalloc(1, sizeof *o);
-    o->ng = ng;
-    o->reps = reps;
-    o->nb = nb;
-    o->n = rl_xmalloc(sizeof(long) * ng);
-    memcpy(o->n, grid, sizeof(long) * ng);
-    o->tr = rl_xmalloc(sizeof(double) * 7 * ng);
-    o->tr_se = o->tr + ng;
-    o->op = o->tr + 2 * ng;
-    o->coh = o->tr + 3 * ng;
-    o->coh_se = o->tr + 4 * ng;
-    o->sq = o->tr + 5 * ng;
-    o->sq_se = o->tr + 6 * ng;
-    if (nb) {
-        o->chi = rl_xmalloc(sizeof(double complex) * ng * nb);
-        o->chi_se = rl_xmalloc(sizeof(double) * ng * nb);
-    }
-    double *mean = so2 ? NULL : rl_xmalloc(sizeof(double) * d * d);
+    st = RL_ENOMEM;
+    if (!(o = stats_alloc(grid, ng, reps, nb, err)))
+        goto done;
+    if (!so2 && (!(mean = rl_alloc(sizeof(double) * d * d, err)) || !(B = rl_alloc(sizeof(double) * d * d, err))
+                 || !(sv = rl_alloc(sizeof(double) * d, err))))
+        goto done;
+    st = RL_OK;
     for (int g = 0; g < ng; g++) {
+        if (!so2 && rl_cancelled()) { /* an SVD per grid point: long for a large d */
+            st = rl_fail(err, RL_ECANCEL, "cancelled");
+            goto done;
+        }
         const long stride = (long)ng * NSCAL;
         rl_mean_se(sc + g * NSCAL + SC_TR, reps, stride, &o->tr[g], &o->tr_se[g]);
         rl_mean_se(sc + g * NSCAL + SC_COH, reps, stride, &o->coh[g], &o->coh_se[g]);
@@ -301,16 +352,21 @@ rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps,
         } else {
             for (long i = 0; i < (long)d * d; i++)
                 mean[i] = S->mat[(long)g * d * d + i] / reps;
-            o->op[g] = opnorm(mean, d);
+            o->op[g] = opnorm(mean, d, B, sv);
         }
     }
+    *out = o;
+    o = NULL;
+done:
+    rl_route_stats_free(o);
     free(mean);
+    free(B);
+    free(sv);
     free(sc);
     free(mat_all);
     free(re_all);
     free(part);
-    *out = o;
-    return RL_OK;
+    return st;
 }
 
 void rl_route_stats_free(rl_route_stats *s)

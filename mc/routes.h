@@ -10,7 +10,12 @@
 #include "../sampling/family.h"
 
 /* n = 1, 2, ..., dense_to, then about per_octave points per doubling up to
- * nmax (always including nmax).  Returns a malloc'ed array, count in *ng. */
+ * nmax (always including nmax), into g, which holds rl_route_grid_cap
+ * entries (the grid's bound on its length); returns the count. */
+long rl_route_grid_cap(long dense_to, int per_octave);
+int rl_route_grid_fill(long nmax, long dense_to, int per_octave, long *g);
+/* The same grid in a malloc'ed array, count in *ng: the command layer's
+ * convenience (it ends the process when memory runs out, rl_xmalloc). */
 long *rl_route_grid(long nmax, long dense_to, int per_octave, int *ng);
 
 typedef struct {
@@ -34,7 +39,10 @@ typedef struct {
  * routes read tokens[start + t] with start drawn uniformly in
  * [0, ntok - nmax] (ntok >= nmax).  RL_OK with the statistics in *out, or
  * the failure of a draw (LAPACK: RL_EINTERNAL; a token outside the family's
- * table: RL_EINPUT) with *out = NULL: a failed route never reaches a mean. */
+ * table: RL_EINPUT), RL_ENOMEM when memory runs out or RL_ECANCEL when the
+ * caller asked to stop (rl_cancelled: read between chunks, every 1024 steps
+ * of a route and before each grid point's SVD), with *out = NULL: a failed
+ * route never reaches a mean. */
 rl_status rl_routes_run(const rl_family *f, const long *grid, int ng, long reps, unsigned long seed,
                         unsigned long tag, const int *tokens, long ntok, rl_route_stats **out, rl_err *err);
 void rl_route_stats_free(rl_route_stats *s);

@@ -87,21 +87,29 @@ typedef struct {
     double *s, *sc, *sn, *u, *cs, *phi;
 } st_ws;
 
+static void st_free(void *ctx, void *ws);
+
 static rl_status st_alloc(void *ctx, void **ws, rl_err *err)
 {
     const st_ctx *x = ctx;
     const int d = x->d, h = x->h, m = x->m;
-    (void)err;
-    st_ws *w = rl_xmalloc(sizeof *w);
+    st_ws *w = rl_alloc_array(1, sizeof *w, err);
+    if (!w)
+        return RL_ENOMEM;
     w->r = rl_rng_alloc();
     w->ch = x->sp->kind == RL_ST_CHAIN ? rl_chain_alloc(&x->sp->f, m) : NULL;
     w->st = x->so2 ? rl_stepper_alloc(&x->sp->f, 1) : NULL;
-    w->s = rl_xmalloc(sizeof(double) * m);
-    w->sc = rl_xmalloc(sizeof(double) * m);
-    w->sn = rl_xmalloc(sizeof(double) * m);
-    w->u = rl_xmalloc(sizeof(double) * d);
-    w->cs = rl_xmalloc(sizeof(double) * h);
-    w->phi = rl_xmalloc(sizeof(double) * h);
+    w->s = rl_alloc(sizeof(double) * m, err);
+    w->sc = rl_alloc(sizeof(double) * m, err);
+    w->sn = rl_alloc(sizeof(double) * m, err);
+    w->u = rl_alloc(sizeof(double) * d, err);
+    w->cs = rl_alloc(sizeof(double) * h, err);
+    w->phi = rl_alloc(sizeof(double) * h, err);
+    if (!w->r || (x->sp->kind == RL_ST_CHAIN && !w->ch) || (x->so2 && !w->st) || !w->s || !w->sc || !w->sn
+        || !w->u || !w->cs || !w->phi) {
+        st_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "scoretails: out of memory for a thread's route and scores");
+    }
     *ws = w;
     return RL_OK;
 }
@@ -110,6 +118,8 @@ static void st_free(void *ctx, void *ws)
 {
     st_ws *w = ws;
     (void)ctx;
+    if (!w)
+        return;
     free(w->s);
     free(w->sc);
     free(w->sn);
@@ -118,7 +128,8 @@ static void st_free(void *ctx, void *ws)
     free(w->phi);
     rl_chain_free(w->ch);
     rl_stepper_free(w->st);
-    gsl_rng_free(w->r);
+    if (w->r)
+        gsl_rng_free(w->r);
     free(w);
 }
 

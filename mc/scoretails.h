@@ -60,7 +60,8 @@ double *rl_st_queries(uint64_t seed, int d, int m);
 
 /* reps routes of sp with the m queries Q (m x d); thresholds t[0..nt-1]
  * increasing (nt <= RL_ST_MAXT, m <= 65535: else RL_EINPUT, c left empty).
- * A failed draw (sampling/steps.h) is returned as its status, c left empty. */
+ * A failed draw (sampling/steps.h) is returned as its status, c left empty
+ * (RL_ENOMEM too when a thread's workspace cannot be allocated). */
 rl_status rl_st_run(const rl_st_spec *sp, const double *t, int nt, long reps, int m, const double *Q,
                     uint64_t seed, uint64_t tag, rl_st_cell *c, rl_err *err);
 void rl_st_free(rl_st_cell *c);

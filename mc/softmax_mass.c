@@ -17,12 +17,22 @@ struct rl_mass {
 
 rl_mass_spec *rl_mass_spec_alloc(int K, int nlam, const double *lam, int nslope, const double *slope, long lmax)
 {
-    rl_mass_spec *s = rl_xcalloc(1, sizeof *s);
+    rl_mass_spec *s = rl_alloc_array(1, sizeof *s, NULL);
+    if (!s)
+        return NULL;
     *s = (rl_mass_spec){ K, nlam, lam, nslope, slope, lmax, NULL };
-    s->decay = rl_xmalloc(sizeof(double) * (size_t)(nslope > 0 ? nslope : 1) * (lmax + 1));
+    s->decay = rl_alloc_array((size_t)(nslope > 0 ? nslope : 1) * (lmax + 1), sizeof(double), NULL);
+    if (!s->decay) {
+        free(s);
+        return NULL;
+    }
+    /* a long table (lmax up to 1e8 per slope) stops where the caller asks */
     for (int c = 0; c < nslope; c++)
-        for (long d = 0; d <= lmax; d++)
+        for (long d = 0; d <= lmax; d++) {
+            if ((d & 0xffff) == 0 && rl_cancelled())
+                return s;
             s->decay[(long)c * (lmax + 1) + d] = exp(-slope[c] * (double)d);
+        }
     return s;
 }
 
@@ -36,14 +46,20 @@ void rl_mass_spec_free(rl_mass_spec *s)
 
 rl_mass *rl_mass_alloc(const rl_mass_spec *s)
 {
-    rl_mass *m = rl_xcalloc(1, sizeof *m);
+    rl_mass *m = rl_alloc_array(1, sizeof *m, NULL);
+    if (!m)
+        return NULL;
     const int n = s->nlam * rl_mass_nconf(s);
     m->s = s;
-    m->near = rl_xcalloc(4 * (size_t)n, sizeof(double));
+    m->near = rl_alloc_array(4 * (size_t)n, sizeof(double), NULL);
+    m->e = rl_alloc(sizeof(double) * s->nlam, NULL);
+    if (!m->near || !m->e) {
+        rl_mass_free(m);
+        return NULL;
+    }
     m->far = m->near + n;
     m->ncomp = m->near + 2 * n;
     m->fcomp = m->near + 3 * n;
-    m->e = rl_xmalloc(sizeof(double) * s->nlam);
     return m;
 }
 

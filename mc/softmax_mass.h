@@ -22,7 +22,10 @@ typedef struct {
     double *decay;       /* nslope x (lmax + 1): e^{-m delta}, exact exp per entry */
 } rl_mass_spec;
 
-/* Build the spec (allocates the decay table). */
+/* Build the spec (allocates the decay table); NULL when memory runs out.
+ * Filling the table stops early when the caller asks to stop (rl_cancelled,
+ * core/err.h): a caller that can be cancelled reads rl_cancelled() after
+ * this call and drops the spec. */
 rl_mass_spec *rl_mass_spec_alloc(int K, int nlam, const double *lam, int nslope, const double *slope, long lmax);
 void rl_mass_spec_free(rl_mass_spec *s);
 /* Configurations per lambda: 1 + nslope. */
@@ -32,6 +35,7 @@ static inline int rl_mass_nconf(const rl_mass_spec *s)
 }
 
 typedef struct rl_mass rl_mass;
+/* An accumulator for spec s; NULL when memory runs out. */
 rl_mass *rl_mass_alloc(const rl_mass_spec *s);
 void rl_mass_free(rl_mass *m);
 void rl_mass_reset(rl_mass *m);

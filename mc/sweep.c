@@ -45,18 +45,22 @@ rl_status rl_mc_sweep(long n, const rl_mc_sweep_fn *fn, void *ctx, const rl_mc_g
         sweep_fail mine = { -1, { RL_OK, "" } };
         rl_err e = { RL_OK, "" };
         void *ws;
-        int have = ws_alloc(fn, ctx, &ws, &e) == RL_OK;
+        int have = ws_alloc(fn, ctx, &ws, &e) == RL_OK, stop = 0;
         keep_worse(&mine, -1, &e);
 #pragma omp for schedule(dynamic, chunk)
         for (long i = lo; i < hi; i++) {
-            if (!have)
-                continue; /* its allocation failed: kept above, item -1 */
+            if (!have || stop)
+                continue; /* its allocation failed (kept above, item -1), or cancelled */
             e = (rl_err){ RL_OK, "" };
-            if (fn->item(ctx, ws, i, &e) == RL_OK)
+            if (rl_cancelled()) /* the caller asked to stop (err.h): skip what is left */
+                rl_fail(&e, RL_ECANCEL, "cancelled");
+            else if (fn->item(ctx, ws, i, &e) == RL_OK)
                 continue;
             if (e.status == RL_OK) /* a failure without its message */
                 e.status = RL_EINTERNAL;
             keep_worse(&mine, i, &e);
+            if ((stop = e.status == RL_ECANCEL))
+                continue; /* nothing more runs on this workspace */
             /* a fresh workspace: a stepper's failure is sticky */
             ws_free(fn, ctx, ws);
             e = (rl_err){ RL_OK, "" };

@@ -35,7 +35,15 @@
  * frees them (nothing a failed route computed passes for a result).
  *
  * An item that cannot fail (a workspace that has no failure to record)
- * simply returns RL_OK. */
+ * simply returns RL_OK.
+ *
+ * Cancellation.  Before each item a thread reads rl_cancelled() (core/err.h:
+ * a relaxed atomic load); once it is set, the thread skips its remaining
+ * items and the sweep returns RL_ECANCEL ("cancelled") after the region.
+ * An item whose one run is long (a walk of many steps) may read it too and
+ * return RL_ECANCEL itself.  The caller names the call in the message
+ * ("routes: cancelled").  A sweep that is never cancelled runs exactly as
+ * before: the same items, the same bytes. */
 #ifndef RL_MC_SWEEP_H
 #define RL_MC_SWEEP_H
 

@@ -28,14 +28,21 @@ typedef struct {
     long *bcnt;
 } ts_ws;
 
+static void ts_free(void *ctx, void *ws);
+
 static rl_status ts_alloc(void *ctx, void **ws, rl_err *err)
 {
     const ts_ctx *x = ctx;
-    (void)err;
-    ts_ws *w = rl_xmalloc(sizeof *w);
-    w->z = rl_xmalloc(sizeof(double complex) * x->ctx);
-    w->bsum = rl_xmalloc(sizeof(double complex) * x->ng * BATCHES);
-    w->bcnt = rl_xmalloc(sizeof(long) * x->ng * BATCHES);
+    ts_ws *w = rl_alloc_array(1, sizeof *w, err);
+    if (!w)
+        return RL_ENOMEM;
+    w->z = rl_alloc(sizeof(double complex) * x->ctx, err);
+    w->bsum = rl_alloc(sizeof(double complex) * x->ng * BATCHES, err);
+    w->bcnt = rl_alloc(sizeof(long) * x->ng * BATCHES, err);
+    if (!w->z || !w->bsum || !w->bcnt) {
+        ts_free(ctx, w);
+        return RL_ENOMEM;
+    }
     *ws = w;
     return RL_OK;
 }
@@ -44,6 +51,8 @@ static void ts_free(void *ctx, void *ws)
 {
     ts_ws *w = ws;
     (void)ctx;
+    if (!w)
+        return;
     free(w->z);
     free(w->bsum);
     free(w->bcnt);
@@ -111,24 +120,32 @@ rl_status rl_textsteps_run(const rl_family *f, const int *tok, long n, long ctx,
     const int nb = f->d / 2;
     const long nwin = n >= ctx ? n / ctx : 1;
     /* per block b (the sweep's items): its ng means and SEs at [b * ng + g] */
-    double complex *bchi = rl_xcalloc((size_t)ng * nb, sizeof(double complex));
-    double *bse = rl_xcalloc((size_t)ng * nb, sizeof(double));
+    double complex *bchi = rl_alloc_array((size_t)ng * nb, sizeof(double complex), err);
+    double *bse = rl_alloc_array((size_t)ng * nb, sizeof(double), err);
+    rl_textsteps_stats *s = NULL;
+    rl_status st = RL_ENOMEM;
+    if (!bchi || !bse)
+        goto done;
     ts_ctx x = { f, tok, n, ctx, nwin, grid, ng, nb, bchi, bse };
     const rl_mc_gather g2[] = { { bchi, sizeof(double complex) * ng }, { bse, sizeof(double) * ng } };
-    rl_status st = rl_mc_sweep(nb, &ts_sweep, &x, g2, 2, err);
-    if (st == RL_OK) {
-        rl_textsteps_stats *s = rl_xcalloc(1, sizeof *s);
-        s->ng = ng;
-        s->nb = nb;
-        s->chi = rl_xmalloc(sizeof(double complex) * ng * nb);
-        s->se = rl_xmalloc(sizeof(double) * ng * nb);
-        for (int b = 0; b < nb; b++)
-            for (int g = 0; g < ng; g++) {
-                s->chi[(long)g * nb + b] = bchi[(long)b * ng + g];
-                s->se[(long)g * nb + b] = bse[(long)b * ng + g];
-            }
-        *out = s;
+    if ((st = rl_mc_sweep(nb, &ts_sweep, &x, g2, 2, err)) != RL_OK)
+        goto done;
+    st = RL_ENOMEM;
+    if (!(s = rl_alloc_array(1, sizeof *s, err)) || !(s->chi = rl_alloc(sizeof(double complex) * ng * nb, err))
+        || !(s->se = rl_alloc(sizeof(double) * ng * nb, err))) {
+        rl_textsteps_free(s);
+        goto done;
     }
+    s->ng = ng;
+    s->nb = nb;
+    for (int b = 0; b < nb; b++)
+        for (int g = 0; g < ng; g++) {
+            s->chi[(long)g * nb + b] = bchi[(long)b * ng + g];
+            s->se[(long)g * nb + b] = bse[(long)b * ng + g];
+        }
+    *out = s;
+    st = RL_OK;
+done:
     free(bchi);
     free(bse);
     return st;

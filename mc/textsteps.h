@@ -18,7 +18,8 @@ typedef struct {
 /* f: a token-so2 family; tok[0..n-1]; ctx: context length C (when n < C the
  * text is read cyclically to fill one context); grid of route lengths < C.
  * Under MPI the blocks are split over the ranks and gathered (core/par.h);
- * fails (RL_EINTERNAL, *out NULL) only when that exchange fails. */
+ * fails (*out NULL) only when that exchange fails (RL_EINTERNAL) or memory
+ * runs out (RL_ENOMEM). */
 rl_status rl_textsteps_run(const rl_family *f, const int *tok, long n, long ctx, const long *grid, int ng,
                            rl_textsteps_stats **out, rl_err *err);
 void rl_textsteps_free(rl_textsteps_stats *s);

@@ -28,10 +28,16 @@ typedef struct {
     char msg[512];
 } rl_err;
 
-/* Ask the long calls running now (model evaluation, probe, forward,
- * attention) to stop within about a second: they return RL_ECANCEL.  The
- * request stays until rl_cancel_clear (the caller clears it once the call
- * has returned, before the next). */
+/* Ask the long calls running now to stop within about a second: they
+ * return RL_ECANCEL with "NAME: cancelled".  The calls that read it: the
+ * model's rl_model_eval, rl_model_probe, rl_model_forward and
+ * rl_model_attention (model.h), and the Monte Carlo kernels rl_mc_routes,
+ * rl_mc_farmass, rl_mc_family_mean and rl_mc_moment2 (mc.h: between
+ * replicates, chunks or batches and every 1024 steps of a long walk).  The
+ * short calls (a grid, a case, a family) run to the end.  The request stays
+ * until rl_cancel_clear (the caller clears it once the call has returned,
+ * before the next): a call started while it is set returns RL_ECANCEL at
+ * once. */
 void rl_cancel_request(void);
 void rl_cancel_clear(void);
 

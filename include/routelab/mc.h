@@ -9,9 +9,18 @@
  * mixing_families.tsv for the same --seed.
  *
  * Every function returns RL_OK, RL_EINPUT (a bad argument: the one-line
- * reason in err) or RL_EINTERNAL (LAPACK failed); none exits the process.
- * Sizes are checked against the machine's memory (core/mem.h) before
- * anything is allocated. */
+ * reason in err), RL_EINTERNAL (LAPACK failed) or RL_ENOMEM (memory ran
+ * out: nothing is kept); none exits the process.  Sizes are checked against
+ * the machine's memory (core/mem.h) before anything is allocated.
+ *
+ * The long calls (rl_mc_routes, rl_mc_farmass, rl_mc_family_mean,
+ * rl_mc_moment2) stop within about a second when the caller asks
+ * (rl_cancel_request, err.h: another thread, Python's Ctrl-C): they read the
+ * request between replicates, chunks of routes or batches, and every 1024
+ * steps of a walk, and return RL_ECANCEL with "routes: cancelled" (or
+ * "farmass", "family mean", "moment2"); the outputs are then unspecified.
+ * Reading it changes nothing else: a call that is not cancelled gives the
+ * same bytes. */
 #ifndef ROUTELAB_MC_H
 #define ROUTELAB_MC_H
 

@@ -108,7 +108,7 @@ _worker = None
 
 def call_long(f, name, *args):
     """call() for a long call (a model's evaluation, probe, forward,
-    attention) that Ctrl-C can stop: the C call runs in a worker thread
+    attention; the Monte Carlo kernels of mc.py) that Ctrl-C can stop: the C call runs in a worker thread
     (ctypes releases the GIL), the main thread waits in short slices so that
     Python's SIGINT handler runs; on KeyboardInterrupt the library is asked to
     stop (rl_cancel_request), its long loops return RL_ECANCEL within about a

@@ -1,7 +1,9 @@
 """The Monte Carlo kernels of the study with their seeds and thread counts
 (include/routelab/mc.h; NOTES.md §1, §14).  Every result is the same bytes
 for any thread count: route k draws from the random stream keyed by
-(seed, stream, k) alone (NOTES.md §14.4)."""
+(seed, stream, k) alone (NOTES.md §14.4).  The long calls (routes,
+family_mean, moment2, farmass) run through _lib.call_long: Ctrl-C stops
+them within about a second and raises KeyboardInterrupt."""
 
 import ctypes
 from dataclasses import dataclass
@@ -120,7 +122,7 @@ def routes(family, grid, reps, seed, stream=0, threads=1, d=None, **params):
     # the block means are written for SO(2) families only: NaN marks "not written"
     chi = np.full((ng, nb), np.nan, dtype=np.complex128)
     chi_se = np.full((ng, nb), np.nan)
-    L.call(_routes, "rl_mc_routes", family.ptr, g.ctypes.data_as(L.lptr), ng, reps, seed, stream, threads,
+    L.call_long(_routes, "rl_mc_routes", family.ptr, g.ctypes.data_as(L.lptr), ng, reps, seed, stream, threads,
            *[L.dbuf(c) for c in cols], chi.ctypes.data_as(L.dptr), L.dbuf(chi_se))
     tr, tr_se, op, coh, coh_se, sq, sq_se = cols
     so2 = nb > 0 and not np.isnan(chi_se).all()
@@ -142,7 +144,7 @@ def family_mean(family, n, seed, stream=0, d=None, **params):
     seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
     stream = L.as_int("stream", stream, 0, L.ULONG_MAX)
     v, se = ctypes.c_double(), ctypes.c_double()
-    L.call(_mean, "rl_mc_family_mean", family.ptr, n, seed, stream, ctypes.byref(v), ctypes.byref(se))
+    L.call_long(_mean, "rl_mc_family_mean", family.ptr, n, seed, stream, ctypes.byref(v), ctypes.byref(se))
     return v.value, se.value
 
 
@@ -169,7 +171,7 @@ def moment2(family, d, samples, seed, **params):
     n = L.as_int("samples", samples, 20, 10**8)
     seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
     out = [ctypes.c_double() for _ in range(4)]
-    L.call(_moment2, "rl_mc_moment2", f.ptr, n, seed, *[ctypes.byref(o) for o in out])
+    L.call_long(_moment2, "rl_mc_moment2", f.ptr, n, seed, *[ctypes.byref(o) for o in out])
     return Moment2(*[o.value for o in out], n)
 
 _fcase = L.proto("rl_mc_farmass_case", L.c_int, L.c_char_p, L.c_int, L.c_void_p, L.P(L.c_int), L.P(L.c_ulong),
@@ -257,7 +259,7 @@ def farmass(family, grid, reps, seed, k=16, lam=(1.0, 2.0, 4.0), slopes=FARMASS_
     rho = L.empty("farmass", (reps, ng, nl, nc))
     mean, se = L.empty("farmass", (ng, nl, nc)), L.empty("farmass", (ng, nl, nc))
     mom, srange = L.empty("farmass", (reps, 2)), L.empty("farmass", (reps, ng, 3))
-    L.call(_farmass, "rl_mc_farmass", family.ptr, int(bool(none)), stream, k, L.dbuf(lam), nl, L.dbuf(sl),
+    L.call_long(_farmass, "rl_mc_farmass", family.ptr, int(bool(none)), stream, k, L.dbuf(lam), nl, L.dbuf(sl),
            sl.size, g.ctypes.data_as(L.lptr), ng, far_from, reps, seed, threads, L.dbuf(rho), L.dbuf(mean),
            L.dbuf(se), L.dbuf(mom), L.dbuf(srange))
     return Farmass(g, lam, sl, k, rho, mean, se, mom, srange)

@@ -175,3 +175,43 @@ def test_the_memory_check_reads_the_address_space_limit():
     p = subprocess.run([sys.executable, "-c", code], preexec_fn=limit, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["ValueError", "True", "alive"], p.stdout + p.stderr
+
+
+def test_ctrl_c_stops_a_long_routes_call_within_a_second():
+    """routelab.routes of 1e5 routes of 1e6 steps runs for hours in C; SIGINT (Ctrl-C) raises
+    KeyboardInterrupt within about a second (the kernels read the library's cancel request between
+    chunks of routes and every 1024 steps of one), and the library is usable after it.  In a child
+    interpreter, as test_model.py's test of Model.eval, with the time measured from the signal."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    # the child installs Python's Ctrl-C handler itself (a background run starts it ignored)
+    code = r'''
+import signal, time, numpy as np, routelab
+signal.signal(signal.SIGINT, signal.default_int_handler)
+small = routelab.routes("haar", [1, 8], 64, seed=3, d=8, threads=2)
+print("started", flush=True)
+t0 = time.monotonic()
+try:
+    routelab.routes("haar", [1000, 1000000], 100000, seed=3, d=8, threads=2)
+    print("finished %.1f" % (time.monotonic() - t0), flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    # the request was cleared: a short call runs, with the same bytes as before
+    again = routelab.routes("haar", [1, 8], 64, seed=3, d=8, threads=2)
+    print("usable" if again.tr.tobytes() == small.tr.tobytes() else "changed", flush=True)
+'''
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.0)  # well inside the call
+    assert p.poll() is None, "the routes finished before the signal: the test would prove nothing"
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    line = p.stdout.readline().strip()
+    dt = time.monotonic() - t
+    rest = p.communicate(timeout=60)[0]
+    assert line == "interrupted", line
+    assert dt < 1.5, "KeyboardInterrupt %.2f s after SIGINT" % dt
+    assert "usable" in rest and p.returncode == 0, rest
