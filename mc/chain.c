@@ -25,6 +25,10 @@ rl_chain *rl_chain_alloc(const rl_family *f, int nvec)
     c->nvec = nvec;
     c->so2 = rl_family_is_so2(f);
     c->st = rl_stepper_alloc(f, nvec);
+    if (!c->st) { /* out of memory: no chain (rl_stepper_alloc) */
+        free(c);
+        return NULL;
+    }
     c->rows = rl_xmalloc(sizeof(double) * (size_t)nvec * f->d);
     if (c->so2) {
         c->x0 = rl_xmalloc(sizeof(double) * (size_t)nvec * f->d);

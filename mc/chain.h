@@ -16,7 +16,8 @@
 
 typedef struct rl_chain rl_chain;
 
-/* A chain that tracks nvec vectors of the family's dimension. */
+/* A chain that tracks nvec vectors of the family's dimension; NULL when its
+ * stepper cannot be allocated (memory ran out: rl_stepper_alloc). */
 rl_chain *rl_chain_alloc(const rl_family *f, int nvec);
 void rl_chain_free(rl_chain *c);
 

@@ -15,7 +15,10 @@ rl_status rl_family_mean_mc(const rl_family *f, long n, unsigned long seed, unsi
 {
     const int d = f->d, so2 = rl_family_is_so2(f), nb = so2 ? d / 2 : 1;
     rl_stepper *s = rl_stepper_alloc(f, 1);
-    gsl_rng *r = rl_rng_alloc();
+    if (!s)
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a stepper");
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     double *M = so2 ? NULL : rl_xmalloc(sizeof(double) * (size_t)d * d);
     rl_welford *re = rl_xmalloc(sizeof(rl_welford) * nb), *im = rl_xmalloc(sizeof(rl_welford) * nb);
     for (int b = 0; b < nb; b++) {
@@ -54,7 +57,6 @@ rl_status rl_family_mean_mc(const rl_family *f, long n, unsigned long seed, unsi
     free(re);
     free(im);
     free(M);
-    gsl_rng_free(r);
     rl_stepper_free(s);
     return st;
 }

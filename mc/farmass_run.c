@@ -28,15 +28,21 @@ typedef struct {
     double *q;
 } fr_ws;
 
+static void fr_free(void *ctx, void *ws);
+
 static rl_status fr_alloc(void *ctx, void **ws, rl_err *err)
 {
     const fr_ctx *x = ctx;
-    (void)err;
     fr_ws *w = rl_xmalloc(sizeof *w);
     w->ch = rl_chain_alloc(x->f, 1);
     w->acc = rl_mass_alloc(x->sp);
     w->r = rl_rng_alloc();
     w->q = rl_xmalloc(sizeof(double) * x->f->d);
+    if (!w->r || !w->ch) {
+        const char *what = !w->r ? "random number generator" : "chain";
+        fr_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a %s", what);
+    }
     *ws = w;
     return RL_OK;
 }

@@ -32,13 +32,19 @@ typedef struct {
     rl_chain *ch;
 } gc_ws;
 
+static void gc_free(void *ctx, void *ws);
+
 static rl_status gc_alloc(void *ctx, void **ws, rl_err *err)
 {
     const gc_ctx *x = ctx;
-    (void)err;
     gc_ws *w = rl_xmalloc(sizeof *w);
     w->r = rl_rng_alloc();
     w->ch = rl_chain_alloc(&x->sp->f, 1);
+    if (!w->r || !w->ch) {
+        const char *what = !w->r ? "random number generator" : "chain";
+        gc_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a %s", what);
+    }
     *ws = w;
     return RL_OK;
 }

@@ -55,7 +55,8 @@ rl_status rl_moment2_estimate(int d, rl_moment2_draw draw, void *ctx, long n, un
     double *T = rl_xmalloc(sizeof(double) * nn), *M = rl_xmalloc(sizeof(double) * d * d);
     double *Msum = rl_xcalloc((size_t)d * d, sizeof(double));
     long cnt[K];
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     for (int j = 0; j < K; j++) {
         cnt[j] = n / K + (j < n % K);
         rl_rng_stream(r, seed, (unsigned long)j);
@@ -68,7 +69,6 @@ rl_status rl_moment2_estimate(int d, rl_moment2_draw draw, void *ctx, long n, un
         for (long i = 0; i < nn; i++)
             tot[i] += S[j * nn + i];
     }
-    gsl_rng_free(r);
     rl_status st = RL_OK;
     double loo[K], sum = 0, noise = 0, v;
     for (long i = 0; i < nn; i++)
@@ -139,6 +139,10 @@ rl_status rl_moment2_estimate_family(const rl_family *f, const int *tokens, long
     double *basis = rl_xmalloc(sizeof(double) * (size_t)(k ? k : 1) * f->d * f->d);
     rl_moment2_fixed_basis(f, basis);
     fam_ctx c = { rl_stepper_alloc(f, 1), tokens, ntok, f->vocab };
+    if (!c.s) {
+        free(basis);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a stepper");
+    }
     rl_status st = rl_moment2_estimate(f->d, fam_draw, &c, n, seed, k, basis, out, err);
     if (st == RL_OK)
         st = rl_stepper_status(c.s, err);

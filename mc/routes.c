@@ -176,11 +176,12 @@ typedef struct {
     double *q, *w, *X, *qx;
 } rt_ws;
 
+static void rt_free(void *ctx, void *ws);
+
 static rl_status rt_alloc(void *ctx, void **ws, rl_err *err)
 {
     const rt_ctx *x = ctx;
     const int d = x->d;
-    (void)err;
     rt_ws *w = rl_xmalloc(sizeof *w);
     w->st = rl_stepper_alloc(x->f, d);
     w->r = rl_rng_alloc();
@@ -188,6 +189,11 @@ static rl_status rt_alloc(void *ctx, void **ws, rl_err *err)
     w->w = rl_xmalloc(sizeof(double) * (x->nb + 1));
     w->X = x->so2 ? NULL : rl_xmalloc(sizeof(double) * d * d);
     w->qx = rl_xmalloc(sizeof(double) * d);
+    if (!w->st || !w->r) {
+        const char *what = !w->st ? "stepper" : "random number generator";
+        rt_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a %s", what);
+    }
     *ws = w;
     return RL_OK;
 }

@@ -35,7 +35,8 @@ static double dot(const double *a, const double *b, int d)
 double *rl_st_queries(uint64_t seed, int d, int m)
 {
     double *Q = rl_xmalloc(sizeof(double) * m * d);
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     rl_rng_stream(r, seed, rl_stream_key(RL_STREAM_TAIL_QUERIES, (uint64_t)d));
     for (int i = 0; i < m; i++) {
         double *x = Q + (long)i * d;
@@ -52,7 +53,6 @@ double *rl_st_queries(uint64_t seed, int d, int m)
         for (int k = 0; k < d; k++)
             x[k] /= n;
     }
-    gsl_rng_free(r);
     return Q;
 }
 
@@ -87,11 +87,12 @@ typedef struct {
     double *s, *sc, *sn, *u, *cs, *phi;
 } st_ws;
 
+static void st_free(void *ctx, void *ws);
+
 static rl_status st_alloc(void *ctx, void **ws, rl_err *err)
 {
     const st_ctx *x = ctx;
     const int d = x->d, h = x->h, m = x->m;
-    (void)err;
     st_ws *w = rl_xmalloc(sizeof *w);
     w->r = rl_rng_alloc();
     w->ch = x->sp->kind == RL_ST_CHAIN ? rl_chain_alloc(&x->sp->f, m) : NULL;
@@ -102,6 +103,11 @@ static rl_status st_alloc(void *ctx, void **ws, rl_err *err)
     w->u = rl_xmalloc(sizeof(double) * d);
     w->cs = rl_xmalloc(sizeof(double) * h);
     w->phi = rl_xmalloc(sizeof(double) * h);
+    if (!w->r || (x->so2 && !w->st) || (x->sp->kind == RL_ST_CHAIN && !w->ch)) {
+        const char *what = !w->r ? "random number generator" : x->so2 && !w->st ? "stepper" : "chain";
+        st_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a %s", what);
+    }
     *ws = w;
     return RL_OK;
 }

@@ -88,7 +88,8 @@ static void accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, floa
     rl_so2_freqs(hd, c->rot_base, 1.0, om); /* RoPE's omega_p */
 #pragma omp parallel
     {
-        gsl_rng *r = rl_rng_alloc();
+        rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+        gsl_rng *r = rl_rng_local_init(&r_l);
         double *a = rl_xmalloc(sizeof(double) * P);
 #pragma omp for schedule(static)
         for (long bh = 0; bh < (long)B * H; bh++) {
@@ -115,7 +116,6 @@ static void accumulate_noise(const rl_gpt_config *c, int l, float *cos_out, floa
             }
         }
         free(a);
-        gsl_rng_free(r);
     }
 }
 

@@ -67,10 +67,10 @@ void rl_data_free(rl_dataset *d)
 
 long rl_data_window(const rl_tokens *t, long L, uint64_t seed, long w, uint64_t *key)
 {
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     rl_rng_stream(r, seed + (uint64_t)L, (uint64_t)w);
     long start = (long)(rl_rng_next64(r) % (uint64_t)(t->n - L));
-    gsl_rng_free(r);
     *key = rl_stream_key(seed + (uint64_t)L, (uint64_t)w);
     return start;
 }
@@ -92,7 +92,8 @@ rl_status rl_eval_windows_plan(const rl_tokens *t, long L, long targets, long wi
     w->n = w->wanted < w->slots ? w->wanted : w->slots;
     w->start = rl_xmalloc(sizeof(long) * (size_t)(w->n ? w->n : 1));
     w->key = rl_xmalloc(sizeof(uint64_t) * (size_t)(w->n ? w->n : 1));
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     rl_rng_stream(r, seed ^ RL_STREAM_EVAL_WINDOWS, (uint64_t)L);
     /* the slack of the tiling, (n - 1) - slots L tokens, goes before the
      * first slot by a uniform amount, so no token is never a target */
@@ -104,7 +105,6 @@ rl_status rl_eval_windows_plan(const rl_tokens *t, long L, long targets, long wi
         w->start[i] = off + j * L;
         w->key[i] = rl_stream_key(seed + (uint64_t)L, (uint64_t)j);
     }
-    gsl_rng_free(r);
     return RL_OK;
 }
 

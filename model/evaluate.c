@@ -47,10 +47,10 @@ rl_status rl_eval_spans_sample(const rl_tokens *t, long Lmax, long targets, uint
      * n-subsets v_0 < ... < v_{n-1} of 0 .. F + n - 1 (u_i = v_i - i), so a
      * uniform subset (selection sampling) is a uniform placement. */
     const long F = (t->n - 1) - s->n * Lmax;
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     rl_rng_stream(r, seed ^ RL_STREAM_EVAL_SAMPLE, (uint64_t)Lmax);
     rl_rng_select(r, F + s->n, s->n, s->start);
-    gsl_rng_free(r);
     for (long i = 0; i < s->n; i++)
         s->start[i] = s->start[i] - i + i * Lmax;
     return RL_OK;

@@ -74,7 +74,8 @@ static void draw_directions(const rl_gpt_config *c, int l, float *w, int B, long
     const long C = c->width;
 #pragma omp parallel
     {
-        gsl_rng *r = rl_rng_alloc();
+        rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+        gsl_rng *r = rl_rng_local_init(&r_l);
         double *u = rl_xmalloc(sizeof(double) * (size_t)hd);
 #pragma omp for schedule(static)
         for (long bh = 0; bh < (long)B * H; bh++) {
@@ -91,7 +92,6 @@ static void draw_directions(const rl_gpt_config *c, int l, float *w, int B, long
             }
         }
         free(u);
-        gsl_rng_free(r);
     }
 }
 
