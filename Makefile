@@ -81,12 +81,12 @@ $(TESTBIN): $(TESTOBJS) $(OBJS) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
 # The out-of-memory test (tests/nomem/, NOTES.md §18.16): its own program,
-# linked with the static library so that failalloc.c's malloc sees every
+# linked with the static library (build/libroutelab.a: ALIB is defined below) so that failalloc.c's malloc sees every
 # allocation the library makes as one from this program's text; without MPI.
 NOMEMBIN  := build/routelab-nomem-tests
 NOMEMOBJS := build/tests/nomem/test_nomem.o build/tests/nomem/failalloc.o build/tests/helpers.o
-$(NOMEMBIN): $(NOMEMOBJS) $(ALIB)
-	$(CC) $(LDFLAGS) -o $@ $(NOMEMOBJS) $(ALIB) $(LDLIBS) -lcriterion -lpthread
+$(NOMEMBIN): $(NOMEMOBJS) build/libroutelab.a
+	$(CC) $(LDFLAGS) -o $@ $(NOMEMOBJS) build/libroutelab.a $(LDLIBS) -lcriterion -lpthread
 
 # The library's promise, statically: no public function reaches an exit, an
 # abort or an exiting allocator (scripts/reach_check.py over the call graphs
@@ -136,6 +136,7 @@ build/%.o: %.cc
 test: setup
 	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) floor lib
 	OMP_WAIT_POLICY=passive ROUTELAB=$(abspath $(BIN)) $(TESTBIN) --jobs 2
+	@$(MAKE) --no-print-directory reach
 	@$(MAKE) --no-print-directory pytest
 
 # ---- the library (NOTES.md §18) -------------------------------------------

@@ -30,13 +30,13 @@ static inputs inputs_new(int B, int T, int H, int hd)
     const long N = (long)B * T, C = (long)H * hd;
     in.x = rl_xmalloc(sizeof(float) * N * in.ld);
     in.beta = rl_xmalloc(sizeof(float) * N * H);
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     rl_rng_stream(r, 1, 0);
     for (long i = 0; i < N * in.ld; i++)
         in.x[i] = (float)rl_normal(r);
     for (long i = 0; i < N * H; i++)
         in.beta[i] = (float)(2.0 * gsl_rng_uniform(r));
-    gsl_rng_free(r);
     float *rn = rl_xmalloc(sizeof(float) * N * H);
     rl_path_wnorm_forward(in.x + 3 * C, rn, in.ld, N, H, hd);
     free(rn);

@@ -30,7 +30,10 @@ static double now(void)
 static void bench_haar(int d, double budget)
 {
     rl_haar_workspace *w = rl_haar_alloc(d);
-    gsl_rng *r = rl_rng_alloc();
+    if (!w)
+        rl_fatal("out of memory allocating a Haar workspace (d = %d)", d);
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     const long d2 = (long)d * d;
     double *U = rl_xmalloc(sizeof(double) * d2), *G = rl_xmalloc(sizeof(double) * d2);
     /* calibrate the repetition count on the sampler */
@@ -72,7 +75,6 @@ static void bench_haar(int d, double budget)
            n / t_qr, t_samp / t_qr);
     free(U);
     free(G);
-    gsl_rng_free(r);
     rl_haar_free(w);
 }
 
@@ -82,7 +84,10 @@ static void bench_steps(rl_family_kind kind, int d, double budget)
 {
     rl_family f = rl_family_default(kind, d);
     rl_stepper *s = rl_stepper_alloc(&f, 1);
-    gsl_rng *r = rl_rng_alloc();
+    if (!s)
+        rl_fatal("out of memory allocating a stepper (d = %d)", d);
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     double *x = rl_xcalloc(d, sizeof(double));
     x[0] = 1;
     rl_rng_stream(r, 7, 3);
@@ -100,7 +105,6 @@ static void bench_steps(rl_family_kind kind, int d, double budget)
     printf("step     %-12s d=%-5d %9.1f ns/step   %7.3f ns/step/d\n", rl_family_name(kind), d,
            1e9 * t / n, 1e9 * t / n / d);
     free(x);
-    gsl_rng_free(r);
     rl_stepper_free(s);
 }
 

@@ -134,7 +134,8 @@ static rl_status gap_cases(int d, const char *families, rl_family_case *c, int *
  * phases (for Householder any unit vector is equivalent). */
 static void make_query(unsigned long seed, int d, double *q)
 {
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     rl_rng_stream(r, seed, rl_stream_key(RL_STREAM_GAP_QUERY, (uint64_t)d));
     const int h = d / 2;
     for (int b = 0; b < h; b++) {
@@ -142,7 +143,6 @@ static void make_query(unsigned long seed, int d, double *q)
         q[b] = s * cos(a);
         q[b + h] = s * sin(a);
     }
-    gsl_rng_free(r);
 }
 
 /* The p quantile of x[i * stride], i < n: the ceil(p n)-th smallest (the

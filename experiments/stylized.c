@@ -217,6 +217,8 @@ typedef struct {
     gsl_rng *rd, *rt[STY_TR_COUNT];
 } eval_ws;
 
+static void eval_free(void *ctx, void *ws);
+
 static rl_status eval_alloc(void *ctx, void **ws, rl_err *err)
 {
     const eval_ctx *x = ctx;
@@ -227,8 +229,13 @@ static rl_status eval_alloc(void *ctx, void **ws, rl_err *err)
         return st;
     }
     w->rd = rl_rng_alloc();
+    int nomem = !w->rd;
     for (int t = 0; t < STY_TR_COUNT; t++)
-        w->rt[t] = rl_rng_alloc();
+        nomem |= !(w->rt[t] = rl_rng_alloc());
+    if (nomem) {
+        eval_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a random number generator");
+    }
     *ws = w;
     return RL_OK;
 }

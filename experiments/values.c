@@ -231,15 +231,21 @@ typedef struct {
     double *x, *tmp;
 } walk_ws;
 
+static void walk_free(void *ctx, void *ws);
+
 static rl_status walk_alloc(void *ctx, void **ws, rl_err *err)
 {
     const walk_ctx *c = ctx;
-    (void)err;
     walk_ws *w = rl_xmalloc(sizeof *w);
     w->st = c->fa->none ? NULL : rl_stepper_alloc(&c->fa->f, 1);
     w->r = rl_rng_alloc();
     w->x = rl_xmalloc(sizeof(double) * c->d);
     w->tmp = rl_xmalloc(sizeof(double) * c->d);
+    if (!w->r || (!c->fa->none && !w->st)) {
+        const char *what = !w->r ? "random number generator" : "stepper";
+        walk_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a %s", what);
+    }
     *ws = w;
     return RL_OK;
 }
@@ -549,13 +555,19 @@ typedef struct {
     gsl_rng *r;
 } near_ws;
 
+static void near_free(void *ctx, void *ws);
+
 static rl_status near_alloc(void *ctx, void **ws, rl_err *err)
 {
     const near_ctx *c = ctx;
-    (void)err;
     near_ws *w = rl_xmalloc(sizeof *w);
     w->st = c->fa->none ? NULL : rl_stepper_alloc(&c->fa->f, 1);
     w->r = rl_rng_alloc();
+    if (!w->r || (!c->fa->none && !w->st)) {
+        const char *what = !w->r ? "random number generator" : "stepper";
+        near_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a %s", what);
+    }
     *ws = w;
     return RL_OK;
 }
@@ -599,10 +611,10 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, near_res
     const long reps = z->near_reps;
     double vt[64];
     o->chi = fa->none ? 1.0 : (so2 ? 0 : rl_family_mean_norm(f, NULL, NULL));
-    gsl_rng *r0 = rl_rng_alloc();
+    rl_rng_local r0_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r0 = rl_rng_local_init(&r0_l);
     rl_rng_stream(r0, (uint64_t)seed, rl_stream_key(RL_STREAM_VALUES_TARGET, (uint64_t)d));
     rl_unit_vector(r0, d, vt);
-    gsl_rng_free(r0);
     o->worst = 0;
     /* per replicate: P_n v (d) and ||P_n v - v||^2 */
     double *xs = rl_xmalloc(sizeof(double) * reps * (d + 1));

@@ -28,7 +28,8 @@ rl_status rl_moment2_brownian(int d, double sigma, long n, unsigned long seed, r
     double *A = rl_xmalloc(sizeof(double) * d * d), *S = rl_xmalloc(sizeof(double) * d * d);
     double *mu = rl_xmalloc(sizeof(double) * d);
     double *xs = rl_xmalloc(sizeof(double) * n), *xk = rl_xmalloc(sizeof(double) * n), tr_sum = 0;
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     rl_rng_stream(r, seed, 0);
     rl_status st = RL_OK;
     for (long s = 0; s < n; s++) {
@@ -63,7 +64,6 @@ rl_status rl_moment2_brownian(int d, double sigma, long n, unsigned long seed, r
         xs[s] = ((t1 * t1 + t2) / 2 - 1) / dimS;
         xk[s] = (t1 * t1 - t2) / 2 / dimK;
     }
-    gsl_rng_free(r);
     free(A);
     free(S);
     free(mu);

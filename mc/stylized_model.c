@@ -64,7 +64,8 @@ void sty_model_init(sty_model *m, int d, int k_near, double lambda, double key_n
     m->vbar = m->u + 2 * d;
     m->vt = m->u + 3 * d;
     rl_ziggurat_init(&m->zig);
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *r = rl_rng_local_init(&r_l);
     rl_rng_stream(r, seed, stream);
     rl_unit_vector(r, d, m->u);
     rl_unit_vector(r, d, m->w);
@@ -72,7 +73,6 @@ void sty_model_init(sty_model *m, int d, int k_near, double lambda, double key_n
     rl_unit_vector(r, d, m->vbar);
     rl_unit_vector(r, d, m->vt);
     orthonormalize(m->vt, m->vbar, d);
-    gsl_rng_free(r);
 }
 
 void sty_model_free(sty_model *m)
@@ -137,6 +137,8 @@ sty_win_ws *sty_win_alloc(const sty_model *m, sty_transport tr, long T)
         /* SO(2) chains apply P to any vector from their angles; dense ones
          * need the identity rows tracked (O(d^2) per step, windows are short) */
         ws->chain = rl_chain_alloc(&f, ws->so2 ? 1 : m->d);
+        if (!ws->chain) /* no public entry reaches here: the experiment's own end */
+            rl_fatal("out of memory allocating a chain");
     }
     ws->g = rl_xmalloc(sizeof(double) * (size_t)T * m->d);
     ws->l = rl_xmalloc(sizeof(double) * T);
@@ -213,7 +215,8 @@ rl_status sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts 
     const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
     double *mo = rl_xcalloc(3 * (size_t)d, sizeof(double)), *ve = mo + d, *g = mo + 2 * d;
     sty_win_ws *ws = sty_win_alloc(m, f->tr, o->T);
-    gsl_rng *rd = rl_rng_alloc(), *rt = rl_rng_alloc();
+    rl_rng_local rd_l, rt_l; /* no allocation: nothing to fail (sampling/rng.h) */
+    gsl_rng *rd = rl_rng_local_init(&rd_l), *rt = rl_rng_local_init(&rt_l);
     memset(q, 0, sizeof(double) * d);
     for (int t = 0; t < o->steps; t++) {
         double obj = 0;
@@ -245,8 +248,6 @@ rl_status sty_fit(const sty_model *m, const sty_fit_spec *f, const sty_fit_opts 
                 q[i] *= m->lambda / n;
     }
 done:
-    gsl_rng_free(rd);
-    gsl_rng_free(rt);
     sty_win_free(ws);
     free(mo);
     return st;
@@ -288,6 +289,10 @@ rl_status sty_eval_alloc(const sty_model *m, sty_eval_ws **out, rl_err *err)
             return rl_fail(err, RL_EINPUT, "stylized: value transport along a non-SO(2) chain is not supported");
         }
         ws->chain[t] = rl_chain_alloc(&f, nvec[t]);
+        if (!ws->chain[t]) {
+            sty_eval_free(ws);
+            return rl_fail(err, RL_ENOMEM, "out of memory allocating a chain");
+        }
     }
     ws->X = rl_xmalloc(sizeof(double) * STY_NFIT * d);
     ws->k = rl_xmalloc(sizeof(double) * 4 * d);

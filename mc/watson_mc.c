@@ -27,14 +27,19 @@ typedef struct {
     double *acc; /* 2 x 2n: A_k, B_k as (re, im) */
 } wmc_ws;
 
+static void ws_free(void *ctx, void *ws);
+
 static rl_status ws_alloc(void *ctx, void **ws, rl_err *err)
 {
-    (void)err;
     const wmc_ctx *c = ctx;
     wmc_ws *w = rl_xmalloc(sizeof *w);
     w->r = rl_rng_alloc();
     w->x = rl_xmalloc(sizeof(double) * (size_t)c->m);
     w->acc = rl_xmalloc(sizeof(double) * 4 * (size_t)c->n);
+    if (!w->r) {
+        ws_free(ctx, w);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a random number generator");
+    }
     *ws = w;
     return RL_OK;
 }

@@ -457,7 +457,8 @@ static void predict_routes(const rl_farpred_within *w, const long *L, int nl, rl
     double *ent = rho + NH * R * nl, *rho0 = ent + NH * R * nl;
 #pragma omp parallel
     {
-        gsl_rng *rs = rl_rng_alloc(), *ru = rl_rng_alloc();
+        rl_rng_local rs_l, ru_l; /* no allocation: nothing to fail (sampling/rng.h) */
+        gsl_rng *rs = rl_rng_local_init(&rs_l), *ru = rl_rng_local_init(&ru_l);
         double *scr = rl_xmalloc(sizeof(double) * (4 * (size_t)P + 1)), *md = scr + 3 * P;
         double *e0 = rl_xmalloc(sizeof(double) * nl);
 #pragma omp for schedule(dynamic, 4)
@@ -475,8 +476,6 @@ static void predict_routes(const rl_farpred_within *w, const long *L, int nl, rl
         }
         free(scr);
         free(e0);
-        gsl_rng_free(rs);
-        gsl_rng_free(ru);
     }
     for (long x = 0; x < NH; x++)
         for (int k = 0; k < nl; k++) {

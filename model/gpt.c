@@ -272,7 +272,8 @@ void rl_gpt_init(rl_gpt *m, uint64_t seed)
     const double sd = 0.02, sd_resid = 0.02 / sqrt(2.0 * m->cfg.layers);
 #pragma omp parallel
     {
-        gsl_rng *r = rl_rng_alloc();
+        rl_rng_local r_l; /* no allocation: nothing to fail (sampling/rng.h) */
+        gsl_rng *r = rl_rng_local_init(&r_l);
 #pragma omp for schedule(dynamic, 1)
         for (int i = 0; i < m->ntensors; i++) {
             const rl_tensor *t = &m->tensors[i];
@@ -289,7 +290,6 @@ void rl_gpt_init(rl_gpt *m, uint64_t seed)
                 case RL_T_TABLE: w[j] = 0.0f; break;
                 }
         }
-        gsl_rng_free(r);
     }
     rl_gpt_zero_grad(m);
     memset(m->adam, 0, sizeof(float) * 2 * (size_t)m->nparams);

@@ -177,7 +177,7 @@ rl_status rl_model_eval(const rl_model *m, const uint16_t *val, long nval, const
     float *ref = rl_eval_reference(g, &ds.val, &sp, (uint64_t)seed);
     if (!ref) {
         rl_eval_spans_free(&sp);
-        return rl_fail(err, RL_ENOMEM, "eval: no memory for the reference's %d windows of %ld tokens",
+        return rl_fail(err, RL_ENOMEM, "eval: out of memory for the reference's %d windows of %ld tokens",
                        rl_eval_ref_batch(T), T);
     }
     const rl_tokens tr = { (uint16_t *)train, ntrain };
@@ -187,7 +187,7 @@ rl_status rl_model_eval(const rl_model *m, const uint16_t *val, long nval, const
         free(uni);
         free(ref);
         rl_eval_spans_free(&sp);
-        return rl_fail(err, RL_ENOMEM, "eval: no memory for the %s", train && !uni ? "unigram losses"
+        return rl_fail(err, RL_ENOMEM, "eval: out of memory for the %s", train && !uni ? "unigram losses"
                        : "evaluation workspace");
     }
     double ppl0 = 0;
@@ -248,11 +248,11 @@ rl_status rl_model_probe(const rl_model *m, const uint16_t *val, long nval, cons
             fclose(dout);
         free(*probe_tsv), free(*distance_tsv);
         *probe_tsv = *distance_tsv = NULL;
-        return rl_fail(err, RL_EINTERNAL, "probe: no memory for its tables");
+        return rl_fail(err, RL_ENOMEM, "probe: out of memory for its tables");
     }
     rl_probe_write_headers(po, dout);
     rl_gpt_eval *ev = rl_gpt_eval_alloc(m->g, maxL);
-    rl_status fin = ev ? RL_OK : rl_fail(err, RL_ENOMEM, "probe: no memory for the evaluation workspace");
+    rl_status fin = ev ? RL_OK : rl_fail(err, RL_ENOMEM, "probe: out of memory for the evaluation workspace");
     for (int i = 0; i < nl && fin == RL_OK; i++)
         if (rl_probe_length(m->g, ev, &ds.val, lengths[i], windows, (uint64_t)seed, po, dout) != RL_OK)
             fin = rl_fail(err, RL_ENOMEM, "probe: out of memory at length %ld", lengths[i]);
@@ -300,7 +300,7 @@ static rl_status one_window(const rl_model *m, const uint16_t *tok, long n, unsi
     rl_gpt_eval *ev = pad ? rl_gpt_eval_alloc(m->g, n) : NULL;
     if (!ev) {
         free(pad);
-        return rl_fail(err, RL_ENOMEM, "model: no memory for a window of %ld tokens", n);
+        return rl_fail(err, RL_ENOMEM, "model: out of memory for a window of %ld tokens", n);
     }
     memcpy(pad, tok, sizeof *pad * (size_t)n);
     pad[n] = 0;

@@ -133,6 +133,10 @@ rl_status rl_transport_alloc(int d, long t, long l, long windows, rl_transport_w
     w->order = rl_xmalloc(sizeof(long) * (size_t)windows);
     w->keep = rl_xmalloc(sizeof(double) * 2 * d2 * (size_t)windows);
     w->rng = rl_rng_alloc();
+    if (!w->rng) {
+        rl_transport_free(w);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a random number generator");
+    }
     *ws = w;
     return RL_OK;
 }

@@ -148,6 +148,10 @@ rl_status rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, const rl_tokens *v
     t->gsum = rl_xmalloc(sizeof(float) * (size_t)m->nparams);
     t->tree = rl_par_tree_alloc(accum, (size_t)m->nparams);
     t->loss = rl_xcalloc((size_t)accum, sizeof *t->loss);
+    if (!t->rng) {
+        rl_trainer_free(t);
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a random number generator");
+    }
     *out = t;
     return RL_OK;
 }

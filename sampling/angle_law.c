@@ -75,23 +75,30 @@ double rl_angle_log_norm(rl_angle_law law, double w)
     }
 }
 
+double rl_so2_block_rate(int h, int b, const double complex *chi, const double complex *chi2,
+                         const double *cross_row, double *diag, double *rate)
+{
+    double rb = cabs(chi2[b]);
+    if (diag)
+        diag[b] = rb;
+    for (int c = 0; c < h; c++) {
+        if (c == b)
+            continue;
+        double x = cross_row ? cross_row[c] : cabs(chi[b]) * cabs(chi[c]);
+        if (x > rb)
+            rb = x;
+    }
+    if (rate)
+        rate[b] = rb;
+    return rb;
+}
+
 double rl_so2_block_rates(int h, const double complex *chi, const double complex *chi2, const double *cross,
                           double *diag, double *rate)
 {
     double best = 0;
     for (int b = 0; b < h; b++) {
-        double rb = cabs(chi2[b]);
-        if (diag)
-            diag[b] = rb;
-        for (int c = 0; c < h; c++) {
-            if (c == b)
-                continue;
-            double x = cross ? cross[(long)b * h + c] : cabs(chi[b]) * cabs(chi[c]);
-            if (x > rb)
-                rb = x;
-        }
-        if (rate)
-            rate[b] = rb;
+        const double rb = rl_so2_block_rate(h, b, chi, chi2, cross ? cross + (long)b * h : NULL, diag, rate);
         if (rb > best)
             best = rb;
     }

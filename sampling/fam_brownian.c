@@ -38,27 +38,40 @@ typedef struct {
     lapack_int lzwork, lrwork, liwork;
 } brown_ws;
 
+static void brownian_ws_free(void *ws);
+
+/* NULL when memory runs out */
 static void *brownian_ws(const rl_family *f)
 {
     const int d = f->d;
-    brown_ws *w = rl_xcalloc(1, sizeof *w);
+    const size_t dd = (size_t)d * d;
+    brown_ws *w = rl_alloc_array(1, sizeof *w, NULL);
     lapack_complex_double qz;
     double qr;
     lapack_int qi;
+    if (!w)
+        return NULL;
     w->d = d;
-    w->zv = rl_xmalloc(sizeof(lapack_complex_double) * (size_t)d * d);
-    w->zt = rl_xmalloc(sizeof(lapack_complex_double) * (size_t)d * d);
-    w->zo = rl_xmalloc(sizeof(lapack_complex_double) * (size_t)d * d);
-    w->eig = rl_xmalloc(sizeof(double) * d);
+    w->zv = rl_alloc_array(dd, sizeof(lapack_complex_double), NULL);
+    w->zt = rl_alloc_array(dd, sizeof(lapack_complex_double), NULL);
+    w->zo = rl_alloc_array(dd, sizeof(lapack_complex_double), NULL);
+    w->eig = rl_alloc_array((size_t)d, sizeof(double), NULL);
+    if (!w->zv || !w->zt || !w->zo || !w->eig)
+        goto fail;
     LAPACKE_zheevd_work(LAPACK_COL_MAJOR, 'V', 'U', d, w->zv, d, w->eig, &qz, -1, &qr, -1, &qi, -1);
     /* the queried sizes are small integers held in doubles: range-checked */
     w->lzwork = creal(qz) >= 1 && creal(qz) < 1e9 ? (lapack_int)creal(qz) : 2 * d + d * d;
     w->lrwork = qr >= 1 && qr < 1e9 ? (lapack_int)qr : 1 + 5 * d + 2 * d * d;
     w->liwork = qi;
-    w->zwork = rl_xmalloc(sizeof(lapack_complex_double) * w->lzwork);
-    w->rwork = rl_xmalloc(sizeof(double) * w->lrwork);
-    w->iwork = rl_xmalloc(sizeof(lapack_int) * w->liwork);
+    w->zwork = rl_alloc_array((size_t)w->lzwork, sizeof(lapack_complex_double), NULL);
+    w->rwork = rl_alloc_array((size_t)w->lrwork, sizeof(double), NULL);
+    w->iwork = rl_alloc_array((size_t)w->liwork, sizeof(lapack_int), NULL);
+    if (!w->zwork || !w->rwork || !w->iwork)
+        goto fail;
     return w;
+fail:
+    brownian_ws_free(w);
+    return NULL;
 }
 
 static void brownian_ws_free(void *ws)

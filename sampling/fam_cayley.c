@@ -55,13 +55,22 @@ typedef struct {
     lapack_int *ipiv;
 } cayley_ws;
 
+static void cayley_ws_free(void *ws);
+
+/* NULL when memory runs out */
 static void *cayley_ws_alloc(const rl_family *f)
 {
     const size_t d = (size_t)f->d;
-    cayley_ws *w = rl_xcalloc(1, sizeof *w);
-    w->L = rl_xmalloc(sizeof(double) * d * d);
-    w->B = rl_xmalloc(sizeof(double) * d * d);
-    w->ipiv = rl_xmalloc(sizeof(lapack_int) * d);
+    cayley_ws *w = rl_alloc_array(1, sizeof *w, NULL);
+    if (!w)
+        return NULL;
+    w->L = rl_alloc_array(d * d, sizeof(double), NULL);
+    w->B = rl_alloc_array(d * d, sizeof(double), NULL);
+    w->ipiv = rl_alloc_array(d, sizeof(lapack_int), NULL);
+    if (!w->L || !w->B || !w->ipiv) {
+        cayley_ws_free(w);
+        return NULL;
+    }
     return w;
 }
 

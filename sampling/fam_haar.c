@@ -8,6 +8,7 @@
 #include <math.h>
 
 
+/* NULL when memory runs out (rl_haar_alloc) */
 static void *haar_ws(const rl_family *f)
 {
     return rl_haar_alloc(f->d);

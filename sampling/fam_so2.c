@@ -37,11 +37,13 @@ static rl_det_sign det_plus(const rl_family *f)
     return RL_DET_PLUS;
 }
 
-/* the base frequencies omega_b, computed once per stepper */
+/* the base frequencies omega_b, computed once per stepper (NULL when
+ * memory runs out) */
 static void *so2_ws(const rl_family *f)
 {
-    double *omega = rl_xmalloc(sizeof(double) * (f->d / 2 > 0 ? f->d / 2 : 1));
-    rl_so2_freqs(f->d, f->base, f->scale, omega);
+    double *omega = rl_alloc_array(f->d / 2 > 0 ? (size_t)(f->d / 2) : 1, sizeof(double), NULL);
+    if (omega)
+        rl_so2_freqs(f->d, f->base, f->scale, omega);
     return omega;
 }
 
@@ -142,14 +144,16 @@ static int so2_moment2(const rl_family *f, const double *probs, double *rate, do
     return 1;
 }
 
-/* one token sets every block: the cross terms under the joint law */
+/* one token sets every block: the cross terms under the joint law, one row
+ * of them at a time (h values on the stack, as chi: nothing to allocate,
+ * so nothing can fail) */
 static int token_moment2(const rl_family *f, const double *probs, double *rate, double *diag, double *brate)
 {
     const int h = f->d / 2;
     double complex chi[h], chi2[h];
-    double *cross = rl_xmalloc(sizeof(double) * (size_t)h * h);
+    double cross[h], best = 0;
     token_chis(f, probs, chi, chi2);
-    for (int b = 0; b < h; b++)
+    for (int b = 0; b < h; b++) {
         for (int c = 0; c < h; c++) {
             double complex sp = 0, sm = 0;
             if (c != b)
@@ -159,10 +163,13 @@ static int token_moment2(const rl_family *f, const double *probs, double *rate, 
                     sp += pv * cexp(I * (tb + tc));
                     sm += pv * cexp(I * (tb - tc));
                 }
-            cross[(long)b * h + c] = fmax(cabs(sp), cabs(sm));
+            cross[c] = fmax(cabs(sp), cabs(sm));
         }
-    *rate = rl_so2_block_rates(h, chi, chi2, cross, diag, brate);
-    free(cross);
+        const double rb = rl_so2_block_rate(h, b, chi, chi2, cross, diag, brate);
+        if (rb > best)
+            best = rb;
+    }
+    *rate = best;
     return 1;
 }
 

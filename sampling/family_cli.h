@@ -51,7 +51,8 @@ rl_status rl_family_takes(const rl_family *f, const char *flag, rl_err *err);
  * else NULL; free it after use): the draw of `routelab sample` and `bound`,
  * and of the library's rl_sample and rl_family_window.  The table's bytes
  * are checked against the machine's memory first (core/mem.h); RL_EINPUT
- * for a family that is not well formed (rl_family_check). */
+ * for a family that is not well formed (rl_family_check), RL_ENOMEM when
+ * memory runs out. */
 rl_status rl_family_with_table(const rl_family *f, unsigned long seed, unsigned long stream, rl_family *g,
                                double **table, rl_err *err);
 

@@ -94,7 +94,9 @@ struct rl_family_ops {
     int (*orthogonal)(const rl_family *f);
     rl_det_sign (*det_sign)(const rl_family *f);
     /* workspace (NULL: none) and one draw into step; a failure returns its
-     * status with the reason in err (the stepper records it) */
+     * status with the reason in err (the stepper records it).  ws_alloc
+     * returns NULL only when memory runs out (rl_stepper_alloc then returns
+     * NULL); ws_free takes NULL too. */
     void *(*ws_alloc)(const rl_family *f);
     void (*ws_free)(void *ws);
     rl_status (*draw)(const rl_family *f, void *ws, gsl_rng *r, int token, rl_step *step, rl_err *err);

@@ -105,7 +105,8 @@ rl_status rl_family_with_table(const rl_family *f, unsigned long seed, unsigned 
         int over = 0;
         const size_t need = rl_szmul(rl_szmul((size_t)h.vocab, (size_t)(h.d / 2), &over), sizeof(double), &over);
         RL_TRY(rl_mem_check("the token-so2 angle table", need, over, err));
-        *table = rl_xmalloc(need);
+        if (!(*table = rl_alloc(need, err)))
+            return RL_ENOMEM;
         rl_so2_table_draw(&h, seed, stream, *table);
         h.table = *table;
     }

@@ -18,11 +18,15 @@
 
 rl_haar_workspace *rl_haar_alloc(int d)
 {
-    rl_haar_workspace *w = rl_xcalloc(1, sizeof *w);
+    rl_haar_workspace *w = rl_alloc_array(1, sizeof *w, NULL);
     double q1 = 0, q2 = 0, dummy = 0;
+    if (!w)
+        return NULL;
     w->d = d;
-    w->tau = rl_xmalloc(sizeof(double) * d);
-    w->sign = rl_xmalloc(sizeof(int) * d);
+    w->tau = rl_alloc_array((size_t)d, sizeof(double), NULL);
+    w->sign = rl_alloc_array((size_t)d, sizeof(int), NULL);
+    if (!w->tau || !w->sign)
+        goto fail;
     rl_ziggurat_init(&w->zig);
     /* workspace queries: lwork = -1 returns the optimal size in work[0] */
     LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, d, d, &dummy, d, w->tau, &q1, -1);
@@ -31,8 +35,13 @@ rl_haar_workspace *rl_haar_alloc(int d)
      * before the cast (a NaN or huge answer falls back to 64 d) */
     const double lw = fmax(fmax(q1, q2), d);
     w->lwork = lw >= d && lw <= 1e9 ? (int)lw : 64 * d;
-    w->work = rl_xmalloc(sizeof(double) * w->lwork);
+    w->work = rl_alloc_array((size_t)w->lwork, sizeof(double), NULL);
+    if (!w->work)
+        goto fail;
     return w;
+fail:
+    rl_haar_free(w);
+    return NULL;
 }
 
 void rl_haar_free(rl_haar_workspace *w)

@@ -15,6 +15,7 @@ typedef struct {
     int lwork;
 } rl_haar_workspace;
 
+/* NULL when memory runs out (the caller returns RL_ENOMEM). */
 rl_haar_workspace *rl_haar_alloc(int d);
 void rl_haar_free(rl_haar_workspace *w);
 

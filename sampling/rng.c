@@ -83,10 +83,19 @@ const gsl_rng_type *rl_rng_xoshiro = &xoshiro_type;
 gsl_rng *rl_rng_alloc(void)
 {
     rl_gsl_quiet(); /* GSL's handler would abort when memory runs out */
-    gsl_rng *r = gsl_rng_alloc(rl_rng_xoshiro);
-    if (!r)
-        rl_fatal("out of memory (a random number generator)"); /* as rl_xmalloc (err.h) */
-    return r;
+    return gsl_rng_alloc(rl_rng_xoshiro); /* NULL when memory runs out */
+}
+
+/* gsl_rng is a public pair (type, state): one of the project's type over
+ * the caller's storage is what gsl_rng_alloc would build, less the
+ * malloc, seeded as gsl_rng_alloc seeds it (gsl_rng_set: the default seed). */
+gsl_rng *rl_rng_local_init(rl_rng_local *l)
+{
+    _Static_assert(sizeof l->state == sizeof(xoshiro_state), "rl_rng_local holds xoshiro256++'s state");
+    l->r.type = rl_rng_xoshiro;
+    l->r.state = l->state;
+    gsl_rng_set(&l->r, gsl_rng_default_seed);
+    return &l->r;
 }
 
 void rl_rng_stream(gsl_rng *r, uint64_t seed, uint64_t stream)

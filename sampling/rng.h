@@ -15,8 +15,23 @@
 
 extern const gsl_rng_type *rl_rng_xoshiro;
 
-/* A generator of the project's type (free with gsl_rng_free). */
+/* A generator of the project's type (free with gsl_rng_free); NULL when
+ * memory runs out (the caller returns RL_ENOMEM: no message is recorded
+ * here, the failure has one cause). */
 gsl_rng *rl_rng_alloc(void);
+
+/* A generator of the project's type in the caller's storage, for a stream
+ * read within one call: nothing is allocated, so nothing can fail and
+ * nothing is freed (the storage must outlive the generator's use).  Its
+ * numbers are those of rl_rng_alloc's generator on the same stream:
+ *     rl_rng_local l;
+ *     gsl_rng *r = rl_rng_local_init(&l);
+ *     rl_rng_stream(r, seed, stream); */
+typedef struct {
+    gsl_rng r;
+    uint64_t state[4]; /* xoshiro256++'s 256 bits */
+} rl_rng_local;
+gsl_rng *rl_rng_local_init(rl_rng_local *l);
 
 /* Position r at the start of stream `stream` of seed `seed`. */
 void rl_rng_stream(gsl_rng *r, uint64_t seed, uint64_t stream);

@@ -18,13 +18,23 @@ rl_status rl_sample_range(const rl_family *f, const int *tok, long k0, long n, u
     const long d2 = (long)f->d * f->d;
     long failed = n; /* the first step whose draw failed (n: none) */
     rl_err first = { RL_OK, "" };
+    int nomem = 0; /* a thread's stepper could not be allocated */
 #pragma omp parallel num_threads(threads)
     {
         rl_stepper *st = rl_stepper_alloc(f, 1);
-        gsl_rng *r = rl_rng_alloc();
+        rl_rng_local l;
+        gsl_rng *r = rl_rng_local_init(&l);
         long mine = n; /* this thread's first failure: its stepper keeps that one */
+        if (!st) {
+#pragma omp atomic write
+            nomem = 1;
+        }
+        /* the region cannot be left early: a thread without a stepper
+         * takes its share of the loop and skips it */
 #pragma omp for schedule(dynamic)
         for (long i = 0; i < n; i++) {
+            if (!st)
+                continue;
             rl_rng_stream(r, (uint64_t)seed, (uint64_t)(k0 + i));
             rl_stepper_draw(st, r, tok ? tok[i] : 0);
             rl_stepper_matrix(st, out + i * d2);
@@ -37,9 +47,10 @@ rl_status rl_sample_range(const rl_family *f, const int *tok, long k0, long n, u
             failed = mine;
             rl_stepper_status(st, &first);
         }
-        gsl_rng_free(r);
         rl_stepper_free(st);
     }
+    if (nomem) /* out is not all written: no step is returned */
+        return rl_fail(err, RL_ENOMEM, "out of memory allocating a stepper (d = %d)", f->d);
     /* the last guard: a step with a non-finite entry is refused, never
      * returned (the family checks keep its inputs in range) */
     for (long i = 0; failed == n && i < n * d2; i++)
@@ -80,7 +91,10 @@ rl_status rl_sample(const rl_family *f, long count, unsigned long seed, int thre
     RL_TRY(rl_family_with_table(f, seed, RL_SAMPLE_TABLE_STREAM, &g, &table, err));
     int *tok = NULL;
     if (g.kind == RL_FAM_TOKEN_SO2) {
-        tok = rl_xmalloc(sizeof(int) * (size_t)count);
+        if (!(tok = rl_alloc_array((size_t)count, sizeof(int), err))) {
+            free(table);
+            return RL_ENOMEM;
+        }
         rl_tokens_draw(g.vocab, count, seed, RL_SAMPLE_TOKEN_STREAM, tok);
     }
     rl_status st = rl_sample_range(&g, tok, 0, count, seed, threads, out, err);

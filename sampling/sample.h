@@ -24,7 +24,8 @@
  * reading token tok[k - k0] (tok: token-so2 only, else NULL), on `threads`
  * OpenMP threads (the numbers do not depend on it).  A failed draw, or a
  * step with a non-finite entry, returns its status with "step K: why" in
- * err (the lowest failing K, whatever the thread count). */
+ * err (the lowest failing K, whatever the thread count); RL_ENOMEM when
+ * memory runs out. */
 rl_status rl_sample_range(const rl_family *f, const int *tok, long k0, long n, unsigned long seed, int threads,
                           double *out, rl_err *err);
 

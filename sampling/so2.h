@@ -55,5 +55,10 @@ rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab,
  * diag[b] = |chi2_b| (either may be NULL); returns max_b rate[b]. */
 double rl_so2_block_rates(int h, const double complex *chi, const double complex *chi2, const double *cross,
                           double *diag, double *rate);
+/* Block b's rate alone (rate[b] and diag[b] written as above): cross_row is
+ * row b of cross (h values), NULL for independent blocks.  For a joint
+ * law whose h x h cross terms are formed a row at a time. */
+double rl_so2_block_rate(int h, int b, const double complex *chi, const double complex *chi2,
+                         const double *cross_row, double *diag, double *rate);
 
 #endif

@@ -23,10 +23,10 @@ void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long str
     const int h = f->d / 2;
     double omega[h];
     rl_so2_freqs(f->d, f->base, f->scale, omega);
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local l; /* no allocation: the draw cannot fail */
+    gsl_rng *r = rl_rng_local_init(&l);
     rl_rng_stream(r, seed, stream);
     for (int v = 0; v < f->vocab; v++)
         for (int b = 0; b < h; b++)
             table[(long)v * h + b] = rl_so2_draw_angle(r, f->law, omega[b]);
-    gsl_rng_free(r);
 }

@@ -24,29 +24,40 @@ struct rl_stepper {
 
 rl_stepper *rl_stepper_alloc(const rl_family *f, int cap)
 {
-    rl_stepper *s = rl_xcalloc(1, sizeof *s);
+    rl_stepper *s = rl_alloc_array(1, sizeof *s, NULL);
+    if (!s)
+        return NULL;
     const int d = f->d, h = d / 2;
     s->f = *f;
     s->ops = rl_family_ops_of(f);
     s->cap = cap < 1 ? 1 : cap;
     switch (s->ops->form) {
     case RL_STEP_SO2:
-        s->step.phi = rl_xcalloc(h > 0 ? h : 1, sizeof(double));
+        if (!(s->step.phi = rl_alloc_array(h > 0 ? (size_t)h : 1, sizeof(double), NULL)))
+            goto fail;
         break;
     case RL_STEP_REFLECT:
-        s->step.w = rl_xcalloc(d, sizeof(double));
+        if (!(s->step.w = rl_alloc_array((size_t)d, sizeof(double), NULL)))
+            goto fail;
         s->step.w[0] = 1.0;
         break;
     case RL_STEP_DENSE:
-        s->step.M = rl_xcalloc((size_t)d * d, sizeof(double));
+        if (!(s->step.M = rl_alloc_array((size_t)d * d, sizeof(double), NULL)))
+            goto fail;
         for (int i = 0; i < d; i++)
             s->step.M[(long)i * d + i] = 1.0;
         s->step.identity = 1;
-        s->tmp = rl_xmalloc(sizeof(double) * (size_t)s->cap * d);
+        if (!(s->tmp = rl_alloc_array((size_t)s->cap, sizeof(double) * d, NULL)))
+            goto fail;
         break;
     }
-    s->ws = s->ops->ws_alloc ? s->ops->ws_alloc(f) : NULL;
+    /* a family's ws_alloc returns NULL only when memory runs out */
+    if (s->ops->ws_alloc && !(s->ws = s->ops->ws_alloc(f)))
+        goto fail;
     return s;
+fail:
+    rl_stepper_free(s);
+    return NULL;
 }
 
 void rl_stepper_free(rl_stepper *s)

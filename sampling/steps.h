@@ -19,7 +19,8 @@
  * rl_stepper_status once after its loop. */
 typedef struct rl_stepper rl_stepper;
 
-/* cap: the largest number of vectors passed to one apply. */
+/* cap: the largest number of vectors passed to one apply.  NULL when
+ * memory runs out (the caller returns RL_ENOMEM). */
 rl_stepper *rl_stepper_alloc(const rl_family *f, int cap);
 void rl_stepper_free(rl_stepper *s);
 const rl_family *rl_stepper_family(const rl_stepper *s);

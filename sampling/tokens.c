@@ -15,9 +15,9 @@ void rl_tokens_unigram(const int *tok, long n, int vocab, double *probs)
 
 void rl_tokens_draw(int vocab, long n, unsigned long seed, unsigned long stream, int *tok)
 {
-    gsl_rng *r = rl_rng_alloc();
+    rl_rng_local l; /* no allocation: the draw cannot fail */
+    gsl_rng *r = rl_rng_local_init(&l);
     rl_rng_stream(r, seed, stream);
     for (long t = 0; t < n; t++)
         tok[t] = (int)gsl_rng_uniform_int(r, (unsigned long)vocab);
-    gsl_rng_free(r);
 }

@@ -44,6 +44,30 @@ Test(rng, streams_are_reproducible_and_distinct)
     gsl_rng_free(c);
 }
 
+/* rl_rng_local (no allocation) draws the numbers of rl_rng_alloc's
+ * generator on the same stream: the callers that moved to it keep their
+ * bytes. */
+Test(rng, local_generator_matches_allocated)
+{
+    gsl_rng *a = rng(3);
+    rl_rng_local l;
+    gsl_rng *b = rl_rng_local_init(&l);
+    rl_rng_stream(b, 12345, 3);
+    for (int i = 0; i < 1000; i++) {
+        cr_assert_eq(rl_rng_next64(a), rl_rng_next64(b));
+        cr_assert_eq(gsl_rng_uniform(a), gsl_rng_uniform(b));
+        cr_assert_eq(gsl_rng_uniform_int(a, 1000), gsl_rng_uniform_int(b, 1000));
+    }
+    gsl_rng_free(a);
+    /* unpositioned: both seeded with GSL's default seed */
+    gsl_rng *c = rl_rng_alloc();
+    rl_rng_local m;
+    gsl_rng *d = rl_rng_local_init(&m);
+    cr_assert_not_null(c);
+    cr_assert_eq(rl_rng_next64(c), rl_rng_next64(d));
+    gsl_rng_free(c);
+}
+
 Test(rng, uniform_mean_and_variance)
 {
     gsl_rng *r = rng(0);

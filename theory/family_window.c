@@ -21,7 +21,9 @@ rl_status rl_family_norm_at(const rl_family *f, const double *probs, int block, 
         return rl_fail(err, RL_EINPUT, "--block applies to the SO(2) families only");
     if (block >= 0 && block >= h)
         return rl_fail(err, RL_EINPUT, "--block %d is out of range [0, %d]", block, h - 1);
-    double *blocks = rl_xmalloc(sizeof(double) * (size_t)(h + 1));
+    double *blocks = rl_alloc_array((size_t)h + 1, sizeof(double), err);
+    if (!blocks)
+        return RL_ENOMEM;
     *v = as_log ? rl_family_log_mean_norm(f, probs, blocks) : rl_family_mean_norm(f, probs, blocks);
     if (block >= 0)
         *v = blocks[block];

@@ -70,20 +70,26 @@ rl_status rl_mixstay_alloc(int n, long t, rl_mixstay_ws **ws, rl_err *err)
     RL_TRY(rl_mixstay_check(0, -1, 0, 0, t, t + 1, n, err)); /* n and T, as the search takes them */
     int over = 0;
     RL_TRY(rl_mem_check("the search's workspace", rl_mixstay_ws_bytes(n, t, &over), over, err));
-    rl_mixstay_ws *w = rl_xcalloc(1, sizeof *w);
+    rl_mixstay_ws *w = rl_alloc_array(1, sizeof *w, err);
+    if (!w)
+        return RL_ENOMEM;
     const size_t c = RL_MIXSTAY_CHUNK;
     w->n = n;
     w->k = n < RL_MIXSTAY_SCREEN ? n : RL_MIXSTAY_SCREEN;
     w->t = t;
-    w->near = rl_xmalloc(sizeof(double) * 2 * (size_t)n * (size_t)t);
-    w->near_s = rl_xmalloc(sizeof(double) * (size_t)t);
-    w->far = rl_xmalloc(sizeof(double) * 2 * (size_t)n * c);
-    w->far_s = rl_xmalloc(sizeof(double) * c);
-    w->x = rl_xmalloc(sizeof(double) * 2 * (size_t)t * c);
-    w->step = rl_xmalloc(sizeof(double) * 2 * (size_t)n);
-    w->smin = rl_xmalloc(sizeof(double) * c);
-    w->sarg = rl_xmalloc(sizeof(long) * c);
-    w->order = rl_xmalloc(sizeof(int) * c);
+    /* the sizes were checked for overflow above (rl_mixstay_ws_bytes) */
+    if (!(w->near = rl_alloc(sizeof(double) * 2 * (size_t)n * (size_t)t, err)) ||
+        !(w->near_s = rl_alloc(sizeof(double) * (size_t)t, err)) ||
+        !(w->far = rl_alloc(sizeof(double) * 2 * (size_t)n * c, err)) ||
+        !(w->far_s = rl_alloc(sizeof(double) * c, err)) ||
+        !(w->x = rl_alloc(sizeof(double) * 2 * (size_t)t * c, err)) ||
+        !(w->step = rl_alloc(sizeof(double) * 2 * (size_t)n, err)) ||
+        !(w->smin = rl_alloc(sizeof(double) * c, err)) ||
+        !(w->sarg = rl_alloc(sizeof(long) * c, err)) ||
+        !(w->order = rl_alloc(sizeof(int) * c, err))) {
+        rl_mixstay_free(w);
+        return RL_ENOMEM;
+    }
     *ws = w;
     return RL_OK;
 }
@@ -396,7 +402,9 @@ rl_status rl_mixstay_chi_ws(rl_mixstay_ws *ws, const double complex *chi, long l
     RL_TRY(rl_watson_check("chi", chi, ws->n, err));
     RL_TRY(rl_mixstay_check(0, -1, 0, 0, ws->t, l, ws->n, err));
     const long nf = rl_mixstay_grid(ws->t, l, NULL);
-    long *grid = rl_xmalloc(sizeof(long) * (size_t)nf);
+    long *grid = rl_alloc_array((size_t)nf, sizeof(long), err);
+    if (!grid)
+        return RL_ENOMEM;
     rl_mixstay_grid(ws->t, l, grid);
     search(ws, chi, grid, nf, out, curve);
     free(grid);
@@ -448,10 +456,17 @@ rl_status rl_mixstay_law(rl_angle_law law, int d, double base, double scale, lon
             return s;
         }
     }
-    double *omega = rl_xmalloc(sizeof(double) * (size_t)nb);
-    double complex *chi = rl_xmalloc(sizeof(double complex) * (size_t)n * (size_t)nt);
     const long nf = rl_mixstay_grid(t, l, NULL);
-    long *grid = rl_xmalloc(sizeof(long) * (size_t)nf);
+    double *omega = rl_alloc_array((size_t)nb, sizeof(double), err);
+    double complex *chi = omega ? rl_alloc_array((size_t)n * (size_t)nt, sizeof(double complex), err) : NULL;
+    long *grid = chi ? rl_alloc_array((size_t)nf, sizeof(long), err) : NULL;
+    if (!grid) {
+        free(chi);
+        free(omega);
+        for (int i = 0; i < nt; i++)
+            rl_mixstay_free(ws[i]);
+        return RL_ENOMEM;
+    }
     rl_mixstay_grid(t, l, grid);
     rl_so2_freqs(d, base, scale, omega);
 #pragma omp parallel for num_threads(nt) schedule(dynamic)

@@ -66,13 +66,14 @@
 typedef struct rl_mixstay_ws rl_mixstay_ws;
 
 /* Checks n and t and the memory (core/mem.h) before allocating: RL_EINPUT
- * with the reason. */
+ * with the reason; RL_ENOMEM (nothing kept) when memory runs out. */
 rl_status rl_mixstay_alloc(int n, long t, rl_mixstay_ws **ws, rl_err *err);
 void rl_mixstay_free(rl_mixstay_ws *ws);
 /* Bytes of one workspace (0 with *over set when it overflows). */
 size_t rl_mixstay_ws_bytes(int n, long t, int *over);
 
-/* rl_mixstay_chi with ws (its n and t): no allocation but the far grid. */
+/* rl_mixstay_chi with ws (its n and t): no allocation but the far grid
+ * (RL_ENOMEM when it cannot be). */
 rl_status rl_mixstay_chi_ws(rl_mixstay_ws *ws, const double complex *chi, long l, rl_mixstay_block *out,
                             double *curve, rl_err *err);
 

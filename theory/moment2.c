@@ -68,15 +68,23 @@ rl_status rl_moment2_perp_norm(int d, const double *T, int k, const double *basi
                                rl_err *err)
 {
     const int n = d * d;
-    double *P = rl_xmalloc(sizeof(double) * (size_t)n * n), *A = rl_xmalloc(sizeof(double) * (size_t)n * n);
-    double *sv = rl_xmalloc(sizeof(double) * n), *sup = rl_xmalloc(sizeof(double) * n);
-    /* Pi = I - B^T B */
-    memset(P, 0, sizeof(double) * (size_t)n * n);
+    const size_t nn = (size_t)n * n;
+    double *P = rl_alloc_array(nn, sizeof(double), err), *A = P ? rl_alloc_array(nn, sizeof(double), err) : NULL;
+    double *TP = A ? rl_alloc_array(nn, sizeof(double), err) : NULL;
+    double *sv = TP ? rl_alloc_array((size_t)n, sizeof(double), err) : NULL;
+    double *sup = sv ? rl_alloc_array((size_t)n, sizeof(double), err) : NULL;
+    if (!sup) {
+        free(sv);
+        free(TP);
+        free(A);
+        free(P);
+        return RL_ENOMEM;
+    }
+    /* Pi = I - B^T B (P is zeroed: rl_alloc_array) */
     for (int i = 0; i < n; i++)
         P[(long)i * n + i] = 1.0;
     if (k > 0)
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, n, k, -1.0, basis, n, basis, n, 1.0, P, n);
-    double *TP = rl_xmalloc(sizeof(double) * (size_t)n * n);
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, T, n, P, n, 0.0, TP, n);
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, P, n, TP, n, 0.0, A, n);
     lapack_int info = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', n, n, A, n, sv, NULL, 1, NULL, 1, sup);

@@ -50,7 +50,8 @@ int rl_moment2_fixed_dim(const rl_family *f);
 void rl_moment2_fixed_basis(const rl_family *f, double *basis);
 
 /* ||Pi T Pi||_op, Pi the projector onto the complement of span(basis) (k
- * orthonormal rows of n = d*d; k = 0: no projection), T n x n row-major. */
+ * orthonormal rows of n = d*d; k = 0: no projection), T n x n row-major.
+ * RL_EINTERNAL when LAPACK fails, RL_ENOMEM when memory runs out. */
 rl_status rl_moment2_perp_norm(int d, const double *T, int k, const double *basis, double *out,
                                rl_err *err);
 

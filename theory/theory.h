@@ -47,7 +47,8 @@ rl_status rl_family_norm_certain(const rl_family *f, int as_log, rl_err *err);
  * token-so2 under the token law probs (NULL: uniform); certain to the
  * tolerance of rl_family_norm_certain.  `routelab bound norm` and `window`,
  * and rl_family_norm / rl_family_window (bounds.h) call it: one place
- * (family_window.c).  RL_EINPUT with the reason (no command name). */
+ * (family_window.c).  RL_EINPUT with the reason (no command name);
+ * RL_ENOMEM when memory runs out. */
 rl_status rl_family_norm_at(const rl_family *f, const double *probs, int block, int as_log, double *v,
                             rl_err *err);
 
