@@ -153,8 +153,9 @@ int cmd_data(int argc, char **argv)
         rl_lock *lk; /* one writer per data folder (core/lock.h); released at exit */
         rl_check_in("data text", rl_lock_dir(dir, &lk, &err), &err);
         char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
-        rl_status st = rl_tokens_write(va, d.val.tok, d.val.n, &err);
-        if (st == RL_OK && (st = rl_tokens_write(tr, d.train.tok, d.train.n, &err)) != RL_OK)
+        const rl_tokens_id id = rl_tokens_set_id(&d.train, &d.val, NULL, 0); /* one set (core/tokfile.h) */
+        rl_status st = rl_tokens_write(va, d.val.tok, d.val.n, &id, &err);
+        if (st == RL_OK && (st = rl_tokens_write(tr, d.train.tok, d.train.n, &id, &err)) != RL_OK)
             unlink(va); /* not half a data set */
         if (st != RL_OK && made)
             rl_rmtree(made);

@@ -30,6 +30,7 @@ static int ends_with(const char *s, const char *suf)
 
 rl_status rl_tokens_read(const char *path, int vocab, rl_tokens *t, rl_err *err)
 {
+    memset(&t->id, 0, sizeof t->id);
     size_t len;
     char *raw;
     /* a .bin file is a token file, anything else text: each its own limit */
@@ -58,6 +59,10 @@ rl_status rl_tokens_read(const char *path, int vocab, rl_tokens *t, rl_err *err)
         }
         ids = buf + hbytes;
         n = hdr[2];
+        int32_t w[4];
+        memcpy(w, buf + 3 * sizeof(int32_t), sizeof w);
+        t->id.set = (uint64_t)(uint32_t)w[0] | (uint64_t)(uint32_t)w[1] << 32;
+        t->id.tokenizer = (uint64_t)(uint32_t)w[2] | (uint64_t)(uint32_t)w[3] << 32;
     } else {
         if (len % 2) {
             rl_fail(err, RL_EINPUT, "%s: truncated: headerless uint16 token file of odd length %zu "
@@ -94,11 +99,15 @@ fail:
     return RL_EINPUT;
 }
 
-rl_status rl_tokens_write(const char *path, const uint16_t *tok, long n, rl_err *err)
+rl_status rl_tokens_write(const char *path, const uint16_t *tok, long n, const rl_tokens_id *id, rl_err *err)
 {
     if (n > INT32_MAX)
         return rl_fail(err, RL_EINPUT, "%s: %ld tokens exceed the llm.c header's int32 count", path, n);
     int32_t hdr[RL_LLMC_HEADER_INTS] = { RL_LLMC_MAGIC, 1, (int32_t)n };
+    if (id) { /* words 3-6: the set's identity (tokfile.h) */
+        hdr[3] = (int32_t)(uint32_t)id->set, hdr[4] = (int32_t)(uint32_t)(id->set >> 32);
+        hdr[5] = (int32_t)(uint32_t)id->tokenizer, hdr[6] = (int32_t)(uint32_t)(id->tokenizer >> 32);
+    }
     rl_outfile *o;
     RL_TRY(rl_outfile_create(path, &o, err));
     fwrite(hdr, sizeof hdr, 1, o->f);
@@ -106,3 +115,16 @@ rl_status rl_tokens_write(const char *path, const uint16_t *tok, long n, rl_err 
     return rl_outfile_close(o, err);
 }
 
+
+rl_tokens_id rl_tokens_set_id(const rl_tokens *train, const rl_tokens *val, const void *model, size_t len)
+{
+    rl_tokens_id id = { 0, 0 };
+    uint64_t h = rl_fnv64(RL_FNV64_INIT, train->tok, sizeof(uint16_t) * (size_t)train->n);
+    h = rl_fnv64(h, val->tok, sizeof(uint16_t) * (size_t)val->n);
+    if (model && len) {
+        id.tokenizer = rl_fnv64(RL_FNV64_INIT, model, len) | 1;
+        h = rl_fnv64(h, &id.tokenizer, sizeof id.tokenizer);
+    }
+    id.set = h | 1; /* never 0: 0 is "no identity" */
+    return id;
+}

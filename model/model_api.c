@@ -180,7 +180,7 @@ rl_status rl_model_eval(const rl_model *m, const uint16_t *val, long nval, const
         return rl_fail(err, RL_ENOMEM, "eval: out of memory for the reference's %d windows of %ld tokens",
                        rl_eval_ref_batch(T), T);
     }
-    const rl_tokens tr = { (uint16_t *)train, ntrain };
+    const rl_tokens tr = { (uint16_t *)train, ntrain, { 0, 0 } };
     float *uni = train ? rl_eval_unigram(&tr, g->cfg.vocab) : NULL;
     rl_gpt_eval *ev = !train || uni ? rl_gpt_eval_alloc(g, maxL) : NULL;
     if (!ev) {

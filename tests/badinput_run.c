@@ -383,6 +383,19 @@ static void archives(const bi_env *e)
     cr_assert_eq(symlink("/etc/hostname", lnk), 0, "symlink: %s", strerror(errno));
     char *a3[] = { "tar", "-czf", "../tgz_symlink.tgz", "package", NULL };
     cr_assert_eq(tool(pk3, a3), 0, "tar failed");
+    /* fault 12 (issue 40): an archive bomb, one member of 70 MiB of zeros
+     * (a sparse file; 70 KB compressed) beyond the member limit of 64 MiB */
+    char *pk4 = th_path(e->fx, "pk4"), *pk4p = th_path(e->fx, "pk4/package"), *big = th_path(e->fx, "pk4/package/ca01");
+    mkdir(pk4, 0755);
+    mkdir(pk4p, 0755);
+    FILE *bf = fopen(big, "w");
+    cr_assert(bf && ftruncate(fileno(bf), (off_t)70 << 20) == 0 && fclose(bf) == 0, "bomb member");
+    char *a4[] = { "tar", "-czf", "../tgz_bomb.tgz", "package", NULL };
+    cr_assert_eq(tool(pk4, a4), 0, "tar failed");
+    rm_tree(pk4);
+    free(pk4);
+    free(pk4p);
+    free(big);
     rm_tree(d1);
     rm_tree(d2);
     rm_tree(pk3);

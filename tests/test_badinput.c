@@ -376,6 +376,7 @@ static const bi_case cases[] = {
     R(2, "cannot unpack|empty", "data", "brown", "--from", "@tgz_empty.tgz", "--out", "@OUT"),
     R(2, "cannot unpack", "data", "brown", "--from", "@tgz_text.tgz", "--out", "@OUT"),
     R(2, "holds no Brown documents", "data", "brown", "--from", "@tgz_nodocs.tgz", "--out", "@OUT"),
+    R(2, "an archive bomb", "data", "brown", "--from", "@tgz_bomb.tgz", "--out", "@OUT"),
     R(2, "too few for a 90/10 split", "data", "brown", "--from", "@tgz_fewdocs.tgz", "--out",
       "@OUT"),
     R(2, "cannot read|No such file", "data", "brown", "--from", "@MISSING", "--out", "@OUT"),

@@ -246,11 +246,23 @@ Test(bpe, decode_of_a_known_file)
         ids[i] = (uint16_t)(3 + (unsigned char)want[i]);
     char *bin = th_path(d, "known.bin"), *m = th_path(out, "tokenizer.model");
     rl_err e;
-    cr_assert_eq(rl_tokens_write(bin, ids, (long)(sizeof ids / sizeof *ids), &e), RL_OK, "%s", e.msg);
+    cr_assert_eq(rl_tokens_write(bin, ids, (long)(sizeof ids / sizeof *ids), NULL, &e), RL_OK, "%s", e.msg);
     char got[64];
     snprintf(line, sizeof line, "data decode --tokenizer %s %s", m, bin);
     cr_assert_eq(th_run(line, got, sizeof got, err, sizeof err), 0, "%s", err);
     cr_assert_str_eq(got, want);
+    /* issue 40, fault 16: a token file whose header names another tokenizer
+     * (a data bpe stopped between its renames) is refused, not decoded */
+    const rl_tokens_id other = { 3, 5 };
+    cr_assert_eq(rl_tokens_write(bin, ids, (long)(sizeof ids / sizeof *ids), &other, &e), RL_OK, "%s", e.msg);
+    cr_assert_eq(th_run(line, got, sizeof got, err, sizeof err), 2, "%s", err);
+    cr_expect(strstr(err, "was not made with") != NULL, "%s", err);
+    /* and the set data bpe wrote decodes: its files name its own tokenizer */
+    char *val = th_path(out, "val.bin");
+    snprintf(line, sizeof line, "data decode --tokenizer %s %s", m, val);
+    static char whole[1 << 16];
+    cr_assert_eq(th_run(line, whole, sizeof whole, err, sizeof err), 0, "%s", err);
+    free(val);
     free(m);
     free(bin);
     th_rmdir(d);

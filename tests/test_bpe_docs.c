@@ -74,7 +74,7 @@ static void write_set(const char *dir, int ntr, int nva, int empty, const char *
             t[i] = (unsigned char)b[i];
         char *p = th_path(dir, part ? "val.bin" : "train.bin");
         rl_err e;
-        cr_assert_eq(rl_tokens_write(p, t, (long)n, &e), RL_OK, "%s", e.msg);
+        cr_assert_eq(rl_tokens_write(p, t, (long)n, NULL, &e), RL_OK, "%s", e.msg);
         want[part] = b;
         wn[part] = n;
         free(p);
@@ -260,7 +260,7 @@ Test(bpe_docs, end_of_document_decodes_to_nul)
     const uint16_t ids[] = { 3 + 'h', 2, 3 + 'i', 2 };
     char *bin = th_path(d, "known.bin");
     rl_err e;
-    cr_assert_eq(rl_tokens_write(bin, ids, 4, &e), RL_OK, "%s", e.msg);
+    cr_assert_eq(rl_tokens_write(bin, ids, 4, NULL, &e), RL_OK, "%s", e.msg);
     char *m = th_path(out, "tokenizer.model"), *dst = th_path(d, "known.out");
     snprintf(line, sizeof line, "%s data decode --tokenizer %s %s > %s", getenv("ROUTELAB"), m, bin, dst);
     cr_assert_eq(system(line), 0);

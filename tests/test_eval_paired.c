@@ -16,7 +16,7 @@
 
 static rl_tokens stream(long n, uint64_t seed, int V)
 {
-    rl_tokens t = { rl_xmalloc(sizeof(uint16_t) * (size_t)n), n };
+    rl_tokens t = { rl_xmalloc(sizeof(uint16_t) * (size_t)n), n, { 0, 0 } };
     gsl_rng *r = rl_rng_alloc();
     rl_rng_stream(r, seed, 0);
     /* a repetitive text: a period-7 pattern with noise, so context helps */
@@ -162,7 +162,7 @@ Test(eval_paired, reference_is_the_window_of_T_before_each_target, .timeout = 60
     }
     free(ref);
     rl_eval_spans_free(&s);
-    rl_tokens tr = { (uint16_t[]){ 0, 0, 0, 1, 2, 2 }, 6 };
+    rl_tokens tr = { (uint16_t[]){ 0, 0, 0, 1, 2, 2 }, 6, { 0, 0 } };
     float *u = rl_eval_unigram(&tr, 4);
     cr_expect_float_eq(u[0], -log(4.0 / 10), 1e-6);
     cr_expect_float_eq(u[1], -log(2.0 / 10), 1e-6);

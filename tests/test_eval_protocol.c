@@ -17,7 +17,7 @@
 
 static rl_tokens stream(long n, int fill)
 {
-    rl_tokens t = { rl_xmalloc(sizeof(uint16_t) * (size_t)n), n };
+    rl_tokens t = { rl_xmalloc(sizeof(uint16_t) * (size_t)n), n, { 0, 0 } };
     for (long i = 0; i < n; i++)
         t.tok[i] = (uint16_t)(fill ? (i * 31 + 7) % 256 : 0);
     return t;

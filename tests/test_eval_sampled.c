@@ -21,7 +21,7 @@
 
 static rl_tokens stream(long n, int fill)
 {
-    rl_tokens t = { rl_xmalloc(sizeof(uint16_t) * (size_t)n), n };
+    rl_tokens t = { rl_xmalloc(sizeof(uint16_t) * (size_t)n), n, { 0, 0 } };
     for (long i = 0; i < n; i++)
         t.tok[i] = (uint16_t)(fill ? (i * 31 + 7) % 256 : 0);
     return t;
@@ -205,7 +205,7 @@ Test(eval_sampled, prefix_at_L_is_exp_of_the_window_mean, .timeout = 60)
     cr_assert(m);
     rl_gpt_init(m, 3);
     tm_randn(m->params, m->nparams, 4, 0.15f);
-    rl_tokens val = { rl_xmalloc(sizeof(uint16_t) * 5000), 5000 };
+    rl_tokens val = { rl_xmalloc(sizeof(uint16_t) * 5000), 5000, { 0, 0 } };
     for (long i = 0; i < val.n; i++)
         val.tok[i] = (uint16_t)((i * 7 + i / 13) % V);
     rl_err err;

@@ -279,7 +279,7 @@ static void constant_case(const char *pos, int dilution_exact)
     const int T = 16;
     const long L = 256;
     rl_gpt *m = constant_model(pos, T);
-    rl_tokens val = { malloc(sizeof(uint16_t) * 4096), 4096 };
+    rl_tokens val = { malloc(sizeof(uint16_t) * 4096), 4096, { 0, 0 } };
     for (long i = 0; i < val.n; i++)
         val.tok[i] = (uint16_t)((i * 37 + i / 3) % 64);
     rl_farpred_within w;
@@ -339,7 +339,7 @@ static void pairs_rebuild(const char *pos)
     rl_gpt *m = rl_gpt_alloc(&cfg, 4);
     rl_gpt_init(m, 8);
     tm_randn(m->params, m->nparams, 9, 0.15f);
-    rl_tokens val = { malloc(sizeof(uint16_t) * 2048), 2048 };
+    rl_tokens val = { malloc(sizeof(uint16_t) * 2048), 2048, { 0, 0 } };
     for (long i = 0; i < val.n; i++)
         val.tok[i] = (uint16_t)((i * 13 + i / 7) % 64);
     rl_farpred_within w;
@@ -379,7 +379,7 @@ Test(farpred, random_chi_is_the_closed_form)
     rl_gpt_config cfg = { 1, 32, 2, T, 64, 0.0f, tm_pos("random_qk"), RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, 4);
     rl_gpt_init(m, 8);
-    rl_tokens val = { malloc(sizeof(uint16_t) * 1024), 1024 };
+    rl_tokens val = { malloc(sizeof(uint16_t) * 1024), 1024, { 0, 0 } };
     for (long i = 0; i < val.n; i++)
         val.tok[i] = (uint16_t)(i % 64);
     rl_farpred_within w;
@@ -469,7 +469,7 @@ Test(farpred, single_block_random_head_matches_monte_carlo, .timeout = 120)
         bq[j] = qb[j];
         bq[4 + j] = kb[j];
     }
-    rl_tokens val = { malloc(sizeof(uint16_t) * 8192), 8192 };
+    rl_tokens val = { malloc(sizeof(uint16_t) * 8192), 8192, { 0, 0 } };
     for (long i = 0; i < val.n; i++)
         val.tok[i] = (uint16_t)((i * 37 + i / 3) % 64);
     rl_farpred_within fw;

@@ -150,7 +150,7 @@ static void model_far(const rl_gpt *m, const rl_tokens *val, int h, long L, int 
 
 static rl_tokens text(void)
 {
-    rl_tokens val = { malloc(sizeof(uint16_t) * 65536), 65536 };
+    rl_tokens val = { malloc(sizeof(uint16_t) * 65536), 65536, { 0, 0 } };
     for (long i = 0; i < val.n; i++)
         val.tok[i] = (uint16_t)((i * 37 + i / 3) % 64);
     return val;

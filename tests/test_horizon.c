@@ -93,7 +93,7 @@ Test(horizon, closed_form_random)
 /* a model's law follows its configuration */
 Test(horizon, law_of_model)
 {
-    rl_tokens val = { tokens(200), 200 };
+    rl_tokens val = { tokens(200), 200, { 0, 0 } };
     rl_err err;
     rl_steplaw s, c;
     rl_gpt *m = model("random_qkv", 1);
@@ -127,7 +127,7 @@ Test(horizon, law_of_model)
  * closed form's blocks; measured: layers x rl_scheme_step_lanes blocks). */
 Test(horizon, law_of_every_scheme)
 {
-    rl_tokens val = { tokens(200), 200 };
+    rl_tokens val = { tokens(200), 200, { 0, 0 } };
     tm_scheme_case c[TM_MAX_CASES];
     const size_t n = tm_registry_cases(c, TM_MAX_CASES);
     for (size_t i = 0; i < n; i++) {
@@ -454,7 +454,7 @@ static char *slurp_file(const char *path)
 Test(horizon, path_transport_rows_and_threads, .timeout = 60)
 {
     const long n = 16 * 40 + 1;
-    rl_tokens val = { tokens(n), n };
+    rl_tokens val = { tokens(n), n, { 0, 0 } };
     rl_gpt *m = model("path", 2);
     rl_steplaw s;
     rl_err err;
@@ -502,7 +502,7 @@ Test(horizon, path_transport_rows_and_threads, .timeout = 60)
 
     /* bad inputs: too few tokens (4 windows of T need 4T + 1), no
      * activations, T < 2, a scheme without a transport */
-    rl_tokens few = { val.tok, 4 * 16 };
+    rl_tokens few = { val.tok, 4 * 16, { 0, 0 } };
     cr_expect_eq(rl_steplaw_of(m, &few, 0, 7, 0.1, &s, &err), RL_EINPUT);
     cr_expect(strstr(err.msg, "65 tokens") && !strchr(err.msg, '\n'), "%s", err.msg);
     rl_transport_dist tr[4];

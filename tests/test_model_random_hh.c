@@ -316,7 +316,7 @@ Test(random_hh, farpred_makes_no_prediction)
     rl_gpt *m = hh_model(1, 2, 8, 16, 1);
     uint16_t tok[200];
     hh_tokens(tok, 200);
-    const rl_tokens val = { tok, 200 };
+    const rl_tokens val = { tok, 200, { 0, 0 } };
     rl_farpred_within w;
     rl_err err;
     cr_expect_eq(rl_farpred_measure(m, &val, 2, 2, 1, &w, &err), RL_EINPUT);
@@ -335,7 +335,7 @@ Test(random_hh, horizon_reads_the_closed_form)
 {
     uint16_t tok[400];
     hh_tokens(tok, 400);
-    const rl_tokens val = { tok, 400 };
+    const rl_tokens val = { tok, 400, { 0, 0 } };
     const long Ts[2] = { 64, 8 }, want_h[2] = { -1, 18 };
     for (int k = 0; k < 2; k++) {
         const long T = Ts[k];

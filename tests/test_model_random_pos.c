@@ -218,7 +218,7 @@ Test(model_random_pos, steplaw_is_randoms)
     uint16_t *tok = malloc(sizeof(uint16_t) * 400);
     for (int i = 0; i < 400; i++)
         tok[i] = (uint16_t)((i * 37 + i / 7) % 64);
-    rl_tokens val = { tok, 400 };
+    rl_tokens val = { tok, 400, { 0, 0 } };
     rl_gpt *r = model_of("random_qkv", 16, 2), *m = model_of("random_pos_qkv", 16, 2);
     rl_steplaw sr, sm, meas;
     cr_assert_eq(rl_steplaw_of(r, &val, 0, 1, 0.1, &sr, &err), RL_OK, "%s", err.msg);

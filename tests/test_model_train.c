@@ -22,7 +22,7 @@ static void memorize(const char *pos)
     const char *text = "Sphinx of black quartz, judge my vow! Pack my box with five dozen liquor "
                        "jugs. How vexingly quick daft zebras jump; the five boxing wizards jump "
                        "quickly.";
-    rl_tokens t = { malloc(strlen(text) * 2), (long)strlen(text) };
+    rl_tokens t = { malloc(strlen(text) * 2), (long)strlen(text), { 0, 0 } };
     for (long i = 0; i < t.n; i++)
         t.tok[i] = (unsigned char)text[i];
     rl_gpt_config cfg = { 2, 64, 4, 48, 256, 0.0f, tm_pos(pos), RL_ROT_BASE_DEFAULT };
@@ -215,7 +215,7 @@ Test(model_train, short_streams_are_a_bad_input)
     rl_gpt_config cfg = { 1, 16, 2, 8, 256, 0.0f, tm_pos("rope"), RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, 2);
     uint16_t tok[9] = { 0 };
-    rl_tokens ok = { tok, 9 }, shrt = { tok, 8 };
+    rl_tokens ok = { tok, 9, { 0, 0 } }, shrt = { tok, 8, { 0, 0 } };
     rl_trainer *tr = (rl_trainer *)1;
     rl_err err;
     cr_expect_eq(rl_trainer_alloc(m, &shrt, &ok, 2, 1, 1, &tr, &err), RL_EINPUT);
