@@ -7,8 +7,13 @@
     routelab.farmass_lower(65024, 8, np.linspace(0, 4, 9))   # a numpy grid
 
 Errors: a bad input raises ValueError with the library's one-line message,
-an internal failure RuntimeError; no call ends the interpreter.
+an internal failure RuntimeError, memory that runs out inside the library
+MemoryError, and Ctrl-C in a long call KeyboardInterrupt; no call ends the
+interpreter.  Every public function carries type hints and a numpydoc
+docstring with its formula, units and the NOTES.md section it comes from.
 """
+
+from __future__ import annotations
 
 from ._lib import lib as _lib_handle
 from .bounds import (MixStay, alibi, alibi_log, beta_coord_cdf, beta_tail, farmass_admissible,
@@ -22,8 +27,27 @@ from .mc import (Farmass, Moment2, Routes, family_mean, farmass, farmass_case, m
 from .model import EVAL_DTYPE, Model, Probe, load_data
 
 
-def version():
-    """routelab_version(): the library's version string ("MAJOR.MINOR...")."""
+def version() -> str:
+    """The loaded library's version string.
+
+    routelab_version() of libroutelab ("MAJOR.MINOR..."; include/routelab/version.h).
+
+    Returns
+    -------
+    str
+        The version, "MAJOR.MINOR" (and more parts where the library has
+        them).
+
+    Raises
+    ------
+    RuntimeError
+        The library lacks routelab_version.
+
+    Examples
+    --------
+    >>> version().count(".") >= 1
+    True
+    """
     import ctypes
     f = getattr(_lib_handle, "routelab_version", None)
     if f is None:

@@ -3,6 +3,8 @@ train`, its configuration and parameters, the token-paired evaluation of
 `routelab eval` (NOTES.md §9) and the attention probe of `routelab probe`
 (NOTES.md §3.8, §7.6)."""
 
+from __future__ import annotations
+
 import ctypes
 import io
 import os
@@ -10,6 +12,7 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _lib as L
 
@@ -102,11 +105,35 @@ class Probe:
     distance_tsv: str
 
 
-def load_data(path, vocab):
-    """A data set as the commands read it: DIR (DIR/train.bin, DIR/val.bin) or
-    one token FILE split 90% / 10%; returns (train, val) as uint16 arrays.
-    ValueError naming the file when it is missing or malformed, or an id is
-    >= vocab."""
+def load_data(path: str | os.PathLike[str], vocab: int
+              ) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint16]]:
+    """A data set as the commands read it (model/data.h).
+
+    DIR (DIR/train.bin, DIR/val.bin) or one token FILE split 90% / 10%,
+    every id < vocab.  rl_model_data.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data folder DIR or token FILE.
+    vocab : int
+        Vocabulary size V, in [2, 65536]: every id must be < V.
+
+    Returns
+    -------
+    train, val : ndarray of uint16, shape (n,)
+        The training and validation token streams (token ids).
+
+    Raises
+    ------
+    ValueError
+        Naming the file when it is missing or malformed, or an id is
+        >= vocab; path not a str or path; vocab out of range.
+    MemoryError
+        Memory ran out inside the library (RL_ENOMEM).
+    RuntimeError
+        An internal failure, or a library without rl_model_data.
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise ValueError("path must be a str, got %r" % (path,))
     vocab = L.as_int("vocab", vocab, 2, 65536)
@@ -124,12 +151,31 @@ def load_data(path, vocab):
 
 
 class Model:
-    """A trained model loaded from a checkpoint of `routelab train`.
+    """A trained model loaded from a checkpoint of `routelab train` (model.h).
 
-    Threads may share a Model: its calls run one at a time (a lock), and close() waits for a
-    running call before it frees the model."""
+    Made by Model.load(ckpt); the constructor wraps a handle the library
+    returned.  Threads may share a Model: its calls run one at a time (a
+    lock), and close() waits for a running call before it frees the model.
+    A Model is a context manager (close() on exit).
 
-    def __init__(self, handle, path):
+    Parameters
+    ----------
+    handle : ctypes.c_void_p
+        The rl_model pointer rl_model_load filled (the Model owns it).
+    path : str
+        The checkpoint's path (for repr).
+
+    Attributes
+    ----------
+    path : str
+        The checkpoint's path.
+    config : dict
+        The checkpoint's rl_model_info: layers, width, heads, ctx (the
+        trained context T, tokens), vocab, dropout, rot_base, pos (the
+        position scheme's name), step, steps, seed, nparams, ntensors.
+    """
+
+    def __init__(self, handle: ctypes.c_void_p, path: str) -> None:
         # held by every call into the model and by close(): close() from another thread waits for a
         # running call instead of freeing the model under it (issue 40, fault 4: a segfault)
         self._lock = threading.RLock()
@@ -148,18 +194,44 @@ class Model:
                                     c["step"], c["steps"], c["seed"], c["nparams"]))
 
     @classmethod
-    def load(cls, ckpt):
-        """Load a checkpoint (parameters only).  ValueError naming the file
-        when it is missing, unreadable, truncated, corrupt, of another format
-        or holds non-finite parameters (model/ckpt.h)."""
+    def load(cls, ckpt: str | os.PathLike[str]) -> Model:
+        """Load a checkpoint (parameters only, for evaluation).
+
+        rl_model_load (model/ckpt.h).
+
+        Parameters
+        ----------
+        ckpt : str or os.PathLike
+            Path of a checkpoint written by `routelab train` (ckpt.bin).
+
+        Returns
+        -------
+        Model
+            The loaded model.
+
+        Raises
+        ------
+        ValueError
+            Naming the file when it is missing, unreadable, truncated,
+            corrupt, of another format or holds non-finite parameters
+            (model/ckpt.h); ckpt not a path.
+        MemoryError
+            Memory ran out inside the library (RL_ENOMEM).
+        RuntimeError
+            An internal failure, or a library without rl_model_load.
+        """
         if not isinstance(ckpt, (str, os.PathLike)):
             raise ValueError("ckpt must be a path, got %r" % (ckpt,))
         h = L.c_void_p()
         L.call(L.need(_load, "rl_model_load"), "rl_model_load", os.fsencode(ckpt), ctypes.byref(h))
         return cls(h, os.fspath(ckpt))
 
-    def close(self):
-        """Free the model; a call running in another thread finishes first (close waits for it)."""
+    def close(self) -> None:
+        """Free the model; a call running in another thread finishes first (close waits for it).
+
+        Closing twice is harmless; any later call raises ValueError ("the
+        model is closed").
+        """
         lock = getattr(self, "_lock", None)
         if lock is None:
             return
@@ -182,12 +254,27 @@ class Model:
         return self._h
 
     @property
-    def parameters(self) -> "dict[str, np.ndarray]":
-        """name -> float32 array (a copy) of every parameter tensor, in the
-        checkpoint's order, in its shape: a linear layer's weight is (out,
-        in) ("h0.qkv.w": (3 width, width)), wte and head.w (vocab, width),
-        biases and norms vectors (model/gpt.c, the one place shapes are
-        written)."""
+    def parameters(self) -> dict[str, npt.NDArray[np.float32]]:
+        """Every parameter tensor of the model, by name, in its shape.
+
+        rl_model_tensor and rl_model_tensor_shape (model/gpt.c, the one
+        place shapes are written).
+
+        Returns
+        -------
+        dict of str to ndarray of float32
+            name -> array (a copy) of every parameter tensor, in the
+            checkpoint's order, in its shape: a linear layer's weight is
+            (out, in) ("h0.qkv.w": (3 width, width)), wte and head.w (vocab,
+            width), biases and norms vectors.
+
+        Raises
+        ------
+        ValueError
+            The model is closed.
+        RuntimeError
+            A library without rl_model_tensor_shape.
+        """
         if self._params is None:
             need = L.need(_shape, "rl_model_tensor_shape")
             out = {}
@@ -203,19 +290,45 @@ class Model:
             self._params = out
         return self._params
 
-    def forward(self, tokens, seed: int = 0, threads: int = 1) -> np.ndarray:
-        """The logits of every position of one window of `tokens` (1-D ids).
+    def forward(self, tokens: npt.ArrayLike, seed: int = 0, threads: int = 1) -> npt.NDArray[np.float32]:
+        """The logits of every position of one window of `tokens`.
+
+        Through the kernels of ``routelab eval`` (full causal attention,
+        any n, beyond the trained context too); the log-softmax of row i is
+        the model's log-probabilities of the token after tokens[i].
+        rl_model_forward (a long call).
+
+        Parameters
+        ----------
+        tokens : array_like of int, shape (n,)
+            The window's token ids, in [0, vocab), n >= 1.
+        seed : int, default 0
+            Draws the rotation noise of the schemes that have it (random,
+            random_pos, lf, random-hh) as eval with that seed draws it for a
+            window at the start of its stream: same seed, same logits, and
+            the logits eval scores there.  In [0, 2^64 - 1].
+        threads : int, default 1
+            Worker threads, 1..1024.
 
         Returns
         -------
-        ndarray, shape (n, vocab), float32
-            Row i scores the token after tokens[i] (log-softmax of a row is
-            the model's log-probabilities), through the kernels of ``routelab
-            eval`` (full causal attention, any n, beyond the trained context
-            too).  `seed` draws the rotation noise of the schemes that have
-            it (random, random_pos, lf, random-hh) as eval with that seed
-            draws it for a window at the start of its stream: same seed,
-            same logits, and the logits eval scores there.
+        ndarray of float32, shape (n, vocab)
+            Row i scores the token after tokens[i] (logits, nats up to an
+            additive constant per row).
+
+        Raises
+        ------
+        ValueError
+            A bad argument (tokens not a 1-D array of integer ids in [0,
+            65535], an id >= vocab, threads outside [1, 1024]), a closed
+            model, or a workspace beyond the machine's memory (the
+            library's one-line message).
+        MemoryError
+            Memory ran out inside the library (RL_ENOMEM).
+        RuntimeError
+            An internal failure, or a library without the call.
+        KeyboardInterrupt
+            Ctrl-C: the call stops within about a second (NOTES.md §18.13).
         """
         tok = L.tokens("tokens", tokens)
         seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
@@ -226,15 +339,45 @@ class Model:
                    tok.ctypes.data_as(L.u16ptr), tok.size, seed, threads, out.ctypes.data_as(L.P(ctypes.c_float)))
         return out
 
-    def attention(self, tokens, layer: int, seed: int = 0, threads: int = 1) -> np.ndarray:
+    def attention(self, tokens: npt.ArrayLike, layer: int, seed: int = 0,
+                  threads: int = 1) -> npt.NDArray[np.float32]:
         """The attention map of `layer` on one window of `tokens`.
+
+        att[h, i, j] = softmax over j <= i of head h's scaled logits with its
+        distance bias (ALiBi), 0 for j > i: each row sums to 1.
+        rl_model_attention (a long call).
+
+        Parameters
+        ----------
+        tokens : array_like of int, shape (n,)
+            The window's token ids, in [0, vocab); n at most 8192
+            (RL_MODEL_ATTENTION_MAX).
+        layer : int
+            The decoder block, in [0, layers).
+        seed : int, default 0
+            Rotation noise, as in forward.
+        threads : int, default 1
+            Worker threads, 1..1024.
 
         Returns
         -------
-        ndarray, shape (heads, n, n), float32
-            att[h, i, j] = softmax over j <= i of head h's scaled logits
-            with its distance bias (ALiBi), 0 for j > i: each row sums to 1.
-            n at most 8192 (RL_MODEL_ATTENTION_MAX).  `seed` as in forward.
+        ndarray of float32, shape (heads, n, n)
+            The attention weights (probabilities; rows sum to 1).
+
+        Raises
+        ------
+        ValueError
+            A bad argument (tokens not a 1-D array of integer ids in [0,
+            65535], an id >= vocab, threads outside [1, 1024], a layer
+            outside [0, layers), more than 8192 tokens), a closed
+            model, or a workspace beyond the machine's memory (the
+            library's one-line message).
+        MemoryError
+            Memory ran out inside the library (RL_ENOMEM).
+        RuntimeError
+            An internal failure, or a library without the call.
+        KeyboardInterrupt
+            Ctrl-C: the call stops within about a second (NOTES.md §18.13).
         """
         tok = L.tokens("tokens", tokens)
         layer = L.as_int("layer", layer, -L.INT_MAX, L.INT_MAX)
@@ -248,17 +391,56 @@ class Model:
                    tok.ctypes.data_as(L.u16ptr), tok.size, layer, seed, threads, out.ctypes.data_as(L.P(ctypes.c_float)))
         return out
 
-    def eval(self, tokens, lengths, targets=65536, full=False, seed=42, train_tokens=None, threads=1) -> np.recarray:
-        """`routelab eval --lengths L1,... --targets N [--full] --seed S` on the
-        validation stream `tokens` (1-D token ids), the unigram loss from
-        `train_tokens` (None: NaN) (NOTES.md §9.1).
+    def eval(self, tokens: npt.ArrayLike, lengths: npt.ArrayLike, targets: int = 65536, full: bool = False,
+             seed: int = 42, train_tokens: npt.ArrayLike | None = None, threads: int = 1) -> np.recarray:
+        """The token-paired length-extrapolation evaluation (NOTES.md §9.1).
+
+        `routelab eval --lengths L1,... --targets N [--full] --seed S` on the
+        validation stream `tokens`: at each length L the mean cross-entropy
+        loss (nats), ppl = exp(loss), and the paired D(L) = mean(l_L(p) -
+        r(p)) against the same targets with at most T tokens of context
+        (paired_ratio = exp(D(L)) = ppl(L)/ppl(T) on the same tokens).
+        rl_model_eval (a long call).
+
+        Parameters
+        ----------
+        tokens : array_like of int, shape (n,)
+            The validation stream's token ids (1-D), in [0, vocab).
+        lengths : array_like of int
+            Context lengths L (tokens), each >= 1 and within the stream.
+        targets : int, default 65536
+            Target tokens scored per length (>= 1); ignored with full.
+        full : bool, default False
+            Score the whole stream (``--full``).
+        seed : int, default 42
+            The windows' seed, in [0, 2^64 - 1].
+        train_tokens : array_like of int, optional
+            The training stream, for the unigram loss (None: NaN).
+        threads : int, default 1
+            Worker threads, 1..1024 (the numbers do not depend on it).
 
         Returns
         -------
-        numpy record array, one row per length, dtype EVAL_DTYPE: eval.tsv's
-        columns under their names (length, windows, mean_loss, stderr, ppl,
-        ratio, ..., paired_ratio, ..., unigram_loss, spans, slots), the
-        numbers eval.tsv prints at %.6f.
+        numpy record array, shape (len(lengths),), dtype EVAL_DTYPE
+            One row per length, eval.tsv's columns under their names
+            (length, windows, mean_loss, stderr, ppl, ratio, ...,
+            paired_ratio, ..., unigram_loss, spans, slots; losses in nats),
+            the numbers eval.tsv prints at %.6f.
+
+        Raises
+        ------
+        ValueError
+            A bad argument (tokens not a 1-D array of integer ids in [0,
+            65535], an id >= vocab, a length < 1 or
+            beyond the stream, threads outside [1, 1024]), a closed
+            model, or a workspace beyond the machine's memory (the
+            library's one-line message).
+        MemoryError
+            Memory ran out inside the library (RL_ENOMEM).
+        RuntimeError
+            An internal failure, or a library without the call.
+        KeyboardInterrupt
+            Ctrl-C: the call stops within about a second (NOTES.md §18.13).
         """
         tok = L.tokens("tokens", tokens)
         ls = L.lengths("lengths", lengths)
@@ -273,11 +455,49 @@ class Model:
                    ls.ctypes.data_as(L.lptr), ls.size, targets, seed, threads, rows)
         return np.rec.fromrecords([tuple(getattr(r, n) for n in _ROW) for r in rows], dtype=EVAL_DTYPE)
 
-    def probe(self, tokens, lengths=None, windows=4, seed=42, threads=1):
-        """`routelab probe --lengths L1,... --windows W --seed S` on the
-        validation stream `tokens`: far mass beyond W, the bound M/(M + K
-        e^{2 lambda}) and its shift-invariant form, logits against distance
-        (NOTES.md §3.8, §7.6).  lengths None: T and 16 T.  Returns a Probe."""
+    def probe(self, tokens: npt.ArrayLike, lengths: npt.ArrayLike | None = None, windows: int = 4, seed: int = 42,
+              threads: int = 1) -> Probe:
+        """The attention probe: far mass against its bounds (NOTES.md §3.8, §7.6).
+
+        `routelab probe --lengths L1,... --windows W --seed S` on the
+        validation stream `tokens`: far mass beyond W, the bound
+        M/(M + K exp(2 lambda)) and its shift-invariant form
+        M/(M + K exp(Delta)), logits against distance.  rl_model_probe (a
+        long call).
+
+        Parameters
+        ----------
+        tokens : array_like of int, shape (n,)
+            The validation stream's token ids (1-D), in [0, vocab).
+        lengths : array_like of int, optional
+            Context lengths (tokens, >= 2); None: T and 16 T.
+        windows : int, default 4
+            Windows probed per length, in [1, 1e6].
+        seed : int, default 42
+            The windows' seed, in [0, 2^64 - 1].
+        threads : int, default 1
+            Worker threads, 1..1024.
+
+        Returns
+        -------
+        Probe
+            probe.tsv and distance.tsv as record arrays (one field per
+            column) and as their text, byte for byte the command's.
+
+        Raises
+        ------
+        ValueError
+            A bad argument (tokens not a 1-D array of integer ids in [0,
+            65535], an id >= vocab, threads outside [1, 1024]), a closed
+            model, or a workspace beyond the machine's memory (the
+            library's one-line message).
+        MemoryError
+            Memory ran out inside the library (RL_ENOMEM).
+        RuntimeError
+            An internal failure, or a library without the call.
+        KeyboardInterrupt
+            Ctrl-C: the call stops within about a second (NOTES.md §18.13).
+        """
         tok = L.tokens("tokens", tokens)
         ls = np.empty(0, np.int64) if lengths is None else L.lengths("lengths", lengths)
         windows = L.as_int("windows", windows, 1, 10**6)
