@@ -33,7 +33,7 @@ rl_status rl_bench_ranks(double budget, rl_err *err)
     rl_gpt_config cfg = { 4, 256, 4, T, 256, 0.0f, { 0 }, RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, B);
     rl_gpt_init(m, 1);
-    rl_tokens data = { NULL, 1 << 20 };
+    rl_tokens data = { NULL, 1 << 20, { 0, 0 } };
     data.tok = rl_xmalloc(sizeof(uint16_t) * data.n);
     for (long i = 0; i < data.n; i++) /* the same synthetic stream as the model bench */
         data.tok[i] = (uint16_t)(((uint32_t)i * 2654435761u) >> 24);
