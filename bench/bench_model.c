@@ -50,11 +50,15 @@ static eval_figs bench_eval(int L, rl_pos_config pos)
 {
     rl_gpt_config cfg = shape1(pos);
     rl_gpt *m = rl_gpt_alloc(&cfg, 1);
+    if (!m)
+        rl_fatal("bench: out of memory (the model)");
     rl_gpt_init(m, 1);
     uint16_t *tok = rl_xmalloc(sizeof(uint16_t) * (L + 1));
     for (int i = 0; i <= L; i++)
         tok[i] = (uint16_t)((i * 2654435761u) >> 24);
     rl_gpt_eval *e = rl_gpt_eval_alloc(m, L);
+    if (!e)
+        rl_fatal("bench: out of memory (the evaluation workspace)");
     eval_figs f = { L, rl_bench_now(), rl_bench_cpu_now(), 0, rl_gpt_eval_bytes(e) / 1048576.0, 0 };
     rl_gpt_eval_window(m, e, tok, L, 1);
     f.sec = rl_bench_now() - f.sec;
@@ -107,6 +111,8 @@ typedef struct {
 static rl_status run_open(train_run *r, const rl_gpt_config *cfg, int B, rl_err *err)
 {
     r->m = rl_gpt_alloc(cfg, B);
+    if (!r->m)
+        rl_fatal("bench: out of memory (the model)");
     rl_gpt_init(r->m, 1);
     r->data.n = 1 << 20;
     r->data.tok = rl_xmalloc(sizeof(uint16_t) * r->data.n);

@@ -32,6 +32,8 @@ rl_status rl_bench_ranks(double budget, rl_err *err)
     rl_set_threads(rl_ncores());
     rl_gpt_config cfg = { 4, 256, 4, T, 256, 0.0f, { 0 }, RL_ROT_BASE_DEFAULT };
     rl_gpt *m = rl_gpt_alloc(&cfg, B);
+    if (!m)
+        rl_fatal("bench: out of memory (the model)");
     rl_gpt_init(m, 1);
     rl_tokens data = { NULL, 1 << 20, { 0, 0 } };
     data.tok = rl_xmalloc(sizeof(uint16_t) * data.n);
