@@ -116,13 +116,18 @@ rl_status rl_tokens_write(const char *path, const uint16_t *tok, long n, const r
 }
 
 
+uint64_t rl_tokens_tokenizer_id(const void *model, size_t len)
+{
+    return rl_fnv64(RL_FNV64_INIT, model, len) | 1;
+}
+
 rl_tokens_id rl_tokens_set_id(const rl_tokens *train, const rl_tokens *val, const void *model, size_t len)
 {
     rl_tokens_id id = { 0, 0 };
     uint64_t h = rl_fnv64(RL_FNV64_INIT, train->tok, sizeof(uint16_t) * (size_t)train->n);
     h = rl_fnv64(h, val->tok, sizeof(uint16_t) * (size_t)val->n);
     if (model && len) {
-        id.tokenizer = rl_fnv64(RL_FNV64_INIT, model, len) | 1;
+        id.tokenizer = rl_tokens_tokenizer_id(model, len);
         h = rl_fnv64(h, &id.tokenizer, sizeof id.tokenizer);
     }
     id.set = h | 1; /* never 0: 0 is "no identity" */

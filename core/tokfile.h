@@ -53,6 +53,9 @@ rl_status rl_tokens_write(const char *path, const uint16_t *tok, long n, const r
 
 /* The identity of the set of these training and validation tokens and this
  * tokenizer (model may be NULL, len 0: a byte-level set). */
+/* The tokenizer's part of that identity: FNV-1a of its bytes, never 0. */
+uint64_t rl_tokens_tokenizer_id(const void *model, size_t len);
+
 rl_tokens_id rl_tokens_set_id(const rl_tokens *train, const rl_tokens *val, const void *model, size_t len);
 
 /* FNV-1a (64 bit) over 8-byte words, then the tail bytes: checksums of

@@ -372,7 +372,7 @@ rl_status rl_bpe_decode(const char *model_path, const char *bin, FILE *out, rl_e
         return rl_fail(err, RL_EINPUT, "%s: not a token file (a .bin file, as data bpe writes)", bin);
     RL_TRY(rl_read_regular(model_path, RL_MAX_SMALL_FILE, &raw, &len, err));
     rl_spm *sp = len ? rl_spm_load(raw, len, msg) : NULL;
-    const uint64_t mine = rl_fnv64(RL_FNV64_INIT, raw, len) | 1; /* as rl_tokens_set_id */
+    const uint64_t mine = rl_tokens_tokenizer_id(raw, len);
     free(raw);
     if (!sp)
         return rl_fail(err, RL_EINPUT, "%s: not a SentencePiece tokenizer (%s)", model_path,

@@ -3,7 +3,10 @@ of this repository) that every comparison runs, and one tiny model trained
 for the whole session (as the C tests make theirs: tests/test_eval_protocol.c)."""
 
 import os
+import signal
 import subprocess
+import sys
+import time
 
 import pytest
 
@@ -48,3 +51,22 @@ def tiny(tmp_path_factory):
         text.write_bytes(f.read(60000))
     cli("train", "--data", text, "--out", d / "run", *TINY)
     return d, text, d / "run" / "ckpt.bin"
+
+
+def interrupt_child(code, *args, wait):
+    """Run `code` in a child interpreter that prints "started" before a long
+    call, send it SIGINT `wait` seconds later, and return (its next line, the
+    seconds that line took after the signal, the rest of its output, its
+    exit status).  The Ctrl-C tests of Model.eval and of the Monte Carlo
+    calls (NOTES.md §18.13, §18.16) assert on these."""
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    p = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, env=env)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(wait)  # well inside the call
+    assert p.poll() is None, "the call finished before the signal: the test would prove nothing"
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    line = p.stdout.readline().strip()
+    dt = time.monotonic() - t
+    rest = p.communicate(timeout=60)[0]
+    return line, dt, rest, p.returncode

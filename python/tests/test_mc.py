@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import routelab
-from conftest import ROOT, cli
+from conftest import ROOT, cli, interrupt_child
 
 TSV = os.path.join(ROOT, "docs", "results", "theory", "mixing_families.tsv")
 
@@ -182,10 +182,6 @@ def test_ctrl_c_stops_a_long_routes_call_within_a_second():
     KeyboardInterrupt within about a second (the kernels read the library's cancel request between
     chunks of routes and every 1024 steps of one), and the library is usable after it.  In a child
     interpreter, as test_model.py's test of Model.eval, with the time measured from the signal."""
-    import signal
-    import subprocess
-    import sys
-    import time
     # the child installs Python's Ctrl-C handler itself (a background run starts it ignored)
     code = r'''
 import signal, time, numpy as np, routelab
@@ -202,16 +198,7 @@ except KeyboardInterrupt:
     again = routelab.routes("haar", [1, 8], 64, seed=3, d=8, threads=2)
     print("usable" if again.tr.tobytes() == small.tr.tobytes() else "changed", flush=True)
 '''
-    env = dict(os.environ, OMP_WAIT_POLICY="passive")
-    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
-    assert p.stdout.readline().strip() == "started"
-    time.sleep(1.0)  # well inside the call
-    assert p.poll() is None, "the routes finished before the signal: the test would prove nothing"
-    t = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    line = p.stdout.readline().strip()
-    dt = time.monotonic() - t
-    rest = p.communicate(timeout=60)[0]
+    line, dt, rest, rc = interrupt_child(code, wait=1.0)
     assert line == "interrupted", line
     assert dt < 1.5, "KeyboardInterrupt %.2f s after SIGINT" % dt
-    assert "usable" in rest and p.returncode == 0, rest
+    assert "usable" in rest and rc == 0, rest

@@ -4,13 +4,12 @@ distance.tsv, byte for byte), its configuration and parameters, and bad
 inputs (a missing or corrupt checkpoint, tokens of the wrong dtype, shape
 or range, lengths beyond the stream) as ValueError."""
 
-import os
 
 import numpy as np
 import pytest
 
 import routelab
-from conftest import cli
+from conftest import cli, interrupt_child
 
 
 def fmt(x, spec):
@@ -171,10 +170,6 @@ def test_ctrl_c_stops_a_long_eval_within_a_second(tiny):
     """Model.eval runs in C for seconds; SIGINT (Ctrl-C) raises KeyboardInterrupt within a second
     (issue 38: it was still running 60 s later).  In a child interpreter, so that the signal reaches
     only it; the child says when the call has started, and the time is measured from the signal."""
-    import signal
-    import subprocess
-    import sys
-    import time
     _, _, ckpt = tiny
     # the child installs Python's Ctrl-C handler itself: a test run in the background (nohup, make
     # from a script) starts it with SIGINT ignored, and Python then never raises KeyboardInterrupt
@@ -194,19 +189,10 @@ except KeyboardInterrupt:
     m.eval(val[:4097], [16], full=True)
     print("usable", flush=True)
 '''
-    env = dict(os.environ, OMP_WAIT_POLICY="passive")
-    p = subprocess.Popen([sys.executable, "-c", code, str(ckpt)], stdout=subprocess.PIPE, text=True, env=env)
-    assert p.stdout.readline().strip() == "started"
-    time.sleep(2.0)  # well inside the call (it runs for many seconds)
-    assert p.poll() is None, "the eval finished before the signal: the test would prove nothing"
-    t = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    line = p.stdout.readline().strip()
-    dt = time.monotonic() - t
-    rest = p.communicate(timeout=60)[0]
+    line, dt, rest, rc = interrupt_child(code, str(ckpt), wait=2.0)
     assert line == "interrupted", line
     assert dt < 1.0, "KeyboardInterrupt %.2f s after SIGINT" % dt
-    assert "usable" in rest and p.returncode == 0
+    assert "usable" in rest and rc == 0
 
 
 def test_close_from_another_thread_waits_for_the_call(tiny):
