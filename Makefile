@@ -237,10 +237,22 @@ run: setup-data
 	@echo "report: results/REPORT.md (theory report: results/theory/theory.md)"
 
 bench: setup
-	@$(MAKE) --no-print-directory $(BIN)
-	@echo "command: $(BIN) bench"
-	@$(BIN) bench
+	@$(MAKE) --no-print-directory $(BIN) $(BENCH_ALIBI)
+	@echo "command: $(BIN) bench --ckpt $(BENCH_ALIBI)"
+	@$(BIN) bench --ckpt $(BENCH_ALIBI)
 	@sh scripts/bench_ranks.sh $(BIN)
+
+# The trained ALiBi model that bench's pruning section reads (NOTES.md
+# §16.8): the mechanism grid's alibi, seed 42 (about 2 minutes on 2 cores;
+# a random model's logits are far smaller than a trained one's and would
+# prune more than any real model).  Trained once, into build/.
+BENCH_ALIBI := build/bench-alibi/ckpt.bin
+$(BENCH_ALIBI): | setup-data
+	@$(MAKE) --no-print-directory $(BIN)
+	rm -rf build/bench-alibi
+	$(BIN) train --data data/brown --out build/bench-alibi --pos alibi --layers 4 --width 128 --heads 4 \
+	  --ctx 64 --vocab 256 --batch 16 --lr 2e-3:1000,8e-4:500,2e-4:500 --val-every 250 --ckpt-every 2000 \
+	  --seed 42 >/dev/null
 
 # The include graph runs one way, downward (NOTES.md, layout).
 # kill -9 at random moments of train, reproduce, data and theory (after a

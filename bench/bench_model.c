@@ -88,7 +88,7 @@ static double bench_attention(int L, int H, int hd, int cpu, double *gflops)
         k[i] = (float)((i * 40503u + 7) % 2001) / 1000.0f - 1.0f;
         v[i] = (float)((i * 69069u + 3) % 2001) / 1000.0f - 1.0f;
     }
-    rl_attn_shape sh = { 1, L, H, hd, NULL, NULL };
+    rl_attn_shape sh = { .B = 1, .T = L, .H = H, .hd = hd };
     double t = cpu ? rl_bench_cpu_now() : rl_bench_now();
     rl_attention_forward_streaming(o, ld, q, k, v, ld, &sh);
     t = (cpu ? rl_bench_cpu_now() : rl_bench_now()) - t;
@@ -172,7 +172,7 @@ static double bench_train_attention(int B, int T, int H, int hd, double budget, 
         qkv[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
     for (long i = 0; i < (long)B * T * H * hd; i++)
         o[i] = (float)((i * 40503u + 7) % 2001) / 1000.0f - 1.0f; /* reused as dout */
-    rl_attn_shape sh = { B, T, H, hd, NULL, NULL };
+    rl_attn_shape sh = { .B = B, .T = T, .H = H, .hd = hd };
     const long C = (long)H * hd;
     double st[MAXSTEPS];
     long k = 0;

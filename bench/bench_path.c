@@ -26,7 +26,7 @@ typedef struct {
 
 static inputs inputs_new(int B, int T, int H, int hd)
 {
-    inputs in = { { B, T, H, hd, NULL, NULL }, 4L * H * hd, NULL, NULL };
+    inputs in = { { .B = B, .T = T, .H = H, .hd = hd }, 4L * H * hd, NULL, NULL };
     const long N = (long)B * T, C = (long)H * hd;
     in.x = rl_xmalloc(sizeof(float) * N * in.ld);
     in.beta = rl_xmalloc(sizeof(float) * N * H);

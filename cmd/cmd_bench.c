@@ -14,6 +14,7 @@
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 #include "../bench/bench_model.h"
+#include "../bench/bench_prune.h"
 #include "../bench/bench_path.h"
 #include "../bench/bench_ranks.h"
 #include "../bench/peak.h"
@@ -111,18 +112,31 @@ static void bench_steps(rl_family_kind kind, int d, double budget)
 int cmd_bench(int argc, char **argv)
 {
     int quick = 0, what = 0;
+    const char *ckpt = NULL, *data = "data/brown";
+    double eps = 1e-6;
     rl_opt opts[] = {
-        RL_OPT_CHOICE_("what", &what, "which benchmarks", "all|haar|steps|model|path|ranks"),
+        RL_OPT_CHOICE_("what", &what, "which benchmarks", "all|haar|steps|model|path|ranks|prune"),
         RL_OPT_FLAG_("quick", &quick, "shorter runs (less precise)"),
+        RL_OPT_STR_("ckpt", &ckpt, "prune: a trained ALiBi checkpoint (make bench trains one)"),
+        RL_OPT_STR_("data", &data, "prune: its data set (the window: the first tokens of its validation stream)"),
+        RL_OPT_DBL_("prune-eps", &eps, "prune: the pruned run's eps (eval --prune-eps)", 0, 1,
+                    RL_LO_OPEN | RL_HI_OPEN),
         RL_OPT_END_
     };
-    rl_opts_parse("bench", "[--what all|haar|steps|model|path|ranks] [--quick]",
+    rl_opts_parse("bench", "[--what all|haar|steps|model|path|ranks|prune] [--quick] [--ckpt FILE]",
                   "Print speed figures measured in this run against this machine's own\n"
                   "LAPACK/BLAS: Haar sampling and step costs single-threaded (so the ratios\n"
                   "compare like with like), the model on all cores against the sgemm peak;\n"
                   "ranks: data-parallel training steps on this job's ranks (run it under\n"
-                  "mpirun -np 2 against one process: the MPI share of a step).",
+                  "mpirun -np 2 against one process: the MPI share of a step); prune: one\n"
+                  "window of 65,536 tokens (16,384 with --quick) through a trained ALiBi model\n"
+                  "(--ckpt), exact against pruned (NOTES.md §16.8).",
                   opts, argc, argv, NULL, 0);
+    if (what == 6 && !ckpt)
+        rl_die("bench: --what prune needs --ckpt FILE (a trained ALiBi checkpoint)");
+    if (what != 0 && what != 6 && (rl_opt_seen(opts, "ckpt") || rl_opt_seen(opts, "data") ||
+                                   rl_opt_seen(opts, "prune-eps")))
+        rl_die("bench: --ckpt, --data and --prune-eps apply to --what prune (or all)");
     double budget = quick ? 0.2 : 1.0;
     /* which kernels every figure below ran on (core/blas_arch.h) */
     rl_bench_print_kernels();
@@ -154,6 +168,13 @@ int cmd_bench(int argc, char **argv)
     if (what == 0 || what == 5) { /* data-parallel steps on this job's ranks (mpirun -np 2: two) */
         rl_err err;
         rl_check(rl_bench_ranks(quick ? 3 : 10, &err), &err);
+    }
+    if ((what == 0 || what == 6) && ckpt) { /* the pruned ALiBi evaluation, all cores */
+        rl_err err;
+        rl_set_threads(rl_ncores());
+        rl_check_in("bench", rl_bench_prune(ckpt, data, quick ? 16384 : 65536, eps, quick ? 1 : 2, &err), &err);
+    } else if (what == 0 || what == 6) {
+        printf("model prune: not measured (it needs a trained ALiBi model: --ckpt FILE; make bench trains one)\n");
     }
     return 0;
 }

@@ -90,6 +90,7 @@ typedef struct {
     long batches, seed, targets;
     int windows;  /* RL_EVAL_SPANS | RL_EVAL_SAMPLED (--windows) */
     long wseed;   /* the sampled spans' seed (--windows-seed; default --seed) */
+    double prune_eps; /* the streaming attention's pruning (--prune-eps; attention.h) */
     int bsize, full, force;
     int legacy;       /* --batches / --batch-size: the old protocol */
     int explicit_log; /* --val-log given: it must be readable */
@@ -113,6 +114,7 @@ static void parse_flags(eval_run *e, int argc, char **argv)
     e->starts = NULL, e->positions = NULL;
     e->batches = 20, e->seed = 42, e->targets = 65536;
     e->windows = RL_EVAL_SPANS, e->wseed = 0;
+    e->prune_eps = RL_ATTN_PRUNE_EXACT;
     e->bsize = 1, e->full = 0, e->force = 0;
     int threads = rl_ncores();
     rl_opt opts[] = {
@@ -131,6 +133,10 @@ static void parse_flags(eval_run *e, int argc, char **argv)
                                                 "longest length to this TSV"),
         RL_OPT_LONG_("batches", &e->batches, "old protocol: batches of random windows per length (unpaired)", 1, 1e9),
         RL_OPT_INT_("batch-size", &e->bsize, "old protocol: windows per batch", 1, 1 << 20),
+        RL_OPT_DBL_("prune-eps", &e->prune_eps, "with a distance bias (ALiBi): skip the keys whose share of a "
+                    "row's attention is provably at most this (0: never; the default 2^-100 skips only "
+                    "weights the softmax stores as 0: the numbers of no pruning, byte for byte)", 0, 1,
+                    RL_LO | RL_HI_OPEN),
         RL_OPT_STR_("val-log", &e->logp, "training log with the final validation loss "
                                          "(default: log.tsv beside the checkpoint)"),
         RL_OPT_STR_("out", &e->out, "TSV output (default: eval.tsv beside the checkpoint)"),
@@ -317,7 +323,7 @@ static void open_outputs(const eval_run *e, rl_outfile **o, rl_outfile **so, rl_
     fprintf((*o)->f, "length\twindows\tmean_loss\tstderr\tppl\tratio\ttargets\twindows_wanted\tshort\t"
                      "val_loss\tval_diff\tval_diff_se\tval_check\tref_loss\tpaired_logratio\tpaired_se\t"
                      "paired_ratio\tnew_targets\tnew_loss\tnew_ref_loss\tnew_logratio\tnew_se\tnew_ratio\t"
-                     "unigram_loss\tspans\tslots\n");
+                     "unigram_loss\tspans\tslots\tprune_eps\tpruned\tprune_mass\tprune_out\n");
 }
 
 /* What is evaluated, and on which windows. */
@@ -350,9 +356,10 @@ static void print_plan(const eval_run *e, const rl_gpt_eval *ev)
 }
 
 /* One length's row of eval.tsv: its numbers, the validation check's
- * columns (vc: at L = T, else NULL), the paired and newest columns. */
+ * columns (vc: at L = T, else NULL), the paired and newest columns, and
+ * what pruning did at that length (pr: NA without a distance bias). */
 static void write_row(FILE *f, const eval_run *e, const rl_eval_row *r, long wanted, double ppl, double ppl0,
-                      const rl_val_check *vc)
+                      const rl_val_check *vc, const rl_attn_prune *pr)
 {
     fprintf(f, "%ld\t%ld\t%.6f\t%.6f\t%.4f\t%.4f\t%ld\t%ld\t%s", r->L, r->windows, r->loss, r->se, ppl,
             ppl / ppl0, r->targets, wanted, r->windows < wanted ? "yes" : "no");
@@ -371,7 +378,11 @@ static void write_row(FILE *f, const eval_run *e, const rl_eval_row *r, long wan
     put(f, r->new_se);
     put(f, exp(r->new_dlog));
     put(f, r->unigram);
-    fprintf(f, "\t%ld\t%ld\n", e->legacy ? 0 : e->sp.n, e->legacy ? 0 : e->sp.slots);
+    fprintf(f, "\t%ld\t%ld", e->legacy ? 0 : e->sp.n, e->legacy ? 0 : e->sp.slots);
+    if (pr->pairs > 0) /* a bound is a bound: %.3g rounds it to nearest, so print it to 17 digits */
+        fprintf(f, "\t%.3g\t%.6f\t%.17g\t%.17g\n", e->prune_eps, pr->skipped / pr->pairs, pr->mass, pr->out);
+    else
+        fputs("\tNA\tNA\tNA\tNA\n", f);
 }
 
 /* Every length in turn, a row of o and a line on stdout each; at the first
@@ -389,6 +400,7 @@ static int eval_lengths(const eval_run *e, rl_gpt_eval *ev, const float *ref, co
         /* the longest length's losses, once, for --positions */
         float *keep = e->keep && !kept && e->Ls[i] == e->maxL ? e->keep : NULL;
         kept |= keep != NULL;
+        rl_gpt_eval_prune_take(ev); /* this length's alone */
         const rl_eval_row r = e->legacy ? legacy_length(e->m, ev, &e->ds.val, &e->win[i])
                                         : rl_eval_length(e->m, ev, &e->ds.val, &e->sp, ref, uni, e->Ls[i], e->T,
                                                          (uint64_t)e->seed, keep);
@@ -411,7 +423,8 @@ static int eval_lengths(const eval_run *e, rl_gpt_eval *ev, const float *ref, co
             have_T = 1;
             rl_val_check_make(vc, val, why, e->meta.val_batches * e->meta.batch, r.loss, r.se, r.windows);
         }
-        write_row(o->f, e, &r, wanted, ppl, ppl0, at_T ? vc : NULL);
+        const rl_attn_prune pr = rl_gpt_eval_prune_take(ev);
+        write_row(o->f, e, &r, wanted, ppl, ppl0, at_T ? vc : NULL, &pr);
         printf("%8ld %8ld %10.4f %9.4f %10.3f %8.3f %9.3f %9.3f %8.3f %8.1f\n", r.L, r.windows, r.loss, r.se,
                ppl, ppl / ppl0, exp(r.dlog), exp(r.new_dlog), r.unigram, now() - t0);
         fflush(stdout);
@@ -457,6 +470,7 @@ int cmd_eval(int argc, char **argv)
     open_outputs(&e, &o, &so, &po);
     if (po)
         e.keep = rl_xmalloc(sizeof(float) * (size_t)(e.sp.n * e.maxL));
+    rl_gpt_eval_prune_eps(ev, e.prune_eps);
     print_plan(&e, ev);
     double t0 = now();
     float *ref = e.legacy ? NULL : rl_eval_reference(e.m, &e.ds.val, &e.sp, (uint64_t)e.seed);

@@ -108,24 +108,76 @@ void rl_attention_backward_logits(float *dv, long ldd, float *datt, const float 
     }
 }
 
+/* The pruning bound's inputs for every (b, h) (attention.h): the
+ * provider's factor qn_i, and the prefix maxima K_j = max_{j' < j} kn_j',
+ * V_j = max_{j' < j} |v_j'| (T + 1 each). */
+typedef struct {
+    double eps;
+    float *qn, *kpre, *vpre; /* B H T, B H (T + 1), B H (T + 1) */
+} prune_in;
+
+/* What pruning did in one query block. */
+typedef struct {
+    double pairs, skipped, mass, out;
+} prune_out;
+
+/* Whether query block [i0, i1) may skip keys 0 .. j1 - 1 (every key block
+ * below the ones already done), m the rows' running maxima.  Row i's
+ * skipped share of its mass is at most (attention.h, with the realised max
+ * m_i >= x_ii in place of x_ii: Z_i >= e^(m_i))
+ *     rho_i <= e^(qn_i K_j1 - m_i - m_h (i - j1 + 1)) min(j1, 1 / (1 - e^(-m_h))),
+ * and the block is skipped when every ln rho_i + margin <= ln eps.  The
+ * margin, 1 nat + 1e-3 (|qn K| + |m|), covers the float rounding of the
+ * logits, the bias and the max (relative 1e-5 at most): so at eps <=
+ * RL_ATTN_PRUNE_EXACT each skipped e^(x - max) is below RL_SOFTMAX_FLUSH in
+ * the unpruned kernel's own arithmetic, whose max is >= m_i.  *rho: the
+ * largest rho_i. */
+static int prune_skips(const prune_in *p, long bh, long T, float sl, long i0, long i1, long j1, const float *m,
+                       double *rho)
+{
+    const float *qn = p->qn + bh * T;
+    const double K = p->kpre[bh * (T + 1) + j1];
+    const double lneff = log(fmin((double)j1, -1.0 / expm1(-(double)sl)));
+    double worst = -INFINITY;
+    for (long i = i0; i < i1; i++) {
+        const double top = (double)qn[i] * K, mi = m[i - i0];
+        const double lr = top - mi - (double)sl * (double)(i - j1 + 1) + lneff;
+        if (lr + 1.0 + 1e-3 * (fabs(top) + fabs(mi)) > log(p->eps))
+            return 0;
+        worst = lr > worst ? lr : worst;
+    }
+    *rho = exp(worst);
+    return 1;
+}
+
 /* One query block [i0, i1) of (b, h): online softmax over the key blocks
  * [j0, j1), from the diagonal block down to 0 (the order the provider's
- * contract fixes; later blocks are all masked).  o, v point at (b, h). */
+ * contract fixes; later blocks are all masked), or down to the first block
+ * that pruning skips (pin; NULL: none) with what it did in *po.  o, v point
+ * at (b, h). */
 static void stream_block(float *o, long ldo, const float *v, long ld, const rl_attn_shape *s,
                          const rl_attn_logits *lg, int b, int h, long i0, long i1, float *S,
-                         float *acc, float *m, float *l, float *state, rl_softmax_row_fn row_step)
+                         float *acc, float *m, float *l, float *state, rl_softmax_row_fn row_step,
+                         const prune_in *pin, prune_out *po)
 {
     const int hd = s->hd;
     const int nq = (int)(i1 - i0);
     const float sl = s->slopes ? s->slopes[h] : 0.0f;
+    const long bh = (long)b * s->H + h;
+    const int can_prune = pin && sl > 0.0f;
+    double rho = 0;
     for (int r = 0; r < nq; r++) {
         m[r] = -INFINITY;
         l[r] = 0.0f;
     }
     for (long e = 0; e < (long)nq * hd; e++)
         acc[e] = 0.0f;
-    for (long j0 = (i1 - 1) / SK * SK; j0 >= 0; j0 -= SK) {
+    long j0;
+    for (j0 = (i1 - 1) / SK * SK; j0 >= 0; j0 -= SK) {
         const long j1 = j0 + SK < i1 ? j0 + SK : i1;
+        /* blocks wholly before the queries: this one and all below it skipped? */
+        if (can_prune && j1 <= i0 && prune_skips(pin, bh, s->T, sl, i0, i1, j1, m, &rho))
+            break;
         const int nk = (int)(j1 - j0);
         lg->block(lg, S, SK, b, h, i0, i1, j0, j1, state);
         if (s->observe)
@@ -153,39 +205,110 @@ static void stream_block(float *o, long ldo, const float *v, long ld, const rl_a
     for (int r = 0; r < nq; r++)
         for (int c = 0; c < hd; c++)
             o[(i0 + r) * ldo + c] = acc[(long)r * hd + c] / l[r];
+    if (can_prune) {
+        /* rows i0 .. i1-1 see keys 0 .. i; keys 0 .. j0 + SK - 1 skipped.
+         * o' - o = rho/(1 - rho) sum_kept p v - sum_skipped p v: each term
+         * at most rho max|v| over the keys the rows see (kept and skipped) */
+        const long nskip = j0 >= 0 ? j0 + SK : 0;
+        po->pairs = (double)nq * (double)i0 + 0.5 * (double)nq * (double)(nq + 1);
+        po->skipped = (double)nq * (double)nskip;
+        if (nskip > 0) {
+            po->mass = rho;
+            po->out = 2.0 * rho * pin->vpre[bh * (s->T + 1) + i1];
+        }
+    }
+}
+
+/* |x| of n floats, rounded up to a float (a bound, not an estimate) */
+static float norm_up(const float *x, int n, double scale)
+{
+    double ss = 0;
+    for (int c = 0; c < n; c++)
+        ss += (double)x[c] * x[c];
+    return nextafterf((float)(sqrt(ss) * scale), INFINITY);
+}
+
+/* The pruning bound's inputs (prune_in) for every (b, h); RL_ENOMEM. */
+static rl_status prune_prepare(prune_in *p, const float *v, long ld, const rl_attn_shape *s,
+                               const rl_attn_logits *lg)
+{
+    const long T = s->T, nbh = (long)s->B * s->H;
+    p->eps = s->prune_eps;
+    p->qn = rl_alloc_array((size_t)(3 * T + 2) * (size_t)nbh, sizeof(float), NULL);
+    if (!p->qn)
+        return RL_ENOMEM;
+    p->kpre = p->qn + nbh * T;
+    p->vpre = p->kpre + nbh * (T + 1);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long bh = 0; bh < nbh; bh++) {
+        const long b = bh / s->H, h = bh % s->H;
+        float *kp = p->kpre + bh * (T + 1), *vp = p->vpre + bh * (T + 1);
+        lg->bound(lg, (int)b, (int)h, p->qn + bh * T, kp + 1); /* kn_j at kp[j + 1] */
+        kp[0] = vp[0] = 0.0f;
+        for (long j = 0; j < T; j++) {
+            const float vj = norm_up(v + (b * T + j) * ld + h * s->hd, s->hd, 1.0);
+            kp[j + 1] = kp[j + 1] > kp[j] ? kp[j + 1] : kp[j];
+            vp[j + 1] = vj > vp[j] ? vj : vp[j];
+        }
+    }
+    return RL_OK;
 }
 
 /* The streaming forward with query blocks of gq rows (a multiple of SQ
  * that divides SK, so a block never straddles a key block); RL_ENOMEM when
- * the per-thread blocks cannot be allocated. */
+ * the per-thread blocks cannot be allocated.  Pruning (attention.h) with
+ * the ALiBi slopes, a provider's bound, eps > 0 and no observer (which is
+ * promised every block). */
 static rl_status stream_logits(float *out, long ldo, const float *v, long ld, const rl_attn_shape *s,
                                const rl_attn_logits *lg, long gq)
 {
     const int T = s->T, H = s->H, hd = s->hd;
     const long nqb = (T + gq - 1) / gq;
     const long per = gq * SK + gq * hd + 2 * gq + lg->state_floats;
-    float *scratch = rl_alloc_array((size_t)per * (size_t)omp_get_max_threads(), sizeof(float), NULL);
-    if (!scratch)
+    const int prune = s->slopes && lg->bound && s->prune_eps > 0 && !s->observe;
+    prune_in pin = { 0 };
+    if (prune && prune_prepare(&pin, v, ld, s, lg) != RL_OK)
         return RL_ENOMEM;
+    float *scratch = rl_alloc_array((size_t)per * (size_t)omp_get_max_threads(), sizeof(float), NULL);
+    if (!scratch) {
+        free(pin.qn);
+        return RL_ENOMEM;
+    }
     if (lg->prepare) {
 #pragma omp parallel for schedule(dynamic, 1)
         for (long bh = 0; bh < (long)s->B * H; bh++)
             lg->prepare(lg, (int)(bh / H), (int)(bh % H));
     }
     const rl_softmax_row_fn row_step = rl_softmax_row_pick();
+    /* sums of whole numbers below 2^53 and maxima: the same whatever the
+     * schedule */
+    double pairs = 0, skipped = 0, mass = 0, obound = 0;
     /* items (b, h, query block), largest (latest) blocks first for balance;
      * each item's arithmetic is fixed, so the schedule cannot change results */
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : pairs, skipped) reduction(max : mass, obound)
     for (long it = 0; it < (long)s->B * H * nqb; it++) {
         const long qb = nqb - 1 - it % nqb, bh = it / nqb;
         const long b = bh / H, h = bh % H;
         float *S = scratch + per * omp_get_thread_num(), *acc = S + gq * SK;
         float *m = acc + gq * hd, *l = m + gq, *state = l + gq;
         const long i1 = (qb + 1) * gq < T ? (qb + 1) * gq : T;
+        prune_out po = { 0 };
         stream_block(out + b * T * ldo + h * hd, ldo, v + b * T * ld + h * hd, ld, s, lg,
-                     (int)b, (int)h, qb * gq, i1, S, acc, m, l, state, row_step);
+                     (int)b, (int)h, qb * gq, i1, S, acc, m, l, state, row_step, prune ? &pin : NULL, &po);
+        pairs += po.pairs;
+        skipped += po.skipped;
+        mass = po.mass > mass ? po.mass : mass;
+        obound = po.out > obound ? po.out : obound;
     }
     free(scratch);
+    free(pin.qn);
+    if (prune && s->prune) {
+        rl_attn_prune *q = s->prune;
+        q->pairs += pairs;
+        q->skipped += skipped;
+        q->mass = mass > q->mass ? mass : q->mass;
+        q->out = obound > q->out ? obound : q->out;
+    }
     return RL_OK;
 }
 
@@ -230,9 +353,20 @@ static void qk_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
                 (int)c->ld, 0.0f, c->dk + dbase, (int)c->ldd);
 }
 
+/* |q_i . k_j| / sqrt(hd) <= (|q_i| / sqrt(hd)) |k_j|  (Cauchy-Schwarz) */
+static void qk_bound(const rl_attn_logits *lg, int b, int h, float *qn, float *kn)
+{
+    const qk_ctx *c = lg->ctx;
+    const long base = (long)b * c->T * c->ld + (long)h * c->hd;
+    for (long t = 0; t < c->T; t++) {
+        qn[t] = norm_up(c->q + base + t * c->ld, c->hd, 1.0 / sqrt((double)c->hd));
+        kn[t] = norm_up(c->k + base + t * c->ld, c->hd, 1.0);
+    }
+}
+
 static rl_attn_logits qk_logits(qk_ctx *c)
 {
-    rl_attn_logits lg = { NULL, qk_block, qk_grad, 0, c };
+    rl_attn_logits lg = { NULL, qk_block, qk_grad, 0, c, qk_bound };
     return lg;
 }
 

@@ -28,10 +28,38 @@ typedef struct {
     void *ctx;
 } rl_attn_observer;
 
+/* Pruning with a proof (the streaming forward with ALiBi; NOTES.md §16.8).
+ * Row i's scaled logits obey |s_ij| <= qn_i kn_j (the provider's bound), and
+ * the softmax's denominator holds e^(m_i), m_i the row's largest biased
+ * logit found so far (the key blocks run from the diagonal down), so the
+ * keys j < j1 carry a share of row i's mass of at most
+ *     rho_i <= e^(qn_i K - m_i - m_h (i - j1 + 1)) min(j1, 1 / (1 - e^(-m_h))),
+ * K = max_{j < j1} kn_j (n terms each at most the nearest one, or their
+ * geometric tail).  The keys below a key block are skipped when rho_i <= eps
+ * for every row of the query block (with a margin for float rounding);
+ * renormalising over the kept keys then moves the head's output
+ * o_i = sum_j p_ij v_j by
+ *     |o'_i - o_i| <= 2 rho_i max_{j <= i} |v_j|.
+ * At eps <= RL_ATTN_PRUNE_EXACT every skipped weight is one the softmax
+ * stores as exact 0 anyway (RL_SOFTMAX_FLUSH, softmax_row.h), so the output
+ * is the unpruned one byte for byte: that is the default of the
+ * evaluation. */
+#define RL_ATTN_PRUNE_EXACT 7.888609052210118e-31 /* 2^-100 = e^(RL_SOFTMAX_FLUSH) */
+
+/* What pruning did in one or more streaming forwards (added up). */
+typedef struct {
+    double pairs;   /* causal (query, key) pairs of the heads that could prune (ALiBi) */
+    double skipped; /* of which skipped */
+    double mass;    /* the largest bound rho on a row's skipped mass (0: none skipped) */
+    double out;     /* the largest bound 2 rho max|v| on a head output's change */
+} rl_attn_prune;
+
 typedef struct {
     int B, T, H, hd;
     const float *slopes;              /* H ALiBi slopes m_h, or NULL for no bias */
     const rl_attn_observer *observe;  /* streaming forward only (or NULL) */
+    double prune_eps;                 /* streaming with slopes: skip keys whose mass is provably <= this (0: never) */
+    rl_attn_prune *prune;             /* what pruning did, added to (or NULL) */
 } rl_attn_shape;
 
 /* out_i = sum_j p_ij v_j; att receives the B*H*T*T probabilities (rows i,
@@ -90,6 +118,9 @@ struct rl_attn_logits {
     void (*grad)(const rl_attn_logits *lg, const float *dS, int b, int h);
     long state_floats;
     void *ctx;
+    /* (or NULL: the streaming forward never prunes) factors of a bound on
+     * (b, h)'s scaled logits, |s_ij| <= qn[i] kn[j] for every i, j < T */
+    void (*bound)(const rl_attn_logits *lg, int b, int h, float *qn, float *kn);
 };
 
 /* rl_attention_forward with the logits of lg (saves att the same way). */

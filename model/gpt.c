@@ -315,31 +315,29 @@ const float *rl_gpt_alibi_slopes(const rl_gpt *m)
 
 static rl_attn_shape attn_shape(const rl_gpt *m, int B, int T)
 {
-    rl_attn_shape s = { B, T, m->cfg.heads, m->hd, m->sx.slopes, NULL };
+    rl_attn_shape s = { .B = B, .T = T, .H = m->cfg.heads, .hd = m->hd, .slopes = m->sx.slopes };
     return s;
 }
 
 /* The position scheme's per-layer inputs from ln = LN1(x) and the tokens
  * (a rotation table, PaTH's w and beta; key: its noise; scratch: what the
  * evaluation lends it, scheme.h); qkv = ln Wqkv^T + b;
- * atty = the scheme's attention (training when att is set: it saves att;
- * else streaming, observed by obs); out = atty Wproj^T + b (out may be ln).
+ * atty = the scheme's attention over the windows of s (training when att is
+ * set: it saves att; else streaming, with s's observer and pruning);
+ * out = atty Wproj^T + b (out may be ln).
  * RL_ENOMEM when the scheme runs out of memory (scheme.h): out unwritten. */
 static rl_status attn_forward(const rl_gpt *m, void *st, int l, const float *ln, const uint16_t *tok,
                               long ld, uint64_t key, float *scratch, float *qkv, float *att,
-                              float *atty, float *out, int B, int T, const rl_attn_observer *obs,
-                              const rl_tile_after *after)
+                              float *atty, float *out, const rl_attn_shape *s, const rl_tile_after *after)
 {
     float *const *w = m->p.blk[l];
-    const int C = m->cfg.width;
+    const int C = m->cfg.width, B = s->B, T = s->T;
     const long N = (long)B * T;
     const rl_scheme *S = m->sx.s;
     if (S->prepare)
         RL_TRY(S->prepare(st, &m->sx, l, ln, tok, ld, B, T, key, scratch));
     rl_matmul_forward(qkv, ln, w[RL_QKVW], w[RL_QKVB], N, C, 3 * C, NULL);
-    rl_attn_shape s = attn_shape(m, B, T);
-    s.observe = obs;
-    RL_TRY(S->attend(st, &m->sx, l, qkv, att, atty, &s));
+    RL_TRY(S->attend(st, &m->sx, l, qkv, att, atty, s));
     rl_matmul_forward(out, atty, w[RL_PROJW], w[RL_PROJB], N, C, C, after);
     return RL_OK;
 }
@@ -391,8 +389,9 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
         const int fuse = !(m->drop > 0);
         const rl_tile_after r2 = { .sum_to = a->res2, .sum_with = x },
                             r3 = { .sum_to = a->res3, .sum_with = a->res2 };
+        const rl_attn_shape s = attn_shape(m, B, T);
         if (attn_forward(m, m->ss.st, l, a->ln1, tok, ld, drop_key, NULL, a->qkv, a->att, a->atty,
-                         a->res2, B, T, NULL, fuse ? &r2 : NULL) != RL_OK) {
+                         a->res2, &s, fuse ? &r2 : NULL) != RL_OK) {
             m->nomem = 1;
             return NAN;
         }
@@ -488,6 +487,8 @@ struct rl_gpt_eval {
     int bad_layer;             /* the first layer whose activations were not finite (-1: none; layers: the head) */
     int nomem;                 /* a window (or a reader of e) ran out of memory */
     int layer;                 /* the layer being evaluated, for observe */
+    double prune_eps;          /* the streaming attention's pruning (attention.h) */
+    rl_attn_prune prune;       /* what it did since the last rl_gpt_eval_prune_take */
 };
 
 /* rl_attn_observer -> rl_gpt_observe_fn: add the layer */
@@ -546,6 +547,7 @@ rl_gpt_eval *rl_gpt_eval_alloc(const rl_gpt *m, long L)
         return NULL;
     e->bad_layer = -1;
     e->L = L;
+    e->prune_eps = RL_ATTN_PRUNE_EXACT; /* byte-identical to no pruning (attention.h) */
     int over = 0; /* checked by rl_gpt_eval_check */
     e->n = layout_eval(e, m, NULL, &over);
     e->arena = rl_alloc_array(e->n, sizeof(float), NULL);
@@ -564,6 +566,18 @@ void rl_gpt_eval_free(rl_gpt_eval *e)
     rl_scheme_state_free(&e->ss);
     free(e->arena);
     free(e);
+}
+
+void rl_gpt_eval_prune_eps(rl_gpt_eval *e, double eps)
+{
+    e->prune_eps = eps;
+}
+
+rl_attn_prune rl_gpt_eval_prune_take(rl_gpt_eval *e)
+{
+    const rl_attn_prune p = e->prune;
+    e->prune = (rl_attn_prune){ 0 };
+    return p;
 }
 
 int rl_gpt_eval_bad_layer(const rl_gpt_eval *e)
@@ -632,10 +646,14 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
         rl_layernorm_forward(e->ln, NULL, NULL, e->x, w[RL_LN1W], w[RL_LN1B], L, C);
         const rl_attn_observer obs = { observe_layer, e };
         e->layer = l;
+        rl_attn_shape s = attn_shape(m, 1, (int)L);
+        s.observe = e->observe ? &obs : NULL;
+        s.prune_eps = e->prune_eps;
+        s.prune = &e->prune;
         /* x += the branch, in the projections' tiles */
         const rl_tile_after into_x = { .sum_to = e->x, .sum_with = e->x };
-        if (attn_forward(m, e->ss.st, l, e->ln, tok, L, key, e->h, e->qkv, NULL, e->atty, e->ln, 1,
-                         (int)L, e->observe ? &obs : NULL, &into_x) != RL_OK) {
+        if (attn_forward(m, e->ss.st, l, e->ln, tok, L, key, e->h, e->qkv, NULL, e->atty, e->ln, &s,
+                         &into_x) != RL_OK) {
             e->nomem = 1;
             return NAN;
         }

@@ -137,6 +137,15 @@ void rl_gpt_eval_keep_losses(rl_gpt_eval *e, float *losses);
 /* Copy the logits of every position of the next windows into logits (L x V
  * floats for a window of L, row-major; NULL stops it). */
 void rl_gpt_eval_keep_logits(rl_gpt_eval *e, float *logits);
+/* The streaming attention's pruning in the next windows (attention.h,
+ * NOTES.md §16.8): keys skipped where a distance bias (ALiBi) makes their
+ * share of a row's mass provably <= eps; 0: never.  The default,
+ * RL_ATTN_PRUNE_EXACT, skips only what the softmax would store as 0, so the
+ * numbers are those of no pruning byte for byte. */
+void rl_gpt_eval_prune_eps(rl_gpt_eval *e, double eps);
+/* What pruning did since the last call (summed over windows, layers and
+ * heads; the bounds the largest), and start again from nothing. */
+rl_attn_prune rl_gpt_eval_prune_take(rl_gpt_eval *e);
 /* The first layer whose activations were not finite in a window so far (its
  * window returned NAN), layers for the output head, -1 for none: a
  * checkpoint whose finite weights overflow float (issue 40). */

@@ -609,6 +609,7 @@ rl_attn_logits rl_path_logits(rl_path_ctx *c, int naive)
     lg.grad = naive ? naive_grad : fast_grad;
     lg.state_floats = naive ? c->s.hd : state_floats(c->s.hd);
     lg.ctx = c;
+    lg.bound = NULL; /* PaTH with a distance bias is no scheme: nothing to prune */
     return lg;
 }
 

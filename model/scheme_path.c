@@ -57,7 +57,7 @@ static void path_layout(void *st, const rl_scheme_ctx *x, long B, long T, int ev
     p->block = eval ? 0 : sub.used;
     if (eval)
         return;
-    const rl_attn_shape cap = { (int)B, (int)T, (int)H, x->hd, NULL, NULL };
+    const rl_attn_shape cap = { .B = (int)B, .T = (int)T, .H = (int)H, .hd = x->hd };
     p->work = rl_carve(a, rl_path_work_floats(&cap));
     p->dbeta = rl_carve(a, N * H);
     p->dw = rl_carve(a, N * C);

@@ -57,7 +57,7 @@ static void hh_layout(void *st, const rl_scheme_ctx *x, long B, long T, int eval
     p->w = rl_carve(a, (eval ? 1 : (size_t)x->cfg->layers) * rl_carve_stride(N * C));
     p->beta = rl_carve(a, N * H);
     if (!eval) {
-        const rl_attn_shape cap = { (int)B, (int)T, (int)H, x->hd, NULL, NULL };
+        const rl_attn_shape cap = { .B = (int)B, .T = (int)T, .H = (int)H, .hd = x->hd };
         p->work = rl_carve(a, rl_path_work_floats(&cap));
         p->dw = rl_carve(a, N * C);
         p->dbeta = rl_carve(a, N * H);

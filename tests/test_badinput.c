@@ -519,6 +519,10 @@ static const bi_case cases[] = {
     R(2, "--windows-seed -1 is " RANGE "|--windows-seed " NOTINT, EVALT("@run/ckpt.bin"), "--windows", "sampled",
       "--windows-seed", "-1"),
     R(2, "do not apply to --batches", EVAL("@run/ckpt.bin"), "--windows", "sampled"),
+    /* eval --prune-eps (NOTES.md §16.8): a share of a row's mass, in [0, 1) */
+    R(2, "--prune-eps -1 is " RANGE, EVALT("@run/ckpt.bin"), "--prune-eps", "-1"),
+    R(2, "--prune-eps 1 is " RANGE, EVALT("@run/ckpt.bin"), "--prune-eps", "1"),
+    R(2, "--prune-eps " NOTNUM, EVALT("@run/ckpt.bin"), "--prune-eps", "nan"),
     R(2, "do not apply to --batches", EVAL("@run/ckpt.bin"), "--positions", "@OUT"),
     R(2, NOWRITE, EVALT("@run/ckpt.bin"), "--positions", "@text.txt/sub"),
     R(2, NOWRITE "|[Ii]s a directory", EVALT("@run/ckpt.bin"), "--positions", "@dir"),
@@ -677,6 +681,12 @@ static const bi_case cases[] = {
     R(2, "--what " CHOICE, "bench", "--what", "x"),
     R(2, UNKNOWN, "bench", "--bogus"),
     R(2, "unexpected argument", "bench", "extra"),
+    /* bench's pruning section (NOTES.md §16.8) */
+    R(2, "--what prune needs --ckpt", "bench", "--what", "prune"),
+    R(2, "apply to --what prune", "bench", "--what", "haar", "--ckpt", "@run/ckpt.bin"),
+    R(2, "--prune-eps 0 is " RANGE, "bench", "--what", "prune", "--ckpt", "@run/ckpt.bin", "--prune-eps", "0"),
+    R(2, "has no distance bias: nothing to prune", "bench", "--what", "prune", "--ckpt", "@run/ckpt.bin",
+      "--data", "@text.txt"),
 
     /* ---- found while building the table (beyond the ten) ---- */
     /* two stage lengths of LONG_MAX: their sum overflows (UB), wraps negative, and the default

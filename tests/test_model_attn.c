@@ -27,7 +27,7 @@ static void stream_vs_plain(int T, const float *slopes, float sd, const char *wh
     float *qkv = malloc(sizeof(float) * 3 * N * C), *o1 = malloc(sizeof(float) * N * C);
     float *o2 = malloc(sizeof(float) * N * C), *att = malloc(sizeof(float) * B * H * T * T);
     tm_randn(qkv, 3 * N * C, 7, sd);
-    rl_attn_shape s = { B, T, H, hd, slopes, NULL };
+    rl_attn_shape s = { .B = B, .T = T, .H = H, .hd = hd, .slopes = slopes };
     rl_attention_forward(o1, C, att, qkv, qkv + C, qkv + 2 * C, 3L * C, &s);
     rl_attention_forward_streaming(o2, C, qkv, qkv + C, qkv + 2 * C, 3L * C, &s);
     double maxd = 0;

@@ -144,7 +144,7 @@ Test(random_hh, kernel_matches_explicit_transport, .timeout = 60)
     double worst = 0, scale = 0, normerr = 0;
     double *u = malloc(sizeof(double) * hd);
     for (int h = 0; h < H; h++) {
-        rl_path_ctx c = { .s = { 1, T, H, hd, NULL, NULL }, .q = q, .k = k, .w = w, .beta = beta,
+        rl_path_ctx c = { .s = { .B = 1, .T = T, .H = H, .hd = hd }, .q = q, .k = k, .w = w, .beta = beta,
                           .ld = 2 * C, .ldw = C };
         c.work = malloc(sizeof(float) * rl_path_work_floats(&c.s));
         rl_attn_logits lg = rl_path_logits(&c, 0);
