@@ -77,7 +77,9 @@ build/gen/commit.c: FORCE
 .PHONY: FORCE
 FORCE:
 
-$(TESTBIN): $(TESTOBJS) $(OBJS) | $(BIN)
+# Every program that links cmd/ links the commit too: reproduce records it
+# in a grid's config.txt (reproduce/buildrec.h), whichever program runs it.
+$(TESTBIN): $(TESTOBJS) build/gen/commit.o $(OBJS) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
 # The out-of-memory test (tests/nomem/, NOTES.md §18.16): its own program,
@@ -101,7 +103,7 @@ reach: lib $(NOMEMBIN)
 # byte for byte with one process (tests/slurm/test_slurm.c, NOTES.md §12.9).
 # Its own binary: it needs root, slurm-wlm and munge, which make test does not.
 SLURMTESTBIN := build/routelab-slurm-tests
-$(SLURMTESTBIN): build/tests/slurm/test_slurm.o build/tests/helpers.o $(OBJS) | $(BIN)
+$(SLURMTESTBIN): build/tests/slurm/test_slurm.o build/tests/helpers.o build/gen/commit.o $(OBJS) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
 test-slurm: setup-slurm
@@ -364,7 +366,7 @@ sanitize: setup
 $(SANDIR)/routelab: $(SANDIR)/cmd/routelab.o build/gen/commit.o $(SANOBJS)
 	$(MPICC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(SANDIR)/routelab-tests: $(SANTESTOBJS) $(SANOBJS) | $(SANDIR)/routelab
+$(SANDIR)/routelab-tests: $(SANTESTOBJS) build/gen/commit.o $(SANOBJS) | $(SANDIR)/routelab
 	$(MPICC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
 $(SANDIR)/par/%.o: CC := $(MPICC)

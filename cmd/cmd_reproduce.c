@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "../core/blas_arch.h"
 #include "../core/lock.h"
 #include "../core/opts.h"
 #include "../par/par.h"
@@ -14,6 +15,7 @@
 #include "../core/util.h"
 #include "../model/config.h"
 #include "../model/trainopts.h"
+#include "../reproduce/buildrec.h"
 #include "../reproduce/grid.h"
 #include "../reproduce/report.h"
 
@@ -80,14 +82,17 @@ static void check(rl_status s, rl_err *err)
 }
 
 /* OUT/config.txt: a "flag<TAB>value" line per setting, the training options
- * written from the struct itself (with the run's length resolved). */
-static void write_config(const rl_repro *r, const char *command)
+ * written from the struct itself (with the run's length resolved), and the
+ * build record rec (settle_build) after the command. */
+static void write_config(const rl_repro *r, const char *command, const rl_buildrec *rec)
 {
     char *p = rl_path_join(r->out, "config.txt");
     rl_outfile *o = rl_outfile_open(p);
     const rl_grid *g = &r->g;
-    fprintf(o->f, "# routelab reproduce: the configuration of this grid\ncommand\t%s\npreset\t%s\nvariants\t%s\n",
-            command, g->name, g->variants);
+    fprintf(o->f, "# routelab reproduce: the configuration of this grid\ncommand\t%s\n", command);
+    if (rec->has)
+        fprintf(o->f, "build\t%s\nkernels\t%s\n", rec->build, rec->kernels);
+    fprintf(o->f, "preset\t%s\nvariants\t%s\n", g->name, g->variants);
     rl_train_opts t = g->train;
     t.steps = rl_repro_steps(r);
     char *v[2 * RL_TRAIN_OPTS_MAX];
@@ -128,8 +133,9 @@ static void write_config(const rl_repro *r, const char *command)
  * rl_repro and into this struct, which outlive the run) and the choices
  * that are not the grid's own fields. */
 typedef struct {
-    rl_opt opts[RL_TRAIN_OPTS_MAX + 16];
+    rl_opt opts[RL_TRAIN_OPTS_MAX + 19]; /* the table's own flags and its end */
     int preset, theory, report_only;
+    int strict, check_build; /* the build record's flags (settle_build) */
     int probe_opt;     /* --probe's entry */
     char outdef[256];  /* the default --out */
     char tname[16];    /* the theory preset's name, g->theory */
@@ -141,7 +147,7 @@ static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
     rl_grid *g = &r->g;
     rl_opt *opts = f->opts;
     f->preset = rl_choice_index(RL_GRID_PRESETS, g->name), f->theory = rl_choice_index(THEORY_PRESETS, g->theory);
-    f->report_only = 0;
+    f->report_only = f->strict = f->check_build = 0;
     snprintf(f->outdef, sizeof f->outdef, "results/reproduce-%s", g->name);
     r->out = f->outdef;
     int n = 0;
@@ -188,6 +194,13 @@ static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
                                      "the same command continues", 0, 1e12);
     opts[n++] = (rl_opt)RL_OPT_FLAG_("report-only", &f->report_only,
                                      "only rewrite table.tsv, the figures and REPORT.md");
+    opts[n++] = (rl_opt)RL_OPT_FLAG_("strict", &f->strict,
+                                     "refuse (status 2) to run over a grid whose files this build and OpenBLAS "
+                                     "kernel set may not reproduce bitwise (OUT/config.txt's build and kernels; "
+                                     "without it one line says so and the run goes on, NOTES.md §16.7)");
+    opts[n++] = (rl_opt)RL_OPT_FLAG_("check-build", &f->check_build,
+                                     "only compare this build and kernel set with OUT/config.txt's (the line, or "
+                                     "--strict's refusal) and stop: nothing is run or written");
     opts[n] = (rl_opt)RL_OPT_END_;
     rl_opts_parse("reproduce", "[--preset " RL_GRID_PRESETS "] [--out DIR] [--data PATH] [flags]",
                   "Train every variant of the grid --seeds times (seeds --seed, --seed + 1, ...; every\n"
@@ -203,7 +216,9 @@ static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
                   "Every flag's default comes from the preset; the configuration used is written to\n"
                   "OUT/config.txt.  Under mpirun or srun the ranks deal the unfinished models round robin,\n"
                   "each running its own with --threads threads (ranks x threads = the cores), and rank 0\n"
-                  "writes the report; a failing rank stops the job, and a rerun with any rank count resumes.",
+                  "writes the report; a failing rank stops the job, and a rerun with any rank count resumes.\n"
+                  "OUT/config.txt records the build and OpenBLAS kernel set: a run of another over the grid\n"
+                  "reproduces its files statistically, not bitwise, and says so in one line (--strict: refused).",
                   opts, argc, argv, NULL, 0);
 }
 
@@ -276,6 +291,49 @@ static void settle_flags(rl_repro *r, repro_flags *f)
         check_probe(r);
     if (f->report_only && rl_opt_seen(opts, "stop-at"))
         rl_die("reproduce: --stop-at does not apply with --report-only (nothing is trained)");
+    /* --report-only recomputes the report from the grid's files, whatever
+     * build made them: it compares no build and writes no record */
+    if (f->report_only && (f->strict || f->check_build))
+        rl_die("reproduce: --%s does not apply with --report-only (no model is trained or evaluated)",
+               f->strict ? "strict" : "check-build");
+    if (f->check_build && rl_opt_seen(opts, "stop-at"))
+        rl_die("reproduce: --stop-at does not apply with --check-build (nothing is trained)");
+}
+
+/* The build record (reproduce/buildrec.h, NOTES.md §16.7): OUT/config.txt's
+ * build and kernel set against this run's, before anything is written.  The
+ * same: nothing is said.  Otherwise one line on stderr names the build and
+ * kernels that give the files bitwise and what this run gives, and the run
+ * goes on; under --strict that line refuses it (status 2).  A malformed
+ * record is refused too: the grid's provenance is no guess.  Returns the
+ * outcome; *rec is the record this run would write: config.txt's, or this
+ * run's own for a new grid. */
+static rl_build_match settle_build(const rl_repro *r, const repro_flags *f, rl_buildrec *rec)
+{
+    char *cp = rl_path_join(r->out, "config.txt"), *cfg = rl_read_file(cp, NULL);
+    const char *build = rl_build_commit(), *kernels = rl_blas_kernels();
+    rl_build_match m = RL_BUILD_SAME;
+    rl_err err;
+    memset(rec, 0, sizeof *rec);
+    if (!cfg) {
+        if (f->check_build)
+            rl_die("reproduce: --check-build: %s has no config.txt (no grid to compare with)", r->out);
+        rl_buildrec_add(rec, build, kernels);
+    } else {
+        check(rl_buildrec_read(cfg, cp, rec, &err), &err);
+        m = rl_buildrec_compare(rec, build, kernels, f->strict);
+    }
+    if (m != RL_BUILD_SAME) {
+        char line[3 * RL_BUILDREC_MAX];
+        rl_buildrec_line(rec, m, build, kernels, f->strict, line, sizeof line);
+        if (f->strict)
+            rl_die("reproduce: %s", line);
+        if (rl_par_rank() == 0) /* the ranks read one file: one line for the job */
+            fprintf(stderr, "reproduce: %s\n", line);
+    }
+    free(cfg);
+    free(cp);
+    return m;
 }
 
 /* --report-only: the report names the command that ran the grid
@@ -302,6 +360,12 @@ int cmd_reproduce(int argc, char **argv)
     repro_flags f;
     parse_flags(&r, &f, argc, argv);
     settle_flags(&r, &f);
+    rl_buildrec rec = { 0 };
+    const rl_build_match bm = f.report_only ? RL_BUILD_SAME : settle_build(&r, &f, &rec);
+    if (f.check_build) {
+        rl_repro_free_variants(&r);
+        return 0;
+    }
     rl_set_threads(r.threads);
 
     char command[2048];
@@ -319,6 +383,13 @@ int cmd_reproduce(int argc, char **argv)
     struct stat sb;
     if (!f.report_only) {
         check(rl_repro_check(&r, &err), &err);
+        /* a run of another build that writes models (or the theory report)
+         * into a recorded grid leaves files of two builds: the record lists
+         * both, and no later run is promised their bytes; one that only
+         * rewrites the report leaves the record as it is */
+        const long pending = rl_repro_pending(&r);
+        if (bm != RL_BUILD_SAME && rec.has && pending > 0)
+            rl_buildrec_add(&rec, rl_build_commit(), rl_blas_kernels());
         rl_mkdir_p(r.out);
     }
     if (stat(r.out, &sb) == 0)
@@ -326,7 +397,7 @@ int cmd_reproduce(int argc, char **argv)
     if (f.report_only) {
         grid_command(r.out, command, sizeof command);
     } else {
-        write_config(&r, command);
+        write_config(&r, command, &rec);
         st = rl_repro_run(&r);
     }
     if (st == 0 && rl_par_rank() == 0) /* the ranks have met in rl_repro_run: every model is on disk */

@@ -10,12 +10,28 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* OpenBLAS's own report of the kernel set it loaded. */
+/* OpenBLAS's own report of the kernel set it loaded, and of its build
+ * ("OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ... Cooperlake MAX_THREADS=64"). */
 char *openblas_get_corename(void);
+char *openblas_get_config(void);
 
 const char *rl_blas_core(void)
 {
     return openblas_get_corename();
+}
+
+const char *rl_blas_kernels(void)
+{
+    static char name[128];
+    static const char lib[] = "OpenBLAS ";
+    const char *cfg = openblas_get_config(), *core = rl_blas_core();
+    /* at most 32 + 11 + 20 characters: a grid's record holds entries of 64 (reproduce/buildrec.h) */
+    if (cfg && !strncmp(cfg, lib, sizeof lib - 1) && cfg[sizeof lib - 1] && cfg[sizeof lib - 1] != ' ') {
+        const size_t n = strcspn(cfg + sizeof lib - 1, " ");
+        snprintf(name, sizeof name, "%.32s, %s%.*s", core, lib, (int)(n < 20 ? n : 20), cfg + sizeof lib - 1);
+    } else
+        snprintf(name, sizeof name, "%.32s", core);
+    return name;
 }
 
 const char *rl_blas_arch_choice(const char *core, int avx512, int avx2_fma)

@@ -25,6 +25,16 @@ const char *rl_blas_arch_wanted(void);
 /* The kernel set OpenBLAS uses ("SkylakeX", "Haswell", "Prescott", ...). */
 const char *rl_blas_core(void);
 
+/* The kernel set as a grid's config.txt records it and reproduce's lines
+ * name it, its one definition: "NAME, OpenBLAS VERSION" (e.g. "Haswell,
+ * OpenBLAS 0.3.21"), NAME rl_blas_core's, the word OPENBLAS_CORETYPE takes,
+ * VERSION the second word of OpenBLAS's own configuration string; NAME alone
+ * where that string does not start with "OpenBLAS ".  The version is part of
+ * it: one kernel set of one OpenBLAS sums in one order, the same seed trains
+ * the same bytes; another version's kernels of the same name may not
+ * (NOTES.md §17.4).  A static buffer, rewritten by each call. */
+const char *rl_blas_kernels(void);
+
 /* What OpenBLAS (the openmp build, Debian's) maps at start-up, before main:
  * gotoblas_init -> blas_thread_init -> blas_memory_alloc, buffers of 128 MiB
  * (its BUFFER_SIZE).  Under an address-space limit that refuses one,

@@ -697,25 +697,34 @@ static void stage_farpred(const rl_repro *r, int v, int k, eta *e)
     free(ck);
 }
 
-static void stage_theory(const rl_repro *r)
+/* The theory report is due: the grid asks for one and OUT has no
+ * theory/theory.md (the report's last file). */
+static int theory_due(const rl_repro *r)
 {
     if (!strcmp(r->g.theory, "none"))
-        return;
-    char *td = rl_path_join(r->out, "theory"), *md = rl_path_join(td, "theory.md");
-    if (!exists(md)) {
-        printf("\n[reproduce %s] the theory report (routelab theory --preset %s)\n", r->g.name, r->g.theory);
-        args a = { 0 };
-        args_cmd(&a, "theory");
-        flag(&a, "--preset", "%s", r->g.theory);
-        flag(&a, "--out", "%s", td);
-        args_seed_threads(&a, r, r->g.train.seed);
-        char line[512];
-        int st = run_self(&a, line, sizeof line);
-        if (st != 0)
-            run_fail("the theory report", st, line);
-        args_free(&a);
-    }
+        return 0;
+    char *md = rl_path_join(r->out, "theory/theory.md");
+    const int due = !exists(md);
     free(md);
+    return due;
+}
+
+static void stage_theory(const rl_repro *r)
+{
+    if (!theory_due(r))
+        return;
+    char *td = rl_path_join(r->out, "theory");
+    printf("\n[reproduce %s] the theory report (routelab theory --preset %s)\n", r->g.name, r->g.theory);
+    args a = { 0 };
+    args_cmd(&a, "theory");
+    flag(&a, "--preset", "%s", r->g.theory);
+    flag(&a, "--out", "%s", td);
+    args_seed_threads(&a, r, r->g.train.seed);
+    char line[512];
+    int st = run_self(&a, line, sizeof line);
+    if (st != 0)
+        run_fail("the theory report", st, line);
+    args_free(&a);
     free(td);
 }
 
@@ -880,6 +889,15 @@ static void meet(int stopped, int *all)
     rl_err err;
     if (rl_par_gather(all, size, sizeof *all, &err) != RL_OK)
         rl_err_exit(&err);
+}
+
+long rl_repro_pending(const rl_repro *r)
+{
+    long n = theory_due(r);
+    for (int k = 0; k < r->g.seeds; k++)
+        for (int v = 0; v < r->nvar; v++)
+            n += !item_done(r, v, k);
+    return n;
 }
 
 /* Under MPI the unfinished items are dealt round robin over the ranks (the

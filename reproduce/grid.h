@@ -89,6 +89,13 @@ int rl_repro_lengths(const rl_repro *r, long *len, int max);
  * rl_par_same), and a rank that loaded other tokens stops the job. */
 rl_status rl_repro_check(const rl_repro *r, rl_err *err);
 
+/* What a run of the grid would still write beside its report: the items
+ * not finished on disk, plus one for a theory report due and absent (0: a
+ * finished grid).  Dies, one line, status 2, on a model folder trained with
+ * other settings, as the run would: called before the run writes anything,
+ * so that a refused rerun leaves OUT/config.txt as it was. */
+long rl_repro_pending(const rl_repro *r);
+
 /* Train, evaluate and probe every variant and seed (seed by seed, so that a
  * grid stopped part-way holds whole seeds; the probe on the first seed only), reusing what is finished and
  * resuming a half-trained model from its checkpoint; then the theory report.

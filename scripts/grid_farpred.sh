@@ -13,17 +13,23 @@
 # farpred/ folder (less the probe's per-model figures) is copied back into GRID and GRID's
 # report is rewritten.
 #
-# usage: sh scripts/grid_farpred.sh [GRID] [SEEDS] [BIN]
+# usage: [STRICT=1] sh scripts/grid_farpred.sh [GRID] [SEEDS] [BIN]
 #        with OPENBLAS_CORETYPE set to the kernel set the grid was trained on where this
 #        machine's OpenBLAS picks another (docs/results: Haswell); a retrained log that is
 #        not the committed one stops the script (status 2)
 #        (defaults: docs/results, 6, build/routelab; run from the repository root)
+#        Before anything is written, BIN compares the grid's build and kernel set (its
+#        config.txt's build and kernels lines) with its own under this environment, as
+#        `routelab reproduce` does (NOTES.md §16.7): where they differ, one line says the
+#        retrained models reproduce the grid statistically (and the log comparison will most
+#        likely stop the script); STRICT=1 refuses instead, status 2 (STRICT: 0 or 1).
 set -eu
 # No word of ours or of the grid's files is ever a pattern (issue 40, fault 2: the grid's
 # command line expanded unquoted, `--probe *` became file names).
 set -f
 die() { echo "grid_farpred: $*" >&2; exit 2; }
 [ $# -le 3 ] || die "at most three arguments: GRID SEEDS BIN (got $#)"
+case "${STRICT:-0}" in 0 | 1) ;; *) die "STRICT must be 0 or 1, got '$STRICT'" ;; esac
 GRID=${1:-docs/results}
 SEEDS=${2:-6}
 # every argument checked before anything is written (issue 40, faults 1 and 14: SEEDS -1
@@ -61,6 +67,13 @@ for s in $seeds; do for d in "$GRID"/models/*/seed"$s"; do
     got=$(sed -n '/^--out$/{n;p;q}' "$d/config.txt")
     [ "$got" = "$want" ] || die "$d/config.txt trains into $got, not $want (its own place in the grid)"
 done; done
+# the grid's build record against BIN's build and the kernel set it loads here (OPENBLAS_CORETYPE,
+# else the machine's own), by reproduce itself, so that the rule and its line are written once:
+# nothing said when they match, one line when they differ, STRICT=1 its refusal (status 2)
+strict=
+[ "${STRICT:-0}" = 0 ] || strict=--strict
+# shellcheck disable=SC2086,SC2046
+"$BIN" reproduce $(echo "$args" | sed -E 's/--out [^ ]+//') --out "$GRID" --check-build $strict || exit $?
 mkdir -p "$OUT"
 if [ -d "$GRID/theory" ] && [ ! -d "$OUT/theory" ]; then cp -r "$GRID/theory" "$OUT/theory"; fi
 

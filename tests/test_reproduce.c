@@ -845,6 +845,11 @@ Test(reproduce, grid_farpred_script_restores_the_prediction, .timeout = 240)
     cr_expect(strstr(rep, "2 of 2 models are measured and predicted, 2 of them by routelab's predictor") != NULL,
               "the committed report lacks the predictions");
     free(rep);
+    /* the grid's build and kernels are this binary's: no line about them */
+    char *log = rl_read_file(th_path(d, "log"), NULL);
+    cr_assert(log);
+    cr_expect(strstr(log, "reproduce: this grid") == NULL, "a line about the build:\n%s", log);
+    free(log);
     th_rmdir(d);
 }
 
@@ -907,6 +912,48 @@ Test(reproduce, grid_farpred_script_refuses_a_model_without_its_log, .timeout = 
     struct stat sb;
     cr_expect(stat(th_path(d, "g"), &sb) != 0, "the retraining folder was created");
     expect_grid_as_before(d);
+    th_rmdir(d);
+}
+
+/* The grid's build record against the script's binary (NOTES.md §16.7), compared by reproduce
+ * --check-build before anything is written: a grid recorded with another kernel set gets one
+ * line naming it (OPENBLAS_CORETYPE too) and this binary's, and the script goes on (here to the
+ * end: only the record was edited, the models train as before); STRICT=1 refuses it, status 2,
+ * one line, the grid as it was and no folder made; a STRICT other than 0 or 1 is a bad input. */
+Test(reproduce, grid_farpred_script_compares_the_build, .timeout = 240)
+{
+    char *d = th_tmpdir();
+    const char *root = committed_grid(d, "rope");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "sed -i 's/^kernels\t.*/kernels\tTestcore, OpenBLAS 0.0/' %s/c/config.txt && "
+             "cp -r %s/c %s/before", d, d, d);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    const char *strict[][2] = { { "yes", "STRICT must be 0 or 1, got 'yes'" },
+                                { "1", "reproduce: --strict: this run (build " } };
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "STRICT=%s sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", strict[i][0], d,
+                 root, d, d);
+        const int st = system(cmd);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "STRICT=%s: status %d, not 2", strict[i][0], st);
+        char *err = rl_read_file(th_path(d, "err"), NULL);
+        cr_assert(err);
+        cr_expect(th_lines(err) == 1 && strstr(err, strict[i][1]), "STRICT=%s: %s", strict[i][0], err);
+        if (i == 1)
+            cr_expect(strstr(err, "kernels Testcore, OpenBLAS 0.0 (OPENBLAS_CORETYPE=Testcore)") != NULL, "%s", err);
+        free(err);
+        expect_grid_as_before(d);
+        struct stat sb;
+        cr_expect(stat(th_path(d, "g"), &sb) != 0, "STRICT=%s: the retraining folder was created", strict[i][0]);
+    }
+    snprintf(cmd, sizeof cmd, "STRICT=0 sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
+    cr_assert_eq(system(cmd), 0, "%s (see %s/err)", cmd, d);
+    char *err = rl_read_file(th_path(d, "err"), NULL);
+    cr_assert(err);
+    const char *line = strstr(err, "reproduce: this grid's files are bitwise from build ");
+    cr_expect(line && (line == err || line[-1] == '\n') && strstr(line, "with kernels Testcore, OpenBLAS 0.0") &&
+                  strstr(line + 1, "reproduce: this grid") == NULL,
+              "not one line about the build:\n%s", err);
+    free(err);
     th_rmdir(d);
 }
 
