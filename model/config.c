@@ -52,12 +52,32 @@ long rl_gpt_param_count(const rl_gpt_config *c)
     return V * C + c->layers * block + 2 * C + V * C + V + rl_pos_param_count(c);
 }
 
+/* The matmul weights a token meets: the decoder's, the head's, the scheme's. */
+static double matmul_weights(const rl_gpt_config *c)
+{
+    const double C = c->width, L = c->layers;
+    const rl_scheme *s = rl_scheme_of(c->pos);
+    return L * 12.0 * C * C + (double)c->vocab * C + (s && s->matmul_weights ? s->matmul_weights(c) : 0);
+}
+
+/* The scheme's own logit multiply-adds per layer, head and window of T. */
+static double logit_madds(const rl_gpt_config *c, long T)
+{
+    const rl_scheme *s = rl_scheme_of(c->pos);
+    return s && s->logit_madds ? s->logit_madds(T, c->width / c->heads) : 0;
+}
+
 double rl_gpt_flops_per_token(const rl_gpt_config *c, int T)
 {
-    double C = c->width, L = c->layers;
-    double matmul_weights = L * 12.0 * C * C + (double)c->vocab * C;
-    const rl_scheme *s = rl_scheme_of(c->pos);
-    if (s && s->matmul_weights)
-        matmul_weights += s->matmul_weights(c);
-    return 6.0 * matmul_weights + 12.0 * L * C * T;
+    const double C = c->width, L = c->layers;
+    /* the scheme's logits: 2 FLOPs a multiply-add, forward + a 3x backward */
+    const double own = T > 0 ? 8.0 * L * c->heads * logit_madds(c, T) / T : 0;
+    return 6.0 * matmul_weights(c) + 12.0 * L * C * T + own;
+}
+
+double rl_gpt_eval_flops(const rl_gpt_config *c, long L)
+{
+    const double C = c->width, n = (double)L, layers = c->layers;
+    return 2.0 * matmul_weights(c) * n + 4.0 * layers * C * n * (n + 1) / 2 +
+           2.0 * layers * c->heads * logit_madds(c, L);
 }

@@ -90,7 +90,14 @@ long rl_gpt_param_count(const rl_gpt_config *c);
  * weight (embedding lookup and pemb tables excluded; the scheme's matmul
  * weights, e.g. lf's MLP once per layer, included)
  * plus 12 L C T for the attention products QK^T and PV over the full (not
- * causally halved) T x T. */
+ * causally halved) T x T, plus the scheme's own logit arithmetic (PaTH's
+ * Householder products: scheme.h's logit_madds, 2 FLOPs each, forward and
+ * a 3x backward). */
 double rl_gpt_flops_per_token(const rl_gpt_config *c, int T);
+
+/* Forward FLOPs of one evaluated window of L tokens: 2 N L for the matmul
+ * weights, 4 C L(L+1)/2 a layer for the causal QK^T and PV, and the
+ * scheme's own logit arithmetic (2 FLOPs a multiply-add). */
+double rl_gpt_eval_flops(const rl_gpt_config *c, long L);
 
 #endif

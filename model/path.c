@@ -127,6 +127,12 @@ static long state_floats(int hd)
     return 2L * CB * hd + 5L * CB * CB;
 }
 
+double rl_path_logit_madds(long T, int hd)
+{
+    const double c = RL_PATH_C, t = (double)T, d = hd;
+    return t / c * (9 * c * c * d + 2 * c * c * c) + t * t / 2 * (d * d / c);
+}
+
 size_t rl_path_work_floats(const rl_attn_shape *s)
 {
     return (size_t)s->B * s->H * ws_layout(NULL, NULL, s->T, s->hd, 1);

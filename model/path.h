@@ -46,6 +46,13 @@ typedef struct {
 /* Scratch floats the training forward/backward need (B*H regions of
  * O(T (c + hd)) floats; pure scratch, nothing kept between calls, so one
  * buffer can serve every layer). */
+/* PaTH's own logit arithmetic, beyond standard attention's q.k: forward
+ * multiply-adds of one head and window of T at head dim hd, the blocks of
+ * c = RL_PATH_C (NOTES.md §8.7.7): the intra-block UT transform
+ * (T/c)(9 c^2 hd + 2 c^3) and the sweep's transported queries (T^2/2)(hd^2/c).
+ * The backward is about 3 times the forward (§8.5). */
+double rl_path_logit_madds(long T, int hd);
+
 size_t rl_path_work_floats(const rl_attn_shape *s);
 
 /* The provider over c (c->work must hold rl_path_work_floats(&c->s) floats

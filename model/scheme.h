@@ -114,6 +114,11 @@ struct rl_scheme {
      * beyond the decoder's (PaLM accounting, see rl_gpt_flops_per_token) */
     void (*params)(const rl_gpt_config *c, rl_tensor_fn add, void *ctx);
     double (*matmul_weights)(const rl_gpt_config *c);
+    /* (or NULL: none) the scheme's own logit arithmetic beyond standard
+     * attention's: forward multiply-adds of one head and window of T at head
+     * dim hd (PaTH's Householder products), counted by
+     * rl_gpt_flops_per_token and rl_gpt_eval_flops */
+    double (*logit_madds)(long T, int hd);
     /* activations: state is state_bytes (zeroed); layout carves from a for B
      * windows of T (eval: 1 window of T, streaming) and, once a->base is
      * set, fills what is constant (RoPE's table) */

@@ -27,8 +27,7 @@ static void path_params(const rl_gpt_config *c, rl_tensor_fn add, void *ctx)
     }
 }
 
-/* the projections to w and beta (the Householder products are not counted:
- * model FLOPs are those of the standard decoder) */
+/* the projections to w and beta (the Householder products: logit_madds) */
 static double path_matmul_weights(const rl_gpt_config *c)
 {
     const double C = c->width, L = c->layers;
@@ -142,6 +141,7 @@ const rl_scheme rl_scheme_path = {
     .logits = "q_i H_i ... H_(j+1) k_j / sqrt(hd): Householder transport (PaTH)",
     .params = path_params,
     .matmul_weights = path_matmul_weights,
+    .logit_madds = rl_path_logit_madds,
     .state_bytes = sizeof(path_state),
     .layout = path_layout,
     .prepare = path_prepare,

@@ -169,4 +169,5 @@ const rl_scheme rl_scheme_random_hh = {
     .steps_kind = RL_STEPS_TRANSPORT,
     .transport = hh_transport,
     .transport_log_mean = hh_log_mean,
+    .logit_madds = rl_path_logit_madds, /* PaTH's kernel */
 };

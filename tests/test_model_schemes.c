@@ -99,6 +99,28 @@ Test(model_schemes, names_and_configurations)
 }
 
 
+/* Model FLOPs (config.h): RoPE's by PaLM's accounting; PaTH's adds its two
+ * projections (6 (C^2 + H C) a layer) and its Householder products, 2 FLOPs
+ * a multiply-add, forward + a 3x backward, of (T/64)(9 64^2 hd + 2 64^3) +
+ * (T^2/2)(hd^2/64) per head and window (NOTES.md §8.7.7), written out here
+ * from the notes, not from the code; a window's forward FLOPs halve the
+ * attention causally. */
+Test(model_schemes, flops_count_the_schemes_own_arithmetic)
+{
+    rl_gpt_config c = { 2, 64, 2, 128, 256, 0.0f, tm_pos("rope"), RL_ROT_BASE_DEFAULT };
+    const double L = 2, C = 64, H = 2, T = 128, V = 256, hd = 32;
+    const double mw = L * 12 * C * C + V * C;
+    cr_expect_float_eq(rl_gpt_flops_per_token(&c, 128), 6 * mw + 12 * L * C * T, 1e-9 * 6 * mw);
+    cr_expect_float_eq(rl_gpt_eval_flops(&c, 4096), 2 * mw * 4096 + 4 * L * C * 4096.0 * 4097 / 2, 1e-3);
+    c.pos = tm_pos("path");
+    const double madds = T / 64 * (9 * 64 * 64 * hd + 2 * 64.0 * 64 * 64) + T * T / 2 * (hd * hd / 64);
+    const double path = 6 * (mw + L * (C * C + H * C)) + 12 * L * C * T + 8 * L * H * madds / T;
+    cr_expect_float_eq(rl_gpt_flops_per_token(&c, 128), path, 1e-9 * path);
+    const double m4 = 4096.0 / 64 * (9 * 64 * 64 * hd + 2 * 64.0 * 64 * 64) + 4096.0 * 4096 / 2 * (hd * hd / 64);
+    const double ev = 2 * (mw + L * (C * C + H * C)) * 4096 + 4 * L * C * 4096.0 * 4097 / 2 + 2 * L * H * m4;
+    cr_expect_float_eq(rl_gpt_eval_flops(&c, 4096), ev, 1e-9 * ev);
+}
+
 /* ---- the registry --------------------------------------------------- */
 
 typedef tm_scheme_case scheme_case;
