@@ -1,0 +1,7 @@
+routelab-plot 1
+script	reproduce_ppl
+names	s:vars s:study s:seeds i:ctx i:bytes
+numbers	64 1
+string	rope alibi random_qk lf_qk random-hh path random_pos_qk
+string	rope alibi random_qk lf_qk
+string	seed42 seed43 seed44 seed45 seed46 seed47 seed48 seed49 seed50 seed51
