@@ -112,14 +112,9 @@ void rl_attention_backward_logits(float *dv, long ldd, float *datt, const float 
  * provider's factor qn_i, and the prefix maxima K_j = max_{j' < j} kn_j',
  * V_j = max_{j' < j} |v_j'| (T + 1 each). */
 typedef struct {
-    double eps;
+    double lneps;            /* ln eps */
     float *qn, *kpre, *vpre; /* B H T, B H (T + 1), B H (T + 1) */
 } prune_in;
-
-/* What pruning did in one query block. */
-typedef struct {
-    double pairs, skipped, mass, out;
-} prune_out;
 
 /* Whether query block [i0, i1) may skip keys 0 .. j1 - 1 (every key block
  * below the ones already done), m the rows' running maxima.  Row i's
@@ -142,7 +137,8 @@ static int prune_skips(const prune_in *p, long bh, long T, float sl, long i0, lo
     for (long i = i0; i < i1; i++) {
         const double top = (double)qn[i] * K, mi = m[i - i0];
         const double lr = top - mi - (double)sl * (double)(i - j1 + 1) + lneff;
-        if (lr + 1.0 + 1e-3 * (fabs(top) + fabs(mi)) > log(p->eps))
+        /* written so that a NaN (a non-finite activation) never skips */
+        if (!(lr + 1.0 + 1e-3 * (fabs(top) + fabs(mi)) <= p->lneps))
             return 0;
         worst = lr > worst ? lr : worst;
     }
@@ -158,7 +154,7 @@ static int prune_skips(const prune_in *p, long bh, long T, float sl, long i0, lo
 static void stream_block(float *o, long ldo, const float *v, long ld, const rl_attn_shape *s,
                          const rl_attn_logits *lg, int b, int h, long i0, long i1, float *S,
                          float *acc, float *m, float *l, float *state, rl_softmax_row_fn row_step,
-                         const prune_in *pin, prune_out *po)
+                         const prune_in *pin, rl_attn_prune *po)
 {
     const int hd = s->hd;
     const int nq = (int)(i1 - i0);
@@ -233,7 +229,7 @@ static rl_status prune_prepare(prune_in *p, const float *v, long ld, const rl_at
                                const rl_attn_logits *lg)
 {
     const long T = s->T, nbh = (long)s->B * s->H;
-    p->eps = s->prune_eps;
+    p->lneps = log(s->prune_eps);
     p->qn = rl_alloc_array((size_t)(3 * T + 2) * (size_t)nbh, sizeof(float), NULL);
     if (!p->qn)
         return RL_ENOMEM;
@@ -292,7 +288,7 @@ static rl_status stream_logits(float *out, long ldo, const float *v, long ld, co
         float *S = scratch + per * omp_get_thread_num(), *acc = S + gq * SK;
         float *m = acc + gq * hd, *l = m + gq, *state = l + gq;
         const long i1 = (qb + 1) * gq < T ? (qb + 1) * gq : T;
-        prune_out po = { 0 };
+        rl_attn_prune po = { 0, 0, 0, 0 };
         stream_block(out + b * T * ldo + h * hd, ldo, v + b * T * ld + h * hd, ld, s, lg,
                      (int)b, (int)h, qb * gq, i1, S, acc, m, l, state, row_step, prune ? &pin : NULL, &po);
         pairs += po.pairs;
