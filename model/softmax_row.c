@@ -48,9 +48,8 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* W lanes in a function compiled for TGT; the exp is vexp.h's (the
- * operations of rl_expf) and the tail is rl_expf itself, with the same
- * flush below RL_SOFTMAX_FLUSH, so every entry is the value the SSE2
- * version computes. */
+ * operations of rl_expf), with the same flush below RL_SOFTMAX_FLUSH, so
+ * every entry is the value the SSE2 version computes. */
 #define RL_ROW_WIDE(NAME, SFX, TGT, W)                                                      \
     __attribute__((target(TGT))) static float NAME(float *row, int n, int w, float sl,    \
                                                    int i, int j0, float mx0, float *sum)  \
@@ -93,12 +92,17 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
                 acc += part;                                                                \
             }                                                                               \
         }                                                                                   \
-        /* what the wide loop left: entries by rl_expf, the 8-blocks into the lanes */     \
-        for (; q < n; q++) {                                                                \
-            const float d = row[q] - mx;                                                    \
-            row[q] = d < RL_SOFTMAX_FLUSH ? 0.0f : rl_expf(d);                              \
+        /* what the wide loop left: its entries in one padded vector (each lane   \
+         * alone), its 8-blocks into the lanes */                                       \
+        if (q < n) {                                                                        \
+            x = zero;                                                                       \
+            memcpy(&x, row + q, sizeof(float) * (size_t)(n - q));                           \
+            x = x - mx;                                                                     \
+            vi fl = x < RL_SOFTMAX_FLUSH;                                                   \
+            e = vexp_##SFX(x);                                                              \
+            e = (vf)((vi)e & ~fl);                                                          \
+            memcpy(row + q, &e, sizeof(float) * (size_t)(n - q));                           \
         }                                                                                   \
-        q = n - n % (W);                                                                    \
         for (; q + RL_SOFTMAX_LANES <= n; q += RL_SOFTMAX_LANES) {                          \
             memcpy(&part, row + q, sizeof part);                                            \
             acc += part;                                                                    \
@@ -114,10 +118,10 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
         return mx;                                                                          \
     }
 
-RL_VEXP(avx512, RL_TARGET("avx512f"), 16)
-RL_ROW_WIDE(row_avx512, avx512, "avx512f", 16)
-RL_VEXP(avx2, RL_TARGET("avx2"), 8)
-RL_ROW_WIDE(row_avx2, avx2, "avx2", 8)
+RL_VEXP(avx512, RL_TARGET("avx512f,fma"), 16, rl_vfma_avx512)
+RL_ROW_WIDE(row_avx512, avx512, "avx512f,fma", 16)
+RL_VEXP(avx2, RL_TARGET("avx2,fma"), 8, rl_vfma_avx2)
+RL_ROW_WIDE(row_avx2, avx2, "avx2,fma", 8)
 #endif
 
 int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names)
@@ -128,7 +132,7 @@ int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names)
         fns[n] = row_avx512;
         names[n++] = "avx512";
     }
-    if (__builtin_cpu_supports("avx2")) {
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         fns[n] = row_avx2;
         names[n++] = "avx2";
     }

@@ -5,13 +5,14 @@
  * streaming kernel at small head dims spends a third of its time in this
  * step (hd 32: exp 24%, bias/max/zeroing 10% of a 1-thread profile), next
  * to OpenBLAS's sgemm, which picks its own kernel at run time.  So the
- * step is compiled three times (AVX-512, AVX2, SSE2) and picked at run time
- * by the CPU's features; every width computes each e^x with the same
- * operations as rl_expf (no FMA: ISO C mode does not contract), and every
- * width adds the row in one order, eight partial sums (rl_softmax_row_sum),
- * so the numbers are the same bytes on machines with and without AVX-512
- * (before, the lanes were the width's: a probe on an AVX-512 machine differed
- * from an AVX2 one in the last printed digit, NOTES.md §17.4). */
+ * step is compiled three times (AVX-512, AVX2 with FMA, SSE2) and picked at
+ * run time by the CPU's features; every width computes each e^x with the
+ * same operations as rl_expf (its FMAs exact roundings at every width:
+ * fastmath.h), and every width adds the row in one order, eight partial
+ * sums (rl_softmax_row_sum), so the numbers are the same bytes on machines
+ * with and without AVX-512 (before, the lanes were the width's: a probe on
+ * an AVX-512 machine differed from an AVX2 one in the last printed digit,
+ * NOTES.md §17.4). */
 #ifndef RL_MODEL_SOFTMAX_ROW_H
 #define RL_MODEL_SOFTMAX_ROW_H
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../model/attention.h"
+#include "../model/fastmath.h"
 #include "../model/gpt.h"
 #include "../model/position.h"
 #include "../model/softmax_row.h"
@@ -131,8 +132,10 @@ Test(model_attn, thread_count_independent, .timeout = 120)
 
 /* Every width of the row step (model/softmax_row.h) gives the SSE2 step's
  * max and entries bit for bit (the same operations per entry), exact zeros
- * where masked, the sum to float rounding, and e^(x - m) to a few ulps of
- * double exp, and the sums the same bytes (one order of additions); lengths around the 4-, 8- and 16-lane boundaries, with and
+ * where masked, the sum to float rounding, e^(x - m) within rl_expf's
+ * derived bound of double exp (RL_EXPF_MAX_RELERR, fastmath.h), and the
+ * sums the same bytes (one order of additions); lengths around the 4-, 8-
+ * and 16-lane boundaries, with and
  * without an ALiBi slope, a running max below and above the row's, entries
  * far below the max (flushed to 0) and rows with nothing visible. */
 Test(model_attn, row_step_widths_agree)
@@ -170,8 +173,8 @@ Test(model_attn, row_step_widths_agree)
                         if (d < RL_SOFTMAX_FLUSH) /* e < 2^-100: stored as exact 0 */
                             cr_expect(ref[q] == 0.0f, "n %d q %d: %.9g below the flush", n, q, ref[q]);
                         else
-                            cr_expect(fabs(ref[q] - e) <= 5e-7 * e, "n %d q %d: %.9g vs %.9g", n, q,
-                                      ref[q], e);
+                            cr_expect(fabs(ref[q] - e) <= RL_EXPF_MAX_RELERR * e, "n %d q %d: %.9g vs %.9g",
+                                      n, q, ref[q], e);
                     }
                     cr_expect(fabs(rsum - dsum) <= 1e-6 * dsum, "n %d: sum %.9g vs %.9g", n, rsum, dsum);
                     const float csum = n > 0 ? rl_softmax_row_sum(ref, n) : 0.0f;
@@ -217,7 +220,8 @@ Test(model_attn, row_step_flush_boundary)
             const float mx = fns[v](row, n, n, 0.0f, n - 1, 0, -INFINITY, &sum);
             cr_expect(mx == 2.0f, "%s: max %g", names[v], mx);
             cr_expect(row[0] == 1.0f, "%s: the max's entry %.9g", names[v], row[0]);
-            cr_expect(fabs(row[1] - exp(-69.0)) <= 5e-7 * exp(-69.0), "%s n %d: e^-69 = %.9g", names[v], n, row[1]);
+            cr_expect(fabs(row[1] - exp(-69.0)) <= RL_EXPF_MAX_RELERR * exp(-69.0), "%s n %d: e^-69 = %.9g",
+                      names[v], n, row[1]);
             for (int q = 2; q < n; q++)
                 cr_expect(row[q] == 0.0f, "%s n %d: entry %d = %.9g, not flushed", names[v], n, q, row[q]);
             cr_expect(sum == 1.0f + row[1], "%s n %d: sum %.9g", names[v], n, sum);
