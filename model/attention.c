@@ -186,13 +186,12 @@ static void stream_block(float *o, long ldo, const float *v, long ld, const rl_a
             const long i = i0 + r;
             /* keys j0 .. min(i, j1-1) are visible to query i */
             const int n = (int)((i < j1 - 1 ? i : j1 - 1) - j0 + 1);
-            float sum;
-            const float mx = row_step(S + (long)r * SK, n, nk, sl, (int)i, (int)j0, m[r], &sum);
+            float sum, corr;
+            const float mx = row_step(S + (long)r * SK, n, nk, sl, (int)i, (int)j0, m[r], &sum, &corr);
             if (n <= 0)
                 continue;
             /* rescale what has been accumulated to the new max:
-             * l <- l e^(m - m') + sum, acc <- acc e^(m - m') */
-            const float corr = m[r] == -INFINITY ? 0.0f : rl_expf(m[r] - mx);
+             * l <- l e^(m - m') + sum, acc <- acc e^(m - m') (corr) */
             l[r] = l[r] * corr + sum;
 #pragma omp simd
             for (int c = 0; c < hd; c++)

@@ -2,6 +2,7 @@
  * softmax_row.h). */
 #include "softmax_row.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ float rl_softmax_row_sum(const float *row, int n)
 }
 
 float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, float mx0,
-                          float *sum)
+                          float *sum, float *corr)
 {
     float mx = mx0;
     if (sl != 0.0f) {
@@ -43,16 +44,19 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
     *sum = n > 0 ? rl_softmax_row_sum(row, n) : 0.0f;
     if (w > (n > 0 ? n : 0))
         memset(row + (n > 0 ? n : 0), 0, sizeof(float) * (w - (n > 0 ? n : 0)));
+    *corr = mx0 == -INFINITY ? 0.0f : rl_expf(mx0 - mx);
     return mx;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* W lanes in a function compiled for TGT; the exp is vexp.h's (the
- * operations of rl_expf), with the same flush below RL_SOFTMAX_FLUSH, so
- * every entry is the value the SSE2 version computes. */
+ * operations of rl_expf, which computes the rescale here, its fmaf an
+ * instruction), with the same flush below RL_SOFTMAX_FLUSH, so every entry
+ * is the value the SSE2 version computes. */
 #define RL_ROW_WIDE(NAME, SFX, TGT, W)                                                      \
     __attribute__((target(TGT))) static float NAME(float *row, int n, int w, float sl,    \
-                                                   int i, int j0, float mx0, float *sum)  \
+                                                   int i, int j0, float mx0, float *sum,  \
+                                                   float *corr)                           \
     {                                                                                       \
         typedef vf_##SFX vf;                                                                \
         typedef vi_##SFX vi;                                                                \
@@ -62,6 +66,7 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
             if (w > 0)                                                                      \
                 memset(row, 0, sizeof(float) * w);                                          \
             *sum = 0.0f;                                                                    \
+            *corr = mx0 == -INFINITY ? 0.0f : 1.0f; /* rl_expf(0) */                        \
             return mx0;                                                                     \
         }                                                                                   \
         if (sl != 0.0f)                                                                     \
@@ -115,6 +120,7 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
         if (w > n)                                                                          \
             memset(row + n, 0, sizeof(float) * (w - n));                                   \
         *sum = s;                                                                           \
+        *corr = mx0 == -INFINITY ? 0.0f : rl_expf(mx0 - mx);                                \
         return mx;                                                                          \
     }
 

@@ -131,11 +131,12 @@ Test(model_attn, thread_count_independent, .timeout = 120)
 }
 
 /* Every width of the row step (model/softmax_row.h) gives the SSE2 step's
- * max and entries bit for bit (the same operations per entry), exact zeros
- * where masked, the sum to float rounding, e^(x - m) within rl_expf's
- * derived bound of double exp (RL_EXPF_MAX_RELERR, fastmath.h), and the
- * sums the same bytes (one order of additions); lengths around the 4-, 8-
- * and 16-lane boundaries, with and
+ * max, entries and rescale bit for bit (the same operations per entry),
+ * exact zeros where masked, the sum to float rounding, e^(x - m) and the
+ * rescale e^(mx0 - m) within rl_expf's derived bound of double exp
+ * (RL_EXPF_MAX_RELERR, fastmath.h; the rescale exactly 1 when the max
+ * stays, 0 when nothing was summed), and the sums the same bytes (one order
+ * of additions); lengths around the 4-, 8- and 16-lane boundaries, with and
  * without an ALiBi slope, a running max below and above the row's, entries
  * far below the max (flushed to 0) and rows with nothing visible. */
 Test(model_attn, row_step_widths_agree)
@@ -160,8 +161,16 @@ Test(model_attn, row_step_widths_agree)
                         continue;
                     const int i = 700 + (n > 0 ? n : 0), j0 = 701; /* keys j0 .. j0 + n - 1 */
                     memcpy(ref, src, sizeof src);
-                    float rsum;
-                    const float rmx = rl_softmax_row_sse2(ref, n, w, sls[b], i, j0, mx0s[c], &rsum);
+                    float rsum, rcorr;
+                    const float rmx = rl_softmax_row_sse2(ref, n, w, sls[b], i, j0, mx0s[c], &rsum, &rcorr);
+                    if (mx0s[c] == -INFINITY)
+                        cr_expect(rcorr == 0.0f, "n %d: rescale %.9g with nothing summed", n, rcorr);
+                    else if (rmx == mx0s[c])
+                        cr_expect(rcorr == 1.0f, "n %d: rescale %.9g, the max unchanged", n, rcorr);
+                    else
+                        cr_expect(fabs(rcorr - exp((double)(mx0s[c] - rmx))) <=
+                                      RL_EXPF_MAX_RELERR * exp((double)(mx0s[c] - rmx)),
+                                  "n %d: rescale %.9g vs %.9g", n, rcorr, exp((double)(mx0s[c] - rmx)));
                     /* against double exp of the float argument (the biased
                      * logit minus the max, each rounded to float as the step does) */
                     double dsum = 0;
@@ -186,9 +195,11 @@ Test(model_attn, row_step_widths_agree)
                         cr_expect(rmx == mx0s[c] && rsum == 0.0f, "n %d: max %g sum %g", n, rmx, rsum);
                     for (int v = 0; v < nv; v++) {
                         memcpy(got, src, sizeof src);
-                        float sum;
-                        const float mx = fns[v](got, n, w, sls[b], i, j0, mx0s[c], &sum);
+                        float sum, corr;
+                        const float mx = fns[v](got, n, w, sls[b], i, j0, mx0s[c], &sum, &corr);
                         cr_expect(mx == rmx, "%s n %d: max %.9g vs %.9g", names[v], n, mx, rmx);
+                        cr_expect(memcmp(&corr, &rcorr, sizeof corr) == 0, "%s n %d: rescale %.9g vs %.9g",
+                                  names[v], n, corr, rcorr);
                         cr_expect(memcmp(got, ref, sizeof(float) * w) == 0,
                                   "%s n %d w %d sl %g: entries differ from sse2", names[v], n, w, sls[b]);
                         cr_expect(memcmp(got + w, src + w, sizeof(float) * (520 - w)) == 0,
@@ -216,8 +227,8 @@ Test(model_attn, row_step_flush_boundary)
             for (int q = 0; q < 21; q++)
                 row[q] = -1000.0f;
             row[0] = 2.0f, row[1] = 2.0f - 69.0f, row[2] = 2.0f - 69.5f, row[3] = 2.0f - 80.0f;
-            float sum;
-            const float mx = fns[v](row, n, n, 0.0f, n - 1, 0, -INFINITY, &sum);
+            float sum, corr;
+            const float mx = fns[v](row, n, n, 0.0f, n - 1, 0, -INFINITY, &sum, &corr);
             cr_expect(mx == 2.0f, "%s: max %g", names[v], mx);
             cr_expect(row[0] == 1.0f, "%s: the max's entry %.9g", names[v], row[0]);
             cr_expect(fabs(row[1] - exp(-69.0)) <= RL_EXPF_MAX_RELERR * exp(-69.0), "%s n %d: e^-69 = %.9g",
