@@ -77,12 +77,10 @@ RL_VEXP(4, , 4, rl_vfma_4)
             }                                                                               \
         }                                                                                   \
         if (i < n) { /* the n - i < W entries left: one vector, padded (each lane alone) */ \
-            d = (vf_##SFX){ 0 };                                                            \
-            memcpy(&d, x + i, sizeof(float) * (size_t)(n - i));                             \
-            d = d - shift;                                                                  \
+            d = rl_vloadn_##SFX(x + i, (int)(n - i)) - shift;                               \
             e = vexp_##SFX(d);                                                              \
             e = (vf_##SFX)((vi_##SFX)e & ~(d < flush));                                     \
-            memcpy(x + i, &e, sizeof(float) * (size_t)(n - i));                             \
+            rl_vstoren_##SFX(x + i, e, (int)(n - i));                                       \
         }                                                                                   \
         for (; i + 4 <= n; i += 4) { /* their four-blocks, then one by one */               \
             memcpy(&q, x + i, sizeof q);                                                    \

@@ -100,13 +100,11 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
         /* what the wide loop left: its entries in one padded vector (each lane   \
          * alone), its 8-blocks into the lanes */                                       \
         if (q < n) {                                                                        \
-            x = zero;                                                                       \
-            memcpy(&x, row + q, sizeof(float) * (size_t)(n - q));                           \
-            x = x - mx;                                                                     \
+            x = rl_vloadn_##SFX(row + q, n - q) - mx;                                       \
             vi fl = x < RL_SOFTMAX_FLUSH;                                                   \
             e = vexp_##SFX(x);                                                              \
             e = (vf)((vi)e & ~fl);                                                          \
-            memcpy(row + q, &e, sizeof(float) * (size_t)(n - q));                           \
+            rl_vstoren_##SFX(row + q, e, n - q);                                            \
         }                                                                                   \
         for (; q + RL_SOFTMAX_LANES <= n; q += RL_SOFTMAX_LANES) {                          \
             memcpy(&part, row + q, sizeof part);                                            \

@@ -5,7 +5,8 @@
  * and vexp_SFX(x), with the function attribute ATTR (RL_TARGET("avx2,fma"),
  * or nothing for the build's own width) and FMA(a, b, c) the lanes' fused
  * a b + c, rounded once: rl_vfma_4 (libm's fmaf lane by lane, the SSE2
- * reference), rl_vfma_avx2, rl_vfma_avx512 (the instructions).
+ * reference), rl_vfma_avx2, rl_vfma_avx512 (the instructions); and
+ * rl_vloadn_SFX, rl_vstoren_SFX for a row's last entries.
  * Each lane goes through rl_expf's operations in its order (ISO C mode does
  * not contract a b + c on its own, so the FMAs are exactly the written
  * ones): x clamped to [RL_EXP_LO, RL_EXP_HI] (a NaN passes), t = fma(x,
@@ -41,6 +42,33 @@ static inline rl_vf4_ rl_vfma_4(rl_vf4_ a, rl_vf4_ b, rl_vf4_ c)
 #if defined(__x86_64__) && defined(__GNUC__)
 #define rl_vfma_avx2(a, b, c) ((vf_avx2)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
 #define rl_vfma_avx512(a, b, c) ((vf_avx512)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
+#endif
+
+/* The first n < W lanes of a row's end, the rest 0, and back (a kernel's
+ * last n mod W entries through one vector; each lane alone, so the same
+ * bits).  Masked loads and stores: a memcpy of n floats was a call that
+ * spilled every vector register. */
+static inline rl_vf4_ rl_vloadn_4(const float *p, int n)
+{
+    rl_vf4_ v = { 0 };
+    for (int l = 0; l < n; l++)
+        v[l] = p[l];
+    return v;
+}
+static inline void rl_vstoren_4(float *p, rl_vf4_ v, int n)
+{
+    for (int l = 0; l < n; l++)
+        p[l] = v[l];
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+RL_TARGET("avx2") static inline __m256i rl_vmask8_(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+#define rl_vloadn_avx2(p, n) ((vf_avx2)_mm256_maskload_ps((p), rl_vmask8_(n)))
+#define rl_vstoren_avx2(p, v, n) _mm256_maskstore_ps((p), rl_vmask8_(n), (__m256)(v))
+#define rl_vloadn_avx512(p, n) ((vf_avx512)_mm512_maskz_loadu_ps((__mmask16)((1u << (n)) - 1u), (p)))
+#define rl_vstoren_avx512(p, v, n) _mm512_mask_storeu_ps((p), (__mmask16)((1u << (n)) - 1u), (__m512)(v))
 #endif
 
 #define RL_VEXP(SFX, ATTR, W, FMA)                                                           \
