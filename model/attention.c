@@ -1,5 +1,6 @@
 /* attention.c: causal attention, plain (training) and streaming (long
- * evaluation), every product through cblas_sgemm.  The softmax, P V, the
+ * evaluation), every product through cblas_sgemm but the streaming kernel's
+ * P V, which reads P in place where it can (attn_pv.h).  The softmax, P V, the
  * online softmax and the softmax backward are written once here, over a
  * logits provider (attention.h); the standard provider, q k^T / sqrt(hd),
  * is at the end. */
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 
 #include "../core/util.h"
+#include "attn_pv.h"
 #include "fastmath.h"
 #include "softmax_row.h"
 
@@ -154,7 +156,7 @@ static int prune_skips(const prune_in *p, long bh, long T, float sl, long i0, lo
 static void stream_block(float *o, long ldo, const float *v, long ld, const rl_attn_shape *s,
                          const rl_attn_logits *lg, int b, int h, long i0, long i1, float *S,
                          float *acc, float *m, float *l, float *state, rl_softmax_row_fn row_step,
-                         const prune_in *pin, rl_attn_prune *po)
+                         rl_attn_pv_fn pv, const prune_in *pin, rl_attn_prune *po)
 {
     const int hd = s->hd;
     const int nq = (int)(i1 - i0);
@@ -182,21 +184,23 @@ static void stream_block(float *o, long ldo, const float *v, long ld, const rl_a
             const long i = i0 + r;
             /* keys j0 .. min(i, j1-1) are visible to query i */
             const int n = (int)((i < j1 - 1 ? i : j1 - 1) - j0 + 1);
-            float sum;
-            const float mx = row_step(S + (long)r * SK, n, nk, sl, (int)i, (int)j0, m[r], &sum);
+            float sum, corr;
+            const float mx = row_step(S + (long)r * SK, n, nk, sl, (int)i, (int)j0, m[r], &sum, &corr);
             if (n <= 0)
                 continue;
             /* rescale what has been accumulated to the new max:
-             * l <- l e^(m - m') + sum, acc <- acc e^(m - m') */
-            const float corr = m[r] == -INFINITY ? 0.0f : rl_expf(m[r] - mx);
+             * l <- l e^(m - m') + sum, acc <- acc e^(m - m') (corr) */
             l[r] = l[r] * corr + sum;
 #pragma omp simd
             for (int c = 0; c < hd; c++)
                 acc[(long)r * hd + c] *= corr;
             m[r] = mx;
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, hd, nk, 1.0f, S, SK,
-                    v + j0 * ld, (int)ld, 1.0f, acc, hd);
+        if (pv) /* acc += P V, P read where the row step left it */
+            pv(acc, S, SK, v + j0 * ld, ld, nq, nk, hd);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, hd, nk, 1.0f, S, SK,
+                        v + j0 * ld, (int)ld, 1.0f, acc, hd);
     }
     for (int r = 0; r < nq; r++)
         for (int c = 0; c < hd; c++)
@@ -276,6 +280,7 @@ static rl_status stream_logits(float *out, long ldo, const float *v, long ld, co
             lg->prepare(lg, (int)(bh / H), (int)(bh % H));
     }
     const rl_softmax_row_fn row_step = rl_softmax_row_pick();
+    const rl_attn_pv_fn pv = rl_attn_pv_pick(hd);
     /* sums of whole numbers below 2^53 and maxima: the same whatever the
      * schedule */
     double pairs = 0, skipped = 0, mass = 0, obound = 0;
@@ -290,7 +295,7 @@ static rl_status stream_logits(float *out, long ldo, const float *v, long ld, co
         const long i1 = (qb + 1) * gq < T ? (qb + 1) * gq : T;
         rl_attn_prune po = { 0, 0, 0, 0 };
         stream_block(out + b * T * ldo + h * hd, ldo, v + b * T * ld + h * hd, ld, s, lg,
-                     (int)b, (int)h, qb * gq, i1, S, acc, m, l, state, row_step, prune ? &pin : NULL, &po);
+                     (int)b, (int)h, qb * gq, i1, S, acc, m, l, state, row_step, pv, prune ? &pin : NULL, &po);
         pairs += po.pairs;
         skipped += po.skipped;
         mass = po.mass > mass ? po.mass : mass;

@@ -6,7 +6,9 @@
  * the same operations at every width, so each entry is the same bits; the
  * exp's sum keeps the four-lane order at every width: four partial sums fed
  * four lanes at a time (the W lanes of a step a quarter after another),
- * then the last four-blocks, then the scalar tail. */
+ * then the last four-blocks, then the rest one by one.  The exp-sum's last
+ * n mod W entries go through one padded vector (a training row of 33
+ * entries spent more in a scalar or four-lane tail than in its body). */
 #include "fastmath.h"
 
 #include "vexp.h"
@@ -26,7 +28,7 @@ static inline float gelu1(float x, float *t_out)
  *   0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 a x^2). */
 #define GELU_GRAD(x, t) (0.5f * (1.0f + (t)) + 0.5f * (x) * (1.0f - (t) * (t)) * GELU_K * (1.0f + 3.0f * GELU_A * (x) * (x)))
 
-RL_VEXP(4, , 4)
+RL_VEXP(4, , 4, rl_vfma_4)
 
 #define RL_FASTMATH(SFX, ATTR, W)                                                            \
     ATTR static void gelu_##SFX(float *y, const float *x, long n)                           \
@@ -74,33 +76,35 @@ RL_VEXP(4, , 4)
                 acc += q;                                                                   \
             }                                                                               \
         }                                                                                   \
-        for (; i + 4 <= n; i += 4) { /* the four-blocks the wide loop left */               \
+        if (i < n) { /* the n - i < W entries left: one vector, padded (each lane alone) */ \
+            d = rl_vloadn_##SFX(x + i, (int)(n - i)) - shift;                               \
+            e = vexp_##SFX(d);                                                              \
+            e = (vf_##SFX)((vi_##SFX)e & ~(d < flush));                                     \
+            rl_vstoren_##SFX(x + i, e, (int)(n - i));                                       \
+        }                                                                                   \
+        for (; i + 4 <= n; i += 4) { /* their four-blocks, then one by one */               \
             memcpy(&q, x + i, sizeof q);                                                    \
-            q = q - shift;                                                                  \
-            const vf_4 ee = (vf_4)((vi_4)vexp_4(q) & ~(q < flush));                         \
-            memcpy(x + i, &ee, sizeof ee);                                                  \
-            acc += ee;                                                                      \
+            acc += q;                                                                       \
         }                                                                                   \
         float s = (acc[0] + acc[1]) + (acc[2] + acc[3]);                                    \
-        for (; i < n; i++) {                                                                \
-            const float dd = x[i] - shift;                                                  \
-            x[i] = dd < flush ? 0.0f : rl_expf(dd);                                         \
+        for (; i < n; i++)                                                                  \
             s += x[i];                                                                      \
-        }                                                                                   \
         return s;                                                                           \
     }
 
 RL_FASTMATH(4, , 4)
 
 #if defined(__x86_64__) && defined(__GNUC__)
-RL_VEXP(avx2, RL_TARGET("avx2"), 8)
-RL_FASTMATH(avx2, RL_TARGET("avx2"), 8)
-RL_VEXP(avx512, RL_TARGET("avx512f"), 16)
-RL_FASTMATH(avx512, RL_TARGET("avx512f"), 16)
+RL_VEXP(avx2, RL_TARGET("avx2,fma"), 8, rl_vfma_avx2)
+RL_FASTMATH(avx2, RL_TARGET("avx2,fma"), 8)
+RL_VEXP(avx512, RL_TARGET("avx512f,fma"), 16, rl_vfma_avx512)
+RL_FASTMATH(avx512, RL_TARGET("avx512f,fma"), 16)
+/* AVX2 with FMA (every AVX2 CPU of Intel and AMD has it; one without runs
+ * the reference) */
 #define RL_WIDEST(fn, ...)                                                                  \
-    (__builtin_cpu_supports("avx512f") ? fn##_avx512(__VA_ARGS__)                           \
-     : __builtin_cpu_supports("avx2")  ? fn##_avx2(__VA_ARGS__)                             \
-                                       : fn##_4(__VA_ARGS__))
+    (__builtin_cpu_supports("avx512f")                                  ? fn##_avx512(__VA_ARGS__) \
+     : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? fn##_avx2(__VA_ARGS__)   \
+                                                                       : fn##_4(__VA_ARGS__))
 #else
 #define RL_WIDEST(fn, ...) fn##_4(__VA_ARGS__)
 #endif

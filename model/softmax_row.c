@@ -2,6 +2,7 @@
  * softmax_row.h). */
 #include "softmax_row.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ float rl_softmax_row_sum(const float *row, int n)
 }
 
 float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, float mx0,
-                          float *sum)
+                          float *sum, float *corr)
 {
     float mx = mx0;
     if (sl != 0.0f) {
@@ -43,17 +44,19 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
     *sum = n > 0 ? rl_softmax_row_sum(row, n) : 0.0f;
     if (w > (n > 0 ? n : 0))
         memset(row + (n > 0 ? n : 0), 0, sizeof(float) * (w - (n > 0 ? n : 0)));
+    *corr = mx0 == -INFINITY ? 0.0f : rl_expf(mx0 - mx);
     return mx;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* W lanes in a function compiled for TGT; the exp is vexp.h's (the
- * operations of rl_expf) and the tail is rl_expf itself, with the same
- * flush below RL_SOFTMAX_FLUSH, so every entry is the value the SSE2
- * version computes. */
+ * operations of rl_expf, which computes the rescale here, its fmaf an
+ * instruction), with the same flush below RL_SOFTMAX_FLUSH, so every entry
+ * is the value the SSE2 version computes. */
 #define RL_ROW_WIDE(NAME, SFX, TGT, W)                                                      \
     __attribute__((target(TGT))) static float NAME(float *row, int n, int w, float sl,    \
-                                                   int i, int j0, float mx0, float *sum)  \
+                                                   int i, int j0, float mx0, float *sum,  \
+                                                   float *corr)                           \
     {                                                                                       \
         typedef vf_##SFX vf;                                                                \
         typedef vi_##SFX vi;                                                                \
@@ -63,6 +66,7 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
             if (w > 0)                                                                      \
                 memset(row, 0, sizeof(float) * w);                                          \
             *sum = 0.0f;                                                                    \
+            *corr = mx0 == -INFINITY ? 0.0f : 1.0f; /* rl_expf(0) */                        \
             return mx0;                                                                     \
         }                                                                                   \
         if (sl != 0.0f)                                                                     \
@@ -93,12 +97,15 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
                 acc += part;                                                                \
             }                                                                               \
         }                                                                                   \
-        /* what the wide loop left: entries by rl_expf, the 8-blocks into the lanes */     \
-        for (; q < n; q++) {                                                                \
-            const float d = row[q] - mx;                                                    \
-            row[q] = d < RL_SOFTMAX_FLUSH ? 0.0f : rl_expf(d);                              \
+        /* what the wide loop left: its entries in one padded vector (each lane   \
+         * alone), its 8-blocks into the lanes */                                       \
+        if (q < n) {                                                                        \
+            x = rl_vloadn_##SFX(row + q, n - q) - mx;                                       \
+            vi fl = x < RL_SOFTMAX_FLUSH;                                                   \
+            e = vexp_##SFX(x);                                                              \
+            e = (vf)((vi)e & ~fl);                                                          \
+            rl_vstoren_##SFX(row + q, e, n - q);                                            \
         }                                                                                   \
-        q = n - n % (W);                                                                    \
         for (; q + RL_SOFTMAX_LANES <= n; q += RL_SOFTMAX_LANES) {                          \
             memcpy(&part, row + q, sizeof part);                                            \
             acc += part;                                                                    \
@@ -111,13 +118,14 @@ float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, flo
         if (w > n)                                                                          \
             memset(row + n, 0, sizeof(float) * (w - n));                                   \
         *sum = s;                                                                           \
+        *corr = mx0 == -INFINITY ? 0.0f : rl_expf(mx0 - mx);                                \
         return mx;                                                                          \
     }
 
-RL_VEXP(avx512, RL_TARGET("avx512f"), 16)
-RL_ROW_WIDE(row_avx512, avx512, "avx512f", 16)
-RL_VEXP(avx2, RL_TARGET("avx2"), 8)
-RL_ROW_WIDE(row_avx2, avx2, "avx2", 8)
+RL_VEXP(avx512, RL_TARGET("avx512f,fma"), 16, rl_vfma_avx512)
+RL_ROW_WIDE(row_avx512, avx512, "avx512f,fma", 16)
+RL_VEXP(avx2, RL_TARGET("avx2,fma"), 8, rl_vfma_avx2)
+RL_ROW_WIDE(row_avx2, avx2, "avx2,fma", 8)
 #endif
 
 int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names)
@@ -128,7 +136,7 @@ int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names)
         fns[n] = row_avx512;
         names[n++] = "avx512";
     }
-    if (__builtin_cpu_supports("avx2")) {
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         fns[n] = row_avx2;
         names[n++] = "avx2";
     }

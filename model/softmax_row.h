@@ -5,13 +5,14 @@
  * streaming kernel at small head dims spends a third of its time in this
  * step (hd 32: exp 24%, bias/max/zeroing 10% of a 1-thread profile), next
  * to OpenBLAS's sgemm, which picks its own kernel at run time.  So the
- * step is compiled three times (AVX-512, AVX2, SSE2) and picked at run time
- * by the CPU's features; every width computes each e^x with the same
- * operations as rl_expf (no FMA: ISO C mode does not contract), and every
- * width adds the row in one order, eight partial sums (rl_softmax_row_sum),
- * so the numbers are the same bytes on machines with and without AVX-512
- * (before, the lanes were the width's: a probe on an AVX-512 machine differed
- * from an AVX2 one in the last printed digit, NOTES.md §17.4). */
+ * step is compiled three times (AVX-512, AVX2 with FMA, SSE2) and picked at
+ * run time by the CPU's features; every width computes each e^x with the
+ * same operations as rl_expf (its FMAs exact roundings at every width:
+ * fastmath.h), and every width adds the row in one order, eight partial
+ * sums (rl_softmax_row_sum), so the numbers are the same bytes on machines
+ * with and without AVX-512 (before, the lanes were the width's: a probe on
+ * an AVX-512 machine differed from an AVX2 one in the last printed digit,
+ * NOTES.md §17.4). */
 #ifndef RL_MODEL_SOFTMAX_ROW_H
 #define RL_MODEL_SOFTMAX_ROW_H
 
@@ -30,9 +31,13 @@
  * the width w masked: subtract the ALiBi bias sl (i - j) (sl = 0: none),
  * take m = max(mx0, the row's max), replace the visible entries by
  * e^(x - m) (0 below RL_SOFTMAX_FLUSH) and the masked ones by 0; returns m,
- * and the sum in *sum (0 and mx0 when n <= 0). */
+ * the sum in *sum (0 and mx0 when n <= 0), and in *corr the factor
+ * e^(mx0 - m) that rescales what was summed under the running max mx0 (0
+ * when mx0 = -inf: nothing was; exactly 1 when m = mx0).  The rescale is
+ * here, not in the caller, so that its exp is the width's own (a call of
+ * rl_expf from code built for SSE2 calls libm's fmaf eight times). */
 typedef float (*rl_softmax_row_fn)(float *row, int n, int w, float sl, int i, int j0,
-                                   float mx0, float *sum);
+                                   float mx0, float *sum, float *corr);
 
 /* The partial sums of every width's row sum (rl_softmax_row_sum). */
 #define RL_SOFTMAX_LANES 8
@@ -51,6 +56,6 @@ int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names);
 
 /* The SSE2 version (every x86-64; the reference for tests). */
 float rl_softmax_row_sse2(float *row, int n, int w, float sl, int i, int j0, float mx0,
-                          float *sum);
+                          float *sum, float *corr);
 
 #endif

@@ -2,8 +2,11 @@
  * slopes, RoPE's table, and thread-count independence of every registered
  * scheme (the chunked
  * long-window evaluation against the training forward, for every scheme:
- * test_model_schemes.c), and the online-softmax row step at every vector
- * width the CPU runs against the SSE2 one and against double exp. */
+ * test_model_schemes.c), the online-softmax row step at every vector
+ * width the CPU runs against the SSE2 one and against double exp, and the
+ * streaming P V kernel at every width against its reference order and
+ * against sgemm. */
+#include <cblas.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
@@ -11,6 +14,8 @@
 #include <string.h>
 
 #include "../model/attention.h"
+#include "../model/attn_pv.h"
+#include "../model/fastmath.h"
 #include "../model/gpt.h"
 #include "../model/position.h"
 #include "../model/softmax_row.h"
@@ -130,9 +135,12 @@ Test(model_attn, thread_count_independent, .timeout = 120)
 }
 
 /* Every width of the row step (model/softmax_row.h) gives the SSE2 step's
- * max and entries bit for bit (the same operations per entry), exact zeros
- * where masked, the sum to float rounding, and e^(x - m) to a few ulps of
- * double exp, and the sums the same bytes (one order of additions); lengths around the 4-, 8- and 16-lane boundaries, with and
+ * max, entries and rescale bit for bit (the same operations per entry),
+ * exact zeros where masked, the sum to float rounding, e^(x - m) and the
+ * rescale e^(mx0 - m) within rl_expf's derived bound of double exp
+ * (RL_EXPF_MAX_RELERR, fastmath.h; the rescale exactly 1 when the max
+ * stays, 0 when nothing was summed), and the sums the same bytes (one order
+ * of additions); lengths around the 4-, 8- and 16-lane boundaries, with and
  * without an ALiBi slope, a running max below and above the row's, entries
  * far below the max (flushed to 0) and rows with nothing visible. */
 Test(model_attn, row_step_widths_agree)
@@ -157,8 +165,16 @@ Test(model_attn, row_step_widths_agree)
                         continue;
                     const int i = 700 + (n > 0 ? n : 0), j0 = 701; /* keys j0 .. j0 + n - 1 */
                     memcpy(ref, src, sizeof src);
-                    float rsum;
-                    const float rmx = rl_softmax_row_sse2(ref, n, w, sls[b], i, j0, mx0s[c], &rsum);
+                    float rsum, rcorr;
+                    const float rmx = rl_softmax_row_sse2(ref, n, w, sls[b], i, j0, mx0s[c], &rsum, &rcorr);
+                    if (mx0s[c] == -INFINITY)
+                        cr_expect(rcorr == 0.0f, "n %d: rescale %.9g with nothing summed", n, rcorr);
+                    else if (rmx == mx0s[c])
+                        cr_expect(rcorr == 1.0f, "n %d: rescale %.9g, the max unchanged", n, rcorr);
+                    else
+                        cr_expect(fabs(rcorr - exp((double)(mx0s[c] - rmx))) <=
+                                      RL_EXPF_MAX_RELERR * exp((double)(mx0s[c] - rmx)),
+                                  "n %d: rescale %.9g vs %.9g", n, rcorr, exp((double)(mx0s[c] - rmx)));
                     /* against double exp of the float argument (the biased
                      * logit minus the max, each rounded to float as the step does) */
                     double dsum = 0;
@@ -170,8 +186,8 @@ Test(model_attn, row_step_widths_agree)
                         if (d < RL_SOFTMAX_FLUSH) /* e < 2^-100: stored as exact 0 */
                             cr_expect(ref[q] == 0.0f, "n %d q %d: %.9g below the flush", n, q, ref[q]);
                         else
-                            cr_expect(fabs(ref[q] - e) <= 5e-7 * e, "n %d q %d: %.9g vs %.9g", n, q,
-                                      ref[q], e);
+                            cr_expect(fabs(ref[q] - e) <= RL_EXPF_MAX_RELERR * e, "n %d q %d: %.9g vs %.9g",
+                                      n, q, ref[q], e);
                     }
                     cr_expect(fabs(rsum - dsum) <= 1e-6 * dsum, "n %d: sum %.9g vs %.9g", n, rsum, dsum);
                     const float csum = n > 0 ? rl_softmax_row_sum(ref, n) : 0.0f;
@@ -183,9 +199,11 @@ Test(model_attn, row_step_widths_agree)
                         cr_expect(rmx == mx0s[c] && rsum == 0.0f, "n %d: max %g sum %g", n, rmx, rsum);
                     for (int v = 0; v < nv; v++) {
                         memcpy(got, src, sizeof src);
-                        float sum;
-                        const float mx = fns[v](got, n, w, sls[b], i, j0, mx0s[c], &sum);
+                        float sum, corr;
+                        const float mx = fns[v](got, n, w, sls[b], i, j0, mx0s[c], &sum, &corr);
                         cr_expect(mx == rmx, "%s n %d: max %.9g vs %.9g", names[v], n, mx, rmx);
+                        cr_expect(memcmp(&corr, &rcorr, sizeof corr) == 0, "%s n %d: rescale %.9g vs %.9g",
+                                  names[v], n, corr, rcorr);
                         cr_expect(memcmp(got, ref, sizeof(float) * w) == 0,
                                   "%s n %d w %d sl %g: entries differ from sse2", names[v], n, w, sls[b]);
                         cr_expect(memcmp(got + w, src + w, sizeof(float) * (520 - w)) == 0,
@@ -213,13 +231,125 @@ Test(model_attn, row_step_flush_boundary)
             for (int q = 0; q < 21; q++)
                 row[q] = -1000.0f;
             row[0] = 2.0f, row[1] = 2.0f - 69.0f, row[2] = 2.0f - 69.5f, row[3] = 2.0f - 80.0f;
-            float sum;
-            const float mx = fns[v](row, n, n, 0.0f, n - 1, 0, -INFINITY, &sum);
+            float sum, corr;
+            const float mx = fns[v](row, n, n, 0.0f, n - 1, 0, -INFINITY, &sum, &corr);
             cr_expect(mx == 2.0f, "%s: max %g", names[v], mx);
             cr_expect(row[0] == 1.0f, "%s: the max's entry %.9g", names[v], row[0]);
-            cr_expect(fabs(row[1] - exp(-69.0)) <= 5e-7 * exp(-69.0), "%s n %d: e^-69 = %.9g", names[v], n, row[1]);
+            cr_expect(fabs(row[1] - exp(-69.0)) <= RL_EXPF_MAX_RELERR * exp(-69.0), "%s n %d: e^-69 = %.9g",
+                      names[v], n, row[1]);
             for (int q = 2; q < n; q++)
                 cr_expect(row[q] == 0.0f, "%s n %d: entry %d = %.9g, not flushed", names[v], n, q, row[q]);
             cr_expect(sum == 1.0f + row[1], "%s n %d: sum %.9g", names[v], n, sum);
         }
+}
+
+/* P V's inputs as the streaming kernel has them: P a block of softmax
+ * weights (>= 0, a row of zeros, masked zeros at a row's end) in rows ldp
+ * apart, V rows ldv apart, acc what earlier key blocks summed. */
+static void pv_inputs(float *P, long ldp, float *V, long ldv, float *acc, int nq, int nk, int hd, unsigned seed)
+{
+    tm_randn(P, (long)nq * ldp, seed, 1.0f);
+    for (long e = 0; e < (long)nq * ldp; e++)
+        P[e] = expf(-fabsf(P[e]) * 4.0f);
+    for (int k = 0; k < nk; k++)
+        P[k] = 0.0f; /* row 0: nothing visible */
+    for (int r = 1; r < nq; r += 3)
+        for (int k = nk - r % nk; k < nk; k++)
+            P[(long)r * ldp + k] = 0.0f; /* masked keys */
+    tm_randn(V, (long)nk * ldv, seed + 1, 1.0f);
+    tm_randn(acc, (long)nq * hd, seed + 2, 3.0f);
+}
+
+/* Every width of the P V kernel (model/attn_pv.h) gives rl_attn_pv_ref's
+ * bits (one chain of FMAs over the keys per entry), and writes nothing
+ * past acc's nq rows: head dims 16 .. 80 (the AVX-512 tile's 32 columns and
+ * its last 16), query rows around the tiles' 8 and 4, key counts 1 .. 512. */
+Test(model_attn, pv_kernel_widths_agree, .timeout = 60)
+{
+    rl_attn_pv_fn fns[2];
+    const char *names[2];
+    const int nv = rl_attn_pv_versions(fns, names);
+    cr_log_info("P V kernel widths: %d (widest %s)", nv, nv ? names[0] : "none: sgemm");
+    const int hds[] = { 16, 32, 48, 64, 80 }, nqs[] = { 1, 3, 4, 7, 8, 9, 13, 64, 128 }, nks[] = { 1, 17, 512 };
+    const long ldp = 515, G = 64; /* G floats of guard after acc */
+    float *P = malloc(sizeof(float) * 128 * ldp), *V = malloc(sizeof(float) * 512 * 256);
+    float *a0 = malloc(sizeof(float) * (128 * 80 + G)), *ref = malloc(sizeof(float) * (128 * 80 + G));
+    float *got = malloc(sizeof(float) * (128 * 80 + G));
+    for (unsigned a = 0; a < sizeof hds / sizeof *hds; a++)
+        for (unsigned b = 0; b < sizeof nqs / sizeof *nqs; b++)
+            for (unsigned c = 0; c < sizeof nks / sizeof *nks; c++) {
+                const int hd = hds[a], nq = nqs[b], nk = nks[c];
+                const long ldv = 3L * hd + 16, n = (long)nq * hd;
+                pv_inputs(P, ldp, V, ldv, a0, nq, nk, hd, 31 + a * 100 + b * 10 + c);
+                for (long g = 0; g < G; g++)
+                    a0[n + g] = -7.0f;
+                memcpy(ref, a0, sizeof(float) * (n + G));
+                rl_attn_pv_ref(ref, P, ldp, V, ldv, nq, nk, hd);
+                for (int v = 0; v < nv; v++) {
+                    memcpy(got, a0, sizeof(float) * (n + G));
+                    fns[v](got, P, ldp, V, ldv, nq, nk, hd);
+                    cr_expect(memcmp(got, ref, sizeof(float) * n) == 0, "%s hd %d nq %d nk %d: not the "
+                              "reference's bits", names[v], hd, nq, nk);
+                    cr_expect(memcmp(got + n, a0 + n, sizeof(float) * G) == 0, "%s hd %d nq %d nk %d: wrote "
+                              "past acc", names[v], hd, nq, nk);
+                }
+            }
+    for (int hd = 0; hd <= 40; hd += 8) /* picked only where a tile fits */
+        cr_expect((rl_attn_pv_pick(hd) != NULL) == (nv > 0 && hd > 0 && hd % 16 == 0), "hd %d", hd);
+    free(P);
+    free(V);
+    free(a0);
+    free(ref);
+    free(got);
+}
+
+/* The kernel the streaming attention picks against cblas_sgemm (beta = 1,
+ * what it replaced), entry by entry within the two summation bounds
+ * (attn_pv.h): the kernel's chain of nk FMAs, gamma_nk S, and sgemm's sum
+ * in any order plus acc, gamma_(nk+1) S, with S = |acc_0| + sum_k |P_rk|
+ * |V_kc| and gamma_n = n u / (1 - n u), u = 2^-24.  A key left out (about
+ * S / nk here) or a row shifted breaks it by orders of magnitude. */
+Test(model_attn, pv_kernel_against_sgemm, .timeout = 60)
+{
+    const double u = 0x1p-24;
+    const int hds[] = { 16, 32, 64 }, nqs[] = { 5, 64, 128 }, nks[] = { 17, 512 };
+    const long ldp = 512;
+    float *P = malloc(sizeof(float) * 128 * ldp), *V = malloc(sizeof(float) * 512 * 256);
+    float *a0 = malloc(sizeof(float) * 128 * 64), *k1 = malloc(sizeof(float) * 128 * 64);
+    float *k2 = malloc(sizeof(float) * 128 * 64);
+    int ran = 0;
+    double worst = 0;
+    for (unsigned a = 0; a < sizeof hds / sizeof *hds; a++)
+        for (unsigned b = 0; b < sizeof nqs / sizeof *nqs; b++)
+            for (unsigned c = 0; c < sizeof nks / sizeof *nks; c++) {
+                const int hd = hds[a], nq = nqs[b], nk = nks[c];
+                const rl_attn_pv_fn pv = rl_attn_pv_pick(hd);
+                if (!pv)
+                    continue;
+                ran++;
+                const long ldv = 2L * hd;
+                pv_inputs(P, ldp, V, ldv, a0, nq, nk, hd, 77 + a * 100 + b * 10 + c);
+                memcpy(k1, a0, sizeof(float) * nq * hd);
+                memcpy(k2, a0, sizeof(float) * nq * hd);
+                pv(k1, P, ldp, V, ldv, nq, nk, hd);
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, hd, nk, 1.0f, P, (int)ldp, V, (int)ldv,
+                            1.0f, k2, hd);
+                const double g = nk * u / (1 - nk * u) + (nk + 1) * u / (1 - (nk + 1) * u);
+                for (int r = 0; r < nq; r++)
+                    for (int col = 0; col < hd; col++) {
+                        double S = fabs((double)a0[r * hd + col]);
+                        for (int k = 0; k < nk; k++)
+                            S += fabs((double)P[r * ldp + k] * V[k * ldv + col]);
+                        const double d = fabs((double)k1[r * hd + col] - k2[r * hd + col]);
+                        cr_assert(d <= g * S, "hd %d nq %d nk %d (%d, %d): %.9g vs sgemm %.9g, bound %.3g", hd, nq,
+                                  nk, r, col, k1[r * hd + col], k2[r * hd + col], g * S);
+                        worst = fmax(worst, d / (g * S));
+                    }
+            }
+    cr_log_info("P V kernel against sgemm: %d shapes, largest difference %.3f of the bound", ran, worst);
+    free(P);
+    free(V);
+    free(a0);
+    free(k1);
+    free(k2);
 }

@@ -2,8 +2,10 @@
  * §16.5).  The kernels picked by the CPU's vector width give the SSE2
  * reference's bits; LayerNorm's rows taken eight at a time give the one-row
  * loop's bits; the matmul's tiles, taken dynamically, give the same bits on
- * one thread and on two. */
+ * one thread and on two.  And the exp of issue 37 (NOTES.md §16.9) within
+ * its derived error bound. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "../model/fastmath.h"
 #include "../model/layers.h"
+#include "../model/softmax_row.h"
 #include "test_model_util.h"
 
 /* Lengths around the 4-, 8- and 16-lane boundaries and one GELU block. */
@@ -56,6 +59,102 @@ Test(model_kernels, fastmath_widths_agree)
     free(dy);
     free(a);
     free(b);
+}
+
+/* x's exp by the three paths: the scalar rl_expf, the widest exp-sum and
+ * the SSE2 reference's (shift 0, so the argument is x itself), flush as
+ * given; the three must be the same bits (one operation sequence). */
+static void exp3(float *y, const float *x, long n, float flush, const rl_fastmath_fns *ref, float *tmp)
+{
+    memcpy(y, x, sizeof(float) * n);
+    rl_exp_shift_sum(y, n, 0.0f, flush);
+    memcpy(tmp, x, sizeof(float) * n);
+    ref->exp_shift_sum(tmp, n, 0.0f, flush);
+    for (long i = 0; i < n; i++) {
+        const float s = x[i] < flush ? 0.0f : rl_expf(x[i]);
+        cr_assert(memcmp(&y[i], &tmp[i], sizeof(float)) == 0 && memcmp(&y[i], &s, sizeof(float)) == 0,
+                  "exp(%a): widest %a, sse2 %a, scalar %a", (double)x[i], (double)y[i], (double)tmp[i],
+                  (double)s);
+    }
+}
+
+/* The exp (fastmath.h) within its derived bound RL_EXPF_MAX_RELERR of
+ * double exp (whose own error, ~1e-16, is far below it) over the softmax's
+ * range [RL_SOFTMAX_FLUSH, 0]: 2^22 evenly spaced points, and +-8 ulps
+ * around x = (k + 1/2) ln 2 and k ln 2 (the ends and the middle of the
+ * reduced range, r = +-A and 0), k = -100 .. 0; and over (0, 88.376) (GELU's
+ * side) 2^20 points.  Special points: e^0 = e^-0 = 1 exactly (the online
+ * softmax's rescale, attention.h); the flush boundary (kept at
+ * RL_SOFTMAX_FLUSH, exact 0 one ulp below it); inputs whose e^x is
+ * subnormal or 0 in float (x in (-104, -87.3), -1e30, -inf): exact 0 under
+ * the flush, else the clamp's e^-87.3, a normal float (no subnormal result
+ * anywhere); tiny |x| (subnormal inputs among them): within the bound of 1. */
+Test(model_kernels, exp_error_bound, .timeout = 60)
+{
+    const float flush = RL_SOFTMAX_FLUSH;
+    rl_fastmath_fns ref;
+    rl_fastmath_sse2(&ref);
+    const long N = 1L << 22, M = N + 101 * 2 * 17 + 200;
+    float *x = malloc(sizeof(float) * M), *y = malloc(sizeof(float) * M), *t = malloc(sizeof(float) * M);
+    long n = 0;
+    for (long k = 0; k <= N - 1; k++)
+        x[n++] = (float)((double)flush * (double)k / (double)(N - 1));
+    for (int k = -100; k <= 0; k++)
+        for (int h = 0; h < 2; h++) {
+            float c = (float)((k + 0.5 * h) * 0.69314718055994531);
+            for (int s = 0; s < 8; s++)
+                c = nextafterf(c, -INFINITY);
+            for (int s = 0; s < 17; s++, c = nextafterf(c, INFINITY))
+                if (c <= 0.0f && c >= flush)
+                    x[n++] = c;
+        }
+    for (int e = 1; e <= 149; e++) /* -2^-e: 1 - 2^-e rounds to 1 or below it */
+        x[n++] = -ldexpf(1.0f, -e);
+    double worst = 0, at = 0;
+    exp3(y, x, n, flush, &ref, t);
+    for (long i = 0; i < n; i++) {
+        const double e = exp((double)x[i]), rel = fabs((double)y[i] - e) / e;
+        cr_assert(rel <= RL_EXPF_MAX_RELERR, "exp(%.9g) = %.9g, relative error %.5g > %.5g", x[i], y[i], rel,
+                  RL_EXPF_MAX_RELERR);
+        if (rel > worst)
+            worst = rel, at = x[i];
+    }
+    cr_log_info("exp on [flush, 0]: %ld points, largest relative error %.4g (%.3f u) at %.9g; bound %.4g", n,
+                worst, worst * 0x1p24, at, RL_EXPF_MAX_RELERR);
+    /* GELU's side, no flush */
+    const long P = 1L << 20;
+    for (long k = 0; k < P; k++)
+        x[k] = (float)(88.37 * (double)(k + 1) / (double)P);
+    exp3(y, x, P, -INFINITY, &ref, t);
+    for (long k = 0; k < P; k++) {
+        const double e = exp((double)x[k]);
+        cr_assert(fabs((double)y[k] - e) <= RL_EXPF_MAX_RELERR * e, "exp(%.9g) = %.9g", x[k], y[k]);
+    }
+    /* special points */
+    const float sp[] = { 0.0f, -0.0f, flush, nextafterf(flush, -INFINITY), -87.3f, -88.0f, -100.0f, -103.9f,
+                         -104.0f, -1e30f, -INFINITY };
+    const int ns = sizeof sp / sizeof *sp;
+    for (int f = 0; f < 2; f++) {
+        const float fl = f ? flush : -INFINITY;
+        exp3(y, sp, ns, fl, &ref, t);
+        cr_expect(y[0] == 1.0f && y[1] == 1.0f, "e^0 = %a, e^-0 = %a", (double)y[0], (double)y[1]);
+        cr_expect(fabs(y[2] - exp((double)flush)) <= RL_EXPF_MAX_RELERR * exp((double)flush),
+                  "at the flush %.9g", y[2]);
+        const float clamp = rl_expf(-87.3f);
+        cr_expect(clamp >= FLT_MIN && clamp < 1.3e-38f, "the clamp's e^-87.3 = %g", clamp);
+        for (int i = 3; i < ns; i++) {
+            if (f)
+                cr_expect(y[i] == 0.0f, "flush: exp(%g) = %g, not 0", sp[i], y[i]);
+            else if (i == 3) /* below the flush, above the clamp: the bound */
+                cr_expect(fabs(y[i] - exp((double)sp[i])) <= RL_EXPF_MAX_RELERR * exp((double)sp[i]));
+            else
+                cr_expect(y[i] == clamp && fpclassify(y[i]) == FP_NORMAL, "exp(%g) = %g, not the clamp %g", sp[i],
+                          y[i], clamp);
+        }
+    }
+    free(x);
+    free(y);
+    free(t);
 }
 
 /* The one-row loops LayerNorm ran before (the math of layers.h). */
