@@ -13,6 +13,7 @@
 
 #include "../core/util.h"
 #include "attn_pv.h"
+#include "attn_qk.h"
 #include "fastmath.h"
 #include "softmax_row.h"
 
@@ -21,10 +22,11 @@
  * exponentiated and used. */
 #define SQ RL_ATTN_SQ
 #define SK RL_ATTN_SK
-/* The standard provider forms any block in one sgemm, so its streaming
- * forward takes 128 queries at a time: each key and value block is packed
- * by OpenBLAS half as often (hd 32: 4% less CPU time than 64 rows; 256
- * rows gain nothing more). */
+/* The standard provider's streaming forward takes 128 queries at a time:
+ * with sgemm, each key and value block is packed by OpenBLAS half as often
+ * (hd 32: 4% less CPU time than 64 rows; 256 rows gain nothing more).
+ * With the packed-key kernel (attn_qk.h) the block size changes no bit of
+ * the logits (each is its own chain over d), only the loop overheads. */
 #define SQ_QK 128
 _Static_assert(SQ_QK % SQ == 0 && SK % SQ_QK == 0, "query blocks must tile the key blocks");
 
@@ -326,8 +328,26 @@ typedef struct {
     long ld;
     float *dq, *dk;
     long ldd;
-    int T, hd;
+    int T, hd, H;
+    /* streaming only (else NULL): each (b, h)'s keys packed by prepare, and
+     * the kernel that reads them (attn_qk.h) */
+    float *kp;
+    rl_attn_qk_fn qk;
 } qk_ctx;
+
+/* (b, h)'s packed keys: rl_attn_qk_packed_floats(T, hd) floats each, the
+ * heads of b in order */
+static float *qk_packed(const qk_ctx *c, int b, int h)
+{
+    return c->kp + ((size_t)b * (size_t)c->H + (size_t)h) * rl_attn_qk_packed_floats(c->T, c->hd);
+}
+
+static void qk_prepare(const rl_attn_logits *lg, int b, int h)
+{
+    const qk_ctx *c = lg->ctx;
+    rl_attn_qk_pack(qk_packed(c, b, h), c->k + (long)b * c->T * c->ld + (long)h * c->hd, c->ld, c->T,
+                    c->hd);
+}
 
 static void qk_block(const rl_attn_logits *lg, float *S, long lds, int b, int h, long i0,
                      long i1, long j0, long j1, float *state)
@@ -335,6 +355,11 @@ static void qk_block(const rl_attn_logits *lg, float *S, long lds, int b, int h,
     (void)state;
     const qk_ctx *c = lg->ctx;
     const long base = (long)b * c->T * c->ld + (long)h * c->hd;
+    if (c->kp) { /* j0 is a multiple of SK, so of the panel width */
+        c->qk(S, lds, c->q + base + i0 * c->ld, c->ld, qk_packed(c, b, h) + j0 * c->hd,
+              (int)(i1 - i0), (int)(j1 - j0), c->hd, 1.0f / sqrtf((float)c->hd));
+        return;
+    }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(i1 - i0), (int)(j1 - j0), c->hd,
                 1.0f / sqrtf((float)c->hd), c->q + base + i0 * c->ld, (int)c->ld,
                 c->k + base + j0 * c->ld, (int)c->ld, 0.0f, S, (int)lds);
@@ -374,7 +399,7 @@ static rl_attn_logits qk_logits(qk_ctx *c)
 void rl_attention_forward(float *out, long ldo, float *att, const float *q, const float *k,
                           const float *v, long ld, const rl_attn_shape *s)
 {
-    qk_ctx c = { q, k, ld, NULL, NULL, 0, s->T, s->hd };
+    qk_ctx c = { q, k, ld, NULL, NULL, 0, s->T, s->hd, s->H, NULL, NULL };
     rl_attn_logits lg = qk_logits(&c);
     rl_attention_forward_logits(out, ldo, att, v, ld, s, &lg);
 }
@@ -383,7 +408,7 @@ void rl_attention_backward(float *dq, float *dk, float *dv, long ldd, float *dat
                            const float *dout, long lddo, const float *att, const float *q,
                            const float *k, const float *v, long ld, const rl_attn_shape *s)
 {
-    qk_ctx c = { q, k, ld, dq, dk, ldd, s->T, s->hd };
+    qk_ctx c = { q, k, ld, dq, dk, ldd, s->T, s->hd, s->H, NULL, NULL };
     rl_attn_logits lg = qk_logits(&c);
     rl_attention_backward_logits(dv, ldd, datt, dout, lddo, att, v, ld, s, &lg);
 }
@@ -391,8 +416,17 @@ void rl_attention_backward(float *dq, float *dk, float *dv, long ldd, float *dat
 rl_status rl_attention_forward_streaming(float *out, long ldo, const float *q, const float *k,
                                          const float *v, long ld, const rl_attn_shape *s)
 {
-    qk_ctx c = { q, k, ld, NULL, NULL, 0, s->T, s->hd };
+    qk_ctx c = { q, k, ld, NULL, NULL, 0, s->T, s->hd, s->H, NULL, rl_attn_qk_pick(s->hd) };
     rl_attn_logits lg = qk_logits(&c);
+    if (c.qk) { /* keys packed once per head, by prepare (attn_qk.h) */
+        c.kp = rl_alloc_array(rl_attn_qk_packed_floats(s->T, s->hd) * (size_t)s->H, (size_t)s->B * sizeof(float),
+                              NULL);
+        if (!c.kp)
+            return RL_ENOMEM;
+        lg.prepare = qk_prepare;
+    }
     /* the observer's contract (and the probe) sees blocks of SQ queries */
-    return stream_logits(out, ldo, v, ld, s, &lg, s->observe ? SQ : SQ_QK);
+    const rl_status st = stream_logits(out, ldo, v, ld, s, &lg, s->observe ? SQ : SQ_QK);
+    free(c.kp);
+    return st;
 }

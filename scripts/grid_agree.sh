@@ -9,7 +9,9 @@
 #     mean) differs by at most 5 sigma, sigma = sqrt(se_A^2 + se_B^2): the SE of the
 #     difference of two independent grids, the widest it can be when the two builds
 #     train unrelated models; 5 sigma, not tuned, as the Monte Carlo tests use.  A
-#     number whose SEs are both 0 (the ratio at L = T) must be equal; nan only with nan.
+#     number whose SEs are both 0 (the ratio at L = T) must be equal; nan only with nan;
+#     a number without an SE (nan: a grid of one seed) is not compared, and the summary
+#     says how many.
 # Prints one line per number or verdict that breaks the rule and one summary line
 # (the largest |difference|/sigma and where).  Exit status 0: B agrees with A; 1: it
 # does not; 2: a bad input (one line: a missing folder or file, other settings, rows
@@ -84,8 +86,8 @@ END {
             if (!(isnan(a) && isnan(b))) { printf "differs: the %s: %s against %s (nan in one grid only)\n", k, a, b; nbad++ }
             continue
         }
-        if (isnan(sa)) sa = 0
-        if (isnan(sb)) sb = 0
+        # no SE (a grid of one seed): "within its SE" cannot be judged; not compared, said
+        if (isnan(sa) || isnan(sb)) { nose++; continue }
         s = sqrt(sa * sa + sb * sb); d = b - a; if (d < 0) d = -d
         if (s == 0) {
             if (d != 0) { printf "differs: the %s: %s against %s (both SEs 0, so equal is required)\n", k, a, b; nbad++ }
@@ -101,7 +103,8 @@ END {
         if (verdict["A", k] != verdict["B", k]) { printf "differs: the verdict of %s: %s against %s\n", k, verdict["A", k], verdict["B", k]; nbad++ }
     }
     if (n == 0 || nv == 0) { print "grid_agree: a grid with no rows in summary.tsv or orderings.tsv" > "/dev/stderr"; exit 2 }
+    if (nose) printf "grid_agree: %d of the %d numbers have no SE (nan: one seed) and were not compared\n", nose, n
     if (worst < 0) printf "grid_agree: %d numbers (none with an SE above 0), %d verdicts: %s\n", n, nv, nbad ? "B does NOT agree with A" : "B agrees with A"
-    else printf "grid_agree: %d numbers, largest difference %.2f sigma (the %s), %d verdicts: %s\n", n, worst, wk, nv, nbad ? "B does NOT agree with A" : "B agrees with A (the same verdicts, every number within 5 sigma)"
+    else printf "grid_agree: %d numbers, largest difference %.2f sigma (the %s), %d verdicts: %s\n", n, worst, wk, nv, nbad ? "B does NOT agree with A" : "B agrees with A (the same verdicts, every number with an SE within 5 sigma)"
     exit nbad ? 1 : 0
 }' "$A/summary.tsv" "$A/orderings.tsv" "$B/summary.tsv" "$B/orderings.tsv"

@@ -1,7 +1,8 @@
 /* test_grid_agree.c: scripts/grid_agree.sh, the statistical reproduction of a grid
  * across builds (NOTES.md §16.11), driven to each of its outcomes on two miniature
  * grids written here: agree, a number beyond 5 sigma, a verdict changed, an SE-free
- * number changed, nan on one side, and each bad input (status 2). */
+ * number changed, nan on one side, a number with no SE (not compared), and each
+ * bad input (status 2). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,5 +144,31 @@ Test(grid_agree, bad_inputs_are_status_2_in_one_line)
     remove(path);
     cr_expect_eq(agree(d, out, sizeof out), 2, "%s", out);
     cr_expect(strstr(out, "no readable orderings.tsv"), "%s", out);
+    th_rmdir(d);
+}
+
+/* A number with no SE (nan: a grid of one seed) cannot be judged "within its
+ * SE": it is not compared, and the summary says how many were not; a nan SE
+ * on one side only is the same.  Its verdict is still compared. */
+Test(grid_agree, a_number_with_no_se_is_not_compared)
+{
+    th_to_root();
+    char *d = th_tmpdir(), out[4096], o[512];
+    grid(d, "a", A_CFG, "6.0", "1.5", "0.5", "unresolved");
+    grid(d, "b", B_CFG, "6.0", "1.5", "0.5", "unresolved");
+    snprintf(o, sizeof o, ORDER_HEAD "rope degrades more than alibi\t2\t1\t0.5\t0.5\tnan\t0.05\tnan\teffect\tunresolved\n");
+    put(d, "a", "orderings.tsv", o);
+    snprintf(o, sizeof o, ORDER_HEAD "rope degrades more than alibi\t2\t1\t0.6\t0.6\tnan\t0.05\tnan\teffect\tunresolved\n");
+    put(d, "b", "orderings.tsv", o);
+    cr_expect_eq(agree(d, out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "1 of the 9 numbers have no SE"), "%s", out);
+    snprintf(o, sizeof o, ORDER_HEAD "rope degrades more than alibi\t2\t4\t0.6\t0.6\t0.1\t0.05\t3.5\teffect\tunresolved\n");
+    put(d, "b", "orderings.tsv", o);
+    cr_expect_eq(agree(d, out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "1 of the 9 numbers have no SE"), "%s", out);
+    snprintf(o, sizeof o, ORDER_HEAD "rope degrades more than alibi\t2\t4\t0.6\t0.6\t0.1\t0.05\t3.5\teffect\tholds\n");
+    put(d, "b", "orderings.tsv", o);
+    cr_expect_eq(agree(d, out, sizeof out), 1, "%s", out);
+    cr_expect(strstr(out, "differs: the verdict of"), "%s", out);
     th_rmdir(d);
 }

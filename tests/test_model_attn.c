@@ -15,6 +15,7 @@
 
 #include "../model/attention.h"
 #include "../model/attn_pv.h"
+#include "../model/attn_qk.h"
 #include "../model/fastmath.h"
 #include "../model/gpt.h"
 #include "../model/position.h"
@@ -352,4 +353,110 @@ Test(model_attn, pv_kernel_against_sgemm, .timeout = 60)
     free(a0);
     free(k1);
     free(k2);
+}
+
+/* Every width of the q k^T kernel (model/attn_qk.h) gives rl_attn_qk_ref's
+ * bits (one chain of FMAs over d per entry, then the scaling), writes only
+ * the nk columns of each of the nq rows (guards around them keep their
+ * value), and the packing puts key j, dimension d where the reference reads
+ * it: head dims 1 .. 80, query rows around the tiles' 8 and 6, key counts
+ * around the panel's 32 and the block's 512. */
+Test(model_attn, qk_kernel_widths_agree, .timeout = 60)
+{
+    rl_attn_qk_fn fns[2];
+    const char *names[2];
+    const int nv = rl_attn_qk_versions(fns, names);
+    cr_log_info("q k kernel widths: %d (widest %s)", nv, nv ? names[0] : "none: sgemm");
+    const int hds[] = { 1, 7, 16, 32, 48, 64, 80 }, nqs[] = { 1, 5, 6, 8, 9, 13, 128 };
+    const int nks[] = { 1, 17, 32, 33, 512 };
+    const long lds = 515, ldk = 3 * 80 + 5, ldq = 2 * 80 + 3;
+    float *K = malloc(sizeof(float) * 512 * ldk), *Q = malloc(sizeof(float) * 128 * ldq);
+    float *kp = malloc(sizeof(float) * rl_attn_qk_packed_floats(512, 80));
+    float *ref = malloc(sizeof(float) * 128 * lds), *got = malloc(sizeof(float) * 128 * lds);
+    tm_randn(K, 512 * ldk, 41, 1.0f);
+    tm_randn(Q, 128 * ldq, 42, 2.0f);
+    for (unsigned a = 0; a < sizeof hds / sizeof *hds; a++) {
+        const int hd = hds[a];
+        const float scale = 1.0f / sqrtf((float)hd);
+        rl_attn_qk_pack(kp, K, ldk, 512, hd);
+        for (int j = 0; j < 512; j += 37) /* where the layout says key j, dim d is */
+            for (int d = 0; d < hd; d++)
+                cr_assert(kp[(long)(j / RL_ATTN_QK_W) * RL_ATTN_QK_W * hd + (long)d * RL_ATTN_QK_W +
+                             j % RL_ATTN_QK_W] == K[(long)j * ldk + d], "hd %d key %d dim %d", hd, j, d);
+        for (unsigned b = 0; b < sizeof nqs / sizeof *nqs; b++)
+            for (unsigned c = 0; c < sizeof nks / sizeof *nks; c++) {
+                const int nq = nqs[b], nk = nks[c];
+                for (long e = 0; e < 128 * lds; e++)
+                    ref[e] = -7.0f;
+                rl_attn_qk_ref(ref, lds, Q, ldq, kp, nq, nk, hd, scale);
+                for (int v = 0; v < nv; v++) {
+                    for (long e = 0; e < 128 * lds; e++)
+                        got[e] = -7.0f;
+                    fns[v](got, lds, Q, ldq, kp, nq, nk, hd, scale);
+                    cr_expect(memcmp(got, ref, sizeof(float) * 128 * lds) == 0, "%s hd %d nq %d nk %d: not the "
+                              "reference's bits, or wrote past the block", names[v], hd, nq, nk);
+                }
+            }
+    }
+    /* a partial last panel is packed with zeros */
+    rl_attn_qk_pack(kp, K, ldk, 33, 16);
+    for (int w = 1; w < RL_ATTN_QK_W; w++)
+        for (int d = 0; d < 16; d++)
+            cr_expect(kp[RL_ATTN_QK_W * 16 + d * RL_ATTN_QK_W + w] == 0.0f, "panel 1, key %d, dim %d", w, d);
+    for (int hd = 0; hd <= 40; hd += 8)
+        cr_expect((rl_attn_qk_pick(hd) != NULL) == (nv > 0 && hd > 0), "hd %d", hd);
+    free(K);
+    free(Q);
+    free(kp);
+    free(ref);
+    free(got);
+}
+
+/* The kernel the streaming attention picks against the logits in float64,
+ * entry by entry within attn_qk.h's bound scale (gamma_hd (1 + u) + u)
+ * sum_d |q_d| |k_d|, u = 2^-24; and the streaming forward with it against
+ * the plain forward (sgemm logits) to the same float rounding as before.
+ * A dimension left out (about the bound's sum / hd) or a key shifted
+ * breaks it by orders of magnitude. */
+Test(model_attn, qk_kernel_against_float64, .timeout = 60)
+{
+    const double u = 0x1p-24;
+    const int hds[] = { 16, 32, 64 }, nq = 128, nk = 512;
+    const long ld = 3 * 64;
+    float *K = malloc(sizeof(float) * nk * ld), *Q = malloc(sizeof(float) * nq * ld);
+    float *kp = malloc(sizeof(float) * rl_attn_qk_packed_floats(nk, 64)), *S = malloc(sizeof(float) * nq * nk);
+    tm_randn(K, nk * ld, 51, 1.0f);
+    tm_randn(Q, nq * ld, 52, 3.0f);
+    double worst = 0;
+    int ran = 0;
+    for (unsigned a = 0; a < sizeof hds / sizeof *hds; a++) {
+        const int hd = hds[a];
+        const rl_attn_qk_fn qk = rl_attn_qk_pick(hd);
+        if (!qk)
+            continue;
+        ran++;
+        const float scale = 1.0f / sqrtf((float)hd);
+        rl_attn_qk_pack(kp, K, ld, nk, hd);
+        qk(S, nk, Q, ld, kp, nq, nk, hd, scale);
+        const double g = hd * u / (1 - hd * u);
+        for (int r = 0; r < nq; r++)
+            for (int j = 0; j < nk; j++) {
+                double exact = 0, abs = 0;
+                for (int d = 0; d < hd; d++) {
+                    exact += (double)Q[(long)r * ld + d] * K[(long)j * ld + d];
+                    abs += fabs((double)Q[(long)r * ld + d] * K[(long)j * ld + d]);
+                }
+                exact *= (double)scale;
+                const double bound = (double)scale * (g * (1 + u) + u) * abs;
+                const double diff = fabs(S[(long)r * nk + j] - exact);
+                cr_assert(diff <= bound, "hd %d (%d, %d): %.9g vs %.9g, bound %.3g", hd, r, j, S[(long)r * nk + j],
+                          exact, bound);
+                worst = fmax(worst, diff / bound);
+            }
+    }
+    cr_log_info("q k kernel against float64: %d head dims, largest error %.3f of the bound", ran, worst);
+    free(K);
+    free(Q);
+    free(kp);
+    free(S);
 }

@@ -1,0 +1,142 @@
+/* attn_qk.c: the logits from keys packed once per head (see attn_qk.h), at
+ * AVX-512 and AVX2 with FMA, picked at run time. */
+#include "attn_qk.h"
+
+#include <math.h>
+#include <string.h>
+
+#define W RL_ATTN_QK_W
+
+size_t rl_attn_qk_packed_floats(long n, int hd)
+{
+    return (size_t)((n + W - 1) / W) * W * (size_t)hd;
+}
+
+void rl_attn_qk_pack(float *kp, const float *k, long ld, long n, int hd)
+{
+    for (long p = 0; p * W < n; p++) {
+        float *panel = kp + p * W * hd;
+        for (int w = 0; w < W; w++) {
+            const long j = p * W + w;
+            for (int d = 0; d < hd; d++)
+                panel[(long)d * W + w] = j < n ? k[j * ld + d] : 0.0f;
+        }
+    }
+}
+
+void rl_attn_qk_ref(float *S, long lds, const float *Q, long ldq, const float *kp, int nq, int nk,
+                    int hd, float scale)
+{
+    for (int r = 0; r < nq; r++)
+        for (int j = 0; j < nk; j++) {
+            const float *panel = kp + (long)(j / W) * W * hd + j % W;
+            float a = 0.0f;
+            for (int d = 0; d < hd; d++)
+                a = fmaf(Q[(long)r * ldq + d], panel[(long)d * W], a);
+            S[(long)r * lds + j] = a * scale;
+        }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* One tile: R query rows (ldq apart) by NV vectors of VL keys of one panel
+ * (P: the panel plus the tile's first column), its accumulators in
+ * registers through the whole loop over d; at each d the NV vectors of the
+ * panel's row d and, per row, q_r[d] broadcast.  The ncols < NV VL columns
+ * of a panel's end go through a buffer, so nothing past them is written. */
+#define RL_QK_TILE(SFX, TGT, VL, FMA, SET1, R, NV)                                               \
+    __attribute__((target(TGT))) static inline void tile_##SFX##_##R(                       \
+        float *S, long lds, const float *Q, long ldq, const float *P, int hd, float scale,  \
+        int ncols)                                                                          \
+    {                                                                                       \
+        typedef float vf __attribute__((vector_size(4 * (VL))));                            \
+        vf a[R][NV], b[NV];                                                                 \
+        _Pragma("GCC unroll 16") for (int r = 0; r < (R); r++)                              \
+            _Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++)                         \
+                a[r][v] = (vf){ 0 };                                                        \
+        for (int d = 0; d < hd; d++) {                                                      \
+            _Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++)                         \
+                memcpy(&b[v], P + (long)d * W + v * (VL), sizeof(vf));                      \
+            _Pragma("GCC unroll 16") for (int r = 0; r < (R); r++) {                        \
+                const vf q = (vf)SET1(Q[(long)r * ldq + d]);                                \
+                _Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++)                     \
+                    a[r][v] = (vf)FMA(q, b[v], a[r][v]);                                    \
+            }                                                                               \
+        }                                                                                   \
+        const vf sc = (vf)SET1(scale);                                                      \
+        _Pragma("GCC unroll 16") for (int r = 0; r < (R); r++) {                            \
+            vf out[NV];                                                                     \
+            _Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++)                         \
+                out[v] = a[r][v] * sc;                                                      \
+            if (ncols == (NV) * (VL))                                                       \
+                memcpy(S + (long)r * lds, out, sizeof out);                                 \
+            else                                                                            \
+                memcpy(S + (long)r * lds, out, (size_t)ncols * sizeof(float));              \
+        }                                                                                   \
+    }
+
+/* The whole block: panel by panel (each read from L1 by every row tile),
+ * tiles of R rows then the rows left one at a time, each panel in chunks
+ * of NV VL keys.  The tiling fixes which registers hold what, not the order
+ * of any entry's sum. */
+#define RL_QK_WIDE(SFX, TGT, VL, R, NV)                                                         \
+    __attribute__((target(TGT))) static void qk_##SFX(float *S, long lds, const float *Q,       \
+                                                      long ldq, const float *kp, int nq,     \
+                                                      int nk, int hd, float scale)           \
+    {                                                                                        \
+        for (int j0 = 0; j0 < nk; j0 += W) {                                                 \
+            const float *panel = kp + (long)j0 * hd;                                         \
+            for (int c0 = 0; c0 < W && j0 + c0 < nk; c0 += (NV) * (VL)) {                    \
+                const int left = nk - j0 - c0;                                               \
+                const int nc = left < (NV) * (VL) ? left : (NV) * (VL);                      \
+                int r0 = 0;                                                                  \
+                for (; r0 + (R) <= nq; r0 += (R))                                            \
+                    tile_##SFX##_##R(S + (long)r0 * lds + j0 + c0, lds, Q + (long)r0 * ldq,  \
+                                     ldq, panel + c0, hd, scale, nc);                        \
+                for (; r0 < nq; r0++)                                                        \
+                    tile_##SFX##_1(S + (long)r0 * lds + j0 + c0, lds, Q + (long)r0 * ldq,    \
+                                   ldq, panel + c0, hd, scale, nc);                          \
+            }                                                                                \
+        }                                                                                    \
+    }
+
+#define FMA512(a, b, c) _mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c))
+#define FMA256(a, b, c) _mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c))
+/* AVX-512: 8 rows x one whole panel (32 keys), 16 accumulators of the 32
+ * registers */
+RL_QK_TILE(avx512, "avx512f,fma", 16, FMA512, _mm512_set1_ps, 8, 2)
+RL_QK_TILE(avx512, "avx512f,fma", 16, FMA512, _mm512_set1_ps, 1, 2)
+RL_QK_WIDE(avx512, "avx512f,fma", 16, 8, 2)
+/* AVX2: 6 rows x half a panel (16 keys), 12 accumulators of the 16
+ * registers */
+RL_QK_TILE(avx2, "avx2,fma", 8, FMA256, _mm256_set1_ps, 6, 2)
+RL_QK_TILE(avx2, "avx2,fma", 8, FMA256, _mm256_set1_ps, 1, 2)
+RL_QK_WIDE(avx2, "avx2,fma", 8, 6, 2)
+#endif
+
+int rl_attn_qk_versions(rl_attn_qk_fn *fns, const char **names)
+{
+    int n = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx512f")) {
+        fns[n] = qk_avx512;
+        names[n++] = "avx512";
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        fns[n] = qk_avx2;
+        names[n++] = "avx2";
+    }
+#else
+    (void)fns;
+    (void)names;
+#endif
+    return n;
+}
+
+rl_attn_qk_fn rl_attn_qk_pick(int hd)
+{
+    rl_attn_qk_fn fns[2];
+    const char *names[2];
+    return hd > 0 && rl_attn_qk_versions(fns, names) > 0 ? fns[0] : NULL;
+}
