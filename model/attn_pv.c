@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "fastmath.h"
+
 void rl_attn_pv_ref(float *acc, const float *P, long ldp, const float *V, long ldv, int nq, int nk,
                     int hd)
 {
@@ -89,19 +91,14 @@ RL_PV_WIDE(avx2, "avx2,fma", 8, 4, 2, 2)
 
 int rl_attn_pv_versions(rl_attn_pv_fn *fns, const char **names)
 {
-    int n = 0;
+    int lv[RL_SIMD_LEVELS];
+    const int n = rl_simd_levels(lv, names);
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx512f")) {
-        fns[n] = pv_avx512;
-        names[n++] = "avx512";
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        fns[n] = pv_avx2;
-        names[n++] = "avx2";
-    }
+    static const rl_attn_pv_fn by_level[RL_SIMD_LEVELS] = { pv_avx512, pv_avx2 };
+    for (int i = 0; i < n; i++)
+        fns[i] = by_level[lv[i]];
 #else
     (void)fns;
-    (void)names;
 #endif
     return n;
 }

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "fastmath.h"
+
 #define W RL_ATTN_QK_W
 
 size_t rl_attn_qk_packed_floats(long n, int hd)
@@ -117,19 +119,14 @@ RL_QK_WIDE(avx2, "avx2,fma", 8, 6, 2)
 
 int rl_attn_qk_versions(rl_attn_qk_fn *fns, const char **names)
 {
-    int n = 0;
+    int lv[RL_SIMD_LEVELS];
+    const int n = rl_simd_levels(lv, names);
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx512f")) {
-        fns[n] = qk_avx512;
-        names[n++] = "avx512";
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        fns[n] = qk_avx2;
-        names[n++] = "avx2";
-    }
+    static const rl_attn_qk_fn by_level[RL_SIMD_LEVELS] = { qk_avx512, qk_avx2 };
+    for (int i = 0; i < n; i++)
+        fns[i] = by_level[lv[i]];
 #else
     (void)fns;
-    (void)names;
 #endif
     return n;
 }

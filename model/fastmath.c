@@ -131,3 +131,22 @@ void rl_fastmath_sse2(rl_fastmath_fns *f)
     f->gelu = gelu_4;
     f->gelu_grad = gelu_grad_4;
 }
+
+int rl_simd_levels(int *lv, const char **names)
+{
+    int n = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx512f")) {
+        lv[n] = RL_SIMD_AVX512;
+        names[n++] = "avx512";
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        lv[n] = RL_SIMD_AVX2;
+        names[n++] = "avx2";
+    }
+#else
+    (void)lv;
+    (void)names;
+#endif
+    return n;
+}

@@ -105,4 +105,12 @@ typedef struct {
 } rl_fastmath_fns;
 void rl_fastmath_sse2(rl_fastmath_fns *f);
 
+/* The vector levels a kernel's run-time versions are written for, widest
+ * first (softmax_row, attn_pv, attn_qk index their tables by them). */
+enum { RL_SIMD_AVX512, RL_SIMD_AVX2, RL_SIMD_LEVELS };
+/* The levels this CPU runs, widest first, into lv (room for RL_SIMD_LEVELS)
+ * with their names ("avx512", "avx2"); returns how many (0 off x86-64 or
+ * without AVX2 and FMA).  A pure function of the CPU. */
+int rl_simd_levels(int *lv, const char **names);
+
 #endif

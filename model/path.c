@@ -12,9 +12,11 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "attn_qk.h"
 
 #define CB RL_PATH_C
 _Static_assert(RL_ATTN_SK % RL_PATH_C == 0, "key blocks must be whole PaTH blocks");
+_Static_assert(RL_PATH_C % RL_ATTN_QK_W == 0, "PaTH blocks must be whole panels of packed keys");
 
 /* C = alpha op(A) op(B) + beta C, row-major, one thread (we are inside the
  * per-(b, h) or per-query-block parallel loop of attention.c). */
@@ -71,6 +73,7 @@ static void keep_strict_upper(float *A, int n, long ld)
  * backward adds the sweep's stored U^(n) and the accumulators of dK~, dB. */
 typedef struct {
     float *Kt, *B;                                    /* prepared */
+    float *Ktp;                                       /* prepared: streaming only, K~ packed (attn_qk.h) */
     float *Gs, *Xs, *Zks, *Es, *Fs;                   /* prepared: training only */
     float *G, *X, *Gq, *Y, *Zk, *E, *F, *U, *U2;      /* tiles */
     float *Us, *dKt, *dB;                             /* backward: T-long */
@@ -93,6 +96,7 @@ static size_t ws_layout(path_ws *w, float *base, int T, int hd, int train)
     w = w ? w : &z;
     w->Kt = take(base, &u, Tp * hd);
     w->B = take(base, &u, nb * d2);
+    w->Ktp = NULL;
     if (train) {
         w->Gs = take(base, &u, nb * c2);
         w->Xs = take(base, &u, nb * c2);
@@ -107,8 +111,10 @@ static size_t ws_layout(path_ws *w, float *base, int T, int hd, int train)
     w->F = take(base, &u, cd);
     w->U = take(base, &u, cd);
     w->U2 = take(base, &u, cd);
-    if (!train)
+    if (!train) {
+        w->Ktp = take(base, &u, rl_attn_qk_packed_floats((long)Tp, hd));
         return u;
+    }
     w->Us = take(base, &u, Tp * hd);
     w->dKt = take(base, &u, Tp * hd);
     w->dB = take(base, &u, nb * d2);
@@ -145,6 +151,7 @@ typedef struct {
     int T, hd;
     float scale;
     path_ws ws;
+    rl_attn_qk_fn qk; /* streaming: the packed-key logits kernel, or NULL (sgemm) */
 } head;
 
 static head head_of(const rl_path_ctx *c, int b, int h)
@@ -153,7 +160,7 @@ static head head_of(const rl_path_ctx *c, int b, int h)
     const long base = (long)b * T * c->ld + (long)h * hd;
     head x = { c->q + base, c->k + base, c->w + (long)b * T * c->ldw + (long)h * hd,
                c->beta + (long)b * T * H + h, c->ld, c->ldw, H, T, hd, 1.0f / sqrtf((float)hd),
-               { 0 } };
+               { 0 }, c->streaming ? rl_attn_qk_pick(hd) : NULL };
     ws_layout(&x.ws, c->work + (long)(b * H + h) * c->per, T, hd, !c->streaming);
     return x;
 }
@@ -372,6 +379,9 @@ static void fast_prepare_head(const head *x)
         loc_zk(x, i0, n, o.Zk);
         loc_keys(x, i0, n, o.X, o.Zk, o.E, o.F);
     }
+    /* streaming: the transported keys packed once for the logits kernel */
+    if (x->ws.Ktp && x->qk)
+        rl_attn_qk_pack(x->ws.Ktp, x->ws.Kt, x->hd, x->T, x->hd);
 }
 
 static void fast_prepare(const rl_attn_logits *lg, int b, int h)
@@ -423,8 +433,11 @@ static void fast_qblock(const head *x, float *S, long lds, long i0, long i1, lon
         top = i0;
     }
     for (long k0 = top - CB; k0 >= j0; k0 -= CB) {
-        mm(0, 1, n, CB, hd, x->scale, t->U, hd, x->ws.Kt + k0 * hd, hd, 0.0f, S + (k0 - j0),
-           lds);
+        if (x->ws.Ktp && x->qk) /* k0 a multiple of c, so of the panel width */
+            x->qk(S + (k0 - j0), lds, t->U, hd, x->ws.Ktp + k0 * hd, n, CB, hd, x->scale);
+        else
+            mm(0, 1, n, CB, hd, x->scale, t->U, hd, x->ws.Kt + k0 * hd, hd, 0.0f, S + (k0 - j0),
+               lds);
         if (k0 > 0)
             transport(x, n, k0, t->U, t->U2);
     }

@@ -130,20 +130,18 @@ RL_ROW_WIDE(row_avx2, avx2, "avx2,fma", 8)
 
 int rl_softmax_row_versions(rl_softmax_row_fn *fns, const char **names)
 {
-    int n = 0;
+    int lv[RL_SIMD_LEVELS];
+    const int n = rl_simd_levels(lv, names);
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx512f")) {
-        fns[n] = row_avx512;
-        names[n++] = "avx512";
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        fns[n] = row_avx2;
-        names[n++] = "avx2";
-    }
+    static const rl_softmax_row_fn by_level[RL_SIMD_LEVELS] = { row_avx512, row_avx2 };
+    for (int i = 0; i < n; i++)
+        fns[i] = by_level[lv[i]];
+#else
+    (void)fns;
 #endif
     fns[n] = rl_softmax_row_sse2;
-    names[n++] = "sse2";
-    return n;
+    names[n] = "sse2";
+    return n + 1;
 }
 
 rl_softmax_row_fn rl_softmax_row_pick(void)
