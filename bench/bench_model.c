@@ -157,10 +157,12 @@ enum { MAXSTEPS = 512 };
 /* The training kernel alone (rl_attention_forward then rl_attention_backward)
  * on B windows of T, H heads of hd, as a training step calls it: median
  * seconds of a forward and backward over budget seconds (wall, or the
- * process's CPU time when cpu is set: run it on one thread).  FLOPs of what
- * the kernel computes, the whole T x T blocks (the mask applied after):
- * forward q.k and p.v, backward dP, dV, dQ, dK, each 2 hd T^2 per head and
- * window: 12 B H T^2 hd in all (the 12 L C T of the model count). */
+ * process's CPU time when cpu is set: run it on one thread).  FLOPs of the
+ * causal pairs, as the streaming figure counts them: forward q.k and p.v,
+ * backward dP, dV, dQ, dK, each 2 hd over the T(T+1)/2 pairs j <= i per head
+ * and window: 6 B H hd T(T+1) in all.  (Until the training kernels skipped
+ * the masked half, NOTES.md §16.13, this figure counted the whole T x T
+ * blocks they computed, 12 B H T^2 hd: the model count's 12 L C T.) */
 static double bench_train_attention(int B, int T, int H, int hd, double budget, int cpu, double *gflops)
 {
     const long ld = 3L * H * hd, n = (long)B * T * ld, nh = (long)B * H * T * T;
@@ -182,7 +184,7 @@ static double bench_train_attention(int B, int T, int H, int hd, double budget, 
         st[k] = (cpu ? rl_bench_cpu_now() : rl_bench_now()) - t;
     }
     const double sec = median(st, k);
-    *gflops = 12.0 * B * H * (double)T * T * hd / sec / 1e9;
+    *gflops = 6.0 * B * H * (double)hd * T * (T + 1) / sec / 1e9;
     free(qkv);
     free(d);
     free(o);
@@ -406,7 +408,7 @@ rl_status rl_bench_model(int quick, rl_err *err)
         rl_set_threads(1);
         double tc = bench_train_attention(ats[i][0], ats[i][1], ats[i][2], ats[i][3], pb, 1, &gfc);
         rl_set_threads(nc);
-        printf("model attention alone (training forward + backward, B=%d T=%d, %d heads x hd %d): %.2f ms  "
+        printf("model attention alone (training forward + backward, B=%d T=%d, %d heads x hd %d, causal FLOPs): %.2f ms  "
                "%.1f GFLOP/s (%.0f%% of the all-core peak) | 1 thr CPU %.2f ms  %.1f GFLOP/s (%.0f%% of the "
                "1-thread peak)\n", ats[i][0], ats[i][1], ats[i][2], ats[i][3], 1e3 * t, gf, 100 * gf / P,
                1e3 * tc, gfc, 100 * gfc / P1);

@@ -30,40 +30,73 @@
 #define SQ_QK 128
 _Static_assert(SQ_QK % SQ == 0 && SK % SQ_QK == 0, "query blocks must tile the key blocks");
 
-/* Row i of the logits, keys j0 .. j0+n-1 unmasked, the rest of the width w
- * masked: add the ALiBi bias -sl (i - j), subtract the max, exponentiate;
- * returns the max (so the caller can rescale) and the sum in *sum.  With
- * mx0 = -inf and normalize set, the row becomes the softmax itself. */
-static float exp_row(float *row, int n, int w, float sl, int i, int j0, float mx0, float *sum)
+/* The training kernels (NOTES.md §16.13): the products whose inner index
+ * is d through the logits kernel (attn_qk.h), their second operand's rows
+ * packed one panel at a time into HD_MAX W floats on the stack; the
+ * products whose inner index is a key or a query through the P V kernel
+ * (attn_pv.h), P and dS read in place or transposed.  Causal: row block
+ * [r0, r1) of a product over keys needs keys below r1 only, and the
+ * transposed products (key rows) need queries from the block's first key
+ * on; the entries left out are exact zeros of P and dS, so leaving them out
+ * changes no sum.  Rows of TRB: the P V kernel's tiles (8 rows AVX-512, 4
+ * AVX2) fill them. */
+#define HD_MAX 256
+#define TRB 8
+
+/* S[(i - i0) lds + (j - j0)] = scale A_i . B_j for i0 <= i < i1, j0 <= j < j1
+ * and j <= i, panel by panel (entries j > i of a panel that reaches row i
+ * are formed too; the rest are not written).  A and B point at row 0. */
+static void qk_causal(rl_attn_qk_fn qk, float *S, long lds, const float *A, long lda, const float *B,
+                      long ldb, long i0, long i1, long j0, long j1, int hd, float scale)
 {
-    float mx = mx0, s = 0;
-#pragma omp simd reduction(max : mx)
-    for (int q = 0; q < n; q++) {
-        row[q] -= sl * (float)(i - j0 - q);
-        mx = row[q] > mx ? row[q] : mx;
+    float kp[RL_ATTN_QK_W * HD_MAX];
+    for (long p = j0; p < j1 && p < i1; p += RL_ATTN_QK_W) {
+        const long nk = j1 - p < RL_ATTN_QK_W ? j1 - p : RL_ATTN_QK_W, r0 = i0 > p ? i0 : p;
+        rl_attn_qk_pack(kp, B + p * ldb, ldb, nk, hd);
+        qk(S + (r0 - i0) * lds + (p - j0), lds, A + r0 * lda, lda, kp, (int)(i1 - r0), (int)nk, hd, scale);
     }
-    if (n > 0)
-        s = rl_exp_shift_sum(row, n, mx, -INFINITY);
-    for (int q = n > 0 ? n : 0; q < w; q++)
-        row[q] = 0.0f;
-    *sum = s;
-    return mx;
 }
 
-static void softmax_row(float *row, int n, int w, float sl, int i, int j0)
+/* C = scale M X (over = 0), rows [0, T) of C ldc apart: M causal (row i
+ * nonzero in columns <= i) in place (ldm), or, with over = 1, C = scale M^T
+ * X (row j of C from rows i >= j of X); X's rows ldx apart. */
+static void pv_causal(rl_attn_pv_fn pv, float *C, long ldc, const float *M, long ldm, const float *X, long ldx,
+                      int T, int hd, float scale, int over)
 {
-    float sum;
-    exp_row(row, n, w, sl, i, j0, -INFINITY, &sum);
-    const float inv = 1.0f / sum;
-#pragma omp simd
-    for (int q = 0; q < n; q++)
-        row[q] *= inv;
+    for (int r0 = 0; r0 < T; r0 += TRB) {
+        const int nr = T - r0 < TRB ? T - r0 : TRB;
+        if (over) /* (M^T)[r][k] = M[k][r]: from the block's first row on */
+            pv(C + (long)r0 * ldc, ldc, M + (long)r0 * ldm + r0, 1, ldm, X + (long)r0 * ldx, ldx, nr, T - r0, hd, 1,
+               scale);
+        else
+            pv(C + (long)r0 * ldc, ldc, M + (long)r0 * ldm, ldm, 1, X, ldx, nr, r0 + nr, hd, 1, scale);
+    }
+}
+
+/* <p, d> over n entries in one fixed order: eight partial sums over
+ * p[8k + l] d[8k + l], added in order, then the tail (the same bytes at
+ * any vector width the compiler picks) */
+static float dot8(const float *p, const float *d, int n)
+{
+    float a[8] = { 0 };
+    int j = 0;
+    for (; j + 8 <= n; j += 8)
+        for (int l = 0; l < 8; l++)
+            a[l] += p[j + l] * d[j + l];
+    float s = a[0];
+    for (int l = 1; l < 8; l++)
+        s += a[l];
+    for (; j < n; j++)
+        s += p[j] * d[j];
+    return s;
 }
 
 void rl_attention_forward_logits(float *out, long ldo, float *att, const float *v, long ld,
                                  const rl_attn_shape *s, const rl_attn_logits *lg)
 {
     const int T = s->T, H = s->H, hd = s->hd;
+    const rl_attn_pv_fn pv = hd <= HD_MAX ? rl_attn_pv_pick(hd) : NULL;
+    const rl_softmax_row_fn row_step = rl_softmax_row_pick();
 #pragma omp parallel for schedule(static)
     for (long bh = 0; bh < (long)s->B * H; bh++) { /* B H may pass INT_MAX */
         const int b = (int)(bh / H), h = (int)(bh % H);
@@ -72,12 +105,23 @@ void rl_attention_forward_logits(float *out, long ldo, float *att, const float *
             lg->prepare(lg, b, h);
         lg->block(lg, P, T, b, h, 0, T, 0, T, NULL);
         const float sl = s->slopes ? s->slopes[h] : 0.0f;
-        for (int i = 0; i < T; i++)
-            softmax_row(P + (long)i * T, i + 1, T, sl, i, 0);
+        /* p_ij = e^(s_ij - m_i) / sum_j' e^(s_ij' - m_i), j <= i; 0 above */
+        for (int i = 0; i < T; i++) {
+            float *row = P + (long)i * T, sum, corr;
+            row_step(row, i + 1, T, sl, i, 0, -INFINITY, &sum, &corr);
+            const float inv = 1.0f / sum;
+#pragma omp simd
+            for (int q = 0; q <= i; q++)
+                row[q] *= inv;
+        }
         /* O = P V */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, P, T,
-                    v + (long)b * T * ld + (long)h * hd, (int)ld, 0.0f,
-                    out + (long)b * T * ldo + (long)h * hd, (int)ldo);
+        const float *V = v + (long)b * T * ld + (long)h * hd;
+        float *O = out + (long)b * T * ldo + (long)h * hd;
+        if (pv)
+            pv_causal(pv, O, ldo, P, T, V, ld, T, hd, 1.0f, 0);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, V, (int)ld, 0.0f, O,
+                        (int)ldo);
     }
 }
 
@@ -86,23 +130,31 @@ void rl_attention_backward_logits(float *dv, long ldd, float *datt, const float 
                                   const rl_attn_shape *s, const rl_attn_logits *lg)
 {
     const int T = s->T, H = s->H, hd = s->hd;
+    const rl_attn_pv_fn pv = hd <= HD_MAX ? rl_attn_pv_pick(hd) : NULL;
+    const rl_attn_qk_fn qk = hd <= HD_MAX ? rl_attn_qk_pick(hd) : NULL;
 #pragma omp parallel for schedule(static)
     for (long bh = 0; bh < (long)s->B * H; bh++) { /* B H may pass INT_MAX */
         const int b = (int)(bh / H), h = (int)(bh % H);
         const float *P = att + (long)bh * T * T, *dO = dout + (long)b * T * lddo + (long)h * hd;
-        float *dS = datt + (long)bh * T * T;
-        /* dP = dO V^T */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, 1.0f, dO, (int)lddo,
-                    v + (long)b * T * ld + (long)h * hd, (int)ld, 0.0f, dS, T);
+        const float *V = v + (long)b * T * ld + (long)h * hd;
+        float *dS = datt + (long)bh * T * T, *dV = dv + (long)b * T * ldd + (long)h * hd;
+        /* dP = dO V^T (entries j <= i read below) */
+        if (qk)
+            qk_causal(qk, dS, T, dO, lddo, V, ld, 0, T, 0, T, hd, 1.0f);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, 1.0f, dO, (int)lddo, V, (int)ld, 0.0f,
+                        dS, T);
         /* dV = P^T dO */
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, dO, (int)lddo,
-                    0.0f, dv + (long)b * T * ldd + (long)h * hd, (int)ldd);
+        if (pv)
+            pv_causal(pv, dV, ldd, P, T, dO, lddo, T, hd, 1.0f, 1);
+        else
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, dO, (int)lddo, 0.0f, dV,
+                        (int)ldd);
         /* softmax backward, row by row: dS = P (dP - <P, dP>) */
         for (long i = 0; i < T; i++) {
             const float *p = P + i * T;
-            float *d = dS + i * T, dot = 0;
-            for (long j = 0; j <= i; j++)
-                dot += p[j] * d[j];
+            float *d = dS + i * T;
+            const float dot = dot8(p, d, (int)i + 1);
             for (long j = 0; j <= i; j++)
                 d[j] = p[j] * (d[j] - dot);
             for (long j = i + 1; j < T; j++)
@@ -199,7 +251,7 @@ static void stream_block(float *o, long ldo, const float *v, long ld, const rl_a
             m[r] = mx;
         }
         if (pv) /* acc += P V, P read where the row step left it */
-            pv(acc, S, SK, v + j0 * ld, ld, nq, nk, hd);
+            pv(acc, hd, S, SK, 1, v + j0 * ld, ld, nq, nk, hd, 0, 1.0f);
         else
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, hd, nk, 1.0f, S, SK,
                         v + j0 * ld, (int)ld, 1.0f, acc, hd);
@@ -329,8 +381,9 @@ typedef struct {
     float *dq, *dk;
     long ldd;
     int T, hd, H;
-    /* streaming only (else NULL): each (b, h)'s keys packed by prepare, and
-     * the kernel that reads them (attn_qk.h) */
+    /* the logits kernel (attn_qk.h; NULL: sgemm) and, streaming only (else
+     * NULL), each (b, h)'s keys packed by prepare for it; training packs a
+     * panel at a time (qk_causal) */
     float *kp;
     rl_attn_qk_fn qk;
 } qk_ctx;
@@ -360,6 +413,11 @@ static void qk_block(const rl_attn_logits *lg, float *S, long lds, int b, int h,
               (int)(i1 - i0), (int)(j1 - j0), c->hd, 1.0f / sqrtf((float)c->hd));
         return;
     }
+    if (c->qk) { /* training: the causal part, keys packed a panel at a time */
+        qk_causal(c->qk, S, lds, c->q + base, c->ld, c->k + base, c->ld, i0, i1, j0, j1, c->hd,
+                  1.0f / sqrtf((float)c->hd));
+        return;
+    }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(i1 - i0), (int)(j1 - j0), c->hd,
                 1.0f / sqrtf((float)c->hd), c->q + base + i0 * c->ld, (int)c->ld,
                 c->k + base + j0 * c->ld, (int)c->ld, 0.0f, S, (int)lds);
@@ -373,6 +431,12 @@ static void qk_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
     const float scale = 1.0f / sqrtf((float)hd);
     const long base = (long)b * T * c->ld + (long)h * hd;
     const long dbase = (long)b * T * c->ldd + (long)h * hd;
+    const rl_attn_pv_fn pv = hd <= HD_MAX ? rl_attn_pv_pick(hd) : NULL;
+    if (pv) {
+        pv_causal(pv, c->dq + dbase, c->ldd, dS, T, c->k + base, c->ld, T, hd, scale, 0);
+        pv_causal(pv, c->dk + dbase, c->ldd, dS, T, c->q + base, c->ld, T, hd, scale, 1);
+        return;
+    }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, scale, dS, T, c->k + base,
                 (int)c->ld, 0.0f, c->dq + dbase, (int)c->ldd);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dS, T, c->q + base,
@@ -399,7 +463,7 @@ static rl_attn_logits qk_logits(qk_ctx *c)
 void rl_attention_forward(float *out, long ldo, float *att, const float *q, const float *k,
                           const float *v, long ld, const rl_attn_shape *s)
 {
-    qk_ctx c = { q, k, ld, NULL, NULL, 0, s->T, s->hd, s->H, NULL, NULL };
+    qk_ctx c = { q, k, ld, NULL, NULL, 0, s->T, s->hd, s->H, NULL, s->hd <= HD_MAX ? rl_attn_qk_pick(s->hd) : NULL };
     rl_attn_logits lg = qk_logits(&c);
     rl_attention_forward_logits(out, ldo, att, v, ld, s, &lg);
 }

@@ -7,45 +7,56 @@
 
 #include "fastmath.h"
 
-void rl_attn_pv_ref(float *acc, const float *P, long ldp, const float *V, long ldv, int nq, int nk,
-                    int hd)
+void rl_attn_pv_ref(float *acc, long lda, const float *P, long spr, long spk, const float *V, long ldv,
+                    int nq, int nk, int hd, int from0, float scale)
 {
     for (int r = 0; r < nq; r++)
         for (int c = 0; c < hd; c++) {
-            float a = acc[(long)r * hd + c];
+            float a = from0 ? 0.0f : acc[(long)r * lda + c];
             for (int k = 0; k < nk; k++)
-                a = fmaf(P[(long)r * ldp + k], V[(long)k * ldv + c], a);
-            acc[(long)r * hd + c] = a;
+                a = fmaf(P[(long)r * spr + (long)k * spk], V[(long)k * ldv + c], a);
+            acc[(long)r * lda + c] = scale != 1.0f ? a * scale : a;
         }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* One tile: R rows of acc (hd apart) by NV vectors of VL lanes, its
+/* One tile: R rows of acc (lda apart) by NV vectors of VL lanes, its
  * accumulators in registers through the whole key loop; at each key the NV
- * vectors of V's row and, per row, P[r][k] broadcast. */
+ * vectors of V's row and, per row, P[r][k] broadcast (P's entry (r, k) at
+ * r spr + k spk: in place or transposed). */
 #define RL_PV_TILE(SFX, TGT, VL, FMA, SET1, R, NV)                                               \
     __attribute__((target(TGT))) static inline void tile_##SFX##_##R##_##NV(                \
-        float *acc, int hd, const float *P, long ldp, const float *V, long ldv, int nk)     \
+        float *acc, long lda, const float *P, long spr, long spk, const float *V, long ldv,  \
+        int nk, int from0, float scale)                                                     \
     {                                                                                       \
         typedef float vf __attribute__((vector_size(4 * (VL))));                            \
         vf a[R][NV], b[NV];                                                                 \
         _Pragma("GCC unroll 16") for (int r = 0; r < (R); r++)                              \
             _Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++)                         \
-                memcpy(&a[r][v], acc + (long)r * hd + v * (VL), sizeof(vf));                \
+                if (from0)                                                                  \
+                    a[r][v] = (vf){ 0 };                                                    \
+                else                                                                        \
+                    memcpy(&a[r][v], acc + (long)r * lda + v * (VL), sizeof(vf));            \
         for (int k = 0; k < nk; k++) {                                                      \
             _Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++)                         \
                 memcpy(&b[v], V + (long)k * ldv + v * (VL), sizeof(vf));                    \
             _Pragma("GCC unroll 16") for (int r = 0; r < (R); r++) {                        \
-                const vf p = (vf)SET1(P[(long)r * ldp + k]);                                \
+                const vf p = (vf)SET1(P[(long)r * spr + (long)k * spk]);                                \
                 _Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++)                     \
                     a[r][v] = (vf)FMA(p, b[v], a[r][v]);                                    \
             }                                                                               \
         }                                                                                   \
+        if (scale != 1.0f) {                                                                \
+            const vf sc = (vf)SET1(scale);                                                  \
+            _Pragma("GCC unroll 16") for (int r = 0; r < (R); r++)                          \
+                _Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++)                     \
+                    a[r][v] *= sc;                                                          \
+        }                                                                                   \
         _Pragma("GCC unroll 16") for (int r = 0; r < (R); r++)                              \
             _Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++)                         \
-                memcpy(acc + (long)r * hd + v * (VL), &a[r][v], sizeof(vf));                \
+                memcpy(acc + (long)r * lda + v * (VL), &a[r][v], sizeof(vf));                \
     }
 
 /* The whole product: tiles of R rows by NV VL columns, then a last column
@@ -53,11 +64,13 @@ void rl_attn_pv_ref(float *acc, const float *P, long ldp, const float *V, long l
  * time.  The tiling fixes which registers hold what, not the order of any
  * entry's sum. */
 #define RL_PV_CALL(SFX, R, NV) \
-    tile_##SFX##_##R##_##NV(acc + (long)r0 * hd + c0, hd, P + (long)r0 * ldp, ldp, V + c0, ldv, nk)
+    tile_##SFX##_##R##_##NV(acc + (long)r0 * lda + c0, lda, P + (long)r0 * spr, spr, spk, V + c0, ldv, nk, \
+                            from0, scale)
 #define RL_PV_WIDE(SFX, TGT, VL, R, NV, N16)                                                 \
-    __attribute__((target(TGT))) static void pv_##SFX(float *acc, const float *P, long ldp, \
-                                                      const float *V, long ldv, int nq,     \
-                                                      int nk, int hd)                       \
+    __attribute__((target(TGT))) static void pv_##SFX(float *acc, long lda, const float *P, \
+                                                      long spr, long spk, const float *V,   \
+                                                      long ldv, int nq, int nk, int hd,     \
+                                                      int from0, float scale)               \
     {                                                                                       \
         int r0 = 0, c0;                                                                     \
         for (; r0 + (R) <= nq; r0 += (R)) {                                                 \

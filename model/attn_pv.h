@@ -1,5 +1,8 @@
-/* attn_pv.h: the streaming attention's acc += P V, reading P where the row
- * step left it (issue 37, item 2; NOTES.md §16.9).
+/* attn_pv.h: the attention's acc += P V, reading P where the row step left
+ * it (issue 37, item 2; NOTES.md §16.9), and the training attention's four
+ * products with the key or query index inside (O = P V, dV = P^T dO,
+ * dQ = dS K, dK = dS^T Q: NOTES.md §16.13), P read in place or transposed
+ * by its strides.
  *
  * Why: cblas_sgemm copies the probability block (up to 128 x 512 floats,
  * already in cache) into its own panel layout before it multiplies, and at
@@ -25,9 +28,12 @@
 #ifndef RL_MODEL_ATTN_PV_H
 #define RL_MODEL_ATTN_PV_H
 
-/* acc[r hd + c] += sum_k P[r ldp + k] V[k ldv + c]  (r < nq, k < nk, c < hd) */
-typedef void (*rl_attn_pv_fn)(float *acc, const float *P, long ldp, const float *V, long ldv, int nq,
-                              int nk, int hd);
+/* acc[r lda + c] = scale (a0 + sum_k P[r spr + k spk] V[k ldv + c])  (r < nq,
+ * k < nk, c < hd), a0 = acc[r lda + c], or 0 with from0 set (acc is then
+ * only written): P in place is (spr, spk) = (ldp, 1), P^T is (1, ldp).  The
+ * scaling, when scale != 1, is one rounding after the chain below. */
+typedef void (*rl_attn_pv_fn)(float *acc, long lda, const float *P, long spr, long spk, const float *V,
+                              long ldv, int nq, int nk, int hd, int from0, float scale);
 
 /* The widest version this CPU runs for head dim hd, or NULL where none does
  * (no AVX2 with FMA, or hd not a multiple of 16): the caller then multiplies
@@ -39,7 +45,7 @@ rl_attn_pv_fn rl_attn_pv_pick(int hd);
 int rl_attn_pv_versions(rl_attn_pv_fn *fns, const char **names);
 
 /* The order's definition, one fmaf at a time (libm: slow; for the tests). */
-void rl_attn_pv_ref(float *acc, const float *P, long ldp, const float *V, long ldv, int nq, int nk,
-                    int hd);
+void rl_attn_pv_ref(float *acc, long lda, const float *P, long spr, long spk, const float *V, long ldv,
+                    int nq, int nk, int hd, int from0, float scale);
 
 #endif

@@ -18,10 +18,16 @@ void rl_attn_qk_pack(float *kp, const float *k, long ld, long n, int hd)
 {
     for (long p = 0; p * W < n; p++) {
         float *panel = kp + p * W * hd;
-        for (int w = 0; w < W; w++) {
-            const long j = p * W + w;
-            for (int d = 0; d < hd; d++)
-                panel[(long)d * W + w] = j < n ? k[j * ld + d] : 0.0f;
+        const int nw = n - p * W < W ? (int)(n - p * W) : W;
+        /* a row of the panel (one d, W keys) at a time, from W keys' rows
+         * read together: each key row is read in order as d advances */
+        for (int d = 0; d < hd; d++) {
+            float *out = panel + (long)d * W;
+            const float *kd = k + p * W * ld + d;
+            for (int w = 0; w < nw; w++)
+                out[w] = kd[w * ld];
+            for (int w = nw; w < W; w++)
+                out[w] = 0.0f;
         }
     }
 }

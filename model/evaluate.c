@@ -104,15 +104,15 @@ float *rl_eval_reference(const rl_gpt *m0, const rl_tokens *val, const rl_eval_s
         for (long q0 = T; q0 < Lmax; q0 += B) {
             const int nb = (int)(Lmax - q0 < B ? Lmax - q0 : B);
             const long first = s->start[i] + q0 + 1 - T;
-            rl_gpt_forward(m, val->tok + first, 1, nb, (int)T, 0,
-                           rl_stream_key(seed ^ RL_STREAM_EVAL_REF, (uint64_t)first));
+            rl_gpt_forward_last(m, val->tok + first, 1, nb, (int)T,
+                                rl_stream_key(seed ^ RL_STREAM_EVAL_REF, (uint64_t)first));
             if (m->nomem) { /* the scheme's noise generators */
                 free(ref);
                 rl_gpt_free(m);
                 return NULL;
             }
             for (int b = 0; b < nb; b++)
-                r[q0 + b] = m->losses[(long)b * T + T - 1];
+                r[q0 + b] = m->losses[b];
         }
     }
     rl_gpt_free(m);

@@ -364,8 +364,12 @@ static uint64_t site_key(const rl_gpt *m, int l, int site)
 
 /* ---- training forward / backward -------------------------------------- */
 
-double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int train,
-                      uint64_t drop_key)
+/* The forward of rl_gpt_forward; with last set (evaluation only, train
+ * clear) the last block's MLP, the final LayerNorm, the head and the loss
+ * run on the B rows t = T - 1 alone (rl_gpt_forward_last): everything
+ * before them is every row's, as those rows' own attention needs. */
+static double forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int train, uint64_t drop_key,
+                      int last)
 {
     if (B > m->B || T > m->T)
         return NAN; /* beyond the activations' capacity */
@@ -387,8 +391,7 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
         rl_layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, x, w[RL_LN1W], w[RL_LN1B], N, C);
         /* without dropout the residual sums run in the projections' tiles */
         const int fuse = !(m->drop > 0);
-        const rl_tile_after r2 = { .sum_to = a->res2, .sum_with = x },
-                            r3 = { .sum_to = a->res3, .sum_with = a->res2 };
+        const rl_tile_after r2 = { .sum_to = a->res2, .sum_with = x };
         const rl_attn_shape s = attn_shape(m, B, T);
         if (attn_forward(m, m->ss.st, l, a->ln1, tok, ld, drop_key, NULL, a->qkv, a->att, a->atty,
                          a->res2, &s, fuse ? &r2 : NULL) != RL_OK) {
@@ -399,21 +402,45 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
             rl_dropout(a->res2, N * C, m->drop, site_key(m, l, 1));
             rl_residual_forward(a->res2, a->res2, x, N * C);
         }
-        mlp_forward(m, l, a->res2, a->ln2, a->ln2_mean, a->ln2_rstd, a->fch, a->fch_gelu,
-                    a->res3, N, fuse ? &r3 : NULL);
+        long rows = N;
+        const float *xin = a->res2;
+        if (last && l == m->cfg.layers - 1) { /* row T - 1 of each window, into LN1's buffer (read) */
+            for (int b = 0; b < B; b++)
+                memcpy(a->ln1 + (long)b * C, a->res2 + ((long)b * T + T - 1) * C, sizeof(float) * (size_t)C);
+            rows = B;
+            xin = a->ln1;
+        }
+        const rl_tile_after r3 = { .sum_to = a->res3, .sum_with = xin };
+        mlp_forward(m, l, xin, a->ln2, a->ln2_mean, a->ln2_rstd, a->fch, a->fch_gelu, a->res3, rows,
+                    fuse ? &r3 : NULL);
         if (!fuse) {
             rl_dropout(a->res3, N * C, m->drop, site_key(m, l, 2));
             rl_residual_forward(a->res3, a->res3, a->res2, N * C);
         }
         x = a->res3;
     }
-    rl_layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, x, m->p.lnfw, m->p.lnfb, N, C);
-    rl_matmul_forward(m->logits, m->lnf, m->p.headw, m->p.headb, N, C, V, NULL);
-    rl_xent_forward(m->logits, m->losses, tok + 1, ld, B, T, V);
+    /* the rows that go on: every position, or (last: the last block
+     * gathered them, layers >= 1) the B rows t = T - 1, whose targets are
+     * tok[b ld + T] */
+    const long R = last ? B : N;
+    rl_layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, x, m->p.lnfw, m->p.lnfb, R, C);
+    rl_matmul_forward(m->logits, m->lnf, m->p.headw, m->p.headb, R, C, V, NULL);
+    rl_xent_forward(m->logits, m->losses, last ? tok + T : tok + 1, ld, B, last ? 1 : T, V);
     double sum = 0;
-    for (long i = 0; i < N; i++)
+    for (long i = 0; i < R; i++)
         sum += m->losses[i];
-    return sum / (double)N;
+    return sum / (double)R;
+}
+
+double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int train,
+                      uint64_t drop_key)
+{
+    return forward(m, tok, ld, B, T, train, drop_key, 0);
+}
+
+double rl_gpt_forward_last(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, uint64_t key)
+{
+    return forward(m, tok, ld, B, T, 0, key, 1);
 }
 
 /* The gradient through a dropout site: dres masked into buf (or dres itself

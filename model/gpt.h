@@ -106,6 +106,16 @@ void rl_gpt_init(rl_gpt *m, uint64_t seed);
 double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int train,
                       uint64_t drop_key);
 
+/* rl_gpt_forward without training (no dropout, no backward after it), the
+ * loss of each window's last position alone: m->losses[b] is the loss of
+ * target tok[b ld + T] after the T tokens before it, as rl_gpt_forward's
+ * m->losses[b T + T - 1] (within float rounding: the last block's MLP and
+ * the head multiply B rows, not B T, NOTES.md §16.13); returns their mean.
+ * The token-paired reference needs nothing else (model/evaluate.c), and
+ * this skips the head's V C and the last MLP's 8 C^2 multiply-adds at
+ * every other position. */
+double rl_gpt_forward_last(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, uint64_t key);
+
 /* Accumulate into m->grads the gradient of scale * (sum of the losses of the
  * last forward); scale = 1/(B T accum) gives the mean over an accumulated
  * batch. */

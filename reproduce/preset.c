@@ -159,13 +159,19 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         t->layers = 4, t->width = 128, t->heads = 4, t->ctx = 128, t->vocab = 4096;
         t->batch = 16, t->accum = 1, t->dropout = 0.0, t->steps = 0;
         /* 1,800 steps (the stages 2 : 1 : 1) of 3.7M tokens: measured 4.5-5.7
-         * min of training and ~0.6 min of evaluation a model; one seed's 8
-         * models with the theory report ran in 43 min, so the 24 models take
-         * about 2 h 10 min (NOTES.md §11.9) */
+         * min of training a model on two threads (NOTES.md §11.9), 9.0 min
+         * on one of two ranks (§11.17); the evaluation, below */
         t->lr = "2e-3:900,8e-4:450,2e-4:450";
         t->val_every = 150, t->val_batches = 8, t->ckpt_every = 300, t->seed = 42;
         g->max_mult = 128, g->probe_mult = 32;
-        g->eval_targets = 65536; /* 2^16 targets: 512 windows at T, 4 spans of 128T = 16,384 per seed */
+        /* 2^15 targets: 256 windows at T, 2 spans of 128T = 16,384 per seed.
+         * The first run read 2^16 on 4 fixed spans; with the token-paired
+         * reference (a forward of T tokens per target, NOTES.md §11.11)
+         * that evaluation took 8 min a model on one thread, 4 min with the
+         * reference's last-row forward (§16.13): 24 models then need about
+         * 168 min, over the 150 (§11.17); half the targets, sampled per
+         * seed, about 138 */
+        g->eval_targets = 32768;
         g->seeds = 3; /* issue 13: at least three seeds per variant */
         g->matched = 1;
     } else if (!strcmp(name, "vtraj")) {

@@ -285,10 +285,10 @@ Test(model_attn, pv_kernel_widths_agree, .timeout = 60)
                 for (long g = 0; g < G; g++)
                     a0[n + g] = -7.0f;
                 memcpy(ref, a0, sizeof(float) * (n + G));
-                rl_attn_pv_ref(ref, P, ldp, V, ldv, nq, nk, hd);
+                rl_attn_pv_ref(ref, hd, P, ldp, 1, V, ldv, nq, nk, hd, 0, 1.0f);
                 for (int v = 0; v < nv; v++) {
                     memcpy(got, a0, sizeof(float) * (n + G));
-                    fns[v](got, P, ldp, V, ldv, nq, nk, hd);
+                    fns[v](got, hd, P, ldp, 1, V, ldv, nq, nk, hd, 0, 1.0f);
                     cr_expect(memcmp(got, ref, sizeof(float) * n) == 0, "%s hd %d nq %d nk %d: not the "
                               "reference's bits", names[v], hd, nq, nk);
                     cr_expect(memcmp(got + n, a0 + n, sizeof(float) * G) == 0, "%s hd %d nq %d nk %d: wrote "
@@ -297,6 +297,61 @@ Test(model_attn, pv_kernel_widths_agree, .timeout = 60)
             }
     for (int hd = 0; hd <= 40; hd += 8) /* picked only where a tile fits */
         cr_expect((rl_attn_pv_pick(hd) != NULL) == (nv > 0 && hd > 0 && hd % 16 == 0), "hd %d", hd);
+    free(P);
+    free(V);
+    free(a0);
+    free(ref);
+    free(got);
+}
+
+/* The training attention's uses of the P V kernel (attention.c: O = P V,
+ * dV = P^T dO, dQ = dS K / sqrt(hd), dK = dS^T Q / sqrt(hd)): P read
+ * transposed (spr = 1, spk = ldp), rows of acc lda > hd apart, acc not read
+ * (from0) and the scaling after the chain.  Every width gives the
+ * reference's bits and leaves the gaps between acc's rows as they were. */
+Test(model_attn, pv_kernel_strides_and_scale, .timeout = 60)
+{
+    rl_attn_pv_fn fns[2];
+    const char *names[2];
+    const int nv = rl_attn_pv_versions(fns, names);
+    const int hds[] = { 16, 32, 64, 80 }, nqs[] = { 1, 7, 8, 9, 13 }, nks[] = { 1, 17, 130 };
+    const struct {
+        int trans, from0;
+        float scale;
+    } modes[] = { { 1, 1, 0.125f }, { 0, 1, 1.0f }, { 1, 0, 1.0f }, { 0, 0, 0.3f } };
+    const long ldp = 133;
+    float *P = malloc(sizeof(float) * 133 * ldp), *V = malloc(sizeof(float) * 130 * 256);
+    float *a0 = malloc(sizeof(float) * 13 * 85), *ref = malloc(sizeof(float) * 13 * 85);
+    float *got = malloc(sizeof(float) * 13 * 85);
+    tm_randn(P, 133 * ldp, 5, 1.0f);
+    for (unsigned m = 0; m < sizeof modes / sizeof *modes; m++)
+        for (unsigned a = 0; a < sizeof hds / sizeof *hds; a++)
+            for (unsigned b = 0; b < sizeof nqs / sizeof *nqs; b++)
+                for (unsigned c = 0; c < sizeof nks / sizeof *nks; c++) {
+                    const int hd = hds[a], nq = nqs[b], nk = nks[c];
+                    const long lda = hd + 5, ldv = 3L * hd, n = nq * lda;
+                    const long spr = modes[m].trans ? 1 : ldp, spk = modes[m].trans ? ldp : 1;
+                    tm_randn(V, (long)nk * ldv, 9 + a, 1.0f);
+                    tm_randn(a0, n, 11 + b, 3.0f);
+                    for (int r = 0; r < nq; r++)
+                        for (long col = hd; col < lda; col++)
+                            a0[r * lda + col] = -7.0f; /* the gaps */
+                    memcpy(ref, a0, sizeof(float) * n);
+                    rl_attn_pv_ref(ref, lda, P, spr, spk, V, ldv, nq, nk, hd, modes[m].from0, modes[m].scale);
+                    for (int v = 0; v < nv; v++) {
+                        memcpy(got, a0, sizeof(float) * n);
+                        fns[v](got, lda, P, spr, spk, V, ldv, nq, nk, hd, modes[m].from0, modes[m].scale);
+                        cr_expect(memcmp(got, ref, sizeof(float) * n) == 0, "%s mode %u hd %d nq %d nk %d: not the "
+                                  "reference's bits (the gaps included)", names[v], m, hd, nq, nk);
+                    }
+                    /* the reference itself: from0 ignores acc, the scale is applied once */
+                    double want = modes[m].from0 ? 0.0 : (double)a0[0];
+                    for (int k = 0; k < nk; k++)
+                        want += (double)P[k * spk] * V[(long)k * ldv];
+                    want *= modes[m].scale;
+                    cr_expect(fabs(ref[0] - want) <= 1e-5 * (1 + fabs(want)), "mode %u: ref %g, want %g", m, ref[0],
+                              want);
+                }
     free(P);
     free(V);
     free(a0);
@@ -332,7 +387,7 @@ Test(model_attn, pv_kernel_against_sgemm, .timeout = 60)
                 pv_inputs(P, ldp, V, ldv, a0, nq, nk, hd, 77 + a * 100 + b * 10 + c);
                 memcpy(k1, a0, sizeof(float) * nq * hd);
                 memcpy(k2, a0, sizeof(float) * nq * hd);
-                pv(k1, P, ldp, V, ldv, nq, nk, hd);
+                pv(k1, hd, P, ldp, 1, V, ldv, nq, nk, hd, 0, 1.0f);
                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, hd, nk, 1.0f, P, (int)ldp, V, (int)ldv,
                             1.0f, k2, hd);
                 const double g = nk * u / (1 - nk * u) + (nk + 1) * u / (1 - (nk + 1) * u);
