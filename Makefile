@@ -227,10 +227,15 @@ install: lib $(BIN)
 	$(call write_pc,$(PREFIX),$(DESTDIR)$(PREFIX)/lib/pkgconfig/routelab.pc)
 
 # The Python module's tests (python/tests) against this build's library and
-# binary, with Debian's interpreter (python3-numpy, python3-pytest).
+# binary, with Debian's interpreter (python3-numpy, python3-pytest), and the
+# OpenBLAS kernels the binary runs (`routelab --version`): numpy loads
+# OpenBLAS before the module can ask for them, and on a CPU OpenBLAS does not
+# recognise it would load Prescott's (NOTES.md §16.13).
 pytest: lib $(BIN)
-	PYTHONPATH=python ROUTELAB_LIB=$(abspath $(SOLIB)) ROUTELAB=$(abspath $(BIN)) \
-	    /usr/bin/python3 -m pytest -q python/tests
+	@k=$$($(BIN) --version | sed -n 's/.*; kernels: \([A-Za-z0-9]*\).*/\1/p'); \
+	 echo "PYTHONPATH=python OPENBLAS_CORETYPE=$$k /usr/bin/python3 -m pytest -q python/tests"; \
+	 PYTHONPATH=python ROUTELAB_LIB=$(abspath $(SOLIB)) ROUTELAB=$(abspath $(BIN)) \
+	    OPENBLAS_CORETYPE="$${OPENBLAS_CORETYPE:-$$k}" /usr/bin/python3 -m pytest -q python/tests
 
 run: setup-data
 	@$(MAKE) --no-print-directory $(BIN)

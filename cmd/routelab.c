@@ -86,8 +86,12 @@ int main(int argc, char **argv)
         if (argc > 2)
             rl_die("--version: unexpected argument '%s'", argv[2]);
         /* the program's commit and the library ABI it carries: what a grid's
-         * config.txt and a bug report name */
-        printf("routelab %s (commit %s)\n", routelab_version(), rl_build_commit());
+         * config.txt and a bug report name; and the OpenBLAS kernels this
+         * program runs (pinned at start-up on a CPU OpenBLAS does not
+         * recognise: blas_arch.h), which a program that loads the library
+         * itself (Python) can only get by setting OPENBLAS_CORETYPE to it
+         * before OpenBLAS loads (NOTES.md §16.13) */
+        printf("routelab %s (commit %s); kernels: %s\n", routelab_version(), rl_build_commit(), rl_blas_kernels());
         return 0;
     }
     if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {

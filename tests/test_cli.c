@@ -34,6 +34,9 @@ Test(cli, version_names_the_commit)
     cr_assert_eq(sscanf(out, "routelab %31s (commit %63[^)])", v, c), 2, "%s", out);
     cr_expect_eq(th_lines(out), 1, "%s", out);
     cr_expect(strlen(c) >= 7, "commit '%s'", c); /* a hash (or "unknown" outside git) */
+    /* and the kernel set, as OPENBLAS_CORETYPE takes it (make pytest reads it) */
+    char k[64];
+    cr_expect_eq(sscanf(out, "routelab %*s (commit %*[^)]); kernels: %63[A-Za-z0-9]", k), 1, "%s", out);
     cr_expect_eq(th_run("--version extra", out, sizeof out, err, sizeof err), 2);
     cr_expect(th_lines(err) == 1 && strstr(err, "unexpected argument"), "%s", err);
     cr_assert_eq(th_run("help", out, sizeof out, NULL, 0), 0);

@@ -98,11 +98,14 @@ static double att_loss(void *p)
     return tm_dot(c->out, c->R, (long)c->s.B * c->s.T * C);
 }
 
-static void check_attention(const float *slopes, const char *what)
+/* The layer at B windows of T, H heads of hd: hd 4 takes the sgemm path,
+ * hd 16 and 32 the training kernels (attention.c: a key panel of 32 and the
+ * P V kernel's blocks of 8 rows; T = 37 crosses both). */
+static void check_attention(const float *slopes, int T, int hd, const char *what)
 {
-    att_ctx c = { .s = { 2, 7, 2, 4, slopes } };
-    const int C = 8;
-    const long N = 2 * 7, natt = 2L * 2 * 7 * 7;
+    const int B = 2, H = 2, C = H * hd;
+    att_ctx c = { .s = { B, T, H, hd, slopes } };
+    const long N = (long)B * T, natt = (long)B * H * T * T;
     float *buf = calloc(3 * N * C * 2 + 2 * N * C + 2 * natt, sizeof(float));
     c.qkv = buf; c.out = c.qkv + 3 * N * C; c.R = c.out + N * C; c.att = c.R + N * C;
     float *datt = c.att + natt, *dqkv = datt + natt;
@@ -116,9 +119,17 @@ static void check_attention(const float *slopes, const char *what)
 
 Test(model_grad, attention)
 {
-    check_attention(NULL, "attention dq,dk,dv");
+    check_attention(NULL, 7, 4, "attention dq,dk,dv");
     float slopes[2] = { 0.5f, 0.25f };
-    check_attention(slopes, "attention+alibi dq,dk,dv");
+    check_attention(slopes, 7, 4, "attention+alibi dq,dk,dv");
+}
+
+Test(model_grad, attention_kernels)
+{
+    check_attention(NULL, 37, 16, "attention hd 16, T 37 dq,dk,dv");
+    check_attention(NULL, 37, 32, "attention hd 32, T 37 dq,dk,dv");
+    float slopes[2] = { 0.5f, 0.25f };
+    check_attention(slopes, 37, 16, "attention+alibi hd 16, T 37 dq,dk,dv");
 }
 
 /* ---- rotation: backward (rotate by -angle) is the transpose ---- */

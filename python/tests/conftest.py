@@ -20,9 +20,36 @@ def routelab_bin():
     return b
 
 
+def blas_core():
+    """The OpenBLAS kernel set the binding loaded in this process ("Haswell",
+    "SkylakeX", "Prescott", ...), or None.  The tests that compare the
+    binding's numbers with the command's byte for byte hand it to the command
+    (OPENBLAS_CORETYPE): the promise is the same bytes within one kernel set
+    (NOTES.md §16.7), and on a virtual CPU OpenBLAS does not recognise the
+    library loads Prescott's kernels while the command pins SkylakeX or
+    Haswell at start-up (core/blas_arch.h; NOTES.md §16.13)."""
+    import ctypes
+
+    import routelab  # noqa: F401  (loads libroutelab, and with it OpenBLAS)
+    with open("/proc/self/maps") as f:
+        paths = {line.split()[-1] for line in f if "libopenblas" in line and line.split()[-1].startswith("/")}
+    for path in sorted(paths):
+        try:
+            ob = ctypes.CDLL(path)  # the instance already loaded: dlopen returns it
+            ob.openblas_get_corename.restype = ctypes.c_char_p
+            return ob.openblas_get_corename().decode()
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
 def run_cli(*args, cwd=None):
-    """routelab ARGS: (status, stdout, stderr); one thread, passive OpenMP waits."""
+    """routelab ARGS: (status, stdout, stderr); one thread, passive OpenMP
+    waits, the binding's OpenBLAS kernels (blas_core)."""
     env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    core = blas_core()
+    if core and "OPENBLAS_CORETYPE" not in os.environ:
+        env["OPENBLAS_CORETYPE"] = core
     p = subprocess.run([routelab_bin()] + [str(a) for a in args], cwd=cwd, env=env, capture_output=True,
                        text=True, timeout=300)
     return p.returncode, p.stdout, p.stderr
