@@ -32,14 +32,7 @@ Test(model_last, the_last_positions_loss_for_every_scheme, .timeout = 120)
     double worst = 0, nearest_other = INFINITY;
     for (size_t c = 0; c < nc; c++) {
         rl_gpt_config cfg = { 2, 32, 2, T, V, 0.0f, cases[c].pos, RL_ROT_BASE_DEFAULT };
-        rl_gpt *m = rl_gpt_alloc(&cfg, B);
-        cr_assert(m, "%s: configuration refused", rl_pos_name(cases[c].pos));
-        rl_gpt_init(m, 5);
-        tm_randn(m->params, m->nparams, 19, 0.3f);
-        for (int i = 0; i < m->ntensors; i++)
-            if (m->tensors[i].kind == RL_T_NORM_W)
-                for (long j = 0; j < m->tensors[i].n; j++)
-                    m->params[m->tensors[i].off + j] += 1.0f;
+        rl_gpt *m = tm_gpt_perturbed(&cfg, B);
         /* B windows one token apart (ld = 1), as the reference reads them */
         rl_gpt_forward(m, tok, 1, B, T, 0, 77);
         double full[B], prev[B];
