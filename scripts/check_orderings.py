@@ -149,6 +149,10 @@ def main():
     grid = sys.argv[1]
     table = read_tsv(grid + "/table.tsv")
     orders = read_tsv(grid + "/orderings.tsv")
+    need = ("ordering", "mult", "mean", "se", "verdict")
+    if orders and any(c not in orders[0] for c in need):
+        print(f"check_orderings: {grid}/orderings.tsv lacks a column of {', '.join(need)}", file=sys.stderr)
+        sys.exit(2)
     ratio = {}  # (variant, mult, seed) -> ratio
     for r in table:
         try:
