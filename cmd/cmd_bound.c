@@ -36,6 +36,32 @@ typedef struct {
 
 typedef double (*bound_fn)(bound_args *);
 
+/* A token-SO(2) family read with --text: the unigram law p_v of its tokens
+ * (malloc'ed; NULL for any other family or without --text).  The tokens
+ * go to *tok, *ntok when tok is given (freed by the caller), else are
+ * freed here.  A file that cannot be read ends the command (status 2),
+ * table freed first. */
+static double *text_unigram(bound_args *x, rl_family *f, double *table, int **tok, long *ntok)
+{
+    if (f->kind != RL_FAM_TOKEN_SO2 || !x->fa.text)
+        return NULL;
+    rl_err err;
+    int *t;
+    long n;
+    rl_status ts = rl_family_tokens(&x->fa, f, 0, 0, 0, &t, &n, &err);
+    if (ts != RL_OK)
+        free(table);
+    rl_check_in("bound", ts, &err);
+    double *probs = rl_xmalloc(sizeof(double) * f->vocab);
+    rl_tokens_unigram(t, n, f->vocab, probs);
+    if (tok) {
+        *tok = t;
+        *ntok = n;
+    } else
+        free(t);
+    return probs;
+}
+
 /* ||E M|| (as_log 0) or log ||E M|| (as_log 1, exact for slow blocks) of
  * the family the flags name: the slowest block, or --block B.  A family
  * with no closed form, or a mean whose error bound is not below tol (norm:
@@ -48,17 +74,7 @@ static double family_norm(bound_args *x, const char *cmd, int as_log)
     rl_err err;
     rl_check_in("bound", rl_family_from_args(&x->fa, x->opts, RL_BOUND_TABLE_SEED, RL_BOUND_TABLE_STREAM, &f,
                                              &table, &err), &err);
-    if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
-        long n;
-        int *tok;
-        rl_status ts = rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &n, &err);
-        if (ts != RL_OK)
-            free(table);
-        rl_check_in("bound", ts, &err);
-        probs = rl_xmalloc(sizeof(double) * f.vocab);
-        rl_tokens_unigram(tok, n, f.vocab, probs);
-        free(tok);
-    }
+    probs = text_unigram(x, &f, table, NULL, NULL);
     /* the library's one computation (theory/family_window.c, also
      * rl_family_norm / rl_family_window's) */
     rl_status st = rl_family_norm_at(&f, probs, x->block, as_log, &v, &err);
@@ -98,14 +114,7 @@ static double b_norm2(bound_args *x)
         rl_die("bound norm2: --samples needs d <= %d (the estimate forms d^2 x d^2 matrices), got d = %d",
                RL_MOMENT2_MAX_D, f.d);
     }
-    if (f.kind == RL_FAM_TOKEN_SO2 && x->fa.text) {
-        rl_status ts = rl_family_tokens(&x->fa, &f, 0, 0, 0, &tok, &ntok, &err);
-        if (ts != RL_OK)
-            free(table);
-        rl_check_in("bound", ts, &err);
-        probs = rl_xmalloc(sizeof(double) * f.vocab);
-        rl_tokens_unigram(tok, ntok, f.vocab, probs);
-    }
+    probs = text_unigram(x, &f, table, &tok, &ntok);
     const int h = rl_family_is_so2(&f) ? f.d / 2 : 0;
     double *diag = rl_xmalloc(sizeof(double) * (h + 1)), *brate = rl_xmalloc(sizeof(double) * (h + 1));
     rl_moment2 m;

@@ -85,15 +85,6 @@ rl_status rl_stepper_status(const rl_stepper *s, rl_err *err)
     return s->err.status;
 }
 
-void rl_stepper_status_merge(const rl_stepper *s, rl_err *acc)
-{
-    if (!s || s->err.status == RL_OK)
-        return;
-    if (acc->status == RL_OK || s->err.status < acc->status ||
-        (s->err.status == acc->status && strcmp(s->err.msg, acc->msg) < 0))
-        *acc = s->err;
-}
-
 /* A failed draw leaves a NaN step, so that nothing computed from it passes
  * for a number (the failure itself is in s->err). */
 static void draw_failed(rl_stepper *s)

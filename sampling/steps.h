@@ -29,17 +29,6 @@ const rl_family *rl_stepper_family(const rl_stepper *s);
  * one-line message copied into err, which may be NULL). */
 rl_status rl_stepper_status(const rl_stepper *s, rl_err *err);
 
-/* Fold the stepper's failure (if any) into acc, an rl_err started at
- * {RL_OK}: for the per-thread steppers of an OpenMP region, called once per
- * thread inside `#pragma omp critical` after the loop.  Of two failures acc
- * keeps the smaller (status, message) pair (RL_EINTERNAL before RL_EINPUT,
- * then strcmp order), so the result does not depend on the order in which
- * the threads merge.  (Which failure each thread met first still depends on
- * how the loop was scheduled; only that some draw failed, and its kind when
- * all failures are alike, is independent of the thread count.)  s may be
- * NULL (a family with no steps). */
-void rl_stepper_status_merge(const rl_stepper *s, rl_err *acc);
-
 /* Draw the next step M_t from r; token is the token id read at step t
  * (used by token-so2 only, must lie in [0, vocab); see rl_stepper_status). */
 void rl_stepper_draw(rl_stepper *s, gsl_rng *r, int token);

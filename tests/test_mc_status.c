@@ -72,33 +72,6 @@ Test(mc_status, chain_reports_its_failed_draw)
     rl_chain_free(c);
 }
 
-/* The merge keeps the smaller (status, message) whatever the order. */
-Test(mc_status, merge_is_order_independent)
-{
-    rl_family f4 = token_family(4), f2 = token_family(2);
-    rl_stepper *a = rl_stepper_alloc(&f4, 1), *b = rl_stepper_alloc(&f2, 1), *ok = rl_stepper_alloc(&f4, 1);
-    gsl_rng *r = rl_rng_alloc();
-    rl_stepper_draw(a, r, 6);
-    rl_stepper_draw(b, r, 3);
-    rl_stepper_draw(ok, r, 1);
-    rl_err x = { RL_OK, "" }, y = { RL_OK, "" };
-    rl_stepper_status_merge(ok, &x);
-    rl_stepper_status_merge(NULL, &x);
-    cr_assert_eq(x.status, RL_OK);
-    rl_stepper_status_merge(a, &x);
-    rl_stepper_status_merge(b, &x);
-    rl_stepper_status_merge(b, &y);
-    rl_stepper_status_merge(ok, &y);
-    rl_stepper_status_merge(a, &y);
-    cr_assert_eq(x.status, RL_EINPUT);
-    cr_assert_str_eq(x.msg, y.msg);
-    cr_assert_str_eq(x.msg, "token id 3 is outside the angle table's vocabulary of 2");
-    gsl_rng_free(r);
-    rl_stepper_free(a);
-    rl_stepper_free(b);
-    rl_stepper_free(ok);
-}
-
 Test(mc_status, gapchain_fails_with_einput)
 {
     rl_gc_spec sp = { .f = token_family(0), .delta0 = 4, .lambda = 1, .nnear = 1, .near = { 1 } };
