@@ -163,7 +163,7 @@ DESTDIR    ?=
 
 lib: $(SOLIB) build/libroutelab.so $(ALIB) $(PCFILE)
 
-# Only the public API is exported (issue 38): the version script lists the
+# Only the public API is exported: the version script lists the
 # functions the installed headers declare (scripts/lib_exports.sh), every
 # other symbol of the floors stays local to the library.
 LIBMAP := build/routelab.map

@@ -52,7 +52,7 @@ static int data_bpe(int np, char **pos, const rl_opt *opts, int vocab, const cha
 
 int cmd_data(int argc, char **argv)
 {
-    /* one output flag, --out, for every data set that writes one (issue 38:
+    /* one output flag, --out, for every data set that writes one (before,
      * brown and text took --dir, bpe --out) */
     const char *dir = NULL, *from = NULL, *tokenizer = NULL;
     int vocab = 256;

@@ -408,7 +408,7 @@ static int eval_lengths(const eval_run *e, rl_gpt_eval *ev, const float *ref, co
             rl_outfile_abort(o);
             rl_fatal("eval: out of memory at length %ld", e->Ls[i]);
         }
-        if (rl_gpt_eval_bad_layer(ev) >= 0) { /* -nan in eval.tsv with exit 0 before (issue 40) */
+        if (rl_gpt_eval_bad_layer(ev) >= 0) { /* -nan in eval.tsv with exit 0 before */
             rl_outfile_abort(o);
             char what[64];
             rl_die("eval: %s: the activations of %s are not finite at length %ld (its weights overflow float)",

@@ -127,7 +127,7 @@ int cmd_probe(int argc, char **argv)
         if (rl_probe_length(m, ev, &ds.val, Ls[i], windows, (uint64_t)seed, po->f, dout->f) != RL_OK)
             fail_outputs(made, po, dout, (rl_fail(&err, RL_ENOMEM, "out of memory at length %ld", Ls[i]), &err));
         char what[64];
-        if (rl_gpt_eval_bad_layer(ev) >= 0) /* gnuplot's failure on NaN tables, status 1, before (issue 40, fault 11) */
+        if (rl_gpt_eval_bad_layer(ev) >= 0) /* gnuplot's failure on NaN tables, status 1, before */
             fail_outputs(made, po, dout,
                          (rl_fail(&err, RL_EINPUT, "%s: the activations of %s are not finite at length %ld (its "
                                   "weights overflow float)", ckpath, rl_gpt_eval_bad_what(m, ev, what, sizeof what),

@@ -89,7 +89,7 @@ int cmd_theory(int argc, char **argv)
 {
     rl_exp_ctx ctx = rl_exp_default("results/theory");
     const char *only = NULL;
-    /* --only's choices, read from the claims' registry (issue 38: the help
+    /* --only's choices, read from the claims' registry (the help once
      * did not list them) */
     char only_help[512];
     int at = snprintf(only_help, sizeof only_help, "comma-separated subset of the claims:");

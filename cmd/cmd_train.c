@@ -372,8 +372,8 @@ static int data_and_model(train_run *r)
     if (r->start > meta->steps)
         rl_die("train: --steps %ld is below the checkpoint's step %ld (%s): a run cannot be shortened",
                meta->steps, r->start, r->ck);
-    /* a stop the run has passed already: it trained to the end and exited 0
-     * (issue 40, fault 13); a stop at the checkpoint's own step is that step */
+    /* a stop the run has passed already: it once trained to the end and
+     * exited 0; a stop at the checkpoint's own step is that step */
     if (r->stop_at > 0 && r->stop_at < r->start)
         rl_die("train: --stop-at %ld is below the checkpoint's step %ld (%s): the run is past it", r->stop_at,
                r->start, r->ck);

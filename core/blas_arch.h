@@ -55,7 +55,7 @@ void rl_blas_room_preinit(int argc, char **argv, char **envp);
 /* One BLAS buffer (BUFFER_SIZE, and the page OpenBLAS adds to it): each
  * thread that calls BLAS takes one at its first call, from malloc, and
  * under an address-space limit that refuses it blas_memory_alloc retries for
- * ever (issue 40, fault 8: `ulimit -v 360000; routelab train` of a tiny
+ * ever (`ulimit -v 360000; routelab train` of a tiny
  * model spun; measured: 450000 KiB spins, 480000 runs, with --threads 1). */
 #define RL_BLAS_BUFFER_BYTES (((unsigned long long)128 << 20) + 4096)
 

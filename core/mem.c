@@ -11,7 +11,7 @@
 /* The address space this process may still map under its RLIMIT_AS
  * (`ulimit -v`): the limit less what is mapped now (/proc/self/statm's
  * first field, in pages); SIZE_MAX without a limit.  An allocation past it
- * fails whatever the machine has (issue 40, fault 5: "out of memory" ended
+ * fails whatever the machine has ("out of memory" once ended
  * a Python interpreter that the check had let through). */
 static size_t address_room(void)
 {

@@ -162,8 +162,8 @@ rl_status rl_opt_set_value(const char *cmd, rl_opt *o, const char *v, rl_err *er
     case RL_OPT_DOUBLE: {
         double x = strtod(v, &end);
         /* ERANGE on underflow (1e-308, a subnormal, or 1e-400, rounded to 0)
-         * is still a finite number, whatever the range then says (issue 40,
-         * fault 12); on overflow x is inf and refused as not finite */
+         * is still a finite number, whatever the range then says; on overflow
+         * x is inf and refused as not finite */
         if (end == v || *end || (errno && errno != ERANGE) || !isfinite(x))
             return rl_fail(err, RL_EINPUT, "%s: --%s expects a finite number, got '%s'", cmd,
                            o->name, v);
@@ -329,7 +329,7 @@ int rl_opts_parse(const char *cmd, const char *synopsis, const char *description
         exit(0);
     }
     /* the room the command's threads need under `ulimit -v`, before it
-     * starts them (issue 40, fault 8: OpenBLAS spun, libgomp ended the
+     * starts them (OpenBLAS once spun, libgomp ended the
      * program with its own line) */
     for (const rl_opt *o = opts; o->type != RL_OPT_END; o++)
         if (!strcmp(o->name, RL_OPT_THREADS_NAME)) {

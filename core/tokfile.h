@@ -25,7 +25,7 @@
 /* A data set's files are written one after another, each by a rename
  * (`routelab data`: val.bin, train.bin, then tokenizer.model): a writer
  * killed between two renames left half a set, or a new val.bin beside the
- * old train.bin (issue 40, fault 16).  So every file of a set carries the
+ * old train.bin.  So every file of a set carries the
  * set's identity in llm.c header words that llm.c leaves zero: words 3-4
  * the set (FNV-1a of the training then the validation tokens, then of the
  * tokenizer's bytes where there is one; never 0), words 5-6 the tokenizer's

@@ -233,7 +233,7 @@ rl_status rl_output_check(const char *path, rl_err *err)
 /* The temporaries of `path` that a killed writer left beside it
  * (PATH.tmp.PID.XXXXXXXX with PID no live process), removed: an output
  * outside a locked run folder (`eval --out elsewhere`, `sample --out`) had
- * no later run to clear them (issue 40, fault 16).  Only this name's, only
+ * no later run to clear them.  Only this name's, only
  * a dead writer's: a live process's temporary (or one whose pid was reused)
  * is never touched. */
 static void remove_stale_tmps(const char *path)

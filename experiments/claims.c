@@ -50,7 +50,7 @@ const rl_rule rl_rule_exact = { "exact", RL_RULE_TRUE, 0,
  * lengths chosen from the prediction where its margin to eps is 2k = 6 SE
  * (SE measured there): k for the rule's threshold, k more so that under the
  * prediction the row decides with probability Phi(3) = 0.9987 on each side.
- * Tested at n = W itself (the rule below, until issue 23) the prediction sat
+ * Tested at n = W itself (the earlier rule *below*) the prediction sat
  * within the noise of eps and the row could not be decided by design.  The
  * lower side exists only when W > 1 (a family with E M = 0 has W = 1 for
  * every eps, and its row checks only the sampler's mean step). */

@@ -649,7 +649,7 @@ static void fm_alibi(const fm_res *R, const rl_outdir *out, const fm_tables *T, 
         rl_fmt(w2, sizeof w2, "λ = %g: with ALiBi the far mass falls below the rotation-only lower bound "
                                "at L = %ld%s", z.lam[l], z.lmax,
                                guaranteed ? "" : " (out of range: every L* > L_max, the bound is still small)");
-        /* not a claim of the study (issue 12): never counted */
+        /* not a claim of the study: never counted */
         if (guaranteed == 0)
             rl_report_info(rep, w2, rl_fmt(a, sizeof a, "below for the %d of 8 slopes whose L* ≤ %ld "
                            "(all slopes beyond L*)", guaranteed, z.lmax),

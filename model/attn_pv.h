@@ -1,5 +1,5 @@
 /* attn_pv.h: the attention's acc += P V, reading P where the row step left
- * it (issue 37, item 2; NOTES.md §16.9), and the training attention's four
+ * it (NOTES.md §16.9), and the training attention's four
  * products with the key or query index inside (O = P V, dV = P^T dO,
  * dQ = dS K, dK = dS^T Q: NOTES.md §16.13), P read in place or transposed
  * by its strides.

@@ -103,7 +103,7 @@ size_t rl_brown_detag(const char *src, size_t n, char *out)
 
 /* The largest file an unpacked archive member may be: the Brown corpus's
  * are 20-30 KB each; an archive bomb's one member of gigabytes stops tar
- * (SIGXFSZ) before the disk fills (issue 40, fault 12). */
+ * (SIGXFSZ) before the disk fills. */
 #define RL_BROWN_MEMBER_MAX ((rlim_t)64 << 20)
 
 /* Run argv in cwd with output to logpath and files limited to fsize bytes
@@ -376,7 +376,7 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
         if (rc != 0) {
             /* a local tarball: tar's first line says why, and the fetch
              * folder goes (below), so name nothing inside it (the message
-             * once pointed to a log already removed: issue 40, fault 12) */
+             * once pointed to a log already removed) */
             char *msg = from ? rl_read_file(log, NULL) : NULL, *line = msg;
             while (line && *line == '\n')
                 line++;

@@ -691,7 +691,7 @@ double rl_gpt_eval_window(const rl_gpt *m, rl_gpt_eval *e, const uint16_t *tok, 
             mlp_forward(m, l, xc, e->ln, NULL, NULL, e->h, e->h, e->out, n, &into_xc);
         }
         /* a checkpoint of finite but huge weights (3e38) overflows: said,
-         * with the layer, never a NaN loss read as a number (issue 40) */
+         * with the layer, never a NaN loss read as a number */
         if (!all_finite(e->x, L * C)) {
             if (e->bad_layer < 0)
                 e->bad_layer = l;

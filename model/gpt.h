@@ -158,7 +158,7 @@ void rl_gpt_eval_prune_eps(rl_gpt_eval *e, double eps);
 rl_attn_prune rl_gpt_eval_prune_take(rl_gpt_eval *e);
 /* The first layer whose activations were not finite in a window so far (its
  * window returned NAN), layers for the output head, -1 for none: a
- * checkpoint whose finite weights overflow float (issue 40). */
+ * checkpoint whose finite weights overflow float. */
 int rl_gpt_eval_bad_layer(const rl_gpt_eval *e);
 /* That layer in words for a message ("layer 2", "the output head, after
  * layer 3") into buf; "" when none was. */

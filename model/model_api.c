@@ -125,7 +125,7 @@ static rl_status check_tokens(const char *what, const uint16_t *t, long n, int v
 
 /* RL_ENOMEM when memory ran out in a window or a reader of ev (its results
  * are then not valid); RL_EINPUT when a window's activations were not
- * finite (a checkpoint of finite weights that overflow float, issue 40),
+ * finite (a checkpoint of finite weights that overflow float),
  * naming the layer. */
 static rl_status finite_or_fail(const rl_gpt *g, const rl_gpt_eval *ev, rl_err *err)
 {

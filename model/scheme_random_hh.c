@@ -1,5 +1,5 @@
 /* scheme_random_hh.c: random-hh, the Householder counterpart of random
- * (issue 36; NOTES.md §8.10): PaTH's kernel (path.h) with steps
+ * (NOTES.md §8.10): PaTH's kernel (path.h) with steps
  *     M_t = I - 2 w_t w_t^T,   w_t uniform on the sphere S^(hd-1),
  * i.i.d. over window, position, head and layer and redrawn at every forward
  * (training and evaluation), as random redraws its angles.  beta = 2

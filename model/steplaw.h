@@ -1,5 +1,5 @@
 /* steplaw.h: a trained model's rotation read as the theory's SO(2) blocks
- * (issue 13 part 5, NOTES.md §1.1 and the horizon section): the step law of
+ * (NOTES.md §1.1 and the horizon section): the step law of
  * each block, its mixing window W_b(eps), and the extrapolation horizon the
  * windows predict.
  *

@@ -44,6 +44,6 @@ rl_log_tics(lo, hi) = hi/lo < 1.6 ? "(0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 
     "(0.01, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 1e4, 1e5)"
 # A title that fits the figure's width: past 90 characters it breaks at the
 # last space before the 90th onto a second line (a clipped title was
-# unreadable: issue 38).  set title rl_title(sprintf(...))
+# unreadable).  set title rl_title(sprintf(...))
 rl_brk(s, i) = i < 2 ? 0 : (s[i:i] eq ' ' ? i : rl_brk(s, i - 1))
 rl_title(s) = strlen(s) <= 90 || rl_brk(s, 90) == 0 ? s : s[1:rl_brk(s, 90) - 1]."\n".s[rl_brk(s, 90) + 1:*]

@@ -9,7 +9,7 @@ set ylabel 'far mass ρ_D (mean over heads)'
 # log y: the bound is often orders of magnitude below the measured mass
 set logscale xy
 set yrange [*:1.5]
-set format y '10^{%T}'  # powers of ten, not 0.000010 (issue 38)
+set format y '10^{%T}'  # powers of ten, not 0.000010
 set key font ',9'
 set arrow from T, graph 0 to T, graph 1 nohead lc rgb 'gray30' dt 2
 plot for [l=0:layers-1] f u ($1 == L && $2 == l ? $4 : 1/0):5 smooth unique w linespoints pt 7 ps 0.7 lc rgb rl_color(l+1) title sprintf('layer %d', l), \

@@ -429,7 +429,7 @@ void rl_plot(const rl_outdir *out, const char *script, const char *outname, cons
     char *mp = NULL, *ms = NULL;
     rl_err err;
     rl_status st = run_gnuplot(run, script, dir, png, "png", &a, &mp, &err);
-    if (st == RL_OK) /* every figure also as SVG, for a paper (issue 38) */
+    if (st == RL_OK) /* every figure also as SVG, for a paper */
         st = run_gnuplot(run, script, dir, svg, "svg", &a, &ms, &err);
     if (st == RL_OK) {
         keep_messages(out->dir, outname, mp, ms ? ms : "");

@@ -30,7 +30,7 @@ const rl_ordering rl_orderings[] = {
      * entries were written before those runs, under that name */
     { "rope>pemb-shared_qk@16", "rope degrades more than pemb-shared_qk", RL_ORDK_ABOVE, "rope", "pemb-shared_qk",
       16, 0, D_, 0, RL_V_HOLDS, NULL, NULL, 0 },
-    /* the convention question (issue 36), written before the cpu grid's
+    /* the convention question, written before the cpu grid's
      * second run, the first to train both pembs on paired seeds */
     { "pemb-shared_qk>pemb_qk@16", "pemb-shared_qk degrades more than pemb_qk (the author's convention)",
       RL_ORDK_ABOVE, "pemb-shared_qk", "pemb_qk", 16, 0, D_, 0, RL_V_HOLDS,
@@ -131,7 +131,7 @@ const rl_ordering rl_orderings[] = {
      * the rule fixed before the first cpu run) */
     { "alibi<1.1@top", "alibi flat (ratio < 1.1)", RL_ORDK_BELOW, "alibi", NULL, 0, 0, 0, 1.1, RL_V_HOLDS, NULL,
       NULL, 0 },
-    /* the vtraj grid's own question (issue 36, NOTES.md §11.15), written
+    /* the vtraj grid's own question (NOTES.md §11.15), written
      * before its run: does value transport open a gap late in training?
      * Read at the final stage (after the low-rate tail: the verdict of
      * record) and at every stage (the trajectory).  16T: expected absent:

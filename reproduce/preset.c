@@ -82,7 +82,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * windows a model: 2.5M tokens, 283 s, and 65 s of evaluation.
          * Both pembs, paired (NOTES.md §7.7, §11.16): pemb_qk, the study
          * author's (a table per head, the key's token on the path), whose
-         * verdict issue 36 asks to re-decide, and pemb-shared_qk (one table
+         * verdict this grid re-decides, and pemb-shared_qk (one table
          * shared by the heads, the query's token on the path), the pemb of
          * the first committed grid; 9 variants x 6 seeds = 54 models, from
          * the first grid's measured 124.9 min for 48: about 140 min.
@@ -100,7 +100,7 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         t->val_every = 300, t->ckpt_every = 600;
         g->seeds = 6;
     } else if (!strcmp(name, "mechanism")) {
-        /* the seed's question (issue 36, NOTES.md §19): is PaTH's
+        /* the seed's question (NOTES.md §19): is PaTH's
          * extrapolation the Householder algebra or accumulation along the
          * route?  A factorial {SO(2) blocks, Householder reflections} x
          * {random i.i.d. steps, steps computed from the hidden state}:
@@ -132,8 +132,8 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
         g->probe = "none";
         g->seeds = 6;
     } else if (!strcmp(name, "bpe")) {
-        /* the matched-scale BPE grid (the cpu preset of issue 13, its report
-         * in docs/results/bpe/): the variants issue 13 names (rope, random_qk, random_qkv,
+        /* the matched-scale BPE grid (its report in docs/results/bpe/): the
+         * variants the matched-scale question needs (rope, random_qk, random_qkv,
          * pemb_qk, lf_qk, alibi, none; its pemb is now the study author's,
          * pemb_qk, NOTES.md §7.7: the committed grid ran pemb-shared_qk and
          * spans windows, and its 150 minutes hold no ninth variant, NOTES.md
@@ -172,10 +172,10 @@ rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err)
          * 168 min, over the 150 (§11.17); half the targets, sampled per
          * seed, about 138 */
         g->eval_targets = 32768;
-        g->seeds = 3; /* issue 13: at least three seeds per variant */
+        g->seeds = 3; /* at least three seeds per variant */
         g->matched = 1;
     } else if (!strcmp(name, "vtraj")) {
-        /* value transport through training (issue 36, NOTES.md §11.15):
+        /* value transport through training (NOTES.md §11.15):
          * random_qk against random_qkv only, at the cpu preset's model and
          * data (Brown bytes, 4 x 128 in 4 heads, T = 64, the matched base,
          * batch 16, its evaluation to 128T: sampled windows, token-paired), trained

@@ -493,7 +493,7 @@ static rl_order decide(const grid_evals *G, const rl_ordering *e, int ia, int ib
 /* Whether the grid reaches the multiple entry e is about: a grid that stops
  * short of it (the quick grid's 32x against a "degrades by 128x" row) can
  * never decide it, whatever its numbers, so the row is not shown as one of
- * its results but named beneath the table (issue 38). */
+ * its results but named beneath the table. */
 static int grid_reaches(const rl_repro *r, const rl_ordering *e)
 {
     return !(e->needs > 0 && r->g.max_mult < e->needs);

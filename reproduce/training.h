@@ -1,5 +1,5 @@
 /* training.h: the grid's training curves as a mean per variant with a band
- * over seeds (issue 38: training.png overplotted every seed's raw curve). */
+ * over seeds (training.png once overplotted every seed's raw curve). */
 #ifndef RL_REPRO_TRAINING_H
 #define RL_REPRO_TRAINING_H
 

@@ -1,4 +1,4 @@
-/* family_ops.h: a step family as one object in one registry (issue 23).
+/* family_ops.h: a step family as one object in one registry.
  *
  * Each family is a `const rl_family_ops rl_family_<id>` in its own file
  * (sampling/fam_*.c) and one line of RL_FAMILY_LIST (family.h); an

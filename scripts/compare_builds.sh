@@ -29,14 +29,13 @@ for b in "$2" "$3"; do
 done
 OLD=$(readlink -f "$2") NEW=$(readlink -f "$3")
 ROUNDS=${4:-2}
-# at most six digits before any arithmetic: a longer number made `[` print its own line
-# too (issue 40, fault 14)
+# at most six digits before any arithmetic: a longer number made `[` print its own line too
 case $ROUNDS in '' | *[!0-9]* | ???????*) die "ROUNDS '$ROUNDS' is not a positive integer below 1000000" ;; esac
 [ "$ROUNDS" -gt 0 ] || die "ROUNDS '$ROUNDS' is not a positive integer below 1000000"
 [ -f data/brown/train.bin ] || die "no data/brown here (run it from the repository root after make setup-data)"
 D=$(mktemp -d)
 # A TERM, INT or HUP stops every process this script started (the training subshells went on
-# and the temporary folder stayed: issue 40, fault 17), then removes the folder.
+# and the temporary folder stayed), then removes the folder.
 killtree() {
     for c in $(pgrep -P "$1" 2>/dev/null); do killtree "$c"; done
     [ "$1" = $$ ] || kill -TERM "$1" 2>/dev/null || true

@@ -25,7 +25,7 @@
 # Three more kinds, named in COMMANDS like the commands (all by default):
 #   limits:  each of a set of commands under `ulimit -v` at a band of limits
 #            from 100 MB to 1 GB (the band where OpenBLAS's buffers and
-#            OpenMP's stacks are refused: issue 40, fault 8): it must finish,
+#            OpenMP's stacks are refused): it must finish,
 #            or stop with one "routelab:" line and status 1 or 2, within its
 #            time, leaving no output behind;
 #   threads: each deterministic command at --threads 1, 2 and 3: the same

@@ -24,15 +24,15 @@
 #        retrained models reproduce the grid statistically (and the log comparison will most
 #        likely stop the script); STRICT=1 refuses instead, status 2 (STRICT: 0 or 1).
 set -eu
-# No word of ours or of the grid's files is ever a pattern (issue 40, fault 2: the grid's
-# command line expanded unquoted, `--probe *` became file names).
+# No word of ours or of the grid's files is ever a pattern (the grid's command line once
+# expanded unquoted: `--probe *` became file names).
 set -f
 die() { echo "grid_farpred: $*" >&2; exit 2; }
 [ $# -le 3 ] || die "at most three arguments: GRID SEEDS BIN (got $#)"
 case "${STRICT:-0}" in 0 | 1) ;; *) die "STRICT must be 0 or 1, got '$STRICT'" ;; esac
 GRID=${1:-docs/results}
 SEEDS=${2:-6}
-# every argument checked before anything is written (issue 40, faults 1 and 14: SEEDS -1
+# every argument checked before anything is written (before, SEEDS -1
 # retrained and replaced, SEEDS 0 rewrote the report, "abc" exited 1 with head's message)
 case "$SEEDS" in '' | *[!0-9]*) die "SEEDS must be a whole number of seeds >= 1, got '$SEEDS'" ;; esac
 [ "$SEEDS" -ge 1 ] 2>/dev/null || die "SEEDS must be a whole number of seeds >= 1, got '$SEEDS'"

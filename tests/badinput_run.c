@@ -383,7 +383,7 @@ static void archives(const bi_env *e)
     cr_assert_eq(symlink("/etc/hostname", lnk), 0, "symlink: %s", strerror(errno));
     char *a3[] = { "tar", "-czf", "../tgz_symlink.tgz", "package", NULL };
     cr_assert_eq(tool(pk3, a3), 0, "tar failed");
-    /* fault 12 (issue 40): an archive bomb, one member of 70 MiB of zeros
+    /* an archive bomb, one member of 70 MiB of zeros
      * (a sparse file; 70 KB compressed) beyond the member limit of 64 MiB */
     char *pk4 = th_path(e->fx, "pk4"), *pk4p = th_path(e->fx, "pk4/package"), *big = th_path(e->fx, "pk4/package/ca01");
     mkdir(pk4, 0755);
@@ -580,11 +580,11 @@ static void checkpoints(bi_env *e, const char *ckpath)
     ck_field(e, "ck_valbatches0.bin", F_VAL_BATCHES, 0);
     ck_field(e, "ck_adamneg.bin", F_ADAM_T, -1);
     ck_field(e, "ck_datan.bin", F_DATA_N, -1);
-    /* a diverged state (fault 5 of issue 21): one parameter NaN, one second
-     * moment infinite, checksum recomputed so that only the values are wrong */
+    /* a diverged state: one parameter NaN, one second moment infinite,
+     * checksum recomputed so that only the values are wrong */
     ck_float(e, "ck_nanparam.bin", 3, NAN);
     ck_float(e, "ck_infmoment.bin", 3 * np - 1, INFINITY);
-    /* finite weights that overflow float in the forward (issue 40, fault 11):
+    /* finite weights that overflow float in the forward:
      * every gain of the first LayerNorm 3e38, after the embedding's V x C */
     {
         int64_t V, C;
@@ -821,7 +821,7 @@ static void release_holder(void)
  * @OUT (a fresh path in the case folder), @CASE (the case folder), @FULL (a
  * full tmpfs there), @RUN:FIXTURE (a run folder holding the fixture as
  * ckpt.bin, for train --resume), @MISSING (a path that does not exist).
- * Output targets (issue 21): @DEV a character device node (1, 3: what
+ * Output targets: @DEV a character device node (1, 3: what
  * /dev/null is) made in the case folder, a FIFO where mknod is refused;
  * @LINK a symbolic link there to a regular file beside it; @COPY:FIXTURE a
  * copy of the fixture file in the case folder (an input a row may try to

@@ -1,4 +1,4 @@
-/* test_badinput.c: the bad-input table (issue 11).  Every row is a command
+/* test_badinput.c: the bad-input table.  Every row is a command
  * that must fail: its exit status (2 bad input, 1 internal), exactly one line
  * on stderr starting "routelab:" and matching the row's POSIX extended regex,
  * and nothing left behind (tests/badinput_run.c runs and judges each row).
@@ -9,7 +9,7 @@
  * the valid checkpoint); @OUT a fresh path in the case's own folder; @MISSING
  * a path that does not exist; @FULL a full 256 KB tmpfs; @RUN:NAME a run
  * folder holding fixture NAME as ckpt.bin (train --resume); @DEV, @LINK,
- * @COPY:NAME, @TEXTDIR output targets and inputs to overwrite (issue 21);
+ * @COPY:NAME, @TEXTDIR output targets and inputs to overwrite;
  * @LOCKED a folder whose lock another process holds, @LOCKEDRUN the same
  * holding run/ckpt.bin (badinput_run.c); "@>PATH" (not an
  * argument) sends the command's stdout to PATH (/dev/full).  To add a case,
@@ -179,7 +179,7 @@ static const bi_case cases[] = {
     R(2, "bound window: --seed does not apply", "bound", "window", "--seed", "3"),
     R(2, "--eps 0 is " RANGE, "bound", "window", "--eps", "0"),
     R(2, "--eps 1 is " RANGE, "bound", "window", "--eps", "1"),
-    /* a norm above 1 is no orthogonal step's mean (issue 38: it printed inf, status 0) */
+    /* a norm above 1 is no orthogonal step's mean (it once printed inf, status 0) */
     R(2, "--norm 1.5 is " RANGE, "bound", "window", "--norm", "1.5"),
     R(2, "--eps " NOTNUM, "bound", "window", "--eps", "nan"),
     R(2, "--norm -1 is " RANGE, "bound", "window", "--norm", "-1"),
@@ -281,7 +281,7 @@ static const bi_case cases[] = {
     R(2, "--vocab 65537 is " RANGE, "data", "check", "@text.txt", "--vocab", "65537"),
     R(2, "--vocab " NOTINT, "data", "check", "@text.txt", "--vocab", "x"),
     R(2, "--out " NOVALUE, "data", "text", "@text.txt", "--out"),
-    /* one output flag for every data set (issue 38): --dir was brown's and text's */
+    /* one output flag for every data set: --dir was brown's and text's */
     R(2, "unknown flag --dir", "data", "text", "@text.txt", "--dir", "@OUT"),
     /* data check: token files (llm.c and headerless nanoGPT uint16) */
     R(2, "cannot read|No such file", "data", "check", "@MISSING"),
@@ -654,7 +654,7 @@ static const bi_case cases[] = {
     R(2, "--seeds " NOTINT, REPRO, "--seeds", "two"),
     R(2, "runs past the largest seed", REPRO, "--seed", "9200000000000000000", "--seeds", "2"),
     R(2, "--ctx 1 is " RANGE, REPRO, "--ctx", "1"),
-    /* issue 13: NAME@BASE variants and the token-matched evaluation */
+    /* NAME@BASE variants and the token-matched evaluation */
     R(2, "the base after '@'", REPRO, "--variants", "rope@x"),
     R(2, "the base after '@'", REPRO, "--variants", "rope@1"),
     R(2, "the base after '@'", REPRO, "--variants", "rope@"),
@@ -698,7 +698,7 @@ static const bi_case cases[] = {
     R(2, "--lr", "train", "--data", "@text.txt", "--out", "@OUT", "--lr", "1e-3:99999999999999999999",
       "--layers", "1", "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--threads", "1"),
 
-    /* ---- issue 21, output targets and aliasing (faults 1, 2; tests/test_outputs.c: 8, 19, 20) ---- */
+    /* ---- output targets and aliasing (more in tests/test_outputs.c) ---- */
     /* fault 1: an output that exists and is not a regular file (a device node made in the case
      * folder: exit 0 and a regular file in its place before), or a symbolic link (replaced) */
     R(2, "cannot write .*dev: it is a (device|FIFO)", "sample", "--d", "4", "--count", "2", "--out", "@DEV"),
@@ -719,7 +719,7 @@ static const bi_case cases[] = {
     R(2, "--out and --data name the same file", EVAL("@run/ckpt.bin"), "--data", "@COPY:text.txt",
       "--out", "@COPY:text.txt"),
     R(2, "--out and --starts name the same file", EVAL("@run/ckpt.bin"), "--starts", "@OUT"),
-    /* an earlier evaluation is a result: refused without --force (issue 38), left as it was */
+    /* an earlier evaluation is a result: refused without --force, left as it was */
     R(2, "--out .*exists \\(an earlier evaluation\\): --force replaces it", "eval", "--ckpt", "@run/ckpt.bin",
       "--data", "@text.txt", "--lengths", "8", "--batches", "1", "--out", "@COPY:text.txt"),
     R(2, "--out and --ckpt name the same file", HORIZON("@COPY:run/ckpt.bin"), "--out", "@COPY:run/ckpt.bin"),
@@ -738,7 +738,7 @@ static const bi_case cases[] = {
     R(2, "--out folder .* holds the input --text", "mixing", "--text", "@TEXTDIR/text.txt", "--out", "@TEXTDIR",
       "--threads", "1"),
 
-    /* ---- one writer per folder, the NaN guard, resume (issue 21: faults 3, 4, 5, 17) ---- */
+    /* ---- one writer per folder, the NaN guard, resume ---- */
     /* fault 4: a folder whose lock another process holds: every writer refuses it */
 #define INUSE "locked.* is in use by another routelab process"
     R(2, INUSE, "train", "--data", "@text.txt", "--out", "@LOCKED", "--layers", "1", "--width", "8",
@@ -763,7 +763,7 @@ static const bi_case cases[] = {
     R(2, "non-finite values", HORIZON("@ck_infmoment.bin")),
     R(2, "non-finite values", RESUME("ck_nanparam.bin")),
     R(2, "non-finite values", RESUME("ck_infmoment.bin")),
-    /* fault 11 of issue 40: finite weights that overflow: -nan with exit 0 before */
+    /* finite weights that overflow: -nan with exit 0 before */
     R(2, "activations of layer 0 are not finite at length 8", EVAL("@ck_huge.bin")),
     R(2, "activations of layer 0 are not finite at length 8", EVALT("@ck_huge.bin")),
     R(2, "activations of layer 0 are not finite at length 8", PROBE("@ck_huge.bin")),
@@ -775,10 +775,10 @@ static const bi_case cases[] = {
       "--steps", "3"),
     /* fault 17: a resume shorter than its checkpoint (the fixture is at step 1) */
     R(2, "below the checkpoint's step 2", RESUME("ck_step2.bin"), "--steps", "1"),
-    /* issue 40, fault 13: a --stop-at the checkpoint has passed trained to the end and exited 0 */
+    /* a --stop-at the checkpoint has passed trained to the end and exited 0 before */
     R(2, "--stop-at 1 is below the checkpoint's step 2", RESUME("ck_step2.bin"), "--stop-at", "1"),
 
-    /* ---- issue 21, misc: bounded work, non-finite outputs, write failures, injection ---- */
+    /* ---- misc: bounded work, non-finite outputs, write failures, injection ---- */
     /* fault 14: a model too big for the machine was refused by the child run, after folders */
     R(2, "reproduce: rope: a model of 64 layers.* more than", REPRO, "--variants", "rope", "--layers", "64",
       "--width", "8192"),

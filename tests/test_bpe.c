@@ -251,7 +251,7 @@ Test(bpe, decode_of_a_known_file)
     snprintf(line, sizeof line, "data decode --tokenizer %s %s", m, bin);
     cr_assert_eq(th_run(line, got, sizeof got, err, sizeof err), 0, "%s", err);
     cr_assert_str_eq(got, want);
-    /* issue 40, fault 16: a token file whose header names another tokenizer
+    /* a token file whose header names another tokenizer
      * (a data bpe stopped between its renames) is refused, not decoded */
     const rl_tokens_id other = { 3, 5 };
     cr_assert_eq(rl_tokens_write(bin, ids, (long)(sizeof ids / sizeof *ids), &other, &e), RL_OK, "%s", e.msg);

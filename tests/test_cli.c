@@ -26,7 +26,7 @@ Test(cli, help_lists_commands_and_flags)
 }
 
 /* `routelab --version`: the library's version and the commit built from
- * (issue 38: there was none); an argument after it is a bad input. */
+ * (once there was none); an argument after it is a bad input. */
 Test(cli, version_names_the_commit)
 {
     cr_assert_eq(th_run("--version", out, sizeof out, err, sizeof err), 0, "%s", err);
@@ -249,7 +249,7 @@ Test(cli, claims_table_and_the_subcommands_it_derives)
     }
 }
 
-/* issue 40, fault 7: a norm within an ulp of 1 never returned (the window's
+/* A norm within an ulp of 1 once never returned (the window's
  * correction stepped one at a time); now the least n with norm^n <= eps, in
  * well under a second: log(10) / -log1p(-2^-53 (1 + ...)) steps. */
 Test(cli, window_near_one_returns, .timeout = 10)
@@ -261,7 +261,7 @@ Test(cli, window_near_one_returns, .timeout = 10)
                  err);
 }
 
-/* issue 40, fault 12: a tiny number strtod flags as underflow (ERANGE) is a
+/* A tiny number strtod flags as underflow (ERANGE) is a
  * finite number: in range, it is read; out of range, the range says so. */
 Test(cli, underflowing_numbers_are_numbers)
 {

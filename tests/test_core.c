@@ -35,7 +35,7 @@ Test(err, fail_records_status_and_message)
 Test(err, messages_stay_on_one_line)
 {
     rl_err e;
-    /* control bytes are escaped (issue 21, fault 10): a quoted file name can
+    /* control bytes are escaped: a quoted file name can
      * neither break the line nor drive the reader's terminal */
     rl_fail(&e, RL_EINPUT, "cannot read %s: %s", "a\nb\r.txt", "gone\n");
     cr_assert_str_eq(e.msg, "cannot read a\\x0ab\\x0d.txt: gone\\x0a");

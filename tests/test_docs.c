@@ -34,11 +34,11 @@
 
 #define SECT "\xc2\xa7" /* the section sign, UTF-8 */
 
-/* Files that other branches of issue 10 add, quoted by the documents before
- * they exist.  A pattern that matches a file now fails the test: then it has
- * landed, and its line here goes. */
+/* Files that work still under way will add, quoted by the documents
+ * before they exist.  A pattern that matches a file now fails the test:
+ * then it has landed, and its line here goes. */
 static const char *const pending[] = {
-    NULL, /* every file of issue 10 has landed */
+    NULL, /* every such file has landed */
 };
 
 /* Extra flags for README lines that start with prefix (after "routelab "). */
@@ -650,7 +650,7 @@ Test(docs, readme_c_example_runs, .timeout = 120)
     fclose(f);
     /* the README's own commands (its sh block after the C one): make install
      * from the root into a temporary prefix for /opt/routelab, the rest in
-     * the folder of window.c, nothing else (issue 38: they did not run) */
+     * the folder of window.c, nothing else (they once did not run) */
     const char *sa = strstr(b, "```sh\n"), *sb = sa ? strstr(sa + 6, "\n```") : NULL;
     cr_assert(sa && sb, "the section holds the commands that build the example");
     char block[2048], script[8192], *prefix = th_path(dir, "prefix");

@@ -1,6 +1,6 @@
 /* test_edges.c: no call of the library's closed forms and family surface
  * (<routelab/bounds.h>, <routelab/family.h>) ends or hangs its caller
- * (issue 38, NOTES.md §18.9).  Every public function is driven with the edge
+ * (NOTES.md §18.9).  Every public function is driven with the edge
  * and bad values of each argument (NaN, +-inf, negative, zero, the smallest
  * and largest numbers, sizes beyond any buffer the header allows), every
  * combination of them, in a child process under an alarm: the test fails
@@ -183,7 +183,7 @@ static int window_ok(long w)
 
 static int sweep_windows(void)
 {
-    /* norms within ulps of 1 (issue 40: 0.9999999999999999 never returned):
+    /* norms within ulps of 1 (at 0.9999999999999999 the window once never returned):
      * the window is the least n, norm^n <= eps < norm^(n-1) */
     const double near1[] = { 0.9999999999999999, 1 - 1e-13, 1 - 1e-9, 0.99, 0.5 };
     const double eps[] = { 0.1, 0.01, 1e-300, 0.999999 };
@@ -714,10 +714,9 @@ Test(edges, model_entry_points)
     harness("model.h", sweep_model);
 }
 
-/* Every pointer argument of the public entry points NULL in turn (issue 40,
- * fault 6: fifteen of them segfaulted where their siblings returned
- * RL_EINPUT): a one-line RL_EINPUT, never a crash.  err itself may be NULL
- * (err.h). */
+/* Every pointer argument of the public entry points NULL in turn (fifteen
+ * of them once segfaulted where their siblings returned RL_EINPUT): a
+ * one-line RL_EINPUT, never a crash.  err itself may be NULL (err.h). */
 static int sweep_nulls(void)
 {
     rl_family *f = malloc(rl_family_sizeof());

@@ -301,7 +301,7 @@ Test(exp_mixing, mean_route_row_agree_or_identity)
     rl_report_free(r);
 }
 
-/* ---------- the top-up of a window row (issue 23) ---------- */
+/* ---------- the top-up of a window row ---------- */
 
 /* The row of report r as one TSV text (malloc'ed). */
 static char *rows_text(rl_report *r)

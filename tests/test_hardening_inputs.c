@@ -1,8 +1,7 @@
 /* test_hardening_inputs.c: inputs that are not regular files (devices,
  * FIFOs, folders) and files over their format's limit are refused at once;
  * every flag is read or refused, and checked before any work; a refused
- * command leaves no output behind and says so in one line (issue 11,
- * faults 5, 8 and 9). */
+ * command leaves no output behind and says so in one line. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

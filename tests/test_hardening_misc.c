@@ -1,7 +1,6 @@
-/* test_hardening_misc.c: issue 21's faults that need more than a bad-input
- * row: S(c, M) by its closed form at any M (fault 12), the address-space
- * limit OpenBLAS spun under (11), OMP_STACKSIZE (18), and data brown's cache
- * over another archive (18). */
+/* test_hardening_misc.c: faults that need more than a bad-input row: S(c, M)
+ * by its closed form at any M, the address-space limit OpenBLAS spun under,
+ * OMP_STACKSIZE, and data brown's cache over another archive. */
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <signal.h>
@@ -92,7 +91,7 @@ Test(hardening_misc, small_address_space_is_one_line_not_a_spin, .timeout = 120)
         }
 }
 
-/* Issue 40, fault 8: past the start-up check, in the band where OpenBLAS's
+/* Past the start-up check, in the band where OpenBLAS's
  * first per-thread buffer (128 MiB, from malloc) is refused, `train` spun in
  * blas_memory_alloc and `sample` ended with libgomp's own line.  The option
  * parser now checks the room the command's --threads need (one buffer a
@@ -258,7 +257,7 @@ Test(hardening_misc, reproduce_variant_list_is_bounded_before_any_folder)
     free(dir);
 }
 
-/* issue 40, fault 17: SIGTERM to scripts/compare_builds.sh left its temporary folder and a
+/* SIGTERM to scripts/compare_builds.sh once left its temporary folder and a
  * subshell that kept training.  Run from a folder with the scripts and a small data/brown
  * (made by `routelab data text`), its temporary folder under a TMPDIR of the test's own: a
  * TERM two seconds in stops every process it started and removes the folder. */
@@ -314,7 +313,7 @@ Test(hardening_misc, compare_builds_stops_its_children_on_term, .timeout = 120)
     th_rmdir(d);
 }
 
-/* issue 40, fault 16: `kill -9` of a writer whose output lies outside a locked run folder
+/* `kill -9` of a writer whose output lies outside a locked run folder
  * (`sample --out out/s.txt`, `eval --out elsewhere/e.tsv`) left its temporary for good.  The
  * next write of the same output removes the temporaries of that name whose writer is dead, and
  * only those: a live process's, and another output's, stay. */

@@ -1,9 +1,9 @@
-/* test_hardening_model.c: the model's bad inputs of issue 11 (faults 2, 4,
- * 6, 7, 10): crafted checkpoints, stale temporary files, the NaN guard's
- * message, eval's length arithmetic, sizes that overflow or exceed the
- * machine, and the fast exp against libm; checkpoints that are not regular
- * files, train's inputs checked before its folder is made, and --lr stage
- * lengths that overflow. */
+/* test_hardening_model.c: the model's bad inputs: crafted checkpoints,
+ * stale temporary files, the NaN guard's message, eval's length
+ * arithmetic, sizes that overflow or exceed the machine, and the fast exp
+ * against libm; checkpoints that are not regular files, train's inputs
+ * checked before its folder is made, and --lr stage lengths that
+ * overflow. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -305,9 +305,9 @@ Test(hardening_model, eval_lengths_overflow_checked, .timeout = 60)
 }
 
 /* Temporary files of a killed run (kill -9 mid-write) are removed when
- * train starts or resumes in the folder.  Issue 21 (fault 21) changed how
- * they are told from a live writer's: by the folder's lock, not by the pid
- * in the name (kill(pid, 0) is true for a zombie and a recycled pid, so a
+ * train starts or resumes in the folder.  They are told from a live
+ * writer's by the folder's lock, no longer by the pid in the name
+ * (kill(pid, 0) is true for a zombie and a recycled pid, so a
  * zombie's file stayed for ever).  A folder whose lock nobody holds has no
  * live writer: a dead pid's, a zombie's and a live but unrelated pid's
  * temporaries all go; a live writer holds the lock, and then train is
@@ -606,7 +606,7 @@ Test(hardening_model, lr_stage_lengths_checked, .timeout = 60)
 
 /* eval keeps one loss per window: --batches 1e9 --batch-size 2^20 asked
  * malloc for 8e15 bytes and died "out of memory" (status 1).  Since the
- * token-matched protocol (issue 13) a length evaluates at most the disjoint
+ * token-matched protocol a length evaluates at most the disjoint
  * windows its validation stream holds: the request is served with all of
  * them (about 2,500 / 17 here), the output says so, and nothing near the
  * asked-for size is allocated. */

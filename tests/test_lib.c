@@ -97,7 +97,7 @@ Test(lib, example_builds_with_pkg_config_and_runs, .timeout = 300)
     cr_expect(strstr(out, "installed program plots: ok"), "%s", out);
 }
 
-/* Only the public API is exported (issue 38: the library exported about 440
+/* Only the public API is exported (the library once exported about 440
  * symbols against about 53 public ones): every symbol the shared library
  * defines for its callers is a function an installed header declares, and
  * the functions the README, the example and Python call are among them. */

@@ -1,5 +1,5 @@
 /* test_lock.c: one writer per folder, what a failed or stopped run leaves,
- * resume (issue 21, faults 3, 4, 17, 21).  The rows of the bad-input table
+ * resume.  The rows of the bad-input table
  * cover a lock held by another process for every locking command and the
  * NaN guard; here what needs more than one process or a signal. */
 #include <criterion/criterion.h>

@@ -151,7 +151,7 @@ Test(model_cli, checkpoints_and_exact_resume, .timeout = 120)
 
 /* A run that diverges stops in one line and keeps its last good
  * checkpoint, one a run can continue from: evaluated, it gives finite
- * losses.  Issue 21 (fault 5): at --lr 1e30 from the start the step-1
+ * losses.  At --lr 1e30 from the start the step-1
  * checkpoint this test used to expect held parameters of 1e30 whose loss is
  * NaN (eval printed -nan); such a state is no longer written. */
 Test(model_cli, nonfinite_loss_stops_and_keeps_checkpoint, .timeout = 60)
@@ -188,7 +188,7 @@ Test(model_cli, nonfinite_loss_stops_and_keeps_checkpoint, .timeout = 60)
 
 /* eval's outputs are results: an existing eval.tsv (the default, beside the
  * checkpoint) is refused in one line, status 2, and left as it was; --force
- * replaces it (issue 38: it was overwritten in silence, while train refuses
+ * replaces it (it was once overwritten in silence, while train refuses
  * a folder that holds a run). */
 Test(model_cli, eval_keeps_an_earlier_evaluation, .timeout = 60)
 {
@@ -263,7 +263,7 @@ Test(model_cli, brown_from_package, .timeout = 60)
     th_rmdir(d);
 }
 
-/* Position schemes through the CLI (issue 5): the study's names train and
+/* Position schemes through the CLI: the study's names train and
  * evaluate; with rotation noise the evaluation is the same for a seed and
  * differs with another; bad names and contradicting modes are refused; a
  * resumed run keeps its scheme; version-1 checkpoints get a clear error. */

@@ -1,5 +1,5 @@
 /* test_mpi_agree.c: the ranks of one job agree on the work before they
- * exchange anything (issue 21, faults 7 and 13).
+ * exchange anything.
  *
  * Ranks started with different flags (an MPMD launch, `mpirun -np 1 A : -np 1
  * B`), or reading different bytes under the same data path, used to overrun

@@ -1,5 +1,5 @@
-/* test_mpi_grid.c: `routelab reproduce` under mpirun (issue 14, the grid
- * across ranks and faults).  The ranks deal the unfinished models among
+/* test_mpi_grid.c: `routelab reproduce` under mpirun: the grid
+ * across ranks and faults.  The ranks deal the unfinished models among
  * themselves; which rank trains a model changes no byte of it, so a grid
  * interrupted with 2 ranks and resumed with 1 ends with the table of an
  * uninterrupted single process.  A rank whose child fails stops the job

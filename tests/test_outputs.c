@@ -1,6 +1,7 @@
 /* test_outputs.c: output targets, temporaries and what a failed run leaves
- * (issue 21, faults 8, 19 and 20; faults 1 and 2 are rows of the bad-input
- * table).  Each test runs the real binary ($ROUTELAB) by fork/exec. */
+ * (an output that is not a regular file, or that is an input, is a row of
+ * the bad-input table instead).  Each test runs the real binary
+ * ($ROUTELAB) by fork/exec. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 
@@ -175,7 +176,7 @@ Test(outputs, planted_symlink_temporary_is_never_followed, .timeout = 120)
  * every writer holds the folder's lock, so in a folder whose lock train
  * takes no temporary has a live writer, whatever its pid: a dead pid's and
  * a live unrelated pid's (kill(pid, 0) is true for a zombie and for a
- * recycled pid, issue 21 fault 21) are both removed; the old name form is
+ * recycled pid) are both removed; the old name form is
  * covered by hardening_model/stale_temporary_files_removed. */
 Test(outputs, stale_random_temporaries_removed, .timeout = 120)
 {

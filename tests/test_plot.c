@@ -158,7 +158,7 @@ static char *fake_gnuplot(const char *dir, const char *body)
     FILE *f = fopen(exe, "w");
     cr_assert(f);
     /* run.gp's arguments: -c RUN SCRIPT DIR OUT TERM ...; the -e form is the
-     * layout before issue 11, read so that the test can be run against it */
+     * older layout, read so that the test can be run against it */
     fprintf(f, "#!/bin/sh\n"
                "if [ \"$1\" = -c ]; then out=\"$5\"; term=\"$6\"; else\n"
                "out=$(printf %%s \"$2\" | sed -n \"s/.*out='\\([^']*\\)'.*/\\1/p\")\n"
@@ -275,7 +275,7 @@ static int png_size(const char *path, long *w, long *h)
  * `routelab plot` draws it again from that file and its folder's TSVs:
  * another size (a PNG of twice the pixels at --scale 2), another kind (SVG,
  * PDF); what it cannot read is one line, status 2, nothing written
- * (issue 38: figures were PNG only, and could not be restyled). */
+ * (figures were once PNG only, and could not be restyled). */
 Test(plot, every_figure_has_svg_and_redraws_from_its_plot_file, .timeout = 120)
 {
     th_to_root();

@@ -162,9 +162,9 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
 }
 
 /* A grid of variants the study has no row for (none, path, a base of our
- * own): its report and every figure are written all the same (issue 21
- * fault 14: it trained everything, then failed at the study's figure, and
- * --report-only failed the same way). */
+ * own): its report and every figure are written all the same (it once
+ * trained everything, then failed at the study's figure, and --report-only
+ * failed the same way). */
 Test(reproduce, grid_without_study_variants_has_a_report, .timeout = 240)
 {
     char *d = th_tmpdir(), *txt = th_path(d, "t.txt"), *g = th_path(d, "g");
@@ -373,8 +373,8 @@ Test(reproduce, bad_input_writes_nothing, .timeout = 60)
     th_rmdir(d);
 }
 
-/* ---- issue 13: the grid wired to token-matched evaluation, the
- * validation check and the matched scale ---- */
+/* ---- the grid wired to token-matched evaluation, the validation check
+ * and the matched scale ---- */
 
 #include <math.h>
 
@@ -716,7 +716,7 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     }
     cr_expect_eq(controls, 1);
     cr_expect(strstr(r.g.variants, "rope@10000") != NULL);
-    cr_expect_eq(r.nvar, 8); /* the seven variants issue 13 names and the control */
+    cr_expect_eq(r.nvar, 8); /* the seven variants of the matched-scale question and the control */
     rl_repro_free_variants(&r);
 
     /* paper: the study's own scale gives the study's base; the longest
@@ -734,13 +734,13 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     cr_expect_geq(rl_order_power(1.034, 0.150, r.g.seeds), 0.8);
 
     /* cpu, the phenomena grid: Brown bytes, 4 layers x 128 in at least 4
-     * heads, T = 64, to 128T, every variant of issue 20, at least 5 seeds */
+     * heads, T = 64, to 128T, every variant of the phenomena grid, at least 5 seeds */
     cr_assert_eq(rl_grid_preset("cpu", &r.g, &err), RL_OK);
     cr_expect(r.g.train.vocab == 256 && r.g.train.layers == 4 && r.g.train.width == 128 && r.g.train.heads >= 4 &&
               r.g.train.ctx == 64 && r.g.max_mult == 128);
     cr_expect_str_eq(r.g.data, "data/brown");
     cr_expect_geq(r.g.seeds, 5);
-    /* both pembs: the author's, re-decided (issue 36), and pemb-shared_qk,
+    /* both pembs: the author's, its verdict re-decided, and pemb-shared_qk,
      * the pemb the first committed grid ran (NOTES.md §7.7) */
     const char *need[] = { "rope", "random_qk", "random_qkv", "pemb_qk", "pemb-shared_qk", "lf_qk", "alibi", "none" };
     cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK);
@@ -758,7 +758,7 @@ Test(reproduce, at_base_variants_and_their_train_commands)
 
     /* bad bases */
     const char *bad[] = { "rope@", "rope@x", "rope@1", "rope@1e9", "rope@nan", "rope@inf", "rope@500x",
-                          "rope@ 500", "rope@+500", "rope@\t500" }; /* strtod skipped the space (issue 21, 14) */
+                          "rope@ 500", "rope@+500", "rope@\t500" }; /* strtod skipped the space */
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         r.g.variants = bad[i];
         cr_expect_eq(rl_repro_set_variants(&r, &err), RL_EINPUT, "%s accepted", bad[i]);
@@ -1050,7 +1050,7 @@ Test(reproduce, rank_row_from_the_models_scores, .timeout = 240)
     th_rmdir(d);
 }
 
-/* issue 40, faults 1, 2 and 14: every argument of grid_farpred.sh and every value it reads from
+/* Every argument of grid_farpred.sh and every value it reads from
  * the grid is checked before anything is written.  SEEDS -1 retrained all but the last seed and
  * exited 0, SEEDS 0 rewrote the report, "abc" exited 1 with head's message; a BIN that is missing
  * or not executable exited 1 or 126 with folders left; a model whose config.txt trains into

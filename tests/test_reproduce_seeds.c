@@ -1,5 +1,5 @@
 /* test_reproduce_seeds.c: seeds as the replication unit of `routelab
- * reproduce` (issue 13, part 2): --seeds K trains K models per variant with
+ * reproduce`: --seeds K trains K models per variant with
  * different weights, a larger K trains only the new seeds, the report gives
  * the mean ± SE across seeds, and the orderings are decided on paired
  * seed-level statistics by the claims table's rules (reproduce/order.h),
@@ -136,7 +136,7 @@ Test(reproduce_seeds, k_models_per_variant_and_a_new_seed_trains_alone, .timeout
     cr_expect(strstr(rep, "One seed: no seed SE") != NULL, "%s", rep);
     cr_expect(strstr(ord, "alibi flat") != NULL, "%s", ord);
     /* a row about 128x, which this grid (to 4x) can never decide, is no row of
-     * the table or of orderings.tsv: it is named beneath the table (issue 38) */
+     * the table or of orderings.tsv: it is named beneath the table */
     cr_expect(strstr(ord, "degrades by 128×") == NULL, "%s", ord);
     const char *nig = strstr(rep, "Not in this grid (it stops at 4×");
     cr_expect(nig && strstr(nig, "rope degrades by 128×"), "%s", rep);

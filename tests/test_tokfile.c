@@ -1,7 +1,7 @@
-/* test_tokfile.c: a data set's files are one set (core/tokfile.h; issue 40,
- * fault 16): `data text` writes the set's identity into both headers, a
- * folder whose train.bin and val.bin come from two writes is refused in one
- * line, and files without an identity (older sets, nanoGPT's) still load. */
+/* test_tokfile.c: a data set's files are one set (core/tokfile.h): `data
+ * text` writes the set's identity into both headers, a folder whose
+ * train.bin and val.bin come from two writes is refused in one line, and
+ * files without an identity (older sets, nanoGPT's) still load. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -83,7 +83,7 @@ double rl_farmass_alibi_log(double m, double k, double lambda, double slope, int
     return -logaddexp(0.0, (best ? 2.0 : -2.0) * lambda + lr);
 }
 
-/* The far-mass bound in its data-dependent forms (issue 12).  Softmax is
+/* The far-mass bound in its data-dependent forms.  Softmax is
  * shift-invariant: subtracting min_far from every logit changes no weight.
  * Then every far weight is >= e^{0} and every near one <= e^{Delta}, with
  * Delta = max near logit - min far logit, so

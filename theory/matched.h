@@ -1,4 +1,4 @@
-/* matched.h: a mixing-matched scale (issue 13, part 4).
+/* matched.h: a mixing-matched scale.
  *
  * What the theory says matters for length extrapolation is how many SO(2)
  * blocks of a head mix within the training length T and within mult*T

@@ -35,7 +35,7 @@ long rl_mixing_window(double norm, double eps)
         return -1;
     /* The estimate can be off by many steps when norm is within a few ulps
      * of 1 (it was corrected one step at a time: 0.9999999999999999 never
-     * returned, issue 40).  The least n with norm^n <= eps, by galloping from
+     * returned).  The least n with norm^n <= eps, by galloping from
      * the estimate to a bracket [lo, hi] (norm^lo > eps >= norm^hi; lo = 0
      * stands for "none below") and bisecting it: O(log) calls of pow, whose
      * value falls with n. */

@@ -177,7 +177,7 @@ class Model:
 
     def __init__(self, handle: ctypes.c_void_p, path: str) -> None:
         # held by every call into the model and by close(): close() from another thread waits for a
-        # running call instead of freeing the model under it (issue 40, fault 4: a segfault)
+        # running call instead of freeing the model under it (which once segfaulted)
         self._lock = threading.RLock()
         self._h = handle
         self.path = path

@@ -1,4 +1,4 @@
-"""The Python API documents itself (issue 38, item 2: numpydoc docstrings and
+"""The Python API documents itself (numpydoc docstrings and
 type hints).  Every public callable of the package -- the functions of
 `routelab.__all__`, the public methods and properties of Family, Model and the
 result dataclasses, and the constructors of Family and Model (documented in

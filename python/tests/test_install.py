@@ -1,4 +1,4 @@
-"""The package installs as a researcher would install it (issue 38, NOTES.md §18.11):
+"""The package installs as a researcher would install it (NOTES.md §18.11):
 `pip install --no-build-isolation ./python` into a fresh virtual environment made with
 `/usr/bin/python3 -m venv --system-site-packages` (Debian's numpy, setuptools and wheel; no
 package index), then imported from elsewhere with no PYTHONPATH or ROUTELAB_LIB: its

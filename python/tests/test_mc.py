@@ -156,7 +156,7 @@ def test_farmass_threads_and_bad_inputs():
 
 
 def test_the_memory_check_reads_the_address_space_limit():
-    """issue 40, fault 5: under `ulimit -v 2000000` routes(...) needing 3.9 GiB passed the memory check
+    """Under `ulimit -v 2000000` routes(...) needing 3.9 GiB once passed the memory check
     (the machine has more) and the allocation's "out of memory" ended the interpreter; now the check
     reads RLIMIT_AS and the call is a ValueError naming the limit."""
     import resource

@@ -168,7 +168,7 @@ def test_attention_rows_are_causal_distributions(tiny):
 
 def test_ctrl_c_stops_a_long_eval_within_a_second(tiny):
     """Model.eval runs in C for seconds; SIGINT (Ctrl-C) raises KeyboardInterrupt within a second
-    (issue 38: it was still running 60 s later).  In a child interpreter, so that the signal reaches
+    (it was once still running 60 s later).  In a child interpreter, so that the signal reaches
     only it; the child says when the call has started, and the time is measured from the signal."""
     _, _, ckpt = tiny
     # the child installs Python's Ctrl-C handler itself: a test run in the background (nohup, make
@@ -196,7 +196,7 @@ except KeyboardInterrupt:
 
 
 def test_close_from_another_thread_waits_for_the_call(tiny):
-    """issue 40, fault 4: Model.close() from another thread during eval segfaulted the interpreter;
+    """Model.close() from another thread during eval once segfaulted the interpreter;
     close() now waits for the running call, and later calls say the model is closed."""
     import threading
     import time

@@ -1,4 +1,4 @@
-"""Property-based tests of the Python API (issue 38, NOTES.md §18.14): Debian's python3-hypothesis
+"""Property-based tests of the Python API (NOTES.md §18.14): Debian's python3-hypothesis
 draws arguments, edge values included (NaN, ±inf, huge, negative, zero), and each call must either
 return what its docstring promises or raise ValueError with one line; never end the interpreter,
 never hang.  derandomize=True: the same examples every run (a fixed seed, as every Monte Carlo test
@@ -126,7 +126,7 @@ def test_any_family_flags_give_a_window_or_one_line(fam, d, flags):
 
 
 def test_wrong_types_and_huge_grids_are_value_errors():
-    """issue 40, fault 15: routes(5, ...) raised AttributeError, a 1e10-point broadcast MemoryError."""
+    """routes(5, ...) once raised AttributeError, a 1e10-point broadcast MemoryError."""
     with pytest.raises(ValueError):
         routelab.routes(5, [1, 2], 4, 1, d=4)
     with pytest.raises(ValueError):

@@ -1,5 +1,5 @@
-/* test_slurm.c: docs/slurm/paper.sbatch under a real Slurm (issue 25, NOTES.md
- * §12.9), `make test-slurm` (run by .ci/run).  Each test starts its own
+/* test_slurm.c: docs/slurm/paper.sbatch under a real Slurm (NOTES.md §12.9),
+ * `make test-slurm` (run by .ci/run).  Each test starts its own
  * one-node cluster (scripts/slurm_cluster.sh: Debian's slurmctld, slurmd and
  * munged, every file in the test's folder) and submits the sbatch script
  * README shows, with a miniature grid as its arguments, over 2 tasks.
