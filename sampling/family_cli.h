@@ -46,16 +46,6 @@ void rl_family_args_sync(rl_family_args *a, rl_family *f, int to_family);
  * not apply to --family NAME (its flags: ...)". */
 rl_status rl_family_takes(const rl_family *f, const char *flag, rl_err *err);
 
-/* *g = *f, with a token-so2 family's random table drawn from stream
- * `stream` of seed when f has none (then *table is that malloc'ed table,
- * else NULL; free it after use): the draw of `routelab sample` and `bound`,
- * and of the library's rl_sample and rl_family_window.  The table's bytes
- * are checked against the machine's memory first (core/mem.h); RL_EINPUT
- * for a family that is not well formed (rl_family_check), RL_ENOMEM when
- * memory runs out. */
-rl_status rl_family_with_table(const rl_family *f, unsigned long seed, unsigned long stream, rl_family *g,
-                               double **table, rl_err *err);
-
 /* Whether any flag of RL_FAMILY_OPTS_ was given (opts: the parsed table),
  * read off the family's own option table. */
 int rl_family_flag_seen(const rl_opt *opts);

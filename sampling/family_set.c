@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/mem.h"
 #include "../core/util.h"
 
 /* What the messages name as the command (the parser's "CMD: --x ..."). */
@@ -40,18 +39,6 @@ static rl_opt *entry(rl_opt *opts, const char *name)
     return NULL;
 }
 
-/* rl_family_check, with a token-so2 table that is still to be drawn (it is
- * drawn by the call that needs it, rl_family_with_table) taken as present:
- * everything else is checked now. */
-static rl_status check_untabled(const rl_family *f, rl_err *err)
-{
-    static const double none = 0;
-    rl_family g = *f;
-    if (g.kind == RL_FAM_TOKEN_SO2 && !g.table)
-        g.table = &none;
-    return rl_family_check(&g, err);
-}
-
 rl_status rl_family_named(rl_family *f, const char *name, int d, rl_err *err)
 {
     if (!f || !name)
@@ -64,7 +51,7 @@ rl_status rl_family_named(rl_family *f, const char *name, int d, rl_err *err)
     rl_family g = rl_family_of_args(&a);
     if (g.kind == RL_FAM_TOKEN_SO2)
         g.vocab = a.vocab; /* a random table's vocabulary, as without --table */
-    RL_TRY(check_untabled(&g, err));
+    RL_TRY(rl_family_check_untabled(&g, err));
     *f = g;
     return RL_OK;
 }
@@ -90,26 +77,7 @@ rl_status rl_family_set(rl_family *f, const char *key, const char *value, rl_err
     g.ops = f->ops;
     if (g.kind == RL_FAM_TOKEN_SO2)
         g.vocab = a.vocab;
-    RL_TRY(check_untabled(&g, err));
+    RL_TRY(rl_family_check_untabled(&g, err));
     *f = g;
-    return RL_OK;
-}
-
-rl_status rl_family_with_table(const rl_family *f, unsigned long seed, unsigned long stream, rl_family *g,
-                               double **table, rl_err *err)
-{
-    *table = NULL;
-    RL_TRY(check_untabled(f, err));
-    rl_family h = *f;
-    if (h.kind == RL_FAM_TOKEN_SO2 && !h.table) {
-        int over = 0;
-        const size_t need = rl_szmul(rl_szmul((size_t)h.vocab, (size_t)(h.d / 2), &over), sizeof(double), &over);
-        RL_TRY(rl_mem_check("the token-so2 angle table", need, over, err));
-        if (!(*table = rl_alloc(need, err)))
-            return RL_ENOMEM;
-        rl_so2_table_draw(&h, seed, stream, *table);
-        h.table = *table;
-    }
-    *g = h;
     return RL_OK;
 }

@@ -3,6 +3,7 @@
 #include "sample.h"
 #include "family_cli.h"
 #include "rng.h"
+#include "so2.h"
 #include "steps.h"
 #include "tokens.h"
 

@@ -45,6 +45,21 @@ void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long str
  * file and line when it cannot be read or is malformed. */
 rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab, rl_err *err);
 
+/* rl_family_check with a token-so2 table that is still to be drawn (drawn
+ * by the call that needs it, rl_family_with_table) taken as present:
+ * everything else is checked now. */
+rl_status rl_family_check_untabled(const rl_family *f, rl_err *err);
+
+/* *g = *f (so2_table.c), with a token-so2 family's random table drawn from
+ * stream `stream` of seed when f has none (then *table is that malloc'ed table,
+ * else NULL; free it after use): the draw of `routelab sample` and `bound`,
+ * and of the library's rl_sample and rl_family_window.  The table's bytes
+ * are checked against the machine's memory first (core/mem.h); RL_EINPUT
+ * for a family that is not well formed (rl_family_check), RL_ENOMEM when
+ * memory runs out. */
+rl_status rl_family_with_table(const rl_family *f, unsigned long seed, unsigned long stream, rl_family *g,
+                               double **table, rl_err *err);
+
 /* The second-moment rate (angle_law.c) of h independent-or-not SO(2)
  * blocks (theory/moment2.h): on block b's symmetric traceless part T is E[rotation by
  * 2 theta_b] (norm |chi2_b|); on the 2x2 piece X_{bb'} the part commuting

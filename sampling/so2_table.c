@@ -1,5 +1,7 @@
-/* so2_table.c: a token-so2 angle table read from a text file (so2.h). */
+/* so2_table.c: a token-so2 angle table read from a text file, or drawn for
+ * a family that needs one (so2.h). */
 #include "so2.h"
+#include "../core/mem.h"
 #include "../core/util.h"
 
 #include <math.h>
@@ -66,5 +68,36 @@ rl_status rl_so2_table_load(const char *path, int d, double **table, int *vocab,
     }
     *table = t;
     *vocab = (int)rows;
+    return RL_OK;
+}
+
+/* rl_family_check, with a token-so2 table that is still to be drawn (it is
+ * drawn by the call that needs it, rl_family_with_table) taken as present:
+ * everything else is checked now. */
+rl_status rl_family_check_untabled(const rl_family *f, rl_err *err)
+{
+    static const double none = 0;
+    rl_family g = *f;
+    if (g.kind == RL_FAM_TOKEN_SO2 && !g.table)
+        g.table = &none;
+    return rl_family_check(&g, err);
+}
+
+rl_status rl_family_with_table(const rl_family *f, unsigned long seed, unsigned long stream, rl_family *g,
+                               double **table, rl_err *err)
+{
+    *table = NULL;
+    RL_TRY(rl_family_check_untabled(f, err));
+    rl_family h = *f;
+    if (h.kind == RL_FAM_TOKEN_SO2 && !h.table) {
+        int over = 0;
+        const size_t need = rl_szmul(rl_szmul((size_t)h.vocab, (size_t)(h.d / 2), &over), sizeof(double), &over);
+        RL_TRY(rl_mem_check("the token-so2 angle table", need, over, err));
+        if (!(*table = rl_alloc(need, err)))
+            return RL_ENOMEM;
+        rl_so2_table_draw(&h, seed, stream, *table);
+        h.table = *table;
+    }
+    *g = h;
     return RL_OK;
 }
