@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,7 +17,6 @@
 #include <unistd.h>
 
 #include "job.h"
-#include "util.h"
 
 /* Fixed tables, so that the signal handler reads only memory that exists
  * for the whole run and calls only async-signal-safe functions.  A command
@@ -24,6 +24,8 @@
  * hold is a bug, not an input. */
 #define MAX_LOCKS 16
 #define MAX_TRACKED 256
+#define RL_STR2_(x) #x
+#define RL_STR_(x) RL_STR2_(x)
 
 /* Each entry names the process that made it: a forked child that exits
  * (or is signalled) before its exec must not remove its parent's files. */
@@ -44,6 +46,28 @@ static struct {
 } tracked[MAX_TRACKED];
 /* between the threads of this process (the handler takes no lock) */
 static pthread_mutex_t tracked_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* An internal failure of this floor (no memory, a full table): what the
+ * process made is removed and it stops with status 1 (err.h's RL_EINTERNAL;
+ * under MPI the whole job, job.h), the end rl_fatal gives a command.
+ * Written here because rl_fatal's own way out runs through this registry
+ * (rl_exit_line calls rl_cleanup_failed): the floor calls nothing above it. */
+static void fatal(const char *msg) __attribute__((noreturn));
+static void fatal(const char *msg)
+{
+    rl_cleanup_failed();
+    rl_job_exit(1, msg);
+    abort(); /* rl_job_exit does not return */
+}
+
+/* dir/name, malloc'ed (util.h's rl_path_join, on this floor). */
+static char *join(const char *dir, const char *name)
+{
+    char *p;
+    if (asprintf(&p, "%s/%s", dir, name) < 0)
+        fatal("out of memory");
+    return p;
+}
 
 /* Updates to the tables are made with the handled signals blocked: the
  * handler never interrupts its own thread halfway through one. */
@@ -100,7 +124,7 @@ void rl_lock_remove_named(const char *dir, int (*match)(const char *name), int f
         if (!folders && S_ISREG(sb.st_mode)) {
             unlinkat(dirfd(d), e->d_name, 0);
         } else if (folders && S_ISDIR(sb.st_mode)) {
-            char *p = rl_path_join(dir, e->d_name);
+            char *p = join(dir, e->d_name);
             rl_rmtree(p);
             free(p);
         }
@@ -272,7 +296,7 @@ rl_status rl_lock_dir(const char *dir, rl_lock **lk, rl_err *err)
 {
     *lk = NULL;
     once();
-    char *p = rl_path_join(dir, RL_LOCK_NAME);
+    char *p = join(dir, RL_LOCK_NAME);
     /* a lock file unlinked by its releaser between our open and our flock
      * is a lock on nothing: take the path's file again (a few times; each
      * retry means another writer finished meanwhile) */
@@ -304,7 +328,9 @@ rl_status rl_lock_dir(const char *dir, rl_lock **lk, rl_err *err)
             close(fd);
             continue;
         }
-        rl_lock *l = rl_xcalloc(1, sizeof *l);
+        rl_lock *l = calloc(1, sizeof *l);
+        if (!l)
+            fatal("out of memory");
         l->path = p;
         l->fd = fd;
         l->pid = getpid();
@@ -317,7 +343,7 @@ rl_status rl_lock_dir(const char *dir, rl_lock **lk, rl_err *err)
         while (slot < MAX_LOCKS && held[slot])
             slot++;
         if (slot == MAX_LOCKS)
-            rl_fatal("more than %d folder locks held at once", MAX_LOCKS);
+            fatal("more than " RL_STR_(MAX_LOCKS) " folder locks held at once");
         held[slot] = l;
         unblock(&old);
         rl_lock_remove_named(dir, rl_is_tmp_name, 0); /* the temporaries of no live writer */
@@ -357,7 +383,7 @@ void rl_cleanup_track(const char *path, int dir)
 {
     char *copy = strdup(path);
     if (!copy)
-        rl_fatal("out of memory");
+        fatal("out of memory");
     once();
     sigset_t old;
     block(&old);
@@ -367,7 +393,7 @@ void rl_cleanup_track(const char *path, int dir)
         slot++;
     if (slot == MAX_TRACKED) {
         pthread_mutex_unlock(&tracked_mu);
-        rl_fatal("more than %d unfinished outputs at once", MAX_TRACKED);
+        fatal("more than " RL_STR_(MAX_TRACKED) " unfinished outputs at once");
     }
     tracked[slot].dir = dir;
     tracked[slot].pid = getpid();
@@ -415,4 +441,18 @@ void rl_cleanup_signals(void)
             continue;
         sigaction(sigs[i], &sa, NULL);
     }
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb;
+    (void)flag;
+    (void)f;
+    remove(p);
+    return 0;
+}
+
+void rl_rmtree(const char *path)
+{
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

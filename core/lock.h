@@ -85,4 +85,8 @@ void rl_cleanup_signals(void);
  * then belongs to no live writer. */
 void rl_lock_remove_named(const char *dir, int (*match)(const char *name), int folders);
 
+/* Remove path and everything under it (symbolic links are not followed);
+ * for undoing what a failed command created. */
+void rl_rmtree(const char *path);
+
 #endif

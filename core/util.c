@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -492,20 +491,6 @@ rl_status rl_mkdirs_new(const char *dir, char **made, rl_err *err)
         *made = NULL;
     }
     return st;
-}
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-    (void)sb;
-    (void)flag;
-    (void)f;
-    remove(p);
-    return 0;
-}
-
-void rl_rmtree(const char *path)
-{
-    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void rl_mkdir_p(const char *dir)

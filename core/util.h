@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "lock.h" /* rl_rmtree */
 
 /* Print "routelab: <message>" on one line of stderr and exit with status 2,
  * the project's status for every bad input. */
@@ -70,9 +71,6 @@ rl_status rl_mkdirs(const char *dir, rl_err *err);
  * created (malloc'ed; removing it with rl_rmtree undoes the call), or NULL
  * when dir was there already. */
 rl_status rl_mkdirs_new(const char *dir, char **made, rl_err *err);
-/* Remove path and everything under it (symbolic links are not followed);
- * for undoing what a failed command created. */
-void rl_rmtree(const char *path);
 
 /* Join dir and name into a newly allocated path. */
 char *rl_path_join(const char *dir, const char *name);

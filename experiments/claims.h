@@ -15,10 +15,6 @@
 #include "../report/report.h"
 #include "ctx.h"
 
-/* The flags that only some claims read (the others are every claim's):
- * a claim's subcommand takes these only when its row names them. */
-enum { RL_CLAIM_TEXT = 1 /* --text: token-driven steps */ };
-
 typedef struct {
     const char *id;         /* the subcommand and the anchor in theory.md */
     int number;             /* the claim's number (two experiments may share one) */

@@ -9,7 +9,6 @@
 
 #include "../core/tokfile.h"
 #include "../core/util.h"
-#include "claims.h"
 #include "../sampling/family_ops.h"
 
 rl_exp_ctx rl_exp_default(const char *out)

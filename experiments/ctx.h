@@ -39,8 +39,13 @@ rl_exp_ctx rl_exp_default(const char *out);
  * nothing is allocated. */
 const char *rl_exp_text(const rl_exp_ctx *ctx, char *buf, size_t n);
 
+/* The flags that only some claims read (the others are every claim's):
+ * a claim's subcommand takes these only when its row of the claims table
+ * (claims.h) names them. */
+enum { RL_CLAIM_TEXT = 1 /* --text: token-driven steps */ };
+
 /* The inputs of a run, checked before any work: when uses has
- * RL_CLAIM_TEXT (claims.h), the driving text is there and is a readable
+ * RL_CLAIM_TEXT, the driving text is there and is a readable
  * token or text file.  RL_EINPUT naming the problem. */
 rl_status rl_exp_check(const rl_exp_ctx *ctx, unsigned uses, rl_err *err);
 

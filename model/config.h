@@ -56,7 +56,7 @@ typedef struct {
 #define RL_ROT_BASE_DEFAULT RL_STUDY_BASE
 
 /* The model's own limits, each defined here once: a shape is checked
- * against them (rl_gpt_config_check, rl_gpt_limits_check) and train's flags
+ * against them (rl_gpt_limits_check, and shape.h's rl_gpt_config_check) and train's flags
  * take them as their ranges (trainopts.c).  Within them every count of the
  * model fits in a long (rl_gpt_bytes). */
 #define RL_GPT_LAYERS_MIN 1
@@ -73,31 +73,10 @@ typedef struct {
 #define RL_GPT_BATCH_MIN 1
 #define RL_GPT_BATCH_MAX (1 << 20)
 
-/* NULL when the configuration is usable, else a one-line reason in buf. */
-const char *rl_gpt_config_check(const rl_gpt_config *c, char *buf, size_t n);
-
 /* c's layers, width, heads and context, and B windows of activations (B = 0:
  * none, not checked), against the limits above: RL_EINPUT "layers 2000 is
  * outside the range [1, 1024] of --layers", named by the flag that sets each
  * (core/opts.h, rl_opt_check_value). */
 rl_status rl_gpt_limits_check(const rl_gpt_config *c, int B, rl_err *err);
-
-/* Parameter count of the whole model (embedding and scheme included:
- * rl_pos_param_count, scheme.h). */
-long rl_gpt_param_count(const rl_gpt_config *c);
-
-/* Model FLOPs per trained token, PaLM's accounting: 6 N for every matmul
- * weight (embedding lookup and pemb tables excluded; the scheme's matmul
- * weights, e.g. lf's MLP once per layer, included)
- * plus 12 L C T for the attention products QK^T and PV over the full (not
- * causally halved) T x T, plus the scheme's own logit arithmetic (PaTH's
- * Householder products: scheme.h's logit_madds, 2 FLOPs each, forward and
- * a 3x backward). */
-double rl_gpt_flops_per_token(const rl_gpt_config *c, int T);
-
-/* Forward FLOPs of one evaluated window of L tokens: 2 N L for the matmul
- * weights, 4 C L(L+1)/2 a layer for the causal QK^T and PV, and the
- * scheme's own logit arithmetic (2 FLOPs a multiply-add). */
-double rl_gpt_eval_flops(const rl_gpt_config *c, long L);
 
 #endif

@@ -20,6 +20,7 @@
 #include "../core/err.h"
 #include "config.h"
 #include "scheme.h"
+#include "shape.h"
 
 /* Tensors of one block, in their order in the parameter buffer. */
 enum { RL_LN1W, RL_LN1B, RL_QKVW, RL_QKVB, RL_PROJW, RL_PROJB,

@@ -140,6 +140,35 @@ Test(layers, a_circle_of_files_in_one_folder_fails)
     cr_assert_null(strstr(out, "core/a.c ->"), "a.c is outside the circle:\n%s", out);
 }
 
+/* A .c and its .h are one module: a.c including b.h while b.c includes a.h
+ * is a circle of modules, though no file includes itself. */
+Test(layers, a_circle_of_modules_fails)
+{
+    const file f[] = { { "core/a.h", "int a(void);\n" },
+                       { "core/a.c", "#include \"a.h\"\n#include \"b.h\"\n" },
+                       { "core/b.h", "int b(void);\n" },
+                       { "core/b.c", "#include \"b.h\"\n#include \"a.h\"\n" } };
+    const char *out = REFUSED(f, "a circle of modules: core/a -> core/b -> core/a\n");
+    cr_assert_null(strstr(out, "a circle of files"), "no file includes itself:\n%s", out);
+}
+
+/* A header with no .c of its own (a module's private or vector half) is no
+ * module: f.c including v.h, which includes f.h, is no circle. */
+Test(layers, a_header_without_its_c_is_no_module)
+{
+    static char out[4096];
+    char *d = th_tmpdir();
+    put(d, "model/f.h", "float f(float);\n");
+    put(d, "model/v.h", "#include \"f.h\"\n#define V 1\n");
+    put(d, "model/f.c", "#include \"f.h\"\n#include \"v.h\"\n");
+    cr_assert_eq(check(d, out, sizeof out), 0, "%s", out);
+    /* with a v.c, v is a module and f <-> v a circle */
+    put(d, "model/v.c", "#include \"v.h\"\n");
+    cr_assert_eq(check(d, out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "a circle of modules: model/f -> model/v -> model/f"), "%s", out);
+    th_rmdir(d);
+}
+
 Test(layers, a_header_including_itself_fails)
 {
     const file f[] = { { "model/m.h", "#ifndef M\n#define M\n#include \"m.h\"\n#endif\n" } };
