@@ -183,24 +183,17 @@ static rl_status band_level(const float *qr, const float *raw, int C, int hd, in
     return RL_OK;
 }
 
-rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np, uint64_t seed,
-                             rl_farpred_within *w, rl_err *err)
+/* w's fields and arrays for m, nwin windows and np content pairs
+ * (rl_farpred_within, farpred.h), zeroed; ALiBi's slopes per head, the
+ * RoPE frequencies omega_b. */
+static void within_alloc(rl_farpred_within *w, const rl_gpt *m, long nwin, long np, uint64_t seed)
 {
-    memset(w, 0, sizeof *w);
     const rl_gpt_config *cfg = &m->cfg;
     const long T = cfg->ctx;
-    if (cfg->pos.path)
-        return rl_fail(err, RL_EINPUT, "%s transports scores by Householder steps, not SO(2) blocks: "
-                       "no prediction", rl_pos_name(cfg->pos));
-    if (nwin < 1 || np < 1)
-        return rl_fail(err, RL_EINPUT, "--windows and --pairs must be >= 1");
-    if (m->B < 1)
-        return rl_fail(err, RL_EINPUT, "farpred needs a model with training activations (B >= 1)");
-    if (T < 4 || val->n < T + 1)
-        return rl_fail(err, RL_EINPUT, "need T >= 4 and a stream of at least T + 1 tokens");
-    const int H = cfg->heads, Lay = cfg->layers, hd = m->hd, C = cfg->width;
-    const int rotates = cfg->pos.rot != RL_ROT_NONE, P = rotates ? hd / 2 : 0;
+    const int H = cfg->heads, Lay = cfg->layers, hd = m->hd;
+    const int P = cfg->pos.rot != RL_ROT_NONE ? hd / 2 : 0;
     const long NH = (long)Lay * H, ns = nwin < np ? nwin : np;
+    const int lanes = rl_scheme_step_lanes(&m->sx);
     w->layers = Lay;
     w->heads = H;
     w->nb = P;
@@ -235,8 +228,6 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     const float *sl = rl_gpt_alibi_slopes(m);
     for (long x = 0; x < NH; x++)
         w->slope[x] = sl ? sl[x % H] : 0;
-    const int B = m->B;
-    const int lanes = rl_scheme_step_lanes(&m->sx);
     /* the route's inputs (NOTES.md §17.5) */
     w->seed = seed;
     w->hd = hd;
@@ -251,15 +242,20 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     w->om = rl_xcalloc((size_t)(P ? P : 1), sizeof(double));
     if (P)
         rl_so2_freqs(hd, cfg->rot_base, 1.0, w->om);
-    uint16_t *tok = rl_xmalloc(sizeof(uint16_t) * (size_t)B * (T + 1));
-    float *raw = rl_xmalloc(sizeof(float) * (size_t)B * T * 3 * C);
-    double *S = rl_xmalloc(sizeof(double) * T * T);
-    double *cen = rl_xmalloc(sizeof(double) * (size_t)B * T * (lanes ? lanes : 1)),
-           *hw = rl_xmalloc(sizeof(double) * (size_t)B * T * (lanes ? lanes : 1));
+}
+
+/* The step law chi_b^n, n = 1 .. nh, per head and block (w->chi): RoPE's
+ * constant step e^{i n omega_b}, or for a scheme with step lanes the mean of
+ * e^{i n (step)} over the windows' positions, read by a first pass over the
+ * windows the measuring pass reads again (the same noise).  tok, cen, hw:
+ * the caller's buffers for a batch of windows. */
+static void step_law(rl_gpt *m, const rl_tokens *val, uint64_t seed, rl_farpred_within *w, uint16_t *tok,
+                     double *cen, double *hw)
+{
+    const long T = w->T, nwin = w->nwin, NH = (long)w->layers * w->heads;
+    const int B = m->B, H = w->heads, P = w->nb, lanes = w->lanes, Lay = w->layers;
     double complex *acc = rl_xcalloc((size_t)Lay * (lanes ? lanes : 1) * (w->nh ? w->nh : 1), sizeof *acc);
-    const long ppw = (np + nwin - 1) / nwin; /* content pairs per window */
     long npos = 0;
-    const double sc = 1 / sqrt((double)hd);
     /* two passes over the same windows (the same noise): the first reads the
      * step law chi (schemes with lanes), which the second's band levels need */
     for (long g0 = 0; lanes && g0 < nwin; g0 += B) {
@@ -280,6 +276,134 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
                 for (int n = 0; n < w->nh; n++)
                     w->chi[(x * P + p) * w->nh + n] = acc[((long)l * lanes + j) * w->nh + n] / (double)npos;
             }
+    free(acc);
+}
+
+/* One head h of layer l on window g (batch row b): the route's inputs
+ * (the last query, the first key, the junction angles, a segment's keys),
+ * the scores s_ij of every causal pair by distance, the last query's near
+ * sum, lambda and band levels, the content pairs and the sink.  qb: the
+ * batch row's rotated q, k; rb: its raw ones; S: a T x T workspace. */
+static rl_status head_window(rl_farpred_within *w, const rl_gpt *m, int l, int brow, int h, long g, const float *qb,
+                             const float *rb, double *S, const char *mixed, const int *nmixed,
+                             double complex *Ak, rl_farpred_ws *fws, rl_err *err)
+{
+    const long T = w->T, nwin = w->nwin, np = w->np, ns = w->ns;
+    const int H = w->heads, hd = w->hd, P = w->nb, C = m->cfg.width;
+    const int rotates = m->cfg.pos.rot != RL_ROT_NONE;
+    const long ppw = (np + nwin - 1) / nwin; /* content pairs per window */
+    const double sc = 1 / sqrt((double)hd);
+    rl_status st = RL_OK;
+            const long x = (long)l * H + h;
+            /* the route's query (the last), the window's first key, the
+             * realised junction angles, and a segment's keys */
+            memcpy(w->qr + (x * nwin + g) * hd, rb + (T - 1) * 3 * C + h * hd, sizeof(float) * hd);
+            memcpy(w->ks + (x * nwin + g) * hd, rb + C + h * hd, sizeof(float) * hd);
+            for (int p = 0; p < P; p++)
+                w->junc[(x * nwin + g) * P + p] = rl_rot_angle(m->ss.st, l, brow, T - 1, h, p);
+            if (g < w->nseg)
+                for (long t = 0; t < T; t++)
+                    memcpy(w->kseg + ((x * w->nseg + g) * T + t) * hd, rb + t * 3 * C + C + h * hd,
+                           sizeof(float) * hd);
+            for (long i = 0; i < T; i++)
+                for (long j = 0; j <= i; j++) {
+                    const float *q = qb + i * 3 * C + h * hd, *k = qb + j * 3 * C + C + h * hd;
+                    double dot = 0;
+                    for (int t = 0; t < hd; t++)
+                        dot += (double)q[t] * k[t];
+                    const double s = dot * sc - w->slope[x] * (double)(i - j);
+                    S[i * T + j] = s;
+                    const long d = i - j;
+                    w->dsum[x * T + d] += s;
+                    w->dsq[x * T + d] += s * s;
+                    w->dexp[x * T + d] += exp(s);
+                    if (d >= T / 2) {
+                        const double sc0 = exp(s + w->slope[x] * (double)d);
+                        if (j >= 1)
+                            w->bandc[x] += sc0;
+                        else
+                            w->sinkc[x] += sc0;
+                    }
+                }
+            /* the last query: its near sum (delta < T - 1) and lambda */
+            double N = 0, NS = 0, lam = 0;
+            for (long j = 0; j < T; j++) {
+                const double s = S[(T - 1) * T + j];
+                lam = fmax(lam, fabs(s));
+                if (j >= 1) {
+                    N += exp(s);
+                    NS += s * exp(s);
+                }
+            }
+            w->nearN[x * nwin + g] = N;
+            w->nearS[x * nwin + g] = NS;
+            w->lam[x * nwin + g] = lam;
+            /* its own level: its band keys j = 1 .. T/2 - 1 (delta in
+             * [T/2, T - 2]) and its first token (delta = T - 1) */
+            double b = 0, bc = 0, lw = 0;
+            const double complex *chx = w->chi + x * (P ? P : 1) * (w->nh ? w->nh : 1);
+            for (long j = 1; j < T / 2 && st == RL_OK; j++) {
+                const double s = S[(T - 1) * T + j];
+                b += exp(s);
+                st = band_level(qb, rb, C, hd, h, T - 1, j, s, w->slope[x], chx, w->nh, mixed + x * P,
+                                nmixed[x], Ak, fws, &lw, err);
+                bc += exp(lw);
+            }
+            if (st == RL_OK)
+                st = band_level(qb, rb, C, hd, h, T - 1, 0, S[(T - 1) * T], w->slope[x], chx, w->nh,
+                                mixed + x * P, nmixed[x], Ak, fws, &lw, err);
+            if (st != RL_OK)
+                return st;
+            w->rowb[x * nwin + g] = b / (double)(T / 2 - 1);
+            w->rowbc[x * nwin + g] = bc / (double)(T / 2 - 1);
+            w->rows0[x * nwin + g] = exp(S[(T - 1) * T]);
+            w->rows0c[x * nwin + g] = exp(lw);
+            for (long k = 0; k < ppw; k++) {
+                const long p = g * ppw + k;
+                if (p >= np)
+                    break;
+                long i, j;
+                band_pair(T, g, k, &i, &j);
+                content(rb, C, hd, h, rotates, i, j, w->A + (x * np + p) * (P ? P : 1),
+                        &w->c[x * np + p]);
+                w->sr[x * np + p] = S[i * T + j]; /* realised, with the bias */
+                w->pdist[p] = i - j;
+            }
+            if (g < ns) { /* the sink at a band distance */
+                const long i = T / 2 + g % (T - T / 2);
+                content(rb, C, hd, h, rotates, i, 0, w->As + (x * ns + g) * (P ? P : 1), &w->cs[x * ns + g]);
+                w->srs[x * ns + g] = S[i * T];
+                w->sdist[g] = i;
+            }
+    return st;
+}
+
+rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np, uint64_t seed,
+                             rl_farpred_within *w, rl_err *err)
+{
+    memset(w, 0, sizeof *w);
+    const rl_gpt_config *cfg = &m->cfg;
+    const long T = cfg->ctx;
+    if (cfg->pos.path)
+        return rl_fail(err, RL_EINPUT, "%s transports scores by Householder steps, not SO(2) blocks: "
+                       "no prediction", rl_pos_name(cfg->pos));
+    if (nwin < 1 || np < 1)
+        return rl_fail(err, RL_EINPUT, "--windows and --pairs must be >= 1");
+    if (m->B < 1)
+        return rl_fail(err, RL_EINPUT, "farpred needs a model with training activations (B >= 1)");
+    if (T < 4 || val->n < T + 1)
+        return rl_fail(err, RL_EINPUT, "need T >= 4 and a stream of at least T + 1 tokens");
+    const int H = cfg->heads, Lay = cfg->layers, hd = m->hd, C = cfg->width;
+    const int P = cfg->pos.rot != RL_ROT_NONE ? hd / 2 : 0;
+    const long NH = (long)Lay * H;
+    within_alloc(w, m, nwin, np, seed);
+    const int B = m->B, lanes = w->lanes;
+    uint16_t *tok = rl_xmalloc(sizeof(uint16_t) * (size_t)B * (T + 1));
+    float *raw = rl_xmalloc(sizeof(float) * (size_t)B * T * 3 * C);
+    double *S = rl_xmalloc(sizeof(double) * T * T);
+    double *cen = rl_xmalloc(sizeof(double) * (size_t)B * T * (lanes ? lanes : 1)),
+           *hw = rl_xmalloc(sizeof(double) * (size_t)B * T * (lanes ? lanes : 1));
+    step_law(m, val, seed, w, tok, cen, hw);
     /* the blocks that mix at the band, per head (band_level) */
     char *mixed = rl_xcalloc((size_t)(NH * (P ? P : 1)), 1);
     int *nmixed = rl_xcalloc((size_t)NH, sizeof(int));
@@ -302,89 +426,8 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
             for (int b = 0; b < nbw && st == RL_OK; b++) {
                 const long g = g0 + b;
                 const float *qb = qkv + (long)b * T * 3 * C, *rb = raw + (long)b * T * 3 * C;
-                for (int h = 0; h < H; h++) {
-                    const long x = (long)l * H + h;
-                    /* the route's query (the last), the window's first key, the
-                     * realised junction angles, and a segment's keys */
-                    memcpy(w->qr + (x * nwin + g) * hd, rb + (T - 1) * 3 * C + h * hd, sizeof(float) * hd);
-                    memcpy(w->ks + (x * nwin + g) * hd, rb + C + h * hd, sizeof(float) * hd);
-                    for (int p = 0; p < P; p++)
-                        w->junc[(x * nwin + g) * P + p] = rl_rot_angle(m->ss.st, l, b, T - 1, h, p);
-                    if (g < w->nseg)
-                        for (long t = 0; t < T; t++)
-                            memcpy(w->kseg + ((x * w->nseg + g) * T + t) * hd, rb + t * 3 * C + C + h * hd,
-                                   sizeof(float) * hd);
-                    for (long i = 0; i < T; i++)
-                        for (long j = 0; j <= i; j++) {
-                            const float *q = qb + i * 3 * C + h * hd, *k = qb + j * 3 * C + C + h * hd;
-                            double dot = 0;
-                            for (int t = 0; t < hd; t++)
-                                dot += (double)q[t] * k[t];
-                            const double s = dot * sc - w->slope[x] * (double)(i - j);
-                            S[i * T + j] = s;
-                            const long d = i - j;
-                            w->dsum[x * T + d] += s;
-                            w->dsq[x * T + d] += s * s;
-                            w->dexp[x * T + d] += exp(s);
-                            if (d >= T / 2) {
-                                const double sc0 = exp(s + w->slope[x] * (double)d);
-                                if (j >= 1)
-                                    w->bandc[x] += sc0;
-                                else
-                                    w->sinkc[x] += sc0;
-                            }
-                        }
-                    /* the last query: its near sum (delta < T - 1) and lambda */
-                    double N = 0, NS = 0, lam = 0;
-                    for (long j = 0; j < T; j++) {
-                        const double s = S[(T - 1) * T + j];
-                        lam = fmax(lam, fabs(s));
-                        if (j >= 1) {
-                            N += exp(s);
-                            NS += s * exp(s);
-                        }
-                    }
-                    w->nearN[x * nwin + g] = N;
-                    w->nearS[x * nwin + g] = NS;
-                    w->lam[x * nwin + g] = lam;
-                    /* its own level: its band keys j = 1 .. T/2 - 1 (delta in
-                     * [T/2, T - 2]) and its first token (delta = T - 1) */
-                    double b = 0, bc = 0, lw = 0;
-                    const double complex *chx = w->chi + x * (P ? P : 1) * (w->nh ? w->nh : 1);
-                    for (long j = 1; j < T / 2 && st == RL_OK; j++) {
-                        const double s = S[(T - 1) * T + j];
-                        b += exp(s);
-                        st = band_level(qb, rb, C, hd, h, T - 1, j, s, w->slope[x], chx, w->nh, mixed + x * P,
-                                        nmixed[x], Ak, fws, &lw, err);
-                        bc += exp(lw);
-                    }
-                    if (st == RL_OK)
-                        st = band_level(qb, rb, C, hd, h, T - 1, 0, S[(T - 1) * T], w->slope[x], chx, w->nh,
-                                        mixed + x * P, nmixed[x], Ak, fws, &lw, err);
-                    if (st != RL_OK)
-                        break;
-                    w->rowb[x * nwin + g] = b / (double)(T / 2 - 1);
-                    w->rowbc[x * nwin + g] = bc / (double)(T / 2 - 1);
-                    w->rows0[x * nwin + g] = exp(S[(T - 1) * T]);
-                    w->rows0c[x * nwin + g] = exp(lw);
-                    for (long k = 0; k < ppw; k++) {
-                        const long p = g * ppw + k;
-                        if (p >= np)
-                            break;
-                        long i, j;
-                        band_pair(T, g, k, &i, &j);
-                        content(rb, C, hd, h, rotates, i, j, w->A + (x * np + p) * (P ? P : 1),
-                                &w->c[x * np + p]);
-                        w->sr[x * np + p] = S[i * T + j]; /* realised, with the bias */
-                        w->pdist[p] = i - j;
-                    }
-                    if (g < ns) { /* the sink at a band distance */
-                        const long i = T / 2 + g % (T - T / 2);
-                        content(rb, C, hd, h, rotates, i, 0, w->As + (x * ns + g) * (P ? P : 1), &w->cs[x * ns + g]);
-                        w->srs[x * ns + g] = S[i * T];
-                        w->sdist[g] = i;
-                    }
-                }
+                for (int h = 0; h < H && st == RL_OK; h++)
+                    st = head_window(w, m, l, b, h, g, qb, rb, S, mixed, nmixed, Ak, fws, err);
             }
         }
         for (long d = 0; d < T; d++)
@@ -409,7 +452,6 @@ rl_status rl_farpred_measure(rl_gpt *m, const rl_tokens *val, long nwin, long np
     free(S);
     free(cen);
     free(hw);
-    free(acc);
     if (st != RL_OK)
         rl_farpred_within_free(w);
     return st;
