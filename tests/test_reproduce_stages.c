@@ -203,6 +203,24 @@ Test(reproduce_stages, bad_lists_refused, .timeout = 60)
 /* The vtraj preset: the cpu preset's model, data, evaluation and base; its
  * two variants; the cpu schedule's first 2,400 steps exactly, then the
  * low-rate tail; five stages at the ends of the rates and at 2,400. */
+/* The presets' table and RL_GRID_PRESETS (the help's and the message's
+ * list) name the same presets: each listed name gives the preset of that
+ * name, and a name outside the list is refused, naming the list. */
+Test(reproduce_stages, every_listed_preset_is_in_the_table)
+{
+    char list[] = RL_GRID_PRESETS, *save = NULL;
+    int n = 0;
+    rl_grid g;
+    rl_err err;
+    for (char *name = strtok_r(list, "|", &save); name; name = strtok_r(NULL, "|", &save), n++) {
+        cr_assert_eq(rl_grid_preset(name, &g, &err), RL_OK, "%s: %s", name, err.msg);
+        cr_assert_str_eq(g.name, name);
+    }
+    cr_assert(n > 0);
+    cr_assert_eq(rl_grid_preset("cpu2", &g, &err), RL_EINPUT);
+    cr_assert(strstr(err.msg, RL_GRID_PRESETS), "%s", err.msg);
+}
+
 Test(reproduce_stages, vtraj_preset_parses)
 {
     rl_grid v, c;
