@@ -56,7 +56,9 @@ const char *rl_angle_name(rl_angle_law a)
 
 rl_family rl_family_default(rl_family_kind kind, int d)
 {
-    rl_family f = { kind, d, RL_ANG_UNIFORM, 10000.0, 1.0, 1.0, 0.5, 0.1, 0, NULL, NULL };
+    /* the one place the parameters' defaults are written (rl_family_args_default reads them here) */
+    rl_family f = { .kind = kind, .d = d, .law = RL_ANG_UNIFORM, .base = 10000.0, .scale = 1.0, .beta = 1.0,
+                    .p = 0.5, .sigma = 0.1 };
     return f;
 }
 

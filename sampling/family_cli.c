@@ -23,9 +23,13 @@ static const char *readers(const char *flag, char *buf, size_t len)
     return buf;
 }
 
+/* The family's defaults (rl_family_default, written once there) as flags,
+ * for so2 at d = 64 with a random table's vocabulary of 256. */
 rl_family_args rl_family_args_default(void)
 {
-    rl_family_args a = { RL_FAM_SO2, 64, RL_ANG_UNIFORM, 10000.0, 1.0, 1.0, 0.5, 0.1, 256, NULL, NULL };
+    rl_family f = rl_family_default(RL_FAM_SO2, 64);
+    rl_family_args a = { .vocab = 256 };
+    rl_family_args_sync(&a, &f, 0);
     return a;
 }
 
