@@ -17,7 +17,7 @@
  * exits with the status itself (rl_err_exit): 2 for a bad input, 1 for an
  * internal failure (RL_ECANCEL and RL_ENOMEM too).  Allocation in the
  * library floors returns RL_ENOMEM up to the entry point (rl_alloc,
- * rl_alloc_array, rl_realloc_array: util.h), so that no call of the
+ * rl_alloc_array: util.h), so that no call of the
  * library ends its caller (`make test` checks it statically,
  * scripts/reach_check.py, and by failing each allocation in turn,
  * tests/test_nomem.c).  rl_xmalloc, rl_xcalloc and rl_xrealloc, which end

@@ -67,19 +67,6 @@ void *rl_alloc_array(size_t n, size_t size, rl_err *err)
     return p;
 }
 
-void *rl_realloc_array(void *p, size_t n, size_t size, rl_err *err)
-{
-    size_t bytes;
-    if (__builtin_mul_overflow(n, size, &bytes)) {
-        rl_fail(err, RL_ENOMEM, "out of memory allocating %zu x %zu bytes", n, size);
-        return NULL;
-    }
-    void *q = realloc(p, bytes ? bytes : 1);
-    if (!q)
-        rl_fail(err, RL_ENOMEM, "out of memory allocating %zu bytes", bytes);
-    return q;
-}
-
 char *rl_path_join(const char *dir, const char *name)
 {
     char *p;

@@ -125,13 +125,11 @@ void *rl_xrealloc(void *p, size_t n);
 
 /* Library floors: allocation that returns its failure.  rl_alloc(n) is
  * malloc(n); rl_alloc_array(n, size) is calloc (zeroed, n * size checked
- * for overflow); rl_realloc_array(p, n, size) is realloc of p to n * size
- * bytes and leaves p untouched when it fails.  Each returns NULL and
+ * for overflow).  Each returns NULL and
  * records RL_ENOMEM, "out of memory allocating N bytes", in err (which may
  * be NULL) when memory runs out; a size of 0 allocates one byte, so that
  * NULL always means failure. */
 void *rl_alloc(size_t n, rl_err *err);
 void *rl_alloc_array(size_t n, size_t size, rl_err *err);
-void *rl_realloc_array(void *p, size_t n, size_t size, rl_err *err);
 
 #endif

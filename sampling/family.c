@@ -44,11 +44,6 @@ const char *rl_family_name(rl_family_kind k)
     return (unsigned)k < RL_FAM_COUNT ? family_names[k] : "?";
 }
 
-const char *rl_family_describe(rl_family_kind k)
-{
-    return (unsigned)k < RL_FAM_COUNT ? registry[k]->desc : "?";
-}
-
 const char *rl_angle_name(rl_angle_law a)
 {
     return (unsigned)a < RL_ANG_COUNT ? angle_names[a] : "?";

@@ -75,7 +75,5 @@ const char *rl_angle_name(rl_angle_law a);
 int rl_family_orthogonal(const rl_family *f);
 /* Whether it is block-diagonal SO(2) (so2, token-so2). */
 int rl_family_is_so2(const rl_family *f);
-/* A one-line description for help texts and reports. */
-const char *rl_family_describe(rl_family_kind k);
 
 #endif
