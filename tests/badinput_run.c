@@ -267,7 +267,7 @@ static void bpe_fixtures(const bi_env *e, const char *text)
     write_str(e, "notutf8.txt", "caf\xe9 au lait is not UTF-8 here\n");
     write_str(e, "lowline.txt", "a \xe2\x96\x81 b: SentencePiece's space sign\n");
     write_str(e, "ctl.txt", "a\x01\x02\x03\x04 control characters, more than 1 in 100\n");
-    /* fault 6: a word of 40,000 bytes (SentencePiece's trainer crashed on it) */
+    /* a word of 40,000 bytes (SentencePiece's trainer crashed on it) */
     char *lw = malloc(40000 + 64);
     snprintf(lw, 64, "some words before it\n");
     memset(lw + strlen(lw), 'a', 40000);
@@ -370,7 +370,7 @@ static void archives(const bi_env *e)
     char *d2 = th_path(e->fx, "pk2");
     char *a2[] = { "tar", "-czf", "../tgz_fewdocs.tgz", "package", NULL };
     cr_assert_eq(tool(d2, a2), 0, "tar failed");
-    /* fault 9: a document that is a symbolic link to a file outside the archive */
+    /* a document that is a symbolic link to a file outside the archive */
     char *pk3 = th_path(e->fx, "pk3"), *pk3p = th_path(e->fx, "pk3/package");
     mkdir(pk3, 0755);
     mkdir(pk3p, 0755);
@@ -552,8 +552,8 @@ static void checkpoints(bi_env *e, const char *ckpath)
     ck_field(e, "ck_heads3.bin", F_HEADS, 3);
     ck_field(e, "ck_ctx0.bin", F_CTX, 0);
     ck_field(e, "ck_ctxneg.bin", F_CTX, -8);
-    ck_field(e, "ck_ctx32.bin", F_CTX, -((int64_t)1 << 32) + 8); /* fault 2: reads as 8 if cut */
-    ck_field(e, "ck_ctxhuge.bin", F_CTX, (int64_t)1 << 24);     /* fault 10: GBs of activations */
+    ck_field(e, "ck_ctx32.bin", F_CTX, -((int64_t)1 << 32) + 8); /* reads as 8 if cut */
+    ck_field(e, "ck_ctxhuge.bin", F_CTX, (int64_t)1 << 24);     /* GBs of activations */
     ck_field(e, "ck_vocab1.bin", F_VOCAB, 1);
     ck_field(e, "ck_vocabbig.bin", F_VOCAB, 70000);
     ck_field(e, "ck_rot.bin", F_ROT, 99);
@@ -569,7 +569,7 @@ static void checkpoints(bi_env *e, const char *ckpath)
     ck_field(e, "ck_drop1.bin", F_DROPOUT, di);
     ck_field(e, "ck_nparams.bin", F_NPARAMS, np + 1);
     ck_field(e, "ck_nparamsneg.bin", F_NPARAMS, -np);
-    /* the run's settings, used by train --resume (fault 2) */
+    /* the run's settings, used by train --resume */
     ck_field(e, "ck_valevery0.bin", F_VAL_EVERY, 0);
     ck_field(e, "ck_valeveryneg.bin", F_VAL_EVERY, -1);
     ck_field(e, "ck_stepneg.bin", F_STEP, -5);
@@ -600,7 +600,7 @@ static void checkpoints(bi_env *e, const char *ckpath)
         free(h);
     }
     /* the run at step 2 of its 2 (step and AdamW's count together), for a
-     * resume asked to stop before it (fault 17) */
+     * resume asked to stop before it */
     memcpy(b = malloc(n), ck_buf, n);
     int64_t two = 2;
     memcpy(b + CK_FIELD(F_STEP), &two, 8);

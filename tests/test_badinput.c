@@ -73,7 +73,7 @@
 
 static const bi_case cases[] = {
     /* ---- the dispatcher ---- */
-    R(2, "usage|command", NULL),  /* fault 9: no arguments (was 19 lines) */
+    R(2, "usage|command", NULL),  /* no arguments (was 19 lines) */
     R(2, "unknown command 'nosuch'", "nosuch"),
     R(2, "unknown command", "--bogus"),
     R(2, "unknown command", ""),
@@ -127,14 +127,14 @@ static const bi_case cases[] = {
     R(2, "even|odd|--d", TOKSO2, "--d", "9"),
     R(2, "unexpected argument|unknown", "sample", "extra"),
     /* sample: files */
-    R(2, NOTFILE, TOKSO2, "--text", "/dev/zero"),  /* fault 5 */
-    R(2, NOTFILE, TOKSO2, "--text", "@fifo"),      /* fault 5 */
+    R(2, NOTFILE, TOKSO2, "--text", "/dev/zero"),  /* not a regular file */
+    R(2, NOTFILE, TOKSO2, "--text", "@fifo"),      /* not a regular file */
     R(2, NOTFILE, TOKSO2, "--text", "@dir"),
     R(2, "cannot read|No such file", TOKSO2, "--text", "@MISSING"),
     R(2, "no tokens|empty|fewer than", TOKSO2, "--text", "@empty.txt"),
     R(2, NOTFILE "|no tokens|empty|fewer than", TOKSO2, "--text", "/dev/null"),
     R(2, "fewer than --count", TOKSO2, "--text", "@tiny.txt", "--count", "100"),
-    R(2, NOTFILE, TOKSO2, "--table", "/dev/zero"),  /* fault 5 */
+    R(2, NOTFILE, TOKSO2, "--table", "/dev/zero"),  /* not a regular file */
     R(2, NOTFILE, TOKSO2, "--table", "@fifo"),
     R(2, NOTFILE, TOKSO2, "--table", "@dir"),
     R(2, "cannot read angle table", TOKSO2, "--table", "@MISSING"),
@@ -248,10 +248,10 @@ static const bi_case cases[] = {
     EXPERIMENT("farmass"),
     EXPERIMENT("values"),
     EXPERIMENT("stylized"),
-    R(2, NOTFILE, "mixing", "--text", "@fifo", "--out", "@OUT"),     /* fault 5 */
-    R(2, NOTFILE, "mixing", "--text", "/dev/zero", "--out", "@OUT"), /* fault 5 */
+    R(2, NOTFILE, "mixing", "--text", "@fifo", "--out", "@OUT"),     /* not a regular file */
+    R(2, NOTFILE, "mixing", "--text", "/dev/zero", "--out", "@OUT"), /* not a regular file */
     R(2, NOTFILE, "mixing", "--text", "@dir", "--out", "@OUT"),
-    R(2, "unknown flag --text|cannot read", "farmass", "--text", "x", "--out", "@OUT"), /* fault 8 */
+    R(2, "unknown flag --text|cannot read", "farmass", "--text", "x", "--out", "@OUT"), /* named, not ignored */
 
     /* ---- claims, theory ---- */
     R(2, "unexpected argument 'extra'", "claims", "extra"),
@@ -267,7 +267,7 @@ static const bi_case cases[] = {
     R(2, "unknown flag --text|cannot read", "theory", "--only", "mixing", "--text", "@MISSING",
       "--out", "@OUT"),
     R(2, "no tokens|empty|too few", "theory", "--only", "mixing", "--text", "@empty.txt", "--out",
-      "@OUT"), /* fault 8 */
+      "@OUT"), /* named, not ignored */
 
     /* ---- data ---- */
     R(2, "which data set", "data"),
@@ -357,10 +357,10 @@ static const bi_case cases[] = {
     R(2, "odd length", "data", "decode", "--tokenizer", "@bpe/tokenizer.model", "@raw_odd.bin"),
     R(2, NOTFILE, "data", "check", "/dev/zero"),
     R(2, NOTFILE "|no tokens", "data", "check", "/dev/null"),
-    R(2, NOTFILE, "data", "check", "@fifo"), /* fault 5 */
+    R(2, NOTFILE, "data", "check", "@fifo"), /* not a regular file */
     /* data text */
-    R(2, NOTFILE, "data", "text", "/dev/zero", "--out", "@OUT"), /* fault 5 */
-    R(2, NOTFILE, "data", "text", "@fifo", "--out", "@OUT"),     /* fault 5 */
+    R(2, NOTFILE, "data", "text", "/dev/zero", "--out", "@OUT"), /* not a regular file */
+    R(2, NOTFILE, "data", "text", "@fifo", "--out", "@OUT"),     /* not a regular file */
     R(2, NOTFILE "|no tokens", "data", "text", "/dev/null", "--out", "@OUT"),
     R(2, NOTFILE "|train.bin", "data", "text", "@dir", "--out", "@OUT"),
     R(2, "cannot read|No such file", "data", "text", "@MISSING", "--out", "@OUT"),
@@ -434,13 +434,13 @@ static const bi_case cases[] = {
     R(2, "--stop-at -1 is " RANGE, TRAIN, "--stop-at", "-1"),
     R(2, "--threads 0 is " RANGE, TRAIN, "--threads", "0"),
     R(2, "--seed", TRAIN, "--seed", "-5"),
-    /* fault 10: B*H*T*T overflows; refused up front naming the size */
+    /* B*H*T*T overflows; refused up front naming the size */
     R(2, "memory|bytes|[GTPE]i?B|overflow|too large", "train", "--data", "@text.txt", "--out", "@OUT",
       "--layers", "1", "--width", "65536", "--heads", "4096", "--ctx", "1048576", "--batch",
       "1048576", "--steps", "1"),
     R(2, "memory|bytes|[GTPE]i?B|overflow|too large", "train", "--data", "@text.txt", "--out", "@OUT",
       "--layers", "1024", "--width", "65536", "--heads", "1", "--ctx", "8", "--steps", "1"),
-    /* fault 6: the NaN guard; no checkpoint exists to be "kept" */
+    /* the NaN guard; no checkpoint exists to be "kept" */
     R(2, "loss is|nan|NaN", "train", "--data", "@text.txt", "--out", "@OUT", "--lr", "1e30",
       "--layers", "1", "--width", "16", "--heads", "2", "--ctx", "16", "--steps", "5", "--threads",
       "1"),
@@ -451,7 +451,7 @@ static const bi_case cases[] = {
     R(2, "train.bin", TRAIN, "--data", "@dir"),
     R(2, "val.bin", TRAIN, "--data", "@noval"),
     R(2, NOTFILE, TRAIN, "--data", "/dev/zero"),
-    R(2, NOTFILE, TRAIN, "--data", "@fifo"), /* fault 5 */
+    R(2, NOTFILE, TRAIN, "--data", "@fifo"), /* not a regular file */
     R(2, "outside the vocabulary of 256", TRAIN, "--data", "@tok_bigid.bin"),
     R(2, "header has version 2", TRAIN, "--data", "@tok_version.bin"),
     R(2, "outside the vocabulary of 64", TRAIN, "--vocab", "64"),
@@ -470,21 +470,21 @@ static const bi_case cases[] = {
     R(2, "rot-base|rotation base|corrupt", RESUME("ck_base1.bin")),
     R(2, "not the training data", "train", "--resume", "--data", "@text2.txt", "--out",
       "@RUN:run/ckpt.bin", "--threads", "1"),
-    R(2, "val.every|corrupt|checkpoint", RESUME("ck_valevery0.bin")), /* fault 2: SIGFPE */
+    R(2, "val.every|corrupt|checkpoint", RESUME("ck_valevery0.bin")), /* SIGFPE */
     R(2, "val.every|corrupt|checkpoint", RESUME("ck_valeveryneg.bin")),
-    R(2, "step|corrupt|checkpoint", RESUME("ck_stepneg.bin")),        /* fault 2 */
+    R(2, "step|corrupt|checkpoint", RESUME("ck_stepneg.bin")),        /* a corrupt field */
     R(2, "steps|corrupt|checkpoint", RESUME("ck_stepsneg.bin")),
-    R(2, "accum|corrupt|checkpoint", RESUME("ck_accumneg.bin")),      /* fault 2 */
-    R(2, "batch|corrupt|checkpoint", RESUME("ck_batch0.bin")),        /* fault 2 */
-    R(2, "batch|corrupt|checkpoint", RESUME("ck_batch32.bin")),       /* fault 2: 64 to 32 bits */
-    R(2, "val.batches|corrupt|checkpoint", RESUME("ck_valbatches0.bin")), /* fault 2 */
+    R(2, "accum|corrupt|checkpoint", RESUME("ck_accumneg.bin")),      /* a corrupt field */
+    R(2, "batch|corrupt|checkpoint", RESUME("ck_batch0.bin")),        /* a corrupt field */
+    R(2, "batch|corrupt|checkpoint", RESUME("ck_batch32.bin")),       /* 64 to 32 bits */
+    R(2, "val.batches|corrupt|checkpoint", RESUME("ck_valbatches0.bin")), /* a corrupt field */
     R(2, "adam|corrupt|checkpoint", RESUME("ck_adamneg.bin")),
     R(2, "data|corrupt|checkpoint", RESUME("ck_datan.bin")),
     R(2, "lr|corrupt|checkpoint", RESUME("ck_lrnul.bin")),
-    R(2, CKBAD, RESUME("ck_ctx32.bin")),                              /* fault 2 */
+    R(2, CKBAD, RESUME("ck_ctx32.bin")),                              /* a corrupt field */
     R(2, CKBAD, RESUME("ck_cut5.bin")),
     R(2, CKBAD, RESUME("ck_sum.bin")),
-    R(2, CKBAD "|" NOTFILE, RESUME("fifo")),                          /* fault 5 */
+    R(2, CKBAD "|" NOTFILE, RESUME("fifo")),                          /* not a regular file */
 
     /* ---- eval: flags ---- */
     R(2, "--ckpt and --data are required", "eval"),
@@ -499,7 +499,7 @@ static const bi_case cases[] = {
     R(2, "--lengths", EVAL("@run/ckpt.bin"), "--lengths", "8.5"),
     R(2, "length 0 must be at least|--lengths", EVAL("@run/ckpt.bin"), "--lengths", "0"),
     R(2, "length -8 must be at least|--lengths", EVAL("@run/ckpt.bin"), "--lengths", "-8"),
-    /* fault 7: said it "needs -9223372036854775808 validation tokens" */
+    /* said it "needs -9223372036854775808 validation tokens" */
     R(2, LONGLEN, EVAL("@run/ckpt.bin"), "--lengths", "9223372036854775807"),
     R(2, "--lengths", EVAL("@run/ckpt.bin"), "--lengths", "99999999999999999999"),
     R(2, "validation (tokens|stream)", EVAL("@run/ckpt.bin"), "--lengths", "1000000"),
@@ -539,7 +539,7 @@ static const bi_case cases[] = {
     R(2, "no tokens|too few", EVAL("@run/ckpt.bin"), "--data", "@empty.txt"),
     R(2, "cannot read|No such file", EVAL("@run/ckpt.bin"), "--data", "@MISSING"),
     R(2, "outside the vocabulary of 256", EVAL("@run/ckpt.bin"), "--data", "@tok_bigid.bin"),
-    R(2, NOTFILE, EVAL("@run/ckpt.bin"), "--data", "@fifo"), /* fault 5 */
+    R(2, NOTFILE, EVAL("@run/ckpt.bin"), "--data", "@fifo"), /* not a regular file */
     R(2, NOTFILE, EVAL("@run/ckpt.bin"), "--data", "/dev/zero"),
     /* eval: outputs */
     R(2, NOWRITE, EVAL("@run/ckpt.bin"), "--out", "@text.txt/sub"),
@@ -551,7 +551,7 @@ static const bi_case cases[] = {
     R(2, CKBAD "|" NOTFILE, EVAL("@dir")),
     R(2, CKBAD "|" NOTFILE, EVAL("/dev/zero")),
     R(2, CKBAD "|" NOTFILE, EVAL("/dev/null")),
-    R(2, CKBAD "|" NOTFILE, EVAL("@fifo")), /* fault 5 */
+    R(2, CKBAD "|" NOTFILE, EVAL("@fifo")), /* not a regular file */
     R(2, CKBAD, EVAL("@text.txt")),
     R(2, "truncated", EVAL("@ck_cut0.bin")),
     R(2, "truncated", EVAL("@ck_cut1.bin")),
@@ -581,15 +581,15 @@ static const bi_case cases[] = {
     R(2, "corrupt checkpoint.*rot-base 1 is outside", PROBE("@ck_base1.bin")),
     R(2, CKBAD, EVAL("@ck_layers0.bin")),
     R(2, CKBAD, EVAL("@ck_layersneg.bin")),
-    R(2, CKBAD, EVAL("@ck_layers32.bin")), /* fault 2: 64 to 32 bits */
+    R(2, CKBAD, EVAL("@ck_layers32.bin")), /* 64 to 32 bits */
     R(2, CKBAD, EVAL("@ck_width0.bin")),
     R(2, CKBAD, EVAL("@ck_width7.bin")),
     R(2, CKBAD, EVAL("@ck_heads0.bin")),
     R(2, CKBAD, EVAL("@ck_heads3.bin")),
     R(2, CKBAD, EVAL("@ck_ctx0.bin")),
     R(2, CKBAD, EVAL("@ck_ctxneg.bin")),
-    R(2, CKBAD, EVAL("@ck_ctx32.bin")), /* fault 2: -2^32+8 read as 8 */
-    R(2, CKBAD "|memory|bytes|[GTPE]i?B", EVAL("@ck_ctxhuge.bin")), /* fault 10 */
+    R(2, CKBAD, EVAL("@ck_ctx32.bin")), /* -2^32+8 read as 8 */
+    R(2, CKBAD "|memory|bytes|[GTPE]i?B", EVAL("@ck_ctxhuge.bin")), /* the size named, refused up front */
     R(2, CKBAD, EVAL("@ck_vocab1.bin")),
     R(2, CKBAD, EVAL("@ck_vocabbig.bin")),
     R(2, CKBAD, EVAL("@ck_rot.bin")),
@@ -614,12 +614,12 @@ static const bi_case cases[] = {
     R(2, "bad magic", PROBE("@ck_magic.bin")),
     R(2, "truncated", PROBE("@ck_cut7.bin")),
     R(2, CKBAD, PROBE("@ck_ctx32.bin")),
-    R(2, CKBAD "|" NOTFILE, PROBE("@fifo")), /* fault 5 */
+    R(2, CKBAD "|" NOTFILE, PROBE("@fifo")), /* not a regular file */
     R(2, NOTFILE, PROBE("@run/ckpt.bin"), "--data", "@fifo"),
     R(2, "no tokens|too few", PROBE("@run/ckpt.bin"), "--data", "@empty.txt"),
     R(2, NOWRITE, PROBE("@run/ckpt.bin"), "--out", "@text.txt/sub"),
     R(2, NOWRITE, PROBE("@run/ckpt.bin"), "--out", "/proc/routelab-badinput"),
-    R(2, FULL, PROBE("@run/ckpt.bin"), "--out", "@FULL/p"), /* fault 3: exit 0, truncated PNG */
+    R(2, FULL, PROBE("@run/ckpt.bin"), "--out", "@FULL/p"), /* exit 0, truncated PNG */
 
     /* ---- horizon ---- */
     R(2, "--ckpt and --data are required", "horizon", "--out", "@OUT"),
@@ -647,7 +647,7 @@ static const bi_case cases[] = {
     R(2, "--variants: --pos bogus", REPRO, "--variants", "bogus"),
     R(2, "--variants", REPRO, "--variants", ""),
     R(2, "--variants", REPRO, "--variants", "rope,,alibi"),
-    R(2, "--probe", REPRO, "--probe", "bogus"), /* fault 8 */
+    R(2, "--probe", REPRO, "--probe", "bogus"), /* named, not ignored */
     R(2, "--max-mult 0 is " RANGE, REPRO, "--max-mult", "0"),
     R(2, "--seeds 0 is " RANGE, REPRO, "--seeds", "0"),
     R(2, "--seeds 100000 is " RANGE, REPRO, "--seeds", "100000"),
@@ -672,9 +672,9 @@ static const bi_case cases[] = {
     R(2, "--rot-base 1 is " RANGE, REPRO, "--rot-base", "1"),
     R(2, "--rot-base " NOTNUM, REPRO, "--rot-base", "inf"),
     R(2, "--lr", REPRO, "--lr", "abc"),
-    R(2, "no tokens", REPRO, "--data", "@raw_empty.bin"), /* fault 9: two lines */
+    R(2, "no tokens", REPRO, "--data", "@raw_empty.bin"), /* two lines */
     R(2, "cannot read|No such file", REPRO, "--data", "@MISSING"),
-    R(2, NOTFILE, REPRO, "--data", "@fifo"), /* fault 5 */
+    R(2, NOTFILE, REPRO, "--data", "@fifo"), /* not a regular file */
     R(2, NOWRITE, REPRO, "--out", "@text.txt/sub"), /* the grid's data checks pass: the folder fails */
 
     /* ---- bench ---- */
@@ -688,7 +688,7 @@ static const bi_case cases[] = {
     R(2, "has no distance bias: nothing to prune", "bench", "--what", "prune", "--ckpt", "@run/ckpt.bin",
       "--data", "@text.txt"),
 
-    /* ---- found while building the table (beyond the ten) ---- */
+    /* ---- found while building the table (beyond the first ten faults) ---- */
     /* two stage lengths of LONG_MAX: their sum overflows (UB), wraps negative, and the default
      * 1000 steps run instead */
     R(2, "--lr", "train", "--data", "@text.txt", "--out", "@OUT", "--lr",
@@ -699,7 +699,7 @@ static const bi_case cases[] = {
       "--layers", "1", "--width", "8", "--heads", "2", "--ctx", "8", "--batch", "2", "--threads", "1"),
 
     /* ---- output targets and aliasing (more in tests/test_outputs.c) ---- */
-    /* fault 1: an output that exists and is not a regular file (a device node made in the case
+    /* an output that exists and is not a regular file (a device node made in the case
      * folder: exit 0 and a regular file in its place before), or a symbolic link (replaced) */
     R(2, "cannot write .*dev: it is a (device|FIFO)", "sample", "--d", "4", "--count", "2", "--out", "@DEV"),
     R(2, "cannot write .*dev: it is a (device|FIFO)", EVAL("@run/ckpt.bin"), "--out", "@DEV"),
@@ -709,7 +709,7 @@ static const bi_case cases[] = {
     R(2, "cannot write .*link: it is a symbolic link", EVAL("@run/ckpt.bin"), "--out", "@LINK"),
     R(2, "cannot write .*link: it is a symbolic link", EVAL("@run/ckpt.bin"), "--starts", "@LINK"),
     R(2, "cannot write .*link: it is a symbolic link", HORIZON("@run/ckpt.bin"), "--out", "@LINK"),
-    /* fault 2: an output that is an input (a copy of the fixture: the old tree overwrote it) */
+    /* an output that is an input (a copy of the fixture: the old tree overwrote it) */
     R(2, "--out and --ckpt name the same file", EVAL("@COPY:run/ckpt.bin"), "--out", "@COPY:run/ckpt.bin"),
     R(2, "--starts and --ckpt name the same file", EVAL("@COPY:run/ckpt.bin"), "--starts", "@COPY:run/ckpt.bin"),
     R(2, "--out and --val-log name the same file", EVAL("@COPY:run/ckpt.bin"), "--val-log",
@@ -739,7 +739,7 @@ static const bi_case cases[] = {
       "--threads", "1"),
 
     /* ---- one writer per folder, the NaN guard, resume ---- */
-    /* fault 4: a folder whose lock another process holds: every writer refuses it */
+    /* a folder whose lock another process holds: every writer refuses it */
 #define INUSE "locked.* is in use by another routelab process"
     R(2, INUSE, "train", "--data", "@text.txt", "--out", "@LOCKED", "--layers", "1", "--width", "8",
       "--heads", "2", "--ctx", "8", "--batch", "2", "--steps", "1", "--threads", "1"),
@@ -753,10 +753,10 @@ static const bi_case cases[] = {
     R(2, INUSE, "data", "text", "@text.txt", "--out", "@LOCKED"),
     R(2, INUSE, "data", "bpe", "--vocab", "300", "--from", "@text.txt", "--out", "@LOCKED"),
     R(2, INUSE, "data", "brown", "--from", "@tgz_fewdocs.tgz", "--out", "@LOCKED"),
-    /* fault 3: a fresh run into a folder holding another run's checkpoint */
+    /* a fresh run into a folder holding another run's checkpoint */
     R(2, "run.* holds a run \\(ckpt.bin\\); --resume continues it", TRAIN_IN("@RUN:run/ckpt.bin")),
     R(2, "run.* holds a run", TRAIN_IN("@RUN:run/ckpt.bin"), "--lr", "1e30"),
-    /* fault 5: a checkpoint with a NaN parameter or an infinite moment (checksum correct) */
+    /* a checkpoint with a NaN parameter or an infinite moment (checksum correct) */
     R(2, "non-finite values.*parameter 3", EVAL("@ck_nanparam.bin")),
     R(2, "non-finite values.*second AdamW moment", EVAL("@ck_infmoment.bin")),
     R(2, "non-finite values", PROBE("@ck_nanparam.bin")),
@@ -767,45 +767,45 @@ static const bi_case cases[] = {
     R(2, "activations of layer 0 are not finite at length 8", EVAL("@ck_huge.bin")),
     R(2, "activations of layer 0 are not finite at length 8", EVALT("@ck_huge.bin")),
     R(2, "activations of layer 0 are not finite at length 8", PROBE("@ck_huge.bin")),
-    /* fault 5: a rate that diverges at once writes no checkpoint (a finite but diverged
+    /* a rate that diverges at once writes no checkpoint (a finite but diverged
      * state at 1e30, infinite parameters at 1e300) */
     R(2, "validation loss of -?nan.*no checkpoint of this run", TRAIN, "--lr", "1e30", "--ckpt-every", "1",
       "--steps", "3"),
     R(2, "not finite after step 1.*no checkpoint of this run", TRAIN, "--lr", "1e300", "--ckpt-every", "1",
       "--steps", "3"),
-    /* fault 17: a resume shorter than its checkpoint (the fixture is at step 1) */
+    /* a resume shorter than its checkpoint (the fixture is at step 1) */
     R(2, "below the checkpoint's step 2", RESUME("ck_step2.bin"), "--steps", "1"),
     /* a --stop-at the checkpoint has passed trained to the end and exited 0 before */
     R(2, "--stop-at 1 is below the checkpoint's step 2", RESUME("ck_step2.bin"), "--stop-at", "1"),
 
     /* ---- misc: bounded work, non-finite outputs, write failures, injection ---- */
-    /* fault 14: a model too big for the machine was refused by the child run, after folders */
+    /* a model too big for the machine was refused by the child run, after folders */
     R(2, "reproduce: rope: a model of 64 layers.* more than", REPRO, "--variants", "rope", "--layers", "64",
       "--width", "8192"),
 
-    /* fault 6: a 40,000-byte word crashed SentencePiece's trainer (SIGSEGV, nothing on stderr) */
+    /* a 40,000-byte word crashed SentencePiece's trainer (SIGSEGV, nothing on stderr) */
     R(2, "data bpe: .*longword.txt: a word .* passes 16384 bytes", "data", "bpe", "--vocab", "300",
       "--from", "@longword.txt", "--out", "@OUT"),
-    /* fault 9: a symlink inside the archive pulled /etc/hostname into train.bin */
+    /* a symlink inside the archive pulled /etc/hostname into train.bin */
     R(2, "archive member package/ca12 \\(a symbolic link\\)", "data", "brown", "--from",
       "@tgz_symlink.tgz", "--out", "@OUT"),
-    /* fault 10: control characters in a flag value were echoed raw (a newline split the line, an
+    /* control characters in a flag value were echoed raw (a newline split the line, an
      * escape sequence cleared the reader's terminal) */
     R(2, "--k expects a finite number, got '1\\\\x0a2'", "bound", "farmass", "--k", "1\n2"),
     R(2, "--k expects a finite number, got '\\\\x1b\\[2J'", "bound", "farmass", "--k", "\x1b[2J"),
     R(2, "--seed expects an integer, got '7\\\\x0d'|--seed " NOTINT ".*\\\\x0d", "sample", "--seed", "7\r"),
     R(2, "unknown bound 'a\\\\x7fb'", "bound", "a\x7f" "b"),
-    /* fault 12: --ml 1e19 went through an out-of-range cast to long (printed -0); 1e12 ran an hour */
+    /* --ml 1e19 went through an out-of-range cast to long (printed -0); 1e12 ran an hour */
     R(2, "--ml 1e\\+19 must be a whole number .* at most 2\\^53", "bound", "value-incoherent", "--ml", "1e19"),
     R(2, "--ml 2.5 must be a whole number", "bound", "value-incoherent", "--ml", "2.5"),
-    /* fault 15: NaN results with exit 0; an overflowing sigma was an internal failure */
+    /* NaN results with exit 0; an overflowing sigma was an internal failure */
     R(2, "sigma 5e\\+307 is out of range", "sample", "--family", "brownian", "--sigma", "5e307"),
     R(2, "sigma 1e\\+308 is out of range", "bound", "norm2", "--family", "brownian", "--sigma", "1e308"),
     R(2, "bound alibi: the result .* not a finite number \\(nan\\)", "bound", "alibi", "--lambda", "1e308",
       "--slope", "1e308"),
     R(2, "bound alibi: the result .* not a finite number \\(-inf\\)", "bound", "alibi", "--slope", "1e308",
       "--best"),
-    /* fault 16: output lost to a full device was exit 0 */
+    /* output lost to a full device was exit 0 */
     R(1, "cannot write standard output: No space left", "bound", "farmass", "@>/dev/full"),
     R(1, "cannot write standard output: No space left", "claims", "@>/dev/full"),
     R(1, "cannot write standard output: No space left", "data", "check", "@tok_ok.bin", "@>/dev/full"),

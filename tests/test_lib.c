@@ -234,7 +234,7 @@ Test(lib, window_and_norm_match_the_command)
             cr_expect_str_eq(got, want, "%s", args);
         }
     }
-    /* the example */
+    /* the worked example */
     named(f, "so2", 64, (const char *const[]){ "angles", "uniform", NULL });
     double v;
     cr_assert_eq(rl_family_window(f, 31, 0.1, &v, NULL), RL_OK);

@@ -113,7 +113,7 @@ static int file_lines(const char *p)
     return k;
 }
 
-/* Fault 4: two different trainings into one --out.  Both exited 0 and one
+/* Two different trainings into one --out.  Both exited 0 and one
  * was silently lost; now exactly one succeeds, the other says why in one
  * line (the folder is in use, or holds a run once the first is done), and
  * the checkpoint is the winner's, byte for byte an undisturbed run's. */
@@ -159,7 +159,7 @@ Test(lock, two_trains_one_folder_exactly_one_succeeds, .timeout = 300)
     free(d);
 }
 
-/* Fault 4: a second reproduce into the OUT of one still running.  Both
+/* A second reproduce into the OUT of one still running.  Both
  * exited 0 and every eval.tsv differed from an undisturbed grid's; now the
  * second is refused in one line naming OUT, and the first's evaluation is
  * the undisturbed one's. */
@@ -198,7 +198,7 @@ Test(lock, second_reproduce_into_a_running_grid_refused, .timeout = 300)
     free(d);
 }
 
-/* Fault 21: a temporary is stale when nobody holds its folder's lock,
+/* A temporary is stale when nobody holds its folder's lock,
  * whatever its pid: an unreaped zombie's (kill(pid, 0) succeeds for it)
  * was taken for a live writer's and stayed for ever.  reproduce removes
  * those of OUT, train those of its run folder. */
@@ -238,7 +238,7 @@ Test(lock, zombie_temporaries_removed_under_the_lock, .timeout = 300)
     free(d);
 }
 
-/* Fault 21: SIGTERM (or Ctrl-C) of a fresh training before its first
+/* SIGTERM (or Ctrl-C) of a fresh training before its first
  * checkpoint removes what it made: the folder and its log.  Before, a
  * folder with only log.tsv stayed. */
 Test(lock, sigterm_before_the_first_checkpoint_leaves_nothing, .timeout = 300)
@@ -263,7 +263,7 @@ Test(lock, sigterm_before_the_first_checkpoint_leaves_nothing, .timeout = 300)
     free(d);
 }
 
-/* Fault 21: eval stopped by Ctrl-C (SIGINT) leaves no temporary of its
+/* Eval stopped by Ctrl-C (SIGINT) leaves no temporary of its
  * output beside it. */
 Test(lock, sigint_of_eval_removes_its_temporary, .timeout = 300)
 {
@@ -294,7 +294,7 @@ Test(lock, sigint_of_eval_removes_its_temporary, .timeout = 300)
     free(d);
 }
 
-/* Fault 3: a fresh run into a folder holding an earlier run, diverging at
+/* A fresh run into a folder holding an earlier run, diverging at
  * step 2, deleted that run's log.tsv (and overwrote its checkpoint).  Now
  * it is refused before anything is touched: both files keep their bytes. */
 Test(lock, fresh_run_into_a_run_folder_touches_nothing, .timeout = 300)
@@ -325,7 +325,7 @@ Test(lock, fresh_run_into_a_run_folder_touches_nothing, .timeout = 300)
     free(d);
 }
 
-/* Fault 17: a resume to the checkpoint's own step printed "done" as if it
+/* A resume to the checkpoint's own step printed "done" as if it
  * had trained.  It says the run is complete, trains nothing and changes no
  * byte; a --steps below the checkpoint's step is refused in one line. */
 Test(lock, resume_at_or_below_the_checkpoint, .timeout = 300)

@@ -37,7 +37,7 @@ Test(matched, cpu_grid_at_the_study_base)
 {
     cr_assert_eq(count(32, 10000, 0.1, 64), 2);
     cr_assert_eq(count(32, 10000, 0.1, 64 * 128), 6);
-    /* the example: head dim 32, T = 128, base 1,260 */
+    /* the worked example: head dim 32, T = 128, base 1,260 */
     cr_assert_eq(count(32, 1260, 0.1, 128), 3);
     cr_assert_eq(count(32, 1260, 0.1, 128 * 128), 8);
 }
@@ -131,7 +131,7 @@ Test(matched, chooser_is_the_best_of_a_scan, .timeout = 60)
     cr_assert_eq(m.at_ctx, 3);
     cr_assert_eq(m.at_far, 8);
     cr_assert_float_eq(m.cost, 2.0 / 3, 1e-12);
-    cr_assert(m.lo < 1260 && 1260 < m.hi, "the issue's 1,260 outside (%g, %g)", m.lo, m.hi);
+    cr_assert(m.lo < 1260 && 1260 < m.hi, "the worked example's 1,260 outside (%g, %g)", m.lo, m.hi);
     /* 10000 is outside: the base is the interval's geometric midpoint */
     cr_assert_lt(m.hi, RL_STUDY_BASE);
     cr_assert_float_eq(m.base, sqrt(m.lo * m.hi), 1e-9 * m.base);

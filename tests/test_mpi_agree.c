@@ -222,7 +222,7 @@ Test(mpi_agree, a_rank_asked_for_help_alone_does_not_leave_the_others_waiting, .
             "routelab: rank 0: train: ranks differ: rank 1 has --help, rank 0 has nothing there\n", 0);
 }
 
-/* Fault 13.  Rank 0 is stopped (SIGSTOP) while rank 1 offers it a large
+/* Rank 0 is stopped (SIGSTOP) while rank 1 offers it a large
  * gradient (width 256: 6.8 MB), rank 1 is killed, rank 0 continues: with
  * OpenMPI's single-copy transport rank 0 then read the dead rank's memory
  * and printed "Read -1, expected 6845440, errno = 3" beside the watcher's

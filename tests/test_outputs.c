@@ -127,7 +127,7 @@ static void tiny_model(const char *d, char **ck, char **text)
     free(m);
 }
 
-/* Fault 8: the temporary was OUT.tmp.PID, opened following links.  A link
+/* The temporary was OUT.tmp.PID, opened following links.  A link
  * planted at that name for the very pid that writes (the child is stopped
  * between fork and exec) made routelab write through it, outside the output
  * folder, and then rename the link into place. */
@@ -242,7 +242,7 @@ static void fill_to(const char *dir, long left)
     free(p);
 }
 
-/* Fault 19: on a disk with a few KB left a claim command, theory and probe
+/* On a disk with a few KB left a claim command, theory and probe
  * each left their --out folder (values also its *.tmp.PID files, probe its
  * TSVs).  Each now fails with one line and leaves nothing it made, and a
  * folder that was there before stays.  On a 64 KB tmpfs when it can be
@@ -298,7 +298,7 @@ Test(outputs, full_disk_leaves_nothing, .timeout = 600)
     free(d);
 }
 
-/* Fault 20: without gnuplot, probe and the claim commands ran and wrote
+/* Without gnuplot, probe and the claim commands ran and wrote
  * their TSVs, then failed at the first figure.  Now: one line naming
  * gnuplot, status 1, before anything is written. */
 Test(outputs, no_gnuplot_checked_before_any_output, .timeout = 300)

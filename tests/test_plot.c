@@ -89,13 +89,13 @@ Test(plot, out_path_is_data_not_code, .timeout = 120)
     char *d = th_tmpdir(), err[4096], out[1024], sentinel[512];
     tiny_model(d);
     snprintf(sentinel, sizeof sentinel, "%s/SENTINEL", d);
-    /* the reproducer: a path that closes gnuplot's string */
+    /* the first reproducer: a path that closes gnuplot's string */
     snprintf(out, sizeof out, "%s/x';system('touch %s');y='", d, sentinel);
     cr_expect_eq(probe(d, out, "--lengths 32", err, sizeof err), 0, "%s", err);
     cr_expect_str_empty(err);
     cr_expect(access(sentinel, F_OK) != 0, "gnuplot ran the path as code: %s exists", sentinel);
     expect_figures(out);
-    /* an apostrophe (the second case), quotes, a semicolon, a newline */
+    /* an apostrophe (the second case found), quotes, a semicolon, a newline */
     const char *names[] = { "bob's", "a \"b\"; c\nd" };
     for (int i = 0; i < 2; i++) {
         snprintf(out, sizeof out, "%s/%s", d, names[i]);

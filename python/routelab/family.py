@@ -1,4 +1,4 @@
-"""Step families and their samplers (NOTES.md §14.3), through lib24's
+"""Step families and their samplers (NOTES.md §14.3), through the library's
 include/routelab/family.h: rl_family_named, rl_family_set, rl_sample,
 rl_family_window, rl_family_norm.
 

@@ -15,7 +15,7 @@ def g17(x):
 
 
 @pytest.mark.parametrize("args", [
-    dict(family="so2", d=64, block=31, eps=0.1, angles="uniform"),  # the issue's example: 776903252
+    dict(family="so2", d=64, block=31, eps=0.1, angles="uniform"),  # the worked example: 776903252
     dict(family="so2", d=16, block=-1, eps=0.01, angles="gauss", scale=0.5),
     dict(family="householder", d=8, block=-1, eps=0.01),
     dict(family="lazy-haar", d=8, block=-1, eps=0.001, p=0.25),
@@ -34,7 +34,7 @@ def test_window_and_norm_match_the_cli(args):
     assert g17(n) == cli("bound", "norm", *norm_flags).strip()
 
 
-def test_the_issue_example_prints_the_cli_number():
+def test_the_worked_example_prints_the_cli_number():
     assert routelab.mixing_window("so2", d=64, block=31, eps=0.1, angles="uniform") == 776903252
     assert math.isinf(routelab.mixing_window("so2", d=8, block=0, eps=0.1, angles="constant"))
 
