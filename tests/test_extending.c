@@ -1,0 +1,443 @@
+/* test_extending.c: the maintainer's documents name what exists.
+ *
+ * docs/extending.md and the README.md of each top-level folder say which
+ * files to read and to touch.  Each word of a backtick span of theirs (a
+ * span is often a command: `sh scripts/check_layers.sh`) that reads as a
+ * repository path must exist:
+ *   - a span with a '/' or a source extension (.c .h .cc .md .gp .sh .py)
+ *     whose first component is an entry of the repository root: a file or
+ *     folder, braces {a,b} expanded, '*' matched by glob(3);
+ *   - "suite/name" or "suite/ *" (one '/', no '.'): a Criterion test or
+ *     suite of tests/ (some suites share a folder's name: theory, docs);
+ *   - in a folder's README, a bare file name ("util.h", "test_exp_*.c"):
+ *     a file of that folder or of a folder inside it.
+ * Spans with other characters (calls, flags, placeholders such as
+ * sampling/fam_<name>.c) and run-time outputs (build/, results/, data/) are
+ * not paths.  Every NOTES.md section they cite is a heading of NOTES.md,
+ * and every top-level folder has its README.md. */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+#include "helpers.h"
+
+/* The top-level folders, each with its README.md. */
+static const char *const folders[] = { "core",  "par",         "sampling",  "theory",  "mc",       "model",
+                                       "report", "experiments", "reproduce", "bench",   "cmd",      "include",
+                                       "python", "examples",    "tests",     "fuzz",    "plots",    "scripts" };
+#define NFOLDERS (sizeof folders / sizeof *folders)
+
+/* The folders whose README.md the maintainer's set holds (python/'s is the
+ * package's own page, older than the set, and says how to install it). */
+static int in_set(const char *folder)
+{
+    return strcmp(folder, "python") != 0;
+}
+
+/* ---- a list of strings ---- */
+
+typedef struct {
+    char **v;
+    int n, cap;
+} names;
+
+static void names_add(names *l, const char *s, size_t n)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 128;
+        l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
+        cr_assert(l->v);
+    }
+    l->v[l->n++] = strndup(s, n);
+}
+
+static int names_has(const names *l, const char *s)
+{
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->v[i], s))
+            return 1;
+    return 0;
+}
+
+static void names_free(names *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    *l = (names){ 0 };
+}
+
+static char *read_doc(const char *path)
+{
+    char *s = rl_read_file(path, NULL);
+    cr_assert(s, "cannot read %s", path);
+    return s;
+}
+
+/* ---- the Criterion tests of tests/ ---- */
+
+typedef struct {
+    names tests;  /* "suite/name" */
+    names suites; /* "suite" */
+} catalogue;
+
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Test(suite, name, ...) and ParameterizedTest(type *p, suite, name, ...). */
+static void catalogue_file(catalogue *c, const char *text)
+{
+    for (const char *p = strstr(text, "Test("); p; p = strstr(p + 5, "Test(")) {
+        const char *args = p + 5;
+        if (p - text >= 13 && !strncmp(p - 13, "Parameterized", 13)) {
+            if (p - text > 13 && ident_char(p[-14]))
+                continue;
+            args = strchr(args, ',');
+            if (!args)
+                continue;
+            args++;
+        } else if (p > text && ident_char(p[-1])) {
+            continue;
+        }
+        char suite[128], name[128];
+        if (sscanf(args, " %127[A-Za-z0-9_] , %127[A-Za-z0-9_]", suite, name) != 2)
+            continue;
+        char full[260];
+        snprintf(full, sizeof full, "%s/%s", suite, name);
+        names_add(&c->tests, full, strlen(full));
+        if (!names_has(&c->suites, suite))
+            names_add(&c->suites, suite, strlen(suite));
+    }
+}
+
+static catalogue catalogue_read(void)
+{
+    catalogue c = { 0 };
+    glob_t g;
+    cr_assert_eq(glob("tests/*.c", 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char *t = read_doc(g.gl_pathv[i]);
+        catalogue_file(&c, t);
+        free(t);
+    }
+    globfree(&g);
+    cr_assert_geq(c.tests.n, 100, "found the tests (%d)", c.tests.n);
+    return c;
+}
+
+static void catalogue_free(catalogue *c)
+{
+    names_free(&c->tests);
+    names_free(&c->suites);
+}
+
+/* ---- the checker ---- */
+
+static int has_source_ext(const char *s)
+{
+    static const char *const ext[] = { ".c", ".h", ".cc", ".md", ".gp", ".sh", ".py" };
+    const size_t n = strlen(s);
+    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+        const size_t k = strlen(ext[i]);
+        if (n > k && !strcmp(s + n - k, ext[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Every pattern with its first {a,b,...} expanded, recursively. */
+static void expand_braces(const char *pat, names *out)
+{
+    const char *open = strchr(pat, '{'), *close = open ? strchr(open, '}') : NULL;
+    if (!open || !close) {
+        names_add(out, pat, strlen(pat));
+        return;
+    }
+    for (const char *a = open + 1; a <= close;) {
+        const size_t n = strcspn(a, ",}");
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s%.*s%s", (int)(open - pat), pat, (int)n, a, close + 1);
+        expand_braces(buf, out);
+        a += n + 1;
+    }
+}
+
+/* Whether a pattern (no braces) names at least one file or folder. */
+static int exists(const char *pat)
+{
+    if (!strchr(pat, '*') && !strchr(pat, '?') && !strchr(pat, '['))
+        return access(pat, F_OK) == 0;
+    glob_t g;
+    const int ok = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    globfree(&g);
+    return ok;
+}
+
+/* "suite/name" or "suite/ *": one '/', no '.'; 1 when it is a test or
+ * suite, 0 when it is not, -1 when the span has another shape. */
+static int test_name(const char *s, const catalogue *c)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash || strchr(slash + 1, '/') || strchr(s, '.') || slash == s || !slash[1])
+        return -1;
+    char suite[128];
+    snprintf(suite, sizeof suite, "%.*s", (int)(slash - s), s);
+    if (!strcmp(slash + 1, "*"))
+        return names_has(&c->suites, suite);
+    return names_has(&c->tests, s);
+}
+
+/* 0: the span is no repository path; 1: it is one and exists; -1: it is one
+ * and does not exist (why in *why).  folder: the README's folder, for bare
+ * file names (NULL for a document outside the folders). */
+static int check_span(const char *s, const char *folder, const catalogue *c, const char **why)
+{
+    if (!*s || !(isalnum((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("_.-+{},*/", *p))
+            return 0;
+    static const char *const runtime[] = { "build/", "results/", "data/" };
+    for (size_t i = 0; i < sizeof runtime / sizeof *runtime; i++)
+        if (!strncmp(s, runtime[i], strlen(runtime[i])))
+            return 0;
+    const int slash = strchr(s, '/') != NULL;
+    if (!slash && !has_source_ext(s))
+        return 0;
+    char first[256];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(s, "/"), s);
+    const int rooted = access(first, F_OK) == 0;
+    names ex = { 0 };
+    int ok = 1;
+    if (rooted) {
+        expand_braces(s, &ex);
+        for (int i = 0; i < ex.n && ok; i++)
+            ok = exists(ex.v[i]) || test_name(ex.v[i], c) == 1;
+        *why = "no such file, nor a Criterion test";
+    } else if (slash) {
+        const int t = test_name(s, c);
+        if (t < 0 || !names_has(&c->suites, first)) /* DIR/train.bin, rl_f/g: no path */
+            return 0;
+        ok = t == 1;
+        *why = "no such Criterion test or suite";
+    } else {
+        if (!folder)
+            return 0;
+        char pat[600];
+        snprintf(pat, sizeof pat, "%s/%s", folder, s);
+        expand_braces(pat, &ex);
+        for (int i = 0; i < ex.n && ok; i++) {
+            char deeper[700];
+            snprintf(deeper, sizeof deeper, "%s/*/%s", folder, ex.v[i] + strlen(folder) + 1);
+            ok = exists(ex.v[i]) || exists(deeper);
+        }
+        *why = "no such file in the README's folder";
+    }
+    names_free(&ex);
+    return ok ? 1 : -1;
+}
+
+static int line_at(const char *text, const char *p)
+{
+    int n = 1;
+    for (const char *q = text; q < p; q++)
+        n += *q == '\n';
+    return n;
+}
+
+/* The backtick spans of text outside fenced blocks (a span may run over a
+ * line end, as markdown allows), each checked; returns the number that name
+ * no existing path (logged when loud) and adds the paths checked to *checked. */
+static int check_text(const char *text, const char *doc, const char *folder, const catalogue *c, int loud,
+                      int *checked)
+{
+    int bad = 0, fenced = 0;
+    for (const char *p = text; *p;) {
+        if ((p == text || p[-1] == '\n') && !strncmp(p, "```", 3)) {
+            fenced = !fenced;
+            p += strcspn(p, "\n");
+            continue;
+        }
+        if (fenced || *p != '`') {
+            p++;
+            continue;
+        }
+        const char *end = strchr(p + 1, '`');
+        if (!end)
+            break;
+        char span[512];
+        snprintf(span, sizeof span, "%.*s", (int)(end - p - 1), p + 1);
+        /* each word of the span: a command names its files among its words */
+        char *save = NULL;
+        for (char *w = strtok_r(span, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+            const char *why = "";
+            const int r = check_span(w, folder, c, &why);
+            if (!r)
+                continue;
+            ++*checked;
+            if (r < 0) {
+                if (loud)
+                    cr_log_error("%s:%d: `%s`: %s", doc, line_at(text, p), w, why);
+                bad++;
+            }
+        }
+        p = end + 1;
+    }
+    return bad;
+}
+
+/* ---- the tests ---- */
+
+/* The documents of the set: docs/extending.md, then each folder's README
+ * (its folder, for bare names). */
+typedef struct {
+    char path[64];
+    const char *folder;
+} doc;
+
+static int documents(doc *d)
+{
+    int n = 0;
+    snprintf(d[n].path, sizeof d[n].path, "docs/extending.md");
+    d[n++].folder = NULL;
+    for (size_t i = 0; i < NFOLDERS; i++)
+        if (in_set(folders[i])) {
+            snprintf(d[n].path, sizeof d[n].path, "%s/README.md", folders[i]);
+            d[n++].folder = folders[i];
+        }
+    return n;
+}
+
+Test(extending, every_folder_has_a_readme)
+{
+    th_to_root();
+    for (size_t i = 0; i < NFOLDERS; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "%s/README.md", folders[i]);
+        cr_expect_eq(access(path, R_OK), 0, "%s is missing", path);
+        if (!in_set(folders[i]) || access(path, R_OK))
+            continue;
+        /* each says its floor and how to add what the folder grows by */
+        char *t = read_doc(path);
+        cr_expect(strstr(t, "**Floor.**"), "%s does not say which floor it is", path);
+        cr_expect(strstr(t, "## How to add"), "%s has no \"How to add\" section", path);
+        cr_expect(strstr(t, "NOTES.md \xc2\xa7" "0.1"), "%s does not cite the include rule", path);
+        free(t);
+    }
+}
+
+Test(extending, every_named_path_exists)
+{
+    th_to_root();
+    catalogue c = catalogue_read();
+    doc d[NFOLDERS + 1];
+    const int nd = documents(d);
+    int bad = 0, checked = 0;
+    for (int i = 0; i < nd; i++) {
+        char *t = read_doc(d[i].path);
+        bad += check_text(t, d[i].path, d[i].folder, &c, 1, &checked);
+        free(t);
+    }
+    cr_log_info("%d paths in %d documents", checked, nd);
+    cr_expect_geq(checked, 500, "the scan found the paths (%d)", checked);
+    cr_expect_eq(bad, 0, "%d quoted paths do not exist (see the log)", bad);
+    catalogue_free(&c);
+}
+
+/* The checker can say no: a made-up file, a brace alternative, a glob, a
+ * test name and a bare name in a folder, each of which does not exist, are
+ * caught; their existing neighbours and the spans that are no paths pass. */
+Test(extending, a_made_up_path_fails)
+{
+    th_to_root();
+    catalogue c = catalogue_read();
+    int checked = 0;
+    const char *made_up[] = {
+        "see `core/no_such_file.c`",    "`core/util.{c,x}`",    "`sampling/fam_nothing_*.c`",
+        "`families/no_such_test`",      "`no_such_suite_x/*`" /* no suite: no path, see below */,
+        "`docs/no_such_test_either`",   "`tests/nomem/absent/`", "`NOTES_TWO.md`",
+        "`sh scripts/no_such_script.sh --flag`",
+    };
+    const int caught[] = { 1, 1, 1, 1, 0, 1, 1, 0, 1 };
+    for (size_t i = 0; i < sizeof made_up / sizeof *made_up; i++) {
+        checked = 0;
+        const int bad = check_text(made_up[i], "made-up", NULL, &c, 0, &checked);
+        cr_expect_eq(bad, caught[i], "%s: %d caught", made_up[i], bad);
+    }
+    /* a bare name is looked up in the README's folder and the folders inside it */
+    checked = 0;
+    cr_expect_eq(check_text("`util.h` `nothere.c` `err.h`", "made-up", "core", &c, 0, &checked), 1);
+    cr_expect_eq(checked, 3);
+    checked = 0;
+    cr_expect_eq(check_text("`err.h` `version.h`", "made-up", "include", &c, 0, &checked), 0, "include/routelab/");
+    cr_expect_eq(checked, 2);
+    /* existing files, braces, globs, tests; spans that are no paths */
+    checked = 0;
+    const char *fine = "`core/util.{c,h}` `sampling/fam_*.c` `families/registry_is_consistent` "
+                       "`theory/mixing_window_is_the_least_n` `docs/*` `plots/` "
+                       "`rl_family_cases` `sampling/fam_<name>.c` `--filter 'x/*'` `build/routelab` "
+                       "`DIR/train.bin` `.sh`\n```\n`core/inside_a_fence.c`\n```\n";
+    cr_expect_eq(check_text(fine, "made-up", NULL, &c, 0, &checked), 0);
+    cr_expect_eq(checked, 6, "%d spans taken for paths", checked);
+    /* a span may run over a line end (its words: core/ and a bare util.h,
+     * no path outside a folder); an unclosed one is no span */
+    checked = 0;
+    cr_expect_eq(check_text("`core/\nutil.h` and `core/missing.h", "made-up", NULL, &c, 0, &checked), 0);
+    cr_expect_eq(checked, 1);
+    catalogue_free(&c);
+}
+
+/* Every NOTES.md section the documents cite ("§14.3") is a numbered heading
+ * of NOTES.md. */
+Test(extending, cited_sections_are_headings)
+{
+    th_to_root();
+    char *notes = read_doc("NOTES.md");
+    names heads = { 0 };
+    for (const char *p = notes; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (*p != '#')
+            continue;
+        const char *q = p + strspn(p, "#");
+        q += strspn(q, " ");
+        size_t n = strspn(q, "0123456789.");
+        while (n && q[n - 1] == '.')
+            n--;
+        if (n)
+            names_add(&heads, q, n);
+    }
+    cr_assert_geq(heads.n, 50, "NOTES.md has numbered headings");
+    doc d[NFOLDERS + 1];
+    const int nd = documents(d);
+    int bad = 0, refs = 0;
+    for (int i = 0; i < nd; i++) {
+        char *t = read_doc(d[i].path);
+        for (const char *p = strstr(t, "\xc2\xa7"); p; p = strstr(p + 2, "\xc2\xa7")) {
+            const char *num = p + 2 + strspn(p + 2, " ");
+            size_t n = 0;
+            while (isdigit((unsigned char)num[n]) || (num[n] == '.' && isdigit((unsigned char)num[n + 1])))
+                n++;
+            if (!n)
+                continue;
+            char ref[32];
+            snprintf(ref, sizeof ref, "%.*s", (int)n, num);
+            refs++;
+            if (!names_has(&heads, ref)) {
+                cr_log_error("%s:%d: section %s is no heading of NOTES.md", d[i].path, line_at(t, p), ref);
+                bad++;
+            }
+        }
+        free(t);
+    }
+    cr_log_info("%d section references", refs);
+    cr_expect_geq(refs, 60, "the scan found the references (%d)", refs);
+    cr_expect_eq(bad, 0, "%d cited sections are no heading of NOTES.md", bad);
+    names_free(&heads);
+    free(notes);
+}
