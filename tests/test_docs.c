@@ -1,14 +1,19 @@
-/* test_docs.c: NOTES.md and README.md stay true.
+/* test_docs.c: NOTES.md, README.md and the docs files stay true.
  *
+ * The documents are NOTES.md, README.md and every .md file under docs/ but the
+ * generated docs/results/ (found by find(1), and counted).
  * - Every section reference (the section sign followed by a number, "section
- *   N", or NOTES.md followed by a number) in NOTES.md, README.md, docs/log.md
- *   and the code's comments names a numbered heading of NOTES.md.  In code,
- *   only references next to the word NOTES count.
- * - Every repository path that NOTES.md or README.md quote in backticks or
- *   link to exists (braces and globs expanded); a quoted `suite/test` or
- *   `suite/ *` that is no file must be a Criterion test or suite.  Paths that
- *   commands write at run time (results/, data/, build/) and spans whose first
- *   component is no entry of the root (DIR/train.bin, rl_f/g) are not checked.
+ *   N", or NOTES.md followed by a number) in the documents and the code's
+ *   comments names a numbered heading of NOTES.md.  In code, only references
+ *   next to the word NOTES count.
+ * - Every repository path that a document quotes in backticks or links to
+ *   exists (braces and globs expanded; a link relative to its document's
+ *   folder, its #fragment dropped); a quoted `suite/test` or `suite/ *` that is
+ *   no file must be a Criterion test or suite.  Paths that commands write at
+ *   run time (results/, data/, build/) and spans whose first component is no
+ *   entry of the root (DIR/train.bin, rl_f/g) are not checked.
+ * - No document outgrows what a reader finishes: at most 850 lines for NOTES.md, README.md
+ *   210, a docs file 600.
  * - The claims index of NOTES.md has one row per claim, the same first cells
  *   as README.md's claims table, ids that are subcommands, theory functions
  *   declared in theory/theory.h and figures that some source writes; each row
@@ -102,6 +107,17 @@ static strlist lines_of(const char *cmd)
     return l;
 }
 
+/* The documents: NOTES.md, README.md, then every .md under docs/ but
+ * docs/results/ (generated), in path order. */
+static strlist documents(void)
+{
+    strlist d = lines_of("echo NOTES.md; echo README.md; find docs -name '*.md' -type f -not -path 'docs/results/*' "
+                         "2>/dev/null | LC_ALL=C sort");
+    cr_assert(sl_has(&d, "docs/index.md") && sl_has(&d, "docs/guide.md"), "the docs files were found (%d)", d.n);
+    cr_assert_geq(d.n, 20, "the docs files were found (%d)", d.n);
+    return d;
+}
+
 /* ---- section references ---- */
 
 /* The numbers of NOTES.md's headings: "## 9. ..." gives 9, "### 9.2 ..." 9.2. */
@@ -175,12 +191,13 @@ Test(docs, section_references_resolve)
     strlist heads = headings(notes);
     cr_assert_geq(heads.n, 50, "NOTES.md has numbered headings");
     int bad = 0, nrefs = 0;
-    const char *docs[] = { "NOTES.md", "README.md", "docs/log.md", "docs/guide.md" };
-    for (int i = 0; i < 4; i++) {
-        char *t = slurp(docs[i]);
-        bad += bad_refs(t, docs[i], 0, &heads, &nrefs);
+    strlist docs = documents();
+    for (int i = 0; i < docs.n; i++) {
+        char *t = slurp(docs.v[i]);
+        bad += bad_refs(t, docs.v[i], 0, &heads, &nrefs);
         free(t);
     }
+    cr_log_info("section references: %d documents read", docs.n);
     strlist code = lines_of("find core sampling theory mc model report experiments bench reproduce cmd "
                             "tests scripts plots -type f \\( -name '*.[ch]' -o -name '*.sh' -o -name "
                             "'*.gp' \\) 2>/dev/null | sort; echo Makefile");
@@ -315,14 +332,24 @@ static int bad_paths(const char *text, const char *file, const strlist *tests, c
                     continue;
                 char span[512];
                 /* a link is relative to its document's folder (docs/guide.md's
-                 * "results/x" is docs/results/x, as a reader's browser reads it);
-                 * a quoted path is a repository path */
+                 * "results/x" is docs/results/x, docs/theory/x.md's "../log/y.md"
+                 * docs/log/y.md, as a reader's browser reads them), and its
+                 * #fragment names a heading, not a file; a quoted path is a
+                 * repository path */
                 const char *slash = strrchr(file, '/');
-                if (link && slash)
-                    snprintf(span, sizeof span, "%.*s/%.*s", (int)(slash - file), file, (int)(end - start), start);
-                else
-                    snprintf(span, sizeof span, "%.*s", (int)(end - start), start);
+                int n_end = (int)(end - start);
+                if (link) {
+                    const char *hash = memchr(start, '#', (size_t)n_end);
+                    if (hash)
+                        n_end = (int)(hash - start);
+                }
                 p = end;
+                if (link && n_end == 0) /* a link within the document */
+                    continue;
+                if (link && slash)
+                    snprintf(span, sizeof span, "%.*s/%.*s", (int)(slash - file), file, n_end, start);
+                else
+                    snprintf(span, sizeof span, "%.*s", n_end, start);
                 if (!is_repo_path(span, suites))
                     continue;
                 strlist ex = { 0 };
@@ -349,14 +376,38 @@ Test(docs, repository_paths_exist)
     tests_of(&tests, &suites);
     cr_assert_geq(tests.n, 100, "found the tests (%d)", tests.n);
     int bad = 0, n = 0;
-    const char *docs[] = { "NOTES.md", "README.md", "docs/guide.md" };
-    for (int i = 0; i < 3; i++) {
-        char *t = slurp(docs[i]);
-        bad += bad_paths(t, docs[i], &tests, &suites, &n);
+    strlist docs = documents();
+    for (int i = 0; i < docs.n; i++) {
+        char *t = slurp(docs.v[i]);
+        bad += bad_paths(t, docs.v[i], &tests, &suites, &n);
         free(t);
     }
-    cr_expect_geq(n, 100, "the scan found the paths (%d)", n);
+    cr_log_info("repository paths: %d documents read, %d paths", docs.n, n);
+    cr_expect_geq(n, 1000, "the scan found the paths (%d)", n);
     cr_expect_eq(bad, 0, "%d quoted paths do not exist (see the log)", bad);
+}
+
+/* A document a reader can finish: NOTES.md the notebook (at most 850 lines),
+ * README.md the front page (210), each docs file (600; docs/results/ is
+ * generated and not counted). */
+Test(docs, no_doc_over_600_lines)
+{
+    th_to_root();
+    strlist docs = documents();
+    int bad = 0;
+    for (int i = 0; i < docs.n; i++) {
+        char *t = slurp(docs.v[i]);
+        int lines = 0;
+        for (const char *q = t; *q; q++)
+            lines += *q == '\n';
+        int limit = !strcmp(docs.v[i], "NOTES.md") ? 850 : !strcmp(docs.v[i], "README.md") ? 210 : 600;
+        if (lines > limit) {
+            cr_log_error("%s: %d lines, more than %d", docs.v[i], lines, limit);
+            bad++;
+        }
+        free(t);
+    }
+    cr_expect_eq(bad, 0, "%d of %d documents are too long (see the log)", bad, docs.n);
 }
 
 /* ---- the claims index ---- */

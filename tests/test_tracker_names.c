@@ -2,7 +2,8 @@
  * helper or branch asked for it.  A maintainer who takes the repository over
  * has no tracker: "see issue 12" or "fault 5" in a comment points nowhere.
  *
- * Every source, script, plot script and build file under the root (not the
+ * Every source, script, plot script, build file and markdown document under
+ * the root (NOTES.md, README.md, docs/ and each folder's README.md; not the
  * build folders, the data, the committed results or .git) is read and no line
  * may match a tracker pattern; this file alone is not read, as its examples
  * must match. */
@@ -35,11 +36,11 @@ static const char *const skipped[] = { "./.git", "./build", "./build-san", "./bu
                                        "./data", "./results", "./docs/results", "./node_modules" };
 
 static regex_t re[NPAT];
-static int nfiles, nbad;
+static int nfiles, nbad, ndocs;
 
 static int scanned(const char *path)
 {
-    static const char *const ext[] = { ".c", ".h", ".cc", ".py", ".sh", ".gp", ".sbatch" };
+    static const char *const ext[] = { ".c", ".h", ".cc", ".py", ".sh", ".gp", ".sbatch", ".md" };
     const char *base = strrchr(path, '/') + 1;
     if (!strcmp(base, "Makefile") || !strcmp(path, "./.ci/run"))
         return 1;
@@ -65,6 +66,7 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
     char *text = rl_read_file(path, NULL);
     cr_assert(text, "cannot read %s", path);
     nfiles++;
+    ndocs += strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".md");
     int line = 1;
     for (char *p = text; *p; line++) {
         char *e = strchr(p, '\n');
@@ -89,6 +91,8 @@ Test(tracker_names, none_in_the_code)
         cr_assert_eq(regcomp(&re[k], patterns[k].re, REG_EXTENDED | REG_NOSUB | patterns[k].flags), 0);
     cr_assert_eq(nftw(".", visit, 16, FTW_PHYS | FTW_ACTIONRETVAL), 0);
     cr_expect_geq(nfiles, 300, "the walk found the sources (%d files)", nfiles);
+    /* NOTES.md, README.md, the docs files and the folders' README.md */
+    cr_expect_geq(ndocs, 40, "the walk found the documents (%d .md files)", ndocs);
     cr_expect_eq(nbad, 0, "%d lines name a tracker item, helper or branch (see the log)", nbad);
 }
 
