@@ -152,6 +152,14 @@ Test(exp_mixing, theory_quick_writes_every_file, .timeout = 600)
         fclose(f);
     }
     cr_assert(strstr(out, "theory report"));
+    /* the text-driven paragraph names the text it read, a readable file (it
+     * once printed a pointer into a returned-from frame: garbage bytes) */
+    const char *tx = strstr(md, "tokens the first ");
+    cr_assert(tx, "theory.md names no text for the text-driven steps");
+    const char *q = strchr(tx, '`'), *qe = q ? strchr(q + 1, '`') : NULL;
+    cr_assert(q && qe && qe - q < 1024, "the text's path is not quoted");
+    snprintf(path, sizeof path, "%.*s", (int)(qe - q - 1), q + 1);
+    cr_assert_eq(access(path, R_OK), 0, "the text-driven steps name '%s', no readable file", path);
     th_rmdir(dir);
     free(dir);
 }
