@@ -38,6 +38,14 @@ OBJS     := $(SRCS:%.c=build/%.o) $(CXXSRCS:%.cc=build/%.o)
 TESTSRCS := $(wildcard tests/*.c)
 TESTOBJS := $(TESTSRCS:%.c=build/%.o)
 
+# The targets that build before they run (test, run, sanitize, ...) compile
+# with one job per core: CI and the README call plain `make test`, and a
+# serial build of the four object sets (program, library, floor, sanitizer)
+# was most of CI's time on two cores.  A caller's own -jN (its jobserver) is
+# kept.  Objects do not depend on the order they are built in: the same bytes.
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+SUBMAKE   = $(MAKE) --no-print-directory $(if $(filter -j% j%,$(MAKEFLAGS)),,-j$(JOBS))
+
 BIN      := build/routelab
 TESTBIN  := build/routelab-tests
 
@@ -61,7 +69,7 @@ setup-slurm:
 	@sh scripts/setup.sh --with-slurm
 
 build: setup
-	@$(MAKE) --no-print-directory $(BIN)
+	@$(SUBMAKE) $(BIN)
 
 $(BIN): build/cmd/routelab.o build/gen/commit.o $(OBJS)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -107,7 +115,7 @@ $(SLURMTESTBIN): build/tests/slurm/test_slurm.o build/tests/helpers.o build/gen/
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
 test-slurm: setup-slurm
-	@$(MAKE) --no-print-directory $(BIN) $(SLURMTESTBIN)
+	@$(SUBMAKE) $(BIN) $(SLURMTESTBIN)
 	OMP_WAIT_POLICY=passive ROUTELAB=$(abspath $(BIN)) $(SLURMTESTBIN) --jobs 1
 
 build/par/%.o: CC := $(MPICC)
@@ -136,10 +144,10 @@ build/%.o: %.cc
 # spinning barrier then waits on a thread that is not running, and a 0.1 s
 # test took over 120 s in CI.  Passive waiting yields the core instead.
 test: setup
-	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) floor lib
+	@$(SUBMAKE) $(BIN) $(TESTBIN) floor lib
 	OMP_WAIT_POLICY=passive ROUTELAB=$(abspath $(BIN)) $(TESTBIN) --jobs 2
-	@$(MAKE) --no-print-directory reach
-	@$(MAKE) --no-print-directory pytest
+	@$(SUBMAKE) reach
+	@$(SUBMAKE) pytest
 
 # ---- the library (NOTES.md §18) -------------------------------------------
 # libroutelab.so.MAJOR.MINOR (soname libroutelab.so.MAJOR) and libroutelab.a
@@ -238,13 +246,13 @@ pytest: lib $(BIN)
 	    OPENBLAS_CORETYPE="$${OPENBLAS_CORETYPE:-$$k}" /usr/bin/python3 -m pytest -q python/tests
 
 run: setup-data
-	@$(MAKE) --no-print-directory $(BIN)
+	@$(SUBMAKE) $(BIN)
 	$(BIN) data brown
 	$(BIN) reproduce --preset quick --out results
 	@echo "report: results/REPORT.md (theory report: results/theory/theory.md)"
 
 bench: setup
-	@$(MAKE) --no-print-directory $(BIN) $(BENCH_ALIBI)
+	@$(SUBMAKE) $(BIN) $(BENCH_ALIBI)
 	@echo "command: $(BIN) bench --ckpt $(BENCH_ALIBI)"
 	@$(BIN) bench --ckpt $(BENCH_ALIBI)
 	@sh scripts/bench_ranks.sh $(BIN)
@@ -254,8 +262,7 @@ bench: setup
 # a random model's logits are far smaller than a trained one's and would
 # prune more than any real model).  Trained once, into build/.
 BENCH_ALIBI := build/bench-alibi/ckpt.bin
-$(BENCH_ALIBI): | setup-data
-	@$(MAKE) --no-print-directory $(BIN)
+$(BENCH_ALIBI): | setup-data $(BIN)
 	rm -rf build/bench-alibi
 	$(BIN) train --data data/brown --out build/bench-alibi --pos alibi --layers 4 --width 128 --heads 4 \
 	  --ctx 64 --vocab 256 --batch 16 --lr 2e-3:1000,8e-4:500,2e-4:500 --val-every 250 --ckpt-every 2000 \
@@ -271,7 +278,7 @@ FAULTS_TRIALS ?= 5
 FAULTS_SEED ?=
 FAULTS_COMMANDS ?=
 faults: setup-faults setup-data
-	@$(MAKE) --no-print-directory $(BIN)
+	@$(SUBMAKE) $(BIN)
 	ROUTELAB=$(abspath $(BIN)) sh scripts/faults.sh $(FAULTS_TRIALS) $(or $(FAULTS_SEED),$$(date +%s)) \
 	    $(if $(FAULTS_COMMANDS),"$(FAULTS_COMMANDS)")
 
@@ -320,7 +327,7 @@ FUZZLIBOBJS  := $(FUZZLIBSRCS:%.c=$(FUZZDIR)/%.o)
 FUZZBINS     := $(patsubst fuzz/%.c,$(FUZZDIR)/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: setup-fuzz
-	@$(MAKE) --no-print-directory fuzz-build
+	@$(SUBMAKE) fuzz-build
 	@sh fuzz/run.sh $(FUZZDIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 fuzz-build: $(FUZZBINS)
@@ -365,7 +372,7 @@ SAN_ENV     := OMP_WAIT_POLICY=passive ROUTELAB=$(abspath fuzz/san_routelab.sh) 
                ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
 
 sanitize: setup
-	@$(MAKE) --no-print-directory $(SANDIR)/routelab $(SANDIR)/routelab-tests
+	@$(SUBMAKE) $(SANDIR)/routelab $(SANDIR)/routelab-tests
 	@$(SAN_ENV) sh fuzz/san_run.sh $(SANDIR)/routelab-tests $(SAN_FILTERS)
 
 $(SANDIR)/routelab: $(SANDIR)/cmd/routelab.o build/gen/commit.o $(SANOBJS)

@@ -362,7 +362,7 @@ typedef struct {
     mix_study study[2];             /* d = 64, 96 */
     /* text-driven steps: n tokens of path, unigram norms per block, windows
      * inside a 512- and a 65,536-token context */
-    const char *path;
+    char path[PATH_MAX]; /* the text's path, kept: rl_exp_text may return a buffer of tokens_run's frame */
     long ntok, *tgrid;
     int tng;
     double norms[8];
@@ -736,7 +736,7 @@ static rl_status tokens_run(const rl_exp_ctx *ctx, mix_res *R, rl_err *err)
     rl_status st = RL_OK;
     for (int c = 0; c < 2 && st == RL_OK; c++)
         st = rl_textsteps_run(&f, tok, n, ctxs[c], R->tgrid, R->tng, &R->ts[c], err);
-    R->path = path;
+    snprintf(R->path, sizeof R->path, "%s", path);
     R->ntok = n;
     free(table);
     free(tok);

@@ -55,9 +55,7 @@ static void so2_ws_free(void *ws)
 static rl_status so2_draw(const rl_family *f, void *ws, gsl_rng *r, int token, rl_step *st, rl_err *err)
 {
     (void)token, (void)err;
-    const double *omega = ws;
-    for (int b = 0; b < f->d / 2; b++)
-        st->phi[b] = rl_so2_draw_angle(r, f->law, omega[b]);
+    rl_so2_draw_angles(r, f->law, ws, f->d / 2, st->phi);
     return RL_OK;
 }
 

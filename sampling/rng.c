@@ -126,6 +126,18 @@ void rl_unit_vector(gsl_rng *r, int d, double *w)
         w[i] *= s;
 }
 
+void rl_rng_uniform_fill(gsl_rng *r, int n, double *u)
+{
+    if (r->type == &xoshiro_type) {
+        xoshiro_state *st = r->state;
+        for (int i = 0; i < n; i++)
+            u[i] = (double)(next64(st) >> 11) * 0x1.0p-53; /* xo_get_double */
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        u[i] = gsl_rng_uniform(r);
+}
+
 uint64_t rl_rng_next64(gsl_rng *r)
 {
     if (r->type == &xoshiro_type)

@@ -39,6 +39,13 @@ void rl_rng_stream(gsl_rng *r, uint64_t seed, uint64_t stream);
 /* Combine two keys into one stream id (for nested work items). */
 uint64_t rl_stream_key(uint64_t a, uint64_t b);
 
+/* n uniform doubles in [0, 1) into u: exactly gsl_rng_uniform(r) n times
+ * (the same numbers, the same state after), with the project's generator
+ * stepped inline rather than through GSL's function pointer: the SO(2)
+ * route sweeps draw a block's angle per step and spent most of their time
+ * in that call (NOTES.md §15.4). */
+void rl_rng_uniform_fill(gsl_rng *r, int n, double *u);
+
 /* 64 random bits: straight from the state for the project's generator,
  * two 32-bit draws for any other GSL generator. */
 uint64_t rl_rng_next64(gsl_rng *r);

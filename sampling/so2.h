@@ -17,6 +17,11 @@
 /* One angle step theta ~ law(omega) (so2_draw.c). */
 double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega);
 
+/* n angle steps phi[b] ~ law(omega[b]), b = 0 .. n - 1: the numbers of n
+ * calls of rl_so2_draw_angle in order, from one block of uniforms where the
+ * law takes one uniform per angle (so2_draw.c). */
+void rl_so2_draw_angles(gsl_rng *r, rl_angle_law law, const double *omega, int n, double *phi);
+
 /* Rotate each of the nvec vectors of X (row-major, nvec x d) block by block:
  * (x_b, x_{b+h}) <- (c x_b - s x_{b+h}, s x_b + c x_{b+h}),  h = d/2,
  * c = cos(sign*phi_b), s = sin(sign*phi_b).  sign = -1 applies the transpose. */

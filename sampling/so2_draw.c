@@ -18,6 +18,40 @@ double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega)
     }
 }
 
+/* The laws of one uniform u per angle, written as rl_so2_draw_angle writes
+ * them (the same expression, so the same double): uniform omega (2u - 1),
+ * circle pi (2u - 1), drift 2 omega u, pm the sign of u - 1/2.  The constant
+ * law draws nothing; the Gaussian draws a variable number of words (the
+ * ziggurat's rejections), so it stays one call per angle. */
+void rl_so2_draw_angles(gsl_rng *r, rl_angle_law law, const double *omega, int n, double *phi)
+{
+    switch (law) {
+    case RL_ANG_UNIFORM:
+        rl_rng_uniform_fill(r, n, phi);
+        for (int b = 0; b < n; b++)
+            phi[b] = omega[b] * (2.0 * phi[b] - 1.0);
+        return;
+    case RL_ANG_CIRCLE:
+        rl_rng_uniform_fill(r, n, phi);
+        for (int b = 0; b < n; b++)
+            phi[b] = M_PI * (2.0 * phi[b] - 1.0);
+        return;
+    case RL_ANG_DRIFT:
+        rl_rng_uniform_fill(r, n, phi);
+        for (int b = 0; b < n; b++)
+            phi[b] = 2.0 * omega[b] * phi[b];
+        return;
+    case RL_ANG_PM:
+        rl_rng_uniform_fill(r, n, phi);
+        for (int b = 0; b < n; b++)
+            phi[b] = phi[b] < 0.5 ? -omega[b] : omega[b];
+        return;
+    default:
+        for (int b = 0; b < n; b++)
+            phi[b] = rl_so2_draw_angle(r, law, omega[b]);
+    }
+}
+
 void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long stream, double *table)
 {
     const int h = f->d / 2;
@@ -27,6 +61,5 @@ void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long str
     gsl_rng *r = rl_rng_local_init(&l);
     rl_rng_stream(r, seed, stream);
     for (int v = 0; v < f->vocab; v++)
-        for (int b = 0; b < h; b++)
-            table[(long)v * h + b] = rl_so2_draw_angle(r, f->law, omega[b]);
+        rl_so2_draw_angles(r, f->law, omega, h, table + (long)v * h);
 }

@@ -112,18 +112,16 @@ Test(exp_mixing, theory_quick_writes_every_file, .timeout = 600)
     size_t n = fread(md, 1, sizeof md - 1, f);
     md[n] = 0;
     fclose(f);
-    /* one section per row of the claims table (`routelab claims`), in its order */
-    const char *sections[] = { "## Claim 1: Mixing window",
-                               "## Claim 1: Mix or stay: far angle laws against those met within T (routelab's)",
-                               "## Claim 2: Score concentration of far routes",
-                               "## Claim 2: Score gap: near target against far distractors",
-                               "## Claim 3: Far-mass lower bound", "## Claim 4: Value-side incoherence",
-                               "## Claim 5: Length extrapolation of one stylized attention layer" };
+    /* one section per row of the claims table (`routelab claims`), in its
+     * order, titled by rl_claim_heading (the count and titles are the table's) */
+    cr_assert_geq(rl_nclaims, 7, "the claims table is read");
     const char *at = md;
-    for (int i = 0; i < 7; i++) {
-        const char *s = strstr(at, sections[i]);
-        cr_assert(s, "theory.md lacks the section '%s' (after the previous one)", sections[i]);
-        at = s + strlen(sections[i]);
+    for (int i = 0; i < rl_nclaims; i++) {
+        char head[512], sec[520];
+        snprintf(sec, sizeof sec, "## %s", rl_claim_heading(&rl_claims[i], head, sizeof head));
+        const char *s = strstr(at, sec);
+        cr_assert(s, "theory.md lacks the section '%s' (after the previous one)", sec);
+        at = s + strlen(sec);
     }
     int figures = 0;
     for (char *img = md; (img = strstr(img, "![")); img += 2) {
@@ -152,6 +150,14 @@ Test(exp_mixing, theory_quick_writes_every_file, .timeout = 600)
         fclose(f);
     }
     cr_assert(strstr(out, "theory report"));
+    /* the text-driven paragraph names the text it read, a readable file (it
+     * once printed a pointer into a returned-from frame: garbage bytes) */
+    const char *tx = strstr(md, "tokens the first ");
+    cr_assert(tx, "theory.md names no text for the text-driven steps");
+    const char *q = strchr(tx, '`'), *qe = q ? strchr(q + 1, '`') : NULL;
+    cr_assert(q && qe && qe - q < 1024, "the text's path is not quoted");
+    snprintf(path, sizeof path, "%.*s", (int)(qe - q - 1), q + 1);
+    cr_assert_eq(access(path, R_OK), 0, "the text-driven steps name '%s', no readable file", path);
     th_rmdir(dir);
     free(dir);
 }

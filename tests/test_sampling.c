@@ -68,6 +68,49 @@ Test(rng, local_generator_matches_allocated)
     gsl_rng_free(c);
 }
 
+/* The block fill is gsl_rng_uniform n times: the same doubles and the
+ * generator left where n single calls leave it, for the project's generator
+ * (its inline path) and for one of GSL's own (the general path). */
+Test(rng, uniform_fill_is_the_single_draws)
+{
+    const gsl_rng_type *types[] = { rl_rng_xoshiro, gsl_rng_mt19937 };
+    for (int k = 0; k < 2; k++) {
+        gsl_rng *a = gsl_rng_alloc(types[k]), *b = gsl_rng_alloc(types[k]);
+        gsl_rng_set(a, 7);
+        gsl_rng_set(b, 7);
+        double u[37];
+        rl_rng_uniform_fill(a, 37, u);
+        for (int i = 0; i < 37; i++)
+            cr_assert_eq(u[i], gsl_rng_uniform(b), "type %d draw %d", k, i);
+        cr_assert_eq(gsl_rng_get(a), gsl_rng_get(b), "type %d: the state after", k);
+        gsl_rng_free(a);
+        gsl_rng_free(b);
+    }
+}
+
+/* Every angle law: the block of n angles is n calls of the single draw, bit
+ * for bit, and leaves the stream where they leave it. */
+Test(rng, so2_angle_block_is_the_single_draws)
+{
+    double omega[33], phi[33];
+    rl_so2_freqs(66, 10000, 1, omega);
+    for (int law = 0; law < RL_ANG_COUNT; law++) {
+        rl_rng_local la, lb;
+        gsl_rng *a = rl_rng_local_init(&la), *b = rl_rng_local_init(&lb);
+        rl_rng_stream(a, 42, (uint64_t)law);
+        rl_rng_stream(b, 42, (uint64_t)law);
+        for (int rep = 0; rep < 3; rep++) {
+            rl_so2_draw_angles(a, (rl_angle_law)law, omega, 33, phi);
+            for (int i = 0; i < 33; i++) {
+                double one = rl_so2_draw_angle(b, (rl_angle_law)law, omega[i]);
+                cr_assert(memcmp(&phi[i], &one, sizeof one) == 0, "law %d angle %d: %.17g vs %.17g", law, i,
+                          phi[i], one);
+            }
+        }
+        cr_assert_eq(rl_rng_next64(a), rl_rng_next64(b), "law %d: the state after", law);
+    }
+}
+
 Test(rng, uniform_mean_and_variance)
 {
     gsl_rng *r = rng(0);

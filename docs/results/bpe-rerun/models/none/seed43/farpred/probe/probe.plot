@@ -1,5 +1,0 @@
-routelab-plot 1
-script	probe_farmass
-names	i:L i:T s:name i:layers
-numbers	16384 128 4
-string	none
