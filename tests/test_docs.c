@@ -35,6 +35,7 @@
 #include "../experiments/claims.h"
 
 #include "../core/util.h"
+#include "doctext.h"
 #include "helpers.h"
 
 #define SECT "\xc2\xa7" /* the section sign, UTF-8 */
@@ -55,36 +56,6 @@ static const struct {
 };
 
 /* ---- small helpers ---- */
-
-typedef struct {
-    char **v;
-    int n, cap;
-} strlist;
-
-static void sl_add(strlist *l, const char *s, size_t n)
-{
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
-        cr_assert(l->v);
-    }
-    l->v[l->n++] = strndup(s, n);
-}
-
-static int sl_has(const strlist *l, const char *s)
-{
-    for (int i = 0; i < l->n; i++)
-        if (strcmp(l->v[i], s) == 0)
-            return 1;
-    return 0;
-}
-
-static char *slurp(const char *path)
-{
-    char *s = rl_read_file(path, NULL);
-    cr_assert(s, "cannot read %s", path);
-    return s;
-}
 
 static int line_of(const char *text, const char *p)
 {
@@ -212,40 +183,6 @@ Test(docs, section_references_resolve)
 }
 
 /* ---- repository paths ---- */
-
-/* Every Test(suite, name) and ParameterizedTest(param, suite, name) of
- * tests/ as "suite/name", and the suites. */
-static void tests_of(strlist *names, strlist *suites)
-{
-    glob_t g;
-    cr_assert_eq(glob("tests/*.c", 0, NULL, &g), 0);
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        char *t = slurp(g.gl_pathv[i]);
-        for (char *p = strstr(t, "Test("); p; p = strstr(p + 1, "Test(")) {
-            /* ParameterizedTest(type *param, suite, name, ...): the names
-             * follow the parameter */
-            const char *args = p + 5;
-            if (p - t >= 13 && strncmp(p - 13, "Parameterized", 13) == 0 &&
-                (p - t == 13 || !(isalnum((unsigned char)p[-14]) || p[-14] == '_'))) {
-                args = strchr(args, ',');
-                if (!args)
-                    continue;
-                args++;
-            } else if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
-                continue;
-            char s[128], n[128];
-            if (sscanf(args, " %127[A-Za-z0-9_] , %127[A-Za-z0-9_]", s, n) != 2)
-                continue;
-            char full[260];
-            snprintf(full, sizeof full, "%s/%s", s, n);
-            sl_add(names, full, strlen(full));
-            if (!sl_has(suites, s))
-                sl_add(suites, s, strlen(s));
-        }
-        free(t);
-    }
-    globfree(&g);
-}
 
 /* Whether the text of a backtick span or a link is a path in this tree: its
  * first component is an entry of the repository root or a test suite. */

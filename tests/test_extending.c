@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../core/util.h"
+#include "doctext.h"
 #include "helpers.h"
 
 /* The top-level folders, each with its README.md. */
@@ -39,103 +40,25 @@ static int in_set(const char *folder)
     return strcmp(folder, "python") != 0;
 }
 
-/* ---- a list of strings ---- */
+/* ---- the Criterion tests of tests/ (doctext.h) ---- */
 
 typedef struct {
-    char **v;
-    int n, cap;
-} names;
-
-static void names_add(names *l, const char *s, size_t n)
-{
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 128;
-        l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
-        cr_assert(l->v);
-    }
-    l->v[l->n++] = strndup(s, n);
-}
-
-static int names_has(const names *l, const char *s)
-{
-    for (int i = 0; i < l->n; i++)
-        if (!strcmp(l->v[i], s))
-            return 1;
-    return 0;
-}
-
-static void names_free(names *l)
-{
-    for (int i = 0; i < l->n; i++)
-        free(l->v[i]);
-    free(l->v);
-    *l = (names){ 0 };
-}
-
-static char *read_doc(const char *path)
-{
-    char *s = rl_read_file(path, NULL);
-    cr_assert(s, "cannot read %s", path);
-    return s;
-}
-
-/* ---- the Criterion tests of tests/ ---- */
-
-typedef struct {
-    names tests;  /* "suite/name" */
-    names suites; /* "suite" */
+    strlist tests;  /* "suite/name" */
+    strlist suites; /* "suite" */
 } catalogue;
-
-static int ident_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '_';
-}
-
-/* Test(suite, name, ...) and ParameterizedTest(type *p, suite, name, ...). */
-static void catalogue_file(catalogue *c, const char *text)
-{
-    for (const char *p = strstr(text, "Test("); p; p = strstr(p + 5, "Test(")) {
-        const char *args = p + 5;
-        if (p - text >= 13 && !strncmp(p - 13, "Parameterized", 13)) {
-            if (p - text > 13 && ident_char(p[-14]))
-                continue;
-            args = strchr(args, ',');
-            if (!args)
-                continue;
-            args++;
-        } else if (p > text && ident_char(p[-1])) {
-            continue;
-        }
-        char suite[128], name[128];
-        if (sscanf(args, " %127[A-Za-z0-9_] , %127[A-Za-z0-9_]", suite, name) != 2)
-            continue;
-        char full[260];
-        snprintf(full, sizeof full, "%s/%s", suite, name);
-        names_add(&c->tests, full, strlen(full));
-        if (!names_has(&c->suites, suite))
-            names_add(&c->suites, suite, strlen(suite));
-    }
-}
 
 static catalogue catalogue_read(void)
 {
     catalogue c = { 0 };
-    glob_t g;
-    cr_assert_eq(glob("tests/*.c", 0, NULL, &g), 0);
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        char *t = read_doc(g.gl_pathv[i]);
-        catalogue_file(&c, t);
-        free(t);
-    }
-    globfree(&g);
+    tests_of(&c.tests, &c.suites);
     cr_assert_geq(c.tests.n, 100, "found the tests (%d)", c.tests.n);
     return c;
 }
 
 static void catalogue_free(catalogue *c)
 {
-    names_free(&c->tests);
-    names_free(&c->suites);
+    sl_free(&c->tests);
+    sl_free(&c->suites);
 }
 
 /* ---- the checker ---- */
@@ -153,11 +76,11 @@ static int has_source_ext(const char *s)
 }
 
 /* Every pattern with its first {a,b,...} expanded, recursively. */
-static void expand_braces(const char *pat, names *out)
+static void expand_braces(const char *pat, strlist *out)
 {
     const char *open = strchr(pat, '{'), *close = open ? strchr(open, '}') : NULL;
     if (!open || !close) {
-        names_add(out, pat, strlen(pat));
+        sl_add(out, pat, strlen(pat));
         return;
     }
     for (const char *a = open + 1; a <= close;) {
@@ -190,8 +113,8 @@ static int test_name(const char *s, const catalogue *c)
     char suite[128];
     snprintf(suite, sizeof suite, "%.*s", (int)(slash - s), s);
     if (!strcmp(slash + 1, "*"))
-        return names_has(&c->suites, suite);
-    return names_has(&c->tests, s);
+        return sl_has(&c->suites, suite);
+    return sl_has(&c->tests, s);
 }
 
 /* 0: the span is no repository path; 1: it is one and exists; -1: it is one
@@ -214,7 +137,7 @@ static int check_span(const char *s, const char *folder, const catalogue *c, con
     char first[256];
     snprintf(first, sizeof first, "%.*s", (int)strcspn(s, "/"), s);
     const int rooted = access(first, F_OK) == 0;
-    names ex = { 0 };
+    strlist ex = { 0 };
     int ok = 1;
     if (rooted) {
         expand_braces(s, &ex);
@@ -223,7 +146,7 @@ static int check_span(const char *s, const char *folder, const catalogue *c, con
         *why = "no such file, nor a Criterion test";
     } else if (slash) {
         const int t = test_name(s, c);
-        if (t < 0 || !names_has(&c->suites, first)) /* DIR/train.bin, rl_f/g: no path */
+        if (t < 0 || !sl_has(&c->suites, first)) /* DIR/train.bin, rl_f/g: no path */
             return 0;
         ok = t == 1;
         *why = "no such Criterion test or suite";
@@ -240,7 +163,7 @@ static int check_span(const char *s, const char *folder, const catalogue *c, con
         }
         *why = "no such file in the README's folder";
     }
-    names_free(&ex);
+    sl_free(&ex);
     return ok ? 1 : -1;
 }
 
@@ -325,7 +248,7 @@ Test(extending, every_folder_has_a_readme)
         if (!in_set(folders[i]) || access(path, R_OK))
             continue;
         /* each says its floor and how to add what the folder grows by */
-        char *t = read_doc(path);
+        char *t = slurp(path);
         cr_expect(strstr(t, "**Floor.**"), "%s does not say which floor it is", path);
         cr_expect(strstr(t, "## How to add"), "%s has no \"How to add\" section", path);
         cr_expect(strstr(t, "NOTES.md \xc2\xa7" "0.1"), "%s does not cite the include rule", path);
@@ -341,7 +264,7 @@ Test(extending, every_named_path_exists)
     const int nd = documents(d);
     int bad = 0, checked = 0;
     for (int i = 0; i < nd; i++) {
-        char *t = read_doc(d[i].path);
+        char *t = slurp(d[i].path);
         bad += check_text(t, d[i].path, d[i].folder, &c, 1, &checked);
         free(t);
     }
@@ -399,8 +322,8 @@ Test(extending, a_made_up_path_fails)
 Test(extending, cited_sections_are_headings)
 {
     th_to_root();
-    char *notes = read_doc("NOTES.md");
-    names heads = { 0 };
+    char *notes = slurp("NOTES.md");
+    strlist heads = { 0 };
     for (const char *p = notes; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
         if (*p != '#')
             continue;
@@ -410,14 +333,14 @@ Test(extending, cited_sections_are_headings)
         while (n && q[n - 1] == '.')
             n--;
         if (n)
-            names_add(&heads, q, n);
+            sl_add(&heads, q, n);
     }
     cr_assert_geq(heads.n, 50, "NOTES.md has numbered headings");
     doc d[NFOLDERS + 1];
     const int nd = documents(d);
     int bad = 0, refs = 0;
     for (int i = 0; i < nd; i++) {
-        char *t = read_doc(d[i].path);
+        char *t = slurp(d[i].path);
         for (const char *p = strstr(t, "\xc2\xa7"); p; p = strstr(p + 2, "\xc2\xa7")) {
             const char *num = p + 2 + strspn(p + 2, " ");
             size_t n = 0;
@@ -428,7 +351,7 @@ Test(extending, cited_sections_are_headings)
             char ref[32];
             snprintf(ref, sizeof ref, "%.*s", (int)n, num);
             refs++;
-            if (!names_has(&heads, ref)) {
+            if (!sl_has(&heads, ref)) {
                 cr_log_error("%s:%d: section %s is no heading of NOTES.md", d[i].path, line_at(t, p), ref);
                 bad++;
             }
@@ -438,6 +361,6 @@ Test(extending, cited_sections_are_headings)
     cr_log_info("%d section references", refs);
     cr_expect_geq(refs, 60, "the scan found the references (%d)", refs);
     cr_expect_eq(bad, 0, "%d cited sections are no heading of NOTES.md", bad);
-    names_free(&heads);
+    sl_free(&heads);
     free(notes);
 }
