@@ -78,3 +78,21 @@ void tests_of(strlist *names, strlist *suites)
     }
     globfree(&g);
 }
+
+/* The numbers of NOTES.md's headings: "## 9. ..." gives 9, "### 9.2 ..." 9.2. */
+strlist headings(const char *notes)
+{
+    strlist h = { 0 };
+    for (const char *p = notes; p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+        if (*p != '#')
+            continue;
+        const char *q = p + strspn(p, "#");
+        q += strspn(q, " ");
+        size_t n = strspn(q, "0123456789.");
+        while (n && q[n - 1] == '.')
+            n--;
+        if (n)
+            sl_add(&h, q, n);
+    }
+    return h;
+}

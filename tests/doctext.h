@@ -22,4 +22,7 @@ char *slurp(const char *path);
  * suite once into suites. */
 void tests_of(strlist *names, strlist *suites);
 
+/* The numbers of NOTES.md's headings (its text): "## 9. ..." gives 9, "### 9.2 ..." 9.2. */
+strlist headings(const char *notes);
+
 #endif

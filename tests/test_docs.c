@@ -91,23 +91,6 @@ static strlist documents(void)
 
 /* ---- section references ---- */
 
-/* The numbers of NOTES.md's headings: "## 9. ..." gives 9, "### 9.2 ..." 9.2. */
-static strlist headings(const char *notes)
-{
-    strlist h = { 0 };
-    for (const char *p = notes; p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-        if (*p != '#')
-            continue;
-        const char *q = p + strspn(p, "#");
-        q += strspn(q, " ");
-        size_t n = strspn(q, "0123456789.");
-        while (n && q[n - 1] == '.')
-            n--;
-        if (n)
-            sl_add(&h, q, n);
-    }
-    return h;
-}
 
 /* The number at s ("9", "9.2", "2.2.3"), without a sentence's final period. */
 static size_t ref_len(const char *s)

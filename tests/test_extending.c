@@ -323,18 +323,7 @@ Test(extending, cited_sections_are_headings)
 {
     th_to_root();
     char *notes = slurp("NOTES.md");
-    strlist heads = { 0 };
-    for (const char *p = notes; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        if (*p != '#')
-            continue;
-        const char *q = p + strspn(p, "#");
-        q += strspn(q, " ");
-        size_t n = strspn(q, "0123456789.");
-        while (n && q[n - 1] == '.')
-            n--;
-        if (n)
-            sl_add(&heads, q, n);
-    }
+    strlist heads = headings(notes);
     cr_assert_geq(heads.n, 50, "NOTES.md has numbered headings");
     doc d[NFOLDERS + 1];
     const int nd = documents(d);
