@@ -16,7 +16,7 @@
 #include "../theory/matched.h"
 #include "../theory/study.h"
 #include "../theory/moment2.h"
-#include "../theory/mixstay.h"
+#include "../theory/mixstay_forms.h"
 #include "../mc/moment2_brownian.h"
 #include "../mc/moment2_mc.h"
 
@@ -298,7 +298,7 @@ static double b_match(bound_args *x)
     return m.base;
 }
 
-/* mixstay: routelab's mix-or-stay condition (theory/mixstay.h) for the so2
+/* mixstay: routelab's mix-or-stay condition (theory/mixstay_forms.h) for the so2
  * head the flags name: per block D_b(T, L), its arg max far length and
  * nearest near length, the bracket of the truncated distance, then the
  * score S(T, L) (the lower end) as the one number. */

@@ -11,7 +11,7 @@
 #include "../core/paths.h"
 #include "../core/util.h"
 #include "../reproduce/horizon.h"
-#include "../theory/mixstay.h"
+#include "../theory/mixstay_forms.h"
 
 /* PaTH: per (layer, head) the first-harmonic D, its noise, the 3-SE upper
  * end and the arg pair; the score, their mean */

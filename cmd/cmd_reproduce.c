@@ -17,7 +17,7 @@
 #include "../model/trainopts.h"
 #include "../reproduce/buildrec.h"
 #include "../reproduce/grid.h"
-#include "../reproduce/report.h"
+#include "../reproduce/grid_report.h"
 
 /* The preset named on the command line (its values are the defaults of
  * every other flag), quick when none is given. */

@@ -1,6 +1,6 @@
 /* mixstay.c: the claim "mix or stay" (experiments/mixstay.h), routelab's
  * condition for length extrapolation of accumulated rotations
- * (theory/mixstay.h).
+ * (theory/mixstay_forms.h).
  *
  * The study's condition, a spectral gap |chi_b(1)| < 1, gives zero-mean
  * steps U(-w, w) and positive steps U(0, 2w) the same verdict (equal
@@ -27,7 +27,7 @@
 #include "../report/tsv.h"
 #include "../sampling/rng.h"
 #include "../theory/matched.h"
-#include "../theory/mixstay.h"
+#include "../theory/mixstay_forms.h"
 #include "../theory/study.h"
 #include "claim_fns.h"
 #include "claims.h"

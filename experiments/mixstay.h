@@ -1,5 +1,5 @@
 /* mixstay.h: the claim "mix or stay" (number 1, beside the mixing window):
- * routelab's condition (theory/mixstay.h) for five step laws in the CPU
+ * routelab's condition (theory/mixstay_forms.h) for five step laws in the CPU
  * grid's head and the study's, and its verification by Monte Carlo.  The
  * rows, one function per kind, so that the tests can feed each a hand-built
  * measurement:

@@ -9,7 +9,7 @@
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
-#include "../theory/mixstay.h"
+#include "../theory/mixstay_forms.h"
 #include "sweep.h"
 
 typedef struct {

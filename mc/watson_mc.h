@@ -4,7 +4,7 @@
  *
  *   d_N^2(mu_delta, mu_delta') = (1/2pi^2) sum_{k=1}^{N} |phi_delta(k) - phi_delta'(k)|^2 / k^2,
  *
- * whose closed form is chi(k)^delta against chi(k)^delta' (theory/mixstay.h,
+ * whose closed form is chi(k)^delta against chi(k)^delta' (theory/mixstay_forms.h,
  * rl_watson_dist), from m sample angles of each law.  With A_k = sum_i
  * e^{i k X_i} over X_1..X_m ~ mu_delta and B_k the same over an independent
  * Y_1..Y_m ~ mu_delta':

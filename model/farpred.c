@@ -11,7 +11,7 @@
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
-#include "../theory/farpred.h"
+#include "../theory/farpred_forms.h"
 #include "../theory/theory.h"
 #include "accum_rot.h"
 #include "attention.h"

@@ -1,5 +1,5 @@
 /* farpred.h: what a trained model's heads do within the training context T,
- * read as the inputs of the far-mass prediction (theory/farpred.h, NOTES.md
+ * read as the inputs of the far-mass prediction (theory/farpred_forms.h, NOTES.md
  * §17), and the prediction at longer lengths beside its two baselines.
  *
  * On nwin windows of T tokens (the probe's window starts at length T; the

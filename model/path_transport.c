@@ -13,7 +13,7 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/rng.h"
-#include "../theory/mixstay.h"
+#include "../theory/mixstay_forms.h"
 #include "data.h"
 #include "scheme.h"
 

@@ -1,7 +1,7 @@
 /* path_transport.h: routelab's first-harmonic mix-or-stay reading of an
  * accumulated Householder transport (PaTH, path.h), measured on text.
  *
- * Why.  routelab's mix-or-stay condition (theory/mixstay.h) asks of each
+ * Why.  routelab's mix-or-stay condition (theory/mixstay_forms.h) asks of each
  * SO(2) block whether the law mu_delta of the accumulated angle at a far
  * distance (T <= delta <= L - 1) lies near some law met within the training
  * length (0 <= delta' <= T - 1).  PaTH has no angles: a key j reaches query

@@ -11,7 +11,7 @@
 #include "../sampling/family.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
-#include "../theory/mixstay.h"
+#include "../theory/mixstay_forms.h"
 #include "../theory/theory.h"
 
 const char *rl_steps_kind_name(rl_steps_kind k)
@@ -30,7 +30,7 @@ long rl_horizon_predict(const long *W, int n, long T)
 }
 
 /* windows, counts and H from s->logchi; each block's mix-or-stay distance
- * D_b(T, RL_MIXSTAY_MULT T) from its harmonics (theory/mixstay.h) and the
+ * D_b(T, RL_MIXSTAY_MULT T) from its harmonics (theory/mixstay_forms.h) and the
  * law's score, their mean */
 static rl_status finish(rl_steplaw *s, rl_err *err)
 {

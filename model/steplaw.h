@@ -46,7 +46,7 @@ typedef struct {
     long *window;      /* layers x lanes: W_b(eps), -1: never */
     long horizon;      /* predicted H, -1: none */
     int at_ctx, beyond; /* blocks with W_b <= T; with a finite W_b > T */
-    /* routelab's mix-or-stay reading (theory/mixstay.h, NOTES.md §1.5): */
+    /* routelab's mix-or-stay reading (theory/mixstay_forms.h, NOTES.md §1.5): */
     int nharm;             /* harmonics of each block's chi(k), k = 1 .. nharm */
     double complex *harm;  /* layers x lanes x nharm: chi_b(k) */
     double *mix, *mix_hi;  /* layers x lanes: D_b(T, RL_MIXSTAY_MULT T), lower end and upper end

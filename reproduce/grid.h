@@ -19,7 +19,7 @@ typedef struct {
 
 /* The most variants a grid takes, and the longest --variants list: the
  * report joins their names into fixed word lists for gnuplot (2048 bytes,
- * the study's among them in 1024: reproduce/report.c), so a longer list used
+ * the study's among them in 1024: reproduce/grid_report.c), so a longer list used
  * to fail only after every model had trained. */
 #define RL_GRID_MAX_VARIANTS 64
 #define RL_GRID_MAX_VARIANTS_CHARS 1000

@@ -7,7 +7,7 @@
 
 #include "../experiments/claims.h"
 #include "../model/scheme.h"
-#include "../theory/mixstay.h" /* RL_MIXSTAY_MULT: the multiple the score is read at */
+#include "../theory/mixstay_forms.h" /* RL_MIXSTAY_MULT: the multiple the score is read at */
 
 #define D_ RL_ORDER_DELTA
 

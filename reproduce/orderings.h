@@ -3,7 +3,7 @@
  * Each entry names what is compared (variants by their grid names), the
  * multiple of T it is read at, the rule that decides it (effect with a
  * minimal effect size delta, or below with a threshold) and the outcome
- * expected, with why.  reproduce/report.c iterates the table; an entry whose
+ * expected, with why.  reproduce/grid_report.c iterates the table; an entry whose
  * variants are not in the grid is skipped.  The verdict is computed by the
  * rule on the run's numbers, never adjusted to the expectation. */
 #ifndef RL_ORDERINGS_H

@@ -22,7 +22,7 @@ typedef struct {
     long step;   /* the stage's last step */
     double lr;   /* the learning rate of that step */
     long mult;   /* the multiple of T read */
-    rl_order o;  /* the rule's decision (reproduce/report.c, the orderings' own) */
+    rl_order o;  /* the rule's decision (reproduce/grid_report.c, the orderings' own) */
     double d[RL_GRID_MAX_SEEDS]; /* the per-seed statistic (o.k of them) */
 } rl_traj_point;
 

@@ -1,4 +1,4 @@
-/* test_farpred.c: the far-mass prediction from within T (theory/farpred.h,
+/* test_farpred.c: the far-mass prediction from within T (theory/farpred_forms.h,
  * model/farpred.h, NOTES.md §17): the block law (F1) against a Monte Carlo
  * of the accumulated angle and against exact constant rotations; (F3)
  * against a Monte Carlo of a one-block head inside its one-sided Jensen
@@ -22,9 +22,9 @@
 #include "../model/farpred.h"
 #include "../model/gpt.h"
 #include "../model/probe.h"
-#include "../reproduce/farmass.h"
+#include "../reproduce/grid_farmass.h"
 #include "../sampling/so2.h"
-#include "../theory/farpred.h"
+#include "../theory/farpred_forms.h"
 #include "helpers.h"
 #include "test_model_util.h"
 

@@ -16,7 +16,7 @@
 #include "../model/steplaw.h"
 #include "../reproduce/horizon.h"
 #include "../sampling/so2.h"
-#include "../theory/mixstay.h"
+#include "../theory/mixstay_forms.h"
 #include "../theory/theory.h"
 
 static rl_gpt *model(const char *pos, int B)

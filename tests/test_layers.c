@@ -180,3 +180,52 @@ Test(layers, mpi_outside_its_floor_fails)
     const file f[] = { { "mc/k.c", "#include <mpi.h>\n" }, { "core/u.c", "#include \"../par/p.h\"\n" } };
     REFUSED(f, "mc/k.c includes <mpi.h>", "core/u.c includes ../par/p.h (core may not include par)");
 }
+
+/* File names are unique across the program's folders: "report.c" or
+ * "farmass.h" names one file, so a grep, a stack trace or a doc that says
+ * the name points at one place.  The public headers of include/routelab/
+ * are the one exception: a floor's own header with the same name is the
+ * internal face of the same module (core/err.h and <routelab/err.h>). */
+static int unique_names(const char *const *dirs, int nd, char *dup, size_t duplen)
+{
+    char seen[1024][128], where[1024][64];
+    int n = 0;
+    for (int i = 0; i < nd; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null", dirs[i]);
+        FILE *p = popen(cmd, "r");
+        cr_assert(p);
+        char name[128];
+        while (fgets(name, sizeof name, p)) {
+            name[strcspn(name, "\n")] = 0;
+            size_t l = strlen(name);
+            if (l < 3 || !(strcmp(name + l - 2, ".c") == 0 || strcmp(name + l - 2, ".h") == 0 ||
+                           strcmp(name + l - 3, ".cc") == 0))
+                continue;
+            for (int k = 0; k < n; k++)
+                if (!strcmp(seen[k], name)) {
+                    snprintf(dup, duplen, "%s/%s and %s/%s", where[k], name, dirs[i], name);
+                    pclose(p);
+                    return 0;
+                }
+            cr_assert_lt(n, 1024);
+            snprintf(seen[n], sizeof seen[n], "%s", name);
+            snprintf(where[n++], sizeof where[0], "%s", dirs[i]);
+        }
+        pclose(p);
+    }
+    return 1;
+}
+
+Test(layers, file_names_are_unique)
+{
+    th_to_root();
+    static const char *const dirs[] = { "core", "par", "sampling", "theory", "mc", "model", "report",
+                                        "experiments", "reproduce", "bench", "cmd" };
+    char dup[512] = "";
+    cr_expect(unique_names(dirs, (int)(sizeof dirs / sizeof *dirs), dup, sizeof dup), "two files named alike: %s",
+              dup);
+    /* and the check finds a repeated name: core/ listed twice */
+    static const char *const twice[] = { "core", "core" };
+    cr_expect_not(unique_names(twice, 2, dup, sizeof dup), "a repeated folder passed");
+}

@@ -1,4 +1,4 @@
-/* test_mixstay.c: routelab's mix-or-stay condition (theory/mixstay.h):
+/* test_mixstay.c: routelab's mix-or-stay condition (theory/mixstay_forms.h):
  * Watson's distance against its closed values, its kernel form and a direct
  * integration of the CDFs; the search D_b against the brute-force max-min
  * and the closed form of constant steps; the contrast of zero-mean and
@@ -19,7 +19,7 @@
 #include "../mc/watson_mc.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
-#include "../theory/mixstay.h"
+#include "../theory/mixstay_forms.h"
 #include "../reproduce/preset.h"
 #include "helpers.h"
 

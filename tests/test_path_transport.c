@@ -14,7 +14,7 @@
 #include "../include/routelab/bounds.h"
 #include "../model/path_transport.h"
 #include "../sampling/rng.h"
-#include "../theory/mixstay.h"
+#include "../theory/mixstay_forms.h"
 
 /* S windows of T positions of d floats (w) and one beta each */
 typedef struct {

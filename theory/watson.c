@@ -1,9 +1,9 @@
 /* watson.c: the circular Cramér–von Mises (Watson) distance between two
  * laws on the circle, from their characteristic functions, and the angle
  * laws' characteristic functions at integer harmonics (<routelab/bounds.h>;
- * routelab's mix-or-stay condition, theory/mixstay.h): libm alone, so that a
+ * routelab's mix-or-stay condition, theory/mixstay_forms.h): libm alone, so that a
  * program that only measures distances links with -lm (NOTES.md §18.2). */
-#include "mixstay.h"
+#include "mixstay_forms.h"
 
 #include <complex.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* routelab/bounds.h: closed forms, bounds, mixing windows and far-mass forms
  * (derivations: NOTES.md §1.1, §2.1, §2.3, §3.1, §3.8, §4.1, §10.5, §14.3;
- * routelab's mix-or-stay condition: theory/mixstay.h).
+ * routelab's mix-or-stay condition: theory/mixstay_forms.h).
  *
  * Linking: every call here links with the C library's libm alone
  * (`gcc x.c libroutelab.a -lm`), except rl_beta_tail, rl_beta_coord_cdf and
@@ -170,7 +170,7 @@ rl_status rl_form_eval(const char *name, const double *const *args, int nargs, l
 /* rl_hoeffding_so2(t[i], a, nb) for i < n. */
 rl_status rl_hoeffding_so2_array(const double *t, long n, const double *a, int nb, double *out, rl_err *err);
 
-/* ---- routelab's mix-or-stay condition (theory/mixstay.h) --------------- */
+/* ---- routelab's mix-or-stay condition (theory/mixstay_forms.h) --------------- */
 
 /* A block turns a key at distance delta by the accumulated angle Theta_delta
  * = theta_1 + ... + theta_delta of i.i.d. steps with characteristic function

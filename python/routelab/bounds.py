@@ -867,7 +867,7 @@ def window_log(lognorm: npt.ArrayLike, eps: npt.ArrayLike) -> float | npt.NDArra
     return _window("rl_mixing_window_log", lognorm, eps)
 
 
-# ---- routelab's mix-or-stay condition (theory/mixstay.h) ------------------
+# ---- routelab's mix-or-stay condition (theory/mixstay_forms.h) ------------------
 
 class _Block(ctypes.Structure):
     """rl_mixstay_block of <routelab/bounds.h>: { double lo, hi; long far, near; }."""
@@ -922,7 +922,7 @@ def watson_distance(phi_mu: npt.ArrayLike, phi_nu: npt.ArrayLike
 
     The sum is truncated at N harmonics (lo) and bracketed above by
     hi = sqrt(lo^2 + 2/(pi^2 N)) (capped at 1/2): the exact distance lies
-    between.  theory/mixstay.h; rl_watson_dist.
+    between.  theory/mixstay_forms.h; rl_watson_dist.
 
     Parameters
     ----------
@@ -988,7 +988,7 @@ def mixstay_grid(ctx: int, length: int) -> npt.NDArray[np.int64]:
 
     At T = ctx, L = length: every delta in [T, L-1] when (L - T) T <= 2^20
     (exact), else every delta below 4T and then 64 per octave up to L - 1
-    (L - 1 included).  theory/mixstay.h; rl_mixstay_grid.
+    (L - 1 included).  theory/mixstay_forms.h; rl_mixstay_grid.
 
     Parameters
     ----------
@@ -1027,7 +1027,7 @@ def mixstay_grid(ctx: int, length: int) -> npt.NDArray[np.int64]:
 
 @dataclass
 class MixStay:
-    """Routelab's mix-or-stay condition for an SO(2) head (theory/mixstay.h;
+    """Routelab's mix-or-stay condition for an SO(2) head (theory/mixstay_forms.h;
     `routelab bound mixstay`): per block b, D_b(T, L) = max over far lengths delta
     (T <= delta < L) of min over delta' < T of Watson's distance between the laws of
     delta and delta' accumulated angle steps, as [lo, hi] (the sum to `harmonics`
@@ -1066,7 +1066,7 @@ def mixstay(angles: str = "uniform", d: int = 64, base: float = 10000.0, scale: 
     angle steps, and the score S(T, L) = (1/(d/2)) sum_b D_b, at T = ctx and
     L = mult*ctx (mult 16 by default) or L = length.  The numbers `routelab
     bound mixstay --d D --angles A --base B --scale S --ctx T --mult M
-    --harmonics N` prints.  theory/mixstay.h; rl_mixstay_family.
+    --harmonics N` prints.  theory/mixstay_forms.h; rl_mixstay_family.
 
     Parameters
     ----------
@@ -1138,7 +1138,7 @@ def mixstay_block(chi: npt.ArrayLike, ctx: int, mult: int | None = None, length:
     mu_delta the law of delta accumulated angle steps (characteristic
     function chi(k)^delta), d_U Watson's distance truncated at N harmonics
     (lo) and its upper end hi = sqrt(lo^2 + 2/(pi^2 N)) capped at 1/2.
-    theory/mixstay.h; rl_mixstay_chi.
+    theory/mixstay_forms.h; rl_mixstay_chi.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
-/* farpred.c: the far-mass prediction of farpred.h (NOTES.md §17). */
-#include "farpred.h"
+/* farpred_forms.c: the far-mass prediction of farpred_forms.h (NOTES.md §17). */
+#include "farpred_forms.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_bessel.h>
@@ -153,7 +153,7 @@ void rl_farpred_ws_free(rl_farpred_ws *ws)
     free(ws);
 }
 
-/* The arguments both forms refuse (farpred.h), before anything is allocated. */
+/* The arguments both forms refuse (farpred_forms.h), before anything is allocated. */
 static rl_status logmean_check(const rl_farpred_law *law, long np, long nd, long d0, double slope, rl_err *err)
 {
     if (np < 1 || nd < 1 || d0 < 0)

@@ -1,4 +1,4 @@
-/* report.h: the report half of the grid (reproduce/report.c): what a
+/* grid_report.h: the report half of the grid (reproduce/grid_report.c): what a
  * finished grid's folder says, read back from its files. */
 #ifndef RL_REPRO_REPORT_H
 #define RL_REPRO_REPORT_H

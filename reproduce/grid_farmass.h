@@ -1,4 +1,4 @@
-/* farmass.h: the grid report's far-mass prediction section (NOTES.md §17):
+/* grid_farmass.h: the grid report's far-mass prediction section (NOTES.md §17):
  * every model's far mass at 2T .. max_mult T predicted from within T
  * (routelab farpred: routelab's predictor, the same with mixing switched
  * off, the mean-field form, dilution, the bound) against the probe's

@@ -1,4 +1,4 @@
-/* farpred.h: the far mass of a trained head beyond its training context T,
+/* farpred_forms.h: the far mass of a trained head beyond its training context T,
  * predicted from what the head does within T (NOTES.md §17).
  *
  * A head's score of key j at query i, distance delta = i - j, splits into the

@@ -1,4 +1,4 @@
-/* report.c: table.tsv, figures and REPORT.md of a finished grid. */
+/* grid_report.c: table.tsv, figures and REPORT.md of a finished grid. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +12,14 @@
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../report/tsv.h"
-#include "farmass.h"
+#include "grid_farmass.h"
 #include "findings.h"
 #include "horizon.h"
 #include "order.h"
 #include "orderings.h"
 #include "positions.h"
 #include "training.h"
-#include "report.h"
+#include "grid_report.h"
 #include "trajectory.h"
 #include "../experiments/claims.h"
 #include "../model/scheme.h"
@@ -1361,7 +1361,7 @@ static void probes_section(FILE *fp, const rl_repro *r)
     }
 }
 
-/* The far-mass prediction (farmass.c), given every model's newest-position
+/* The far-mass prediction (grid_farmass.c), given every model's newest-position
  * log ratios by length. */
 static void farmass_section(const grid_evals *G, FILE *fp, const rl_outdir *od)
 {

@@ -1,7 +1,7 @@
-/* mixstay.c: routelab's mix-or-stay condition, the out-of-range distance
- * D_b(T, L) of a block and a law's score S(T, L) (mixstay.h; formulas in
+/* mixstay_forms.c: routelab's mix-or-stay condition, the out-of-range distance
+ * D_b(T, L) of a block and a law's score S(T, L) (mixstay_forms.h; formulas in
  * <routelab/bounds.h>, the distance in watson.c). */
-#include "mixstay.h"
+#include "mixstay_forms.h"
 
 #include <cblas.h>
 #include <math.h>

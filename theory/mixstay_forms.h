@@ -1,4 +1,4 @@
-/* mixstay.h: routelab's mix-or-stay condition (the public calls, with
+/* mixstay_forms.h: routelab's mix-or-stay condition (the public calls, with
  * their formulas, are in <routelab/bounds.h>; this header adds the search's
  * workspace and the helpers the command and the experiment share).
  *
@@ -26,7 +26,7 @@
  * (two point masses an arc fraction x apart are sqrt(x(1 - x)) apart), which
  * Kolmogorov's and total variation distances do not.
  *
- * The search (mixstay.c).  D_b = max_far min_near d_U needs, for every far
+ * The search (mixstay_forms.c).  D_b = max_far min_near d_U needs, for every far
  * length, the nearest of T near laws: far x T sums of N terms.  The rows
  * chi(k)^delta / k are formed by repeated multiplication (far lengths in
  * chunks); each sum is taken as differences, sum_k |a_k - b_k|^2 (no

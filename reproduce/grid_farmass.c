@@ -1,8 +1,8 @@
-/* farmass.c: the far-mass prediction section of the grid report
- * (farmass.h, NOTES.md §17).  Read (every model's farpred.tsv and probe.tsv,
+/* grid_farmass.c: the far-mass prediction section of the grid report
+ * (grid_farmass.h, NOTES.md §17).  Read (every model's farpred.tsv and probe.tsv,
  * by column name) -> summarise (per variant and length: errors, the
  * mixing verdict, the bound count) -> render (markdown and TSV). */
-#include "farmass.h"
+#include "grid_farmass.h"
 
 #include <math.h>
 #include <stdlib.h>

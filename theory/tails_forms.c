@@ -1,4 +1,4 @@
-/* tails.c: concentration bounds in closed form (<routelab/bounds.h>,
+/* tails_forms.c: concentration bounds in closed form (<routelab/bounds.h>,
  * NOTES.md §2.1): the cap bound, Levy on SO(d), Hoeffding; libm alone. */
 #include "../include/routelab/bounds.h"
 

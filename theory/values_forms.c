@@ -1,4 +1,4 @@
-/* values.c: the far value contribution with and without transport
+/* values_forms.c: the far value contribution with and without transport
  * (<routelab/bounds.h>, NOTES.md §4.1): libm alone. */
 #include "../include/routelab/bounds.h"
 
