@@ -879,9 +879,9 @@ static void claims_section(const grid_evals *G, FILE *fp)
         const int num = rl_claims[i].number;
         if (i && rl_claims[i - 1].number == num)
             continue; /* the table lists a claim's rows together */
-        const char *ids[16];
+        const char *ids[rl_nclaims + 1];
         int n = 0;
-        for (int j = i; j < rl_nclaims && rl_claims[j].number == num && n < 15; j++)
+        for (int j = i; j < rl_nclaims && rl_claims[j].number == num; j++)
             ids[n++] = rl_claims[j].id;
         ids[n] = NULL;
         fprintf(fp, "%s**%d. %s.** ", i ? "\n\n" : "", num, rl_claims[i].title);

@@ -68,10 +68,15 @@ static unsigned long xo_get(void *vstate)
     return (unsigned long)(next64(vstate) >> 32);
 }
 
-/* 53 random bits in [0, 1). */
+/* 53 random bits in [0, 1): the top bits of one output. */
+static inline double unit_double(uint64_t x)
+{
+    return (double)(x >> 11) * 0x1.0p-53;
+}
+
 static double xo_get_double(void *vstate)
 {
-    return (double)(next64(vstate) >> 11) * 0x1.0p-53;
+    return unit_double(next64(vstate));
 }
 
 static const gsl_rng_type xoshiro_type = {
@@ -131,7 +136,7 @@ void rl_rng_uniform_fill(gsl_rng *r, int n, double *u)
     if (r->type == &xoshiro_type) {
         xoshiro_state *st = r->state;
         for (int i = 0; i < n; i++)
-            u[i] = (double)(next64(st) >> 11) * 0x1.0p-53; /* xo_get_double */
+            u[i] = unit_double(next64(st)); /* xo_get_double's number */
         return;
     }
     for (int i = 0; i < n; i++)

@@ -5,51 +5,51 @@
 #include <gsl/gsl_randist.h>
 #include <math.h>
 
-double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega)
+/* The laws of one uniform u in [0, 1) per angle, written once: uniform
+ * omega (2u - 1), circle pi (2u - 1), drift 2 omega u, pm the sign of
+ * u - 1/2.  The single draw and the block both map their uniforms here, so
+ * the two give the same double for the same u. */
+static inline double angle_of_uniform(rl_angle_law law, double omega, double u)
 {
     switch (law) {
-    case RL_ANG_CONSTANT: return omega;
-    case RL_ANG_UNIFORM: return omega * (2.0 * gsl_rng_uniform(r) - 1.0);
-    case RL_ANG_PM: return gsl_rng_uniform(r) < 0.5 ? -omega : omega;
-    case RL_ANG_GAUSS: return gsl_ran_gaussian_ziggurat(r, omega);
-    case RL_ANG_CIRCLE: return M_PI * (2.0 * gsl_rng_uniform(r) - 1.0);
-    case RL_ANG_DRIFT: return 2.0 * omega * gsl_rng_uniform(r);
+    case RL_ANG_UNIFORM: return omega * (2.0 * u - 1.0);
+    case RL_ANG_PM: return u < 0.5 ? -omega : omega;
+    case RL_ANG_CIRCLE: return M_PI * (2.0 * u - 1.0);
+    case RL_ANG_DRIFT: return 2.0 * omega * u;
     default: return NAN;
     }
 }
 
-/* The laws of one uniform u per angle, written as rl_so2_draw_angle writes
- * them (the same expression, so the same double): uniform omega (2u - 1),
- * circle pi (2u - 1), drift 2 omega u, pm the sign of u - 1/2.  The constant
- * law draws nothing; the Gaussian draws a variable number of words (the
- * ziggurat's rejections), so it stays one call per angle. */
+/* Whether the law draws exactly one uniform per angle (the constant law
+ * draws none; the Gaussian's ziggurat a variable number of words). */
+static int one_uniform(rl_angle_law law)
+{
+    return law == RL_ANG_UNIFORM || law == RL_ANG_PM || law == RL_ANG_CIRCLE || law == RL_ANG_DRIFT;
+}
+
+double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega)
+{
+    if (one_uniform(law))
+        return angle_of_uniform(law, omega, gsl_rng_uniform(r));
+    switch (law) {
+    case RL_ANG_CONSTANT: return omega;
+    case RL_ANG_GAUSS: return gsl_ran_gaussian_ziggurat(r, omega);
+    default: return NAN;
+    }
+}
+
+/* A block of angles: one fill of uniforms where the law takes one each
+ * (rl_rng_uniform_fill: xoshiro stepped inline), else one call per angle. */
 void rl_so2_draw_angles(gsl_rng *r, rl_angle_law law, const double *omega, int n, double *phi)
 {
-    switch (law) {
-    case RL_ANG_UNIFORM:
-        rl_rng_uniform_fill(r, n, phi);
-        for (int b = 0; b < n; b++)
-            phi[b] = omega[b] * (2.0 * phi[b] - 1.0);
-        return;
-    case RL_ANG_CIRCLE:
-        rl_rng_uniform_fill(r, n, phi);
-        for (int b = 0; b < n; b++)
-            phi[b] = M_PI * (2.0 * phi[b] - 1.0);
-        return;
-    case RL_ANG_DRIFT:
-        rl_rng_uniform_fill(r, n, phi);
-        for (int b = 0; b < n; b++)
-            phi[b] = 2.0 * omega[b] * phi[b];
-        return;
-    case RL_ANG_PM:
-        rl_rng_uniform_fill(r, n, phi);
-        for (int b = 0; b < n; b++)
-            phi[b] = phi[b] < 0.5 ? -omega[b] : omega[b];
-        return;
-    default:
+    if (!one_uniform(law)) {
         for (int b = 0; b < n; b++)
             phi[b] = rl_so2_draw_angle(r, law, omega[b]);
+        return;
     }
+    rl_rng_uniform_fill(r, n, phi);
+    for (int b = 0; b < n; b++)
+        phi[b] = angle_of_uniform(law, omega[b], phi[b]);
 }
 
 void rl_so2_table_draw(const rl_family *f, unsigned long seed, unsigned long stream, double *table)

@@ -12,6 +12,7 @@ optimistic (low) bigram perplexity, so a conservative ceiling.
 
     /usr/bin/python3 scripts/bigram_ceiling.py data/brown-bpe4096
 """
+import os
 import sys
 
 import numpy as np
@@ -19,23 +20,36 @@ import numpy as np
 HEADER_BYTES = 256 * 4  # the llm.c token file's int32 header (core/tokfile.h)
 
 
+def fail(msg):
+    """One line on stderr, status 2 (a bad input): the project's convention."""
+    print(f"bigram_ceiling: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
 def load(path):
-    with open(path, "rb") as f:
-        b = f.read()
-    head = np.frombuffer(b[:HEADER_BYTES], dtype="<i4")
-    if len(b) < HEADER_BYTES or head[0] != 20240520 or len(b) != HEADER_BYTES + 2 * int(head[2]):
-        sys.exit(f"bigram_ceiling: {path} is not an llm.c token file")
-    return np.frombuffer(b[HEADER_BYTES:], dtype="<u2").astype(np.int64)
+    if not os.path.isfile(path):
+        fail(f"{path} is not a regular file")
+    try:
+        with open(path, "rb") as f:
+            b = f.read()
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
+    head = np.frombuffer(b[:HEADER_BYTES], dtype="<i4") if len(b) >= HEADER_BYTES else None
+    if head is None or head[0] != 20240520 or len(b) != HEADER_BYTES + 2 * int(head[2]):
+        fail(f"{path} is not an llm.c token file (routelab data writes them)")
+    tok = np.frombuffer(b[HEADER_BYTES:], dtype="<u2").astype(np.int64)
+    if len(tok) < 2:
+        fail(f"{path} holds {len(tok)} tokens, a bigram needs 2")
+    return tok
 
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: bigram_ceiling.py DATA (a folder with train.bin and val.bin)")
+        fail("usage: bigram_ceiling.py DATA (a folder with train.bin and val.bin)")
     tr, va = load(sys.argv[1] + "/train.bin"), load(sys.argv[1] + "/val.bin")
     v = int(max(tr.max(), va.max())) + 1
     uni = np.bincount(tr, minlength=v) + 1.0
     uni /= uni.sum()
-    counts = {}
     pairs = tr[:-1] * v + tr[1:]
     keys, n = np.unique(pairs, return_counts=True)
     counts = dict(zip(keys.tolist(), n.tolist()))
