@@ -311,21 +311,25 @@ static double b_mixstay(bound_args *x)
         rl_die("bound mixstay: T x mult = %ld x %ld is beyond %g", t, mult, RL_MIXSTAY_MAX_LEN);
     const long l = rl_opt_seen(x->opts, "length") ? x->length : t * mult;
     const int d = x->fa.d, n = x->harmonics;
+    /* the so2 head of the flags (--angles, --base, --scale) */
+    rl_family_args so2 = x->fa;
+    so2.kind = RL_FAM_SO2;
+    const rl_family h = rl_family_of_args(&so2);
     rl_err err;
-    rl_check_in("bound mixstay", rl_mixstay_check(x->fa.law, d, x->fa.base, x->fa.scale, t, l, n, &err), &err);
+    rl_check_in("bound mixstay", rl_mixstay_check(h.law, d, h.base, h.scale, t, l, n, &err), &err);
     const int nb = d / 2;
     rl_mixstay_block *bl = rl_xmalloc(sizeof *bl * nb);
     double score[2], *omega = rl_xmalloc(sizeof(double) * nb);
-    rl_status st = rl_mixstay_law(x->fa.law, d, x->fa.base, x->fa.scale, t, l, n, bl, score, &err);
+    rl_status st = rl_mixstay_law(h.law, d, h.base, h.scale, t, l, n, bl, score, &err);
     if (st != RL_OK) {
         free(bl);
         free(omega);
         rl_check_in("bound mixstay", st, &err);
     }
-    rl_so2_freqs(d, x->fa.base, x->fa.scale, omega);
+    rl_so2_freqs(d, h.base, h.scale, omega);
     char law[32], grid[200];
     printf("# routelab's mix-or-stay condition: so2 angles %s, head dim %d (%d blocks), omega_b = %g*%g^(-2b/%d)\n",
-           rl_choice_name(RL_ANGLE_NAMES, x->fa.law, law, sizeof law), d, nb, x->fa.scale, x->fa.base, d);
+           rl_choice_name(RL_ANGLE_NAMES, h.law, law, sizeof law), d, nb, h.scale, h.base, d);
     printf("# T = %ld, L = %ld (%gT); far: %s; near: every delta' in [0, %ld]\n", t, l, (double)l / t,
            rl_mixstay_grid_text(t, l, grid, sizeof grid), t - 1);
     printf("# D_b = max_far min_near d_U(mu_delta, mu_delta'), Watson's distance truncated at N = %d harmonics "
@@ -333,7 +337,7 @@ static double b_mixstay(bound_args *x)
            n, sqrt(2.0 / (M_PI * M_PI * n)));
     printf("# block omega_b |chi_b(1)| D_b_lo D_b_hi far_delta near_delta\n");
     for (int b = 0; b < nb; b++)
-        printf("# %d %.6g %.6g %.6g %.6g %ld %ld\n", b, omega[b], cabs(rl_angle_charfn(x->fa.law, omega[b])), bl[b].lo,
+        printf("# %d %.6g %.6g %.6g %.6g %ld %ld\n", b, omega[b], cabs(rl_angle_charfn(h.law, omega[b])), bl[b].lo,
                bl[b].hi, bl[b].far, bl[b].near);
     printf("# S(T, L) = mean_b D_b = %.6g (bracket [%.6g, %.6g])\n", score[0], score[0], score[1]);
     free(bl);
@@ -393,10 +397,11 @@ static int takes(const struct bound *b, const char *flag)
 {
     /* the family flags: those of the shared option table (family_cli.h) */
     rl_family_args fa = rl_family_args_default();
-    const rl_opt fam[] = { RL_FAMILY_OPTS_(&fa), RL_OPT_END_ };
+    rl_opt fam[RL_FAMILY_OPTS_MAX];
+    const int nf = rl_family_opts(&fa, fam);
     if (strstr(b->flags, "FAMILY"))
-        for (const rl_opt *o = fam; o->type != RL_OPT_END; o++)
-            if (!strcmp(flag, o->name))
+        for (int i = 0; i < nf; i++)
+            if (!strcmp(flag, fam[i].name))
                 return 1;
     size_t n = strlen(flag);
     for (const char *p = b->flags; (p = strstr(p, flag)); p += n)
@@ -413,8 +418,7 @@ int cmd_bound(int argc, char **argv)
                      .ml = 1000, .k = 8, .lambda = 1, .slope = 0.0625, .rho = 1, .vnorm = 1, .c = 0,
                      .samples = 10000, .seed = 1, .head_dim = 32, .ctx = 128, .mult = rl_study_mult(),
                      .harmonics = RL_MIXSTAY_HARMONICS, .length = 0 };
-    rl_opt opts[] = {
-        RL_FAMILY_OPTS_(&x.fa),
+    const rl_opt rest[] = {
         RL_OPT_BLOCK_(&x.block),
         RL_OPT_DBL_("t", &x.t, "threshold t", 0, 0, RL_LO),
         RL_OPT_EPS_(&x.eps),
@@ -439,6 +443,8 @@ int cmd_bound(int argc, char **argv)
                                                "sqrt(2/(pi^2 N)))", 1, RL_MIXSTAY_MAX_HARMONICS),
         RL_OPT_END_
     };
+    rl_opt optbuf[RL_FAMILY_OPTS_MAX + sizeof rest / sizeof *rest];
+    rl_opt *opts = rl_family_opts_join(&x.fa, rest, optbuf, (int)(sizeof optbuf / sizeof *optbuf));
     x.opts = opts;
     char desc[4096];
     int off = snprintf(desc, sizeof desc, "Print one closed form or bound as a number (%%.17g; far-mass values beyond a double as exp(LOG)).  NAME is one of:\n");

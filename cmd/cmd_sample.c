@@ -16,14 +16,15 @@ int cmd_sample(int argc, char **argv)
     long count = 1, seed = 1;
     int threads = rl_ncores();
     const char *out = NULL;
-    rl_opt opts[] = {
-        RL_FAMILY_OPTS_(&fa),
+    const rl_opt rest[] = {
         RL_OPT_SAMPLE_COUNT_(&count),
         RL_OPT_SEED_(&seed),
         RL_OPT_THREADS_(&threads),
         RL_OPT_STR_("out", &out, "write to this file instead of standard output"),
         RL_OPT_END_
     };
+    rl_opt optbuf[RL_FAMILY_OPTS_MAX + sizeof rest / sizeof *rest];
+    rl_opt *opts = rl_family_opts_join(&fa, rest, optbuf, (int)(sizeof optbuf / sizeof *optbuf));
     rl_opts_parse("sample", "--family NAME --d D --count N --seed S [family flags]",
                   "Draw steps M_t of a family and print each as one line of d*d numbers\n"
                   "(row-major, %.17g).  Step k comes from random stream k of the seed, so\n"

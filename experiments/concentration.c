@@ -31,6 +31,7 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/family_ops.h"
+#include "../mc/sweep_cases.h"
 #include "../sampling/rng.h"
 #include "../theory/moment2.h"
 #include "../mc/moment2_brownian.h"
@@ -55,8 +56,8 @@ typedef struct {
     long cap;           /* most routes per family and d */
     double budget;      /* estimated single-core ns per family and d */
     double study_budget;/* the same for the study's variant at n = 65,536 */
-    int dense_dmax;     /* lazy-haar: d <= this (O(d^3) steps) */
-    int brown_dmax;     /* brownian: d <= this */
+    int dense_dmax;     /* dense steps (O(d^3) each: lazy-haar): d <= this */
+    int brown_dmax;     /* dense steps dearer than d^3 flops (an expm: brownian): d <= this */
 } conc_size;
 
 static conc_size size_of(int preset)
@@ -108,8 +109,27 @@ typedef struct {
     rl_st_cell c;
 } conc_cell;
 
-/* the families of part (b) */
-enum { F_HOUSEHOLDER, F_LAZY, F_BROWNIAN, F_PATH, F_CIRCLE, F_STUDY, NFAM };
+/* the most cases of part (b): whatever the sweep's table lists (mc/sweep_cases.c) */
+#define NFAM RL_SWEEP_CASES_MAX
+
+/* What part (b) checks of a case, read off its family, not its name:
+ * SO(2) blocks (Hoeffding; the study's law when not the circle's), a step
+ * that is not orthogonal (PaTH's I - beta w w^T: the key's norm shrinks),
+ * or an orthogonal step with E[M] = cI (the sphere's Beta law). */
+typedef enum { ROLE_DENSE, ROLE_SHRINK, ROLE_SO2 } conc_role;
+
+static conc_role role_of(const rl_family *f)
+{
+    if (rl_family_is_so2(f))
+        return ROLE_SO2;
+    return rl_family_orthogonal(f) ? ROLE_DENSE : ROLE_SHRINK;
+}
+
+/* the study's U(-w_b, w_b) (part (c)'s law 1) rather than the circle's (0) */
+static int so2_study(const rl_family *f)
+{
+    return f->law != RL_ANG_CIRCLE;
+}
 
 /* The results of one run: Haar transport per d, every family per d, and the
  * fixed queries of each d. */
@@ -118,7 +138,8 @@ typedef struct {
     double *Q[MAXD];
     conc_cell haar[MAXD];
     conc_cell fam[MAXD][NFAM];
-    const char *families; /* the registry's subset to run (NULL: all; --families) */
+    int nfam;             /* the sweep's cases run (those of --families, or the default) */
+    const char *families; /* the subset to run (NULL: the default; --families) */
 } conc_res;
 
 /* ---------- comparisons of a tail curve ---------- */
@@ -362,38 +383,38 @@ static long far_length(double c)
     return w < 0 ? -1 : (3 * w > 16 ? 3 * w : 16);
 }
 
-/* The case in slot fi of the registry's concentration sweep at d, among
- * those of families (NULL: the default; sampling/family_ops.h: slots 0..5
- * are householder, lazy-haar-p0.1, brownian, path-beta1, so2-circle,
- * so2-study-65536, the F_* above); 0 when there is none. */
-static int fam_case(int fi, int d, const char *families, rl_family_case *out)
+/* The fi-th case of the concentration sweep at d, among those of families
+ * (NULL: the default), in slot order (the same order at every d); 0 when
+ * there is none. */
+static int fam_case(int fi, int d, const char *families, rl_sweep_case *out)
 {
-    rl_family_case c[RL_SWEEP_CASES_MAX];
+    rl_sweep_case c[RL_SWEEP_CASES_MAX];
     int n;
     rl_err err;
-    if (rl_family_cases(RL_SWEEP_CONCENTRATION, d, families, c, RL_SWEEP_CASES_MAX, &n, &err) != RL_OK)
+    if (rl_sweep_cases(RL_SWEEP_CONCENTRATION, d, families, c, RL_SWEEP_CASES_MAX, &n, &err) != RL_OK ||
+        fi >= n)
         return 0;
-    for (int k = 0; k < n; k++)
-        if (c[k].slot == fi) {
-            *out = c[k];
-            return 1;
-        }
-    return 0;
+    *out = c[fi];
+    return 1;
 }
 
-static const char *fam_label(int fi)
+/* Whether a case runs at d: dense steps are O(d^3) each (up to
+ * dense_dmax), and those dearer than d^3 flops a step (an expm) up to
+ * brown_dmax (route_cost: the family's own estimate). */
+static int runs_at(const rl_family *f, int d, const conc_size *z)
 {
-    rl_family_case c;
-    return fam_case(fi, 8, NULL, &c) ? c.label : "?";
+    const rl_family_ops *o = rl_family_ops_of(f);
+    if (o->form != RL_STEP_DENSE)
+        return 1;
+    const double d3 = (double)d * d * d;
+    return d <= (o->route_cost(f, 1, 0) > d3 ? z->brown_dmax : z->dense_dmax);
 }
 
 static int fam_spec(int which, int d, const conc_size *z, const char *families, spec *sp)
 {
-    rl_family_case c;
+    rl_sweep_case c;
     memset(sp, 0, sizeof *sp);
-    if (!fam_case(which, d, families, &c))
-        return 0;
-    if ((which == F_LAZY && d > z->dense_dmax) || (which == F_BROWNIAN && d > z->brown_dmax))
+    if (!fam_case(which, d, families, &c) || !runs_at(&c.f, d, z))
         return 0;
     sp->label = c.label;
     sp->stream = c.stream;
@@ -423,6 +444,8 @@ typedef struct {
     double mean_z, norm_z, sq_ratio_min, sq_ratio_max;
     int cells;
     char depart[256];
+    const char *label; /* the case's */
+    conc_role role;
 } fam_summary;
 
 /* SO(2) configurations, collected over d for part (c) */
@@ -511,7 +534,7 @@ static rl_status part_families_run(long seed, conc_res *R, rl_err *err)
     const conc_size *z = &R->z;
     for (int id = 0; id < z->nd; id++) {
         const int d = z->d[id], m = queries_per_route(z, d);
-        for (int fi = 0; fi < NFAM; fi++) {
+        for (int fi = 0; fi < R->nfam; fi++) {
             conc_cell *o = &R->fam[id][fi];
             if (!(o->ok = fam_spec(fi, d, z, R->families, &o->sp)))
                 continue;
@@ -542,8 +565,11 @@ static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_
     const long reps = R->fam[id][fi].reps;
     const rl_st_cell c = R->fam[id][fi].c;
     const int so2 = sp.st.kind == RL_ST_SO2;
+    const conc_role role = role_of(&sp.st.f);
     fam_summary *s = &S[fi];
     const int j = s->cells++;
+    s->label = sp.label;
+    s->role = role;
     double rate;
     s->dd[j] = d;
     if (!rl_conc_unmet(&sp.st.f, sp.st.n, &rate, s->unmet[j], sizeof s->unmet[j]))
@@ -567,7 +593,7 @@ static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_
         cmp_point(&s->levy[j], &e, NAN, lv, c.t[k], d);
         cmp_point(&s->beta_all, &e, bt, NAN, c.t[k], d);
         cmp_point(&s->levy_all, &e, NAN, lv, c.t[k], d);
-        if (fi == F_PATH)
+        if (role == ROLE_SHRINK)
             cmp_point(&s->dir[j], &ed, bt, NAN, c.t[k], d);
         rl_tsv_row(t, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g",
                    sp.label, d, sp.st.n, reps, m, c.t[k], c.t[k] * sqrt((double)d), e.p, e.se, bt, lv,
@@ -589,7 +615,7 @@ static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_
     } else {
         mp = pow(sp.cmean, (double)sp.st.n);
     }
-    if (fi == F_PATH) {
+    if (role == ROLE_SHRINK) {
         n2p = pow(1.0 - sp.st.f.beta * (2 - sp.st.f.beta) / d, (double)sp.st.n);
         s->norm_z = rl_worst(s->norm_z, fabs(n2 - n2p) / fmax(n2se, 1e-300));
     }
@@ -597,9 +623,9 @@ static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_
     s->sq_ratio_min = fmin(s->sq_ratio_min, sq * d);
     s->sq_ratio_max = rl_worst(s->sq_ratio_max, sq * d);
     rl_tsv_row(mo, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g", sp.label, d,
-               sp.st.n, reps, m, mu, mse, mp, sq, sqse, 1.0 / d, so2 ? sqp : (fi == F_PATH ? NAN : 1.0 / d), n2,
+               sp.st.n, reps, m, mu, mse, mp, sq, sqse, 1.0 / d, so2 ? sqp : (role == ROLE_SHRINK ? NAN : 1.0 / d), n2,
                n2se, n2p);
-    if (fi == F_STUDY && id == z->nd - 1) {
+    if (so2 && so2_study(&sp.st.f) && id == z->nd - 1) {
         /* how the unmixed blocks move the tail: at x = t sqrt(d) = 2 */
         int k2 = 7;
         rl_tail_est e = rl_tails_est(c.abs, k2);
@@ -608,7 +634,7 @@ static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_
                  c.t[k2], e.p, e.se, rl_beta_tail(d, c.t[k2]), mu, mp);
     }
     if (so2) {
-        so2_config_rows(&sp, fi == F_STUDY, d, &c, so, rows + *nrows);
+        so2_config_rows(&sp, so2_study(&sp.st.f), d, &c, so, rows + *nrows);
         for (int g = 0; g < RL_NCFG; g++) {
             rows[*nrows + g].rate = rate;
             snprintf(rows[*nrows + g].unmet, sizeof rows[*nrows + g].unmet, "%s", s->unmet[j]);
@@ -619,22 +645,22 @@ static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_
 }
 
 /* The verdicts of part (b), family by family. */
-static void fam_verdicts(const fam_summary *S, rl_report *rep)
+static void fam_verdicts(const fam_summary *S, int nfam, rl_report *rep)
 {
     char w[512], a[256], b[256];
-    for (int fi = 0; fi < NFAM; fi++) {
+    for (int fi = 0; fi < nfam; fi++) {
         const fam_summary *s = &S[fi];
         if (!s->cells)
             continue;
-        const char *lab = fam_label(fi);
+        const char *lab = s->label;
         rl_conc_dstat ds[MAXD];
-        if (fi == F_HOUSEHOLDER || fi == F_LAZY || fi == F_BROWNIAN) {
+        if (s->role == ROLE_DENSE) {
             dstats(s->cells, s->dd, s->beta, s->unmet, 0, ds);
             rl_conc_decide(rep, &rl_rule_agree, ds, s->cells,
                            rl_fmt(w, sizeof w, "%s, n far beyond its window (3 W(0.01)): tail = Beta law", lab),
                            "|z| ≤ 5");
         }
-        if (fi == F_PATH) {
+        if (s->role == ROLE_SHRINK) {
             /* exact at any n: no hypothesis */
             rl_report_decide(rep, &rl_rule_agree, s->norm_z, NULL,
                              "path-beta1 (not orthogonal): the key's norm shrinks, E|Pk̂|² = (1 − β(2−β)/d)^n",
@@ -643,7 +669,7 @@ static void fam_verdicts(const fam_summary *S, rl_report *rep)
             rl_conc_decide(rep, &rl_rule_agree, ds, s->cells,
                            "path-beta1: the direction Pk̂/|Pk̂| has mixed: q̂ᵀPk̂/|Pk̂| = Beta law", "|z| ≤ 5");
         }
-        if (fi == F_CIRCLE || fi == F_STUDY) {
+        if (s->role == ROLE_SO2) {
             /* independent bounded block terms: Hoeffding holds at any n */
             rl_report_decide(rep, &rl_rule_bound, s->hoeff.over, NULL,
                              rl_fmt(w, sizeof w, "%s: centered tail P(|s − Es| ≥ t) ≤ Hoeffding with the queries' a_b + 5 SE", lab),
@@ -652,7 +678,7 @@ static void fam_verdicts(const fam_summary *S, rl_report *rep)
                                     s->hoeff.over_t));
             rl_report_info(rep, rl_fmt(w, sizeof w, "%s: tail against the sphere's Beta law (not claimed for SO(2))", lab),
                            "SO(2) routes keep the block norms: Var s = Σ a_b²/2 ≈ 2/(d+2) when mixed, not 1/d",
-                           fi == F_STUDY ? s->depart
+                           *s->depart ? s->depart
                                          : rl_fmt(b, sizeof b, "max |z| = %.1f; d·E s² = %.2f … %.2f (sphere: 1)",
                                                   s->beta_all.zmax, s->sq_ratio_min, s->sq_ratio_max));
             rl_report_info(rep, rl_fmt(w, sizeof w, "%s: tail ≤ cap bound (Ball) + 5 SE (the cap bound is not the SO(2) claim)", lab),
@@ -668,7 +694,7 @@ static void fam_verdicts(const fam_summary *S, rl_report *rep)
         /* exact at any n: no hypothesis */
         rl_report_decide(rep, &rl_rule_agree, s->mean_z, NULL,
                          rl_fmt(w, sizeof w, "%s: mean score E q̂ᵀPq̂ = closed form", lab),
-                         fi >= F_CIRCLE ? "Σ_b a_b Re χ_b^n" : "c^n (E[M] = cI)",
+                         s->role == ROLE_SO2 ? "Σ_b a_b Re χ_b^n" : "c^n (E[M] = cI)",
                          rl_fmt(a, sizeof a, "max |z| = %.2f over %d dimensions", s->mean_z, s->cells));
     }
 }
@@ -784,16 +810,16 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
         cmp_init(&S[f].levy_all);
         S[f].sq_ratio_min = INFINITY;
     }
-    so2_row rows[2 * MAXD * RL_NCFG];
+    so2_row rows[NFAM * MAXD * RL_NCFG];
     int nrows = 0;
     for (int id = 0; id < z->nd; id++)
-        for (int fi = 0; fi < NFAM; fi++)
+        for (int fi = 0; fi < R->nfam; fi++)
             if (R->fam[id][fi].ok)
                 fam_cell(R, id, fi, &F, S, rows, &nrows);
     rl_tsv_close(F.t);
     rl_tsv_close(F.mo);
     rl_tsv_close(F.so);
-    fam_verdicts(S, rep);
+    fam_verdicts(S, R->nfam, rep);
     free(S);
     so2_scale_tsv(rows, nrows, out);
     so2_verdicts(rows, nrows, rep);
@@ -805,6 +831,8 @@ rl_status rl_exp_concentration_run(const rl_exp_ctx *ctx, void **res, rl_err *er
     *res = R;
     R->z = size_of(ctx->preset);
     R->families = ctx->families;
+    rl_sweep_case c[RL_SWEEP_CASES_MAX];
+    RL_TRY(rl_sweep_cases(RL_SWEEP_CONCENTRATION, R->z.d[0], R->families, c, RL_SWEEP_CASES_MAX, &R->nfam, err));
     for (int id = 0; id < R->z.nd; id++)
         R->Q[id] = rl_st_queries(ctx->seed, R->z.d[id], queries_per_route(&R->z, R->z.d[id]));
     RL_TRY(part_haar_run(ctx->seed, R, err));
@@ -819,7 +847,7 @@ void rl_exp_concentration_free(void *res)
         return;
     for (int id = 0; id < R->z.nd; id++) {
         rl_st_free(&R->haar[id].c);
-        for (int fi = 0; fi < NFAM; fi++)
+        for (int fi = 0; fi < R->nfam; fi++)
             if (R->fam[id][fi].ok)
                 rl_st_free(&R->fam[id][fi].c);
         free(R->Q[id]);

@@ -10,6 +10,7 @@
 #include "../core/tokfile.h"
 #include "../core/util.h"
 #include "../sampling/family_ops.h"
+#include "../mc/sweep_cases.h"
 
 rl_exp_ctx rl_exp_default(const char *out)
 {
@@ -84,27 +85,20 @@ const char *rl_exp_families_help(int s, char *buf, size_t n)
     for (int pass = 0; pass < 2; pass++) { /* every family with a case, then the default's */
         if (pass && off < n)
             off += (size_t)snprintf(buf + off, n - off, "; without it:");
-        for (int k = 0; k < RL_FAM_COUNT && off < n; k++) {
-            rl_family_case c[RL_FAMILY_CASES_MAX];
-            const rl_family_ops *o = rl_family_registry((rl_family_kind)k);
-            const int nc = o->cases ? o->cases(16, (rl_sweep)s, c) : 0;
-            int in = 0;
-            for (int j = 0; j < nc; j++)
-                in |= !pass || c[j].in_default;
-            if (in && off < n)
+        for (int k = 0; k < RL_FAM_COUNT && off < n; k++)
+            if (rl_sweep_has_family((rl_sweep)s, k, pass) && off < n)
                 off += (size_t)snprintf(buf + off, n - off, " %s", rl_family_name((rl_family_kind)k));
-        }
     }
     return buf;
 }
 
 rl_status rl_exp_families_check(const rl_exp_ctx *ctx, int s, rl_err *err)
 {
-    rl_family_case c[RL_SWEEP_CASES_MAX];
+    rl_sweep_case c[RL_SWEEP_CASES_MAX];
     int n;
     if (!ctx->families)
         return RL_OK;
     if (!*ctx->families)
         return rl_fail(err, RL_EINPUT, "--families is empty");
-    return rl_family_cases((rl_sweep)s, 16, ctx->families, c, RL_SWEEP_CASES_MAX, &n, err);
+    return rl_sweep_cases((rl_sweep)s, 16, ctx->families, c, RL_SWEEP_CASES_MAX, &n, err);
 }

@@ -49,7 +49,7 @@ enum { RL_CLAIM_TEXT = 1 /* --text: token-driven steps */ };
  * token or text file.  RL_EINPUT naming the problem. */
 rl_status rl_exp_check(const rl_exp_ctx *ctx, unsigned uses, rl_err *err);
 
-/* The registry sweep (sampling/family_ops.h: rl_sweep) of the claim with
+/* The sweep (mc/sweep_cases.h: rl_sweep) of the claim with
  * this id, -1 when it sweeps no step families: the claims that take
  * --families. */
 int rl_exp_sweep_of(const char *claim_id);

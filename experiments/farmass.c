@@ -24,6 +24,7 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/family_ops.h"
+#include "../mc/sweep_cases.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "../mc/farmass_run.h"
@@ -35,7 +36,7 @@
 
 #define MAXLAM 8
 #define NSLOPE 8 /* the study's ALiBi slopes for H = 8 heads: m_h = 2^{-8h/H} = 2^{-h} */
-#define NFAM (1 + RL_SWEEP_CASES_MAX) /* none and the registry's cases */
+#define NFAM RL_SWEEP_CASES_MAX /* the sweep's cases, the baseline none among them */
 /* the data-dependent forms of one rotation-only row (means over replicates) */
 enum { FO_BOBS, FO_BRANGE, FO_ROBS, FO_ROBS_SE, FO_RRANGE, FO_RRANGE_SE, FO_LOBS, FO_DELTA, FO_N };
 
@@ -62,19 +63,18 @@ typedef struct {
     unsigned long stream; /* its random-stream domain */
 } fm_fam;
 
-/* The rows of the run: none (NoPE, no transport: the experiment's own
- * baseline, row 0, stream RL_STREAM_FARMASS + 0), then the registry's cases
- * of the farmass sweep (all, or those of `families`) in slot order, each on
- * its own stream (the same in any subset); *nfam: how many. */
+/* The rows of the run: the farmass sweep's cases (mc/sweep_cases.c: all, or
+ * those of `families`) in slot order, each on its own stream (the same in
+ * any subset); row 0 is the baseline none (NoPE: the identity family, no
+ * transport) in every subset; *nfam: how many. */
 static rl_status families(int d, const char *families, fm_fam *fa, int *nfam, rl_err *err)
 {
-    rl_family_case c[RL_SWEEP_CASES_MAX];
+    rl_sweep_case c[RL_SWEEP_CASES_MAX];
     int n;
-    RL_TRY(rl_family_cases(RL_SWEEP_FARMASS, d, families, c, RL_SWEEP_CASES_MAX, &n, err));
-    fa[0] = (fm_fam){ "none", 1, rl_family_default(RL_FAM_HOUSEHOLDER, d), RL_STREAM_FARMASS + 0 };
+    RL_TRY(rl_sweep_cases(RL_SWEEP_FARMASS, d, families, c, RL_SWEEP_CASES_MAX, &n, err));
     for (int k = 0; k < n; k++)
-        fa[1 + k] = (fm_fam){ c[k].label, 0, c[k].f, c[k].stream };
-    *nfam = 1 + n;
+        fa[k] = (fm_fam){ c[k].label, rl_family_fixed(&c[k].f), c[k].f, c[k].stream };
+    *nfam = n;
     return RL_OK;
 }
 
@@ -115,7 +115,7 @@ static rl_status run_family(const fm_fam *fa, long seed, const fm_size *z, const
     o.mom = rl_xmalloc(sizeof(double) * 2 * o.reps);
     o.rng = rl_xmalloc(sizeof(double) * 3 * ng * o.reps);
     *out = o;
-    return rl_farmass_replicates(&fa->f, fa->none, fa->stream, o.reps, (unsigned long)seed, sp, grid, ng, far_from,
+    return rl_farmass_replicates(&fa->f, fa->stream, o.reps, (unsigned long)seed, sp, grid, ng, far_from,
                                  o.rho, o.mom, o.rng, err);
 }
 

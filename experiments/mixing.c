@@ -17,6 +17,7 @@
 #include "../core/tokfile.h"
 #include "../core/util.h"
 #include "../sampling/family_ops.h"
+#include "../mc/sweep_cases.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../sampling/tokens.h"
@@ -376,8 +377,8 @@ typedef struct {
  * order, each with its own stream; families: a subset (NULL: the default). */
 static rl_status sweep_specs(int d, const char *families, spec *s, int *n, rl_err *err)
 {
-    rl_family_case c[RL_SWEEP_CASES_MAX];
-    RL_TRY(rl_family_cases(RL_SWEEP_MIXING, d, families, c, RL_SWEEP_CASES_MAX, n, err));
+    rl_sweep_case c[RL_SWEEP_CASES_MAX];
+    RL_TRY(rl_sweep_cases(RL_SWEEP_MIXING, d, families, c, RL_SWEEP_CASES_MAX, n, err));
     for (int k = 0; k < *n; k++)
         s[k] = (spec){ c[k].label, c[k].f, c[k].stream };
     return RL_OK;

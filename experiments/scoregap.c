@@ -44,6 +44,7 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/family_ops.h"
+#include "../mc/sweep_cases.h"
 #include "../sampling/rng.h"
 #include "../theory/moment2.h"
 #include "../theory/theory.h"
@@ -103,7 +104,7 @@ typedef struct {
  * circle law, window 1; 512 for the study's, beyond a 512-token training
  * context, whose slow blocks never mix), else 3 W(0.01) of the family's
  * closed-form mean E[M] = c I (|E P| <= 1e-6 at delta0). */
-static gspec make_spec(const rl_family_case *c, int d)
+static gspec make_spec(const rl_sweep_case *c, int d)
 {
     gspec s;
     memset(&s, 0, sizeof s);
@@ -121,9 +122,9 @@ static gspec make_spec(const rl_family_case *c, int d)
 
 /* The scoregap sweep's cases at d (all, or those of `families`), each at
  * its row (slot) of the report: RL_EINTERNAL for a case with no row. */
-static rl_status gap_cases(int d, const char *families, rl_family_case *c, int *n, rl_err *err)
+static rl_status gap_cases(int d, const char *families, rl_sweep_case *c, int *n, rl_err *err)
 {
-    RL_TRY(rl_family_cases(RL_SWEEP_SCOREGAP, d, families, c, RL_SWEEP_CASES_MAX, n, err));
+    RL_TRY(rl_sweep_cases(RL_SWEEP_SCOREGAP, d, families, c, RL_SWEEP_CASES_MAX, n, err));
     for (int k = 0; k < *n; k++)
         if (c[k].slot < 0 || c[k].slot >= NFAM || strcmp(c[k].label, rl_sg_label[c[k].slot]))
             return rl_fail(err, RL_EINTERNAL, "scoregap has no row for the case %s", c[k].label);
@@ -496,7 +497,7 @@ rl_status rl_exp_scoregap_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
         double q[d], aw[d / 2];
         make_query(ctx->seed, d, q);
         rl_so2score_weights(d, q, aw);
-        rl_family_case c[RL_SWEEP_CASES_MAX];
+        rl_sweep_case c[RL_SWEEP_CASES_MAX];
         int nc;
         RL_TRY(gap_cases(d, ctx->families, c, &nc, err));
         for (int k = 0; k < nc; k++) {

@@ -21,6 +21,7 @@
 #include "../core/streams.h"
 #include "../core/util.h"
 #include "../sampling/family_ops.h"
+#include "../mc/sweep_cases.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../sampling/steps.h"
@@ -37,7 +38,7 @@
 #include "../mc/sweep.h"
 
 #define NGROUP 16   /* jackknife groups of replicates for slope errors */
-#define NFAM (1 + RL_SWEEP_CASES_MAX) /* none and the registry's cases */
+#define NFAM RL_SWEEP_CASES_MAX /* the sweep's cases, the baseline none among them */
 #define RHO 0.9     /* far mass: most of the softmax is far at long context (claim 3) */
 #define SIGMA 0.1   /* ||xi|| (Rademacher entries +-SIGMA/sqrt(d)) */
 #define KNEAR 16    /* near tokens between the query and the far ones */
@@ -67,29 +68,28 @@ typedef struct {
     unsigned long stream; /* the far walk's stream domain */
 } vfam;
 
-/* The rows of the run: none (no value transport: the experiment's own
- * baseline, row 0, stream RL_STREAM_VALUES + 0), then the registry's cases
- * of the values sweep (all, or those of `families`) in slot order, each on
- * its own streams (the same in any subset); a `small` case (O(d^3) per step:
- * Haar) at d = haar_d with its own replicates and length.  *nfam: how many. */
+/* The rows of the run: the values sweep's cases (mc/sweep_cases.c: all, or
+ * those of `families`) in slot order, each on its own streams (the same in
+ * any subset); row 0 is the baseline none (no value transport: the
+ * identity family) in every subset; a `small` case (O(d^3) per step: Haar)
+ * at d = haar_d with its own replicates and length.  *nfam: how many. */
 static rl_status families(const val_size *z, const char *families, vfam *fa, int *nfam, rl_err *err)
 {
-    rl_family_case c[RL_SWEEP_CASES_MAX];
+    rl_sweep_case c[RL_SWEEP_CASES_MAX];
     int n;
-    RL_TRY(rl_family_cases(RL_SWEEP_VALUES, z->d, families, c, RL_SWEEP_CASES_MAX, &n, err));
-    fa[0] = (vfam){ "none", 1, rl_family_default(RL_FAM_HOUSEHOLDER, z->d), z->reps, z->mmax, 0, RL_STREAM_VALUES + 0 };
+    RL_TRY(rl_sweep_cases(RL_SWEEP_VALUES, z->d, families, c, RL_SWEEP_CASES_MAX, &n, err));
     for (int k = 0; k < n; k++) {
-        vfam *v = &fa[1 + k];
+        vfam *v = &fa[k];
         if (c[k].slot >= 64) /* RL_STREAM_VALUES_NEAR + 16 slot + j: today's slots only */
             return rl_fail(err, RL_EINTERNAL, "values: case %s has no near-target stream", c[k].label);
-        *v = (vfam){ c[k].label, 0, c[k].f, z->reps, z->mmax, c[k].slot, c[k].stream };
+        *v = (vfam){ c[k].label, rl_family_fixed(&c[k].f), c[k].f, z->reps, z->mmax, c[k].slot, c[k].stream };
         if (c[k].small) {
             v->f.d = z->haar_d;
             v->reps = z->haar_reps;
             v->mmax = z->haar_mmax;
         }
     }
-    *nfam = 1 + n;
+    *nfam = n;
     return RL_OK;
 }
 

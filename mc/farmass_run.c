@@ -8,6 +8,7 @@
 #include "../core/util.h"
 #include "../sampling/rng.h"
 #include "farmass_walk.h"
+#include "../sampling/family_ops.h"
 #include "sweep.h"
 
 typedef struct {
@@ -77,12 +78,12 @@ static rl_status fr_item(void *ctx, void *ws, long rep, rl_err *err)
 
 static const rl_mc_sweep_fn fr_sweep = { fr_alloc, fr_free, fr_item, 0 };
 
-rl_status rl_farmass_replicates(const rl_family *f, int none, unsigned long stream, long reps, unsigned long seed,
+rl_status rl_farmass_replicates(const rl_family *f, unsigned long stream, long reps, unsigned long seed,
                                 const rl_mass_spec *sp, const long *grid, int ng, long far_from, double *rho,
                                 double *mom, double *srange, rl_err *err)
 {
     const long per = (long)ng * sp->nlam * rl_mass_nconf(sp);
-    fr_ctx x = { f, none, stream, seed, sp, grid, ng, far_from, per, rho, mom, srange };
+    fr_ctx x = { f, rl_family_fixed(f), stream, seed, sp, grid, ng, far_from, per, rho, mom, srange };
     const rl_mc_gather g[] = {
         { rho, sizeof(double) * per }, { mom, sizeof(double) * 2 }, { srange, sizeof(double) * 3 * ng } };
     return rl_mc_sweep(reps, &fr_sweep, &x, g, 3, err);

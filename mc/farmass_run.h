@@ -14,11 +14,12 @@
  * configuration), the far scores' mean of s and s^2 over delta >= far_from
  * into mom + 2 r, the realised scores (max near, min far, max |s|) at each
  * grid length into srange + 3 ng r (rl_farmass_walk).  f is the transport;
- * none set: no transport (NoPE: every score 1; f still gives the dimension).
+ * the identity family (rl_family_fixed) is no transport: NoPE, every score
+ * exactly 1, nothing drawn.
  * The failure of a draw is returned (the arrays then unspecified), RL_ENOMEM
  * when memory runs out and RL_ECANCEL when the caller asked to stop
  * (rl_cancelled, read between replicates and every 1024 keys of a walk). */
-rl_status rl_farmass_replicates(const rl_family *f, int none, unsigned long stream, long reps, unsigned long seed,
+rl_status rl_farmass_replicates(const rl_family *f, unsigned long stream, long reps, unsigned long seed,
                                 const rl_mass_spec *sp, const long *grid, int ng, long far_from, double *rho,
                                 double *mom, double *srange, rl_err *err);
 

@@ -20,6 +20,7 @@
 #include "farmass_run.h"
 #include "moment2_mc.h"
 #include "routes.h"
+#include "sweep_cases.h"
 
 /* A long call's status, with RL_ECANCEL's message naming the call
  * ("routes: cancelled"): the kernels below say only "cancelled". */
@@ -53,8 +54,9 @@ rl_status rl_mc_route_grid(long nmax, long dense_to, int per_octave, long *grid,
     return RL_OK;
 }
 
-/* Case `label` of sweep s (a registry name: its first case) into *f and
- * *stream; what: the sweep's name for the message. */
+/* Case `label` of sweep s (mc/sweep_cases.c: a label, or a registry name:
+ * its first case) into *f and *stream; what: the sweep's name for the
+ * message. */
 static rl_status sweep_case(rl_sweep s, const char *what, const char *label, int d, rl_family *f,
                             unsigned long *stream, rl_err *err)
 {
@@ -62,28 +64,14 @@ static rl_status sweep_case(rl_sweep s, const char *what, const char *label, int
         return rl_fail(err, RL_EINPUT, "%s case: no label", what);
     if (d < 2 || d > 4096)
         return rl_fail(err, RL_EINPUT, "%s case: d %d is outside [2, 4096]", what, d);
-    /* every family's cases of the sweep, the default ones and the others */
-    rl_family_case all[RL_SWEEP_CASES_MAX];
-    int na = 0;
-    rl_err e2;
-    for (int k = 0; k < RL_FAM_COUNT; k++) {
-        int m = 0;
-        if (rl_family_cases(s, d, rl_family_name((rl_family_kind)k), all + na, RL_SWEEP_CASES_MAX - na, &m,
-                            &e2) == RL_OK)
-            na += m;
-    }
-    for (int k = 0; k < na; k++)
-        if (!strcmp(all[k].label, label) || !strcmp(rl_family_name(all[k].f.kind), label)) {
-            RL_TRY(rl_family_check(&all[k].f, err));
-            *f = all[k].f;
-            *stream = all[k].stream;
-            return RL_OK;
-        }
-    char known[1024] = "";
-    for (int k = 0; k < na; k++)
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? " " : "", all[k].label);
-    return rl_fail(err, RL_EINPUT, "%s case: unknown '%s' (one of %s%s)", what, label,
-                   s == RL_SWEEP_FARMASS ? "none " : "", known);
+    rl_sweep_case c;
+    rl_err e;
+    if (rl_sweep_case_named(s, label, d, &c, &e) != RL_OK)
+        return rl_fail(err, e.status, "%s case: %s", what, e.msg);
+    RL_TRY(rl_family_check(&c.f, err));
+    *f = c.f;
+    *stream = c.stream;
+    return RL_OK;
 }
 
 rl_status rl_mc_mixing_case(const char *label, int d, rl_family *f, unsigned long *stream, rl_err *err)
@@ -93,23 +81,14 @@ rl_status rl_mc_mixing_case(const char *label, int d, rl_family *f, unsigned lon
     return sweep_case(RL_SWEEP_MIXING, "mixing", label, d, f, stream, err);
 }
 
-rl_status rl_mc_farmass_case(const char *label, int d, rl_family *f, int *none, unsigned long *stream,
-                             rl_err *err)
+rl_status rl_mc_farmass_case(const char *label, int d, rl_family *f, unsigned long *stream, rl_err *err)
 {
-    if (!f || !none || !stream)
-        return rl_fail(err, RL_EINPUT, "farmass case: no family, flag or stream (NULL)");
-    *none = label && !strcmp(label, "none");
-    if (*none) { /* NoPE, the experiment's own row 0 (experiments/farmass.c) */
-        if (d < 2 || d > 4096)
-            return rl_fail(err, RL_EINPUT, "farmass case: d %d is outside [2, 4096]", d);
-        *f = rl_family_default(RL_FAM_HOUSEHOLDER, d);
-        *stream = RL_STREAM_FARMASS + 0;
-        return RL_OK;
-    }
+    if (!f || !stream)
+        return rl_fail(err, RL_EINPUT, "farmass case: no family or no stream (NULL)");
     return sweep_case(RL_SWEEP_FARMASS, "farmass", label, d, f, stream, err);
 }
 
-rl_status rl_mc_farmass(const rl_family *f, int none, unsigned long stream, int K, const double *lam, int nlam,
+rl_status rl_mc_farmass(const rl_family *f, unsigned long stream, int K, const double *lam, int nlam,
                         const double *slope, int nslope, const long *grid, int ng, long far_from, long reps,
                         unsigned long seed, int threads, double *rho, double *rho_mean, double *rho_se,
                         double *mom, double *srange, rl_err *err)
@@ -117,7 +96,7 @@ rl_status rl_mc_farmass(const rl_family *f, int none, unsigned long stream, int 
     if (!f || !rho || !mom || !srange)
         return rl_fail(err, RL_EINPUT, "farmass: a NULL family or output");
     RL_TRY(rl_family_check(f, err));
-    if (!none && f->kind == RL_FAM_TOKEN_SO2)
+    if (f->kind == RL_FAM_TOKEN_SO2)
         return rl_fail(err, RL_EINPUT, "farmass: token-so2 reads a token sequence; not in this kernel");
     if (K < 1 || nlam < 1 || nlam > 64 || !lam || nslope < 0 || nslope > 64 || (nslope && !slope))
         return rl_fail(err, RL_EINPUT, "farmass: K %d must be >= 1, lambdas 1..64 (%d), slopes 0..64 (%d)", K, nlam,
@@ -147,7 +126,7 @@ rl_status rl_mc_farmass(const rl_family *f, int none, unsigned long stream, int 
     rl_status st = RL_ECANCEL; /* the table stops short when cancelled */
     if (!rl_cancelled()) {
         rl_set_threads(threads);
-        st = rl_farmass_replicates(f, none, stream, reps, seed, sp, grid, ng, far_from, rho, mom, srange, err);
+        st = rl_farmass_replicates(f, stream, reps, seed, sp, grid, ng, far_from, rho, mom, srange, err);
     }
     const long per = (long)ng * nlam * rl_mass_nconf(sp);
     rl_mass_spec_free(sp);

@@ -13,15 +13,7 @@
 
 #include "../core/util.h"
 
-static rl_status brownian_check(const rl_family *f, rl_err *err)
-{
-    if (!(f->sigma >= 0 && isfinite(f->sigma)))
-        return rl_fail(err, RL_EINPUT, "sigma %g must be non-negative", f->sigma);
-    if (f->sigma > RL_BROWNIAN_SIGMA_MAX)
-        return rl_fail(err, RL_EINPUT, "sigma %g is out of range (at most %g: beyond it the step's "
-                       "angles have no correct digits)", f->sigma, RL_BROWNIAN_SIGMA_MAX);
-    return RL_OK;
-}
+static const rl_family_param brownian_params[] = { RL_FAMILY_PARAM_SIGMA_ };
 
 static rl_det_sign det_plus(const rl_family *f)
 {
@@ -153,28 +145,10 @@ static double brownian_cost(const rl_family *f, double n, int m)
     return n * (2.0 * d3 + 2.0 * d * d * m + 20000);
 }
 
-/* mixing: sigma 0.1 (slot 5); concentration: sigma = 1/sqrt(d), so that
- * sigma^2 (d-1)/2 ~ 1/2: a window of ~9 steps at every d (slot 2) */
-static int brownian_cases(int d, rl_sweep s, rl_family_case *out)
-{
-    rl_family f = rl_family_default(RL_FAM_BROWNIAN, d);
-    if (s != RL_SWEEP_MIXING && s != RL_SWEEP_CONCENTRATION)
-        return 0;
-    if (s == RL_SWEEP_MIXING) {
-        f.sigma = 0.1;
-        out[0] = (rl_family_case){ "brownian-s0.1", f, 5, 0, 0, 1, 0 };
-    } else {
-        f.sigma = 1.0 / sqrt((double)d);
-        out[0] = (rl_family_case){ "brownian", f, 2, 0, 0, 1, 0 };
-    }
-    return 1;
-}
-
 const rl_family_ops rl_family_brownian = {
     .desc = "Brownian step exp(sigma A), A skew-symmetric with N(0,1) entries above the diagonal",
-    .flags = "sigma",
+    RL_FAMILY_PARAMS(brownian_params),
     .form = RL_STEP_DENSE,
-    .check = brownian_check,
     .det_sign = det_plus,
     .ws_alloc = brownian_ws,
     .ws_free = brownian_ws_free,
@@ -182,5 +156,4 @@ const rl_family_ops rl_family_brownian = {
     .mean = brownian_mean,
     .moment2 = brownian_moment2,
     .route_cost = brownian_cost,
-    .cases = brownian_cases,
 };

@@ -31,17 +31,8 @@
 
 #include "../core/util.h"
 
-/* The same range as the Brownian step's sigma (family.h). */
-#define RL_CAYLEY_SIGMA_MAX RL_BROWNIAN_SIGMA_MAX
-
-static rl_status cayley_check(const rl_family *f, rl_err *err)
-{
-    if (!(f->sigma >= 0 && isfinite(f->sigma)))
-        return rl_fail(err, RL_EINPUT, "sigma %g must be non-negative", f->sigma);
-    if (f->sigma > RL_CAYLEY_SIGMA_MAX)
-        return rl_fail(err, RL_EINPUT, "sigma %g is out of range (at most %g)", f->sigma, RL_CAYLEY_SIGMA_MAX);
-    return RL_OK;
-}
+/* sigma as the Brownian step's: one flag, one range (fam_brownian.h) */
+static const rl_family_param cayley_params[] = { RL_FAMILY_PARAM_SIGMA_ };
 
 static rl_det_sign det_plus(const rl_family *f)
 {
@@ -167,28 +158,14 @@ static double cayley_cost(const rl_family *f, double n, int m)
     return n * (2.7 * d3 + 2.0 * d * d * m + 2000);
 }
 
-/* mixing: sigma 0.1, in the default sweep (after today's cases: its slot is
- * fresh, so their rows and streams are unchanged), in a fresh stream */
-static int cayley_cases(int d, rl_sweep s, rl_family_case *out)
-{
-    if (s != RL_SWEEP_MIXING)
-        return 0;
-    rl_family f = rl_family_default(RL_FAM_CAYLEY, d);
-    f.sigma = 0.1;
-    out[0] = (rl_family_case){ "cayley-s0.1", f, RL_FAMILY_FRESH_SLOT(RL_FAM_CAYLEY, 0), 0, 0, 1, 0 };
-    return 1;
-}
-
 const rl_family_ops rl_family_cayley = {
     .desc = "Cayley step (I - sigma A)^-1 (I + sigma A), A skew-symmetric with N(0,1) entries above the diagonal",
-    .flags = "sigma",
+    RL_FAMILY_PARAMS(cayley_params),
     .form = RL_STEP_DENSE,
-    .check = cayley_check,
     .det_sign = det_plus,
     .ws_alloc = cayley_ws_alloc,
     .ws_free = cayley_ws_free,
     .draw = cayley_draw,
     .mean = cayley_mean,
     .route_cost = cayley_cost,
-    .cases = cayley_cases,
 };

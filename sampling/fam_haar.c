@@ -6,6 +6,7 @@
 #include "so2.h"
 
 #include <math.h>
+#include <stddef.h>
 
 
 /* NULL when memory runs out (rl_haar_alloc) */
@@ -68,12 +69,9 @@ static int haar_moment2(const rl_family *f, const double *probs, double *rate, d
     return 1;
 }
 
-static rl_status lazy_check(const rl_family *f, rl_err *err)
-{
-    if (!(f->p >= 0 && f->p <= 1))
-        return rl_fail(err, RL_EINPUT, "p %g is outside [0, 1]", f->p);
-    return RL_OK;
-}
+static const rl_family_param lazy_params[] = {
+    { "p", RL_PAR_DOUBLE, offsetof(rl_family, p), 0.5, 0, 1, RL_LO | RL_HI, NULL, "probability of a Haar step" },
+};
 
 static int lazy_mean(const rl_family *f, const double *probs, double complex *chi, double *err)
 {
@@ -112,44 +110,8 @@ static double lazy_cost(const rl_family *f, double n, int m)
     return n * f->p * (0.4 * d3 + 2.0 * d * d * m + 2000);
 }
 
-/* mixing: slot 0; values: slot 4, at the experiment's small d (O(d^3) per
- * step; the experiment sets d, replicates and length) */
-static int haar_cases(int d, rl_sweep s, rl_family_case *out)
-{
-    if (s == RL_SWEEP_VALUES) {
-        out[0] = (rl_family_case){ "haar", rl_family_default(RL_FAM_HAAR, d), 4, 0, 0, 1, 1 };
-        return 1;
-    }
-    if (s != RL_SWEEP_MIXING)
-        return 0;
-    out[0] = (rl_family_case){ "haar", rl_family_default(RL_FAM_HAAR, d), 0, 0, 0, 1, 0 };
-    return 1;
-}
-
-static int haar_so_cases(int d, rl_sweep s, rl_family_case *out)
-{
-    if (s != RL_SWEEP_MIXING)
-        return 0;
-    out[0] = (rl_family_case){ "haar-so", rl_family_default(RL_FAM_HAAR_SO, d), 1, 0, 0, 1, 0 };
-    return 1;
-}
-
-static int lazy_cases(int d, rl_sweep s, rl_family_case *out)
-{
-    rl_family f = rl_family_default(RL_FAM_LAZY_HAAR, d);
-    f.p = 0.1;
-    if (s != RL_SWEEP_MIXING && s != RL_SWEEP_CONCENTRATION)
-        return 0;
-    if (s == RL_SWEEP_MIXING)
-        out[0] = (rl_family_case){ "lazy-haar-p0.1", f, 4, 0, 0, 1, 0 };
-    else
-        out[0] = (rl_family_case){ "lazy-haar-p0.1", f, 1, 0, 0, 1, 0 };
-    return 1;
-}
-
 const rl_family_ops rl_family_haar = {
     .desc = "Haar-distributed orthogonal matrix on O(d)",
-    .flags = "",
     .form = RL_STEP_DENSE,
     .det_sign = det_mixed,
     .ws_alloc = haar_ws,
@@ -158,12 +120,10 @@ const rl_family_ops rl_family_haar = {
     .mean = haar_mean,
     .moment2 = haar_moment2,
     .route_cost = haar_cost,
-    .cases = haar_cases,
 };
 
 const rl_family_ops rl_family_haar_so = {
     .desc = "Haar-distributed rotation on SO(d)",
-    .flags = "",
     .form = RL_STEP_DENSE,
     .det_sign = det_plus,
     .ws_alloc = haar_ws,
@@ -172,14 +132,12 @@ const rl_family_ops rl_family_haar_so = {
     .mean = haar_mean,
     .moment2 = haar_moment2,
     .route_cost = haar_cost,
-    .cases = haar_so_cases,
 };
 
 const rl_family_ops rl_family_lazy_haar = {
     .desc = "lazy Haar: identity with probability 1-p, else a Haar matrix on O(d)",
-    .flags = "p",
+    RL_FAMILY_PARAMS(lazy_params),
     .form = RL_STEP_DENSE,
-    .check = lazy_check,
     .det_sign = det_mixed,
     .ws_alloc = haar_ws,
     .ws_free = haar_ws_free,
@@ -188,5 +146,4 @@ const rl_family_ops rl_family_lazy_haar = {
     .log_mean = lazy_log_mean,
     .moment2 = lazy_moment2,
     .route_cost = lazy_cost,
-    .cases = lazy_cases,
 };

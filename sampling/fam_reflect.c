@@ -5,6 +5,7 @@
 #include "rng.h"
 
 #include <math.h>
+#include <stddef.h>
 
 
 static double beta_of(const rl_family *f)
@@ -12,12 +13,11 @@ static double beta_of(const rl_family *f)
     return f->kind == RL_FAM_PATH ? f->beta : 2.0;
 }
 
-static rl_status path_check(const rl_family *f, rl_err *err)
-{
-    if (!(f->beta > 0 && f->beta <= 2))
-        return rl_fail(err, RL_EINPUT, "beta %g is outside (0, 2]", f->beta);
-    return RL_OK;
-}
+/* PaTH's step I - beta w w^T: beta in (0, 2], orthogonal only at 2 */
+static const rl_family_param path_params[] = {
+    { "beta", RL_PAR_DOUBLE, offsetof(rl_family, beta), 1.0, 0, 2, RL_LO_OPEN | RL_HI, NULL,
+      "step I - beta w w^T" },
+};
 
 static int path_orthogonal(const rl_family *f)
 {
@@ -80,48 +80,8 @@ static double reflect_cost(const rl_family *f, double n, int m)
     return (30.0 + m) * n * f->d;
 }
 
-/* mixing slot 2, concentration 0, farmass 1, values 3, scoregap 0 (its
- * delta0 from the mixing window: n = 0) */
-static int householder_cases(int d, rl_sweep s, rl_family_case *out)
-{
-    rl_family f = rl_family_default(RL_FAM_HOUSEHOLDER, d);
-    switch (s) {
-    case RL_SWEEP_MIXING:
-        out[0] = (rl_family_case){ "householder", f, 2, 0, 0, 1, 0 };
-        return 1;
-    case RL_SWEEP_CONCENTRATION:
-        out[0] = (rl_family_case){ "householder", f, 0, 0, 0, 1, 0 };
-        return 1;
-    case RL_SWEEP_FARMASS:
-        out[0] = (rl_family_case){ "householder", f, 1, 0, 0, 1, 0 };
-        return 1;
-    case RL_SWEEP_VALUES:
-        out[0] = (rl_family_case){ "householder", f, 3, 0, 0, 1, 0 };
-        return 1;
-    case RL_SWEEP_SCOREGAP:
-        out[0] = (rl_family_case){ "householder", f, 0, 0, 0, 1, 0 };
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static int path_cases(int d, rl_sweep s, rl_family_case *out)
-{
-    rl_family f = rl_family_default(RL_FAM_PATH, d);
-    f.beta = 1.0;
-    if (s != RL_SWEEP_MIXING && s != RL_SWEEP_CONCENTRATION)
-        return 0;
-    if (s == RL_SWEEP_MIXING)
-        out[0] = (rl_family_case){ "path-beta1", f, 3, 0, 0, 1, 0 };
-    else
-        out[0] = (rl_family_case){ "path-beta1", f, 3, 0, 0, 1, 0 };
-    return 1;
-}
-
 const rl_family_ops rl_family_householder = {
     .desc = "Householder reflection I - 2ww^T, w uniform on the unit sphere",
-    .flags = "",
     .form = RL_STEP_REFLECT,
     .det_sign = reflect_det,
     .draw = reflect_draw,
@@ -129,15 +89,13 @@ const rl_family_ops rl_family_householder = {
     .log_mean = reflect_log_mean,
     .moment2 = reflect_moment2,
     .route_cost = reflect_cost,
-    .cases = householder_cases,
 };
 
 const rl_family_ops rl_family_path = {
     .desc = "PaTH step I - beta ww^T, w uniform on the sphere; orthogonal only for beta = 2 "
             "(for beta < 2 it contracts the w direction by 1 - beta)",
-    .flags = "beta",
+    RL_FAMILY_PARAMS(path_params),
     .form = RL_STEP_REFLECT,
-    .check = path_check,
     .orthogonal = path_orthogonal,
     .det_sign = reflect_det,
     .draw = reflect_draw,
@@ -145,5 +103,4 @@ const rl_family_ops rl_family_path = {
     .log_mean = reflect_log_mean,
     .moment2 = reflect_moment2,
     .route_cost = reflect_cost,
-    .cases = path_cases,
 };

@@ -5,21 +5,35 @@
 #include "so2.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/opts.h"
 #include "../core/util.h"
 
+/* The block frequencies' parameters, so2's and a random token-so2 table's
+ * (omega_b = scale * base^(-2b/d), b = 0..d/2-1; so2.h). */
+#define SO2_PARAMS_                                                                                       \
+    { "angles", RL_PAR_CHOICE, offsetof(rl_family, law), RL_ANG_UNIFORM, 0, 0, 0, RL_ANGLE_NAMES,          \
+      "angle law of each block (of a random table's entries for token-so2)" },                           \
+    { "base", RL_PAR_DOUBLE, offsetof(rl_family, base), 10000.0, 1, 0, RL_LO_OPEN, NULL,                  \
+      "frequency base: omega_b = scale*base^(-2b/d)" },                                                   \
+    { "scale", RL_PAR_DOUBLE, offsetof(rl_family, scale), 1.0, 0, 0, RL_LO_OPEN, NULL,                    \
+      "frequency scale (s of the gauss law)" }
+
+static const rl_family_param so2_params[] = { SO2_PARAMS_ };
+static const rl_family_param token_params[] = {
+    SO2_PARAMS_,
+    { "vocab", RL_PAR_INT, offsetof(rl_family, vocab), 256, 1, 1 << 24, RL_LO | RL_HI, NULL,
+      "vocabulary of a random table" },
+};
+
+/* the ranges are the tables' (rl_family_check); d/2 blocks need d even */
 static rl_status so2_check(const rl_family *f, rl_err *err)
 {
     if (f->d % 2)
         return rl_fail(err, RL_EINPUT, "%s needs an even dimension, got d = %d", rl_family_name(f->kind), f->d);
-    if ((unsigned)f->law >= RL_ANG_COUNT)
-        return rl_fail(err, RL_EINPUT, "unknown angle law");
-    if (!(f->base > 0) || !isfinite(f->base))
-        return rl_fail(err, RL_EINPUT, "base %g must be positive", f->base);
-    if (!(f->scale > 0) || !isfinite(f->scale))
-        return rl_fail(err, RL_EINPUT, "scale %g must be positive", f->scale);
     return RL_OK;
 }
 
@@ -177,51 +191,9 @@ static double so2_cost(const rl_family *f, double n, int m)
     return 8.0 * n * f->d / 2;
 }
 
-/* The circle law U(-pi, pi) and the study's U(-w_b, w_b), base 10000, at
- * slots c and c + 1 of a sweep (their streams follow from the slots);
- * scoregap's first far distances: 64 (window 1), 512 (beyond a 512-token
- * training context: the slow blocks never mix). */
-static int circle_study(rl_family f, int c, int scoregap, rl_family_case *out)
-{
-    f.law = RL_ANG_CIRCLE;
-    out[0] = (rl_family_case){ "so2-circle", f, c, 0, scoregap ? 64 : 0, 1, 0 };
-    f.law = RL_ANG_UNIFORM;
-    out[1] = (rl_family_case){ "so2-study", f, c + 1, 0, scoregap ? 512 : 0, 1, 0 };
-    return 2;
-}
-
-/* mixing: every angle law (slots 6..11); concentration: the circle law
- * beyond its window of 1 (slot 4) and the study's U(-w_b, w_b) at 65,536
- * steps (slot 5); farmass: circle and study at slots 2, 3; values: 1, 2;
- * scoregap: 1, 2 */
-static int so2_cases(int d, rl_sweep s, rl_family_case *out)
-{
-    static const char *const mix[RL_ANG_COUNT] = { "so2-constant", "so2-uniform", "so2-pm", "so2-gauss",
-                                                   "so2-circle", "so2-drift" };
-    rl_family f = rl_family_default(RL_FAM_SO2, d);
-    if (s == RL_SWEEP_FARMASS)
-        return circle_study(f, 2, 0, out);
-    if (s == RL_SWEEP_VALUES)
-        return circle_study(f, 1, 0, out);
-    if (s == RL_SWEEP_SCOREGAP)
-        return circle_study(f, 1, 1, out);
-    if (s == RL_SWEEP_CONCENTRATION) {
-        f.law = RL_ANG_CIRCLE;
-        out[0] = (rl_family_case){ "so2-circle", f, 4, 0, 16, 1, 0 };
-        f.law = RL_ANG_UNIFORM;
-        out[1] = (rl_family_case){ "so2-study-65536", f, 5, 0, 65536, 1, 0 };
-        return 2;
-    }
-    for (int a = 0; a < RL_ANG_COUNT; a++) {
-        f.law = (rl_angle_law)a;
-        out[a] = (rl_family_case){ mix[a], f, 6 + a, 0, 0, 1, 0 };
-    }
-    return RL_ANG_COUNT;
-}
-
 const rl_family_ops rl_family_so2 = {
     .desc = "block-diagonal SO(2) rotations, x[b] paired with x[b+d/2], angle law per block",
-    .flags = "angles base scale",
+    RL_FAMILY_PARAMS(so2_params),
     .form = RL_STEP_SO2,
     .check = so2_check,
     .det_sign = det_plus,
@@ -232,12 +204,12 @@ const rl_family_ops rl_family_so2 = {
     .log_mean = so2_log_mean,
     .moment2 = so2_moment2,
     .route_cost = so2_cost,
-    .cases = so2_cases,
 };
 
 const rl_family_ops rl_family_token_so2 = {
     .desc = "block-diagonal SO(2) rotations, angle = table[token][b] for the token read at that step",
-    .flags = "angles base scale vocab table text",
+    RL_FAMILY_PARAMS(token_params),
+    .files = "table text",
     .form = RL_STEP_SO2,
     .check = token_check,
     .det_sign = det_plus,

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/streams.h"
+#include "../core/opts.h"
 
 #define RL_FAM_OPS_PTR_(E, id, name) &rl_family_##id,
 static const rl_family_ops *const registry[RL_FAM_COUNT] = { RL_FAMILY_LIST(RL_FAM_OPS_PTR_) };
@@ -49,12 +49,59 @@ const char *rl_angle_name(rl_angle_law a)
     return (unsigned)a < RL_ANG_COUNT ? angle_names[a] : "?";
 }
 
+double rl_family_param_get(const rl_family *f, const rl_family_param *p)
+{
+    const char *at = (const char *)f + p->offset;
+    return p->type == RL_PAR_DOUBLE ? *(const double *)at : *(const int *)at;
+}
+
+void rl_family_param_put(rl_family *f, const rl_family_param *p, double v)
+{
+    char *at = (char *)f + p->offset;
+    if (p->type == RL_PAR_DOUBLE)
+        *(double *)at = v;
+    else
+        *(int *)at = (int)v;
+}
+
+const rl_family_param *rl_family_param_of(const rl_family *f, const char *name)
+{
+    const rl_family_ops *o = rl_family_ops_of(f);
+    for (int i = 0; o && i < o->nparams; i++)
+        if (!strcmp(o->params[i].name, name))
+            return &o->params[i];
+    return NULL;
+}
+
+int rl_family_param_names(const rl_family_param **out)
+{
+    int n = 0;
+    for (int k = 0; k < RL_FAM_COUNT; k++)
+        for (int i = 0; i < registry[k]->nparams; i++) {
+            const rl_family_param *p = &registry[k]->params[i];
+            int seen = 0;
+            for (int j = 0; j < n && !seen; j++)
+                seen = !strcmp(out[j]->name, p->name);
+            if (!seen && n < RL_FAMILY_NAMES_MAX)
+                out[n++] = p;
+        }
+    return n;
+}
+
 rl_family rl_family_default(rl_family_kind kind, int d)
 {
-    /* the one place the parameters' defaults are written (rl_family_args_default reads them here) */
-    rl_family f = { .kind = kind, .d = d, .law = RL_ANG_UNIFORM, .base = 10000.0, .scale = 1.0, .beta = 1.0,
-                    .p = 0.5, .sigma = 0.1 };
+    /* the defaults are the families' tables' (one place each) */
+    rl_family f = { .kind = kind, .d = d };
+    const rl_family_ops *o = rl_family_registry(kind);
+    for (int i = 0; o && i < o->nparams; i++)
+        rl_family_param_put(&f, &o->params[i], o->params[i].def);
     return f;
+}
+
+int rl_family_fixed(const rl_family *f)
+{
+    const rl_family_ops *o = rl_family_ops_of(f);
+    return o && o->fixed;
 }
 
 int rl_family_is_so2(const rl_family *f)
@@ -75,10 +122,25 @@ int rl_family_reads(const rl_family *f, const char *flag)
     const size_t n = strlen(flag);
     if (!o || !n)
         return 0;
-    for (const char *p = o->flags; (p = strstr(p, flag)); p += n)
-        if ((p == o->flags || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+    if (rl_family_param_of(f, flag))
+        return 1;
+    const char *files = o->files ? o->files : "";
+    for (const char *p = files; (p = strstr(p, flag)); p += n)
+        if ((p == files || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
             return 1;
     return 0;
+}
+
+const char *rl_family_flags_text(const rl_family *f, char *buf, size_t n)
+{
+    const rl_family_ops *o = rl_family_ops_of(f);
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; o && i < o->nparams && off < n; i++)
+        off += (size_t)snprintf(buf + off, n - off, "%s%s", off ? " " : "", o->params[i].name);
+    if (o && o->files && *o->files && off < n)
+        snprintf(buf + off, n - off, "%s%s", off ? " " : "", o->files);
+    return *buf ? buf : "none";
 }
 
 int rl_family_mean_blocks(const rl_family *f)
@@ -103,89 +165,25 @@ rl_status rl_family_check(const rl_family *f, rl_err *err)
         return rl_fail(err, RL_EINPUT, "unknown step family");
     if (f->d < 2)
         return rl_fail(err, RL_EINPUT, "dimension d = %d is below 2", f->d);
-    return o->check ? o->check(f, err) : RL_OK;
-}
-
-/* Fresh domains: RL_STREAM_FAMILY_FRESH + 256 kind + 16 sweep + j, j < 16,
- * above every domain that existed before the registry (streams.h). */
-unsigned long rl_family_fresh_stream(rl_family_kind k, rl_sweep s, int j)
-{
-    return RL_STREAM_FAMILY_FRESH + 256UL * (unsigned)k + 16UL * (unsigned)s + (unsigned)j;
-}
-
-unsigned long rl_family_case_stream(rl_sweep s, rl_family_kind k, int slot)
-{
-    /* each sweep's domain, in rl_sweep order (streams.h) */
-    static const unsigned long domain[RL_SWEEP_COUNT] = { RL_STREAM_MIX_FAMILY, RL_STREAM_CONC_FAMILY,
-                                                          RL_STREAM_FARMASS, RL_STREAM_VALUES,
-                                                          RL_STREAM_GAP_FAMILY };
-    if (slot >= RL_FAMILY_FRESH_SLOT(0, 0))
-        return rl_family_fresh_stream(k, s, slot - RL_FAMILY_FRESH_SLOT(k, 0));
-    return domain[s] + (unsigned long)slot;
-}
-
-/* whether `name` is one of the comma-separated names of list */
-static int listed(const char *list, const char *name)
-{
-    const size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n))
-            return 1;
-        p += len + (e != NULL);
-    }
-    return 0;
-}
-
-rl_status rl_family_cases(rl_sweep s, int d, const char *families, rl_family_case *out, int max,
-                          int *n, rl_err *err)
-{
-    const int subset = families && *families;
-    int k = 0;
-    /* every name must be a family, named once, and give this sweep a case;
-     * an empty name (",", "a,,b", a trailing comma) is a malformed list */
-    int named[RL_FAM_COUNT] = { 0 };
-    if (subset)
-        for (const char *p = families;;) {
-            const char *e = strchr(p, ',');
-            char name[64];
-            size_t len = e ? (size_t)(e - p) : strlen(p);
-            if (len == 0)
-                return rl_fail(err, RL_EINPUT, "an empty name in the family list '%s'", families);
-            snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), p);
-            int kind = rl_family_lookup(name);
-            rl_family_case tmp[RL_FAMILY_CASES_MAX];
-            if (kind < 0)
-                return rl_fail(err, RL_EINPUT, "unknown family '%s' (one of %s)", name, RL_FAMILY_NAMES);
-            if (named[kind]++)
-                return rl_fail(err, RL_EINPUT, "family '%s' is named twice", name);
-            if (!registry[kind]->cases || registry[kind]->cases(d, s, tmp) == 0)
-                return rl_fail(err, RL_EINPUT, "family '%s' has no case in this sweep", name);
-            if (!e)
-                break;
-            p = e + 1;
-        }
-    for (int kind = 0; kind < RL_FAM_COUNT; kind++) {
-        rl_family_case c[RL_FAMILY_CASES_MAX];
-        if (!registry[kind]->cases || (subset && !listed(families, family_names[kind])))
+    /* every parameter inside its table's range: the flag's own range
+     * (core/opts.h's test), so a family built in code meets the command
+     * line's bounds */
+    for (int i = 0; i < o->nparams; i++) {
+        const rl_family_param *p = &o->params[i];
+        const double v = rl_family_param_get(f, p);
+        char range[64];
+        if (p->type == RL_PAR_CHOICE) {
+            char name[32];
+            if (v < 0 || !strcmp(rl_choice_name(p->choices, (int)v, name, sizeof name), "?"))
+                return rl_fail(err, RL_EINPUT, "unknown %s %g (one of %s)", p->name, v, p->choices);
             continue;
-        const int nc = registry[kind]->cases(d, s, c);
-        for (int j = 0; j < nc; j++) {
-            if (!subset && !c[j].in_default)
-                continue;
-            if (k == max)
-                return rl_fail(err, RL_EINTERNAL, "more than %d cases in one sweep", max);
-            /* insertion by slot: the sweep's order is the slots' */
-            int at = k++;
-            while (at > 0 && out[at - 1].slot > c[j].slot) {
-                out[at] = out[at - 1];
-                at--;
-            }
-            out[at] = c[j];
-            out[at].stream = rl_family_case_stream(s, (rl_family_kind)kind, c[j].slot);
         }
+        if (!isfinite(v))
+            return rl_fail(err, RL_EINPUT, "%s %g is not a finite number", p->name, v);
+        rl_opt r = { p->name, RL_OPT_DOUBLE, NULL, NULL, p->lo, p->hi, p->bounds, NULL, 0 };
+        if (!rl_opt_in_range(&r, v))
+            return rl_fail(err, RL_EINPUT, "%s %g is outside %s", p->name, v,
+                           rl_opt_range_text(&r, range, sizeof range));
     }
-    *n = k;
-    return RL_OK;
+    return o->check ? o->check(f, err) : RL_OK;
 }

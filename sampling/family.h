@@ -21,7 +21,8 @@
     X(PATH, path, "path")                      /* I - beta w w^T; orthogonal only at beta = 2 */  \
     X(LAZY_HAAR, lazy_haar, "lazy-haar")       /* identity w.p. 1-p, else Haar on O(d) */         \
     X(BROWNIAN, brownian, "brownian")          /* exp(sigma A), A Gaussian skew-symmetric */      \
-    X(CAYLEY, cayley, "cayley")                /* (I - sigma A)^-1 (I + sigma A) */
+    X(CAYLEY, cayley, "cayley")                /* (I - sigma A)^-1 (I + sigma A) */               \
+    X(IDENTITY, identity, "identity")          /* M = I: no transport (NoPE) */
 
 typedef enum {
 #define RL_FAM_ENUM_(E, id, name) RL_FAM_##E,
@@ -48,12 +49,13 @@ struct rl_family {
     double p;            /* lazy-haar: probability of a Haar step */
     double sigma;        /* brownian, cayley: step size, at most RL_BROWNIAN_SIGMA_MAX */
     int vocab;           /* token-so2: number of token ids */
+    double own[4];       /* a family's own further parameters (its table's offsets) */
     const double *table; /* token-so2: vocab x (d/2) angles, not owned */
     const rl_family_ops *ops; /* NULL: the registry's object of kind (a test may pass its own) */
 };
 
-/* A family with the program's defaults (so2, uniform, base 10000, scale 1,
- * beta 1, p 0.5, sigma 0.1) for dimension d. */
+/* A family of kind with its table's defaults (sampling/fam_*.c) for
+ * dimension d. */
 rl_family rl_family_default(rl_family_kind kind, int d);
 
 /* The largest Brownian step size: the step's angles sigma x (x an eigenvalue

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/util.h"
 
@@ -23,51 +24,109 @@ static const char *readers(const char *flag, char *buf, size_t len)
     return buf;
 }
 
-/* The family's defaults (rl_family_default, written once there) as flags,
- * for so2 at d = 64 with a random table's vocabulary of 256. */
-rl_family_args rl_family_args_default(void)
+/* The index of parameter `name` among the registry's (-1: none), and all of them. */
+static int name_index(const char *name, const rl_family_param **all, int n)
 {
-    rl_family f = rl_family_default(RL_FAM_SO2, 64);
-    rl_family_args a = { .vocab = 256 };
-    rl_family_args_sync(&a, &f, 0);
-    return a;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(all[i]->name, name))
+            return i;
+    return -1;
 }
 
-void rl_family_args_sync(rl_family_args *a, rl_family *f, int to_family)
+rl_family_args rl_family_args_default(void)
 {
-#define SYNC_(fv, av)                                                                                  \
-    do {                                                                                               \
-        if (to_family)                                                                                 \
-            (fv) = (av);                                                                               \
-        else                                                                                           \
-            (av) = (fv);                                                                               \
-    } while (0)
-    SYNC_(f->kind, a->kind);
-    SYNC_(f->d, a->d);
-    SYNC_(f->law, a->law);
-    SYNC_(f->base, a->base);
-    SYNC_(f->scale, a->scale);
-    SYNC_(f->beta, a->beta);
-    SYNC_(f->p, a->p);
-    SYNC_(f->sigma, a->sigma);
-#undef SYNC_
+    const rl_family_param *all[RL_FAMILY_NAMES_MAX];
+    const int n = rl_family_param_names(all);
+    rl_family_args a = { .kind = RL_FAM_SO2, .d = 64 };
+    for (int i = 0; i < n; i++) {
+        a.val[i] = all[i]->def;
+        a.ival[i] = (int)all[i]->def;
+    }
+    return a;
 }
 
 rl_family rl_family_of_args(const rl_family_args *a)
 {
+    const rl_family_param *all[RL_FAMILY_NAMES_MAX];
+    const int n = rl_family_param_names(all);
     rl_family f = rl_family_default((rl_family_kind)a->kind, a->d);
-    rl_family_args c = *a;
-    rl_family_args_sync(&c, &f, 1);
+    const rl_family_ops *o = rl_family_registry(f.kind);
+    for (int j = 0; o && j < o->nparams; j++) {
+        const rl_family_param *p = &o->params[j];
+        const int i = name_index(p->name, all, n);
+        rl_family_param_put(&f, p, p->type == RL_PAR_DOUBLE ? a->val[i] : a->ival[i]);
+    }
     return f;
+}
+
+rl_family_args rl_family_args_of(const rl_family *f)
+{
+    const rl_family_param *all[RL_FAMILY_NAMES_MAX];
+    const int n = rl_family_param_names(all);
+    rl_family_args a = rl_family_args_default();
+    const rl_family_ops *o = rl_family_ops_of(f);
+    a.kind = f->kind, a.d = f->d;
+    for (int j = 0; o && j < o->nparams; j++) {
+        const rl_family_param *p = &o->params[j];
+        const int i = name_index(p->name, all, n);
+        if (i < 0)
+            continue; /* a test's own object: a name the registry lacks */
+        if (p->type == RL_PAR_DOUBLE)
+            a.val[i] = rl_family_param_get(f, p);
+        else
+            a.ival[i] = (int)rl_family_param_get(f, p);
+    }
+    return a;
+}
+
+rl_opt rl_family_param_opt(const rl_family_param *p, void *dest, const char *help)
+{
+    if (p->type == RL_PAR_CHOICE)
+        return (rl_opt)RL_OPT_CHOICE_(p->name, dest, help, p->choices);
+    return (rl_opt){ p->name, p->type == RL_PAR_INT ? RL_OPT_INT : RL_OPT_DOUBLE, dest, help, p->lo, p->hi,
+                     p->bounds, 0, 0 };
+}
+
+int rl_family_opts(rl_family_args *a, rl_opt *out)
+{
+    const rl_family_param *all[RL_FAMILY_NAMES_MAX];
+    const int n = rl_family_param_names(all);
+    int k = 0;
+    out[k++] = (rl_opt)RL_OPT_CHOICE_("family", &a->kind, "step family", RL_FAMILY_NAMES);
+    out[k++] = (rl_opt)RL_OPT_INT_("d", &a->d, "dimension", 2, 4096);
+    for (int i = 0; i < n; i++) {
+        const rl_family_param *p = all[i];
+        char who[160];
+        snprintf(a->help[i], sizeof a->help[i], "%s: %s", readers(p->name, who, sizeof who), p->help);
+        out[k++] = rl_family_param_opt(p, p->type == RL_PAR_DOUBLE ? (void *)&a->val[i] : (void *)&a->ival[i],
+                                       a->help[i]);
+    }
+    out[k++] = (rl_opt)RL_OPT_STR_("table", &a->table, "token-so2: angle table file, one row of d/2 angles per token");
+    out[k++] = (rl_opt)RL_OPT_STR_("text", &a->text, "token-so2: read tokens as the bytes of this file");
+    return k;
+}
+
+rl_opt *rl_family_opts_join(rl_family_args *a, const rl_opt *rest, rl_opt *out, int cap)
+{
+    if (cap < RL_FAMILY_OPTS_MAX + 1)
+        return NULL;
+    int k = rl_family_opts(a, out);
+    for (;; rest++) {
+        if (k == cap)
+            return NULL;
+        out[k++] = *rest;
+        if (rest->type == RL_OPT_END)
+            return out;
+    }
 }
 
 rl_status rl_family_takes(const rl_family *f, const char *flag, rl_err *err)
 {
     if (rl_family_reads(f, flag))
         return RL_OK;
-    const char *fl = rl_family_ops_of(f)->flags;
+    char fl[256];
     return rl_fail(err, RL_EINPUT, "--%s does not apply to --family %s (its flags: %s)", flag,
-                   rl_family_name(f->kind), *fl ? fl : "none");
+                   rl_family_name(f->kind), rl_family_flags_text(f, fl, sizeof fl));
 }
 
 rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsigned long seed,
@@ -93,10 +152,11 @@ rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsig
         if (rl_opt_seen(opts, angle_flags[i]) && rl_family_reads(&f, angle_flags[i]) && a->table)
             return rl_fail(err, RL_EINPUT, "--%s applies to so2 and to token-so2 without --table only",
                            angle_flags[i]);
-    static const char *const own[] = { "angles", "base", "scale", "beta", "p", "sigma" };
-    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
-        if (rl_opt_seen(opts, own[i]))
-            RL_TRY(rl_family_takes(&f, own[i], err));
+    const rl_family_param *all[RL_FAMILY_NAMES_MAX];
+    const int n = rl_family_param_names(all);
+    for (int i = 0; i < n; i++)
+        if (strcmp(all[i]->name, "vocab") && rl_opt_seen(opts, all[i]->name))
+            RL_TRY(rl_family_takes(&f, all[i]->name, err));
     if (a->table && rl_opt_seen(opts, "vocab"))
         return rl_fail(err, RL_EINPUT, "--vocab does not apply with --table (its rows are the vocabulary)");
     if (f.kind == RL_FAM_TOKEN_SO2) {
@@ -112,7 +172,7 @@ rl_status rl_family_from_args(const rl_family_args *a, const rl_opt *opts, unsig
             }
             f.table = *table_out = t;
         } else {
-            f.vocab = a->text && !rl_opt_seen(opts, "vocab") ? 256 : a->vocab;
+            f.vocab = a->text && !rl_opt_seen(opts, "vocab") ? 256 : f.vocab;
             if (a->text && f.vocab < 256)
                 return rl_fail(err, RL_EINPUT,
                                "--text reads byte tokens 0..255, so --vocab must be at least 256");
@@ -153,9 +213,10 @@ rl_status rl_family_tokens(const rl_family_args *a, const rl_family *f, long n, 
 int rl_family_flag_seen(const rl_opt *opts)
 {
     rl_family_args a = rl_family_args_default();
-    const rl_opt fam[] = { RL_FAMILY_OPTS_(&a), RL_OPT_END_ };
-    for (const rl_opt *o = fam; o->type != RL_OPT_END; o++)
-        if (rl_opt_seen(opts, o->name))
+    rl_opt fam[RL_FAMILY_OPTS_MAX];
+    const int n = rl_family_opts(&a, fam);
+    for (int i = 0; i < n; i++)
+        if (rl_opt_seen(opts, fam[i].name))
             return 1;
     return 0;
 }

@@ -6,47 +6,56 @@
 #include "../core/err.h"
 #include "../core/opts.h"
 #include "family.h"
+#include "family_ops.h"
 
+/* The flags' values: the family, d, the file flags, and every parameter of
+ * the registry by name (rl_family_param_names order), a double or an int
+ * (int and choice parameters). */
 typedef struct {
-    int kind, d, law;
-    double base, scale, beta, p, sigma;
-    int vocab;
+    int kind, d;
+    double val[RL_FAMILY_NAMES_MAX];
+    int ival[RL_FAMILY_NAMES_MAX];
     const char *table;  /* token-so2 angle table file */
     const char *text;   /* token-so2: token sequence = the bytes of this file */
+    char help[RL_FAMILY_NAMES_MAX][200]; /* each parameter's help: "FAMILIES: its help" */
 } rl_family_args;
 
-/* Defaults: so2, d = 64, uniform angles, base 10000, scale 1, beta 1, p 0.5,
- * sigma 0.1, vocab 256. */
+/* Defaults: so2, d = 64, and each parameter's default from its table. */
 rl_family_args rl_family_args_default(void);
 
-#define RL_FAMILY_OPTS_(a)                                                                        \
-    RL_OPT_CHOICE_("family", &(a)->kind, "step family", RL_FAMILY_NAMES),                         \
-    RL_OPT_INT_("d", &(a)->d, "dimension", 2, 4096),                                              \
-    RL_OPT_CHOICE_("angles", &(a)->law, "so2 angle law (and law of a random token-so2 table)",   \
-                   RL_ANGLE_NAMES),                                                               \
-    RL_OPT_DBL_("base", &(a)->base, "so2 base: omega_b = scale*base^(-2b/d)", 1, 0, RL_LO_OPEN),  \
-    RL_OPT_DBL_("scale", &(a)->scale, "so2 frequency scale (s of the gauss law)", 0, 0, RL_LO_OPEN), \
-    RL_OPT_DBL_("beta", &(a)->beta, "path: step I - beta w w^T", 0, 2, RL_LO_OPEN | RL_HI),      \
-    RL_OPT_DBL_("p", &(a)->p, "lazy-haar: probability of a Haar step", 0, 1, RL_LO | RL_HI),      \
-    RL_OPT_DBL_("sigma", &(a)->sigma, "brownian, cayley: step size", 0, 0, RL_LO),                \
-    RL_OPT_INT_("vocab", &(a)->vocab, "token-so2: vocabulary of a random table", 1, 1 << 24),     \
-    RL_OPT_STR_("table", &(a)->table, "token-so2: angle table file, one row of d/2 angles per token"), \
-    RL_OPT_STR_("text", &(a)->text, "token-so2: read tokens as the bytes of this file")
+/* Parameter p as an option entry storing into dest (a double, or an int
+ * for int and choice parameters): its flag's one parser and range. */
+rl_opt rl_family_param_opt(const rl_family_param *p, void *dest, const char *help);
 
-/* The family of the flags' parameters (family, d, angles, base, scale,
- * beta, p, sigma; no table, no checks): the one mapping from flags to an
- * rl_family, shared by rl_family_from_args and the library's
+/* The most option entries rl_family_opts writes. */
+#define RL_FAMILY_OPTS_MAX (4 + RL_FAMILY_NAMES_MAX)
+
+/* The family's flags as option entries, generated from the registry's
+ * parameter tables, into out (at most RL_FAMILY_OPTS_MAX; pointing into a,
+ * which must outlive them): --family, --d, one entry per parameter name
+ * (range and help from its table, "FAMILIES: help"), --table, --text.
+ * Returns how many. */
+int rl_family_opts(rl_family_args *a, rl_opt *out);
+
+/* out = the family's entries, then those of rest up to its RL_OPT_END_
+ * (copied, END included); cap: out's length.  Returns out (a command's
+ * table), or NULL when cap is too short (a command's own mistake: size out
+ * RL_FAMILY_OPTS_MAX + the entries of rest). */
+rl_opt *rl_family_opts_join(rl_family_args *a, const rl_opt *rest, rl_opt *out, int cap);
+
+/* The family of the flags' parameters (family, d, and each parameter its
+ * family's table lists; no table, no checks): the one mapping from flags to
+ * an rl_family, shared by rl_family_from_args and the library's
  * rl_family_named / rl_family_set (family_set.c). */
 rl_family rl_family_of_args(const rl_family_args *a);
-/* The one correspondence of those flags and the family's fields, copied
- * from a to f (to_family 1) or from f to a (0). */
-void rl_family_args_sync(rl_family_args *a, rl_family *f, int to_family);
+/* Its inverse: f's kind, d and parameters as flags' values. */
+rl_family_args rl_family_args_of(const rl_family *f);
 
 /* RL_OK when f reads the family flag `flag`, else RL_EINPUT "--FLAG does
  * not apply to --family NAME (its flags: ...)". */
 rl_status rl_family_takes(const rl_family *f, const char *flag, rl_err *err);
 
-/* Whether any flag of RL_FAMILY_OPTS_ was given (opts: the parsed table),
+/* Whether any flag of rl_family_opts was given (opts: the parsed table),
  * read off the family's own option table. */
 int rl_family_flag_seen(const rl_opt *opts);
 

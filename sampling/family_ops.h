@@ -7,8 +7,8 @@
  * checks, properties), how to draw a step into a workspace (the shared
  * apply/matrix kernels of steps.c act on the step's form), what it knows in
  * closed form -- each of those a function, or NULL for *no closed form*
- * (never a NaN) -- and the cases it contributes to the experiments' sweeps,
- * each with its own random stream. */
+ * (never a NaN) -- and its parameters as a table (rl_family_param).  Which
+ * cases the experiments sweep is theirs to say (mc/sweep_cases.c). */
 #ifndef RL_FAMILY_OPS_H
 #define RL_FAMILY_OPS_H
 
@@ -17,6 +17,7 @@
 
 #include "family.h"
 #include "../core/err.h"
+#include "../core/opts.h"
 
 /* How a drawn step is held; it picks the shared kernels of steps.c. */
 typedef enum {
@@ -42,51 +43,40 @@ typedef enum {
     RL_DET_MIXED = 2   /* both signs occur */
 } rl_det_sign;
 
-/* The sweeps that ask the registry for cases (new sweeps go last: a fresh
- * stream depends on the sweep's index). */
+/* One parameter of a family, as data: from its family's table come the
+ * command line's flag (--NAME, its range and help), the library's setter
+ * (rl_family_set's key), the default (rl_family_default) and the generated
+ * docs (`routelab sample --list`, docs/families.md).  Two families may share
+ * a name (brownian and cayley read sigma): then they share type, range and
+ * default (tests/test_families.c checks it), so the flag has one meaning. */
 typedef enum {
-    RL_SWEEP_MIXING,
-    RL_SWEEP_CONCENTRATION,
-    RL_SWEEP_FARMASS,
-    RL_SWEEP_VALUES,
-    RL_SWEEP_SCOREGAP,
-    RL_SWEEP_COUNT
-} rl_sweep;
+    RL_PAR_DOUBLE, /* a double field */
+    RL_PAR_INT,    /* an int field */
+    RL_PAR_CHOICE  /* an int field: the index among choices ("a|b|c") */
+} rl_par_type;
 
-/* One named case of a sweep: a family with set parameters and its stream. */
 typedef struct {
-    const char *label;    /* "path-beta1", "so2-circle", ... */
-    rl_family f;
-    int slot;             /* its position in the sweep (today's cases: 0, 1, ...) */
-    unsigned long stream; /* its random-stream domain, the same in any subset: derived from
-                           * the sweep and the slot by rl_family_cases (rl_family_case_stream);
-                           * a family's `cases` leaves it 0 */
-    long n;               /* a set length: concentration's route length, scoregap's first far
-                           * distance delta0 (0: from the family's mixing window) */
-    int in_default;       /* whether the sweep runs it when no subset is named */
-    int small;            /* values: O(d^3) per step, run at the experiment's small size */
-} rl_family_case;
+    const char *name;    /* --NAME and rl_family_set's key */
+    rl_par_type type;
+    size_t offset;       /* offsetof(rl_family, the field it sets) */
+    double def;          /* its default (a choice: the index) */
+    double lo, hi;       /* its range, with bounds as in core/opts.h (RL_LO, RL_HI_OPEN, ...) */
+    unsigned bounds;
+    const char *choices; /* RL_PAR_CHOICE only */
+    const char *help;    /* one line, without the family's name */
+} rl_family_param;
 
-/* The most cases one family gives one sweep, and a whole sweep. */
-#define RL_FAMILY_CASES_MAX 8
-#define RL_SWEEP_CASES_MAX 16
-
-/* The fresh stream domain of case j of a family that has no stream of its
- * own from before the registry: derived from its registry index, so no two
- * families (nor sweeps) share one.  Slots of such cases: RL_FAMILY_FRESH_SLOT. */
-unsigned long rl_family_fresh_stream(rl_family_kind k, rl_sweep s, int j);
-#define RL_FAMILY_FRESH_SLOT(kind, j) (64 + 4 * (int)(kind) + (j))
-
-/* The stream domain of a case of family k at this slot of sweep s: a slot
- * below 64 (a case from before the registry) has its experiment's domain
- * plus the slot (streams.h: RL_STREAM_MIX_FAMILY + k, ...), the numbers the
- * experiments always used; a fresh slot RL_FAMILY_FRESH_SLOT(k, j) has
- * rl_family_fresh_stream(k, s, j). */
-unsigned long rl_family_case_stream(rl_sweep s, rl_family_kind k, int slot);
+/* The most parameters one family has, and the registry has in all (by name). */
+#define RL_FAMILY_PARAMS_MAX 8
+#define RL_FAMILY_NAMES_MAX 16
 
 struct rl_family_ops {
     const char *desc;  /* one line for help texts */
-    const char *flags; /* space-separated family flags it reads ("sigma"), "" for none */
+    /* its parameters (at most RL_FAMILY_PARAMS_MAX), as data */
+    const rl_family_param *params;
+    int nparams;
+    const char *files; /* space-separated file flags of the command line it reads ("table text"), NULL: none */
+    int fixed;         /* every step is the identity (no randomness: one replicate says all) */
     rl_step_form form;
     /* validation beyond d >= 2 (NULL: none); RL_EINPUT with the reason */
     rl_status (*check)(const rl_family *f, rl_err *err);
@@ -116,9 +106,6 @@ struct rl_family_ops {
     /* the cost of one route of n steps applied to m vectors (arbitrary
      * units: the concentration sweep's budget) */
     double (*route_cost)(const rl_family *f, double n, int m);
-    /* its cases of sweep s at dimension d into out (at most
-     * RL_FAMILY_CASES_MAX); NULL: none */
-    int (*cases)(int d, rl_sweep s, rl_family_case *out);
 };
 
 /* The registry's objects. */
@@ -134,21 +121,34 @@ const rl_family_ops *rl_family_registry(rl_family_kind k);
 /* The kind named `name` (-1: none). */
 int rl_family_lookup(const char *name);
 
-/* Whether the family reads --flag (its ops' flags). */
+/* The table of an ops object as a designated initializer's fields. */
+#define RL_FAMILY_PARAMS(table) .params = (table), .nparams = (int)(sizeof(table) / sizeof *(table))
+
+/* Whether the family reads --flag (a parameter of its table or one of its
+ * file flags). */
 int rl_family_reads(const rl_family *f, const char *flag);
+
+/* The flags f's family reads, space-separated (its parameters, then its
+ * file flags), in buf; "none" when it reads none. */
+const char *rl_family_flags_text(const rl_family *f, char *buf, size_t n);
+
+/* The parameter `name` of f's family (NULL: it has none of that name). */
+const rl_family_param *rl_family_param_of(const rl_family *f, const char *name);
+/* A parameter's value in f as a double (a choice: its index), and setting it. */
+double rl_family_param_get(const rl_family *f, const rl_family_param *p);
+void rl_family_param_put(rl_family *f, const rl_family_param *p, double v);
+/* The registry's parameters by name, each once, in registry order (the
+ * first family declaring a name gives its entry) into out; returns how
+ * many (at most RL_FAMILY_NAMES_MAX: tests/test_families.c checks the
+ * registry fits). */
+int rl_family_param_names(const rl_family_param **out);
+/* Whether every step of f is the identity (the identity family: NoPE). */
+int rl_family_fixed(const rl_family *f);
 
 /* Values of f's closed-form mean: d/2 blocks for SO2 forms, else 1. */
 int rl_family_mean_blocks(const rl_family *f);
 /* Whether the family has a closed-form mean / second-moment rate at f's
  * parameters. */
 int rl_family_has_mean(const rl_family *f);
-
-/* The cases of sweep s at dimension d, ordered by slot: those of the
- * families named in `families` (comma-separated registry names, every case
- * of each, in or out of the default), or the default cases when families
- * is NULL or "".  RL_EINPUT naming an unknown family or one without cases
- * in this sweep. */
-rl_status rl_family_cases(rl_sweep s, int d, const char *families, rl_family_case *out, int max,
-                          int *n, rl_err *err);
 
 #endif

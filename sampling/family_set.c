@@ -1,12 +1,14 @@
 /* family_set.c: the library's way to name a family and set its parameters
- * (<routelab/family.h>, NOTES.md §18.3).  Every value goes through the
- * command line's own option entries (RL_FAMILY_OPTS_, family_cli.h) and the
- * parser's own step (rl_opt_set_value), so a parameter has one name, one
- * range and one parser for `routelab`, C and Python alike. */
+ * (<routelab/family.h>, NOTES.md §18.3).  Every value goes through its
+ * family's parameter table, as an option entry (rl_family_param_opt,
+ * family_cli.h) and the parser's own step (rl_opt_set_value), so a
+ * parameter has one name, one range and one parser for `routelab`, C and
+ * Python alike. */
 #include "family_cli.h"
 #include "family_ops.h"
 #include "so2.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,17 +20,6 @@
 size_t rl_family_sizeof(void)
 {
     return sizeof(rl_family);
-}
-
-/* f's parameters as the flags' values: the inverse of rl_family_of_args. */
-static rl_family_args args_of(const rl_family *f)
-{
-    rl_family_args a = rl_family_args_default();
-    rl_family g = *f;
-    rl_family_args_sync(&a, &g, 0);
-    if (f->kind == RL_FAM_TOKEN_SO2)
-        a.vocab = f->vocab;
-    return a;
 }
 
 static rl_opt *entry(rl_opt *opts, const char *name)
@@ -44,13 +35,13 @@ rl_status rl_family_named(rl_family *f, const char *name, int d, rl_err *err)
     if (!f || !name)
         return rl_fail(err, RL_EINPUT, "rl_family_named: no family or no name");
     rl_family_args a = rl_family_args_default();
-    rl_opt fam[] = { RL_FAMILY_OPTS_(&a), RL_OPT_END_ };
+    rl_opt fam[RL_FAMILY_OPTS_MAX + 1];
+    fam[rl_family_opts(&a, fam)] = (rl_opt)RL_OPT_END_;
     RL_TRY(rl_opt_set_value(WHO, entry(fam, "family"), name, err));
     RL_TRY(rl_opt_check_value(entry(fam, "d"), d, err));
-    a.d = d;
-    rl_family g = rl_family_of_args(&a);
-    if (g.kind == RL_FAM_TOKEN_SO2)
-        g.vocab = a.vocab; /* a random table's vocabulary, as without --table */
+    /* the family's own defaults (a random token-so2 table's vocabulary
+     * among them, as without --table) */
+    rl_family g = rl_family_default((rl_family_kind)a.kind, d);
     RL_TRY(rl_family_check_untabled(&g, err));
     *f = g;
     return RL_OK;
@@ -65,18 +56,26 @@ rl_status rl_family_set(rl_family *f, const char *key, const char *value, rl_err
     if (!strcmp(key, "table") || !strcmp(key, "text"))
         return rl_fail(err, RL_EINPUT, "--%s names a file: the command line's only (the library draws "
                        "token-so2's random table)", key);
-    rl_family_args a = args_of(f);
-    rl_opt fam[] = { RL_FAMILY_OPTS_(&a), RL_OPT_END_ };
-    rl_opt *o = entry(fam, key);
-    if (!o)
-        return rl_fail(err, RL_EINPUT, "unknown family parameter '%s' (keys: angles base scale beta p sigma "
-                       "vocab)", key);
-    RL_TRY(rl_family_takes(f, key, err));
-    RL_TRY(rl_opt_set_value(WHO, o, value, err));
-    rl_family g = rl_family_of_args(&a);
-    g.ops = f->ops;
-    if (g.kind == RL_FAM_TOKEN_SO2)
-        g.vocab = a.vocab;
+    /* the parameter's entry in f's own table, parsed and range-checked by
+     * the flag's own parser (rl_family_param_opt) */
+    const rl_family_param *p = rl_family_param_of(f, key);
+    if (!p) {
+        const rl_family_param *all[RL_FAMILY_NAMES_MAX];
+        const int n = rl_family_param_names(all);
+        for (int i = 0; i < n; i++)
+            if (!strcmp(all[i]->name, key))
+                return rl_family_takes(f, key, err);
+        char keys[256] = "";
+        for (int i = 0, off = 0; i < n && off < (int)sizeof keys; i++)
+            off += snprintf(keys + off, sizeof keys - off, "%s%s", i ? " " : "", all[i]->name);
+        return rl_fail(err, RL_EINPUT, "unknown family parameter '%s' (keys: %s)", key, keys);
+    }
+    double v = 0;
+    int iv = 0;
+    rl_opt o = rl_family_param_opt(p, p->type == RL_PAR_DOUBLE ? (void *)&v : (void *)&iv, p->help);
+    RL_TRY(rl_opt_set_value(WHO, &o, value, err));
+    rl_family g = *f;
+    rl_family_param_put(&g, p, p->type == RL_PAR_DOUBLE ? v : iv);
     RL_TRY(rl_family_check_untabled(&g, err));
     *f = g;
     return RL_OK;

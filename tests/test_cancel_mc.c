@@ -95,7 +95,7 @@ Test(cancel_mc, every_long_call_returns_ecancel)
     const double lam[] = { 1 };
     const long grid[] = { 100000 };
     double rho[64], mom[2 * 64], sr[3 * 64];
-    cr_assert_eq(rl_mc_farmass(&f, 0, 0, 16, lam, 1, NULL, 0, grid, 1, 1024, 64, 1, 2, rho, NULL, NULL, mom, sr,
+    cr_assert_eq(rl_mc_farmass(&f, 0, 16, lam, 1, NULL, 0, grid, 1, 1024, 64, 1, 2, rho, NULL, NULL, mom, sr,
                                &err),
                  RL_ECANCEL);
     cr_assert_str_eq(err.msg, "farmass: cancelled");

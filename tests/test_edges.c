@@ -586,13 +586,12 @@ static int sweep_mc(void)
         for (int di = 0; di < NI; di++) {
             rl_err e = { 0 };
             unsigned long stream;
-            int none;
             at("rl_mc_mixing_case(\"%s\", %d)", labels[l], IV[di]);
             rl_status s = rl_mc_mixing_case(labels[l], IV[di], f, &stream, &e);
             if (!status_ok(s, &e))
                 return broke("status %d (%s)", s, e.msg);
             at("rl_mc_farmass_case(\"%s\", %d)", labels[l], IV[di]);
-            s = rl_mc_farmass_case(labels[l], IV[di], f, &none, &stream, &e);
+            s = rl_mc_farmass_case(labels[l], IV[di], f, &stream, &e);
             if (!status_ok(s, &e))
                 return broke("status %d (%s)", s, e.msg);
         }
@@ -723,7 +722,7 @@ static int sweep_nulls(void)
     rl_err e = { 0 };
     double x, y, z, w;
     long g[8];
-    int ng, none;
+    int ng;
     unsigned long st;
 #define NUL(call)                                                                                                  \
     do {                                                                                                           \
@@ -751,9 +750,8 @@ static int sweep_nulls(void)
     NUL(rl_mc_route_grid(8, 2, 2, g, 8, NULL, &e));
     NUL(rl_mc_mixing_case("haar", 8, NULL, &st, &e));
     NUL(rl_mc_mixing_case("haar", 8, f, NULL, &e));
-    NUL(rl_mc_farmass_case("haar", 8, NULL, &none, &st, &e));
-    NUL(rl_mc_farmass_case("haar", 8, f, NULL, &st, &e));
-    NUL(rl_mc_farmass_case("haar", 8, f, &none, NULL, &e));
+    NUL(rl_mc_farmass_case("haar", 8, NULL, &st, &e));
+    NUL(rl_mc_farmass_case("haar", 8, f, NULL, &e));
     rl_family_named(f, "haar", 4, &e);
     NUL(rl_mc_family_mean(NULL, 4, 1, 0, &x, &y, &e));
     NUL(rl_mc_family_mean(f, 4, 1, 0, NULL, &y, &e));

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../core/util.h"
@@ -352,4 +353,22 @@ Test(extending, cited_sections_are_headings)
     cr_expect_eq(bad, 0, "%d cited sections are no heading of NOTES.md", bad);
     sl_free(&heads);
     free(notes);
+}
+
+/* A family with a parameter of its own is one file and one registry line
+ * (docs/extending.md, "A step family"): tests/family_fixture/add.sh copies
+ * the floors that define families, adds fam_fixture.c (its parameter kappa
+ * in a table) and the one line of RL_FAMILY_LIST, builds, and checks that
+ * --kappa, rl_family_set's key, the default, the range and sampling all
+ * follow from that table. */
+Test(extending, a_family_with_its_own_parameter_is_one_file_and_one_line, .timeout = 600)
+{
+    char *d = th_tmpdir(), *tree = th_path(d, "tree"), *log = th_path(d, "log"), cmd[4096];
+    snprintf(cmd, sizeof cmd, "sh tests/family_fixture/add.sh . %s > %s 2>&1", tree, log);
+    const int st = system(cmd);
+    char *out = rl_read_file(log, NULL);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "add.sh failed:\n%s", out ? out : "");
+    cr_assert(out && strstr(out, "flag: --kappa 0.75 -> kappa = 0.75") && strstr(out, "\nok\n"), "%s", out);
+    free(out);
+    th_rmdir(d);
 }

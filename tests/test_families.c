@@ -19,6 +19,7 @@
 #include "../experiments/claims.h"
 #include "../experiments/mixing.h"
 #include "../mc/routes.h"
+#include "../mc/sweep_cases.h"
 #include "../sampling/family_ops.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
@@ -44,12 +45,14 @@ static int instances(rl_family_kind k, int d, double *table, rl_family *out)
     rl_err err;
     if (rl_family_check(&f, &err) == RL_OK)
         out[n++] = f;
-    const rl_family_ops *o = rl_family_registry(k);
-    for (int s = 0; s < RL_SWEEP_COUNT && o->cases; s++) {
-        rl_family_case c[RL_FAMILY_CASES_MAX];
-        const int nc = o->cases(d, (rl_sweep)s, c);
+    for (int s = 0; s < RL_SWEEP_COUNT; s++) {
+        rl_sweep_case c[RL_SWEEP_CASES_MAX];
+        int nc = 0;
+        if (!rl_sweep_has_family((rl_sweep)s, k, 0) ||
+            rl_sweep_cases((rl_sweep)s, d, rl_family_name(k), c, RL_SWEEP_CASES_MAX, &nc, &err) != RL_OK)
+            continue;
         for (int j = 0; j < nc && n < MAX_INST; j++)
-            if (rl_family_check(&c[j].f, &err) == RL_OK)
+            if (c[j].f.kind == k && rl_family_check(&c[j].f, &err) == RL_OK)
                 out[n++] = c[j].f;
     }
     return n;
@@ -122,7 +125,8 @@ Test(families, registry_is_consistent)
     for (int k = 0; k < RL_FAM_COUNT; k++) {
         rl_family f = rl_family_default((rl_family_kind)k, 8);
         const rl_family_ops *o = rl_family_ops_of(&f);
-        cr_assert(o && o->desc && o->flags && o->draw && o->det_sign && o->route_cost, "family %d incomplete", k);
+        cr_assert(o && o->desc && o->draw && o->det_sign && o->route_cost, "family %d incomplete", k);
+        cr_assert(o->nparams <= RL_FAMILY_PARAMS_MAX && (o->nparams == 0 || o->params), "family %d's table", k);
         cr_assert_eq(rl_family_lookup(rl_family_name((rl_family_kind)k)), k);
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? "|" : "", nm(&f));
     }
@@ -134,8 +138,48 @@ Test(families, registry_is_consistent)
     cr_assert_not(rl_family_reads(&c, "beta"));
 }
 
-/* Today's cases keep today's streams (the TSVs' bytes depend on them); every
- * case of a sweep has its own slot and stream, also in a subset run. */
+/* Each family's parameter table is sound: its default lies in its range
+ * (rl_family_default passes rl_family_check's range test), a name shared
+ * by two families has one type, range and default (one flag, one meaning),
+ * the registry's names fit the flags' storage, and the default family has
+ * exactly its table's values. */
+Test(families, parameter_tables_are_sound)
+{
+    const rl_family_param *all[RL_FAMILY_NAMES_MAX];
+    const int n = rl_family_param_names(all);
+    int total = 0;
+    for (int k = 0; k < RL_FAM_COUNT; k++) {
+        const rl_family_ops *o = rl_family_registry((rl_family_kind)k);
+        rl_family f = rl_family_default((rl_family_kind)k, 8);
+        for (int i = 0; i < o->nparams; i++) {
+            const rl_family_param *p = &o->params[i], *q = NULL;
+            total++;
+            for (int j = 0; j < n; j++)
+                if (!strcmp(all[j]->name, p->name))
+                    q = all[j];
+            cr_assert(q, "%s: %s is not among the registry's names", nm(&f), p->name);
+            cr_assert(q->type == p->type && q->def == p->def && q->lo == p->lo && q->hi == p->hi &&
+                      q->bounds == p->bounds, "%s: %s differs from another family's", nm(&f), p->name);
+            cr_assert_eq(rl_family_param_get(&f, p), p->def, "%s: %s default", nm(&f), p->name);
+            cr_assert(p->help && *p->help, "%s: %s has no help", nm(&f), p->name);
+            cr_assert(rl_family_reads(&f, p->name));
+        }
+        rl_err err;
+        if (!rl_family_reads(&f, "table")) /* token-so2 needs a table, the rest is its default */
+            cr_assert_eq(rl_family_check(&f, &err), RL_OK, "%s: %s", nm(&f), err.msg);
+    }
+    cr_assert(n <= total && n < RL_FAMILY_NAMES_MAX, "%d names of %d entries", n, total);
+    /* a value outside the range is refused with the range, by name */
+    rl_family p = rl_family_default(RL_FAM_LAZY_HAAR, 8);
+    p.p = 1.5;
+    rl_err err;
+    cr_assert_eq(rl_family_check(&p, &err), RL_EINPUT);
+    cr_assert_str_eq(err.msg, "p 1.5 is outside [0, 1]");
+}
+
+/* The historic cases keep their streams (the committed TSVs' bytes depend
+ * on them); every case of a sweep has its own slot and stream, also in a
+ * subset run; the counts are the table's (mc/sweep_cases.c). */
 Test(families, sweep_cases_keep_their_streams)
 {
     static const char *const mix[] = { "haar", "haar-so", "householder", "path-beta1", "lazy-haar-p0.1",
@@ -143,88 +187,97 @@ Test(families, sweep_cases_keep_their_streams)
                                        "so2-circle", "so2-drift" };
     static const char *const conc[] = { "householder", "lazy-haar-p0.1", "brownian", "path-beta1", "so2-circle",
                                         "so2-study-65536" };
-    rl_family_case c[RL_SWEEP_CASES_MAX], sub[RL_SWEEP_CASES_MAX];
+    rl_sweep_case c[RL_SWEEP_CASES_MAX], sub[RL_SWEEP_CASES_MAX];
     int n, m;
     rl_err err;
-    cr_assert_eq(rl_family_cases(RL_SWEEP_MIXING, 16, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
-    /* today's twelve cases first, in today's order and streams; cayley, added
-     * after them, last, in its fresh stream */
-    cr_assert_eq(n, 13);
+    cr_assert_eq(rl_sweep_cases(RL_SWEEP_MIXING, 16, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
+    /* the twelve first cases, in their order and streams; cayley, added
+     * after them, in its fresh stream (the one its rows were committed with:
+     * RL_STREAM_FAMILY_FRESH + 256 x 8, its registry index then) */
+    cr_assert_eq(n, rl_sweep_rows(RL_SWEEP_MIXING, 1));
     for (int k = 0; k < 12; k++) {
         cr_assert_str_eq(c[k].label, mix[k]);
         cr_assert_eq(c[k].stream, RL_STREAM_MIX_FAMILY + (unsigned long)k, "%s", c[k].label);
     }
     cr_assert_str_eq(c[12].label, "cayley-s0.1");
-    cr_assert_eq(c[12].stream, rl_family_fresh_stream(RL_FAM_CAYLEY, RL_SWEEP_MIXING, 0));
-    cr_assert_eq(rl_family_cases(RL_SWEEP_CONCENTRATION, 32, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
-    cr_assert_eq(n, 6);
-    for (int k = 0; k < n; k++) {
+    cr_assert_eq(c[12].stream, RL_STREAM_FAMILY_FRESH + 256UL * 8);
+    cr_assert_eq(rl_sweep_cases(RL_SWEEP_CONCENTRATION, 32, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
+    cr_assert_eq(n, rl_sweep_rows(RL_SWEEP_CONCENTRATION, 1));
+    for (int k = 0; k < 6; k++) {
         cr_assert_str_eq(c[k].label, conc[k]);
         cr_assert_eq(c[k].stream, RL_STREAM_CONC_FAMILY + (unsigned long)k, "%s", c[k].label);
     }
+    /* the d-dependent parameter: sigma = 1/sqrt(d) */
+    cr_assert_float_eq(c[2].f.sigma, 1 / sqrt(32.0), 1e-15);
     /* a subset keeps each case's stream */
-    cr_assert_eq(rl_family_cases(RL_SWEEP_MIXING, 16, "cayley,path", sub, RL_SWEEP_CASES_MAX, &m, &err), RL_OK);
+    cr_assert_eq(rl_sweep_cases(RL_SWEEP_MIXING, 16, "cayley,path", sub, RL_SWEEP_CASES_MAX, &m, &err), RL_OK);
     cr_assert_eq(m, 2);
     cr_assert_str_eq(sub[0].label, "path-beta1");
     cr_assert_eq(sub[0].stream, RL_STREAM_MIX_FAMILY + 3);
     cr_assert_str_eq(sub[1].label, "cayley-s0.1");
-    cr_assert_eq(sub[1].stream, rl_family_fresh_stream(RL_FAM_CAYLEY, RL_SWEEP_MIXING, 0));
-    /* farmass, values and scoregap: today's families, slots and streams
-     * (none, their baseline row 0, is the experiments' own: no case) */
+    cr_assert_eq(sub[1].stream, RL_STREAM_FAMILY_FRESH + 256UL * 8);
+    /* farmass, values and scoregap: their families, slots and streams;
+     * farmass's and values' baseline none (the identity family) is row 0,
+     * in every subset */
     static const struct {
         rl_sweep s;
-        int n;
-        const char *label[4];
-        unsigned long stream[4];
-        long len[4];
-    } today[] = {
-        { RL_SWEEP_FARMASS, 3, { "householder", "so2-circle", "so2-study" },
-          { RL_STREAM_FARMASS + 1, RL_STREAM_FARMASS + 2, RL_STREAM_FARMASS + 3 }, { 0, 0, 0 } },
-        { RL_SWEEP_VALUES, 4, { "so2-circle", "so2-study", "householder", "haar" },
-          { RL_STREAM_VALUES + 1, RL_STREAM_VALUES + 2, RL_STREAM_VALUES + 3, RL_STREAM_VALUES + 4 }, { 0, 0, 0, 0 } },
-        { RL_SWEEP_SCOREGAP, 3, { "householder", "so2-circle", "so2-study" },
+        const char *label[5];
+        unsigned long stream[5];
+        long len[5];
+    } hist[] = {
+        { RL_SWEEP_FARMASS, { "none", "householder", "so2-circle", "so2-study" },
+          { RL_STREAM_FARMASS + 0, RL_STREAM_FARMASS + 1, RL_STREAM_FARMASS + 2, RL_STREAM_FARMASS + 3 }, { 0 } },
+        { RL_SWEEP_VALUES, { "none", "so2-circle", "so2-study", "householder", "haar" },
+          { RL_STREAM_VALUES + 0, RL_STREAM_VALUES + 1, RL_STREAM_VALUES + 2, RL_STREAM_VALUES + 3,
+            RL_STREAM_VALUES + 4 }, { 0 } },
+        { RL_SWEEP_SCOREGAP, { "householder", "so2-circle", "so2-study" },
           { RL_STREAM_GAP_FAMILY + 0, RL_STREAM_GAP_FAMILY + 1, RL_STREAM_GAP_FAMILY + 2 }, { 0, 64, 512 } },
     };
-    for (size_t t = 0; t < sizeof today / sizeof *today; t++) {
-        cr_assert_eq(rl_family_cases(today[t].s, 64, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
-        cr_assert_eq(n, today[t].n, "sweep %d", (int)today[t].s);
-        for (int k = 0; k < n; k++) {
-            cr_assert_str_eq(c[k].label, today[t].label[k]);
-            cr_assert_eq(c[k].stream, today[t].stream[k], "%s", c[k].label);
-            cr_assert_eq(c[k].n, today[t].len[k], "%s", c[k].label);
+    for (size_t t = 0; t < sizeof hist / sizeof *hist; t++) {
+        cr_assert_eq(rl_sweep_cases(hist[t].s, 64, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
+        cr_assert_eq(n, rl_sweep_rows(hist[t].s, 1), "sweep %d", (int)hist[t].s);
+        for (int k = 0; k < n && hist[t].label[k]; k++) {
+            cr_assert_str_eq(c[k].label, hist[t].label[k]);
+            cr_assert_eq(c[k].stream, hist[t].stream[k], "%s", c[k].label);
+            cr_assert_eq(c[k].n, hist[t].len[k], "%s", c[k].label);
             cr_assert_eq(c[k].f.d, 64, "%s", c[k].label);
             cr_assert_eq(c[k].small, !strcmp(c[k].label, "haar"), "%s", c[k].label);
+            cr_assert_eq(c[k].baseline, !strcmp(c[k].label, "none"), "%s", c[k].label);
+            cr_assert_eq(rl_family_fixed(&c[k].f), c[k].baseline, "%s", c[k].label);
         }
         /* the study's law is the default U(-w_b, w_b), base 10000; the circle's U(-pi, pi) */
         for (int k = 0; k < n; k++)
             if (c[k].f.kind == RL_FAM_SO2)
                 cr_assert_eq(c[k].f.law, strcmp(c[k].label, "so2-circle") ? RL_ANG_UNIFORM : RL_ANG_CIRCLE);
         /* Cayley joins none of them, on request neither */
-        cr_assert_eq(rl_family_cases(today[t].s, 64, "cayley", c, RL_SWEEP_CASES_MAX, &n, &err), RL_EINPUT);
+        cr_assert_eq(rl_sweep_cases(hist[t].s, 64, "cayley", c, RL_SWEEP_CASES_MAX, &n, &err), RL_EINPUT);
     }
-    cr_assert_eq(rl_family_cases(RL_SWEEP_VALUES, 64, "haar,householder", sub, RL_SWEEP_CASES_MAX, &m, &err), RL_OK);
-    cr_assert_eq(m, 2);
-    cr_assert_str_eq(sub[0].label, "householder");
-    cr_assert_eq(sub[0].stream, RL_STREAM_VALUES + 3);
-    cr_assert_str_eq(sub[1].label, "haar");
-    cr_assert_eq(sub[1].stream, RL_STREAM_VALUES + 4);
-    cr_assert_eq(rl_family_cases(RL_SWEEP_SCOREGAP, 64, "so2", sub, RL_SWEEP_CASES_MAX, &m, &err), RL_OK);
+    cr_assert_eq(rl_sweep_cases(RL_SWEEP_VALUES, 64, "haar,householder", sub, RL_SWEEP_CASES_MAX, &m, &err), RL_OK);
+    cr_assert_eq(m, 3);
+    cr_assert_str_eq(sub[0].label, "none");
+    cr_assert_str_eq(sub[1].label, "householder");
+    cr_assert_eq(sub[1].stream, RL_STREAM_VALUES + 3);
+    cr_assert_str_eq(sub[2].label, "haar");
+    cr_assert_eq(sub[2].stream, RL_STREAM_VALUES + 4);
+    cr_assert_eq(rl_sweep_cases(RL_SWEEP_SCOREGAP, 64, "so2", sub, RL_SWEEP_CASES_MAX, &m, &err), RL_OK);
     cr_assert_eq(m, 2);
     cr_assert_eq(sub[1].stream, RL_STREAM_GAP_FAMILY + 2);
     /* no stream of any case of any sweep is another's */
     unsigned long seen[RL_SWEEP_COUNT * RL_SWEEP_CASES_MAX];
     int ns = 0;
     for (int s = 0; s < RL_SWEEP_COUNT; s++) {
-        cr_assert_eq(rl_family_cases((rl_sweep)s, 16, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
+        cr_assert_eq(rl_sweep_cases((rl_sweep)s, 16, NULL, c, RL_SWEEP_CASES_MAX, &n, &err), RL_OK);
         for (int k = 0; k < n; k++) {
             for (int j = 0; j < ns; j++)
                 cr_assert_neq(seen[j], c[k].stream, "stream %lu twice", c[k].stream);
             seen[ns++] = c[k].stream;
         }
     }
-    cr_assert_eq(rl_family_cases(RL_SWEEP_MIXING, 16, "haar,bogus", c, RL_SWEEP_CASES_MAX, &n, &err), RL_EINPUT);
+    cr_assert_eq(rl_sweep_cases(RL_SWEEP_MIXING, 16, "haar,bogus", c, RL_SWEEP_CASES_MAX, &n, &err), RL_EINPUT);
     cr_assert(strstr(err.msg, "bogus"), "%s", err.msg);
-    cr_assert_eq(rl_family_cases(RL_SWEEP_MIXING, 16, "token-so2", c, RL_SWEEP_CASES_MAX, &n, &err), RL_EINPUT);
+    cr_assert_eq(rl_sweep_cases(RL_SWEEP_MIXING, 16, "token-so2", c, RL_SWEEP_CASES_MAX, &n, &err), RL_EINPUT);
+    cr_assert_eq(rl_sweep_cases(RL_SWEEP_FARMASS, 16, "identity", c, RL_SWEEP_CASES_MAX, &n, &err), RL_EINPUT,
+                 "the baseline is no case to name");
 }
 
 Test(families, orthogonality_and_determinant)

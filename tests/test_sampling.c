@@ -630,7 +630,8 @@ Test(family, table_file_errors_name_file_and_line)
 Test(family, from_args_returns_input_errors)
 {
     rl_family_args a = rl_family_args_default();
-    rl_opt opts[] = { RL_FAMILY_OPTS_(&a), RL_OPT_END_ };
+    rl_opt opts[RL_FAMILY_OPTS_MAX + 1];
+    opts[rl_family_opts(&a, opts)] = (rl_opt)RL_OPT_END_;
     rl_family f;
     double *table = (double *)1;
     rl_err err;
@@ -642,7 +643,9 @@ Test(family, from_args_returns_input_errors)
     a = rl_family_args_default();
     a.kind = RL_FAM_TOKEN_SO2;
     a.d = 6;
-    a.vocab = 10;
+    for (rl_opt *o = opts; o->type != RL_OPT_END; o++)
+        if (!strcmp(o->name, "vocab"))
+            *(int *)o->dest = 10; /* --vocab 10 */
     a.text = "Makefile";
     for (rl_opt *o = opts; o->type != RL_OPT_END; o++)
         o->seen |= !strcmp(o->name, "vocab"); /* as if --vocab 10 were given */

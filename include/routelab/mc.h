@@ -42,16 +42,15 @@ rl_status rl_mc_route_grid(long nmax, long dense_to, int per_octave, long *grid,
  * takes that family's first case.  RL_EINPUT for an unknown label. */
 rl_status rl_mc_mixing_case(const char *label, int d, rl_family *f, unsigned long *stream, rl_err *err);
 
-/* The case `label` of `routelab farmass`'s sweep at dimension d ("none" for
- * NoPE, "householder", "so2-circle", "so2-study", ...): its family, whether
- * it is NoPE (*none: no transport; *f then only sets the dimension) and its
- * stream domain.  RL_EINPUT for an unknown label. */
-rl_status rl_mc_farmass_case(const char *label, int d, rl_family *f, int *none, unsigned long *stream,
-                             rl_err *err);
+/* The case `label` of `routelab farmass`'s sweep at dimension d ("none":
+ * NoPE, the identity family; "householder", "so2-circle", "so2-study", ...):
+ * its family and its stream domain.  RL_EINPUT for an unknown label. */
+rl_status rl_mc_farmass_case(const char *label, int d, rl_family *f, unsigned long *stream, rl_err *err);
 
 /* The stylized far-mass model of claim 3 (NOTES.md §3.2; mc/farmass_walk.h):
  * a unit query q, every key equal to q, the key at distance delta seen
- * through the route P_delta of f (none: no transport, every score 1), score
+ * through the route P_delta of f (the identity family: no transport, every
+ * score 1), score
  * s_delta = q^T P_delta q; K near keys (delta <= K), the rest far.  For each
  * of `reps` replicates (replicate r on the stream keyed by (seed, stream,
  * r)), each length L = grid[g] (ascending, > K), each logit scale lam[l]
@@ -60,13 +59,13 @@ rl_status rl_mc_farmass_case(const char *label, int d, rl_family *f, int *none, 
  * over the L keys: rho[((r ng + g) nlam + l) (1 + nslope) + c].
  * rho_mean / rho_se (ng nlam (1 + nslope) values each, may be NULL): its
  * mean and standard error over the replicates.  mom[2 r + {0, 1}]: the mean
- * of s and s^2 over delta >= far_from (NaN when none); srange[3 (r ng + g) +
+ * of s and s^2 over delta >= far_from (NaN for the identity); srange[3 (r ng + g) +
  * {0, 1, 2}]: max near score, min far score, max |score| up to L.  With
  * rl_mc_farmass_case's family and stream, K = 16, lam = {1, 2, 4}, the
  * slopes 2^-h (h = 1..8), far_from 1024, 32 replicates and the grid
  * 64 * 2^(k/4) up to 65,536, these are `routelab farmass --seed S`'s
  * farmass.tsv (rho, rho_se: its rho and rho_se columns). */
-rl_status rl_mc_farmass(const rl_family *f, int none, unsigned long stream, int K, const double *lam, int nlam,
+rl_status rl_mc_farmass(const rl_family *f, unsigned long stream, int K, const double *lam, int nlam,
                         const double *slope, int nslope, const long *grid, int ng, long far_from, long reps,
                         unsigned long seed, int threads, double *rho, double *rho_mean, double *rho_se,
                         double *mom, double *srange, rl_err *err);

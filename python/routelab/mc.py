@@ -383,22 +383,23 @@ def moment2(family: str | Family, d: int | None, samples: int, seed: int, **para
     L.call_long(_moment2, "rl_mc_moment2", f.ptr, n, seed, *[ctypes.byref(o) for o in out])
     return Moment2(*[o.value for o in out], n)
 
-_fcase = L.proto("rl_mc_farmass_case", L.c_int, L.c_char_p, L.c_int, L.c_void_p, L.P(L.c_int), L.P(L.c_ulong),
-                 L.P(L.Err))
-_farmass = L.proto("rl_mc_farmass", L.c_int, L.c_void_p, L.c_int, L.c_ulong, L.c_int, L.dptr, L.c_int, L.dptr,
+_fcase = L.proto("rl_mc_farmass_case", L.c_int, L.c_char_p, L.c_int, L.c_void_p, L.P(L.c_ulong), L.P(L.Err))
+_farmass = L.proto("rl_mc_farmass", L.c_int, L.c_void_p, L.c_ulong, L.c_int, L.dptr, L.c_int, L.dptr,
                    L.c_int, L.lptr, L.c_int, L.c_long, L.c_long, L.c_ulong, L.c_int, *([L.dptr] * 5), L.P(L.Err))
 
 
 class _FarmassCase(Family):
-    """A case of `routelab farmass`'s sweep: its family, whether it is NoPE
-    (none: no transport) and its random-stream domain."""
+    """A case of `routelab farmass`'s sweep: its family (NoPE is the
+    identity family) and its random-stream domain."""
 
     def __init__(self, label, d):
         self.name, self.d, self.params = label, L.as_int("d", d), {}
         self._buf = ctypes.create_string_buffer(L.need(_sizeof, "rl_family_sizeof")())
-        none, s = ctypes.c_int(), ctypes.c_ulong()
-        L.call(_fcase, "rl_mc_farmass_case", label.encode(), self.d, self._buf, ctypes.byref(none), ctypes.byref(s))
-        self.none, self.stream = bool(none.value), s.value
+        s = ctypes.c_ulong()
+        L.call(_fcase, "rl_mc_farmass_case", label.encode(), self.d, self._buf, ctypes.byref(s))
+        self.stream = s.value
+        # NoPE: the case is the identity family (no transport)
+        self.none = label in ("none", "identity")
 
     def __repr__(self):
         return "farmass_case(%r, d=%d)" % (self.name, self.d)
@@ -407,8 +408,8 @@ class _FarmassCase(Family):
 def farmass_case(label: str, d: int) -> Family:
     """A case of `routelab farmass`'s sweep at dimension d.
 
-    "none" for NoPE, "householder", "so2-circle", "so2-study", ...: its
-    family, whether it is NoPE (no transport) and its random-stream domain,
+    "none" for NoPE (the identity family), "householder", "so2-circle",
+    "so2-study", ...: its family and its random-stream domain,
     to pass to farmass() for the numbers of that command's farmass.tsv.
     rl_mc_farmass_case.
 
@@ -468,7 +469,7 @@ class Farmass:
 
 def farmass(family: str | Family, grid: npt.ArrayLike, reps: int, seed: int, k: int = 16,
             lam: npt.ArrayLike = (1.0, 2.0, 4.0), slopes: npt.ArrayLike = FARMASS_SLOPES, far_from: int = 1024,
-            stream: int = 0, none: bool = False, threads: int = 1, d: int | None = None,
+            stream: int = 0, threads: int = 1, d: int | None = None,
             **params: object) -> Farmass:
     """The stylized far-mass Monte Carlo of claim 3 (NOTES.md §3.2).
 
@@ -486,7 +487,8 @@ def farmass(family: str | Family, grid: npt.ArrayLike, reps: int, seed: int, k: 
     ----------
     family : str or Family
         A name (with d and flags), a Family, or farmass_case(label, d)
-        (then its stream and NoPE flag replace `stream` and `none`).
+        (then its stream replaces `stream`); "identity" is NoPE (no
+        transport, every score 1).
     grid : array_like of int
         Context lengths L (tokens), ascending, > k.
     reps : int
@@ -503,8 +505,6 @@ def farmass(family: str | Family, grid: npt.ArrayLike, reps: int, seed: int, k: 
         Distance (tokens) from which mom averages the scores, >= 1.
     stream : int, default 0
         Random-stream domain.
-    none : bool, default False
-        NoPE: no transport, every score 1.
     threads : int, default 1
         OpenMP threads, 1..1024; the numbers do not depend on it.
     d : int, optional
@@ -541,7 +541,7 @@ def farmass(family: str | Family, grid: npt.ArrayLike, reps: int, seed: int, k: 
     ((2, 2, 3, 9), (2, 2, 3))
     """
     if isinstance(family, _FarmassCase):
-        stream, none = family.stream, family.none
+        stream = family.stream
     elif isinstance(family, (str, Family)):
         family = _family(family, d, **params)
     else:
@@ -561,7 +561,7 @@ def farmass(family: str | Family, grid: npt.ArrayLike, reps: int, seed: int, k: 
     rho = L.empty("farmass", (reps, ng, nl, nc))
     mean, se = L.empty("farmass", (ng, nl, nc)), L.empty("farmass", (ng, nl, nc))
     mom, srange = L.empty("farmass", (reps, 2)), L.empty("farmass", (reps, ng, 3))
-    L.call_long(_farmass, "rl_mc_farmass", family.ptr, int(bool(none)), stream, k, L.dbuf(lam), nl, L.dbuf(sl),
+    L.call_long(_farmass, "rl_mc_farmass", family.ptr, stream, k, L.dbuf(lam), nl, L.dbuf(sl),
            sl.size, g.ctypes.data_as(L.lptr), ng, far_from, reps, seed, threads, L.dbuf(rho), L.dbuf(mean),
            L.dbuf(se), L.dbuf(mom), L.dbuf(srange))
     return Farmass(g, lam, sl, k, rho, mean, se, mom, srange)
