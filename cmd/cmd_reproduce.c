@@ -139,6 +139,9 @@ typedef struct {
     int probe_opt;     /* --probe's entry */
     char outdef[256];  /* the default --out */
     char tname[16];    /* the theory preset's name, g->theory */
+    char presets[RL_GRID_PRESETS_CHARS];           /* --preset's choices, from the presets' table */
+    char preset_help[RL_GRID_PRESETS_HELP_CHARS];  /* --preset's help, from the same */
+    char synopsis[RL_GRID_PRESETS_CHARS + 64];
 } repro_flags;
 
 /* The flags into r (the preset, already applied, gives their defaults). */
@@ -146,16 +149,15 @@ static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
 {
     rl_grid *g = &r->g;
     rl_opt *opts = f->opts;
-    f->preset = rl_choice_index(RL_GRID_PRESETS, g->name), f->theory = rl_choice_index(THEORY_PRESETS, g->theory);
+    rl_grid_preset_names(f->presets, sizeof f->presets);
+    rl_grid_preset_help(f->preset_help, sizeof f->preset_help);
+    snprintf(f->synopsis, sizeof f->synopsis, "[--preset %s] [--out DIR] [--data PATH] [flags]", f->presets);
+    f->preset = rl_choice_index(f->presets, g->name), f->theory = rl_choice_index(THEORY_PRESETS, g->theory);
     f->report_only = f->strict = f->check_build = 0;
     snprintf(f->outdef, sizeof f->outdef, "results/reproduce-%s", g->name);
     r->out = f->outdef;
     int n = 0;
-    opts[n++] = (rl_opt)RL_OPT_CHOICE_("preset", &f->preset,
-                                       "the grid: quick (make run), cpu (the matched scale), mechanism (PaTH's "
-                                       "algebra against accumulation, NOTES.md §19), vtraj (value transport "
-                                       "through training, NOTES.md §11.15), bpe (BPE tokens), paper (the study's)",
-                                       RL_GRID_PRESETS);
+    opts[n++] = (rl_opt)RL_OPT_CHOICE_("preset", &f->preset, f->preset_help, f->presets);
     opts[n++] = (rl_opt)RL_OPT_STR_("out", &r->out, "output folder");
     opts[n++] = (rl_opt)RL_OPT_STR_("data", &g->data, "data set: DIR with train.bin/val.bin, or a token/text FILE");
     opts[n++] = (rl_opt)RL_OPT_STR_("variants", &g->variants, "comma-separated position schemes");
@@ -202,7 +204,7 @@ static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
                                      "only compare this build and kernel set with OUT/config.txt's (the line, or "
                                      "--strict's refusal) and stop: nothing is run or written");
     opts[n] = (rl_opt)RL_OPT_END_;
-    rl_opts_parse("reproduce", "[--preset " RL_GRID_PRESETS "] [--out DIR] [--data PATH] [flags]",
+    rl_opts_parse("reproduce", f->synopsis,
                   "Train every variant of the grid --seeds times (seeds --seed, --seed + 1, ...; every\n"
                   "variant of a seed on the same initial weights, batches and evaluation windows), evaluate\n"
                   "each with the study's protocol at 1x, 2x, ..., max-mult x the training context, probe the far mass\n"

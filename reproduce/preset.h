@@ -29,7 +29,52 @@ typedef struct {
     int matched;            /* the rotation base is chosen by rl_grid_match (the mixing-matched scale) */
 } rl_grid;
 
-#define RL_GRID_PRESETS "quick|cpu|mechanism|vtraj|bpe|paper"
+/* A grid's scale: its models, their batch, their evaluation and data.  A
+ * scale is written once and named by every preset that asks its question
+ * of those models (the cpu grid's, cpu_scale in reproduce/preset.c). */
+typedef struct {
+    int layers, width, heads, ctx, vocab; /* layers x width in heads, context T, vocabulary */
+    int batch;                            /* windows a step (one micro-batch) */
+    double dropout;
+    long val_batches;                     /* validation windows at each check (train --val-batches) */
+    int max_mult, probe_mult;             /* evaluate at 1x, 2x, ... max_mult T; probe at probe_mult T */
+    long eval_targets;                    /* next-token targets per length (eval --targets) */
+    const char *data;                     /* the default data set; NULL: none (--data names it) */
+    int matched;                          /* the rotation base is rl_grid_match's */
+} rl_grid_scale;
+
+/* One preset: a row of rl_grid_presets (reproduce/preset.c), everything the
+ * grid sets over `routelab train`'s defaults (rl_train_opts_default). */
+typedef struct {
+    const char *name;            /* the --preset choice */
+    const char *about;           /* what it is for, in --preset's help */
+    const rl_grid_scale *scale;  /* its models, batch, evaluation, data and base */
+    const char *variants;        /* the grid's variants (rl_grid's) */
+    const char *lr;              /* the schedule; the steps come from it (steps 0: rl_lr_plan) */
+    const char *keep_ckpt;       /* train --keep-ckpt (the trajectory's stages); NULL: none */
+    long val_every, ckpt_every;  /* the cadence of validation and checkpoints, in steps */
+    int seeds;                   /* models per variant */
+    const char *theory;          /* the theory report preset; NULL: quick */
+    const char *probe;           /* the variants probed; NULL: rope,random_qkv */
+    int no_farpred;              /* 1: no far-mass prediction (every other grid predicts it) */
+} rl_grid_row;
+
+/* The presets, in the order --preset lists them: the one place each is
+ * written.  The --preset choices, its help and the error message for a
+ * name outside them are generated from it (rl_grid_preset_names,
+ * rl_grid_preset_help). */
+extern const rl_grid_row rl_grid_presets[];
+extern const int rl_grid_npresets;
+
+/* The presets' names joined by '|' (the --preset choices, "quick|cpu|...")
+ * into buf; truncated to n - 1 bytes (RL_GRID_PRESETS_CHARS is room). */
+const char *rl_grid_preset_names(char *buf, size_t n);
+/* --preset's help: "the grid: NAME (ABOUT), ..." into buf (room:
+ * RL_GRID_PRESETS_HELP_CHARS). */
+const char *rl_grid_preset_help(char *buf, size_t n);
+#define RL_GRID_PRESETS_CHARS 256
+#define RL_GRID_PRESETS_HELP_CHARS 1024
+
 #define RL_GRID_MAX_SEEDS 64 /* --seeds: at most this many models per variant */
 /* The grid's rotation base is train's own option (train.rot_base, default
  * RL_ROT_BASE_DEFAULT = the study's 10000): a child is passed --rot-base only
@@ -39,8 +84,8 @@ typedef struct {
 #define RL_GRID_MATCH_EPS RL_MATCH_STUDY_EPS
 
 /* The named preset: `routelab train`'s defaults (rl_train_opts_default)
- * with the preset's sizes set over them, and the grid's own settings.
- * RL_EINPUT for a name not in RL_GRID_PRESETS. */
+ * with its row's sizes set over them, and the grid's own settings.
+ * RL_EINPUT, naming the choices, for a name no row of rl_grid_presets has. */
 rl_status rl_grid_preset(const char *name, rl_grid *g, rl_err *err);
 
 /* The mixing-matched scale of g (theory/matched.h): the base whose

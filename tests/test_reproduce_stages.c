@@ -5,6 +5,7 @@
  * lists are refused in one line with nothing written; the vtraj preset is
  * what NOTES.md says; the trajectory section's arithmetic. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,22 +204,137 @@ Test(reproduce_stages, bad_lists_refused, .timeout = 60)
 /* The vtraj preset: the cpu preset's model, data, evaluation and base; its
  * two variants; the cpu schedule's first 2,400 steps exactly, then the
  * low-rate tail; five stages at the ends of the rates and at 2,400. */
-/* The presets' table and RL_GRID_PRESETS (the help's and the message's
- * list) name the same presets: each listed name gives the preset of that
- * name, and a name outside the list is refused, naming the list. */
-Test(reproduce_stages, every_listed_preset_is_in_the_table)
+/* The presets' table is the one list of presets: each row gives the preset
+ * of its name, no name twice; --preset's choices, its help and the message
+ * for a name outside them are generated from the rows, each row once, in
+ * the table's order, and `routelab reproduce --help` shows them. */
+Test(reproduce_stages, every_preset_row_is_listed)
 {
-    char list[] = RL_GRID_PRESETS, *save = NULL;
+    char names[RL_GRID_PRESETS_CHARS], help[RL_GRID_PRESETS_HELP_CHARS], list[RL_GRID_PRESETS_CHARS];
+    rl_grid_preset_names(names, sizeof names);
+    rl_grid_preset_help(help, sizeof help);
+    cr_assert_lt(strlen(names) + 1, sizeof names, "the choices fill their room: %s", names);
+    cr_assert_lt(strlen(help) + 1, sizeof help, "the help fills its room: %s", help);
+    cr_assert_gt(rl_grid_npresets, 0);
+    strcpy(list, names);
+    char *save = NULL, item[512];
     int n = 0;
     rl_grid g;
     rl_err err;
     for (char *name = strtok_r(list, "|", &save); name; name = strtok_r(NULL, "|", &save), n++) {
+        cr_assert_lt(n, rl_grid_npresets, "%s: listed beyond the table", name);
+        const rl_grid_row *p = &rl_grid_presets[n];
+        cr_expect_str_eq(name, p->name);
+        for (int j = 0; j < n; j++)
+            cr_expect_str_neq(rl_grid_presets[j].name, p->name, "%s twice", p->name);
         cr_assert_eq(rl_grid_preset(name, &g, &err), RL_OK, "%s: %s", name, err.msg);
-        cr_assert_str_eq(g.name, name);
+        cr_expect_str_eq(g.name, name);
+        snprintf(item, sizeof item, "%s %s (%s)", n ? "," : "grid:", p->name, p->about);
+        cr_expect(strstr(help, item), "'%s' not in the help: %s", item, help);
     }
-    cr_assert(n > 0);
+    cr_expect_eq(n, rl_grid_npresets, "the choices %s against %d rows", names, rl_grid_npresets);
     cr_assert_eq(rl_grid_preset("cpu2", &g, &err), RL_EINPUT);
-    cr_assert(strstr(err.msg, RL_GRID_PRESETS), "%s", err.msg);
+    cr_assert(strstr(err.msg, names), "%s", err.msg);
+    static char out[1 << 16];
+    char e[1024];
+    cr_assert_eq(th_run("reproduce --help", out, sizeof out, e, sizeof e), 0, "%s", e);
+    snprintf(item, sizeof item, "[--preset %s]", names);
+    cr_expect(strstr(out, item), "no '%s' in the synopsis", item);
+    cr_expect(strstr(out, help), "no --preset help '%s'", help);
+    /* the guide's commands table lists the same choices ('|' escaped in a
+     * markdown cell) */
+    th_to_root();
+    char *guide = rl_read_file("docs/guide.md", NULL), cell[2 * RL_GRID_PRESETS_CHARS + 16];
+    cr_assert(guide, "docs/guide.md");
+    size_t at = (size_t)snprintf(cell, sizeof cell, "`--preset ");
+    for (const char *c = names; *c; c++) {
+        if (*c == '|')
+            cell[at++] = '\\';
+        cell[at++] = *c;
+    }
+    snprintf(cell + at, sizeof cell - at, "`");
+    cr_expect(strstr(guide, cell), "docs/guide.md lists no %s", cell);
+    free(guide);
+}
+
+/* Room for the rows' indices (the table's length is not a constant
+ * expression); the test below fails when the table outgrows it. */
+#define PRESET_ROWS_MAX 64
+
+ParameterizedTestParameters(reproduce_stages, every_preset_is_a_valid_grid)
+{
+    static int row[PRESET_ROWS_MAX];
+    const int n = rl_grid_npresets < PRESET_ROWS_MAX ? rl_grid_npresets : PRESET_ROWS_MAX;
+    for (int i = 0; i < n; i++)
+        row[i] = i;
+    return cr_make_param_array(int, row, (size_t)n);
+}
+
+/* Each row of the presets' table, one test each: a grid every stage takes
+ * without a data set in hand (rl_repro_check adds the data): its training
+ * options are values train's flags accept (the flags rl_train_opts_argv
+ * writes parse back into the same text), its schedule plans and its kept
+ * checkpoints lie within it, every variant is a distinct model train can
+ * build, the probe names its variants, the seeds fit, and the base is the
+ * matched scale's exactly when the row says so. */
+ParameterizedTest(int *row, reproduce_stages, every_preset_is_a_valid_grid)
+{
+    cr_assert_leq(rl_grid_npresets, PRESET_ROWS_MAX, "more presets than the test's parameters");
+    const rl_grid_row *p = &rl_grid_presets[*row];
+    rl_repro r = { .out = "/nonexistent" };
+    rl_err err;
+    cr_assert_eq(rl_grid_preset(p->name, &r.g, &err), RL_OK, "%s: %s", p->name, err.msg);
+    const rl_train_opts *t = &r.g.train;
+    char *a[2 * RL_TRAIN_OPTS_MAX + 1], *b[2 * RL_TRAIN_OPTS_MAX];
+    a[0] = "train";
+    const int na = rl_train_opts_argv(t, RL_TRAIN_OPTS_RUN, a + 1);
+    rl_train_opts back = rl_train_opts_default();
+    rl_opt tab[RL_TRAIN_OPTS_MAX + 1];
+    const int k = rl_train_opts_table(&back, RL_TRAIN_OPTS_RUN, tab);
+    tab[k] = (rl_opt)RL_OPT_END_;
+    int npos, help;
+    cr_assert_eq(rl_opts_parse_status("train", tab, na + 1, a, NULL, 0, &npos, &help, &err), RL_OK, "%s: %s",
+                 p->name, err.msg);
+    const int nb = rl_train_opts_argv(&back, RL_TRAIN_OPTS_RUN, b);
+    cr_expect_eq(na, nb, "%s", p->name);
+    for (int i = 0; i < na && i < nb; i++)
+        cr_expect_str_eq(a[i + 1], b[i], "%s", p->name);
+    for (int i = 0; i < na; i++)
+        free(a[i + 1]);
+    for (int i = 0; i < nb; i++)
+        free(b[i]);
+    long total, kept[RL_TRAIN_MAX_KEPT];
+    int nkept;
+    cr_assert_eq(rl_train_opts_steps(t, &total, &err), RL_OK, "%s: %s", p->name, err.msg);
+    cr_expect_eq(rl_train_opts_kept(t, total, kept, &nkept, &err), RL_OK, "%s: %s", p->name, err.msg);
+    cr_expect(r.g.seeds >= 1 && r.g.seeds <= RL_GRID_MAX_SEEDS, "%s: %d seeds", p->name, r.g.seeds);
+    cr_expect(r.g.eval_targets > 0 && r.g.max_mult >= 1 && r.g.probe_mult >= 1, "%s", p->name);
+    cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK, "%s: %s", p->name, err.msg);
+    for (int v = 0; v < r.nvar; v++) {
+        rl_train_opts tv = *t;
+        tv.pos = r.pos[v];
+        rl_gpt_config c;
+        cr_expect_eq(rl_train_opts_config(&tv, &c, &err), RL_OK, "%s: %s: %s", p->name, r.var[v], err.msg);
+        for (int u = 0; u < v; u++)
+            cr_expect_str_neq(r.var[u], r.var[v], "%s: %s twice", p->name, r.var[v]);
+    }
+    if (strcmp(r.g.probe, "all") && strcmp(r.g.probe, "none")) {
+        char probe[1024], *save = NULL;
+        snprintf(probe, sizeof probe, "%s", r.g.probe);
+        for (char *name = strtok_r(probe, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+            int found = 0;
+            for (int v = 0; v < r.nvar; v++)
+                found |= !strcmp(name, r.var[v]);
+            cr_expect(found, "%s: probes %s, not a variant", p->name, name);
+        }
+    }
+    rl_match m;
+    if (r.g.matched) {
+        cr_assert_eq(rl_grid_match(&r.g, &m, &err), RL_OK, "%s: %s", p->name, err.msg);
+        cr_expect_eq(t->rot_base, m.base, "%s: the matched base", p->name);
+    } else
+        cr_expect_eq(t->rot_base, RL_ROT_BASE_DEFAULT, "%s: train's base", p->name);
+    rl_repro_free_variants(&r);
 }
 
 Test(reproduce_stages, vtraj_preset_parses)
