@@ -15,12 +15,6 @@
 
 static const rl_family_param brownian_params[] = { RL_FAMILY_PARAM_SIGMA_ };
 
-static rl_det_sign det_plus(const rl_family *f)
-{
-    (void)f;
-    return RL_DET_PLUS;
-}
-
 /* zheevd's eigenvectors and scratch, sized once by a workspace query */
 typedef struct {
     int d;
@@ -149,7 +143,7 @@ const rl_family_ops rl_family_brownian = {
     .desc = "Brownian step exp(sigma A), A skew-symmetric with N(0,1) entries above the diagonal",
     RL_FAMILY_PARAMS(brownian_params),
     .form = RL_STEP_DENSE,
-    .det_sign = det_plus,
+    .det_sign = rl_family_det_plus,
     .ws_alloc = brownian_ws,
     .ws_free = brownian_ws_free,
     .draw = brownian_draw,

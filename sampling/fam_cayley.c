@@ -34,12 +34,6 @@
 /* sigma as the Brownian step's: one flag, one range (fam_brownian.h) */
 static const rl_family_param cayley_params[] = { RL_FAMILY_PARAM_SIGMA_ };
 
-static rl_det_sign det_plus(const rl_family *f)
-{
-    (void)f;
-    return RL_DET_PLUS;
-}
-
 /* the LU of I - sigma A and the right-hand side I + sigma A, column-major */
 typedef struct {
     double *L, *B;
@@ -162,7 +156,7 @@ const rl_family_ops rl_family_cayley = {
     .desc = "Cayley step (I - sigma A)^-1 (I + sigma A), A skew-symmetric with N(0,1) entries above the diagonal",
     RL_FAMILY_PARAMS(cayley_params),
     .form = RL_STEP_DENSE,
-    .det_sign = det_plus,
+    .det_sign = rl_family_det_plus,
     .ws_alloc = cayley_ws_alloc,
     .ws_free = cayley_ws_free,
     .draw = cayley_draw,

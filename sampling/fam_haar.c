@@ -37,12 +37,6 @@ static rl_det_sign det_mixed(const rl_family *f)
     return RL_DET_MIXED;
 }
 
-static rl_det_sign det_plus(const rl_family *f)
-{
-    (void)f;
-    return RL_DET_PLUS;
-}
-
 /* E[U] commutes with every rotation, so E[U] = cI; E[U] = E[-U] on O(d) (U
  * and -U are equal in law) and on SO(d) for d >= 3 (U and U J_ij, two signs
  * flipped, are equal in law); SO(2): uniform angle, chi = 0. */
@@ -125,7 +119,7 @@ const rl_family_ops rl_family_haar = {
 const rl_family_ops rl_family_haar_so = {
     .desc = "Haar-distributed rotation on SO(d)",
     .form = RL_STEP_DENSE,
-    .det_sign = det_plus,
+    .det_sign = rl_family_det_plus,
     .ws_alloc = haar_ws,
     .ws_free = haar_ws_free,
     .draw = haar_draw,

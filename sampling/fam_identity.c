@@ -11,12 +11,6 @@ static rl_status identity_draw(const rl_family *f, void *ws, gsl_rng *r, int tok
     return RL_OK;
 }
 
-static rl_det_sign det_plus(const rl_family *f)
-{
-    (void)f;
-    return RL_DET_PLUS;
-}
-
 /* E[M] = I: c = 1, exactly (no gap: the route never decorrelates) */
 static int identity_mean(const rl_family *f, const double *probs, double complex *chi, double *err)
 {
@@ -38,7 +32,7 @@ const rl_family_ops rl_family_identity = {
     .desc = "the identity, M = I at every step: no transport (NoPE)",
     .form = RL_STEP_DENSE,
     .fixed = 1,
-    .det_sign = det_plus,
+    .det_sign = rl_family_det_plus,
     .draw = identity_draw,
     .mean = identity_mean,
     .route_cost = identity_cost,

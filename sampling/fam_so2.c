@@ -45,12 +45,6 @@ static rl_status token_check(const rl_family *f, rl_err *err)
     return RL_OK;
 }
 
-static rl_det_sign det_plus(const rl_family *f)
-{
-    (void)f;
-    return RL_DET_PLUS;
-}
-
 /* the base frequencies omega_b, computed once per stepper (NULL when
  * memory runs out) */
 static void *so2_ws(const rl_family *f)
@@ -196,7 +190,7 @@ const rl_family_ops rl_family_so2 = {
     RL_FAMILY_PARAMS(so2_params),
     .form = RL_STEP_SO2,
     .check = so2_check,
-    .det_sign = det_plus,
+    .det_sign = rl_family_det_plus,
     .ws_alloc = so2_ws,
     .ws_free = so2_ws_free,
     .draw = so2_draw,
@@ -212,7 +206,7 @@ const rl_family_ops rl_family_token_so2 = {
     .files = "table text",
     .form = RL_STEP_SO2,
     .check = token_check,
-    .det_sign = det_plus,
+    .det_sign = rl_family_det_plus,
     .draw = token_draw,
     .mean = token_mean,
     .moment2 = token_moment2,

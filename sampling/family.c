@@ -98,6 +98,12 @@ rl_family rl_family_default(rl_family_kind kind, int d)
     return f;
 }
 
+rl_det_sign rl_family_det_plus(const rl_family *f)
+{
+    (void)f;
+    return RL_DET_PLUS;
+}
+
 int rl_family_fixed(const rl_family *f)
 {
     const rl_family_ops *o = rl_family_ops_of(f);

@@ -142,6 +142,9 @@ void rl_family_param_put(rl_family *f, const rl_family_param *p, double v);
  * many (at most RL_FAMILY_NAMES_MAX: tests/test_families.c checks the
  * registry fits). */
 int rl_family_param_names(const rl_family_param **out);
+/* RL_DET_PLUS whatever f: the det_sign of the families whose steps are
+ * rotations (so2, haar-so, brownian, cayley, identity). */
+rl_det_sign rl_family_det_plus(const rl_family *f);
 /* Whether every step of f is the identity (the identity family: NoPE). */
 int rl_family_fixed(const rl_family *f);
 

@@ -26,12 +26,6 @@ static rl_status fixture_draw(const rl_family *f, void *ws, gsl_rng *r, int toke
     return RL_OK;
 }
 
-static rl_det_sign det_plus(const rl_family *f)
-{
-    (void)f;
-    return RL_DET_PLUS;
-}
-
 static double fixture_cost(const rl_family *f, double n, int m)
 {
     (void)m;
@@ -43,7 +37,7 @@ const rl_family_ops rl_family_fixture = {
     RL_FAMILY_PARAMS(fixture_params),
     .form = RL_STEP_SO2,
     .check = fixture_check,
-    .det_sign = det_plus,
+    .det_sign = rl_family_det_plus,
     .draw = fixture_draw,
     .route_cost = fixture_cost,
 };
