@@ -85,6 +85,21 @@ build/gen/commit.c: FORCE
 .PHONY: FORCE
 FORCE:
 
+# The reports' prose (claim statements, rule descriptions, captions,
+# paragraphs) is written in FLOOR/prose/*.txt and compiled in as the macros
+# of build/gen/prose_FLOOR.h (scripts/prose.sh; docs/extending.md, "Report
+# prose"): the program never reads the source tree.  Regenerated whenever a
+# prose file (or the set of them) changes and rewritten only when its text
+# does; each object of the floor waits for it (order only: the compiler's
+# -MMD lists then say which objects include it, and those are rebuilt).
+PROSEFLOORS := experiments reproduce
+CFLAGS      += -iquote build/gen
+build/gen/prose_%.h: scripts/prose.sh
+	@mkdir -p $(dir $@)
+	@sh scripts/prose.sh $* >$@.tmp || { rm -f $@.tmp; exit 2; }
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; echo "prose: wrote $@"; fi
+$(foreach f,$(PROSEFLOORS),$(eval build/gen/prose_$(f).h: $(wildcard $(f)/prose/*.txt) $(f)/prose))
+
 # Every program that links cmd/ links the commit too: reproduce records it
 # in a grid's config.txt (reproduce/buildrec.h), whichever program runs it.
 $(TESTBIN): $(TESTOBJS) build/gen/commit.o $(OBJS) | $(BIN)
@@ -390,6 +405,10 @@ $(SANDIR)/%.o: %.c
 $(SANDIR)/%.o: %.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+# Each floor's objects, of every build that compiles them, after its prose.
+$(foreach f,$(PROSEFLOORS),$(eval $(filter build/$(f)/%,$(OBJS)) $(filter $(SANDIR)/$(f)/%,$(SANOBJS)): \
+    | build/gen/prose_$(f).h))
 
 clean:
 	rm -rf build $(FUZZDIR) $(SANDIR) $(FLOORDIR)

@@ -44,6 +44,7 @@
 #include "claim_fns.h"
 #include "claims.h"
 #include "concentration.h"
+#include "prose_experiments.h"
 
 #define MAXD 8   /* dimensions in a preset */
 
@@ -663,11 +664,11 @@ static void fam_verdicts(const fam_summary *S, int nfam, rl_report *rep)
         if (s->role == ROLE_SHRINK) {
             /* exact at any n: no hypothesis */
             rl_report_decide(rep, &rl_rule_agree, s->norm_z, NULL,
-                             "path-beta1 (not orthogonal): the key's norm shrinks, E|Pk̂|² = (1 − β(2−β)/d)^n",
+                             RL_PROSE_CONCENTRATION_NORM_CHECK,
                              "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f over %d dimensions", s->norm_z, s->cells));
             dstats(s->cells, s->dd, s->dir, s->unmet, 0, ds);
             rl_conc_decide(rep, &rl_rule_agree, ds, s->cells,
-                           "path-beta1: the direction Pk̂/|Pk̂| has mixed: q̂ᵀPk̂/|Pk̂| = Beta law", "|z| ≤ 5");
+                           RL_PROSE_CONCENTRATION_DIRECTION_CHECK, "|z| ≤ 5");
         }
         if (s->role == ROLE_SO2) {
             /* independent bounded block terms: Hoeffding holds at any n */
@@ -677,7 +678,7 @@ static void fam_verdicts(const fam_summary *S, int nfam, rl_report *rep)
                              rl_fmt(a, sizeof a, "max %.1f (d = %.0f, t = %.3f)", s->hoeff.over, s->hoeff.over_d,
                                     s->hoeff.over_t));
             rl_report_info(rep, rl_fmt(w, sizeof w, "%s: tail against the sphere's Beta law (not claimed for SO(2))", lab),
-                           "SO(2) routes keep the block norms: Var s = Σ a_b²/2 ≈ 2/(d+2) when mixed, not 1/d",
+                           RL_PROSE_CONCENTRATION_SO2_BETA_PRED,
                            *s->depart ? s->depart
                                          : rl_fmt(b, sizeof b, "max |z| = %.1f; d·E s² = %.2f … %.2f (sphere: 1)",
                                                   s->beta_all.zmax, s->sq_ratio_min, s->sq_ratio_max));
@@ -778,9 +779,7 @@ static void so2_verdicts(const so2_row *rows, int nrows, rl_report *rep)
                                   ln, rl_st_cfg_name[g]),
                            "(measured − bound)/SE ≤ 5 (second-moment certificate, moment2.h)");
         }
-    rl_report_table(rep, "SO(2) block scores, q = k: exact moments from χ_b^n; looseness of Hoeffding: its variance proxy "
-                         "Σa_b² over the true variance, the measured 95% quantile t₉₅ of |s − Es| over the t₀₅ at which "
-                         "the bound is 0.05, and the bound's value at t₉₅ over the true 0.05",
+    rl_report_table(rep, RL_PROSE_CONCENTRATION_SO2_CAPTION,
                     tab);
     free(tab);
 }
@@ -863,31 +862,10 @@ void rl_exp_concentration_report(const void *res, const rl_outdir *out, rl_repor
     for (int i = 0; i < z.nd; i++)
         snprintf(ds + strlen(ds), sizeof ds - strlen(ds), "%s%d", i ? " " : "", z.d[i]);
     rl_report_text(rep,
-                   "**Claim.** The score of a unit query against a transported unit key is exponentially unlikely "
-                   "to be large in high dimension: for Haar transport it has the exact law ⟨e,u⟩² ~ Beta(1/2, (d−1)/2) "
-                   "and P(|s| ≥ t) ≤ 2e^{−dt²/2} (the cap bound (Ball) for one coordinate of the sphere; Lévy's "
-                   "concentration on SO(d), 2e^{−(d−2)t²/8} for 1-Lipschitz functions, is `routelab bound levy-so`); "
-                   "for block-diagonal SO(2), P(|s − Es| ≥ t) ≤ "
-                   "2exp(−t²/(2Σ_b a_b²)) (Hoeffding, a_b = |q_b||k_b|). Measured for d ∈ {%s} on t = x/√d, "
-                   "x = 0.25 … 5. Haar matrices from sampling/haar for d ≤ 128 (%ld per d); for d > 128 the exact "
-                   "equivalence that Pk̂ is uniform on the sphere for Haar P (rl_unit_vector). The families use the "
-                   "key aligned with the query (k = q: an independent uniform key would make Pk uniform for any "
-                   "orthogonal P, even P = I) and %d fixed orthonormal queries per route; n = max(16, 3 W(0.01)) "
-                   "(‖E P_n‖ ≤ 10⁻⁶) except the study's U(−ω_b, ω_b), at n = 65,536. Lazy-Haar and Brownian steps "
-                   "cost O(d³): d ≤ %d and d ≤ %d. Standard errors: the larger of the binomial and the cluster "
-                   "(per-route) one; equality with the Beta law is tested where ≥ 10 scores are expected on each "
-                   "side of t.",
+                   RL_PROSE_CONCENTRATION_INTRO,
                    ds, z.haar_reps, z.m, z.dense_dmax, z.brown_dmax);
     rl_report_text(rep,
-                   "**Hypothesis.** ‖E M‖ alone certifies no concentration (M = ±I). A Beta-law tail, the cap bound "
-                   "and the O(1/√d) scale need the far routes near Haar in the second moment: with T(X) = E[M X Mᵀ] "
-                   "and F its fixed space, |E s² − qᵀΠ_F(kkᵀ)q| ≤ rateⁿ, rate = ‖T on F^⊥‖ (theory/moment2.h, closed "
-                   "forms of the sampled family); the hypothesis at (d, n) is rateⁿ ≤ 1/d. Those checks are decided "
-                   "only over the d where it holds, and a separate row names the d where it does not (*hypothesis "
-                   "not met*; Brownian steps at d ≥ 3 have no closed-form rate). The closed-form moments (E s, "
-                   "Var s, the PaTH norm) and Hoeffding for independent SO(2) blocks are exact at any n and need no "
-                   "hypothesis. The scale check: d·E s² ≤ d·(Σ_b a_b²/2 + rateⁿ) (the level for F = span{I_b, J_b}, "
-                   "k = q; 1/d for q spread evenly over the blocks).");
+                   RL_PROSE_CONCENTRATION_HYPOTHESIS);
     curves(&z, out, rep);
     part_haar(R, out, rep);
     part_families(R, out, rep);
@@ -897,12 +875,9 @@ void rl_exp_concentration_report(const void *res, const rl_outdir *out, rl_repor
     rl_plot(out, "concentration_families", "concentration_families", vars, RL_NVARS(vars));
     rl_plot(out, "concentration_so2", "concentration_so2", vars, RL_NVARS(vars));
     rl_report_figure(rep, "concentration_haar.png",
-                     "Haar transport: P(|q̂ᵀPk̂| ≥ t) against t per d, measured ±SE (points), exact Beta law (lines), "
-                     "cap bound (Ball) 2e^{−dt²/2} (dashed)");
+                     RL_PROSE_CONCENTRATION_FIG_HAAR);
     rl_report_figure(rep, "concentration_families.png",
-                     "Each family far beyond its window, key aligned with the query, per d: tails against Beta "
-                     "(line) and the cap bound (Ball) (dashed); the study's U(−ω_b, ω_b) at n = 65,536 stays near 1 (unmixed blocks)");
+                     RL_PROSE_CONCENTRATION_FIG_FAMILIES);
     rl_report_figure(rep, "concentration_so2.png",
-                     "SO(2) blocks, q = k spread evenly vs concentrated in the low-frequency quarter: centered tails "
-                     "against Hoeffding (lines), and the scale √d·rms(s) of the score itself against d");
+                     RL_PROSE_CONCENTRATION_FIG_SO2);
 }

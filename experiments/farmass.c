@@ -33,6 +33,7 @@
 #include "../report/tsv.h"
 #include "claim_fns.h"
 #include "claims.h"
+#include "prose_experiments.h"
 
 #define MAXLAM 8
 #define NSLOPE 8 /* the study's ALiBi slopes for H = 8 heads: m_h = 2^{-8h/H} = 2^{-h} */
@@ -256,11 +257,11 @@ static void exact_report(const fm_res *R, const rl_outdir *out, rl_report *rep)
     rl_tsv_close(t);
     char b[160];
     rl_report_identity(rep, worst <= 1e-12,
-                       "extremal configuration (near logits +λ, far −λ) meets the lower bound",
+                       RL_PROSE_FARMASS_EXTREMAL,
                        "ρ_D = M/(M + K e^{2λ}) to 1e-12",
                        rl_fmt(b, sizeof b, "max ∣ρ_D − bound∣ = %.2g over %d λ × %d lengths", worst, z->nlam, ng));
     rl_report_identity(rep, R->worst_nope <= 1e-12,
-                       "NoPE (all logits equal): ρ_D = M/(M+K); with ALiBi, the geometric-series closed form at λ = 0",
+                       RL_PROSE_FARMASS_NOPE,
                        "equal to 1e-12 (checks the distance convention)",
                        rl_fmt(b, sizeof b, "max difference %.2g", R->worst_nope));
 }
@@ -399,8 +400,7 @@ static void fm_family(const fm_res *R, int k, rl_tsv *t, double *col, fm_tables 
                            f[FO_RRANGE], f[FO_RRANGE_SE], f[FO_LOBS], f[FO_DELTA]);
             }
     rl_report_identity(rep, worst_low >= -1e-12 && worst_range >= -1e-12,
-                       rl_fmt(w, sizeof w, "%s: rotation-only far mass never below M/(M + K e^{2λ}), nor below the "
-                              "realised-range form M/(M + K e^{Δ})", fa[k].label),
+                       rl_fmt(w, sizeof w, RL_PROSE_FARMASS_ROTATION_CHECK, fa[k].label),
                        "min over replicates, λ, L of ρ_D − bound ≥ 0 (both forms)",
                        rl_fmt(b, sizeof b, "min = %.3g (λ as set; at λ = %g, L = %.0f), %.3g (realised Δ); "
                               "replicates %ld × %d λ × %d L", worst_low, wl_lam, wl_L, worst_range, run[k].reps, nl, ng));
@@ -442,8 +442,7 @@ static void fm_scores(const fm_res *R, const rl_outdir *out, rl_report *rep)
                              rl_fmt(b, sizeof b, "%.5f ± %.5f (E s = %.4f ± %.4f)", m2, e2, m1, e1));
         else
             rl_report_text(rep,
-                           "%s far scores (δ ≥ %ld): mean %.3f ± %.3f, E s² = %.3f ± %.3f: the low-frequency "
-                           "blocks never decorrelate, so far keys keep part of their score.",
+                           RL_PROSE_FARMASS_SCORES_UNMIXED,
                            fa[k].label, far_from, m1, e1, m2, e2);
     }
     rl_tsv_close(ts);
@@ -484,11 +483,10 @@ static void fm_half(const fm_res *R, const rl_outdir *out, const fm_tables *T, c
         u += snprintf(tab + u, cap - u, "\n");
     }
     rl_tsv_close(th);
-    rl_report_table(rep, "Context length at which the bound forces ρ_D ≥ 1/2 (L = K + K e^{2λ}), and where the "
-                         "measured mean far mass reaches 1/2 (log-interpolated on the grid)", tab);
+    rl_report_table(rep, RL_PROSE_FARMASS_HALF_CAPTION, tab);
     rl_report_identity(rep, half_ok,
-                       "the measured far mass reaches 1/2 no later than the bound forces it",
-                       "L_1/2(measured) ≤ K + K e^{2λ} for every family and λ with K e^{2λ} in range",
+                       RL_PROSE_FARMASS_HALF_CHECK,
+                       RL_PROSE_FARMASS_HALF_PRED,
                        half_ok ? "holds for all" : "violated (see table)");
 }
 
@@ -528,10 +526,7 @@ static void fm_looseness(const fm_res *R, const fm_tables *T, char *tab, size_t 
                 }
             u += snprintf(tab + u, cap - u, "\n");
         }
-    rl_report_table(rep, "Looseness of the three forms of the bound, ρ_D / bound (mean over replicates ± SE; 1 = "
-                         "tight): (a) M/(M + K e^{2λ}) with λ as set, (b) M/(M + K e^{2λ_obs}) with the replicate's "
-                         "observed max ∣logit∣, (c) M/(M + K e^{Δ}) with Δ = max near − min far logit (softmax is "
-                         "shift-invariant). (a) mostly measures the slack in λ; (c) what the route leaves", tab);
+    rl_report_table(rep, RL_PROSE_FARMASS_LOOSENESS_CAPTION, tab);
 }
 
 /* the admissible length: where each form forces rho_D >= 1/2, with the
@@ -569,8 +564,7 @@ static void fm_admissible(const fm_res *R, const rl_outdir *out, const fm_tables
                           f[FO_LOBS], f[FO_DELTA], La, Lb, Lc, fmt_len(a, sizeof a, Lm, grid[0], z.lmax));
         }
     rl_tsv_close(tl);
-    rl_report_table(rep, "Admissible length L*(1/2) = K + K e^{Δ} (Δ = 2λ, 2λ_obs or the realised range, means over "
-                         "replicates at L_max): the context at which each form of the bound forces ρ_D ≥ 1/2", tab);
+    rl_report_table(rep, RL_PROSE_FARMASS_ADMISSIBLE_CAPTION, tab);
 }
 
 /* ALiBi against the rotation-only lower bound, and its far mass bounded */
@@ -646,8 +640,7 @@ static void fm_alibi(const fm_res *R, const rl_outdir *out, const fm_tables *T, 
         /* below for a slope whose L* <= L_max follows from the closed forms
          * (mean <= worst case <= rotation-only bound): an identity */
         char w2[300];
-        rl_fmt(w2, sizeof w2, "λ = %g: with ALiBi the far mass falls below the rotation-only lower bound "
-                               "at L = %ld%s", z.lam[l], z.lmax,
+        rl_fmt(w2, sizeof w2, RL_PROSE_FARMASS_ALIBI_BELOW_CHECK, z.lam[l], z.lmax,
                                guaranteed ? "" : " (out of range: every L* > L_max, the bound is still small)");
         /* not a claim of the study: never counted */
         if (guaranteed == 0)
@@ -656,17 +649,16 @@ static void fm_alibi(const fm_res *R, const rl_outdir *out, const fm_tables *T, 
                            rl_fmt(b, sizeof b, "%d of 8 slopes below (worst family's mean)", below));
         else
             rl_report_identity(rep, gbelow == guaranteed, w2,
-                               rl_fmt(a, sizeof a, "below for the %d of 8 slopes whose L* ≤ %ld (all slopes beyond L*)",
+                               rl_fmt(a, sizeof a, RL_PROSE_FARMASS_ALIBI_BELOW_PRED,
                                       guaranteed, z.lmax),
                                rl_fmt(b, sizeof b, "%d of 8 slopes below (worst family's mean)", below));
     }
     rl_tsv_close(ta);
     rl_report_identity(rep, flat_ok,
-                       "with ALiBi the far mass stays bounded as L grows: change from L_max/4 to L_max",
+                       RL_PROSE_FARMASS_ALIBI_FLAT,
                        "≤ e^{2λ − m L_max/4}/(1 − e^{−mK}) (every replicate, λ, m)",
                        rl_fmt(b, sizeof b, "max change %.3g", worst_flat));
-    rl_report_table(rep, "ALiBi (study's slopes, H = 8) against the rotation-only lower bound; L* from the closed "
-                         "forms (beyond it ALiBi's worst case is below what any rotation-only attention must have)", tab);
+    rl_report_table(rep, RL_PROSE_FARMASS_ALIBI_CAPTION, tab);
 }
 
 void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep)
@@ -677,18 +669,7 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
     const long per = (long)ng * nl * nc;
 
     rl_report_text(rep,
-                   "**Claim.** With a full softmax and logits bounded by λ, the far mass satisfies "
-                   "ρ_D ≥ M_L/(M_L + K e^{2λ}) (K near, M_L far keys), which tends to 1: rotation alone cannot "
-                   "bound the far mass; an explicit distance bias (ALiBi) can. **Model.** A unit query q̂ and "
-                   "one shared key direction k̂ = q̂ for every token, so that the route is all that tells keys "
-                   "apart (NoPE sees score 1 everywhere, a transport decorrelates far keys as well as it can); "
-                   "K = %d near keys at distances 1..K, M_L = L − K far keys beyond, all seen through ONE chain "
-                   "of steps walked back from the query (routes share steps, as in attention); logit = λ q̂ᵀP k̂, "
-                   "so ∣logit∣ ≤ λ. d = %d, %ld replicates per random family, L from 64 to %ld. Families: "
-                   "householder (far beyond its window, W(0.01) = %ld steps, a Householder chain is Haar-like: "
-                   "it stands for Haar transport, whose O(d³) steps are unaffordable at 65,536 steps), so2-circle "
-                   "(angles U(−π, π): every block mixes in one step), so2-study (U(−ω_b, ω_b), base 10000) and "
-                   "none (NoPE). ALiBi: bias −m·δ with the study's slopes for H = 8, m = 2^{−h}, h = 1..8.",
+                   RL_PROSE_FARMASS_INTRO,
                    z.K, z.d, z.reps, z.lmax, rl_mixing_window(1.0 - 2.0 / z.d, 0.01));
     exact_report(R, out, rep);
 
@@ -717,13 +698,11 @@ void rl_exp_farmass_report(const void *res, const rl_outdir *out, rl_report *rep
     rl_plot(out, "farmass_alibi", "farmass_alibi", vars, RL_NVARS(vars));
     rl_plot(out, "farmass_looseness", "farmass_looseness", vars, RL_NVARS(vars));
     rl_report_figure(rep, "farmass_families.png",
-                     "Rotation-only far mass ρ_D against context length per family (points ±SE) and the lower bound "
-                     "M/(M + K e^{2λ}) (black line), one panel per λ");
+                     RL_PROSE_FARMASS_FIG_FAMILIES);
     rl_report_figure(rep, "farmass_alibi.png",
-                     "ALiBi: far mass with Householder transport (filled, ±SE) and NoPE (open) for four of the study's "
-                     "slopes, their worst-case closed form (dashed), and the rotation-only lower bound (black)");
+                     RL_PROSE_FARMASS_FIG_ALIBI);
     rl_report_figure(rep, "farmass_looseness.png",
-                     "Looseness of the bound at typical logits: measured ρ_D / bound (±SE); 1 = tight");
+                     RL_PROSE_FARMASS_FIG_LOOSENESS);
     free(tab);
     free(col);
     free(T.mean);

@@ -32,6 +32,7 @@
 #include "claim_fns.h"
 #include "claims.h"
 #include "mixing.h"
+#include "prose_experiments.h"
 
 typedef struct {
     long reps;      /* routes per family */
@@ -689,7 +690,7 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
                              bb, om, c, w1, w2, m512, s512, p512, mL, sL, pL, cls);
     }
     rl_tsv_close(t);
-    snprintf(w, sizeof w, "The study's random variant, U(−ω_b, ω_b), d = %d, %ld routes per block", d, z->reps);
+    snprintf(w, sizeof w, RL_PROSE_MIXING_BLOCKS_CAPTION, d, z->reps);
     rl_report_table(rep, w, tab);
     const double omlast = rl_so2_freq(d, RL_STUDY_BASE, 1.0, nb - 1);
     long wlast = rl_mixing_window(sin(omlast) / omlast, 0.1);
@@ -782,12 +783,7 @@ static void tokens_report(const mix_res *R, const rl_outdir *out, rl_report *rep
         rl_mix_text_row(rep, bb, w0, w1, wp);
     }
     rl_report_text(rep,
-                   "Text-driven steps: d = %d, angle of byte v in block b a fixed entry of a random table "
-                   "(U(−ω_b, ω_b)), tokens the first %ld bytes of `%s`. Steps along text are not independent, "
-                   "so the prediction |Σ_v p_v e^{iθ_vb}|^n from the unigram law p is only a reference: the "
-                   "measured windows agree with it within 25%% in %d of %d resolvable blocks, and are the same "
-                   "inside 512- and 65,536-token contexts in %d of %d (the window is a property of the route "
-                   "length, not of the context).",
+                   RL_PROSE_MIXING_TOKENS_INTRO,
                    d, n, path, close, resolvable, same, resolvable);
 }
 
@@ -810,8 +806,7 @@ void rl_mix_text_row(rl_report *rep, int block, long w0, long w1, long wp)
     /* steps along text are not independent: claim 1 does not cover them, and
      * both contexts average over start positions of the same text */
     rl_report_info(rep,
-                   rl_fmt(w, sizeof w, "text-driven steps, block %d: W(0.1) in a 512- vs a 65,536-token context "
-                          "(a reading: steps along text are not independent)", block),
+                   rl_fmt(w, sizeof w, RL_PROSE_MIXING_TOKENS_CHECK, block),
                    rl_fmt(a, sizeof a, "unigram law: %ld", wp), rl_fmt(b, sizeof b, "%ld vs %ld", w0, w1));
 }
 
@@ -830,7 +825,7 @@ void rl_mix_drift_rows(rl_report *rep, const long *grid, int ng, const double co
     char a[160], b[160];
     /* the study's remark ("positive steps drift like RoPE") is about trained
      * models; that drift angles mix at the zero-mean rate is our reading */
-    rl_report_info(rep, "positive drift U(0, 2ω) against U(−ω, ω): the same mixing rate (a reading of ours, not the study's claim)",
+    rl_report_info(rep, RL_PROSE_MIXING_DRIFT_INFO,
                    "|E e^{iθ}| = |sin ω/ω| for both laws",
                    rl_fmt(a, sizeof a, "|mean P_n| drift vs uniform, n = 1..%ld: max |z| = %.2f", grid[ng - 1], worst));
     /* E[P_n] = E[M]^n with E e^{iθ} = e^{iω} sin ω/ω: the phase is n ω */
@@ -881,10 +876,7 @@ void rl_exp_mixing_report(const void *res, const rl_outdir *out, rl_report *rep)
     const mix_res *R = res;
     const mix_size z = R->z;
     rl_report_text(rep,
-                   "**Claim.** With independent steps and ‖E[M]‖ ≤ 1−γ < 1, ‖E[P(j→i)]‖ ≤ (1−γ)^{i−j}: far routes "
-                   "decorrelate after W(ε) = ⌈log(1/ε)/log(1/(1−γ))⌉ steps whatever the context length. "
-                   "Measured: the mean of P_n over %ld routes per family (d = %d), per block for SO(2) "
-                   "(base 10000), for n up to %ld; z-scores are (measured − predicted)/SE.",
+                   RL_PROSE_MIXING_INTRO,
                    z.reps, z.d, z.nmax);
     sweep_report(R, out, rep);
     rl_tsv *curves = rl_tsv_open(out, "mixing_block_curves.tsv", "d\tblock\tomega\tn\tmeasured\tse\tpred");
@@ -901,17 +893,13 @@ void rl_exp_mixing_report(const void *res, const rl_outdir *out, rl_report *rep)
     rl_plot(out, "mixing_tokens", "mixing_tokens", NULL, 0);
     rl_plot(out, "mixing_coherence", "mixing_coherence", vars, RL_NVARS(vars));
     rl_report_figure(rep, "mixing_families.png",
-                     "‖E[P_n]‖ against n for the non-SO(2) families: measured (points, ±SE) and ‖E[M]‖ⁿ (lines)");
+                     RL_PROSE_MIXING_FIG_FAMILIES);
     rl_report_figure(rep, "mixing_laws.png",
-                     "SO(2) angle laws, fastest block (ω = 1): |E e^{iΦ_n}| measured and predicted; constant "
-                     "angles (RoPE) never mix, drift mixes exactly like the zero-mean law");
+                     RL_PROSE_MIXING_FIG_LAWS);
     rl_report_figure(rep, "mixing_blocks.png",
-                     "The study's U(−ω_b, ω_b) at d = 64, selected blocks: fast blocks mix within 512 steps, "
-                     "slow blocks stay coherent past 65,536");
+                     RL_PROSE_MIXING_FIG_BLOCKS);
     rl_report_figure(rep, "mixing_tokens.png",
-                     "Text-driven SO(2) steps: windows measured inside 512- and 65,536-token contexts and the "
-                     "unigram prediction");
+                     RL_PROSE_MIXING_FIG_TOKENS);
     rl_report_figure(rep, "mixing_coherence.png",
-                     "E[(q̂ᵀP_n q̂)²] against n: the Haar value 1/d for the isotropic families, 2/(d+2) for "
-                     "fully mixed SO(2) blocks");
+                     RL_PROSE_MIXING_FIG_COHERENCE);
 }

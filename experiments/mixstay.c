@@ -33,6 +33,7 @@
 #include "claims.h"
 #include "mixing.h"
 #include "mixstay.h"
+#include "prose_experiments.h"
 
 /* The laws, zero-mean and positive first (the pair the claim is about). */
 #define MS_NLAWS 5
@@ -234,9 +235,7 @@ void rl_mixstay_chi_row(rl_report *rep, const char *head, double gap)
     char w[256], m[96];
     /* |e^{iw} sinc| = |sinc| up to the rounding of cexp's modulus */
     rl_report_identity(rep, gap <= 4 * DBL_EPSILON,
-                       rl_fmt(w, sizeof w, "zero-mean U(−ω, ω) and positive U(0, 2ω) steps, %s: |χ_b(k)| equal for "
-                                           "every block and harmonic (the study's spectral-gap condition cannot tell "
-                                           "them apart)", head),
+                       rl_fmt(w, sizeof w, RL_PROSE_MIXSTAY_GAP_CHECK, head),
                        "|sin kω / kω| for both", rl_fmt(m, sizeof m, "max difference %.2g", gap));
 }
 
@@ -244,8 +243,7 @@ void rl_mixstay_score_row(rl_report *rep, const char *head, long mult, const dou
 {
     char w[256], a[160], b[200];
     rl_report_info(rep,
-                   rl_fmt(w, sizeof w, "zero-mean and positive steps of equal |χ| get different scores S(%ldT), %s "
-                                       "(a reading of ours: routelab's condition, not the study's)", mult, head),
+                   rl_fmt(w, sizeof w, RL_PROSE_MIXSTAY_ORDER_INFO, mult, head),
                    rl_fmt(a, sizeof a, "the spectral gap: the same verdict for both"),
                    rl_fmt(b, sizeof b, "uniform %.4f [%.4f, %.4f], drift %.4f [%.4f, %.4f]%s", u[0], u[0], u[1], p[0],
                           p[0], p[1], u[1] < p[0] ? ": brackets apart" : ": brackets overlap"));
@@ -312,8 +310,7 @@ static void scores_table(const ms_res *R, const rl_outdir *out, rl_report *rep)
     rl_tsv_close(t);
     char cap[512], gt[200];
     const ms_regime *s = &R->reg[2];
-    rl_fmt(cap, sizeof cap, "S(16T) = mean over blocks of D_b, [lower, upper] ends of the truncated distance (N = %d); "
-                            "far lengths: every δ in the CPU heads, %s in the study's", RL_MIXSTAY_HARMONICS,
+    rl_fmt(cap, sizeof cap, RL_PROSE_MIXSTAY_SCORES_CAPTION, RL_MIXSTAY_HARMONICS,
            rl_mixstay_grid_text(s->t, s->l, gt, sizeof gt));
     rl_report_table(rep, cap, md);
     free(md);
@@ -353,20 +350,7 @@ void rl_exp_mixstay_report(const void *res, const rl_outdir *out, rl_report *rep
     const ms_res *R = res;
     const ms_regime *c = &R->reg[0];
     rl_report_text(rep,
-                   "**Routelab's condition** (not the study's). A block turns a key at distance δ by Θ_δ = θ_1 + … + "
-                   "θ_δ, whose law μ_δ on the circle has characteristic function χ(k)^δ. The study asks for a spectral "
-                   "gap, |χ(1)| < 1; that cannot tell zero-mean steps U(−ω, ω) from positive steps U(0, 2ω), whose "
-                   "|χ| are equal, yet only the first stays flat far beyond T. A block that has not mixed by T either "
-                   "*stays* near the laws met within T (zero-mean steps spread as √δ around 0) or *drifts* to angles "
-                   "never seen in training (positive steps and RoPE: mean angle δω). The condition: a block is safe "
-                   "beyond T when every far law (T ≤ δ < L) is close to some law met within T (0 ≤ δ′ < T), "
-                   "D_b(T, L) = max_δ min_δ′ d_U(μ_δ, μ_δ′), with Watson's (circular Cramér–von Mises) distance "
-                   "d_U = √(Σ_k |φ_μ(k) − φ_ν(k)|²/k²)/(π√2) ∈ [0, ½], which bounds every smooth read-out f of the "
-                   "block's angle, |E_μ f − E_ν f| ≤ ‖f′‖₂ √(2π) d_U (a point mass against the uniform law: 1/√12 = "
-                   "0.289). Mixed by T is the case where both laws are near uniform. The score S(T, L) is the "
-                   "unweighted mean of D_b over a head's blocks. Sums to N = %d harmonics: each distance lies in "
-                   "[lo, √(lo² + 2/(π²N))]. Heads: %s (hd %d, T = %ld, base %.6g) and at base 10000, and %s (hd %d, "
-                   "T = %ld, base 10000), L = %dT.",
+                   RL_PROSE_MIXSTAY_INTRO,
                    RL_MIXSTAY_HARMONICS, c->what, c->d, c->t, c->base, R->reg[2].what, R->reg[2].d, R->reg[2].t,
                    RL_MIXSTAY_MULT);
     blocks_tsv(R, out);
@@ -385,10 +369,7 @@ void rl_exp_mixstay_report(const void *res, const rl_outdir *out, rl_report *rep
     rl_plot(out, "mixstay_blocks", "mixstay_blocks", vars, RL_NVARS(vars));
     rl_plot(out, "mixstay_curves", "mixstay_curves", vars, RL_NVARS(vars));
     rl_report_figure(rep, "mixstay_blocks.png",
-                     "D_b(16T) per block against its frequency ω_b for the five step laws, in each head (the bars: "
-                     "[lo, hi] of the truncated distance): zero-mean laws stay low in the slow blocks, positive "
-                     "steps and RoPE drift far");
+                     RL_PROSE_MIXSTAY_FIG_BLOCKS);
     rl_report_figure(rep, "mixstay_curves.png",
-                     "The far law's distance to the nearest law met within T, min_δ′ d_U(μ_δ, μ_δ′), against δ/T, "
-                     "two blocks of the CPU head (mixing-matched base)");
+                     RL_PROSE_MIXSTAY_FIG_CURVES);
 }

@@ -56,6 +56,7 @@
 #include "claim_fns.h"
 #include "claims.h"
 #include "scoregap.h"
+#include "prose_experiments.h"
 
 #define NNEAR 3
 static const long near_n[NNEAR] = { 1, 4, 16 };
@@ -395,8 +396,7 @@ static void mixed_rows(const rl_sg_sum *s, const char *lab, const char *dsuf, co
                      "(bound − measured)/SE ≤ 5", rl_fmt(m, sizeof m, "max %.1f", a->gap_over));
     rl_report_decide(rep, &rl_rule_bound, a->union_over, unmet,
                      rl_fmt(w, sizeof w,
-                            "%s: P(max_j |s_j| ≥ √(2 log(2M_L/δ)/d)) ≤ δ = %.2f (union of cap bounds (Ball) "
-                            "2e^{−dt²/2})%s",
+                            RL_PROSE_SCOREGAP_UNION_CHECK,
                             lab, UNION_DELTA, dsuf),
                      "(frequency − δ)/SE ≤ 5",
                      rl_fmt(m, sizeof m, "largest frequency %.3f; max (frequency − δ)/SE = %.1f", a->union_worst,
@@ -404,8 +404,7 @@ static void mixed_rows(const rl_sg_sum *s, const char *lab, const char *dsuf, co
     if (s->logr_needs_mixing)
         rl_report_decide(rep, &rl_rule_bound, a->logr_over, unmet,
                          rl_fmt(w, sizeof w,
-                                "%s: log weight ratio E log(w_target / Σ w_far) ≥ λ E s_near − log E Σ e^{λ s_j} "
-                                "(the sphere's mgf)%s",
+                                RL_PROSE_SCOREGAP_RATIO_SPHERE_CHECK,
                                 lab, dsuf),
                          "(bound − measured)/SE ≤ 5",
                          rl_fmt(m, sizeof m, "max %.1f; measured − bound at d = %d, M_L = %ld, n_near = 4: %.3f",
@@ -448,7 +447,7 @@ void rl_scoregap_verdicts(const rl_sg_sum S[RL_SG_NFAM], int dlast, long mmax, r
         if (fi != F_HOUSEHOLDER)
             rl_report_decide(rep, &rl_rule_bound, s->hunion_over, NULL,
                              rl_fmt(w, sizeof w,
-                                    "%s: centered, P(max_j |s_j − E s_j| ≥ √(2Σa_b² log(2M_L/δ))) ≤ δ (Hoeffding union)",
+                                    RL_PROSE_SCOREGAP_HOEFFDING_CHECK,
                                     lab),
                              "(frequency − δ)/SE ≤ 5",
                              rl_fmt(m, sizeof m, "largest frequency %.3f; max (frequency − δ)/SE = %.1f",
@@ -459,8 +458,7 @@ void rl_scoregap_verdicts(const rl_sg_sum S[RL_SG_NFAM], int dlast, long mmax, r
                 x = rl_worst(x, s->at[k].logr_over);
             rl_report_decide(rep, &rl_rule_bound, x, NULL,
                              rl_fmt(w, sizeof w,
-                                    "%s: log weight ratio E log(w_target / Σ w_far) ≥ λ E s_near − log E Σ e^{λ s_j} "
-                                    "(exact mgf at each route length)",
+                                    RL_PROSE_SCOREGAP_RATIO_EXACT_CHECK,
                                     lab),
                              "(bound − measured)/SE ≤ 5",
                              rl_fmt(m, sizeof m, "max %.1f; measured − bound at d = %d, M_L = %ld, n_near = 4: %.3f",
@@ -564,28 +562,12 @@ void rl_exp_scoregap_report(const void *res, const rl_outdir *out, rl_report *re
     rl_tsv_close(o.gap);
 
     rl_report_text(rep,
-                   "**Claim.** Near routes stay close to the identity and keep high scores; far routes have mixed "
-                   "and their scores are O(1/√d), so the largest of M_L far scores grows only like √(2 log M_L/d): "
-                   "a score gap. Stylized model on ONE chain (scores correlated through shared steps): the query q̂ "
-                   "is spread evenly over the SO(2) blocks (|q̂_b|² = 2/d, random phases); every key equals q̂ "
-                   "(aligned: the worst case); the target at distance n_near ∈ {1, 4, 16}, M_L distractors at "
-                   "δ₀ … δ₀ + M_L − 1 with δ₀ = 3 W(0.01) (Householder), 64 (circle angles, window 1) and 512 "
-                   "(the study's U(−ω_b, ω_b), base 10000, whose slow blocks have no window); logits λ·score with "
-                   "λ = √d. M_L = 1 … %ld, d ∈ {16, 64, 256}. The union of cap bounds (Ball: one coordinate of "
-                   "the sphere exceeds t with probability ≤ 2e^{−dt²/2}) uses δ = %.2f.",
+                   RL_PROSE_SCOREGAP_INTRO,
                    mmax, UNION_DELTA);
     rl_report_text(rep,
-                   "**Hypothesis.** The bound on E max_j s_j, the gap's lower bound, the union of cap bounds and "
-                   "(Householder) the weight-ratio bound through the sphere's mgf assume far routes near Haar "
-                   "(sub-Gaussian scores with proxy 1/d). Per family and d this is certified by the second moment "
-                   "at the first far key: rate^{δ₀} ≤ 1/d, rate = ‖E[M ⊗ M]‖ off its fixed space (closed form; "
-                   "the level it settles at is 1/d for a query spread evenly over the blocks). Where it fails the "
-                   "row is *hypothesis not met*, with the rate. The closed forms, the upper bound on the gap, "
-                   "Hoeffding's union around E s_j and Jensen's bound with the exact SO(2) mgf at each route "
-                   "length hold at any length and are decided everywhere.");
+                   RL_PROSE_SCOREGAP_HYPOTHESIS);
     rl_scoregap_verdicts(S, z.d[z.nd - 1], mmax, rep);
-    rl_report_table(rep, "Near scores, the far score at δ₀, and the number of distractors M* at which the target's "
-                         "softmax weight falls below theirs together (λ = √d)",
+    rl_report_table(rep, RL_PROSE_SCOREGAP_NEAR_CAPTION,
                     o.tab);
     free(o.tab);
 
@@ -593,9 +575,7 @@ void rl_exp_scoregap_report(const void *res, const rl_outdir *out, rl_report *re
     rl_plot(out, "scoregap_max", "scoregap_max", vars, RL_NVARS(vars));
     rl_plot(out, "scoregap_gap", "scoregap_gap", vars, RL_NVARS(vars));
     rl_report_figure(rep, "scoregap_max.png",
-                     "Largest of M_L far scores against M_L per d: mean ±SE (filled), 95% quantile of max|s_j| "
-                     "(open), √(2 log M_L/d) (solid) and the union of cap bounds (Ball) at δ, √(2 log(2M_L/δ)/d) (dashed)");
+                     RL_PROSE_SCOREGAP_FIG_MAX);
     rl_report_figure(rep, "scoregap_gap.png",
-                     "Gap s_near − max_j s_j and log₁₀ of the softmax weight ratio target / all far tokens (n_near = 4, "
-                     "λ = √d) against M_L, with the predicted lower bounds (lines)");
+                     RL_PROSE_SCOREGAP_FIG_GAP);
 }

@@ -33,6 +33,7 @@
 #include "../report/tsv.h"
 #include "claims.h"
 #include "claim_fns.h"
+#include "prose_experiments.h"
 
 typedef struct {
     int d;
@@ -473,10 +474,7 @@ static void write_table(const rl_outdir *out, const sty_size *z, const results *
     rl_tsv_close(t);
     char cap_[512];
     snprintf(cap_, sizeof cap_,
-             "Target weight, perplexity-like ratio exp(E[−log α_t(L)] − E[−log α_t(T)]) and output SNR at "
-             "L = T, 16T, 128T (T = T_train = %ld; the study's 8K/512 and 65K/512 multiples): mean ± SE "
-             "across %d independent fits (each fit: its own key/value directions, fitted queries and %ld "
-             "evaluation queries)",
+             RL_PROSE_STYLIZED_TABLE_CAPTION,
              z->T, R->nfit, R->nq);
     rl_report_table(rep, cap_, tab);
     free(tab);
@@ -553,7 +551,7 @@ static void check_lower_bound(const sty_model *m, const results *R, rl_report *r
     /* an identity: the fitted query is projected on |q| ≤ λ and the keys
      * are unit vectors, so |logit| ≤ λ and the bound follows algebraically */
     rl_report_identity(rep, viol == 0,
-                       "far mass ≥ M/(M + K e^{2λ}) for every scheme without a bias, every query and L",
+                       RL_PROSE_STYLIZED_BOUND_CHECK,
                        rl_fmt(p, sizeof p, "0 violations (|logit| ≤ λ = %g by construction, K = %d)", m->lambda,
                               m->k_near),
                        rl_fmt(ms, sizeof ms, "%ld violations in %ld", viol, n));
@@ -578,8 +576,8 @@ static void check_orderings(const results *R, int gT, int g16, int g128, rl_repo
     for (int j = 0; j < R->nfit; j++)
         for (long r = 0; r < R->nq; r++)
             grow = fmin(grow, val(R, j, r, s, g128, STY_Q_NLL) - val(R, j, r, s, g16, STY_Q_NLL));
-    rl_report_identity(rep, grow >= -1e-12, "random_qk degrades further from 16T to 128T (the 16T context is a prefix of the 128T one)",
-                       "−log α_t(128T) ≥ −log α_t(16T) for every query, by construction (study 1.60× → 7.49×)",
+    rl_report_identity(rep, grow >= -1e-12, RL_PROSE_STYLIZED_GROW_CHECK,
+                       RL_PROSE_STYLIZED_GROW_PRED,
                        rl_fmt(ms, sizeof ms, "%.3g× ± %.2g → %.3g× ± %.2g; Δ log-ratio = %.3f ± %.3f; least increase "
                               "over %d fits × %ld queries %.3g", r16.mean, r16.se, r128.mean, r128.se, d.mean, d.se,
                               R->nfit, R->nq, grow));
@@ -593,7 +591,7 @@ static void check_values(const results *R, int g16, int g128, rl_report *rep)
     est da = one(R, STY_Q_ALPHA, a, g128), db = one(R, STY_Q_ALPHA, b, g128);
     const double wd = max_absdiff(R, STY_Q_ALPHA, a, b);
     rl_report_identity(rep, wd == 0, "random_qk vs random_qkv: target weight",
-                       "equal by construction (same fitted query, same draws; the values do not enter the scores)",
+                       RL_PROSE_STYLIZED_WEIGHT_PRED,
                        rl_fmt(ms, sizeof ms, "α_t(128T) = %.4g vs %.4g; max difference over fits, queries, L %.2g",
                               da.mean, db.mean, wd));
     const int gs[2] = { g16, g128 };
@@ -603,7 +601,7 @@ static void check_values(const results *R, int g16, int g128, rl_report *rep)
         est sa = one(R, STY_Q_SNR, a, gs[i]), sb = one(R, STY_Q_SNR, b, gs[i]);
         est ba = one(R, STY_Q_BG, a, gs[i]), bb = one(R, STY_Q_BG, b, gs[i]);
         decide(rep, R, dd, rl_fmt(w, sizeof w, "random_qkv output SNR > random_qk at L = %ld T", mult[i]),
-               "value transport cancels the shared background (study: qkv 1.59× vs qk 7.49× at 65K)",
+               RL_PROSE_STYLIZED_SNR_PRED,
                rl_fmt(ms, sizeof ms, "SNR %.3g ± %.2g vs %.3g ± %.2g; background %.3g vs %.3g", sb.mean, sb.se,
                       sa.mean, sa.se, bb.mean, ba.mean));
     }
@@ -693,8 +691,8 @@ static void ordering_info(const results *R, int gT, int g128, rl_report *rep)
     for (int i = 0; i < STY_NSCHEME && u + 48 < sizeof ms; i++)
         u += snprintf(ms + u, sizeof ms - u, "%s%s %.3g× ± %.2g", i ? " > " : "", sty_schemes[ord[i]].name,
                       key[ord[i]].mean, key[ord[i]].se);
-    rl_report_info(rep, "ordering by ppl ratio at 128T (worst first; mean ± SE across fits)",
-                    "study at 65K/512: rope 38.5× > random_qk 7.49× > random_qkv 1.59× > alibi 0.96×", ms);
+    rl_report_info(rep, RL_PROSE_STYLIZED_ORDER_INFO,
+                    RL_PROSE_STYLIZED_STUDY_ORDER, ms);
 }
 
 static void checks(const sty_model *m, const sty_size *z, const results *R, const long *grid, int gT, int g16,
@@ -775,43 +773,12 @@ void rl_exp_stylized_report(const void *res, const rl_outdir *out, rl_report *re
     write_main(out, &m, &z, &R, grid, gT);
 
     rl_report_text(rep,
-                   "**Claim.** Accumulated transports extrapolate where position-indexed ones do not; value "
-                   "transport makes the surviving far mass incoherent; rotation alone cannot bound the far mass, "
-                   "an explicit distance bias can. **Model.** One attention layer, d = %d, a query attending to L "
-                   "tokens at distances 1..L with logits q·P_δk_δ (− mδ with ALiBi, m = %g), unit keys and "
-                   "|q| ≤ λ = %g. Distractor keys share a direction u (k = normalize(u + %g g/√d)), the target "
-                   "key (one token at a distance uniform in 1..%d) has its own direction w ⟂ u; distractor values "
-                   "share a background v̄ (v = v̄ + %g g/√d), the target value v_t ⟂ v̄. This is what training puts "
-                   "into keys and values, and it avoids the trap of independent random distractors (which any "
-                   "rotation maps to random distractors). The query is **fitted** per score process by Adam ascent "
-                   "on log α_t in windows of T_train = %d tokens (%d steps × %d windows, fresh keys and transports "
-                   "each window), then evaluated on %ld queries at L = T_train·2^k up to %ld, one walk per query "
-                   "(contexts of every L share their first tokens). **Replication:** all of this (the directions "
-                   "u, w, v̄, v_t, the fitted queries, the evaluation draws) is repeated for %d independent fits, "
-                   "each on its own random streams keyed by the fit index; every number below is the mean over "
-                   "fits of the fit's own value (itself a mean over its queries), ± the SE across fits, so the "
-                   "spread from one fit to the next is in the error bars. A check holds when the across-fit mean "
-                   "of the predicted difference exceeds %g SE in the predicted direction, is contradicted beyond "
-                   "%g SE the other way, and is unresolved in between (rule fixed before the run); each check also "
-                   "says in how many fits the difference has the predicted sign. Transports: rope δ·ω_b; random accumulated "
-                   "U(−ω_b, ω_b) steps (ω_b = 10000^(−2b/d), half-split pairs); haar = accumulated Householder "
-                   "reflections I − 2wwᵀ (PaTH at β = 2): E[H] = (1 − 2/d)I, a window W(0.1) = %ld tokens, so a "
-                   "distance-1 route stays near the identity (pure Haar steps would randomise it) while routes "
-                   "beyond the window are Haar-like already inside T_train. random_qk and random_qkv share the "
-                   "fitted query and all draws. The perplexity-like ratio is exp(E[−log α_t(L)] − E[−log α_t(T)]) "
-                   "(the study's ppl(L)/ppl(512) with −log α_t as the loss); the brief's loss ratio "
-                   "E[−log α_t(L)]/E[−log α_t(T)] is in the TSV.",
+                   RL_PROSE_STYLIZED_INTRO,
                    z.d, m.slope, m.lambda, m.key_noise, m.k_near, m.value_noise, (int)z.T, z.steps, z.batch, z.nq,
                    z.lmax, z.nfit, rl_rule_sign.k, rl_rule_sign.k, rl_mixing_window(1.0 - 2.0 / z.d, 0.1));
     write_table(out, &z, &R, gT, g16, g128, rep);
     rl_report_text(rep,
-                   "Reading the table: the SNR is the target's own term α_t v_t·V_t over the norm of everything else "
-                   "in the output (background leakage along v_t included); with the target's own value noise it "
-                   "cannot exceed about 1/σ_v = %g, so near T_train it measures the value noise and beyond it the "
-                   "leakage. The brief's loss ratio E[−log α_t(L)]/E[−log α_t(T)] divides by a number near 0 "
-                   "when the fit retrieves well at T_train (−log α_t(T) ≈ 0.01), so it is large for every scheme; "
-                   "the perplexity-like ratio (a difference of mean losses, as ppl(L)/ppl(512) is) is the one to "
-                   "compare with the study.",
+                   RL_PROSE_STYLIZED_READING,
                    m.value_noise ? 1.0 / m.value_noise : INFINITY);
     checks(&m, &z, &R, grid, gT, g16, g128, rep);
 
@@ -823,21 +790,13 @@ void rl_exp_stylized_report(const void *res, const rl_outdir *out, rl_report *re
     rl_plot(out, "stylized_ratio", "stylized_ratio", vars, RL_NVARS(vars));
     rl_plot(out, "stylized_query", "stylized_query", vars, RL_NVARS(vars));
     rl_report_figure(rep, "stylized_alpha.png",
-                     "Target weight α_t against context length (mean ± SE across fits); T_train and the 16T, 128T points marked");
+                     RL_PROSE_STYLIZED_FIG_ALPHA);
     rl_report_figure(rep, "stylized_farmass.png",
-                     "Far mass ρ_D (distances > K) against L with the rotation-only lower bound M/(M + K e^{2λ}) "
-                     "(line): every scheme without a bias stays above it and climbs towards 1; ALiBi saturates at a "
-                     "constant (the bound, which tends to 1, overtakes it only beyond the longest L here)");
+                     RL_PROSE_STYLIZED_FIG_FARMASS);
     rl_report_figure(rep, "stylized_snr.png",
-                     "Output SNR: the target's own term along v_t over the norm of everything else in the output "
-                     "(background leakage, value noise, the target's own off-axis part)");
+                     RL_PROSE_STYLIZED_FIG_SNR);
     rl_report_figure(rep, "stylized_ratio.png",
-                     "Perplexity-like ratio against L/T_train (points ± SE across fits) next to the study's ppl(L)/ppl(512) "
-                     "against L/512 (open symbols, dashed)");
+                     RL_PROSE_STYLIZED_FIG_RATIO);
     rl_report_figure(rep, "stylized_query.png",
-                     "What the fits learned (mean ± SE across fits). Top: the mean logit of the shared key direction, E[q^T P_δ u] (− mδ "
-                     "with ALiBi), against the distance, in closed form from the fitted q (negative: suppressed); "
-                     "rope's suppression breaks up beyond T_train, random's relaxes slowly towards 0, Householder's "
-                     "is gone after its window. Bottom: each SO(2) block's share of it inside the training window "
-                     "and beyond it, against the block frequency");
+                     RL_PROSE_STYLIZED_FIG_QUERY);
 }

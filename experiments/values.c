@@ -36,6 +36,7 @@
 #include "../mc/routes.h"
 #include "../mc/value_walk.h"
 #include "../mc/sweep.h"
+#include "prose_experiments.h"
 
 #define NGROUP 16   /* jackknife groups of replicates for slope errors */
 #define NFAM RL_SWEEP_CASES_MAX /* the sweep's cases, the baseline none among them */
@@ -507,7 +508,7 @@ void rl_val_cov_rows(rl_report *rep, const char *label, int none, double worst_c
     rl_val_agree_row(rep, none, worst_cz, rl_fmt(w, sizeof w, "%s: trace of Cov(r) = E‖r‖² − ‖E r‖² (exact)", label),
                      "∣z∣ ≤ 5 at every M", measured);
     rl_fmt(w, sizeof w, "%s: trace of Cov(r) below the bound", label);
-    const char *bnd = "≤ (ρ/M)²[Σ_b ‖v̄_b‖² min(M², M(1+∣χ_b∣)/(1−∣χ_b∣)) + Mσ²], excess ≤ 5 SE";
+    const char *bnd = RL_PROSE_VALUES_COV_BOUND;
     char m[320];
     rl_fmt(m, sizeof m, "largest excess over the bound: %.2f SE", worst_cb);
     if (none)
@@ -687,14 +688,13 @@ static void near_report(const val_size *z, const vfam *fa, int nfam, const near_
         rl_val_agree_row(rep, fa[k].none, nr[k].worst,
                         rl_fmt(w, sizeof w, "%s: near target on a route of n = 1..16 steps (d = %d)", fa[k].label, d),
                         fa[k].none ? "P = I: P_n v_t = v_t exactly"
-                        : so2      ? "E[P_n v_t] = χ_b^n v_t per block; E‖P_n v_t − v_t‖² = 2(1 − ⟨v_t, E P_n v_t⟩)"
+                        : so2      ? RL_PROSE_VALUES_NEAR_SO2_PRED
                                    : rl_fmt(a, sizeof a, "E[P_n v_t] = %.4g^n v_t; E‖P_n v_t − v_t‖² = 2(1 − %.4g^n)", chi_c, chi_c),
                         rl_fmt(b, sizeof b, "max ∣z∣ = %.2f over %d coordinates and the deviation, %d lengths, %ld routes each",
                                nr[k].worst, d, NNEAR, z->near_reps));
     }
     rl_tsv_close(t);
-    rl_report_table(rep, "The near target: preserved fraction ⟨v_t, P_n v_t⟩ ± SE (prediction ⟨v_t, E[P_n] v_t⟩) "
-                         "for a fixed unit target after n steps", tab);
+    rl_report_table(rep, RL_PROSE_VALUES_NEAR_CAPTION, tab);
     free(tab);
 }
 
@@ -847,12 +847,7 @@ static void val_reading(const val_res *R, rl_report *rep)
         if (o->bslope_pred[bb] <= -0.4)
             inc++, wsum += o->vn2[bb];
     rl_report_text(rep,
-                   "Reading: without transport ‖r‖ = ρ‖v̄‖ at every M_L (the background adds up coherently). With "
-                   "circle-uniform angles every block has mixed after one step and ‖r‖ falls like 1/√M_L; Householder "
-                   "(χ = 1 − 2/d) and Haar (χ = 0) the same once M_L exceeds the window. The study's U(−ω_b, ω_b) "
-                   "obeys the 1/√M_L law only in its fast blocks: %d of %d blocks (%.0f%% of ‖v̄‖²) are incoherent over "
-                   "M_L = %ld..%ld, the others keep their share of the background coherent, so the total ‖r‖ at "
-                   "M_L = %ld is %.3g against %.3g for circle angles, and its slope is %.4f ± %.2g, not −1/2.",
+                   RL_PROSE_VALUES_READING,
                    inc, o->nb, 100 * wsum, o->grid[o->g0], o->grid[o->ng - 1], o->grid[o->ng - 1],
                    sqrt(o->msq[o->ng - 1]), sqrt(circ->msq[circ->ng - 1]), o->slope, o->slope_se);
 }
@@ -863,18 +858,7 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
     const val_size z = R->z;
     const vfam *fa = R->fa;
     rl_report_text(rep,
-                   "**Claim.** Transporting the values as well makes far contributions combine incoherently, which "
-                   "bounds the far contribution even when values share a background component. **Model.** "
-                   "r = Σ_far α_j P(j→i) v_j, α_j = ρ_D/M_L with ρ_D = %.1f, values v_j = v̄ + ξ_j with ‖v̄‖ = 1 "
-                   "spread evenly over the coordinates and ξ_j i.i.d. ±%.2g/√d entries (‖ξ_j‖ = %.2g); K = %d near "
-                   "tokens between the query and the far ones; all routes share their steps (one chain, "
-                   "Horner-accumulated, O(M_L d) per replicate). d = %d, %ld replicates, M_L up to %ld; Haar steps "
-                   "at d = %d, M_L up to %ld, %ld replicates (O(d³) per step). **Theory** (exact for i.i.d. "
-                   "orthogonal steps, NOTES.md §4.1): E‖r‖² = (ρ/M)²[Σ_b ‖v̄_b‖² S(χ_b, M) + M E‖ξ‖²] with "
-                   "S(χ, M) = M + 2 Re Σ_{δ<M} (M − δ) χ^δ; χ = 1 gives ρ‖v̄‖ (flat), ∣χ∣ < 1 gives the 1/√M law "
-                   "once M is past the block's window. Slopes are least-squares fits of log ‖r‖_rms against log M_L "
-                   "over the last six octaves, with jackknife SE (%d groups of replicates); the predicted slope is "
-                   "the same fit of the exact formula.",
+                   RL_PROSE_VALUES_INTRO,
                    RHO, SIGMA, SIGMA, KNEAR, z.d, z.reps, z.mmax, z.haar_d, z.haar_mmax, z.haar_reps, NGROUP);
 
 
@@ -901,16 +885,11 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
     rl_plot(out, "values_slopes", "values_slopes", vars, RL_NVARS(vars));
     rl_plot(out, "values_cov", "values_cov", vars, RL_NVARS(vars));
     rl_report_figure(rep, "values_norm.png",
-                     "‖r‖_rms against the number of far tokens M_L: measured (points ±SE) and the exact formula (lines); "
-                     "flat without value transport, ~1/√M_L with mixing transports");
+                     RL_PROSE_VALUES_FIG_NORM);
     rl_report_figure(rep, "values_blocks.png",
-                     "Per SO(2) block: ‖r_b‖_rms/‖v̄_b‖ against M_L for circle-uniform angles and the study's "
-                     "U(−ω_b, ω_b), with the exact per-block prediction");
+                     RL_PROSE_VALUES_FIG_BLOCKS);
     rl_report_figure(rep, "values_slopes.png",
-                     "Fitted log-log slope of ‖r_b‖_rms per block (±SE) and the exact formula's: −1/2 = incoherent, "
-                     "0 = coherent");
+                     RL_PROSE_VALUES_FIG_SLOPES);
     rl_report_figure(rep, "values_cov.png",
-                     "Trace of Cov(r) against M_L: measured (±SE), exact (lines) and the bound (dashed). Without value "
-                     "transport the covariance is only the noise's, ρ²σ²/M_L, while the mean ρv̄ is coherent: the "
-                     "covariance alone does not measure the far contribution, ‖r‖ (first figure) does");
+                     RL_PROSE_VALUES_FIG_COV);
 }

@@ -15,6 +15,7 @@
 #include "../report/tsv.h"
 #include "../model/scheme.h"
 #include "order.h"
+#include "prose_reproduce.h"
 
 rl_order rl_farpred_decide(const double *d, int k)
 {
@@ -333,10 +334,7 @@ static const char *d_cell(char *buf, size_t n, const rl_order *o)
 /* The bound row: the study's far-mass bound with the realised lambda. */
 static void render_bound(const rl_repro *r, FILE *fp, const model_fm *M, int nlen, int NH)
 {
-    fprintf(fp, "**The study's far-mass bound, λ realised** (ρ_D ≥ M/(M + K e^{2λ}), λ each row's own largest "
-                "|logit| at L; `probe`'s `bound_mean` and `violations`): a proved lower bound, so this is a "
-                "*verified* row (rule *exact*), never evidence for or against the study; its λ needs the long "
-                "window, so it predicts nothing.\n\n| variant | model × length × head cells with the bound ≤ the "
+    fprintf(fp, RL_PROSE_GRID_FARMASS_BOUND "\n\n| variant | model × length × head cells with the bound ≤ the "
                 "measured far mass | single rows below their bound | kind |\n|---|---|---|---|\n");
     bound_count all = { 0, 0, 0, 0 };
     for (int v = 0; v < r->nvar; v++) {
@@ -365,15 +363,7 @@ static void render_errors(const rl_repro *r, FILE *fp, const rl_outdir *od, cons
                           int nlen, int NH)
 {
     const long T = r->g.train.ctx;
-    fprintf(fp, "**Errors by length and the mixing verdict.** Mean absolute error of the head far mass at each "
-                "length (over every head; the mean across the seeds that have routelab's predictor). The verdict "
-                "(rule *effect* of the claims table, fixed before the run, δ = %.2g of far mass, read at 8T, 16T "
-                "and 32T): on the heads where a block mixes beyond T (coherence falls by ≥ %.2g between T/2 and "
-                "128T), per seed d = MAE(mixing switched off) − MAE(routelab); *holds*: the mixing term improves "
-                "the prediction; *absent at this scale*: it changes it by less than δ (an equivalence test); "
-                "*contradicted*: it makes it worse. The same rule on d = MAE(dilution) − MAE(routelab) compares "
-                "with dilution. Lengths other than 8T–32T are shown, not decided (at 2T nothing has mixed yet, "
-                "at 128T every prediction saturates toward 1).\n\n",
+    fprintf(fp, RL_PROSE_GRID_FARMASS_ERRORS "\n\n",
             RL_FARPRED_MARGIN, RL_FARPRED_MIXES);
     fprintf(fp, "| variant | length | seeds | measured | routelab | mixing off | mean-field | dilution | bound (λ within T) "
                 "| mixing heads | d (mixing off − routelab) | mixing verdict | d (dilution − routelab) | vs dilution "
@@ -453,11 +443,8 @@ static void render_horizons(const rl_repro *r, FILE *fp, const rl_outdir *od, co
 {
     const int K = r->g.seeds;
     const long T = r->g.train.ctx;
-    fprintf(fp, "\n**Loss horizons.** Measured: the first length whose newest-position loss (targets beyond T) "
-                "exceeds the loss at T by log %.2f, rule *sign* across seeds (x ≥ 3). Predicted: the first length "
-                "where the seed-mean, head-mean predicted far mass reaches %.2g (the far keys weigh as much as the "
-                "near ones), by routelab's predictor and by dilution. (H = min{W_b > T}, the earlier rule, stays an "
-                "*info* row in the horizon section.)\n\n| variant | measured | routelab | dilution |\n|---|---|---|---|\n",
+    fprintf(fp, "\n" RL_PROSE_GRID_FARMASS_LOSS_HORIZONS
+                "\n\n| variant | measured | routelab | dilution |\n|---|---|---|---|\n",
             RL_HORIZON_EFFECT, RL_HORIZON_FAR);
     rl_tsv *ht = rl_tsv_open(od, "loss_horizons.tsv", "variant\tseeds\tmeasured\tpredicted_route\tpredicted_dilution");
     for (int v = 0; v < r->nvar; v++) {
@@ -501,10 +488,7 @@ static void render_figure(const rl_repro *r, FILE *fp, const rl_outdir *od)
         o += snprintf(names + o, sizeof names - o, v ? " %s" : "%s", r->var[v]);
     const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_I("ctx", r->g.train.ctx) };
     rl_plot(od, "reproduce_farpred", "farpred", vars, RL_NVARS(vars));
-    fprintf(fp, "\n![Far mass predicted and measured](farpred.png)\n\n*Head-mean far mass beyond T per variant: "
-                "measured (points, one per seed), routelab's predictor (solid), mixing switched off (dash-dot), "
-                "dilution (dashed), the bound with λ from within T (dotted); `farpred_summary.tsv`, per head in "
-                "`farpred.tsv`.*\n\n");
+    fprintf(fp, "\n![Far mass predicted and measured](farpred.png)\n\n*" RL_PROSE_GRID_FARMASS_FIG_FARPRED "*\n\n");
 }
 
 void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, const double *newlr,
@@ -533,20 +517,10 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             route += M[v * K + k].route;
         }
     fprintf(fp, "## Far mass predicted from within T (NOTES.md §17)\n\n");
-    fprintf(fp, "For every model, `routelab farpred` reads windows of T tokens only and predicts the far mass "
-                "(attention beyond distance T) of each layer and head at 2T … %dT. **routelab's predictor** (ours, "
-                "not the study's: NOTES.md §17.5) simulates each window's last query's row of a long window: its "
-                "near keys as measured, each block's realised angle at distance T − 1, and beyond it the route "
-                "continued with measured windows' keys and steps (fresh noise). **Mixing switched off**: the same "
-                "with every step at its law's mean direction (|χ_b| = 1, phase kept) — the test of the mixing term. "
-                "**Mean-field**: the earlier form (far keys at their mean weight, F1–F3). **Dilution**: every far "
-                "key weighs what the band's keys weigh. **Bound**: M/(M + K e^{2λ}) with λ from within T. "
-                "`routelab probe` measures the same rows (W = T). %d of %d models are measured and predicted, %d "
-                "of them by routelab's predictor.\n\n",
+    fprintf(fp, RL_PROSE_GRID_FARMASS_INTRO "\n\n",
             r->g.max_mult, have, nv * K, route);
     if (have == 0) {
-        fprintf(fp, "No model has its prediction and measurement yet (the grid's farpred stage writes "
-                    "`models/*/seed*/farpred/`).\n\n");
+        fprintf(fp, RL_PROSE_GRID_FARMASS_NO_MODEL "\n\n");
         free(M);
         return;
     }

@@ -26,6 +26,7 @@
 #include "../model/train.h"
 #include "../theory/matched.h"
 #include "../theory/study.h"
+#include "prose_reproduce.h"
 
 #define MAXLEN 32
 
@@ -599,10 +600,7 @@ static void findings_lines(FILE *fp, const frows *f)
         return;
     int *g = rl_xmalloc(sizeof(int) * f->n);
     const int ng = rl_findings_group(f->row, f->n, g);
-    fprintf(fp, "**%d independent finding%s** from %d ordering row%s. Rows are one finding when they compare the "
-                "same two variants at the same multiple, or when their per-seed statistics correlate across seeds "
-                "with |r| ≥ %.1f (over %d seeds or more; `reproduce/findings.h`, fixed before the run): a "
-                "finding's verdict is its rows' when they agree, otherwise *mixed*.\n\n",
+    fprintf(fp, RL_PROSE_GRID_REPORT_FINDINGS "\n\n",
             ng, ng == 1 ? "" : "s", f->n, f->n == 1 ? "" : "s", RL_FINDINGS_R, RL_FINDINGS_MIN_SEEDS);
     for (int k = 0; k < ng; k++) {
         int c[RL_NVERDICT];
@@ -640,22 +638,9 @@ static void orderings_section(FILE *fp, const grid_evals *G)
     const rl_outdir od = { r->out };
     rl_tsv *t = rl_tsv_open(&od, "orderings.tsv", "ordering\tmult\tseeds\tper_seed\tmean\tse\tdelta\tx\tx_lo\tx_hi\t"
                                                   "rule\tverdict\texpected\tseeds_needed\ttarget");
-    fprintf(fp, "## The study's orderings in this run\n\nDecided on seed-level statistics (%d seed%s: %ld … %ld), "
-                "each ordering an entry of one table written before any run (`reproduce/orderings.c`: what it "
-                "compares, the multiple read, its rule and δ, the outcome expected). "
-                "Between two variants the statistic of seed s is the difference of their log ratios, "
-                "log(ppl(L)/ppl(T)), on that seed's models and evaluation windows (paired: the same initial "
-                "weights where the shapes coincide, the same batches, the same windows); for one variant it is "
-                "its log ratio. Its mean and standard error across seeds go to a rule of the claims table: "
-                "*effect* on x = t(mean), x_lo = t(mean + δ), x_hi = t(mean − δ) with a minimal effect size δ "
-                "(x_lo ≥ 3 and x_hi ≤ −3: *absent at this scale*, the whole interval lies within ±δ, an "
-                "equivalence test; otherwise x ≥ 3 holds, ≤ −3 contradicted, else unresolved), or *below* (x ≤ −3 "
-                "holds, > 3 contradicted, else unresolved) on t = (mean − threshold)/SE; each t is read as the "
-                "normal quantile of its Student tail with K − 1 degrees of freedom (with 2 seeds t = 12.7 is x = "
-                "1.96), so that 3 means the same tail whatever the number of seeds. The expected outcome is the "
-                "table's, recorded before the run; the verdict is the rule's on this run's numbers. %s\n\n",
+    fprintf(fp, "## The study's orderings in this run\n\n" RL_PROSE_GRID_REPORT_ORDERINGS_INTRO "\n\n",
             K, K == 1 ? "" : "s", rl_repro_seed(r, 0), rl_repro_seed(r, K - 1),
-            K == 1 ? "One seed: no seed SE, so every ordering is unresolved (`--seeds 2` or more decides them)."
+            K == 1 ? RL_PROSE_GRID_REPORT_ONE_SEED
                    : "");
     /* the table is written to memory and printed beneath the findings it
      * is grouped into */
@@ -694,8 +679,7 @@ static void orderings_section(FILE *fp, const grid_evals *G)
         order_entry(tab, t, f, u, G, e, ia, ib, e->what);
     }
     if (u->n)
-        fprintf(tab, "\nNot in this grid (it stops at %d×, short of the multiple %s about; no number of seeds would "
-                     "decide %s here): %s.\n",
+        fprintf(tab, "\n" RL_PROSE_GRID_REPORT_NOT_IN_GRID "\n",
                 r->g.max_mult, u->n == 1 ? "this row is" : "these rows are", u->n == 1 ? "it" : "them", u->text);
     rl_tsv_close(t);
     fclose(tab);
@@ -704,11 +688,7 @@ static void orderings_section(FILE *fp, const grid_evals *G)
     free(tabbuf);
     free(f);
     free(u);
-    fprintf(fp, "\nRules: *%s*, δ = log 1.05 = %.4f on the log ratio for every effect row (a 5%% change of the "
-                "perplexity ratio): %s. *%s*: %s. Seeds needed: for an unresolved row, the smallest number of "
-                "seeds at which the rule reaches the outcome nearest the measured mean and sd with probability "
-                "0.8 (the noncentral-t normal approximation of `reproduce/order.c`), the outcome it targets in "
-                "parentheses.\n\nPer-seed numbers and the rule's statistics x, x_lo, x_hi: `orderings.tsv`.\n\n",
+    fprintf(fp, "\n" RL_PROSE_GRID_REPORT_RULES "\n\n",
             rl_rule_effect.id, RL_ORDER_DELTA, rl_rule_effect.text, rl_rule_below.id, rl_rule_below.text);
 }
 
@@ -975,11 +955,7 @@ static void val_line(FILE *fp, const grid_evals *G, const int *n)
 {
     const rl_repro *r = G->r;
     const int M = r->nvar * G->K;
-    fprintf(fp, "**Denominator.** Every ratio is ppl(L)/ppl(T) with ppl(T) from this evaluation's own windows at "
-                "L = T, not the final validation loss; the column *ppl(T) vs validation* is eval's check that "
-                "the two agree within 2 SE (eval loss at T − final validation loss, its SE from both; "
-                "`valcheck.tsv`). **Validation check: %s** — ppl(T) agrees with the final validation loss "
-                "within 2 SE for %d of %d models, disagrees for %d",
+    fprintf(fp, RL_PROSE_GRID_REPORT_DENOMINATOR,
             n[VC_DISAGREE] ? "DISAGREE for some models" : n[VC_UNAVAILABLE] ? "incomplete" : "all agree",
             n[VC_AGREE], M, n[VC_DISAGREE]);
     int first = 1;
@@ -1040,11 +1016,7 @@ static void matched_section(FILE *fp, const rl_repro *r)
     const long T = t->ctx, mult = rl_study_mult();
     rl_err err;
     char u[1024];
-    fprintf(fp, "## The matched scale\n\nWhat the theory says matters for extrapolation is how many SO(2) blocks of "
-                "a head mix within T and within %ldT (block b, angles U(−ω_b, ω_b), ω_b = base^(−2b/d), its window "
-                "W_b(ε = %g) from theory's windows; `routelab bound match`). A smaller model keeps the study's "
-                "regime if it keeps the study's two fractions; the knob is the rotation base. This grid trains "
-                "every rotation scheme with base **%.6g** (%s)",
+    fprintf(fp, "## The matched scale\n\n" RL_PROSE_GRID_REPORT_MATCHED,
             mult, RL_GRID_MATCH_EPS, r->g.train.rot_base,
             r->g.matched ? "the matched base below" : "the study's; not the matched scale");
     int nc = 0;
@@ -1252,11 +1224,9 @@ static void ratios_section(FILE *fp, const grid_evals *G, const char *untrained)
                 "128× = its 65K/512). ",
             g->train.ctx);
     if (K == 1)
-        fprintf(fp, "One seed: no seed SE. ± is the standard error over the evaluation windows of the one model "
-                    "(delta method), which leaves out the spread between trainings.\n\n");
+        fprintf(fp, RL_PROSE_GRID_REPORT_ONE_SEED_SE "\n\n");
     else
-        fprintf(fp, "Each cell is the mean over the %d seeds' models ± the standard error across seeds (sd/√%d): "
-                    "%s.\n\n", K, K,
+        fprintf(fp, RL_PROSE_GRID_REPORT_SEEDS_SE "\n\n", K, K,
                 g->eval_batches > 0                   ? "the spread between trainings and between their evaluation "
                                                         "windows"
                 : g->eval_windows == RL_EVAL_SAMPLED ? "the spread between trainings and between the text each "
@@ -1299,11 +1269,7 @@ static void ratios_section(FILE *fp, const grid_evals *G, const char *untrained)
         fprintf(fp, " %s | %s |\n", fmt_ratio(b2, sizeof b2, rl_study_ratio(s, 16), NAN),
                 fmt_ratio(b3, sizeof b3, rl_study_ratio(s, 128), NAN));
     }
-    fprintf(fp, "\n*No-context ppl*: the perplexity of the same targets under the training split's add-one unigram "
-                "frequencies, the loss of a model that lost every use of context; *range* = no-context ppl / ppl(T), "
-                "the ratio such a model would show. A ratio above the range means attention beyond T does worse "
-                "than no context at all; a ratio well inside it is bounded by what this scale's models learn from "
-                "context, not by the protocol.\n\n");
+    fprintf(fp, "\n" RL_PROSE_GRID_REPORT_NO_CONTEXT "\n\n");
     if (paired) {
         fprintf(fp, "### The newest positions\n\nThe same token-paired ratio over the targets beyond T alone (window "
                     "positions p ≥ T: every one of them sees more than T tokens), which the targets within T do not "
@@ -1325,11 +1291,8 @@ static void ratios_section(FILE *fp, const grid_evals *G, const char *untrained)
         }
         fprintf(fp, "\n");
     }
-    fprintf(fp, "Full numbers: `summary.tsv` (across seeds: every length, mean ppl, ratio and newest-positions "
-                "ratio with their SE, no-context ppl and range) and `table.tsv` (every model: seed, length, mean "
-                "loss, its SE over windows, ppl, ratio, study, newest ratio, no-context loss).\n\n");
-    fprintf(fp, "![Validation perplexity against evaluation length](ppl.png)\n\n*Validation perplexity against "
-                "evaluation length (log axes), one curve per variant (mean over seeds).*\n\n");
+    fprintf(fp, RL_PROSE_GRID_REPORT_FULL_NUMBERS "\n\n");
+    fprintf(fp, "![Validation perplexity against evaluation length](ppl.png)\n\n*" RL_PROSE_GRID_REPORT_FIG_PPL "*\n\n");
     fprintf(fp, "![Perplexity ratio against the multiple of the training context](ratio.png)"
                 "\n\n*ppl(L)/ppl(T) against L/T (mean ± SE %s): all positions (solid) and the newest positions "
                 "beyond T (dashed); the gray band is each variant's range (no-context ppl / ppl(T)).*\n\n"
@@ -1347,9 +1310,7 @@ static void probes_section(FILE *fp, const rl_repro *r)
 {
     const int nv = r->nvar;
     const long s0 = rl_repro_seed(r, 0);
-    fprintf(fp, "## Far mass inside the trained models\n\n`routelab probe` on the probed models (seed %ld): per "
-                "layer and head, the attention mass beyond the last W positions (ρ_D) against the bound "
-                "M_L/(M_L + K e^{2λ}) evaluated with the largest logit magnitude λ observed.\n\n", s0);
+    fprintf(fp, "## Far mass inside the trained models\n\n" RL_PROSE_GRID_REPORT_PROBES "\n\n", s0);
     for (int v = 0; v < nv; v++) {
         char *d = rl_repro_model_dir(r, v, 0), *pp = rl_path_join(d, "probe/probe.png");
         if (access(pp, R_OK) == 0)

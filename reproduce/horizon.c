@@ -15,6 +15,7 @@
 #include "../report/plot.h"
 #include "../report/tsv.h"
 #include "../sampling/so2.h"
+#include "prose_reproduce.h"
 
 #define MAXLEN 64
 /* the noise of lf's forward while its steps are read: seed ^ "HORIZON" */
@@ -263,20 +264,9 @@ void rl_repro_horizon_section(const rl_repro *r, FILE *fp)
     }
     rl_tsv *t = rl_tsv_open(&od, "horizons.tsv", "variant\tseed\tkind\tpredicted\tgrid_length\tmeasured\ttop"
                                                  "\treading\tpredicted_plot\tmeasured_plot");
-    fprintf(fp, "## The window horizon H = min{W_b > T} (info)\n\n*An info row, not a claim (NOTES.md §17): the theory "
-                "does not imply a threshold at one block's window, and the far-mass prediction above replaces "
-                "it.* Predicted (NOTES.md §1.1; `routelab horizon`): every "
-                "SO(2) block b of the model's step law has a mixing window W_b(ε), ε = %g. A block with W_b ≤ T "
-                "is noise already in training, one with W_b > T a coherent, position-like signal; the first "
-                "block to change regime beyond T does so at H = min{W_b : W_b > T}. The step law: random, "
-                "the closed form U(−ω_b, ω_b), and random_pos, U(0, 2ω_b) (the same |χ_b|); pemb and lf, the one-step characteristic function of the "
-                "model's own steps on %d validation tokens (steps along a text are not independent: a "
-                "reading); rope and fixed-rope have constant angles (no block mixes: no prediction from "
-                "mixing); none, alibi and path have no block rotation. Measured (from `eval.tsv`): the first "
-                "length L > T whose ratio exceeds 1 by 2 SE (log ratio > 2·hypot(se(L), se(T))), else beyond "
-                "the grid (> %ld). A prediction agrees when the measured horizon is the first grid length at "
-                "or after H (or both lie beyond the grid).\n\n| variant | seed | step law | predicted H | grid "
-                "length | measured | reading |\n|---|---|---|---|---|---|---|\n",
+    fprintf(fp, "## The window horizon H = min{W_b > T} (info)\n\n" RL_PROSE_HORIZON_INTRO
+                "\n\n| variant | seed | step law | predicted H | grid length | measured | reading |\n"
+                "|---|---|---|---|---|---|---|\n",
             RL_HORIZON_EPS, RL_HORIZON_TOKENS, top);
     int n[4] = { 0 };
     for (int i = 0; i < nv * K; i++) {
@@ -308,11 +298,8 @@ void rl_repro_horizon_section(const rl_repro *r, FILE *fp)
     const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_I("ctx", T), RL_PV_I("cap", cap),
                                 RL_PV_I("top", top), RL_PV_I("bytes", r->g.train.vocab == 256) };
     rl_plot(&od, "reproduce_horizon", "horizon", vars, RL_NVARS(vars));
-    fprintf(fp, "\nOf the models with a prediction: %d agree, %d degrade earlier than predicted, %d later (or "
-                "not within the grid). Every row: `horizons.tsv`; every block: `models/NAME/seedS/horizon.tsv`."
-                "\n\n![Predicted against measured horizon](horizon.png)\n\n*Predicted H against the measured "
-                "horizon, one point per model (log axes; \"none\" and \"beyond the grid\" drawn at %ld; "
-                "dotted: measured = predicted; dashed: the grid's longest length %ld).*\n\n",
+    fprintf(fp, "\n" RL_PROSE_HORIZON_SUMMARY "\n\n![Predicted against measured horizon](horizon.png)\n\n*"
+                RL_PROSE_HORIZON_FIG_HORIZON "*\n\n",
             n[1], n[2], n[3], cap, top);
 }
 

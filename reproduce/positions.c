@@ -11,6 +11,7 @@
 #include "../model/evalpos.h"
 #include "../report/plot.h"
 #include "../report/tsv.h"
+#include "prose_reproduce.h"
 
 /* One model's positions.tsv: its bins' first, last, prefix_len, loss and
  * prefix_ppl columns (found by header name). */
@@ -105,12 +106,9 @@ void rl_repro_positions_section(const rl_repro *r, FILE *fp, const rl_outdir *od
     fprintf(fp, "## Per-position loss and prefix perplexity\n\n");
     if (missing || !same) {
         if (missing)
-            fprintf(fp, "Not in this grid: %d of its %d models have no `positions.tsv` (evaluated before `eval "
-                        "--positions` existed, or with the old protocol); a grid evaluated now writes one beside "
-                        "every eval.tsv.\n\n", missing, nv * K);
+            fprintf(fp, RL_PROSE_POSITIONS_MISSING "\n\n", missing, nv * K);
         else
-            fprintf(fp, "Not drawn: the models' `positions.tsv` files have different position bins (evaluated to "
-                        "different lengths).\n\n");
+            fprintf(fp, RL_PROSE_POSITIONS_UNEQUAL_BINS "\n\n");
         free(P);
         return;
     }
@@ -123,12 +121,8 @@ void rl_repro_positions_section(const rl_repro *r, FILE *fp, const rl_outdir *od
     for (int i = 0; i < n; i++)
         if (P[0].last[i] + 1 <= T)
             iT = i;
-    fprintf(fp, "Each model's windows of the longest length, L = %ld (`positions.tsv` beside its eval.tsv): the loss "
-                "at each position i (mean over the windows; positions grouped in up to %d log-spaced bins) and "
-                "the prefix perplexity exp(mean of the loss over positions < l), the curve long-context papers "
-                "report; mean ± SE over the %d seed%s. The prefix perplexity at l = L is exp of the mean loss at L "
-                "(eval.tsv). `positions.tsv` here has every variant's curves.\n\n"
-                "| variant | prefix ppl at l = %ld | prefix ppl at l = %ld | loss at positions %ld … %ld |\n"
+    fprintf(fp, RL_PROSE_POSITIONS_INTRO
+                "\n\n| variant | prefix ppl at l = %ld | prefix ppl at l = %ld | loss at positions %ld … %ld |\n"
                 "|---|---|---|---|\n",
             Lmax, RL_EVALPOS_BINS, K, K == 1 ? "" : "s", P[0].last[iT] + 1, Lmax, P[0].first[n - 1], Lmax - 1);
     double *x = rl_xmalloc(sizeof(double) * (size_t)K);
@@ -163,8 +157,7 @@ void rl_repro_positions_section(const rl_repro *r, FILE *fp, const rl_outdir *od
         off += snprintf(names + off, sizeof names - off, v ? " %s" : "%s", r->var[v]);
     const rl_plotvar vars[] = { RL_PV_S("vars", names), RL_PV_I("ctx", T), RL_PV_I("bytes", r->g.train.vocab == 256) };
     rl_plot(od, "reproduce_positions", "positions", vars, RL_NVARS(vars));
-    fprintf(fp, "\n![Prefix perplexity and per-position loss](positions.png)\n\n*Top: prefix perplexity "
-                "exp(mean loss of positions < l) against l, mean over seeds with its SE band; bottom: the loss at "
-                "each position (bin means); the dashed line is T = %ld.*\n\n", T);
+    fprintf(fp, "\n![Prefix perplexity and per-position loss](positions.png)\n\n*" RL_PROSE_POSITIONS_FIG_POSITIONS
+                "*\n\n", T);
     free(P);
 }

@@ -7,6 +7,7 @@
 
 #include "../report/plot.h"
 #include "../report/tsv.h"
+#include "prose_reproduce.h"
 
 /* The power every seeds-needed figure of the report asks for. */
 #define POWER 0.8
@@ -63,8 +64,7 @@ static void verdict_line(FILE *fp, const rl_repro *r, const rl_ordering *en, con
     fprintf(fp, "- **%s** at %ld×, final stage (step %ld): **%s** (%+.3f ± %.3f over %d seeds).", what, f->mult,
             f->step, rl_verdict_name(o->v), o->mean, o->se, o->k);
     if (short_of(r, en)) {
-        fprintf(fp, " This grid stops at %d×, short of the %ld× the ordering is about: unresolved whatever its "
-                    "numbers.\n", r->g.max_mult, en->needs);
+        fprintf(fp, " " RL_PROSE_TRAJECTORY_SHORT_OF "\n", r->g.max_mult, en->needs);
         return;
     }
     if (o->v == RL_V_HOLDS || o->k < 2 || isnan(o->se) || isnan(o->mean)) {
@@ -74,8 +74,7 @@ static void verdict_line(FILE *fp, const rl_repro *r, const rl_ordering *en, con
     const double sd = o->se * sqrt((double)o->k), e = rl_order_detectable(sd, o->k, POWER);
     rl_verdict t;
     const int kn = rl_order_seeds_needed(o->mean, sd, 0, POWER, KMAX, &t);
-    fprintf(fp, " Not shown with %d seeds and %ld steps. At this sd (%.3f) %d seeds detect a difference of %.3f "
-                "(%.2f× in the ratio) with power %.1f; ", o->k, f->step, sd, o->k, e, exp(e), POWER);
+    fprintf(fp, " " RL_PROSE_TRAJECTORY_NOT_SHOWN "; ", o->k, f->step, sd, o->k, e, exp(e), POWER);
     if (kn < 0)
         fprintf(fp, "the measured mean would need more than %d seeds to show its sign", KMAX);
     else
@@ -84,11 +83,9 @@ static void verdict_line(FILE *fp, const rl_repro *r, const rl_ordering *en, con
         const rl_traj_point *a = &p[ns - 2];
         const long s = rl_traj_steps_to(a->step, a->o.mean, f->step, o->mean, e);
         if (s < 0)
-            fprintf(fp, "; the mean did not grow over the last stage (%+.3f at step %ld), so more steps of the "
-                        "tail give no detectable gap by its trend.\n", a->o.mean, a->step);
+            fprintf(fp, "; " RL_PROSE_TRAJECTORY_NO_GROWTH "\n", a->o.mean, a->step);
         else
-            fprintf(fp, "; at the last stage's rate of growth (%+.3f at step %ld to %+.3f) it would reach %.3f "
-                        "near step %ld (a linear extrapolation, routelab's, not a prediction).\n",
+            fprintf(fp, "; " RL_PROSE_TRAJECTORY_GROWTH "\n",
                     a->o.mean, a->step, o->mean, e, s);
     } else {
         fprintf(fp, ".\n");
@@ -102,11 +99,7 @@ void rl_repro_trajectory_section(const rl_repro *r, FILE *fp, const rl_outdir *o
         return;
     rl_tsv *t = rl_tsv_open(od, "trajectory.tsv", "ordering\tid\tstep\tlr\tmult\tseeds\tper_seed\tmean\tse\tdelta\t"
                                                   "x\tx_lo\tx_hi\tverdict\texpected");
-    fprintf(fp, "## Through training: the orderings at each stage\n\nEvery model was also evaluated at each kept "
-                "checkpoint (`--keep-ckpt`: %d stages, the last the final model) with the final model's lengths, "
-                "windows and seed, and the orderings below decided at each stage by the same rule. The verdict "
-                "of record is the final stage's (the orderings table above); the earlier stages are the "
-                "trajectory (each row its own reading at x = 3, not a correction for reading %d stages).\n\n",
+    fprintf(fp, "## Through training: the orderings at each stage\n\n" RL_PROSE_TRAJECTORY_INTRO "\n\n",
             ns, ns);
     for (int j = 0; j < ns; j++) {
         fprintf(fp, "### Step %ld (learning rate %g)%s\n\n| ordering | at | per seed | mean ± SE | x [x_lo, x_hi] | "
@@ -150,9 +143,7 @@ void rl_repro_trajectory_section(const rl_repro *r, FILE *fp, const rl_outdir *o
     const rl_plotvar vars[] = { RL_PV_S("ids", ids), RL_PV_R("delta", RL_ORDER_DELTA),
                                 RL_PV_I("ctx", r->g.train.ctx) };
     rl_plot(od, "reproduce_trajectory", "trajectory", vars, RL_NVARS(vars));
-    fprintf(fp, "![the orderings through training](trajectory.png)\n\n*The per-seed mean of each ordering's "
-                "statistic (the difference of log ratios) against the training step, ± its seed SE; the gray "
-                "band is ±δ = log 1.05, inside which a difference is absent at this scale.*\n\n");
+    fprintf(fp, "![the orderings through training](trajectory.png)\n\n*" RL_PROSE_TRAJECTORY_FIG_TRAJECTORY "*\n\n");
     for (int i = 0; i < ne; i++)
         verdict_line(fp, r, e[i], what[i], &pts[i * ns], ns);
     fprintf(fp, "\nPer-seed numbers at every stage: `trajectory.tsv`.\n\n");

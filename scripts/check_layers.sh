@@ -18,7 +18,9 @@
 # functions that end the process (rl_die and the command layer's dying
 # conveniences of core/util.h and core/opts.h): they return an rl_status
 # (core/err.h) and only the command layer turns it into one line and an exit
-# status.  core/util.c and core/opts.c define those conveniences.  Prints each violation on one
+# status.  core/util.c and core/opts.c define those conveniences.  A
+# generated prose header, "prose_FLOOR.h" (build/gen/, scripts/prose.sh),
+# counts as an include of FLOOR.  Prints each violation on one
 # line; exit 1 when there is any, 0 otherwise.
 #
 # usage: check_layers.sh [ROOT]   (ROOT: the tree to check, default this repo)
@@ -64,8 +66,12 @@ for f in $(find . \( -name '*.[ch]' -o -name '*.cc' \) -not -path './build/*' -n
     echo "$f" >>"$edges" # a node, with or without includes
     for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
         target=$(realpath -m --relative-to=. "$(dirname "$f")/$inc")
+        # a floor's generated prose (build/gen/prose_FLOOR.h, from
+        # FLOOR/prose/ by scripts/prose.sh) is that floor's
+        case "$inc" in prose_*.h) target="build/gen/$inc" ;; esac
         echo "$f $target" >>"$edges"
         to=${target%%/*}
+        case "$target" in build/gen/prose_*.h) to=${target#build/gen/prose_}; to=${to%.h} ;; esac
         [ "$to" = "$from" ] && continue
         case " $ok " in
             *" $to "*) ;;

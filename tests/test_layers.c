@@ -84,6 +84,14 @@ Test(layers, an_upward_include_fails)
     REFUSED(f, "sampling/s.c includes ../model/gpt.h");
 }
 
+/* A floor's generated prose header (build/gen/prose_FLOOR.h) is that
+ * floor's: a floor below may not include it. */
+Test(layers, another_floors_prose_fails)
+{
+    const file f[] = { { "experiments/e.c", "#include \"prose_experiments.h\"\n#include \"prose_reproduce.h\"\n" } };
+    REFUSED(f, "experiments/e.c includes prose_reproduce.h (experiments may not include reproduce)");
+}
+
 /* include/ is the lowest floor (NOTES.md §18.1): every folder may include
  * it, a public header includes nothing of ours but its siblings, and an
  * example only the public headers. */

@@ -40,7 +40,7 @@ static int nfiles, nbad, ndocs;
 
 static int scanned(const char *path)
 {
-    static const char *const ext[] = { ".c", ".h", ".cc", ".py", ".sh", ".gp", ".sbatch", ".md" };
+    static const char *const ext[] = { ".c", ".h", ".cc", ".py", ".sh", ".gp", ".sbatch", ".md", ".txt" };
     const char *base = strrchr(path, '/') + 1;
     if (!strcmp(base, "Makefile") || !strcmp(path, "./.ci/run"))
         return 1;
