@@ -3,7 +3,8 @@
  * r = sum_far alpha_j P(j->i) v_j with alpha_j = rho/M and v_j = vbar + xi_j.
  * For i.i.d. orthogonal steps <P(j->i)v, P(j'->i)v> = <P(j->j')v, v>, whose
  * mean on SO(2) block b is Re(chi_b^{|j-j'|}) ||v_b||^2, so exactly
- * (NOTES.md §4.1 "Value transport", plus the noise, whose cross terms vanish):
+ * (docs/theory/claim4-values.md#value-transport "Value transport", plus the noise, whose cross
+ * terms vanish):
  *   E||r||^2   = (rho/M)^2 [ sum_b ||vbar_b||^2 S(chi_b, M) + M E||xi||^2 ],
  *   E||r_b||^2 = (rho/M)^2 [ ||vbar_b||^2 S(chi_b, M) + M E||xi_b||^2 ],
  *   S(chi, M)  = M + 2 Re sum_{delta=1}^{M-1} (M - delta) chi^delta.
@@ -870,7 +871,7 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
                    "tokens between the query and the far ones; all routes share their steps (one chain, "
                    "Horner-accumulated, O(M_L d) per replicate). d = %d, %ld replicates, M_L up to %ld; Haar steps "
                    "at d = %d, M_L up to %ld, %ld replicates (O(d³) per step). **Theory** (exact for i.i.d. "
-                   "orthogonal steps, NOTES.md §4.1): E‖r‖² = (ρ/M)²[Σ_b ‖v̄_b‖² S(χ_b, M) + M E‖ξ‖²] with "
+                   "orthogonal steps, docs/theory/claim4-values.md#value-transport): E‖r‖² = (ρ/M)²[Σ_b ‖v̄_b‖² S(χ_b, M) + M E‖ξ‖²] with "
                    "S(χ, M) = M + 2 Re Σ_{δ<M} (M − δ) χ^δ; χ = 1 gives ρ‖v̄‖ (flat), ∣χ∣ < 1 gives the 1/√M law "
                    "once M is past the block's window. Slopes are least-squares fits of log ‖r‖_rms against log M_L "
                    "over the last six octaves, with jackknife SE (%d groups of replicates); the predicted slope is "

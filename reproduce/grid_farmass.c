@@ -1,6 +1,6 @@
 /* grid_farmass.c: the far-mass prediction section of the grid report
- * (grid_farmass.h, NOTES.md §17).  Read (every model's farpred.tsv and probe.tsv,
- * by column name) -> summarise (per variant and length: errors, the
+ * (grid_farmass.h, docs/theory/farpred.md#far-mass-prediction).  Read (every model's farpred.tsv
+ * and probe.tsv, by column name) -> summarise (per variant and length: errors, the
  * mixing verdict, the bound count) -> render (markdown and TSV). */
 #include "grid_farmass.h"
 
@@ -532,10 +532,10 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             have += M[v * K + k].ok;
             route += M[v * K + k].route;
         }
-    fprintf(fp, "## Far mass predicted from within T (NOTES.md §17)\n\n");
+    fprintf(fp, "## Far mass predicted from within T (docs/theory/farpred.md#far-mass-prediction)\n\n");
     fprintf(fp, "For every model, `routelab farpred` reads windows of T tokens only and predicts the far mass "
                 "(attention beyond distance T) of each layer and head at 2T … %dT. **routelab's predictor** (ours, "
-                "not the study's: NOTES.md §17.5) simulates each window's last query's row of a long window: its "
+                "not the study's: docs/theory/farpred.md#route-form) simulates each window's last query's row of a long window: its "
                 "near keys as measured, each block's realised angle at distance T − 1, and beyond it the route "
                 "continued with measured windows' keys and steps (fresh noise). **Mixing switched off**: the same "
                 "with every step at its law's mean direction (|χ_b| = 1, phase kept) — the test of the mixing term. "

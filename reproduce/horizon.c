@@ -1,5 +1,5 @@
 /* horizon.c: predicted against measured extrapolation horizons (horizon.h;
- * the prediction's definition: model/steplaw.h, NOTES.md §1.1). */
+ * the prediction's definition: model/steplaw.h, docs/theory/claim1-mixing.md#mixing-window). */
 #include "horizon.h"
 
 #include "../core/lock.h"
@@ -263,9 +263,9 @@ void rl_repro_horizon_section(const rl_repro *r, FILE *fp)
     }
     rl_tsv *t = rl_tsv_open(&od, "horizons.tsv", "variant\tseed\tkind\tpredicted\tgrid_length\tmeasured\ttop"
                                                  "\treading\tpredicted_plot\tmeasured_plot");
-    fprintf(fp, "## The window horizon H = min{W_b > T} (info)\n\n*An info row, not a claim (NOTES.md §17): the theory "
+    fprintf(fp, "## The window horizon H = min{W_b > T} (info)\n\n*An info row, not a claim (docs/theory/farpred.md#far-mass-prediction): the theory "
                 "does not imply a threshold at one block's window, and the far-mass prediction above replaces "
-                "it.* Predicted (NOTES.md §1.1; `routelab horizon`): every "
+                "it.* Predicted (docs/theory/claim1-mixing.md#mixing-window; `routelab horizon`): every "
                 "SO(2) block b of the model's step law has a mixing window W_b(ε), ε = %g. A block with W_b ≤ T "
                 "is noise already in training, one with W_b > T a coherent, position-like signal; the first "
                 "block to change regime beyond T does so at H = min{W_b : W_b > T}. The step law: random, "

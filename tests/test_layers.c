@@ -84,7 +84,7 @@ Test(layers, an_upward_include_fails)
     REFUSED(f, "sampling/s.c includes ../model/gpt.h");
 }
 
-/* include/ is the lowest floor (NOTES.md §18.1): every folder may include
+/* include/ is the lowest floor (docs/library.md#library-abi): every folder may include
  * it, a public header includes nothing of ours but its siblings, and an
  * example only the public headers. */
 Test(layers, the_public_headers_are_the_lowest_floor)
