@@ -1,7 +1,7 @@
 # routelab: `make run` and `make test` do all set-up themselves (Debian
 # packages through scripts/setup.sh), then build and run.
 
-# MPI is one floor, par/ (NOTES.md §0.1, §12.1): its objects alone are
+# MPI is one floor, par/ (docs/layout.md#mpi-floor, docs/mpi.md#mpi-layer): its objects alone are
 # compiled with OpenMPI's wrapper around gcc, and the programs are linked with
 # it; every other object is plain gcc (no folder but par/ includes mpi.h:
 # scripts/check_layers.sh).  The same binary runs alone or as the ranks of
@@ -105,7 +105,7 @@ $(foreach f,$(PROSEFLOORS),$(eval build/gen/prose_$(f).h: $(wildcard $(f)/prose/
 $(TESTBIN): $(TESTOBJS) build/gen/commit.o $(OBJS) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
-# The out-of-memory test (tests/nomem/, NOTES.md §18.16): its own program,
+# The out-of-memory test (tests/nomem/, docs/library-robustness.md#out-of-memory): its own program,
 # linked with the static library (build/libroutelab.a: ALIB is defined below) so that failalloc.c's malloc sees every
 # allocation the library makes as one from this program's text; without MPI.
 NOMEMBIN  := build/routelab-nomem-tests
@@ -123,7 +123,7 @@ reach: lib $(NOMEMBIN)
 # make test-slurm (run by .ci/run after make test): docs/slurm/paper.sbatch
 # submitted to a one-node Slurm cluster started on this machine
 # (scripts/slurm_cluster.sh), cancelled mid-run, resubmitted, and compared
-# byte for byte with one process (tests/slurm/test_slurm.c, NOTES.md §12.9).
+# byte for byte with one process (tests/slurm/test_slurm.c, docs/mpi.md#slurm).
 # Its own binary: it needs root, slurm-wlm and munge, which make test does not.
 SLURMTESTBIN := build/routelab-slurm-tests
 $(SLURMTESTBIN): build/tests/slurm/test_slurm.o build/tests/helpers.o build/gen/commit.o $(OBJS) | $(BIN)
@@ -139,12 +139,12 @@ build/par/%.o: CC := $(MPICC)
 # vectorized: GCC's -O2 vectorizes only loops of a known count, and sqrtf keeps
 # a scalar call for errno.  Neither flag reorders a sum or changes a rounding
 # (a float reduction is not vectorized without -fassociative-math, and sqrt is
-# correctly rounded either way): the same bytes (NOTES.md §16.5).
+# correctly rounded either way): the same bytes (docs/speed/eval-and-training.md#same-bytes-faster).
 MODEL_VECFLAGS := -ftree-vectorize -fvect-cost-model=dynamic -fno-math-errno
 build/model/%.o build/lib/model/%.o: CFLAGS += $(MODEL_VECFLAGS)
 # The same for the mix-or-stay search's rows of powers chi^delta
 # (theory/mixstay_forms.c): elementwise products, no sum reordered, the same bytes;
-# measured 17% less CPU time for the study's head (NOTES: mixstay).
+# measured 17% less CPU time for the study's head (docs/theory/claim1-mixing.md#mix-or-stay).
 build/theory/mixstay_forms.o build/lib/theory/mixstay_forms.o: CFLAGS += $(MODEL_VECFLAGS)
 
 build/%.o: %.c
@@ -164,7 +164,7 @@ test: setup
 	@$(SUBMAKE) reach
 	@$(SUBMAKE) pytest
 
-# ---- the library (NOTES.md §18) -------------------------------------------
+# ---- the library (docs/library.md#library) -------------------------------------------
 # libroutelab.so.MAJOR.MINOR (soname libroutelab.so.MAJOR) and libroutelab.a
 # from the library floors, compiled with -fPIC into build/lib/ and without
 # MPI: par/par.c under -DRL_NO_MPI is the one-process job it is at run time
@@ -253,7 +253,7 @@ install: lib $(BIN)
 # binary, with Debian's interpreter (python3-numpy, python3-pytest), and the
 # OpenBLAS kernels the binary runs (`routelab --version`): numpy loads
 # OpenBLAS before the module can ask for them, and on a CPU OpenBLAS does not
-# recognise it would load Prescott's (NOTES.md §16.13).
+# recognise it would load Prescott's (docs/speed/kernels.md#training-attention-kernels).
 pytest: lib $(BIN)
 	@k=$$($(BIN) --version | sed -n 's/.*; kernels: \([A-Za-z0-9]*\).*/\1/p'); \
 	 echo "PYTHONPATH=python OPENBLAS_CORETYPE=$$k /usr/bin/python3 -m pytest -q python/tests"; \
@@ -272,10 +272,10 @@ bench: setup
 	@$(BIN) bench --ckpt $(BENCH_ALIBI)
 	@sh scripts/bench_ranks.sh $(BIN)
 
-# The trained ALiBi model that bench's pruning section reads (NOTES.md
-# §16.8): the mechanism grid's alibi, seed 42 (about 2 minutes on 2 cores;
-# a random model's logits are far smaller than a trained one's and would
-# prune more than any real model).  Trained once, into build/.
+# The trained ALiBi model that bench's pruning section reads
+# (docs/speed/reproduction-and-pruning.md#pruned-attention): the mechanism grid's alibi, seed 42
+# (about 2 minutes on 2 cores; a random model's logits are far smaller than a trained one's and
+# would prune more than any real model).  Trained once, into build/.
 BENCH_ALIBI := build/bench-alibi/ckpt.bin
 $(BENCH_ALIBI): | setup-data $(BIN)
 	rm -rf build/bench-alibi
@@ -283,7 +283,7 @@ $(BENCH_ALIBI): | setup-data $(BIN)
 	  --ctx 64 --vocab 256 --batch 16 --lr 2e-3:1000,8e-4:500,2e-4:500 --val-every 250 --ckpt-every 2000 \
 	  --seed 42 >/dev/null
 
-# The include graph runs one way, downward (NOTES.md, layout).
+# The include graph runs one way, downward (docs/layout.md#layout).
 # kill -9 at random moments of train, reproduce, data and theory (after a
 # random delay, and as the command enters its k-th rename: strace), then the
 # same command again: identical outputs, no leftovers (not in CI: minutes).

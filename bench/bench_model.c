@@ -161,8 +161,8 @@ enum { MAXSTEPS = 512 };
  * causal pairs, as the streaming figure counts them: forward q.k and p.v,
  * backward dP, dV, dQ, dK, each 2 hd over the T(T+1)/2 pairs j <= i per head
  * and window: 6 B H hd T(T+1) in all.  (Until the training kernels skipped
- * the masked half, NOTES.md §16.13, this figure counted the whole T x T
- * blocks they computed, 12 B H T^2 hd: the model count's 12 L C T.) */
+ * the masked half, docs/speed/kernels.md#training-attention-kernels, this figure counted the whole
+ * T x T blocks they computed, 12 B H T^2 hd: the model count's 12 L C T.) */
 static double bench_train_attention(int B, int T, int H, int hd, double budget, int cpu, double *gflops)
 {
     const long ld = 3L * H * hd, n = (long)B * T * ld, nh = (long)B * H * T * T;
@@ -371,7 +371,7 @@ rl_status rl_bench_model(int quick, rl_err *err)
         report_train(&SHAPES[i], nc, tps[i], &peak);
     for (int i = 0; i < NSHAPES; i++)
         report_train(&SHAPES[i], 1, tps1[i], &peak1);
-    printf("model (llm.c side by side on this machine: NOTES.md §16, not measured by this command)\n");
+    printf("model (llm.c side by side on this machine: docs/speed/eval-and-training.md#speed, not measured by this command)\n");
     /* contention: the first shape on all cores beside a process that spins
      * on one core, against its quiet figure above */
     if (nc > 1) {

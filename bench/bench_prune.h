@@ -1,5 +1,5 @@
-/* bench_prune.h: the pruned ALiBi evaluation of `routelab bench` (NOTES.md
- * §16.8). */
+/* bench_prune.h: the pruned ALiBi evaluation of `routelab bench`
+ * (docs/speed/reproduction-and-pruning.md#pruned-attention). */
 #ifndef RL_BENCH_PRUNE_H
 #define RL_BENCH_PRUNE_H
 

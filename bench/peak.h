@@ -3,7 +3,7 @@
  * The peak is the loaded kernel set's (OpenBLAS picks its kernels when it is
  * loaded: OPENBLAS_CORETYPE, or its own reading of the CPU), measured in the
  * same run several times between the workloads, so that its own noise is
- * printed beside every fraction (NOTES.md §16). */
+ * printed beside every fraction (docs/speed/eval-and-training.md#speed). */
 #ifndef RL_BENCH_PEAK_H
 #define RL_BENCH_PEAK_H
 

@@ -130,7 +130,7 @@ int cmd_bench(int argc, char **argv)
                   "ranks: data-parallel training steps on this job's ranks (run it under\n"
                   "mpirun -np 2 against one process: the MPI share of a step); prune: one\n"
                   "window of 65,536 tokens (16,384 with --quick) through a trained ALiBi model\n"
-                  "(--ckpt), exact against pruned (NOTES.md §16.8).",
+                  "(--ckpt), exact against pruned (docs/speed/reproduction-and-pruning.md#pruned-attention).",
                   opts, argc, argv, NULL, 0);
     if (what == 6 && !ckpt)
         rl_die("bench: --what prune needs --ckpt FILE (a trained ALiBi checkpoint)");

@@ -1,6 +1,6 @@
 /* cmd_farpred.c: `routelab farpred`, a trained model's far mass at long
- * lengths predicted from what it does within T (model/farpred.h, NOTES.md
- * §17). */
+ * lengths predicted from what it does within T (model/farpred.h,
+ * docs/theory/farpred.md#far-mass-prediction). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,10 +102,11 @@ int cmd_farpred(int argc, char **argv)
     rl_opts_parse("farpred", "--ckpt FILE --data DIR|FILE [--lengths L1,L2] [--windows 512] [--pairs 512] [--out DIR]",
                   "The far mass (attention on keys at distance >= T) of every layer and head at\n"
                   "lengths beyond the training context T, predicted from windows of T tokens\n"
-                  "(NOTES.md §17).  routelab's predictor (ours, not the study's; the route form,\n"
-                  "§17.5): each window's last query's row of a long window simulated from its\n"
-                  "measured near keys and each block's realised angle at distance T - 1, the route\n"
-                  "continued with measured windows' keys and steps (fresh noise); the same with\n"
+                  "(docs/theory/farpred.md#far-mass-prediction).  routelab's predictor (ours, not\n"
+                  "the study's; the route form, docs/theory/farpred.md#route-form): each window's\n"
+                  "last query's row of a long window simulated from its measured near keys and\n"
+                  "each block's realised angle at distance T - 1, the route continued with\n"
+                  "measured windows' keys and steps (fresh noise); the same with\n"
                   "mixing switched off (every step at its law's mean direction: the ablation of the\n"
                   "mixing term); the mean-field form (far keys at the band's content turned by the\n"
                   "step law, Jacobi-Anger, law of large numbers); dilution (far keys weigh the\n"

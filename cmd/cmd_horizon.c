@@ -19,7 +19,7 @@ static void print_transport(const char *ckpath, const char *out, const rl_stepla
 {
     if (s->routes == 0) { /* closed (random-hh): every head alike */
         printf("horizon: %s: steps transport with a closed mean E M = a I, a = %.6f, T = %ld, d = %d, eps = %g "
-               "(routelab's closed form, NOTES.md §8.10)\n", ckpath, exp(s->logchi[0]), s->ctx, s->hd, s->eps);
+               "(routelab's closed form, docs/model/path-transport.md#random-hh)\n", ckpath, exp(s->logchi[0]), s->ctx, s->hd, s->eps);
         printf("horizon: every one of the %d heads: W(eps) = %ld; D(T, %dT) = %.6g (far %ld, near %ld)\n",
                s->layers * s->lanes, s->window[0], RL_MIXSTAY_MULT, s->tr[0].d1, s->tr[0].far, s->tr[0].near);
         if (s->horizon < 0)
@@ -65,18 +65,21 @@ int cmd_horizon(int argc, char **argv)
                   "U(-omega_b, omega_b), U(0, 2 omega_b), the same |chi_b|;\n"
                   "pemb, lf: the model's own steps on the first --tokens validation tokens; rope:\n"
                   "constant angles), the mixing window W_b(eps), and the predicted extrapolation\n"
-                  "horizon H = min { W_b : W_b > T } (NOTES.md §1.1): blocks with W_b <= T are noise\n"
-                  "in training, the first coherent block to mix beyond T changes regime at H.\n"
+                  "horizon H = min { W_b : W_b > T } (docs/theory/claim1-mixing.md#mixing-window):\n"
+                  "blocks with W_b <= T are noise in training, the first coherent block to mix\n"
+                  "beyond T changes regime at H.\n"
                   "\"none\": no block mixes beyond T (constant angles) or no block rotation.\n"
-                  "Beside them routelab's mix-or-stay reading (NOTES.md §1.5, §17.7): each block's\n"
-                  "D_b(T, 16T), the far angle laws' Watson distance to the nearest law met within T\n"
+                  "Beside them routelab's mix-or-stay reading (docs/theory/claim1-mixing.md#mix-or-stay,\n"
+                  "docs/theory/farpred.md#mix-or-stay-rank-rule): each block's D_b(T, 16T), the\n"
+                  "far angle laws' Watson distance to the nearest law met within T\n"
                   "(closed laws from their harmonics; pemb, lf from the steps' harmonics on the\n"
                   "text), and the model's score, their mean (horizon.tsv: mixstay, mixstay_hi).\n"
                   "path (no angles): per layer and head routelab's first-harmonic mix-or-stay\n"
                   "distance D(T, 16T) of the mean transport E[H_i ... H_(i-delta+1)] measured on\n"
                   "the text's windows (model/path_transport.h), with its standard error.\n"
                   "random-hh: the same distance in closed form (E M = (1 - 2/hd) I per step),\n"
-                  "with the window of |E M| and the horizon it predicts (NOTES.md §8.10).",
+                  "with the window of |E M| and the horizon it predicts\n"
+                  "(docs/model/path-transport.md#random-hh).",
                   opts, argc, argv, NULL, 0);
     rl_set_threads(threads);
     rl_err err;
@@ -125,7 +128,7 @@ int cmd_horizon(int argc, char **argv)
         printf("%ld (%.3g T)\n", s.horizon, (double)s.horizon / s.ctx);
     if (s.layers * s.lanes > 0)
         printf("horizon: routelab's mix-or-stay score at %dT (mean over the blocks of the far laws' Watson "
-               "distance to the nearest law met within T, NOTES.md §1.5): %.4f\n", RL_MIXSTAY_MULT, s.score);
+               "distance to the nearest law met within T, docs/theory/claim1-mixing.md#mix-or-stay): %.4f\n", RL_MIXSTAY_MULT, s.score);
     printf("horizon: wrote %s\n", out);
     rl_steplaw_free(&s);
     free(def);

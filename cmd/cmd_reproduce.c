@@ -199,7 +199,7 @@ static void parse_flags(rl_repro *r, repro_flags *f, int argc, char **argv)
     opts[n++] = (rl_opt)RL_OPT_FLAG_("strict", &f->strict,
                                      "refuse (status 2) to run over a grid whose files this build and OpenBLAS "
                                      "kernel set may not reproduce bitwise (OUT/config.txt's build and kernels; "
-                                     "without it one line says so and the run goes on, NOTES.md §16.7)");
+                                     "without it one line says so and the run goes on, docs/speed/reproduction-and-pruning.md#reproduction-across-builds)");
     opts[n++] = (rl_opt)RL_OPT_FLAG_("check-build", &f->check_build,
                                      "only compare this build and kernel set with OUT/config.txt's (the line, or "
                                      "--strict's refusal) and stop: nothing is run or written");
@@ -302,11 +302,11 @@ static void settle_flags(rl_repro *r, repro_flags *f)
         rl_die("reproduce: --stop-at does not apply with --check-build (nothing is trained)");
 }
 
-/* The build record (reproduce/buildrec.h, NOTES.md §16.7): OUT/config.txt's
- * build and kernel set against this run's, before anything is written.  The
- * same: nothing is said.  Otherwise one line on stderr names the build and
- * kernels that give the files bitwise and what this run gives, and the run
- * goes on; under --strict that line refuses it (status 2).  A malformed
+/* The build record (reproduce/buildrec.h,
+ * docs/speed/reproduction-and-pruning.md#reproduction-across-builds): OUT/config.txt's build and
+ * kernel set against this run's, before anything is written.  The same: nothing is said.  Otherwise
+ * one line on stderr names the build and kernels that give the files bitwise and what this run
+ * gives, and the run goes on; under --strict that line refuses it (status 2).  A malformed
  * record is refused too: the grid's provenance is no guess.  Returns the
  * outcome; *rec is the record this run would write: config.txt's, or this
  * run's own for a new grid. */

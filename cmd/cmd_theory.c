@@ -105,8 +105,9 @@ int cmd_theory(int argc, char **argv)
                   "Run every claim's Monte Carlo experiment (the rows of `routelab claims`, in order)\n"
                   "and write the theory report DIR/theory.md: one section per claim with its\n"
                   "figures, the table of predicted vs measured values and the verdicts.  Time on 2\n"
-                  "cores (the one place it is stated; NOTES.md §10.1.2, §0.3): quick (default) about\n"
-                  "2 minutes (111 s with --threads 1), full about 25 minutes.",
+                  "cores (the one place it is stated; docs/verdicts.md#window-rule-changes,\n"
+                  "NOTES.md#theory-report): quick (default) about 2 minutes (111 s with\n"
+                  "--threads 1), full about 25 minutes.",
                   opts, argc, argv, &ctx);
     int run[rl_nclaims];
     unsigned uses = 0;

@@ -571,7 +571,8 @@ int cmd_train(int argc, char **argv)
     const int tty = isatty(STDOUT_FILENO);
     const rl_gpt_config *cfg = &r.cfg;
     /* the kernel set: another set sums the matmuls in another order, so the same seed gives other
-     * bytes (NOTES.md §17.4: the committed grid's models are Haswell's) */
+     * bytes (docs/theory/farpred.md#farpred-committed-grid: the committed grid's models are
+     * Haswell's) */
     printf("train: %s, %ld parameters, %d layers width %d heads %d ctx %d pos %s (rotation base %g); "
            "batch %d x %d, %ld steps from %ld, lr %s; OpenBLAS kernels %s\n", r.data, r.m->nparams,
            cfg->layers, cfg->width, cfg->heads, cfg->ctx, rl_pos_name(cfg->pos), cfg->rot_base, r.meta.batch,

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
          * program runs (pinned at start-up on a CPU OpenBLAS does not
          * recognise: blas_arch.h), which a program that loads the library
          * itself (Python) can only get by setting OPENBLAS_CORETYPE to it
-         * before OpenBLAS loads (NOTES.md §16.13) */
+         * before OpenBLAS loads (docs/speed/kernels.md#training-attention-kernels) */
         printf("routelab %s (commit %s); kernels: %s\n", routelab_version(), rl_build_commit(), rl_blas_kernels());
         return 0;
     }

@@ -26,8 +26,8 @@ void rl_startenv_check(void);
  * - OPENBLAS_CORETYPE is unset and rl_blas_arch_wanted asks for a kernel set
  *   (OpenBLAS chose Prescott on a CPU with AVX2 or AVX-512; core/blas_arch.h);
  * - neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set: OMP_WAIT_POLICY=passive
- *   (NOTES.md §16.3: libgomp's default, 300,000 spins before a waiting thread
- *   sleeps, held a core that a descheduled partner needed: 2-thread training
+ *   (docs/speed/eval-and-training.md#omp-passive-wait: libgomp's default, 300,000 spins before a
+ *   waiting thread sleeps, held a core that a descheduled partner needed: 2-thread training
  *   beside a busy core ran at 0.35x of its quiet speed, 0.51x passive, the
  *   quiet speed the same within noise).
  * Returns when there is nothing to set or the exec failed (the program then

@@ -3,9 +3,9 @@
  * OpenBLAS (built with DYNAMIC_ARCH, as Debian's is) picks its kernels from
  * the CPU's family and model numbers.  A virtual machine that reports a
  * generic model ("Intel(R) Xeon(R) Processor") gets the oldest x86-64 set,
- * Prescott (SSE3), even on a CPU with AVX-512: on the machine of NOTES.md
- * §16.1 a 2048^3 sgemm ran at 34 GFLOP/s per core instead of 177.  OpenBLAS
- * reads OPENBLAS_CORETYPE once, when it is loaded, before main: the only
+ * Prescott (SSE3), even on a CPU with AVX-512: on the machine of
+ * docs/speed/eval-and-training.md#long-eval-speed a 2048^3 sgemm ran at 34 GFLOP/s per core instead
+ * of 177.  OpenBLAS reads OPENBLAS_CORETYPE once, when it is loaded, before main: the only
  * fix from inside the program is to set it and run the program again. */
 #ifndef RL_BLAS_ARCH_H
 #define RL_BLAS_ARCH_H
@@ -32,7 +32,7 @@ const char *rl_blas_core(void);
  * where that string does not start with "OpenBLAS ".  The version is part of
  * it: one kernel set of one OpenBLAS sums in one order, the same seed trains
  * the same bytes; another version's kernels of the same name may not
- * (NOTES.md §17.4).  A static buffer, rewritten by each call. */
+ * (docs/theory/farpred.md#farpred-committed-grid).  A static buffer, rewritten by each call. */
 const char *rl_blas_kernels(void);
 
 /* What OpenBLAS (the openmp build, Debian's) maps at start-up, before main:

@@ -1,5 +1,5 @@
 /* cancel.c: a caller's request to stop a long library call (<routelab/err.h>,
- * NOTES.md §18.13).  Python's Ctrl-C sets it from another thread while a
+ * docs/library-robustness.md#ctrl-c).  Python's Ctrl-C sets it from another thread while a
  * call runs; the long loops (evaluation windows and layers, the probe's
  * windows, the reference's batches, the Monte Carlo sweeps and walks) read
  * it and return RL_ECANCEL.  The one process-wide flag besides the RNG seed: a request, like a signal, that

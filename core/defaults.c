@@ -1,6 +1,6 @@
 /* defaults.c: the one table of defaults the command line and the Python
- * module share (<routelab/defaults.h>, NOTES.md §18.12).  Before it, Python's
- * mixing_window took eps = 0.1 and `routelab bound window` 0.01 (776903252
+ * module share (<routelab/defaults.h>, docs/library-robustness.md#python-api-docs).  Before it,
+ * Python's mixing_window took eps = 0.1 and `routelab bound window` 0.01 (776903252
  * against 1553806503 steps for the slowest block of so2 at d = 64). */
 #include "../include/routelab/defaults.h"
 
@@ -13,8 +13,8 @@ static const struct {
     double value;
     const char *what;
 } table[] = {
-    /* 0.01: a route's mean within 1% of its start (NOTES.md §1.1); the study's
-     * regime is quoted at 0.1, which `bound match` and the grids name themselves */
+    /* 0.01: a route's mean within 1% of its start (docs/theory/claim1-mixing.md#mixing-window); the
+     * study's regime is quoted at 0.1, which `bound match` and the grids name themselves */
     { "eps", 0.01, "tolerance of the mixing window W(eps)" },
     { "block", -1, "the SO(2) block of norm and window (-1: the maximum over blocks)" },
 };

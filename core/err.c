@@ -1,8 +1,8 @@
 /* err.c: the error convention of err.h: recording a failure (rl_fail,
  * rl_err_prefix) and the one escaping of messages.  Nothing here stops the
  * process: the command layer's exits are err_exit.c's, so that a library
- * call that fills an rl_err links without the job's machinery (NOTES.md
- * §18.2). */
+ * call that fills an rl_err links without the job's machinery
+ * (docs/library.md#library-splits). */
 #include "err.h"
 
 #include <stdarg.h>

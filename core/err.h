@@ -73,7 +73,8 @@ int rl_cancelled(void);
 
 /* Library floors: GSL's error handler off before a call into GSL, whose
  * status the caller then reads (GSL's default handler aborts the process;
- * core/gsl_quiet.c, NOTES.md §18.9).  Idempotent, from any thread. */
+ * core/gsl_quiet.c, docs/library-robustness.md#closed-forms-never-exit).  Idempotent, from any
+ * thread. */
 void rl_gsl_quiet(void);
 
 /* The one escaping of messages: src into dst (n bytes, NUL-terminated) with

@@ -2,7 +2,7 @@
  * line on stderr and the exit status, the stdout guard, the fatal exit of
  * the allocation helpers.  Apart from err.c so that the library's calls
  * that only record failures do not pull the job and its clean-up in
- * (NOTES.md §18.2). */
+ * (docs/library.md#library-splits). */
 #include "err.h"
 
 #include "job.h"

@@ -1,6 +1,6 @@
 /* job.h: what the ground floor asks of the job this process belongs to.
  *
- * core/ knows no MPI (NOTES.md §0.1): it compiles and links with plain gcc.
+ * core/ knows no MPI (docs/layout.md#mpi-floor): it compiles and links with plain gcc.
  * Yet a few of its answers depend on the job: which rank writes the outputs
  * (util.c, lock.c), how many ranks share the node (rl_ncores), whether every
  * rank parsed the same flags (opts.c), and how a failure stops the job

@@ -1,4 +1,4 @@
-/* version.c: routelab_version() (<routelab/version.h>, NOTES.md §18.1). */
+/* version.c: routelab_version() (<routelab/version.h>, docs/library.md#library-abi). */
 #include "../include/routelab/version.h"
 
 #define RL_STR_(x) #x

@@ -4,11 +4,11 @@
  *
  * 1. The mixing window of random SO(2) rotations (the study's uniform
  *    angles, d = 64) at its slowest block: the steps after which the mean
- *    route has shrunk below eps (NOTES.md §1.1).
+ *    route has shrunk below eps (docs/theory/claim1-mixing.md#mixing-window).
  * 2. Haar steps on O(8), sampled as `routelab sample --family haar` samples
  *    them, checked orthogonal: max |U^T U - I| below 1e-12.
  * 3. The far-mass lower bound rho_D >= M / (M + K e^{2 lambda}) with the
- *    window's tokens far and K = 8 near ones (NOTES.md §3.1).
+ *    window's tokens far and K = 8 near ones (docs/theory/claim3-farmass.md#far-mass-closed-forms).
  * Built and run by `make test` against an install into a temporary prefix
  * (lib/example_builds_with_pkg_config_and_runs). */
 #include <stdio.h>

@@ -28,7 +28,7 @@ typedef struct {
 } rl_claim;
 
 /* The decision rules (report/verdict.h), written here once, before any run;
- * each claim's row names the ones it uses, and NOTES.md §10.1 records every
+ * each claim's row names the ones it uses, and docs/protocol.md#verdict-kinds records every
  * change with the verdicts before and after. */
 /* Each rule's evidence (verdict.h) is fixed here too: the verifications of
  * closed forms and proved bounds (agree, bound, exact, agree-n, window) pass

@@ -2,7 +2,8 @@
  *
  * With logits in [-lambda, lambda], K near and M far keys, every far weight is
  * >= e^{-lambda} and every near one <= e^{lambda}, so
- *   rho_D >= M / (M + K e^{2 lambda})                       (NOTES.md §3.1)
+ *   rho_D >= M / (M + K e^{2 lambda})
+ *   (docs/theory/claim3-farmass.md#far-mass-closed-forms)
  * whatever the transport: rotation alone cannot keep the far mass down, and
  * the bound reaches 1/2 at M = K e^{2 lambda}.  An ALiBi bias -m delta makes
  * the far weights a convergent geometric series: rho <= 1/(1 + e^{-2 lambda}

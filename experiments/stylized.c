@@ -45,9 +45,9 @@ typedef struct {
 } sty_size;
 
 /* The spread between fits (the model's directions and the fit's own data)
- * dominates the spread between evaluation queries of one fit (NOTES.md §5:
- * RoPE's 16T ratio ranged 3.9-32 over four seeds with a per-fit SE of 5 %),
- * so the work goes into fits: quick keeps the 64 evaluation walks of the
+ * dominates the spread between evaluation queries of one fit
+ * (docs/theory/claim5-stylized.md#claim-stylized: RoPE's 16T ratio ranged 3.9-32 over four seeds
+ * with a per-fit SE of 5 %), so the work goes into fits: quick keeps the 64 evaluation walks of the
  * single-fit design (8 fits x 8 queries) and a quarter of its fitting work
  * per fit (200 steps x 8 windows instead of 300 x 16), so that the total
  * time stays about the same; full has 16 fits x 16 queries. */
@@ -58,7 +58,8 @@ static sty_size size_of(int preset)
     return preset == RL_PRESET_FULL ? f : q;
 }
 
-/* The model's constants, fixed before any run (NOTES.md §5.1 says why). */
+/* The model's constants, fixed before any run (docs/theory/claim5-stylized.md#stylized-model says
+ * why). */
 #define STY_KNEAR 4        /* target within distance 1..4; near = those 4 tokens */
 #define STY_LAMBDA 8.0     /* |logit| <= 8 before the bias */
 #define STY_KEYNOISE 0.5   /* k = normalize(u + 0.5 g / sqrt(d)) */

@@ -3,7 +3,8 @@
  * r = sum_far alpha_j P(j->i) v_j with alpha_j = rho/M and v_j = vbar + xi_j.
  * For i.i.d. orthogonal steps <P(j->i)v, P(j'->i)v> = <P(j->j')v, v>, whose
  * mean on SO(2) block b is Re(chi_b^{|j-j'|}) ||v_b||^2, so exactly
- * (NOTES.md §4.1 "Value transport", plus the noise, whose cross terms vanish):
+ * (docs/theory/claim4-values.md#value-transport "Value transport", plus the noise, whose cross
+ * terms vanish):
  *   E||r||^2   = (rho/M)^2 [ sum_b ||vbar_b||^2 S(chi_b, M) + M E||xi||^2 ],
  *   E||r_b||^2 = (rho/M)^2 [ ||vbar_b||^2 S(chi_b, M) + M E||xi_b||^2 ],
  *   S(chi, M)  = M + 2 Re sum_{delta=1}^{M-1} (M - delta) chi^delta.

@@ -1,8 +1,8 @@
 /* mc_api.c: the public Monte Carlo API (include/routelab/mc.h) over the
  * route kernel (routes.c) and the mean estimate (family_mean.c): argument
  * checks and the planned size first, then the kernels `routelab mixing`
- * runs, with their statistics copied into the caller's arrays (NOTES.md
- * §18). */
+ * runs, with their statistics copied into the caller's arrays
+ * (docs/library.md#library). */
 #include "../include/routelab/mc.h"
 
 #include <complex.h>

@@ -135,7 +135,7 @@ static rl_status accumulate_noise(const rl_gpt_config *c, int l, float *cos_out,
  * x the token k positions back: k = 0, the query's token (A_t = sum_{s<=t}
  * theta(x_s)), or k = 1, the key's (A_t = sum_{s<t} theta(x_s)); summed in
  * double (with E = 0 exactly t omega_p, RoPE's angle, either way, up to the
- * rounding of the sum).  NOTES.md §7.7. */
+ * rounding of the sum).  docs/model/schemes.md#pemb-author. */
 static void accumulate_pemb(const rl_gpt_config *c, const float *E, long w, int k, float *cos_out,
                             float *sin_out, const uint16_t *tok, long ld, int B, long T)
 {
@@ -258,7 +258,7 @@ const rl_scheme rl_scheme_random = {
 
 /* ---- pemb and pemb-shared: theta = pi tanh(E_l[x, j]) + omega_p ------- */
 
-/* The two tables of one kernel (NOTES.md §7.7): pemb, the study author's
+/* The two tables of one kernel (docs/model/schemes.md#pemb-author): pemb, the study author's
  * (a V x H hd/2 table per layer, row v holding head h's hd/2 angles at
  * h hd/2; the key's token on the path, k = 1), and pemb-shared, routelab's
  * first reading (V x hd/2 per layer shared by the heads; the query's token,

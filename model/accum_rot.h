@@ -16,7 +16,7 @@
  *           c the centre of the scheme's step_law (rl_acc_centre): 0 here,
  *           1 for random_pos (scheme_random_pos.c, theta ~ U(0, 2 omega_p)),
  *           whose tables are therefore random's plus t omega_p.
- *   pemb:   the study author's (NOTES.md §7.7): theta(b, s, h, p) = pi
+ *   pemb:   the study author's (docs/model/schemes.md#pemb-author): theta(b, s, h, p) = pi
  *           tanh(E_l[x_s, h, p]) + omega_p, one V x H hd/2 table per layer
  *           (each head its own angles), accumulated with the KEY's token on
  *           the path: A_l(b, t) = sum_{s<t} theta(b, s), so the relative

@@ -30,8 +30,8 @@
 #define SQ_QK 128
 _Static_assert(SQ_QK % SQ == 0 && SK % SQ_QK == 0, "query blocks must tile the key blocks");
 
-/* The training kernels (NOTES.md §16.13): the products whose inner index
- * is d through the logits kernel (attn_qk.h), their second operand's rows
+/* The training kernels (docs/speed/kernels.md#training-attention-kernels): the products whose inner
+ * index is d through the logits kernel (attn_qk.h), their second operand's rows
  * packed one panel at a time into HD_MAX W floats on the stack; the
  * products whose inner index is a key or a query through the P V kernel
  * (attn_pv.h), P and dS read in place or transposed.  Causal: row block

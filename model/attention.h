@@ -28,10 +28,10 @@ typedef struct {
     void *ctx;
 } rl_attn_observer;
 
-/* Pruning with a proof (the streaming forward with ALiBi; NOTES.md §16.8).
- * Row i's scaled logits obey |s_ij| <= qn_i kn_j (the provider's bound), and
- * the softmax's denominator holds e^(m_i), m_i the row's largest biased
- * logit found so far (the key blocks run from the diagonal down), so the
+/* Pruning with a proof (the streaming forward with ALiBi;
+ * docs/speed/reproduction-and-pruning.md#pruned-attention).  Row i's scaled logits obey |s_ij| <=
+ * qn_i kn_j (the provider's bound), and the softmax's denominator holds e^(m_i), m_i the row's
+ * largest biased logit found so far (the key blocks run from the diagonal down), so the
  * keys j < j1 carry a share of row i's mass of at most
  *     rho_i <= e^(qn_i K - m_i - m_h (i - j1 + 1)) min(j1, 1 / (1 - e^(-m_h))),
  * K = max_{j < j1} kn_j (n terms each at most the nearest one, or their

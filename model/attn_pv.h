@@ -1,14 +1,14 @@
 /* attn_pv.h: the attention's acc += P V, reading P where the row step left
- * it (NOTES.md §16.9), and the training attention's four
+ * it (docs/speed/reproduction-and-pruning.md#cheaper-exp), and the training attention's four
  * products with the key or query index inside (O = P V, dV = P^T dO,
- * dQ = dS K, dK = dS^T Q: NOTES.md §16.13), P read in place or transposed
- * by its strides.
+ * dQ = dS K, dK = dS^T Q: docs/speed/kernels.md#training-attention-kernels), P read in place or
+ * transposed by its strides.
  *
  * Why: cblas_sgemm copies the probability block (up to 128 x 512 floats,
  * already in cache) into its own panel layout before it multiplies, and at
  * hd 32 each entry of P then meets only 32 values of V: that copy took 13%
- * of the streaming attention on one thread (§16.9), as much as the row
- * step.  This kernel reads R rows of P in place and, for each key in order,
+ * of the streaming attention on one thread (docs/speed/reproduction-and-pruning.md#cheaper-exp), as
+ * much as the row step.  This kernel reads R rows of P in place and, for each key in order,
  * adds P[r][k] V[k][c] into an R x 32 (AVX-512) or R x 16 (AVX2) block of
  * acc held in registers.
  *

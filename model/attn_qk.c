@@ -35,7 +35,7 @@ static void pack_rows(float *panel, const float *k, long ld, int nw, int d0, int
  * of 8 dimensions loaded, transposed in registers, stored as eight rows of
  * the panel (a copy: no arithmetic, the scalar packing's bytes).  The
  * strided gather it replaces was 14% of the training attention at hd 32
- * (NOTES.md §16.13). */
+ * (docs/speed/kernels.md#training-attention-kernels). */
 __attribute__((target("avx2"))) static int pack_full_avx2(float *panel, const float *k, long ld, int hd)
 {
     int d0 = 0;

@@ -1,11 +1,11 @@
 /* attn_qk.h: the streaming attention's logits S = (Q K^T) / sqrt(hd) from
- * keys packed once per head (NOTES.md §16.12).
+ * keys packed once per head (docs/speed/kernels.md#packed-keys).
  *
  * Why: cblas_sgemm packs its operands on every call, and the streaming
  * forward calls it once per (query block, key block): each key block of K
  * was packed again for every block of 128 queries, 15% of the streaming
- * attention at hd 32 (§16.9's profile), for a product whose inner dimension
- * (hd) is only 32 or 64.  Here each head's keys are packed once, into
+ * attention at hd 32 (docs/speed/reproduction-and-pruning.md#cheaper-exp's profile), for a product
+ * whose inner dimension (hd) is only 32 or 64.  Here each head's keys are packed once, into
  * panels of RL_ATTN_QK_W keys stored dimension-major (panel p holds
  * kp[(p hd + d) W + w] = k_(pW + w)[d], zero past the last key), and a tile
  * of R query rows by one panel is formed in registers: at each d, the

@@ -16,7 +16,7 @@
  * far; checkpoints store them, so a new scheme's code goes at the end
  * (before RL_ROT_KINDS) and no code is ever renumbered.  RL_ROT_PEMB is
  * pemb-shared (the first pemb written, whose checkpoints keep the code);
- * RL_ROT_PEMB_KEY is pemb, the study author's (NOTES.md §7.7): */
+ * RL_ROT_PEMB_KEY is pemb, the study author's (docs/model/schemes.md#pemb-author): */
 typedef enum { RL_ROT_NONE = 0, RL_ROT_ROPE, RL_ROT_RANDOM, RL_ROT_PEMB, RL_ROT_LF,
                RL_ROT_RANDOM_POS, RL_ROT_PEMB_KEY, RL_ROT_KINDS } rl_rot_kind;
 typedef enum { RL_MODE_QK = 0, RL_MODE_QKV } rl_rot_mode;

@@ -1,5 +1,5 @@
 /* evalpos.h: per-position loss and prefix perplexity of the evaluation at
- * its longest length (NOTES.md §9.3), the curves long-context papers report.
+ * its longest length (docs/protocol.md#sampled-windows), the curves long-context papers report.
  *
  * From the losses of nw windows of L (loss[w L + i]: window w, position i,
  * the target with i + 1 tokens of context):

@@ -1,5 +1,5 @@
 /* evaluate.h: the length-extrapolation protocol on the full validation
- * stream, token-paired (NOTES.md, "The evaluation protocol").
+ * stream, token-paired (docs/protocol.md#evaluation-protocol).
  *
  * Spans (--windows spans).  The stream is cut, from its first token, into
  * slots of Lmax + 1 tokens (Lmax: the longest evaluated length); the plan
@@ -8,7 +8,7 @@
  * stream and Lmax alone: never on the model or the seed, so every seed and
  * every variant reads the same tokens.
  *
- * Sampled spans (--windows sampled; NOTES.md §9.3).  The same number of
+ * Sampled spans (--windows sampled; docs/protocol.md#sampled-windows).  The same number of
  * spans of Lmax + 1 tokens, placed at random over the whole stream by a
  * stream keyed by the windows' seed (RL_STREAM_EVAL_SAMPLE) and Lmax, with
  * disjoint targets (spans never overlap by more than the one token a span's

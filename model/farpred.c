@@ -1,5 +1,5 @@
 /* farpred.c: the within-T measurement and the far-mass prediction of
- * farpred.h (NOTES.md §17). */
+ * farpred.h (docs/theory/farpred.md#far-mass-prediction). */
 #include "farpred.h"
 
 #include <math.h>
@@ -147,9 +147,9 @@ static void content(const float *raw, int C, int hd, int h, int rotates, long i,
  * query's path, and a far key's angle (the band's, continued) more so. */
 #define BAND_MIXED 0.1
 
-/* The level a band key (i, j) of head h shows the far keys (NOTES.md
- * §17.1, correction 1): its realised log weight s + m_h delta, with each
- * block that mixes at the band (mixed[p]) not at its realised score
+/* The level a band key (i, j) of head h shows the far keys
+ * (docs/theory/farpred.md#farpred-derivation, correction 1): its realised log weight s + m_h delta,
+ * with each block that mixes at the band (mixed[p]) not at its realised score
  * X_p = Re(A_p e^{i Theta_p}) but at its conditional mean given the
  * content, log F1(A_p, delta): a far key shares the query and the path
  * with the band key, and a mixed block's realised phase is neither, only
@@ -228,7 +228,7 @@ static void within_alloc(rl_farpred_within *w, const rl_gpt *m, long nwin, long 
     const float *sl = rl_gpt_alibi_slopes(m);
     for (long x = 0; x < NH; x++)
         w->slope[x] = sl ? sl[x % H] : 0;
-    /* the route's inputs (NOTES.md §17.5) */
+    /* the route's inputs (docs/theory/farpred.md#route-form) */
     w->seed = seed;
     w->hd = hd;
     w->lanes = lanes;

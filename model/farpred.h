@@ -1,6 +1,7 @@
 /* farpred.h: what a trained model's heads do within the training context T,
- * read as the inputs of the far-mass prediction (theory/farpred_forms.h, NOTES.md
- * §17), and the prediction at longer lengths beside its two baselines.
+ * read as the inputs of the far-mass prediction (theory/farpred_forms.h,
+ * docs/theory/farpred.md#far-mass-prediction), and the prediction at longer lengths beside its two
+ * baselines.
  *
  * On nwin windows of T tokens (the probe's window starts at length T; the
  * rotation noise keyed per batch of windows), for every layer and head:
@@ -46,7 +47,8 @@ typedef struct {
     double *nearN, *nearS, *lam; /* [head][window]: sums of e^s and s e^s, largest |s| */
     double *rowb, *rowbc, *rows0, *rows0c; /* [head][window]: the last query's mean e^s over its band
                             * keys, its level there (e^{s + m_h delta}, each block that mixes at the
-                            * band at its conditional mean: NOTES §17.1), its first token's e^s and
+                            * band at its conditional mean:
+                            * docs/theory/farpred.md#farpred-derivation), its first token's e^s and
                             * level */
     double *bandc, *sinkc; /* [head]: mean e^{s + m_h delta} (the content without the ALiBi bias)
                             * over every band pair (j >= 1), and over the sink pairs */
@@ -55,7 +57,7 @@ typedef struct {
     long *pdist, *sdist;   /* [np], [ns]: each pair's distance (every head alike) */
     double complex *A, *As; /* [head][np][nb], [head][ns][nb] */
     double complex *chi;   /* [head][nb][nh] */
-    /* routelab's predictor, the route form (farpred_route.h, NOTES.md §17.5): */
+    /* routelab's predictor, the route form (farpred_route.h, docs/theory/farpred.md#route-form): */
     uint64_t seed;         /* the routes' streams: (seed ^ RL_STREAM_FARPRED_ROUTE, head, window) */
     int hd, lanes;         /* step lanes per layer (rl_scheme_step_lanes; 0: constant steps or none) */
     long nseg;             /* segments: windows 0 .. nseg - 1 */

@@ -1,5 +1,5 @@
 /* farpred_route.c: one simulated row of a long window (farpred_route.h,
- * NOTES.md §17.5). */
+ * docs/theory/farpred.md#route-form). */
 #include "farpred_route.h"
 
 #include <math.h>

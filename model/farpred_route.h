@@ -1,6 +1,6 @@
-/* farpred_route.h: routelab's far-mass predictor, the route form (NOTES.md
- * §17.5): the rows of a long window simulated from pieces measured within
- * the training context T, instead of the far keys replaced by their mean
+/* farpred_route.h: routelab's far-mass predictor, the route form
+ * (docs/theory/farpred.md#route-form): the rows of a long window simulated from pieces measured
+ * within the training context T, instead of the far keys replaced by their mean
  * (the mean-field form F1-F3 of theory/farpred_forms.h).
  *
  * A query at i of a long window sees its keys at distance delta through

@@ -2,8 +2,8 @@
  * kernel of W lanes (vexp.h) instantiated at the build's own four lanes
  * (SSE2: the reference) and, on x86-64, at eight (AVX2) and sixteen
  * (AVX-512) picked at run time (why: at four lanes GELU was a tenth of a
- * small model's training step, NOTES.md §16.5).  Every element goes through
- * the same operations at every width, so each entry is the same bits; the
+ * small model's training step, docs/speed/eval-and-training.md#same-bytes-faster).  Every element
+ * goes through the same operations at every width, so each entry is the same bits; the
  * exp's sum keeps the four-lane order at every width: four partial sums fed
  * four lanes at a time (the W lanes of a step a quarter after another),
  * then the last four-blocks, then the rest one by one.  The exp-sum's last

@@ -41,8 +41,8 @@
  * Why this exp: 16 vector instructions (AVX-512, the clamps included) where
  * the Cephes form before it, without FMA, took 31 (its degree-7 polynomial
  * gave 1.38 u over [flush, 0]); the exp was a quarter of the
- * streaming attention at hd 32 (NOTES.md §16.9).  The FMAs are exact
- * roundings of a b + c, so the SSE2 reference computes them with libm's
+ * streaming attention at hd 32 (docs/speed/reproduction-and-pruning.md#cheaper-exp).  The FMAs are
+ * exact roundings of a b + c, so the SSE2 reference computes them with libm's
  * fmaf and gives the AVX2 and AVX-512 versions' bits. */
 #ifndef RL_MODEL_FASTMATH_H
 #define RL_MODEL_FASTMATH_H

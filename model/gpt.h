@@ -111,8 +111,8 @@ double rl_gpt_forward(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, int
  * loss of each window's last position alone: m->losses[b] is the loss of
  * target tok[b ld + T] after the T tokens before it, as rl_gpt_forward's
  * m->losses[b T + T - 1] (within float rounding: the last block's MLP and
- * the head multiply B rows, not B T, NOTES.md §16.13); returns their mean.
- * The token-paired reference needs nothing else (model/evaluate.c), and
+ * the head multiply B rows, not B T, docs/speed/kernels.md#training-attention-kernels); returns
+ * their mean.  The token-paired reference needs nothing else (model/evaluate.c), and
  * this skips the head's V C and the last MLP's 8 C^2 multiply-adds at
  * every other position. */
 double rl_gpt_forward_last(rl_gpt *m, const uint16_t *tok, long ld, int B, int T, uint64_t key);
@@ -149,8 +149,8 @@ void rl_gpt_eval_keep_losses(rl_gpt_eval *e, float *losses);
  * floats for a window of L, row-major; NULL stops it). */
 void rl_gpt_eval_keep_logits(rl_gpt_eval *e, float *logits);
 /* The streaming attention's pruning in the next windows (attention.h,
- * NOTES.md §16.8): keys skipped where a distance bias (ALiBi) makes their
- * share of a row's mass provably <= eps; 0: never.  The default,
+ * docs/speed/reproduction-and-pruning.md#pruned-attention): keys skipped where a distance bias
+ * (ALiBi) makes their share of a row's mass provably <= eps; 0: never.  The default,
  * RL_ATTN_PRUNE_EXACT, skips only what the softmax would store as 0, so the
  * numbers are those of no pruning byte for byte. */
 void rl_gpt_eval_prune_eps(rl_gpt_eval *e, double eps);

@@ -129,7 +129,7 @@ void rl_matmul_backward(float *dinp, float *dw, float *db, const float *dout,
 /* Rows are taken LN_ROWS at a time so that their sums run as independent
  * chains side by side (one row's sum alone waits on each addition's
  * latency); each row's sums still add its columns in order, so every
- * number is the one-row loop's (NOTES.md §16.5). */
+ * number is the one-row loop's (docs/speed/eval-and-training.md#same-bytes-faster). */
 #define LN_ROWS 8
 
 static inline __attribute__((always_inline)) void ln_forward_rows(float *out, float *mean, float *rstd,

@@ -14,8 +14,8 @@
 /* What a matmul does to each tile of its written product Y (forward: out
  * after its bias; backward: dinp) while the tile is still in cache, in this
  * order, each element by the operations of the separate layer it replaces
- * (so the same bits, NOTES.md §16.6); a NULL field does nothing, a NULL
- * rl_tile_after nothing at all:
+ * (so the same bits, docs/speed/eval-and-training.md#fused-elementwise); a NULL field does nothing,
+ * a NULL rl_tile_after nothing at all:
  *   gelu_at:  Y = Y * gelu'(gelu_at)        (rl_gelu_backward in place)
  *   gelu_to:  gelu_to = GELU(Y)             (rl_gelu_forward; may be Y)
  *   sum_to:   sum_to = Y + sum_with         (rl_residual_forward; sum_to may

@@ -1,7 +1,7 @@
 /* model_api.c: the public model API (include/routelab/model.h) over the
  * checkpoint reader, the evaluation protocol and the probe: the same calls
  * as `routelab eval` and `routelab probe` (cmd/cmd_eval.c, cmd/cmd_probe.c),
- * without their files and folders, every failure a status (NOTES.md §18). */
+ * without their files and folders, every failure a status (docs/library.md#library). */
 #include "../include/routelab/model.h"
 
 #include <math.h>

@@ -296,7 +296,7 @@ static void naive_grad(const rl_attn_logits *lg, const float *dS, int b, int h)
  * cancel them at every block boundary; B_n is a contraction with entries
  * of size 1, so the sweep itself adds no such error (and costs 2 c hd^2
  * instead of 4 c^2 hd per block pair).  The remaining cancellation is
- * inside one block (Y, K~, B), measured in NOTES.md §8.4. */
+ * inside one block (Y, K~, B), measured in docs/model/path.md#path-accuracy. */
 
 /* G = W W^T and X of block i0 (n rows) by (X). */
 static void loc_x(const head *x, long i0, int n, float *G, float *X)

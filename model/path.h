@@ -20,7 +20,7 @@
  * I - W^T X W with X lower triangular, so that everything is sgemm on c x c
  * and c x hd tiles; O(T^2 hd) like attention.  Naive reference: the walk of
  * each query back through the H's, O(T^2 hd), scalar.  Derivations in
- * path.c and NOTES.md §8. */
+ * path.c and docs/model/path.md#path-attention. */
 #ifndef RL_MODEL_PATH_H
 #define RL_MODEL_PATH_H
 
@@ -48,9 +48,9 @@ typedef struct {
  * buffer can serve every layer). */
 /* PaTH's own logit arithmetic, beyond standard attention's q.k: forward
  * multiply-adds of one head and window of T at head dim hd, the blocks of
- * c = RL_PATH_C (NOTES.md §8.7.7): the intra-block UT transform
+ * c = RL_PATH_C (docs/model/path.md#path-flops): the intra-block UT transform
  * (T/c)(9 c^2 hd + 2 c^3) and the sweep's transported queries (T^2/2)(hd^2/c).
- * The backward is about 3 times the forward (§8.5). */
+ * The backward is about 3 times the forward (docs/model/path.md#path-speed). */
 double rl_path_logit_madds(long T, int hd);
 
 size_t rl_path_work_floats(const rl_attn_shape *s);

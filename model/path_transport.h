@@ -56,7 +56,7 @@
  * at the arg pair, mapped through the square root (one SE up), and the
  * upper end sqrt(max(X, 0) + 3 SE_X) / (pi sqrt(2 d)).  The SE is that of
  * the pair; the max over far lengths and the min over near lengths select
- * on noise, which it does not count (NOTES.md §8.9).
+ * on noise, which it does not count (docs/model/path-transport.md#path-mix-or-stay).
  *
  * Determinism: the segment orders come from the keyed streams of the
  * routes, each head's sums run in route order in one thread: the same
@@ -74,7 +74,7 @@
 /* Windows (routes) the model-level reading uses: RL_TRANSPORT_WINDOWS
  * (fewer when the stream holds fewer), at least RL_TRANSPORT_MIN_WINDOWS
  * (two routes a half: a variance each, and a segment from another
- * window).  The choice of 256: NOTES.md §8.9. */
+ * window).  The choice of 256: docs/model/path-transport.md#path-mix-or-stay. */
 #define RL_TRANSPORT_WINDOWS 256
 #define RL_TRANSPORT_MIN_WINDOWS 4
 #define RL_TRANSPORT_MAX_DIM 4096

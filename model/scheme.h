@@ -1,5 +1,6 @@
 /* scheme.h: a position scheme is one object behind this interface, and the
- * registry of the schemes (NOTES.md sections 6-8).
+ * registry of the schemes (docs/model/transformer.md#cpu-transformer,
+ * docs/model/schemes.md#accumulated-rotation, docs/model/path.md#path-attention).
  *
  * The decoder (gpt.c) knows one attention sublayer:
  *     qkv = LN1(x) Wqkv^T + b;  atty = Attend_l(qkv);  out = atty Wproj^T + b
@@ -80,8 +81,8 @@ static inline size_t rl_carve_stride(size_t n)
 
 typedef struct rl_scheme rl_scheme;
 
-/* How the theory reads a scheme's steps (NOTES.md §1.1; model/steplaw.h):
- * the one-step law of each SO(2) block, theta_t = A_t - A_{t-1}. */
+/* How the theory reads a scheme's steps (docs/theory/claim1-mixing.md#mixing-window;
+ * model/steplaw.h): the one-step law of each SO(2) block, theta_t = A_t - A_{t-1}. */
 typedef enum {
     RL_STEPS_NONE,     /* no accumulated rotation (none, alibi): no prediction */
     RL_STEPS_CONSTANT, /* constant angles (rope, fixed-rope): no block mixes */
@@ -199,7 +200,7 @@ const char *rl_pos_name(rl_pos_config p);
  * that layer l accumulates at a position, as a law theta = center +
  * U(-halfw, halfw) per lane, from what prepare reads there (ln: the layer's
  * LN1 output row, for lf; tok: the tokens, for pemb, whose row i reads
- * x_{i-1}: the key's token, NOTES.md §7.7; NULL when unused).
+ * x_{i-1}: the key's token, docs/model/schemes.md#pemb-author; NULL when unused).
  * Lanes per row: rl_scheme_step_lanes (random, random_pos, lf, pemb: H
  * hd/2, head-major as the tables; pemb-shared: hd/2; 0: x's scheme accumulates no
  * steps, rl_scheme_steps then writes nothing).  n rows into center, halfw

@@ -1,4 +1,4 @@
-/* scheme_path.c: PaTH attention as a position scheme (NOTES.md section 8.7):
+/* scheme_path.c: PaTH attention as a position scheme (docs/model/path.md#path-integration):
  * per layer w = normalise(LN1(x) W_w^T + b_w) per head and
  * beta = 2 sigmoid(LN1(x) u^T + b) feed PaTH's logits provider (path.h) in
  * place of the standard logits; no rotation, no value transport, no ALiBi.

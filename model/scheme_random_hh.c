@@ -1,5 +1,5 @@
 /* scheme_random_hh.c: random-hh, the Householder counterpart of random
- * (NOTES.md §8.10): PaTH's kernel (path.h) with steps
+ * (docs/model/path-transport.md#random-hh): PaTH's kernel (path.h) with steps
  *     M_t = I - 2 w_t w_t^T,   w_t uniform on the sphere S^(hd-1),
  * i.i.d. over window, position, head and layer and redrawn at every forward
  * (training and evaluation), as random redraws its angles.  beta = 2
@@ -20,10 +20,10 @@
  * Why beta = 2 is safe in the UT form (path.c): the kernel takes any beta
  * (X solves (I + D stril(G)) X = D with no division by beta); its
  * float error grows with the alignment of one block's w and beta -> 2, the
- * worst case (all w equal, beta = 2) 2.4e-4 on logits of 4 (NOTES.md §8.4).
+ * worst case (all w equal, beta = 2) 2.4e-4 on logits of 4 (docs/model/path.md#path-accuracy).
  * Uniform directions are the opposite of aligned: the test
  * random_hh/kernel_matches_explicit_transport measures the fast path
- * against the product of the reflections formed in double (NOTES.md §8.10).
+ * against the product of the reflections formed in double (docs/model/path-transport.md#random-hh).
  *
  * The theory's reading: kind TRANSPORT, as PaTH's, but closed: routelab's
  * closed form of the mean transport, E[P(j -> i)] = (1 - 2/hd)^(i-j) I

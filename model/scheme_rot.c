@@ -139,7 +139,7 @@ const rl_scheme rl_scheme_rope = {
     .step_law = RL_ANG_CONSTANT,
 };
 
-/* ---- the realised angles, for farpred's route (NOTES.md §17.5) -------- */
+/* ---- the realised angles, for farpred's route (docs/theory/farpred.md#route-form) -------- */
 
 double rl_rot_angle(const void *st, int l, long b, long t, int h, int p)
 {

@@ -12,7 +12,7 @@
  * sums (rl_softmax_row_sum), so the numbers are the same bytes on machines
  * with and without AVX-512 (before, the lanes were the width's: a probe on
  * an AVX-512 machine differed from an AVX2 one in the last printed digit,
- * NOTES.md §17.4). */
+ * docs/theory/farpred.md#farpred-committed-grid). */
 #ifndef RL_MODEL_SOFTMAX_ROW_H
 #define RL_MODEL_SOFTMAX_ROW_H
 
@@ -20,8 +20,8 @@
  * exact 0.  Why: ALiBi's bias puts far keys hundreds of nats below the max;
  * their e^(x - m), clamped near FLT_MIN, made the P V sgemm run on
  * subnormal operands (each a microcode assist), and the 128x evaluation of
- * an ALiBi model took 6.5x as long as RoPE's (NOTES.md §16.1).  What it
- * costs: at most 2^-100 per dropped weight against a row sum >= 1 (the
+ * an ALiBi model took 6.5x as long as RoPE's (docs/speed/eval-and-training.md#long-eval-speed).
+ * What it costs: at most 2^-100 per dropped weight against a row sum >= 1 (the
  * max's own entry), so even 2^20 dropped keys move the sum by < 2^-80,
  * far below float's half ulp 2^-24: the normalised weights move by
  * less than 2^-80 relative. */

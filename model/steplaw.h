@@ -1,10 +1,10 @@
 /* steplaw.h: a trained model's rotation read as the theory's SO(2) blocks
- * (NOTES.md §1.1 and the horizon section): the step law of
+ * (docs/theory/claim1-mixing.md#mixing-window and the horizon section): the step law of
  * each block, its mixing window W_b(eps), and the extrapolation horizon the
  * windows predict.
  *
- * The predicted horizon (NOTES.md §1.1: a route longer than W_b has, on
- * average, forgotten its start in block b).  A block with W_b <= T is mixed
+ * The predicted horizon (docs/theory/claim1-mixing.md#mixing-window: a route longer than W_b has,
+ * on average, forgotten its start in block b).  A block with W_b <= T is mixed
  * noise already within the training context: the model learns to read it as
  * noise.  A block with W_b > T is coherent over every training distance: a
  * position-like signal the model may rely on.  Beyond T, such a block changes
@@ -46,7 +46,8 @@ typedef struct {
     long *window;      /* layers x lanes: W_b(eps), -1: never */
     long horizon;      /* predicted H, -1: none */
     int at_ctx, beyond; /* blocks with W_b <= T; with a finite W_b > T */
-    /* routelab's mix-or-stay reading (theory/mixstay_forms.h, NOTES.md §1.5): */
+    /* routelab's mix-or-stay reading (theory/mixstay_forms.h,
+     * docs/theory/claim1-mixing.md#mix-or-stay): */
     int nharm;             /* harmonics of each block's chi(k), k = 1 .. nharm */
     double complex *harm;  /* layers x lanes x nharm: chi_b(k) */
     double *mix, *mix_hi;  /* layers x lanes: D_b(T, RL_MIXSTAY_MULT T), lower end and upper end
@@ -101,8 +102,8 @@ rl_status rl_steplaw_transport(rl_gpt *m, const rl_tokens *val, uint64_t key, do
                                rl_err *err);
 
 /* routelab's closed reading of a transport whose one-step mean is E M = a I,
- * log a = log_mean (0 <= a < 1; random-hh: a = 1 - 2/hd, NOTES.md §8.10), on
- * m's shape: E P(delta) = a^delta I in every (layer, head), so
+ * log a = log_mean (0 <= a < 1; random-hh: a = 1 - 2/hd, docs/model/path-transport.md#random-hh),
+ * on m's shape: E P(delta) = a^delta I in every (layer, head), so
  *     d_1(delta, delta') = |a^delta - a^delta'| / (pi sqrt 2)
  * (path_transport.h: ||a^delta I - a^delta' I||_F = |.| sqrt d) and, a^delta
  * decreasing, D(T, L) = (a^(T-1) - a^(L-1)) / (pi sqrt 2) at L =

@@ -71,7 +71,7 @@ int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab)
         tab[n++] = (rl_opt)RL_OPT_LONG_("ckpt-every", &o->ckpt_every,
                                         "checkpoint every N steps (and at the end)", 1, 1e12);
         /* the stages of a training trajectory (reproduce evaluates each kept
-         * one beside the final model, NOTES.md §11.15); in the RUN part, so
+         * one beside the final model, docs/grids/vtraj-and-reruns.md#vtraj); in the RUN part, so
          * that a grid's config.txt names the stages its folder holds, and
          * left out of the arguments when NULL (rl_train_opts_argv): the
          * folders of grids without stages keep their config.txt */

@@ -21,7 +21,7 @@
 /* ---- the MPI calls ------------------------------------------------------
  * Every MPI call of this file goes through the few functions below.  The
  * command layer's build compiles them with MPI; the library's build (`make
- * lib`, -DRL_NO_MPI: MPI is the command layer's alone, NOTES.md §18.2)
+ * lib`, -DRL_NO_MPI: MPI is the command layer's alone, docs/library.md#library-splits)
  * compiles them without mpi.h, as the one-process job this floor already is
  * at run time when no launcher started it: MPI is never up (par_on is 0,
  * rank 0 of 1, no communication time), every exchange returns before it

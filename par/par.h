@@ -1,7 +1,7 @@
 /* par.h: the ranks of one job (MPI), and sums in an order fixed by the work.
  *
- * The MPI floor (NOTES.md §0.1, §12.1): the only folder that calls MPI, above
- * core/ and below the kernels that split work across ranks (mc/, model/'s
+ * The MPI floor (docs/layout.md#mpi-floor, docs/mpi.md#mpi-layer): the only folder that calls MPI,
+ * above core/ and below the kernels that split work across ranks (mc/, model/'s
  * training, experiments/, bench/, reproduce/) and the command layer.  The
  * floors below it never call MPI: what core/ asks of the job (which rank, how
  * a failure stops the job) it asks through core/job.h, whose answers are

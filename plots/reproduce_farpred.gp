@@ -1,6 +1,6 @@
 # Far mass beyond T predicted from within T against the probe, one panel per
-# variant (NOTES.md §17): head-mean measured far mass per seed (points),
-# routelab's predictor (solid), mixing switched off (dash-dot), dilution
+# variant (docs/theory/farpred.md#far-mass-prediction): head-mean measured far mass per seed
+# (points), routelab's predictor (solid), mixing switched off (dash-dot), dilution
 # (dashed) and the bound (dotted) as their means across seeds (smooth
 # unique).  Data: farpred_summary.tsv (variant, seed, length, mult,
 # measured, route, nomix, meanfield, dilution, bound).

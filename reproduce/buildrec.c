@@ -6,7 +6,8 @@
 #include <string.h>
 
 /* What every run of another build promises: the grid's own statistics,
- * its verdicts decided on seeds with their SE (NOTES.md §16.7). */
+ * its verdicts decided on seeds with their SE
+ * (docs/speed/reproduction-and-pruning.md#reproduction-across-builds). */
 static const char STATISTICALLY[] = "the same verdicts, numbers within their SE";
 
 /* One entry of a value, s[0..n-1]: a build is printable without spaces; a

@@ -1,11 +1,12 @@
 /* buildrec.h: which build and OpenBLAS kernel set made a grid's files, and
- * what a run of another build can promise of them (NOTES.md §16.7).
+ * what a run of another build can promise of them
+ * (docs/speed/reproduction-and-pruning.md#reproduction-across-builds).
  *
  * A grid's bytes are reproducible within one build and one kernel set, for
  * any thread or rank count: another kernel set sums the matmuls in another
- * order and, from the first step, trains another model (NOTES.md §17.4);
- * another commit may or may not compute alike.  Across builds a grid
- * reproduces statistically: the same verdicts, numbers within their SE.  So
+ * order and, from the first step, trains another model
+ * (docs/theory/farpred.md#farpred-committed-grid); another commit may or may not compute alike.
+ * Across builds a grid reproduces statistically: the same verdicts, numbers within their SE.  So
  * OUT/config.txt records the build (`build`, rl_build_commit's name: a commit
  * from git describe, "-dirty" for a tree with uncommitted changes, "unknown"
  * without git) and the kernel set (`kernels`, rl_blas_kernels' name), and a

@@ -5,7 +5,7 @@
  * per-seed statistics move together across seeds (the cpu grid's four
  * "rope degrades more than X" rows correlate 0.993-0.999: rope's own log
  * ratio drives them all).  A finding is a connected group of rows under
- * the two links below, fixed before any run (NOTES.md §19.4):
+ * the two links below, fixed before any run (docs/grids/seed-question.md#findings):
  *   shared   the same variant pair {a, b} (order ignored) at the same multiple;
  *   r        the rows share a variant and |Pearson r| >= RL_FINDINGS_R of their
  *            per-seed statistics, over the seeds both rows have (at least

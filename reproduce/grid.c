@@ -651,7 +651,7 @@ static void stage_probe(const rl_repro *r, int v, int k, eta *e)
 /* Every model (farpred set): the far mass at 2T .. max_mult T predicted
  * from windows of T (routelab farpred, into farpred/) and measured by the
  * probe at the same lengths (farpred/probe/), the report's far-mass
- * prediction section (NOTES.md §17). */
+ * prediction section (docs/theory/farpred.md#far-mass-prediction). */
 /* Whether the grid predicts variant v's far mass: farpred set, lengths
  * beyond T, and a scheme of SO(2) blocks (path, random-hh: a Householder
  * transport of scores, no prediction, said in the report). */

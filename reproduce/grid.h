@@ -65,7 +65,7 @@ char *rl_repro_model_dir(const rl_repro *r, int v, int k);
  * step of train's --keep-ckpt (g.train.keep_ckpt) below the run's last,
  * then the last step (the final model); returns the count (1 without
  * --keep-ckpt).  Every stage of a model is evaluated with the same lengths,
- * windows and seed as the final model (NOTES.md §11.15).  Dies on a list
+ * windows and seed as the final model (docs/grids/vtraj-and-reruns.md#vtraj).  Dies on a list
  * rl_train_opts_kept refuses (rl_repro_check refuses it first). */
 #define RL_GRID_MAX_STAGES (RL_TRAIN_MAX_KEPT + 1)
 int rl_repro_stages(const rl_repro *r, long *steps);

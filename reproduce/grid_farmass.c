@@ -1,6 +1,6 @@
 /* grid_farmass.c: the far-mass prediction section of the grid report
- * (grid_farmass.h, NOTES.md §17).  Read (every model's farpred.tsv and probe.tsv,
- * by column name) -> summarise (per variant and length: errors, the
+ * (grid_farmass.h, docs/theory/farpred.md#far-mass-prediction).  Read (every model's farpred.tsv
+ * and probe.tsv, by column name) -> summarise (per variant and length: errors, the
  * mixing verdict, the bound count) -> render (markdown and TSV). */
 #include "grid_farmass.h"
 
@@ -516,7 +516,7 @@ void rl_repro_farmass_section(const rl_repro *r, FILE *fp, const rl_outdir *od, 
             have += M[v * K + k].ok;
             route += M[v * K + k].route;
         }
-    fprintf(fp, "## Far mass predicted from within T (NOTES.md §17)\n\n");
+    fprintf(fp, "## Far mass predicted from within T (docs/theory/farpred.md#far-mass-prediction)\n\n");
     fprintf(fp, RL_PROSE_GRID_FARMASS_INTRO "\n\n",
             r->g.max_mult, have, nv * K, route);
     if (have == 0) {

@@ -1,6 +1,6 @@
-/* grid_farmass.h: the grid report's far-mass prediction section (NOTES.md §17):
- * every model's far mass at 2T .. max_mult T predicted from within T
- * (routelab farpred: routelab's predictor, the same with mixing switched
+/* grid_farmass.h: the grid report's far-mass prediction section
+ * (docs/theory/farpred.md#far-mass-prediction): every model's far mass at 2T .. max_mult T
+ * predicted from within T (routelab farpred: routelab's predictor, the same with mixing switched
  * off, the mean-field form, dilution, the bound) against the probe's
  * measurement at the same lengths; the study's bound with the realised
  * lambda counted; the mixing verdict per variant and length; the loss
@@ -19,7 +19,7 @@
  * the heads where blocks mix, at 8T, 16T and 32T, the per-seed paired
  * difference d = MAE(ablation) - MAE(routelab's predictor) (the ablation:
  * mixing switched off, or dilution) decided by rule effect with this delta
- * (fixed before the grid that reads it: NOTES.md §17.6). */
+ * (fixed before the grid that reads it: docs/theory/farpred.md#farpred-comparisons). */
 #define RL_FARPRED_MARGIN 0.02
 /* A block mixes beyond T when its coherence falls by at least this much
  * between the band (|chi|^{T/2}) and 128 T. */

@@ -552,7 +552,7 @@ static void rank_entry(FILE *fp, rl_tsv *t, frows *f, const grid_evals *G, const
         for (int v = 0; v < r->nvar; v++) {
             /* PaTH's transport reading keeps the first harmonic only, a lower
              * bound on another scale than the SO(2) laws' Watson distances
-             * (NOTES.md §8.9): reported by horizon, not ranked */
+             * (docs/model/path-transport.md#path-mix-or-stay): reported by horizon, not ranked */
             rl_pos_config pc;
             char perr[256];
             if (rl_pos_parse(r->pos[v], -1, &pc, perr, sizeof perr) == 0 && pc.path)

@@ -1,5 +1,5 @@
 /* horizon.c: predicted against measured extrapolation horizons (horizon.h;
- * the prediction's definition: model/steplaw.h, NOTES.md §1.1). */
+ * the prediction's definition: model/steplaw.h, docs/theory/claim1-mixing.md#mixing-window). */
 #include "horizon.h"
 
 #include "../core/lock.h"

@@ -1,6 +1,6 @@
 /* horizon.h: predicted against measured extrapolation horizons.  Predicted:
  * from the per-block windows of the model's step law (model/steplaw.h,
- * NOTES.md §1.1).  Measured: from the model's eval.tsv. */
+ * docs/theory/claim1-mixing.md#mixing-window).  Measured: from the model's eval.tsv. */
 #ifndef RL_REPRO_HORIZON_H
 #define RL_REPRO_HORIZON_H
 

@@ -26,7 +26,7 @@ const rl_ordering rl_orderings[] = {
     { "rope>pemb_qk@16", "rope degrades more than pemb_qk", RL_ORDK_ABOVE, "rope", "pemb_qk", 16, 0, D_, 0,
       RL_V_HOLDS, NULL, NULL, 0 },
     /* the study's pemb claims, also for pemb-shared (routelab's first reading
-     * of pemb, NOTES.md §7.7; the committed grids ran it as pemb_qk): its
+     * of pemb, docs/model/schemes.md#pemb-author; the committed grids ran it as pemb_qk): its
      * entries were written before those runs, under that name */
     { "rope>pemb-shared_qk@16", "rope degrades more than pemb-shared_qk", RL_ORDK_ABOVE, "rope", "pemb-shared_qk",
       16, 0, D_, 0, RL_V_HOLDS, NULL, NULL, 0 },
@@ -42,8 +42,8 @@ const rl_ordering rl_orderings[] = {
       NULL, NULL, 0 },
     { "rope>alibi@16", "rope degrades more than alibi", RL_ORDK_ABOVE, "rope", "alibi", 16, 0, D_, 0, RL_V_HOLDS,
       NULL, NULL, 0 },
-    /* the mechanism factorial (preset mechanism, NOTES.md §19): {SO(2) blocks,
-     * Householder reflections} x {random i.i.d. steps, steps computed from the
+    /* the mechanism factorial (preset mechanism, docs/grids/seed-question.md#seed-question): {SO(2)
+     * blocks, Householder reflections} x {random i.i.d. steps, steps computed from the
      * hidden state}, written before its first run.  PaTH is the study's
      * subject: its premise is that it extrapolates where RoPE does not */
     { "rope>path@16", "rope degrades more than path (PaTH)", RL_ORDK_ABOVE, "rope", "path", 16, 0, D_, 0, RL_V_HOLDS,
@@ -73,9 +73,9 @@ const rl_ordering rl_orderings[] = {
     { "random-hh~random_qk@128", "random-hh against random_qk (the algebra, random steps)", RL_ORDK_ABOVE,
       "random-hh", "random_qk", 128, 128, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT, "as at 16×", NULL, 0 },
     /* written after the mechanism grid contradicted the two rows above
-     * (random-hh flatter than random_qk, NOTES.md §19.5) and before this
-     * pair's run (§19.6): the same question at matched mixing.  At base 2
-     * every block of a 32-dim head mixes within T = 64 (the slowest,
+     * (random-hh flatter than random_qk, docs/grids/seed-question.md#mechanism-grid) and before
+     * this pair's run (docs/grids/seed-question.md#matched-mixing-algebra): the same question at
+     * matched mixing.  At base 2 every block of a 32-dim head mixes within T = 64 (the slowest,
      * omega = 2^(-15/16), has |chi| = sin omega/omega = 0.955, window 51),
      * as every direction of uniform random reflections does (window 36) */
     { "random-hh~random_qk-base2@16", "random-hh against random_qk@2 (the algebra at matched mixing)",
@@ -96,7 +96,7 @@ const rl_ordering rl_orderings[] = {
       "from 48.80 and 47.04 at 512: the gap theory cannot tell the two laws apart, the mix-or-stay score can",
       NULL, 0 },
     /* learned angles near flat to 16T: ratio below 1.25 (the rule fixed
-     * before the first cpu run, NOTES.md §11.1) */
+     * before the first cpu run, docs/grids/design.md#grid-design) */
     { "pemb_qk<1.25@16", "pemb_qk near flat (ratio < 1.25)", RL_ORDK_BELOW, "pemb_qk", NULL, 16, 0, 0, 1.25,
       RL_V_HOLDS, NULL, NULL, 0 },
     { "pemb_qkv<1.25@16", "pemb_qkv near flat (ratio < 1.25)", RL_ORDK_BELOW, "pemb_qkv", NULL, 16, 0, 0, 1.25,
@@ -113,8 +113,8 @@ const rl_ordering rl_orderings[] = {
      * by 128T; a grid that stops short of 128T cannot show it */
     { "rotation>0@128", "%s degrades by 128×", RL_ORDK_POSITIVE, NULL, NULL, 0, 128, D_, 0, RL_V_HOLDS, NULL, NULL,
       0 },
-    /* routelab's mix-or-stay condition (NOTES.md §1.5): a block is safe beyond T
-     * when its far angle laws stay near laws met within T (mixed, or spread
+    /* routelab's mix-or-stay condition (docs/theory/claim1-mixing.md#mix-or-stay): a block is safe
+     * beyond T when its far angle laws stay near laws met within T (mixed, or spread
      * around 0), not when they drift to new angles; the score (the mean over
      * a model's blocks of the far laws' distance to the nearest law met within
      * T, at 16T) is read from the step law alone, before any evaluation, and
@@ -131,7 +131,7 @@ const rl_ordering rl_orderings[] = {
      * the rule fixed before the first cpu run) */
     { "alibi<1.1@top", "alibi flat (ratio < 1.1)", RL_ORDK_BELOW, "alibi", NULL, 0, 0, 0, 1.1, RL_V_HOLDS, NULL,
       NULL, 0 },
-    /* the vtraj grid's own question (NOTES.md §11.15), written
+    /* the vtraj grid's own question (docs/grids/vtraj-and-reruns.md#vtraj), written
      * before its run: does value transport open a gap late in training?
      * Read at the final stage (after the low-rate tail: the verdict of
      * record) and at every stage (the trajectory).  16T: expected absent:

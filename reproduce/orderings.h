@@ -28,8 +28,8 @@ typedef enum {
 #define RL_ORDER_DELTA 0.04879016416943205 /* log(1.05) */
 
 /* The equivalence margin of the algebra rows (PaTH against lf_qk,
- * random-hh against random_qk; NOTES.md §19.2), fixed before the mechanism
- * grid: log 1.10.  The question is whether the Householder algebra explains
+ * random-hh against random_qk; docs/grids/seed-question.md#mechanism-orderings), fixed before the
+ * mechanism grid: log 1.10.  The question is whether the Householder algebra explains
  * a part of extrapolation comparable to the study's effects (1.6x against
  * 16x at 8K); a 10% difference of ratios is well below those, and log 1.05
  * cannot be reached by an equivalence test at this grid's seeds (with the

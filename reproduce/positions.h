@@ -1,4 +1,4 @@
-/* positions.h: the grid's per-position curves (NOTES.md §9.3): every
+/* positions.h: the grid's per-position curves (docs/protocol.md#sampled-windows): every
  * model's positions.tsv (model/evalpos.h, written by eval --positions) read
  * back, averaged over seeds per variant, OUT/positions.tsv, positions.png
  * and a section of REPORT.md. */

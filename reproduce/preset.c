@@ -1,6 +1,7 @@
 /* preset.c: the presets, one row each of rl_grid_presets with the reason
- * for each size beside it; NOTES.md §11.2 ("Presets and why these sizes")
- * justifies each size, §11.15 the vtraj preset's, §19 the mechanism preset's.
+ * for each size beside it; docs/grids/design.md#presets ("Presets and why these sizes")
+ * justifies each size, docs/grids/vtraj-and-reruns.md#vtraj the vtraj preset's,
+ * docs/grids/seed-question.md#seed-question the mechanism preset's.
  *
  * A preset only sets defaults: preset_apply starts from `routelab train`'s
  * own (rl_train_opts_default) and overrides the fields a row gives; the
@@ -29,7 +30,7 @@ rl_status rl_grid_match(const rl_grid *g, rl_match *m, rl_err *err)
 /* The cpu preset's scale, shared by the grids that ask their question of
  * its models (cpu, mechanism, vtraj): Brown bytes, 4 layers x 128 in 4
  * heads, T = 64, batch 16, evaluated to 128T on 16,384 targets, the
- * mixing-matched base (NOTES.md §11.12). */
+ * mixing-matched base (docs/grids/bpe-and-phenomena.md#pilot). */
 static const rl_grid_scale cpu_scale = {
     .layers = 4, .width = 128, .heads = 4, .ctx = 64, .vocab = 256, .batch = 16, .dropout = 0.0,
     .val_batches = 8, .max_mult = 128, .probe_mult = 32, .eval_targets = 16384,
@@ -54,14 +55,14 @@ const rl_grid_row rl_grid_presets[] = {
                          * stay those of the committed quick runs */
                         .eval_targets = 4096, .matched = 0),
         .lr = "2e-3:600,8e-4:300,2e-4:300", .val_every = 150, .ckpt_every = 300,
-        /* four seeds, from a power computation (NOTES.md §11.13): five seeds
-         * measured "rope degrades more than random_qkv at 16T" +1.034 +-
+        /* four seeds, from a power computation (docs/grids/bpe-and-phenomena.md#headline): five
+         * seeds measured "rope degrades more than random_qkv at 16T" +1.034 +-
          * 0.067 (sd 0.150); the effect rule decides it with power 0.23 at 3
          * seeds, 0.88 at 4 (rl_order_power), and five seeds took make run to
          * 17.9 min, over its 15 */
         .seeds = 4,
     },
-    /* the phenomena grid (NOTES.md §11.12): Brown bytes, where the models use
+    /* the phenomena grid (docs/grids/bpe-and-phenomena.md#pilot): Brown bytes, where the models use
      * position sharply enough for RoPE to fail past T (the pilot, 3,200
      * steps: RoPE 4.3x and 8.6x at 16T at the matched base, 6.5x and 7.0x
      * at 10000, worse than no context from 4T on), 4 layers x 128 in 4
@@ -73,10 +74,10 @@ const rl_grid_row rl_grid_presets[] = {
      * need 27).  8 variants x 6 seeds in 150 minutes on two cores (two
      * ranks of one thread, 8.7K tokens/s each) leave 2,400 steps of 16
      * windows a model: 2.5M tokens, 283 s, and 65 s of evaluation.
-     * Both pembs, paired (NOTES.md §7.7, §11.16): pemb_qk, the study
-     * author's (a table per head, the key's token on the path), whose
-     * verdict this grid re-decides, and pemb-shared_qk (one table
-     * shared by the heads, the query's token on the path), the pemb of
+     * Both pembs, paired (docs/model/schemes.md#pemb-author,
+     * docs/grids/vtraj-and-reruns.md#cpu-grid-second-run): pemb_qk, the study author's (a table per
+     * head, the key's token on the path), whose verdict this grid re-decides, and pemb-shared_qk
+     * (one table shared by the heads, the query's token on the path), the pemb of
      * the first committed grid; 9 variants x 6 seeds = 54 models, from
      * the first grid's measured 124.9 min for 48: about 140 min.
      * Every rotation scheme at the mixing-matched base for head dim 32 at
@@ -93,7 +94,7 @@ const rl_grid_row rl_grid_presets[] = {
         .lr = "2e-3:1200,8e-4:600,2e-4:600", .val_every = 300, .ckpt_every = 600,
         .seeds = 6,
     },
-    /* the seed's question (NOTES.md §19): is PaTH's
+    /* the seed's question (docs/grids/seed-question.md#seed-question): is PaTH's
      * extrapolation the Householder algebra or accumulation along the
      * route?  A factorial {SO(2) blocks, Householder reflections} x
      * {random i.i.d. steps, steps computed from the hidden state}:
@@ -102,14 +103,14 @@ const rl_grid_row rl_grid_presets[] = {
      * as random_qk).  The cpu preset's models (Brown bytes, 4 x 128 in 4
      * heads, T = 64, the matched base, the stages 2 : 1 : 1) trained
      * 2,000 steps instead of 2,400, so that six seeds fit: measured on one
-     * quiet thread (NOTES.md §19.1) PaTH trains at 0.54x RoPE's tokens/s
-     * (7,473 against 13,828) and evaluates to 128T in 1.46x its time
+     * quiet thread (docs/grids/seed-question.md#mechanism-factorial) PaTH trains at 0.54x RoPE's
+     * tokens/s (7,473 against 13,828) and evaluates to 128T in 1.46x its time
      * (56.4 s against 38.6 s); the cpu grid's 2,400-step model is 283 s
      * of training and 65 s of evaluation on a rank of two, so a seed is
      * 5 x (236 + 65) + 2 x (236 / 0.54 + 65 x 1.46) = 2,569 rank-seconds,
      * 21.4 min on two ranks, 23 min with the cpu grid's 8% of farpred and
      * report, and six seeds 139 min.  Six seeds, from the power
-     * computation of NOTES.md §19.3: the algebra rows' equivalence at
+     * computation of docs/grids/seed-question.md#power-seeds: the algebra rows' equivalence at
      * log 1.10 with the committed per-seed sd of a paired difference at
      * 16T (0.032) is reached with probability 0.77 at six seeds (0.47 at
      * five; Monte Carlo of the rule); at 128T (sd 0.108) it needs 29, so
@@ -118,14 +119,14 @@ const rl_grid_row rl_grid_presets[] = {
      * 0.15) need at most 9, 6 at the cpu grid's sd.  No probe: the
      * probes' questions are the cpu grid's. */
     {
-        .name = "mechanism", .about = "PaTH's algebra against accumulation, NOTES.md §19",
+        .name = "mechanism", .about = "PaTH's algebra against accumulation, docs/grids/seed-question.md#seed-question",
         .variants = "rope,alibi,random_qk,lf_qk,random-hh,path,random_pos_qk",
         .scale = &cpu_scale,
         .lr = "2e-3:1000,8e-4:500,2e-4:500", .val_every = 250, .ckpt_every = 500,
         .probe = "none",
         .seeds = 6,
     },
-    /* value transport through training (NOTES.md §11.15):
+    /* value transport through training (docs/grids/vtraj-and-reruns.md#vtraj):
      * random_qk against random_qkv only, at the cpu preset's model and
      * data (Brown bytes, 4 x 128 in 4 heads, T = 64, the matched base,
      * batch 16, its evaluation to 128T: sampled windows, token-paired), trained
@@ -143,7 +144,7 @@ const rl_grid_row rl_grid_presets[] = {
      * lowest rate, where its gap opened).  Stages at 1,200 and 1,800
      * (the ends of the first two rates), 2,400 (the cpu grid's models),
      * 3,600 (the end of the third rate) and 4,800 (the end).
-     * Time (two ranks of one thread; NOTES.md §11.15): the committed
+     * Time (two ranks of one thread; docs/grids/vtraj-and-reruns.md#vtraj): the committed
      * grid trained random_qk and random_qkv in 238-280 s for 2,400
      * steps (at most 0.117 s a step), and evaluated and probed a model
      * in at most 56 s;
@@ -156,7 +157,7 @@ const rl_grid_row rl_grid_presets[] = {
      * committed 128T mean (+0.031) would need 186 seeds.  No probe, no
      * far-mass prediction, no theory report: not what this grid asks. */
     {
-        .name = "vtraj", .about = "value transport through training, NOTES.md §11.15",
+        .name = "vtraj", .about = "value transport through training, docs/grids/vtraj-and-reruns.md#vtraj",
         .variants = "random_qk,random_qkv",
         .scale = &cpu_scale,
         .lr = "2e-3:1200,8e-4:600,2e-4:1800,5e-5:1200", .keep_ckpt = "1200,1800,2400,3600",
@@ -167,21 +168,21 @@ const rl_grid_row rl_grid_presets[] = {
     /* the matched-scale BPE grid (its report in docs/results/bpe/): the
      * variants the matched-scale question needs (rope, random_qk, random_qkv,
      * pemb_qk, lf_qk, alibi, none; its pemb is now the study author's,
-     * pemb_qk, NOTES.md §7.7: the committed grid ran pemb-shared_qk and
-     * spans windows, and its 150 minutes hold no ninth variant, NOTES.md
-     * §11.16), all on the same tokens and seeds,
+     * pemb_qk, docs/model/schemes.md#pemb-author: the committed grid ran pemb-shared_qk and
+     * spans windows, and its 150 minutes hold no ninth variant,
+     * docs/grids/vtraj-and-reruns.md#cpu-grid-second-run), all on the same tokens and seeds,
      * evaluated to 128x; the study's three constant stages (lr ratios
      * 1 : 0.4 : 0.1, lengths 2 : 1 : 1) at a small model's rate.  The
-     * mixing-matched scale (NOTES.md §11.6): head dim 32 (width 128 / 4
+     * mixing-matched scale (docs/grids/design.md#mixing-matched-scale): head dim 32 (width 128 / 4
      * heads) at T = 128 is the cheapest T at which a base reaches 3 and
      * 8 of 16 blocks mixing within T and 128T (the study: 10 and 23 of
      * 48); every rotation scheme trains with that base (rl_grid_match,
      * about 1966), and rope also at the study's 10000 as the control arm
      * (2 and 7 of 16).  random_qk@10000, a second control, ran in the
-     * first full grid (NOTES.md §11.9: 1.170 at 128x against 1.150 at the
-     * matched base) and was dropped for the time budget: 24 models fit
+     * first full grid (docs/grids/bpe-and-phenomena.md#cpu-grid-bpe: 1.170 at 128x against 1.150 at
+     * the matched base) and was dropped for the time budget: 24 models fit
      * the 150 minutes, 27 did not (163.9 min).  Data: the Brown corpus as a 4096-piece
-     * BPE (NOTES.md §11.5; 3.56 bytes a token), built by `routelab data
+     * BPE (docs/grids/design.md#bpe; 3.56 bytes a token), built by `routelab data
      * brown` then `routelab data bpe --vocab 4096 --from data/brown --out
      * data/brown-bpe4096`.  The other schemes (fixed-rope, *_qkv of pemb
      * and lf, path, alibi+random_qkv) are one --variants away. */
@@ -192,15 +193,18 @@ const rl_grid_row rl_grid_presets[] = {
                         .dropout = 0.0, .val_batches = 8, .max_mult = 128, .probe_mult = 32,
                         /* 2^15 targets: 256 windows at T, 2 spans of 128T = 16,384 per seed.
                          * The first run read 2^16 on 4 fixed spans; with the token-paired
-                         * reference (a forward of T tokens per target, NOTES.md §11.11)
-                         * that evaluation took 8 min a model on one thread, 4 min with the
-                         * reference's last-row forward (§16.13): 24 models then need about
-                         * 168 min, over the 150 (§11.17); half the targets, sampled per
-                         * seed, about 138 */
+                         * reference (a forward of T tokens per target,
+                         * docs/grids/bpe-and-phenomena.md#phenomena-grid) that evaluation took 8
+                         * min a model on one thread, 4 min with the reference's last-row forward
+                         * (docs/speed/kernels.md#training-attention-kernels): 24 models then need
+                         * about 168 min, over the 150
+                         * (docs/grids/vtraj-and-reruns.md#bpe-grid-rerun); half the targets,
+                         * sampled per seed, about 138 */
                         .eval_targets = 32768, .data = "data/brown-bpe4096", .matched = 1),
         /* 1,800 steps (the stages 2 : 1 : 1) of 3.7M tokens: measured 4.5-5.7
-         * min of training a model on two threads (NOTES.md §11.9), 9.0 min
-         * on one of two ranks (§11.17); the evaluation, above */
+         * min of training a model on two threads (docs/grids/bpe-and-phenomena.md#cpu-grid-bpe),
+         * 9.0 min on one of two ranks (docs/grids/vtraj-and-reruns.md#bpe-grid-rerun); the
+         * evaluation, above */
         .lr = "2e-3:900,8e-4:450,2e-4:450", .val_every = 150, .ckpt_every = 300,
         .seeds = 3, /* at least three seeds per variant */
     },
@@ -259,7 +263,7 @@ static void preset_apply(const rl_grid_row *p, rl_grid *g)
     t->seed = 42; /* every grid's first seed: models/NAME/seed42 of the committed grids */
     g->name = p->name, g->variants = p->variants;
     g->max_mult = s->max_mult, g->probe_mult = s->probe_mult, g->eval_targets = s->eval_targets;
-    g->eval_windows = RL_EVAL_SAMPLED; /* every seed its own spans of the stream (NOTES.md §9.3) */
+    g->eval_windows = RL_EVAL_SAMPLED; /* every seed its own spans of the stream (docs/protocol.md#sampled-windows) */
     g->theory = p->theory ? p->theory : "quick";
     g->probe = p->probe ? p->probe : "rope,random_qkv";
     g->farpred = !p->no_farpred;

@@ -17,8 +17,9 @@ typedef struct {
     int eval_batches;       /* the old protocol: windows per length (eval --batches); 0 when eval_targets */
     int eval_full;          /* every span of the validation stream (eval --full) instead of eval_targets */
     int eval_windows;       /* where the spans lie (eval --windows): RL_EVAL_SAMPLED in every preset (each
-                             * seed its own spans over the whole stream, NOTES.md §9.3); a grid whose
-                             * config.txt has no eval-windows line predates it and reads RL_EVAL_SPANS */
+                             * seed its own spans over the whole stream,
+                             * docs/protocol.md#sampled-windows); a grid whose config.txt has no
+                             * eval-windows line predates it and reads RL_EVAL_SPANS */
     const char *theory;     /* theory preset: quick | full | none */
     const char *probe;      /* comma-separated variants to probe (or "all", "none") */
     int probe_mult;         /* probe at this multiple of ctx */

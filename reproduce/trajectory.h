@@ -1,6 +1,6 @@
-/* trajectory.h: the grid report's training-trajectory section (NOTES.md
- * §11.15): the orderings of the table (reproduce/orderings.h) that are read
- * at every stage (their `stages` flag), decided at each stage of the grid's
+/* trajectory.h: the grid report's training-trajectory section
+ * (docs/grids/vtraj-and-reruns.md#vtraj): the orderings of the table (reproduce/orderings.h) that
+ * are read at every stage (their `stages` flag), decided at each stage of the grid's
  * training (reproduce/grid.h, rl_repro_stages: the kept checkpoints, then
  * the final model) by the same rule on the same windows; a table per stage,
  * trajectory.tsv, the figure trajectory.png (the per-seed mean difference

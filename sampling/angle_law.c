@@ -1,6 +1,6 @@
 /* angle_law.c: the SO(2) frequencies and the angle laws in closed form
- * (<routelab/bounds.h>, NOTES.md §14.3): libm alone, so that a program that
- * calls a closed form links with -lm (NOTES.md §18.2). */
+ * (<routelab/bounds.h>, docs/sampling.md#step-families): libm alone, so that a program that
+ * calls a closed form links with -lm (docs/library.md#library-splits). */
 #include "so2.h"
 
 #include <complex.h>

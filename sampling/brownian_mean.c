@@ -1,6 +1,6 @@
 /* brownian_mean.c: the brownian family's mean in closed form
- * (<routelab/bounds.h>, NOTES.md §14.3): libm alone, apart from the family's
- * LAPACK draws in fam_brownian.c, so that it links with -lm (§18.2). */
+ * (<routelab/bounds.h>, docs/sampling.md#step-families): libm alone, apart from the family's
+ * LAPACK draws in fam_brownian.c, so that it links with -lm (docs/library.md#library-splits). */
 #include "fam_brownian.h"
 
 #include <float.h>

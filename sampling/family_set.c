@@ -1,5 +1,5 @@
 /* family_set.c: the library's way to name a family and set its parameters
- * (<routelab/family.h>, NOTES.md §18.3).  Every value goes through its
+ * (<routelab/family.h>, docs/library.md#family-surface).  Every value goes through its
  * family's parameter table, as an option entry (rl_family_param_opt,
  * family_cli.h) and the parser's own step (rl_opt_set_value), so a
  * parameter has one name, one range and one parser for `routelab`, C and

@@ -43,7 +43,7 @@ uint64_t rl_stream_key(uint64_t a, uint64_t b);
  * (the same numbers, the same state after), with the project's generator
  * stepped inline rather than through GSL's function pointer: the SO(2)
  * route sweeps draw a block's angle per step and spent most of their time
- * in that call (NOTES.md §15.4). */
+ * in that call (docs/log/timings.md#timings). */
 void rl_rng_uniform_fill(gsl_rng *r, int n, double *u);
 
 /* 64 random bits: straight from the state for the project's generator,

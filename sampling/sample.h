@@ -1,6 +1,6 @@
 /* sample.h: steps of a family drawn as matrices, the one loop behind
  * `routelab sample` and the library's rl_sample (<routelab/family.h>,
- * NOTES.md §18.3). */
+ * docs/library.md#family-surface). */
 #ifndef RL_SAMPLE_H
 #define RL_SAMPLE_H
 

@@ -12,7 +12,7 @@
 /* The frequencies rl_so2_freq(s) and the angle laws' closed forms
  * (rl_angle_charfn, rl_angle_charfn2, rl_one_minus_sinc, rl_angle_log_norm)
  * are public, declared once in <routelab/bounds.h> (included above), defined
- * in angle_law.c: libm alone, no random draws (NOTES.md §18.2). */
+ * in angle_law.c: libm alone, no random draws (docs/library.md#library-splits). */
 
 /* One angle step theta ~ law(omega) (so2_draw.c). */
 double rl_so2_draw_angle(gsl_rng *r, rl_angle_law law, double omega);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench_contention.sh: 2-thread training, quiet and beside a busy core, per
-# OpenMP wait setting (NOTES.md §16.3).  Whole runs of `routelab train`
-# (start-up included) at llm.c's first CPU shape; prints the wall seconds of
+# OpenMP wait setting (docs/speed/eval-and-training.md#omp-passive-wait).  Whole runs of `routelab
+# train` (start-up included) at llm.c's first CPU shape; prints the wall seconds of
 # each and their ratio.  Needs data/brown (make setup-data; routelab data brown).
 #
 # usage: sh scripts/bench_contention.sh [BIN] [STEPS] [MODE ...]

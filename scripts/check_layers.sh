@@ -1,10 +1,10 @@
 #!/bin/sh
-# check_layers.sh: the include graph runs one way, downward (NOTES.md §0.1, "Layout");
+# check_layers.sh: the include graph runs one way, downward (docs/layout.md#layout);
 # C files and the one C++ shim (model/spm.cc) alike.
 #
 # include/routelab/ (the library's public headers, installed as
 # <routelab/...>) is the lowest floor: each internal header includes the
-# public one that declares its calls (NOTES.md §18.1), and a public header
+# public one that declares its calls (docs/library.md#library-abi), and a public header
 # includes only its siblings; examples/ (programs on the installed library)
 # may include only it.
 # Each folder may include only the folders listed for it below; a folder

@@ -1,20 +1,20 @@
 #!/usr/bin/python3
 """check_orderings.py GRID: recompute a grid's orderings from its table.tsv.
 
-An independent check of reproduce's verdicts (NOTES.md §11.16, §11.17): it
-shares no code with routelab.  From GRID/table.tsv (the 4-digit ratios
-ppl(L)/ppl(T) per variant, seed and multiple) it forms each row of
-GRID/orderings.tsv again, from the row's own words:
+An independent check of reproduce's verdicts (docs/grids/vtraj-and-reruns.md#cpu-grid-second-run,
+docs/grids/vtraj-and-reruns.md#bpe-grid-rerun): it shares no code with routelab.  From
+GRID/table.tsv (the 4-digit ratios ppl(L)/ppl(T) per variant, seed and multiple) it forms each row
+of GRID/orderings.tsv again, from the row's own words:
 
   "A degrades more than B" at m   d_s = log r_A(m, s) - log r_B(m, s)
   "A against B (...)"  at m       the same d_s, with the row's delta
   "A degrades by 128x"            d_s = log r_A(128 or the top, s)
   "A near flat (ratio < c)"       d_s = log r_A(m, s), threshold log c
 
-and decides it by the rules as NOTES.md states them (§11.1, §19.2): mean m and
-SE s = sd/sqrt(k) over the k seeds; t read as the normal quantile of its
-Student tail with k - 1 degrees of freedom (x = z(t)).  Rule effect: absent
-at this scale when z((m + delta)/s) >= 3 and z((m - delta)/s) <= -3, else
+and decides it by the rules as the docs state them (docs/grids/design.md#grid-design,
+docs/grids/seed-question.md#mechanism-orderings): mean m and SE s = sd/sqrt(k) over the k seeds; t
+read as the normal quantile of its Student tail with k - 1 degrees of freedom (x = z(t)).  Rule
+effect: absent at this scale when z((m + delta)/s) >= 3 and z((m - delta)/s) <= -3, else
 holds when x >= 3, contradicted when x <= -3, else unresolved.  Rule below:
 x = z((m - log c)/s); holds when x <= -3, contradicted when x >= 3.  The
 rank row needs the mix-or-stay score, which table.tsv does not hold: it is

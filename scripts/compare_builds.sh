@@ -1,6 +1,7 @@
 #!/bin/sh
 # compare_builds.sh: two builds of routelab side by side, for speed work that
-# must keep every number (NOTES.md §16.6).  Needs data/brown (make setup-data).
+# must keep every number (docs/speed/eval-and-training.md#fused-elementwise).  Needs data/brown
+# (make setup-data).
 #
 # usage: sh scripts/compare_builds.sh bytes OLD NEW
 #   every scheme at a tiny size (scripts/train_every_scheme.sh) and rope,

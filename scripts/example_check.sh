@@ -3,9 +3,9 @@
 # the library into a temporary prefix with pkg-config alone, then run with
 # no LD_LIBRARY_PATH (routelab.pc records the run-time path); then the
 # installed program draws a figure from outside the repository with no
-# ROUTELAB_PLOTS (it finds PREFIX/share/routelab/plots) (NOTES.md §18.4,
-# §18.10).  Run by the lib/ tests from the repository root after `make lib`;
-# prints the example's output and "installed program plots: ok", exits with
+# ROUTELAB_PLOTS (it finds PREFIX/share/routelab/plots) (docs/library.md#pkg-config,
+# docs/library-robustness.md#c-install).  Run by the lib/ tests from the repository root after `make
+# lib`; prints the example's output and "installed program plots: ok", exits with
 # the first failure's status.
 #
 # usage: example_check.sh [EXAMPLE.c]   (default examples/window_haar_bound.c)

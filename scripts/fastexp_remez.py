@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fastexp_remez.py: the coefficients of rl_expf's polynomial and its error
-bound (model/fastmath.h derives both; NOTES.md §16.9).  Python's standard
-library only (decimal at 50 digits); a second or two.
+bound (model/fastmath.h derives both; docs/speed/reproduction-and-pruning.md#cheaper-exp).  Python's
+standard library only (decimal at 50 digits); a second or two.
 
     python3 scripts/fastexp_remez.py
 

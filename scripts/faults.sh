@@ -29,7 +29,7 @@
 #            or stop with one "routelab:" line and status 1 or 2, within its
 #            time, leaving no output behind;
 #   threads: each deterministic command at --threads 1, 2 and 3: the same
-#            bytes (NOTES.md §12: results do not depend on the thread count);
+#            bytes (docs/mpi.md#mpi: results do not depend on the thread count);
 #   scripts: scripts/grid_farpred.sh and scripts/compare_builds.sh given bad
 #            arguments (one line, status 2, nothing written), and
 #            compare_builds.sh stopped by TERM at a random moment: no process

@@ -1,9 +1,10 @@
 #!/bin/sh
-# grid_agree.sh: does grid B reproduce grid A statistically (NOTES.md §16.7, §16.11)?
-# The promise across builds and kernel sets: the same verdicts, every reported number
-# within its SE.  A and B are two `routelab reproduce` folders of the same settings (their
-# config.txt equal but for the command, build and kernels lines), typically one grid run
-# by two builds.  The rule, fixed before any comparison was run:
+# grid_agree.sh: does grid B reproduce grid A statistically
+# (docs/speed/reproduction-and-pruning.md#reproduction-across-builds,
+# docs/speed/reproduction-and-pruning.md#grid-agree)?  The promise across builds and kernel sets:
+# the same verdicts, every reported number within its SE.  A and B are two `routelab reproduce`
+# folders of the same settings (their config.txt equal but for the command, build and kernels
+# lines), typically one grid run by two builds.  The rule, fixed before any comparison was run:
 #   - every ordering of orderings.tsv has the same verdict in both;
 #   - every number with an SE beside it (summary.tsv's ppl and ratio, orderings.tsv's
 #     mean) differs by at most 5 sigma, sigma = sqrt(se_A^2 + se_B^2): the SE of the

@@ -1,6 +1,6 @@
 #!/bin/sh
-# grid_farpred.sh: the far-mass prediction (NOTES.md §17) for a committed grid whose
-# checkpoints are not committed (docs/results/: 486 MB of ckpt.bin left out).
+# grid_farpred.sh: the far-mass prediction (docs/theory/farpred.md#far-mass-prediction) for a
+# committed grid whose checkpoints are not committed (docs/results/: 486 MB of ckpt.bin left out).
 #
 # Each model is retrained from its own config.txt (the grid's `routelab train` line; same
 # seed, same bytes: log.tsv equal but for its tokens_per_s column) into the folder that
@@ -20,9 +20,10 @@
 #        (defaults: docs/results, 6, build/routelab; run from the repository root)
 #        Before anything is written, BIN compares the grid's build and kernel set (its
 #        config.txt's build and kernels lines) with its own under this environment, as
-#        `routelab reproduce` does (NOTES.md §16.7): where they differ, one line says the
-#        retrained models reproduce the grid statistically (and the log comparison will most
-#        likely stop the script); STRICT=1 refuses instead, status 2 (STRICT: 0 or 1).
+#        `routelab reproduce` does
+#        (docs/speed/reproduction-and-pruning.md#reproduction-across-builds): where they differ, one
+#        line says the retrained models reproduce the grid statistically (and the log comparison
+#        will most likely stop the script); STRICT=1 refuses instead, status 2 (STRICT: 0 or 1).
 set -eu
 # No word of ours or of the grid's files is ever a pattern (the grid's command line once
 # expanded unquoted: `--probe *` became file names).
@@ -104,8 +105,8 @@ work() {
             { echo "grid_farpred: training $t failed (see $t.train.log)" >&2; exit 1; }
         # the retrained model is the committed one only if its log is (every column but the
         # speed): another OpenBLAS kernel set sums the matmuls in another order and, from the
-        # first step, trains another model (NOTES.md §17.4); its prediction would not be the
-        # grid's, so the run stops here, and GRID is not touched
+        # first step, trains another model (docs/theory/farpred.md#farpred-committed-grid); its
+        # prediction would not be the grid's, so the run stops here, and GRID is not touched
         cut -f1-4 "$d/log.tsv" > "$t.log.ref"
         cut -f1-4 "$t/log.tsv" > "$t.log.new"
         if ! cmp -s "$t.log.ref" "$t.log.new"; then
@@ -113,7 +114,7 @@ work() {
             kern=$(sed -n 's/.*OpenBLAS kernels \([^ ]*\)$/\1/p' "$t.train.log")
             echo "grid_farpred: retrained $t differs from $d/log.tsv from step $(( ${line:-2} - 1 )) on:" \
                 "these OpenBLAS kernels ($kern) are not the grid's; set OPENBLAS_CORETYPE to the grid's" \
-                "(NOTES.md §17.4)" >&2
+                "(docs/theory/farpred.md#farpred-committed-grid)" >&2
             rm -rf "$t" "$t.log.ref" "$t.log.new"
             exit 2
         fi

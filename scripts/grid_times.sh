@@ -1,7 +1,7 @@
 #!/bin/sh
 # grid_times.sh GRID: where a reproduce grid's wall time went, read from its
-# model folders' file times (NOTES.md §11.9): a model's training runs from its
-# config.txt (written when training starts) to `trained`; its evaluation and
+# model folders' file times (docs/grids/bpe-and-phenomena.md#cpu-grid-bpe): a model's training runs
+# from its config.txt (written when training starts) to `trained`; its evaluation and
 # probe from `trained` to the last of eval.tsv and probe/*.  A resumed grid
 # shows the times of the runs that wrote each file.  Prints one line per model
 # (seconds) and the totals in minutes.

@@ -2,7 +2,7 @@
 # lib_exports.sh HEADER...: the linker version script of libroutelab.so, on
 # stdout: every function the public headers declare (a line that starts a
 # declaration, "TYPE rl_name(" or "TYPE routelab_name("), global; every other
-# symbol of the library local (NOTES.md §18.10).  The library's own floors
+# symbol of the library local (docs/library-robustness.md#c-install).  The library's own floors
 # call each other freely; only the public API is the ABI.
 set -eu
 echo "{"

@@ -1,5 +1,5 @@
 """reach_check.py LIBDIR HEADER...: no public entry point of libroutelab can
-reach a call that ends the process (NOTES.md §18.16).
+reach a call that ends the process (docs/library-robustness.md#out-of-memory).
 
 The library's promise (include/routelab/err.h) is that a call returns a
 status and never exits, aborts or hangs its caller.  This check reads the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # slurm_cluster.sh: a one-node Slurm cluster on this machine, every file of it
-# in one folder (NOTES.md §12.9): its own munge key and socket, slurm.conf,
+# in one folder (docs/mpi.md#slurm): its own munge key and socket, slurm.conf,
 # state, spool, logs and pid files, on two free TCP ports.  Nothing outside
 # DIR is written; the system's munged and slurm services, if any, are not
 # touched (the cluster's munged listens on DIR/munge.sock, not the default).

@@ -1,6 +1,6 @@
 #!/bin/sh
 # train_every_scheme.sh BIN DATA OUT: train and evaluate every position scheme
-# at a tiny size, for byte comparisons of two builds (NOTES.md §6.5):
+# at a tiny size, for byte comparisons of two builds (docs/model/transformer.md#scheme-object):
 #   sh scripts/train_every_scheme.sh OLD/routelab data/x /tmp/a
 #   sh scripts/train_every_scheme.sh build/routelab data/x /tmp/b
 #   cmp /tmp/a/rope/ckpt.bin /tmp/b/rope/ckpt.bin   (and the other schemes)

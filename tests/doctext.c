@@ -96,3 +96,16 @@ strlist headings(const char *notes)
     }
     return h;
 }
+
+strlist anchors(const char *text)
+{
+    static const char open[] = "<a id=\"";
+    strlist a = { 0 };
+    for (const char *p = strstr(text, open); p; p = strstr(p + 1, open)) {
+        const char *name = p + sizeof open - 1;
+        const size_t n = strcspn(name, "\"\n");
+        if (name[n] == '"' && strncmp(name + n, "\"></a>", 6) == 0)
+            sl_add(&a, name, n);
+    }
+    return a;
+}

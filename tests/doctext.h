@@ -25,4 +25,9 @@ void tests_of(strlist *names, strlist *suites);
 /* The numbers of NOTES.md's headings (its text): "## 9. ..." gives 9, "### 9.2 ..." 9.2. */
 strlist headings(const char *notes);
 
+/* The named anchors a markdown text defines, <a id="NAME"></a>, in order
+ * (a name twice is listed twice): what the code's citations
+ * "docs/protocol.md#sampled-windows" point at (scripts/cite_anchors.py). */
+strlist anchors(const char *text);
+
 #endif

@@ -1,6 +1,6 @@
 /* test_api_mc_model.c: the public model and Monte Carlo calls
  * (include/routelab/model.h, mc.h) return statuses, never exit, and give
- * the closed forms where the model has one (NOTES.md §18.6).  The numbers
+ * the closed forms where the model has one (docs/library.md#model-mc-api).  The numbers
  * against the commands are python/tests' (byte for byte). */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -35,7 +35,8 @@ Test(api_mc_model, model_bad_inputs_are_statuses)
     cr_assert_eq(rl_model_eval(NULL, NULL, 0, NULL, 0, &L, 1, 0, 1, 1, &row, &err), RL_EINPUT);
 }
 
-/* Householder: E[M] = (1 - 2/d) I, so E[tr(P_n)/d] = (1 - 2/d)^n (NOTES.md §1.1). */
+/* Householder: E[M] = (1 - 2/d) I, so E[tr(P_n)/d] = (1 - 2/d)^n
+ * (docs/theory/claim1-mixing.md#mixing-window). */
 Test(api_mc_model, routes_follow_the_closed_form_and_refuse_bad_grids)
 {
     rl_family f = rl_family_default(RL_FAM_HOUSEHOLDER, 8);
@@ -68,7 +69,7 @@ Test(api_mc_model, routes_follow_the_closed_form_and_refuse_bad_grids)
 
 /* NoPE: every score is 1, all logits equal, so rho_D = M / (M + K) exactly
  * and, with ALiBi, the geometric series of rl_farmass_alibi at lambda = 0
- * (NOTES.md §3.1). */
+ * (docs/theory/claim3-farmass.md#far-mass-closed-forms). */
 Test(api_mc_model, farmass_of_nope_is_its_closed_form)
 {
     rl_family f;

@@ -1,6 +1,6 @@
 /* test_attn_prune.c: the streaming attention's pruning with a proof
- * (model/attention.h, NOTES.md §16.8).  Each rule driven both ways: pruning
- * happens and stays within its bound; at RL_ATTN_PRUNE_EXACT it is the
+ * (model/attention.h, docs/speed/reproduction-and-pruning.md#pruned-attention).  Each rule driven
+ * both ways: pruning happens and stays within its bound; at RL_ATTN_PRUNE_EXACT it is the
  * unpruned output byte for byte; logits crafted so large that the bound
  * never holds prune nothing; an observer (promised every block) or no bias
  * turns it off; the result does not depend on the thread count. */

@@ -511,7 +511,7 @@ static const bi_case cases[] = {
     R(2, "exclude each other", EVAL("@run/ckpt.bin"), "--targets", "64"),
     R(2, "exclude each other", EVALT("@run/ckpt.bin"), "--batch-size", "2"),
     R(2, "--targets and --full exclude each other", EVALT("@run/ckpt.bin"), "--full"),
-    /* eval --windows, --windows-seed, --positions (NOTES.md §9.3) */
+    /* eval --windows, --windows-seed, --positions (docs/protocol.md#sampled-windows) */
     R(2, "--windows must be one of spans\\|sampled, got 'random'", EVALT("@run/ckpt.bin"), "--windows", "random"),
     R(2, "--windows " NOVALUE, EVALT("@run/ckpt.bin"), "--windows"),
     R(2, "--windows-seed applies to --windows sampled only", EVALT("@run/ckpt.bin"), "--windows-seed", "3"),
@@ -519,7 +519,8 @@ static const bi_case cases[] = {
     R(2, "--windows-seed -1 is " RANGE "|--windows-seed " NOTINT, EVALT("@run/ckpt.bin"), "--windows", "sampled",
       "--windows-seed", "-1"),
     R(2, "do not apply to --batches", EVAL("@run/ckpt.bin"), "--windows", "sampled"),
-    /* eval --prune-eps (NOTES.md §16.8): a share of a row's mass, in [0, 1) */
+    /* eval --prune-eps (docs/speed/reproduction-and-pruning.md#pruned-attention): a share of a
+     * row's mass, in [0, 1) */
     R(2, "--prune-eps -1 is " RANGE, EVALT("@run/ckpt.bin"), "--prune-eps", "-1"),
     R(2, "--prune-eps 1 is " RANGE, EVALT("@run/ckpt.bin"), "--prune-eps", "1"),
     R(2, "--prune-eps " NOTNUM, EVALT("@run/ckpt.bin"), "--prune-eps", "nan"),
@@ -681,7 +682,7 @@ static const bi_case cases[] = {
     R(2, "--what " CHOICE, "bench", "--what", "x"),
     R(2, UNKNOWN, "bench", "--bogus"),
     R(2, "unexpected argument", "bench", "extra"),
-    /* bench's pruning section (NOTES.md §16.8) */
+    /* bench's pruning section (docs/speed/reproduction-and-pruning.md#pruned-attention) */
     R(2, "--what prune needs --ckpt", "bench", "--what", "prune"),
     R(2, "apply to --what prune", "bench", "--what", "haar", "--ckpt", "@run/ckpt.bin"),
     R(2, "--prune-eps 0 is " RANGE, "bench", "--what", "prune", "--ckpt", "@run/ckpt.bin", "--prune-eps", "0"),

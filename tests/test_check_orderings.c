@@ -1,8 +1,8 @@
 /* test_check_orderings.c: scripts/check_orderings.py, the independent
- * recomputation of a grid's orderings from its table.tsv (NOTES.md §11.17).
- * It must agree with reproduce's own rules (reproduce/order.c) on every
- * outcome of both rules it recomputes, each driven here on crafted seeds; it
- * must say DIFFERENT (status 1) when a file's verdict or mean is not what its
+ * recomputation of a grid's orderings from its table.tsv
+ * (docs/grids/vtraj-and-reruns.md#bpe-grid-rerun).  It must agree with reproduce's own rules
+ * (reproduce/order.c) on every outcome of both rules it recomputes, each driven here on crafted
+ * seeds; it must say DIFFERENT (status 1) when a file's verdict or mean is not what its
  * table gives; every committed grid passes it; a bad input is status 2 in one
  * line. */
 #include <criterion/criterion.h>

@@ -3,9 +3,13 @@
  * The documents are NOTES.md, README.md and every .md file under docs/ but the
  * generated docs/results/ (found by find(1), and counted).
  * - Every section reference (the section sign followed by a number, "section
- *   N", or NOTES.md followed by a number) in the documents and the code's
- *   comments names a numbered heading of NOTES.md.  In code, only references
- *   next to the word NOTES count.
+ *   N", or NOTES.md followed by a number) in the documents names a numbered
+ *   heading of NOTES.md.
+ * - The code cites the docs by named anchor, never NOTES.md by section number:
+ *   every "docs/FILE.md#NAME" (or "NOTES.md#NAME") in a source, script, test
+ *   or the Makefile names a file that defines <a id="NAME"></a>, no markdown
+ *   file defines a name twice, and scripts/cite_anchors.py --check finds no
+ *   section citation left in the code.
  * - Every repository path that a document quotes in backticks or links to
  *   exists (braces and globs expanded; a link relative to its document's
  *   folder, its #fragment dropped); a quoted `suite/test` or `suite/ *` that is
@@ -101,9 +105,8 @@ static size_t ref_len(const char *s)
     return n;
 }
 
-/* Count the references of text that name no heading; in code, only those
- * that the word NOTES precedes by at most 40 characters. */
-static int bad_refs(const char *text, const char *file, int code, const strlist *heads, int *nrefs)
+/* Count the references of a document that name no heading. */
+static int bad_refs(const char *text, const char *file, const strlist *heads, int *nrefs)
 {
     int bad = 0;
     for (const char *p = text; *p; p++) {
@@ -120,11 +123,6 @@ static int bad_refs(const char *text, const char *file, int code, const strlist 
         }
         if (!num || !isdigit((unsigned char)*num))
             continue;
-        if (code) {
-            const char *from = p - text > 40 ? p - 40 : text;
-            if (strncmp(p, "NOTES", 5) != 0 && !memmem(from, (size_t)(p - from), "NOTES", 5))
-                continue;
-        }
         size_t n = ref_len(num);
         char ref[64];
         snprintf(ref, sizeof ref, "%.*s", (int)n, num);
@@ -148,21 +146,138 @@ Test(docs, section_references_resolve)
     strlist docs = documents();
     for (int i = 0; i < docs.n; i++) {
         char *t = slurp(docs.v[i]);
-        bad += bad_refs(t, docs.v[i], 0, &heads, &nrefs);
+        bad += bad_refs(t, docs.v[i], &heads, &nrefs);
         free(t);
     }
     cr_log_info("section references: %d documents read", docs.n);
-    strlist code = lines_of("find core sampling theory mc model report experiments bench reproduce cmd "
-                            "tests scripts plots -type f \\( -name '*.[ch]' -o -name '*.sh' -o -name "
-                            "'*.gp' \\) 2>/dev/null | sort; echo Makefile");
-    cr_assert_geq(code.n, 100);
-    for (int i = 0; i < code.n; i++) {
-        char *t = slurp(code.v[i]);
-        bad += bad_refs(t, code.v[i], 1, &heads, &nrefs);
-        free(t);
-    }
     cr_expect_geq(nrefs, 50, "the scan found the references (%d)", nrefs);
     cr_expect_eq(bad, 0, "%d section references name no heading of NOTES.md (see the log)", bad);
+}
+
+/* ---- the code's citations: docs/FILE.md#NAME ---- */
+
+/* The code that cites the docs: sources, headers, scripts, tests, figures,
+ * the Python package, the Makefile (no build output). */
+#define CODE_FILES                                                                                         \
+    "{ find core par sampling theory mc model report experiments bench reproduce cmd include fuzz examples " \
+    "tests scripts plots python docs/slurm -type f \\( -name '*.[ch]' -o -name '*.cc' -o -name '*.sh' "     \
+    "-o -name '*.gp' -o -name '*.py' -o -name '*.toml' -o -name '*.sbatch' \\) -not -path '*/build/*' "   \
+    "2>/dev/null | LC_ALL=C sort; echo Makefile; }"
+
+/* Count the citations "docs/FILE.md#NAME" and "NOTES.md#NAME" of text whose
+ * file is missing or defines no anchor NAME (a name in capitals is the form
+ * shown, as here, no citation). */
+static int bad_citations(const char *text, const char *file, int *ncites)
+{
+    int bad = 0;
+    for (const char *p = strstr(text, ".md#"); p; p = strstr(p + 4, ".md#")) {
+        const char *s = p;
+        while (s > text && (isalnum((unsigned char)s[-1]) || strchr("_/.-", s[-1])))
+            s--;
+        if (strncmp(s, "docs/", 5) != 0 && strncmp(s, "NOTES.md#", 9) != 0)
+            continue; /* some other file's fragment */
+        const char *name = p + 4;
+        size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        if (!n)
+            continue;
+        char path[512], id[128];
+        snprintf(path, sizeof path, "%.*s.md", (int)(p - s), s);
+        snprintf(id, sizeof id, "%.*s", (int)n, name);
+        ++*ncites;
+        char *doc = access(path, R_OK) == 0 ? slurp(path) : NULL;
+        strlist a = doc ? anchors(doc) : (strlist){ 0 };
+        if (!sl_has(&a, id)) {
+            cr_log_error("%s:%d: %s#%s: %s", file, line_of(text, s), path, id, doc ? "no such anchor" : "no such file");
+            bad++;
+        }
+        sl_free(&a);
+        free(doc);
+    }
+    return bad;
+}
+
+Test(docs, code_citations_resolve)
+{
+    th_to_root();
+    strlist code = lines_of(CODE_FILES);
+    cr_assert_geq(code.n, 300, "the code files were found (%d)", code.n);
+    int bad = 0, ncites = 0;
+    for (int i = 0; i < code.n; i++) {
+        char *t = slurp(code.v[i]);
+        bad += bad_citations(t, code.v[i], &ncites);
+        free(t);
+    }
+    cr_log_info("%d citations in %d files", ncites, code.n);
+    cr_expect_geq(ncites, 300, "the scan found the citations (%d)", ncites);
+    cr_expect_eq(bad, 0, "%d citations name no anchor of their file (see the log)", bad);
+    sl_free(&code);
+    /* and none by section number is left: the script's own reading */
+    strlist left = lines_of(CODE_FILES " | xargs /usr/bin/python3 scripts/cite_anchors.py --check 2>&1; echo rc=$?");
+    cr_assert_geq(left.n, 2);
+    for (int i = 0; i < left.n - 2; i++)
+        cr_log_error("%s", left.v[i]);
+    cr_expect_str_eq(left.v[left.n - 1], "rc=0", "section citations left in the code: see the log");
+    sl_free(&left);
+}
+
+/* Each markdown file defines an anchor name once; every docs file the code
+ * cites has some. */
+Test(docs, anchors_are_unique)
+{
+    th_to_root();
+    strlist docs = documents();
+    int named = 0;
+    for (int i = 0; i < docs.n; i++) {
+        char *t = slurp(docs.v[i]);
+        strlist a = anchors(t);
+        named += a.n > 0;
+        for (int j = 0; j < a.n; j++)
+            for (int k = 0; k < j; k++)
+                cr_expect_str_neq(a.v[j], a.v[k], "%s defines anchor %s twice", docs.v[i], a.v[j]);
+        sl_free(&a);
+        free(t);
+    }
+    cr_expect_geq(named, 25, "%d documents define anchors", named);
+    sl_free(&docs);
+}
+
+/* Made-up citations: a missing anchor, a missing file, a section number
+ * the script maps and one it cannot, a book's section it leaves alone. */
+Test(docs, a_stale_citation_fails)
+{
+    th_to_root();
+    int n = 0;
+    cr_expect_eq(bad_citations("see docs/protocol.md#sampled-windows and NOTES.md#theory-report", "made-up", &n), 0);
+    cr_expect_eq(n, 2);
+    n = 0;
+    /* split, so that the scan of this file does not read them */
+    cr_expect_eq(bad_citations("(docs/protocol.md" "#no-such-anchor; docs/no_such.md" "#presets; docs/FILE.md#NAME)",
+                               "made-up", &n),
+                 2);
+    cr_expect_eq(n, 2);
+    char *d = th_tmpdir(), *f = th_path(d, "x.c"), cmd[4096];
+    FILE *fp = fopen(f, "w");
+    cr_assert(fp);
+    fputs("/* the presets (NOTES.md " SECT "11.2), a made-up one " SECT "99.9, Higham " SECT "3.1 */\n", fp);
+    fclose(fp);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 scripts/cite_anchors.py --check %s 2>&1; echo rc=$?", f);
+    strlist out = lines_of(cmd);
+    cr_assert_eq(out.n, 4, "two citations, the count, the status (%d lines)", out.n);
+    cr_expect(strstr(out.v[0], "-> docs/grids/design.md#presets"), "%s", out.v[0]);
+    cr_expect(strstr(out.v[1], "99.9 -> no anchor maps it"), "%s", out.v[1]);
+    cr_expect_str_eq(out.v[3], "rc=1");
+    sl_free(&out);
+    /* the rewrite: the mapped one replaced in place, the other kept; a second run changes nothing */
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 scripts/cite_anchors.py %s >/dev/null; "
+                              "/usr/bin/python3 scripts/cite_anchors.py %s >/dev/null; cat %s", f, f, f);
+    out = lines_of(cmd);
+    cr_assert_eq(out.n, 1);
+    cr_expect_str_eq(out.v[0], "/* the presets (docs/grids/design.md#presets), a made-up one " SECT "99.9, Higham " SECT
+                               "3.1 */");
+    sl_free(&out);
+    th_rmdir(d);
+    free(f);
+    free(d);
 }
 
 /* ---- repository paths ---- */
@@ -435,7 +550,7 @@ Test(docs, claims_index_is_complete)
     int ncr[16];
     char *notes = slurp("NOTES.md"), *readme = slurp("README.md"), *own = slurp("theory/theory.h");
     /* the theory's functions are declared in theory/theory.h or, the closed
-     * forms, once in the public header it includes (NOTES.md §18.1) */
+     * forms, once in the public header it includes (docs/library.md#library-abi) */
     char *pub = slurp("include/routelab/bounds.h");
     cr_assert(strstr(own, "#include \"../include/routelab/bounds.h\""), "theory/theory.h includes <routelab/bounds.h>");
     char *theory = malloc(strlen(own) + strlen(pub) + 1);

@@ -1,7 +1,7 @@
 /* test_edges.c: no call of the library's closed forms and family surface
  * (<routelab/bounds.h>, <routelab/family.h>) ends or hangs its caller
- * (NOTES.md §18.9).  Every public function is driven with the edge
- * and bad values of each argument (NaN, +-inf, negative, zero, the smallest
+ * (docs/library-robustness.md#closed-forms-never-exit).  Every public function is driven with the
+ * edge and bad values of each argument (NaN, +-inf, negative, zero, the smallest
  * and largest numbers, sizes beyond any buffer the header allows), every
  * combination of them, in a child process under an alarm: the test fails
  * when the child is ended by a signal (GSL's default handler aborts), exits

@@ -1,6 +1,6 @@
-/* test_eval_sampled.c: eval --windows sampled and --positions (NOTES.md
- * §9.3): the sampled spans depend on the windows' seed and the stream's
- * length, never on the text or the model (every variant of a seed reads the
+/* test_eval_sampled.c: eval --windows sampled and --positions
+ * (docs/protocol.md#sampled-windows): the sampled spans depend on the windows' seed and the
+ * stream's length, never on the text or the model (every variant of a seed reads the
  * same windows), lie inside the stream with disjoint targets, cover it
  * uniformly, and are the same bytes on 1 and 2 threads; the spans mode (the
  * default) reads the windows it always read; the per-position file's bins

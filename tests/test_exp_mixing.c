@@ -70,7 +70,7 @@ Test(exp_mixing, text_routes_of_iid_tokens_follow_chi_power)
 }
 
 /* Second moment of the self-score: Haar value 1/d; fully mixed SO(2)
- * blocks 2/(d+2) (NOTES.md §1.2). */
+ * blocks 2/(d+2) (docs/theory/claim1-mixing.md#mixing-experiment). */
 Test(exp_mixing, self_score_second_moments)
 {
     long grid[] = { 1, 3 };

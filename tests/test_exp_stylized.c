@@ -200,8 +200,9 @@ Test(exp_stylized, rope_logits_are_the_explicit_rotation)
 
 /* Transported values with uniform weights (q = 0, target at distance 1): the
  * background sum_{delta=2..L} P_delta vbar / L has
- * E|.|^2 = rl_value_incoherent(rho = (L-1)/L, M = L-1)^2 exactly (NOTES.md §4.1,
- * value transport); untransported it is rho |vbar| = (L-1)/L. */
+ * E|.|^2 = rl_value_incoherent(rho = (L-1)/L, M = L-1)^2 exactly
+ * (docs/theory/claim4-values.md#value-transport, value transport); untransported it is rho |vbar| =
+ * (L-1)/L. */
 Test(exp_stylized, transported_background_matches_the_closed_form)
 {
     sty_model m;

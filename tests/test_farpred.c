@@ -1,6 +1,6 @@
 /* test_farpred.c: the far-mass prediction from within T (theory/farpred_forms.h,
- * model/farpred.h, NOTES.md §17): the block law (F1) against a Monte Carlo
- * of the accumulated angle and against exact constant rotations; (F3)
+ * model/farpred.h, docs/theory/farpred.md#far-mass-prediction): the block law (F1) against a Monte
+ * Carlo of the accumulated angle and against exact constant rotations; (F3)
  * against a Monte Carlo of a one-block head inside its one-sided Jensen
  * bracket; constructed models whose far mass is known (constant scores:
  * dilution and theory exact; ALiBi on constant scores: the theory's

@@ -1,5 +1,5 @@
 /* test_farpred_route.c: routelab's far-mass predictor on constructed heads
- * whose truth is simulated (NOTES.md §17.5).
+ * whose truth is simulated (docs/theory/farpred.md#route-form).
  *
  * A head of the random scheme whose q and k are constant (weights 0, biases
  * set) has the same block alignments A_b = q~_b conj(k~_b)/sqrt(hd) for every

@@ -1,7 +1,7 @@
 /* test_grid_agree.c: scripts/grid_agree.sh, the statistical reproduction of a grid
- * across builds (NOTES.md §16.11), driven to each of its outcomes on two miniature
- * grids written here: agree, a number beyond 5 sigma, a verdict changed, an SE-free
- * number changed, nan on one side, a number with no SE (not compared), and each
+ * across builds (docs/speed/reproduction-and-pruning.md#grid-agree), driven to each of its outcomes
+ * on two miniature grids written here: agree, a number beyond 5 sigma, a verdict changed, an
+ * SE-free number changed, nan on one side, a number with no SE (not compared), and each
  * bad input (status 2). */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -163,8 +163,8 @@ Test(hardening_misc, libgomp_environment_complaints_are_one_line)
 }
 
 /* OpenMP's waiting threads sleep unless the user chose how they wait
- * (cmd/startenv.h, NOTES.md §16.3): with neither OMP_WAIT_POLICY nor
- * GOMP_SPINCOUNT set, routelab runs itself again with OMP_WAIT_POLICY=passive
+ * (cmd/startenv.h, docs/speed/eval-and-training.md#omp-passive-wait): with neither OMP_WAIT_POLICY
+ * nor GOMP_SPINCOUNT set, routelab runs itself again with OMP_WAIT_POLICY=passive
  * (libgomp then spins 0 times: its verbose display says GOMP_SPINCOUNT =
  * '0', where its own default is 300,000); a policy or spin count the user
  * set is kept; the display is printed once, by the run that computes. */

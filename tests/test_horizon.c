@@ -76,7 +76,7 @@ Test(horizon, closed_form_random)
             hmin = s.window[b];
     }
     cr_expect_eq(s.at_ctx, at);
-    cr_expect_eq(s.at_ctx, 2, "head dim 32, T = 64: 2 of 16 blocks mix within T (NOTES.md §11.7)");
+    cr_expect_eq(s.at_ctx, 2, "head dim 32, T = 64: 2 of 16 blocks mix within T (docs/grids/design.md#grid-wiring)");
     cr_expect_eq(s.horizon, hmin);
     /* block 2 (omega = 10000^(-1/8)): the least window beyond 64 */
     const double w2 = pow(10000.0, -0.125);
@@ -188,7 +188,7 @@ Test(horizon, measured_random_is_closed_form)
  * another way). */
 Test(horizon, pemb_constant_and_unigram)
 {
-    /* both conventions (NOTES.md §7.7): the step at position t is
+    /* both conventions (docs/model/schemes.md#pemb-author): the step at position t is
      * theta(x_{t-k}), k = 1 the key's token (pemb: lanes H P head-major), k
      * = 0 the query's (pemb-shared: lanes P) */
     const char *names[2] = { "pemb-shared_qk", "pemb_qk" };

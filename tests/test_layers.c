@@ -92,7 +92,7 @@ Test(layers, another_floors_prose_fails)
     REFUSED(f, "experiments/e.c includes prose_reproduce.h (experiments may not include reproduce)");
 }
 
-/* include/ is the lowest floor (NOTES.md §18.1): every folder may include
+/* include/ is the lowest floor (docs/library.md#library-abi): every folder may include
  * it, a public header includes nothing of ours but its siblings, and an
  * example only the public headers. */
 Test(layers, the_public_headers_are_the_lowest_floor)

@@ -1,4 +1,4 @@
-/* test_lib.c: libroutelab, the library (NOTES.md §18): its ABI name, no MPI
+/* test_lib.c: libroutelab, the library (docs/library.md#library): its ABI name, no MPI
  * in it, closed forms that link with libm alone, the C example built with
  * pkg-config against an install, and the family surface (rl_family_named,
  * rl_family_set, rl_sample, rl_family_window, rl_family_norm) giving the
@@ -44,7 +44,7 @@ Test(lib, abi_version_and_soname)
     cr_expect_str_eq(out, "libroutelab.so." STR(ROUTELAB_ABI_MAJOR) "\n");
 }
 
-/* MPI is the command layer's alone (NOTES.md §18.2): the shared library
+/* MPI is the command layer's alone (docs/library.md#library-splits): the shared library
  * neither needs libmpi nor leaves an MPI symbol to be resolved. */
 Test(lib, no_mpi_symbols_in_the_library)
 {
@@ -159,8 +159,8 @@ static const struct {
 
 /* rl_sample gives the doubles `routelab sample` prints, byte for byte at
  * %.17g, for the same family flags and seed, on any thread count, within
- * one kernel set (NOTES.md §16.7): the command is told to load this
- * process's OpenBLAS kernels.  Without that, on a virtual machine whose CPU
+ * one kernel set (docs/speed/reproduction-and-pruning.md#reproduction-across-builds): the command
+ * is told to load this process's OpenBLAS kernels.  Without that, on a virtual machine whose CPU
  * OpenBLAS does not recognise, this process runs Prescott's kernels while the
  * command pins SkylakeX or Haswell (core/blas_arch.h), and the Haar families'
  * QR differ in the last bits (seen 2026-12-07 on an AVX-512 "Intel(R)

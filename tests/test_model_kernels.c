@@ -1,9 +1,9 @@
-/* test_model_kernels.c: the speed work moved no number (NOTES.md §16.5).
- * The kernels picked by the CPU's vector width give the SSE2 reference's
- * bits; LayerNorm's rows taken eight at a time give the one-row loop's
- * bits; the matmul's tiles, taken dynamically, give the same bits on one
- * thread and on two.  And the cheaper exp (NOTES.md §16.9) within its
- * derived error bound. */
+/* test_model_kernels.c: the speed work moved no number
+ * (docs/speed/eval-and-training.md#same-bytes-faster).  The kernels picked by the CPU's vector
+ * width give the SSE2 reference's bits; LayerNorm's rows taken eight at a time give the one-row
+ * loop's bits; the matmul's tiles, taken dynamically, give the same bits on one
+ * thread and on two.  And the cheaper exp (docs/speed/reproduction-and-pruning.md#cheaper-exp)
+ * within its derived error bound. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* test_model_last.c: rl_gpt_forward_last, the token-paired reference's
- * forward (model/gpt.h, NOTES.md §16.13), against rl_gpt_forward's loss at
- * each window's last position, for every scheme the registry holds: the
+ * forward (model/gpt.h, docs/speed/kernels.md#training-attention-kernels), against rl_gpt_forward's
+ * loss at each window's last position, for every scheme the registry holds: the
  * same to float rounding, and far from the neighbouring position's loss (a
  * row gathered one position off fails by orders of magnitude). */
 #include <criterion/criterion.h>

@@ -274,7 +274,7 @@ Test(model_path, fast_equals_naive)
  * streaming path's provider (its own layout, one key call from the
  * diagonal to 0), against the walk of every 5th query, to 1e-5 of their
  * scale: the sweep accumulates no error (every B_n is a contraction;
- * measured 1e-6 at 65,536 in NOTES.md §8.4). */
+ * measured 1e-6 at 65,536 in docs/model/path.md#path-accuracy). */
 Test(model_path, long_window_equals_naive)
 {
     const int T = 8192;
@@ -427,7 +427,7 @@ Test(model_path, beta_zero_is_attention)
  * the walk to 1e-5; the fast path to 1e-3, since this is the worst case of
  * the compact WY form in float (identical w: X has alternating entries of
  * size 4 that the block's products cancel; measured 2.4e-4 on logits up to
- * 4, against 3e-6 with beta random in (0, 2), see NOTES.md §8.4).  Getting
+ * 4, against 3e-6 with beta random in (0, 2), see docs/model/path.md#path-accuracy).  Getting
  * the parity wrong anywhere costs 2 (q.w)(w.k)/sqrt(8), of order 1. */
 Test(model_path, reflection)
 {

@@ -1,5 +1,5 @@
 /* test_model_pemb.c: the two learned per-token angle schemes of
- * model/accum_rot.c (NOTES.md §7.7): pemb, the study author's (a table per
+ * model/accum_rot.c (docs/model/schemes.md#pemb-author): pemb, the study author's (a table per
  * head, the key's token on the path: A_t = sum_{s<t} theta(x_s)), and
  * pemb-shared, routelab's first reading (one table shared by the heads, the
  * query's token: A_t = sum_{s=1..t} theta(x_s)).  Here: which tokens the

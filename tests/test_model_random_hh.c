@@ -1,6 +1,6 @@
-/* test_model_random_hh.c: random-hh (model/scheme_random_hh.c, NOTES.md
- * §8.10), the i.i.d. random Householder transport through PaTH's kernel.
- * The registry's tests (test_model_schemes.c: gradients, streaming equals
+/* test_model_random_hh.c: random-hh (model/scheme_random_hh.c,
+ * docs/model/path-transport.md#random-hh), the i.i.d. random Householder transport through PaTH's
+ * kernel.  The registry's tests (test_model_schemes.c: gradients, streaming equals
  * forward, keyed evaluation, checkpoints; test_model_attn.c: thread counts;
  * test_horizon.c: the transport reading) cover it as every scheme; here:
  * - the steps are reflections: beta exactly 2, the product of n steps
@@ -127,10 +127,10 @@ Test(random_hh, steps_are_reflections)
  * directions against q_i^T P(j -> i) k_j / sqrt(hd) with P formed in
  * double, every pair (i, j) of a T = 200 window (four blocks), hd 16, and
  * norms preserved: |P k_j| = |k_j|.  Tolerance 1e-3 on logits of size
- * about 4, as model_path/reflection's for beta = 2 (NOTES.md §8.4: the UT
+ * about 4, as model_path/reflection's for beta = 2 (docs/model/path.md#path-accuracy: the UT
  * form's float error grows as beta -> 2 with aligned w); uniform
- * directions are far from aligned, measured: see the log (NOTES.md
- * §8.10). */
+ * directions are far from aligned, measured: see the log
+ * (docs/model/path-transport.md#random-hh). */
 Test(random_hh, kernel_matches_explicit_transport, .timeout = 60)
 {
     const int H = 2, hd = 16, T = 200;

@@ -102,7 +102,7 @@ Test(model_schemes, names_and_configurations)
 /* Model FLOPs (config.h): RoPE's by PaLM's accounting; PaTH's adds its two
  * projections (6 (C^2 + H C) a layer) and its Householder products, 2 FLOPs
  * a multiply-add, forward + a 3x backward, of (T/64)(9 64^2 hd + 2 64^3) +
- * (T^2/2)(hd^2/64) per head and window (NOTES.md §8.7.7), written out here
+ * (T^2/2)(hd^2/64) per head and window (docs/model/path.md#path-flops), written out here
  * from the notes, not from the code; a window's forward FLOPs halve the
  * attention causally. */
 Test(model_schemes, flops_count_the_schemes_own_arithmetic)
@@ -523,7 +523,7 @@ Test(model_schemes, angles_exact_at_65536)
     gsl_rng_free(r);
 
     /* (2) pemb's table through the model's own evaluation path, in both
-     * conventions (NOTES.md §7.7): position t steps by theta(x_{t-k}), the
+     * conventions (docs/model/schemes.md#pemb-author): position t steps by theta(x_{t-k}), the
      * key's token (pemb, k = 1) or the query's (pemb-shared, k = 0) */
     const char *names[2] = { "pemb_qk", "pemb-shared_qk" };
     for (int k = 1; k >= 0; k--) {

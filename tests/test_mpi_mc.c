@@ -158,7 +158,7 @@ Test(mpi_mc, farmass_tsvs_are_the_same_bytes_on_1_2_3_ranks, .timeout = 900)
 /* The other claims' splits (experiments/values.c, mc/gapchain.c,
  * mc/scoretails.c, experiments/stylized.c): 1 process against 2 ranks,
  * every TSV (about a minute of CPU; mixing's, about 90 s more, was compared
- * by hand: NOTES.md §12.3). */
+ * by hand: docs/mpi.md#mc-across-ranks). */
 Test(mpi_mc, other_claims_tsvs_are_the_same_bytes_on_2_ranks, .timeout = 900)
 {
     static const char *const values[] = { "values_blocks.tsv", "values_near.tsv", NULL };

@@ -95,7 +95,8 @@ Test(reproduce, miniature_grid_writes_every_file, .timeout = 240)
     struct stat st;
     char *ap = th_path(g, "models/alibi/seed42/probe");
     cr_expect(stat(ap, &st) != 0, "alibi was probed though --probe rope");
-    /* every model's far-mass prediction and its probe at 2T and 4T (NOTES §17) */
+    /* every model's far-mass prediction and its probe at 2T and 4T
+     * (docs/theory/farpred.md#far-mass-prediction) */
     for (int v = 0; v < 2; v++) {
         char sub[96];
         snprintf(sub, sizeof sub, "models/%s/seed42/farpred", var[v]);
@@ -697,7 +698,7 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     cr_expect(r.g.train.rot_base == m.base && m.at_ctx == 3 && m.at_far == 8, "base %.17g (%d, %d)", r.g.train.rot_base,
               m.at_ctx, m.at_far);
     cr_expect(r.g.train.rot_base > 1185 && r.g.train.rot_base < 3260, "%g", r.g.train.rot_base);
-    cr_expect_eq(r.g.eval_targets, 32768); /* NOTES.md §11.17: the 150 minutes */
+    cr_expect_eq(r.g.eval_targets, 32768); /* docs/grids/vtraj-and-reruns.md#bpe-grid-rerun: the 150 minutes */
     cr_expect_eq(r.g.seeds, 3);
     cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK);
     char want[64];
@@ -741,7 +742,7 @@ Test(reproduce, at_base_variants_and_their_train_commands)
     cr_expect_str_eq(r.g.data, "data/brown");
     cr_expect_geq(r.g.seeds, 5);
     /* both pembs: the author's, its verdict re-decided, and pemb-shared_qk,
-     * the pemb the first committed grid ran (NOTES.md §7.7) */
+     * the pemb the first committed grid ran (docs/model/schemes.md#pemb-author) */
     const char *need[] = { "rope", "random_qk", "random_qkv", "pemb_qk", "pemb-shared_qk", "lf_qk", "alibi", "none" };
     cr_assert_eq(rl_repro_set_variants(&r, &err), RL_OK);
     for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
@@ -805,7 +806,8 @@ Test(reproduce, report_counts_theory_kinds_apart, .timeout = 120)
 /* scripts/grid_farpred.sh on a grid committed without its checkpoints:
  * each model is retrained from its config.txt into the folder that names,
  * the farpred stage runs there, and the far-mass files copied back into the
- * committed folder are the bytes the original grid wrote (NOTES §17.4). */
+ * committed folder are the bytes the original grid wrote
+ * (docs/theory/farpred.md#farpred-committed-grid). */
 /* A miniature grid of variants in d/g, copied as it is into d/ref and as it
  * is committed into d/c (no checkpoints, markers or predictions), the
  * original folder gone; returns the binary's path (ROUTELAB). */
@@ -876,8 +878,9 @@ static void expect_grid_as_before(const char *d)
 }
 
 /* A retrained model whose log is not the committed one (another OpenBLAS kernel set trains
- * another model from the first step, NOTES.md §17.4): the script stops with one line naming
- * the step and the kernels, status 2, and the committed grid is left as it was. */
+ * another model from the first step, docs/theory/farpred.md#farpred-committed-grid): the script
+ * stops with one line naming the step and the kernels, status 2, and the committed grid is left as
+ * it was. */
 Test(reproduce, grid_farpred_script_refuses_another_model, .timeout = 240)
 {
     char *d = th_tmpdir();
@@ -915,7 +918,8 @@ Test(reproduce, grid_farpred_script_refuses_a_model_without_its_log, .timeout = 
     th_rmdir(d);
 }
 
-/* The grid's build record against the script's binary (NOTES.md §16.7), compared by reproduce
+/* The grid's build record against the script's binary
+ * (docs/speed/reproduction-and-pruning.md#reproduction-across-builds), compared by reproduce
  * --check-build before anything is written: a grid recorded with another kernel set gets one
  * line naming it (OPENBLAS_CORETYPE too) and this binary's, and the script goes on (here to the
  * end: only the record was edited, the models train as before); STRICT=1 refuses it, status 2,
@@ -957,8 +961,8 @@ Test(reproduce, grid_farpred_script_compares_the_build, .timeout = 240)
     th_rmdir(d);
 }
 
-/* scripts/compare_builds.sh (NOTES.md §16.6): a bad argument, missing data or a
- * build whose run fails is one line and status 2, never a comparison of no
+/* scripts/compare_builds.sh (docs/speed/eval-and-training.md#fused-elementwise): a bad argument,
+ * missing data or a build whose run fails is one line and status 2, never a comparison of no
  * files that passes.  Run from a folder with scripts/ and a stand-in data/brown,
  * so the failing build fails before reading any data. */
 Test(reproduce, compare_builds_script_refuses_in_one_line, .timeout = 60)

@@ -1,7 +1,7 @@
 /* test_reproduce_build.c: a grid's build record (reproduce/buildrec.h,
- * NOTES.md §16.7).  OUT/config.txt names the build and the OpenBLAS kernel
- * set that made the grid's files; a run of the same says nothing, a run of
- * another says in one line that it reproduces them statistically and goes
+ * docs/speed/reproduction-and-pruning.md#reproduction-across-builds).  OUT/config.txt names the
+ * build and the OpenBLAS kernel set that made the grid's files; a run of the same says nothing, a
+ * run of another says in one line that it reproduces them statistically and goes
  * on (and, when it adds models, records the grid as mixed), --strict
  * refuses it with nothing written, a malformed record is refused, and
  * --report-only compares nothing.  The other kernel set is a record edited

@@ -1,5 +1,5 @@
 /* test_reproduce_stages.c: the stages of a grid's training trajectory
- * (train --keep-ckpt, reproduce's per-stage evaluations, NOTES.md §11.15):
+ * (train --keep-ckpt, reproduce's per-stage evaluations, docs/grids/vtraj-and-reruns.md#vtraj):
  * each kept checkpoint is the model at its step and is evaluated beside
  * the final one; a resumed grid evaluates only the stages it lacks; bad
  * lists are refused in one line with nothing written; the vtraj preset is
@@ -472,7 +472,7 @@ static int committed_row(const char *path, const char *what, double *x, int max)
     return n;
 }
 
-/* The vtraj preset's power computation (NOTES.md §11.15), from the
+/* The vtraj preset's power computation (docs/grids/vtraj-and-reruns.md#vtraj), from the
  * cpu grid's first run (docs/results/cpu-first-run/orderings.tsv, 6 seeds, 2,400 steps):
  * random_qk - random_qkv at 16T (its row) and at 128T (the difference of
  * the two "degrades by 128×" rows, per seed).  The figures NOTES.md

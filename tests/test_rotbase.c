@@ -368,7 +368,7 @@ Test(rotbase, cli_train_eval_resume, .timeout = 120)
  * runs).  The version-3 seed of the corpus loads with its base 500. */
 Test(rotbase, checkpoints_of_the_old_code, .timeout = 60)
 {
-    /* pemb-shared: the pemb of version 2 (code RL_ROT_PEMB, NOTES.md §7.7) */
+    /* pemb-shared: the pemb of version 2 (code RL_ROT_PEMB, docs/model/schemes.md#pemb-author) */
     const char *names[] = { "rope", "pemb-shared", "lf", "path", "alibi+random", "fixed-rope" };
     char *d = th_tmpdir(), *ids = th_path(d, "d.bin"), args[2048], out[8192];
     uint16_t tok[64];

@@ -1,5 +1,6 @@
 /* beta_tail.c: the exact law of one coordinate of a uniform unit vector
- * (<routelab/bounds.h>, NOTES.md §2.1), through GSL's Beta CDF. */
+ * (<routelab/bounds.h>, docs/theory/claim2-concentration.md#concentration-closed-forms), through
+ * GSL's Beta CDF. */
 #include "../include/routelab/bounds.h"
 
 #include "../core/err.h"

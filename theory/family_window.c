@@ -1,7 +1,7 @@
 /* family_window.c: a family's ||E M|| and mixing window, the one place that
  * `routelab bound norm|window` and the library's rl_family_norm /
- * rl_family_window compute them (theory.h, <routelab/bounds.h>, NOTES.md
- * §1.1, §18.3). */
+ * rl_family_window compute them (theory.h, <routelab/bounds.h>,
+ * docs/theory/claim1-mixing.md#mixing-window, docs/library.md#family-surface). */
 #include "theory.h"
 
 #include <math.h>

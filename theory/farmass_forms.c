@@ -1,6 +1,7 @@
 /* farmass_forms.c: the far-mass bounds in closed form, as set (lambda) and
  * for realised logits (Delta), and under ALiBi (<routelab/bounds.h>,
- * NOTES.md §3.1, §3.8): libm alone. */
+ * docs/theory/claim3-farmass.md#far-mass-closed-forms,
+ * docs/theory/claim3-farmass.md#far-mass-three-forms): libm alone. */
 #include "../include/routelab/bounds.h"
 
 #include <float.h>

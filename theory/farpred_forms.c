@@ -1,4 +1,5 @@
-/* farpred_forms.c: the far-mass prediction of farpred_forms.h (NOTES.md §17). */
+/* farpred_forms.c: the far-mass prediction of farpred_forms.h
+ * (docs/theory/farpred.md#far-mass-prediction). */
 #include "farpred_forms.h"
 
 #include <gsl/gsl_errno.h>

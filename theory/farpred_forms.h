@@ -1,5 +1,5 @@
 /* farpred_forms.h: the far mass of a trained head beyond its training context T,
- * predicted from what the head does within T (NOTES.md §17).
+ * predicted from what the head does within T (docs/theory/farpred.md#far-mass-prediction).
  *
  * A head's score of key j at query i, distance delta = i - j, splits into the
  * SO(2) blocks b of its rotation (position.h: plane p pairs x[p], x[p+hd/2]):

@@ -2,7 +2,7 @@
  * array (rl_form_eval), for callers that hold grids (Python's numpy).  One
  * table names each form once with its argument kinds; the values are the
  * scalar functions', point by point, so a grid gives exactly the numbers of
- * `routelab bound NAME` (NOTES.md §18.12). */
+ * `routelab bound NAME` (docs/library-robustness.md#python-api-docs). */
 #include "../include/routelab/bounds.h"
 
 #include <limits.h>

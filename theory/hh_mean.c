@@ -1,5 +1,5 @@
 /* hh_mean.c: routelab's closed form of random-hh's mean transport
- * (theory.h, NOTES.md §8.10).
+ * (theory.h, docs/model/path-transport.md#random-hh).
  *
  * Derivation (routelab's, not the study's).  w uniform on S^(d-1) is
  * invariant under every orthogonal map, so E[w w^T] commutes with O(d) and

@@ -1,5 +1,6 @@
 /* matched.c: the fraction of SO(2) blocks that mix within a length, and the
- * base that matches the study's fractions (NOTES.md §1.1 for the windows). */
+ * base that matches the study's fractions (docs/theory/claim1-mixing.md#mixing-window for the
+ * windows). */
 #include "matched.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  *
  * What the theory says matters for length extrapolation is how many SO(2)
  * blocks of a head mix within the training length T and within mult*T
- * (NOTES.md §1.1: block b of random angles U(-omega_b, omega_b) has
+ * (docs/theory/claim1-mixing.md#mixing-window: block b of random angles U(-omega_b, omega_b) has
  * ||E M_b|| = sin(omega_b)/omega_b and window W_b(eps); a route longer than
  * W_b has forgotten its start in that block).  A smaller model keeps the
  * study's regime if it keeps the study's two fractions; the free knob is the

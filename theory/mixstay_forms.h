@@ -53,7 +53,7 @@
 #include "../include/routelab/bounds.h"
 
 /* The far length of the claim and of `routelab bound mixstay`: L = 16 T
- * (the study's models degrade by 16T; NOTES.md §11). */
+ * (the study's models degrade by 16T; docs/grids/design.md#study-grid). */
 #define RL_MIXSTAY_MULT 16
 
 /* Harmonics of the screen (its zgemm's inner dimension) and far lengths per

@@ -13,7 +13,7 @@ const rl_study_row rl_study_rows[] = {
     { "random_qkv", { 24.18, 22.70, 21.93, 22.58, 24.83, 27.54, 28.83, 38.54 }, NULL },
     /* the study's pemb is routelab's pemb (the author's code: a table per
      * head, the key's token on the path); pemb-shared, routelab's first
-     * reading of it, is compared to the same row (NOTES.md §7.7) */
+     * reading of it, is compared to the same row (docs/model/schemes.md#pemb-author) */
     { "pemb_qk", { 23.56, 22.20, 21.47, 22.56, 27.62, 38.93, 67.13, 139.63 }, "pemb-shared_qk" },
     { "pemb_qkv", { 23.60, 22.20, 21.49, 22.82, 27.89, 37.58, 57.57, 102.53 }, "pemb-shared_qkv" },
     { "lf_qk", { 24.90, 23.37, 22.23, 22.44, 23.89, 25.57, 27.27, 40.91 }, NULL },

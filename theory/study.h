@@ -24,7 +24,7 @@ typedef struct {
     double ppl[RL_STUDY_NLEN];     /* NAN where the study reports none */
     const char *reading;           /* NULL, or routelab's variant that read the study's
                                     * variant another way and is compared to this row
-                                    * (pemb-shared_qk: NOTES.md §7.7) */
+                                    * (pemb-shared_qk: docs/model/schemes.md#pemb-author) */
 } rl_study_row;
 
 extern const rl_study_row rl_study_rows[];

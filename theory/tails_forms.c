@@ -1,5 +1,6 @@
 /* tails_forms.c: concentration bounds in closed form (<routelab/bounds.h>,
- * NOTES.md §2.1): the cap bound, Levy on SO(d), Hoeffding; libm alone. */
+ * docs/theory/claim2-concentration.md#concentration-closed-forms): the cap bound, Levy on SO(d),
+ * Hoeffding; libm alone. */
 #include "../include/routelab/bounds.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* theory.c: the family-level closed forms (theory.h): ||E M|| and its log
  * through the family's object.  The closed forms of single formulas are in
  * their own files (windows.c, tails_forms.c, beta_tail.c, farmass_forms.c,
- * values_forms.c, sphere_mgf.c, so2_mgf.c; NOTES.md §18.2).  Each formula is
+ * values_forms.c, sphere_mgf.c, so2_mgf.c; docs/library.md#library-splits).  Each formula is
  * derived in NOTES.md. */
 #include "theory.h"
 

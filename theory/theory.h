@@ -13,7 +13,7 @@
  * with the angle laws' characteristic functions rl_angle_charfn and the
  * Brownian mean rl_brownian_mean that sampling/ defines: the families'
  * objects need them, and sampling may not include theory).  This header
- * adds the family-level forms the commands use (NOTES.md §18.1). */
+ * adds the family-level forms the commands use (docs/library.md#library-abi). */
 #include "../include/routelab/bounds.h"
 
 /* ||E[M]||_op in closed form, through the family's object (family_ops.h).
@@ -53,7 +53,7 @@ rl_status rl_family_norm_at(const rl_family *f, const double *probs, int block, 
                             rl_err *err);
 
 /* routelab's closed form of the mean transport of random-hh
- * (model/scheme_random_hh.c, NOTES.md §8.10): log ||E P||_op of the product
+ * (model/scheme_random_hh.c, docs/model/path-transport.md#random-hh): log ||E P||_op of the product
  * P = M_n ... M_1 of n i.i.d. reflections M_t = I - 2 w_t w_t^T, w_t
  * uniform on S^(hd-1), hd >= 2 (NAN otherwise, or for n < 0).  Derivation
  * in hh_mean.c: E P = (1 - 2/hd)^n I, so log ||E P|| = n log(1 - 2/hd), a

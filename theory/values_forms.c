@@ -1,5 +1,5 @@
 /* values_forms.c: the far value contribution with and without transport
- * (<routelab/bounds.h>, NOTES.md §4.1): libm alone. */
+ * (<routelab/bounds.h>, docs/theory/claim4-values.md#value-transport): libm alone. */
 #include "../include/routelab/bounds.h"
 
 #include <complex.h>

@@ -2,7 +2,7 @@
  * laws on the circle, from their characteristic functions, and the angle
  * laws' characteristic functions at integer harmonics (<routelab/bounds.h>;
  * routelab's mix-or-stay condition, theory/mixstay_forms.h): libm alone, so that a
- * program that only measures distances links with -lm (NOTES.md §18.2). */
+ * program that only measures distances links with -lm (docs/library.md#library-splits). */
 #include "mixstay_forms.h"
 
 #include <complex.h>

@@ -1,5 +1,6 @@
-/* windows.c: the mixing window W(eps) (<routelab/bounds.h>, NOTES.md §1.1,
- * §10.5): libm alone (§18.2). */
+/* windows.c: the mixing window W(eps) (<routelab/bounds.h>,
+ * docs/theory/claim1-mixing.md#mixing-window, docs/verdicts.md#numerics): libm alone
+ * (docs/library.md#library-splits). */
 #include "../include/routelab/bounds.h"
 
 #include <math.h>

@@ -1,6 +1,11 @@
 /* routelab/bounds.h: closed forms, bounds, mixing windows and far-mass forms
- * (derivations: NOTES.md §1.1, §2.1, §2.3, §3.1, §3.8, §4.1, §10.5, §14.3;
- * routelab's mix-or-stay condition: theory/mixstay_forms.h).
+ * (derivations: docs/theory/claim1-mixing.md#mixing-window,
+ * docs/theory/claim2-concentration.md#concentration-closed-forms,
+ * docs/theory/claim2-concentration.md#score-gap,
+ * docs/theory/claim3-farmass.md#far-mass-closed-forms,
+ * docs/theory/claim3-farmass.md#far-mass-three-forms, docs/theory/claim4-values.md#value-transport,
+ * docs/verdicts.md#numerics, docs/sampling.md#step-families; routelab's mix-or-stay condition:
+ * theory/mixstay_forms.h).
  *
  * Linking: every call here links with the C library's libm alone
  * (`gcc x.c libroutelab.a -lm`), except rl_beta_tail, rl_beta_coord_cdf and
@@ -18,7 +23,7 @@
 #include "err.h"
 #include "family.h"
 
-/* ---- SO(2) frequencies and angle laws (§14.3) -------------------------- */
+/* ---- SO(2) frequencies and angle laws (docs/sampling.md#step-families) ---- */
 
 /* omega_b = scale * base^(-2b/d), radians per step (RoPE's frequencies; the
  * one formula of every SO(2) frequency in routelab). */
@@ -46,7 +51,7 @@ double rl_angle_log_norm(rl_angle_law law, double w);
  * family's d; the sum has d terms), NaN outside it or for a NaN sigma. */
 double rl_brownian_mean(int d, double sigma, double *err);
 
-/* ---- mixing windows (§1.1, §10.5) -------------------------------------- */
+/* ---- mixing windows (docs/theory/claim1-mixing.md#eq-mixing-window) ---- */
 
 /* What the windows return for a NaN input: no window, and not "never". */
 #define RL_WINDOW_UNDEFINED (-2L)
@@ -72,7 +77,7 @@ rl_status rl_family_norm(const rl_family *f, int block, double *norm, rl_err *er
  * the mean must be certain to 1e-7 (1 - |E M|). */
 rl_status rl_family_window(const rl_family *f, int block, double eps, double *w, rl_err *err);
 
-/* ---- concentration (§2.1) ---------------------------------------------- */
+/* ---- concentration (docs/theory/claim2-concentration.md#concentration-closed-forms) ---- */
 
 /* The spherical-cap bound (Ball 1997, Lemma 2.2) for u uniform on S^{d-1}:
  * P(|<e,u>| >= t) <= 2 exp(-d t^2 / 2), capped at 1. */
@@ -91,9 +96,9 @@ double rl_beta_coord_cdf(int d, double x);
 double rl_hoeffding_so2(double t, const double *a, int nb);
 
 /* log E e^{lambda <e,u>} for u uniform on S^{d-1}, d >= 2: Gamma(d/2)
- * (2/lambda)^{d/2-1} I_{d/2-1}(lambda) = 0F1(; d/2; lambda^2/4) (§2.3.2), the
- * log mean softmax weight of a far token at logit scale lambda; |lambda| <= 500
- * and d >= 2 (NaN outside them). */
+ * (2/lambda)^{d/2-1} I_{d/2-1}(lambda) = 0F1(; d/2; lambda^2/4)
+ * (docs/theory/claim2-concentration.md#eq-sphere-mgf), the log mean softmax weight of a far
+ * token at logit scale lambda; |lambda| <= 500 and d >= 2 (NaN outside them). */
 double rl_sphere_log_mgf(int d, double lambda);
 /* log E e^{z cos Phi}, Phi the sum of n i.i.d. angle steps theta ~
  * law(omega): Jacobi-Anger, I_0(z) + 2 sum_k I_k(z) Re chi(k omega)^n (GSL's
@@ -104,7 +109,7 @@ double rl_so2_cos_log_mgf(rl_angle_law law, double omega, long n, double z);
  * for count <= 0; NAN for n0 < 0 or n0 + count - 1 beyond LONG_MAX). */
 void rl_so2_cos_log_mgf_range(rl_angle_law law, double omega, long n0, long count, double z, double *out);
 
-/* ---- far mass (§3.1, §3.8) --------------------------------------------- */
+/* ---- far mass (docs/theory/claim3-farmass.md#far-mass-closed-forms) ---- */
 
 /* Domain of every far-mass form: counts m, k >= 0, lambda >= 0, slope >= 0,
  * 0 < p < 1; outside it (or at a NaN) the form is NaN. */
@@ -137,7 +142,7 @@ double rl_farmass_range_log(double m, double k, double delta_range);
 double rl_farmass_admissible(double k, double p, double delta_range);
 double rl_farmass_admissible_log(double k, double p, double delta_range);
 
-/* ---- values (§4.1) ----------------------------------------------------- */
+/* ---- values (docs/theory/claim4-values.md#eq-value-transport) ---- */
 
 /* Far value norm without transport: ||r|| = rho ||v||. */
 double rl_value_coherent(double rho, double vnorm);

@@ -1,6 +1,6 @@
 /* routelab/defaults.h: the defaults the command line and the Python module
- * share, one table (core/defaults.c, NOTES.md §18.12): a flag whose value a
- * caller leaves out takes the same number in `routelab bound window` and in
+ * share, one table (core/defaults.c, docs/library-robustness.md#python-api-docs): a flag whose
+ * value a caller leaves out takes the same number in `routelab bound window` and in
  * routelab.mixing_window. */
 #ifndef ROUTELAB_DEFAULTS_H
 #define ROUTELAB_DEFAULTS_H

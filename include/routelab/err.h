@@ -1,4 +1,4 @@
-/* routelab/err.h: the status every library call returns (NOTES.md §0.1).
+/* routelab/err.h: the status every library call returns (docs/layout.md#errors).
  *
  * No call of libroutelab exits the process.  A call that can fail returns an
  * rl_status and, when it fails, writes one line describing why into the

@@ -1,4 +1,4 @@
-/* routelab/family.h: step families M_t and their samplers (NOTES.md §14.3).
+/* routelab/family.h: step families M_t and their samplers (docs/sampling.md#step-families).
  *
  * A route P(j->i) = M_i ... M_{j+1} is a product of i.i.d. d x d steps drawn
  * from a family.  The families, by registry name (`routelab sample --help`):

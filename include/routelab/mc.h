@@ -1,5 +1,6 @@
 /* routelab/mc.h: the Monte Carlo kernels of the study, with their seeds and
- * thread counts (NOTES.md §1, §14, §18).
+ * thread counts (docs/theory/claim1-mixing.md#claim-mixing, docs/sampling.md#sampling,
+ * docs/library.md#library).
  *
  * Every kernel is deterministic: the same (family, sizes, seed, stream) give
  * the same bytes for any thread count (mc/sweep.h: item i draws from the
@@ -47,8 +48,8 @@ rl_status rl_mc_mixing_case(const char *label, int d, rl_family *f, unsigned lon
  * its family and its stream domain.  RL_EINPUT for an unknown label. */
 rl_status rl_mc_farmass_case(const char *label, int d, rl_family *f, unsigned long *stream, rl_err *err);
 
-/* The stylized far-mass model of claim 3 (NOTES.md §3.2; mc/farmass_walk.h):
- * a unit query q, every key equal to q, the key at distance delta seen
+/* The stylized far-mass model of claim 3 (docs/theory/claim3-farmass.md#far-mass-design;
+ * mc/farmass_walk.h): a unit query q, every key equal to q, the key at distance delta seen
  * through the route P_delta of f (the identity family: no transport, every
  * score 1), score
  * s_delta = q^T P_delta q; K near keys (delta <= K), the rest far.  For each
@@ -70,9 +71,9 @@ rl_status rl_mc_farmass(const rl_family *f, unsigned long stream, int K, const d
                         unsigned long seed, int threads, double *rho, double *rho_mean, double *rho_se,
                         double *mom, double *srange, rl_err *err);
 
-/* Monte Carlo of route products P_n = M_n ... M_1 (NOTES.md §1.1, §14):
- * `reps` routes of f drawn up to grid[ng - 1] (route k on the stream keyed
- * by (seed, stream, k)), and at each grid length g, with q uniform on the
+/* Monte Carlo of route products P_n = M_n ... M_1 (docs/theory/claim1-mixing.md#mixing-window,
+ * docs/sampling.md#sampling): `reps` routes of f drawn up to grid[ng - 1] (route k on the stream
+ * keyed by (seed, stream, k)), and at each grid length g, with q uniform on the
  * sphere afresh for every route:
  *   tr[g]  = mean of tr(P_n)/d        (the scalar estimate of E[P_n] = cI), tr_se its SE
  *   op[g]  = ||mean of P_n||_op       (SVD of the mean matrix; dense families)
@@ -91,8 +92,8 @@ rl_status rl_mc_routes(const rl_family *f, const long *grid, int ng, long reps, 
 
 /* Monte Carlo estimate of ||E M|| from n steps of f (stream `stream` of
  * seed): |mean tr(M)/d| (E[M] = cI) or max over SO(2) blocks of
- * |mean e^{i theta_b}|, into *norm with its standard error *se (NOTES.md
- * §14; the estimate `routelab mixing` uses for a family with no closed
+ * |mean e^{i theta_b}|, into *norm with its standard error *se
+ * (docs/sampling.md#sampling; the estimate `routelab mixing` uses for a family with no closed
  * form).  One thread: the steps are drawn in order from one stream. */
 rl_status rl_mc_family_mean(const rl_family *f, long n, unsigned long seed, unsigned long stream,
                             double *norm, double *se, rl_err *err);
@@ -100,7 +101,8 @@ rl_status rl_mc_family_mean(const rl_family *f, long n, unsigned long seed, unsi
 /* The second-moment operator T(X) = E[M X M^T] estimated from n sampled
  * steps of f (batch j of RL_MOMENT2_BATCHES = 20 from stream j of seed), and
  * its rate ||Pi T Pi||_op on the complement of the family's fixed space
- * (NOTES.md §2.4): *rate, its jackknife standard error *se, the noise floor
+ * (docs/theory/claim2-concentration.md#second-moment): *rate, its jackknife standard error *se, the
+ * noise floor
  * *noise (the upward bias of a noisy norm), ||mean of the sampled M||_op
  * *mean_norm: the "# rate estimate" line of `routelab bound norm2
  * --samples N --seed S`.  d <= 16 (the estimate forms d^2 x d^2 matrices);

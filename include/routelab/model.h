@@ -1,7 +1,8 @@
 /* routelab/model.h: trained models from C: load a checkpoint written by
  * `routelab train`, read its configuration and parameters, evaluate it
  * with the study's length-extrapolation protocol (`routelab eval`,
- * NOTES.md §9) and probe its attention (`routelab probe`, NOTES.md §3.8, §7.6).
+ * docs/protocol.md#evaluation-protocol) and probe its attention (`routelab probe`,
+ * docs/theory/claim3-farmass.md#far-mass-three-forms, docs/model/schemes.md#probe).
  *
  * Every function returns RL_OK, RL_EINPUT (a bad argument, a missing,
  * truncated or corrupt checkpoint, a token id outside the vocabulary: the

@@ -1,4 +1,4 @@
-/* routelab/version.h: the library's ABI version (NOTES.md §18.1).
+/* routelab/version.h: the library's ABI version (docs/library.md#library-abi).
  *
  * libroutelab.so.MAJOR.MINOR carries the soname libroutelab.so.MAJOR: MAJOR
  * changes when a call or a struct of these headers changes incompatibly,

@@ -1,5 +1,5 @@
 """routelab from Python: ctypes over libroutelab, numpy arrays in and out
-(NOTES.md §18; README "From Python").
+(docs/library.md#library; README "From Python").
 
     import routelab
     routelab.mixing_window('so2', d=64, block=31, angles='uniform')   # eps: 0.01, as the CLI

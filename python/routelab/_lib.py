@@ -1,4 +1,5 @@
-"""Loading libroutelab and its error convention (NOTES.md §0.1 "Errors", §18).
+"""Loading libroutelab and its error convention (docs/layout.md#errors,
+docs/library.md#library).
 
 The shared library is found at $ROUTELAB_LIB, else inside the package
 (routelab/libroutelab.so, where `pip install ./python` puts it), else at
@@ -113,7 +114,7 @@ def call_long(f, name, *args):
     Python's SIGINT handler runs; on KeyboardInterrupt the library is asked to
     stop (rl_cancel_request), its long loops return RL_ECANCEL within about a
     second, and the KeyboardInterrupt is raised once the call has returned
-    (nothing of it is kept).  NOTES.md §18.13."""
+    (nothing of it is kept).  docs/library-robustness.md#ctrl-c."""
     import concurrent.futures
     global _worker
     f = need(f, name)

@@ -81,7 +81,8 @@ def levy_tail(d: npt.ArrayLike, t: npt.ArrayLike) -> float | npt.NDArray[np.floa
 
         P(|<e,u>| >= t) <= min(1, 2 exp(-d t^2 / 2)).
 
-    NOTES.md §2.1; `routelab bound levy --d D --t T`; rl_levy_tail.
+    docs/theory/claim2-concentration.md#eq-cap-bound; `routelab bound levy --d D --t
+    T`; rl_levy_tail.
 
     Parameters
     ----------
@@ -121,8 +122,8 @@ def levy_so_tail(d: npt.ArrayLike, t: npt.ArrayLike) -> float | npt.NDArray[np.f
 
         P(|f - E f| >= t) <= min(1, 2 exp(-(d - 2) t^2 / 8)),
 
-    and 1 for d < 3.  NOTES.md §2.1; `routelab bound levy-so`;
-    rl_levy_so_tail.
+    and 1 for d < 3.  docs/theory/claim2-concentration.md#concentration-closed-forms; `routelab
+    bound levy-so`; rl_levy_so_tail.
 
     Parameters
     ----------
@@ -159,8 +160,8 @@ def beta_tail(d: npt.ArrayLike, t: npt.ArrayLike) -> float | npt.NDArray[np.floa
     """The exact two-sided tail of one coordinate of a uniform unit vector.
 
     P(|<e,u>| >= t) for u uniform on S^{d-1}, from <e,u>^2 ~
-    Beta(1/2, (d-1)/2) (GSL).  NOTES.md §2.1; `routelab bound beta-tail`;
-    rl_beta_tail.
+    Beta(1/2, (d-1)/2) (GSL).  docs/theory/claim2-concentration.md#eq-beta-law;
+    `routelab bound beta-tail`; rl_beta_tail.
 
     Parameters
     ----------
@@ -195,7 +196,7 @@ def beta_coord_cdf(d: npt.ArrayLike, x: npt.ArrayLike) -> float | npt.NDArray[np
     """The exact CDF of one coordinate of a uniform unit vector.
 
     P(<e,u> <= x), x in [-1, 1], u uniform on S^{d-1} (GSL's Beta CDF).
-    NOTES.md §2.1; rl_beta_coord_cdf.
+    docs/theory/claim2-concentration.md#eq-beta-law; rl_beta_coord_cdf.
 
     Parameters
     ----------
@@ -234,8 +235,8 @@ def sphere_log_mgf(d: npt.ArrayLike, lam: npt.ArrayLike) -> float | npt.NDArray[
         log[ Gamma(d/2) (2/lambda)^{d/2-1} I_{d/2-1}(lambda) ]
             = log 0F1(; d/2; lambda^2/4)
 
-    (NOTES.md §2.3.2), the log mean softmax weight of a far token at logit
-    scale lambda; even in lambda.  rl_sphere_log_mgf.
+    (docs/theory/claim2-concentration.md#eq-sphere-mgf), the log mean softmax weight of a
+    far token at logit scale lambda; even in lambda.  rl_sphere_log_mgf.
 
     Parameters
     ----------
@@ -275,8 +276,8 @@ def hoeffding(t: npt.ArrayLike, a: npt.ArrayLike) -> float | npt.NDArray[np.floa
 
         P(|s - E s| >= t) <= min(1, 2 exp(-t^2 / (2 sum_b a_b^2))).
 
-    NOTES.md §2.1; `routelab bound hoeffding --t T --a a1,a2,...`;
-    rl_hoeffding_so2_array.
+    docs/theory/claim2-concentration.md#eq-hoeffding-so2; `routelab bound hoeffding --t T
+    --a a1,a2,...`; rl_hoeffding_so2_array.
 
     Parameters
     ----------
@@ -324,8 +325,8 @@ def farmass_lower(m: npt.ArrayLike, k: npt.ArrayLike, lam: npt.ArrayLike) -> flo
         rho_D >= M / (M + K exp(2 lambda)),
 
     with equality when every near logit is +lambda and every far one
-    -lambda.  NOTES.md §3.1; `routelab bound farmass --ml M --k K --lambda
-    LAMBDA`; rl_farmass_lower.
+    -lambda.  docs/theory/claim3-farmass.md#eq-far-mass-lower; `routelab bound farmass --ml M
+    --k K --lambda LAMBDA`; rl_farmass_lower.
 
     Parameters
     ----------
@@ -365,8 +366,8 @@ def farmass_lower_log(m: npt.ArrayLike, k: npt.ArrayLike, lam: npt.ArrayLike) ->
 
     log rho_D >= log M - logaddexp(log M, log K + 2 lambda), the log of
     farmass_lower, finite for every finite lambda (the bound itself
-    underflows past lambda ~ 372).  NOTES.md §3.1, §10.5;
-    rl_farmass_lower_log.
+    underflows past lambda ~ 372).  docs/theory/claim3-farmass.md#eq-far-mass-lower,
+    docs/verdicts.md#numerics; rl_farmass_lower_log.
 
     Parameters
     ----------
@@ -402,8 +403,8 @@ def farmass_lower_log(m: npt.ArrayLike, k: npt.ArrayLike, lam: npt.ArrayLike) ->
 def farmass_upper(m: npt.ArrayLike, k: npt.ArrayLike, lam: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
     """The matching far-mass upper bound for logits in [-lambda, lambda].
 
-    rho_D <= M / (M + K exp(-2 lambda)).  NOTES.md §3.1; `routelab bound
-    farmass-upper`; rl_farmass_upper.
+    rho_D <= M / (M + K exp(-2 lambda)).  docs/theory/claim3-farmass.md#eq-far-mass-lower;
+    `routelab bound farmass-upper`; rl_farmass_upper.
 
     Parameters
     ----------
@@ -439,7 +440,8 @@ def farmass_upper(m: npt.ArrayLike, k: npt.ArrayLike, lam: npt.ArrayLike) -> flo
 def farmass_half(k: npt.ArrayLike, lam: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
     """The number of far tokens at which the far-mass lower bound reaches 1/2.
 
-    M = K exp(2 lambda).  NOTES.md §3.1; `routelab bound farmass-half --k K
+    M = K exp(2 lambda).  docs/theory/claim3-farmass.md#eq-far-mass-half; `routelab bound
+    farmass-half --k K
     --lambda LAMBDA`; rl_farmass_half.
 
     Parameters
@@ -474,7 +476,8 @@ def farmass_half(k: npt.ArrayLike, lam: npt.ArrayLike) -> float | npt.NDArray[np
 def farmass_half_log(k: npt.ArrayLike, lam: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
     """The log of farmass_half.
 
-    log M = log K + 2 lambda.  NOTES.md §3.1; rl_farmass_half_log.
+    log M = log K + 2 lambda.  docs/theory/claim3-farmass.md#eq-far-mass-half;
+    rl_farmass_half_log.
 
     Parameters
     ----------
@@ -509,7 +512,7 @@ def farmass_range(m: npt.ArrayLike, k: npt.ArrayLike, delta: npt.ArrayLike) -> f
     """The shift-invariant far-mass lower bound for realised logits.
 
     rho_D >= M / (M + K exp(Delta)), Delta = max near logit - min far
-    logit.  NOTES.md §3.8; rl_farmass_range.
+    logit.  docs/theory/claim3-farmass.md#eq-far-mass-range; rl_farmass_range.
 
     Parameters
     ----------
@@ -545,7 +548,7 @@ def farmass_range(m: npt.ArrayLike, k: npt.ArrayLike, delta: npt.ArrayLike) -> f
 def farmass_range_log(m: npt.ArrayLike, k: npt.ArrayLike, delta: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
     """The log of farmass_range, finite for every finite Delta.
 
-    log M - logaddexp(log M, log K + Delta).  NOTES.md §3.8;
+    log M - logaddexp(log M, log K + Delta).  docs/theory/claim3-farmass.md#eq-far-mass-range;
     rl_farmass_range_log.
 
     Parameters
@@ -583,7 +586,7 @@ def farmass_admissible(k: npt.ArrayLike, p: npt.ArrayLike, delta: npt.ArrayLike)
     """The far keys at which farmass_range forces rho_D >= p.
 
     M*(p) = K p exp(Delta) / (1 - p), 0 < p < 1; the context is then
-    L* = K + M*.  NOTES.md §3.8; rl_farmass_admissible.
+    L* = K + M*.  docs/theory/claim3-farmass.md#eq-admissible-length; rl_farmass_admissible.
 
     Parameters
     ----------
@@ -620,8 +623,8 @@ def farmass_admissible_log(k: npt.ArrayLike, p: npt.ArrayLike,
                            delta: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
     """The log of farmass_admissible.
 
-    log M*(p) = log K + log p - log(1 - p) + Delta.  NOTES.md §3.8;
-    rl_farmass_admissible_log.
+    log M*(p) = log K + log p - log(1 - p) + Delta.
+    docs/theory/claim3-farmass.md#eq-admissible-length; rl_farmass_admissible_log.
 
     Parameters
     ----------
@@ -665,8 +668,8 @@ def alibi(m: npt.ArrayLike, k: npt.ArrayLike, lam: npt.ArrayLike, slope: npt.Arr
         N/F = (exp(slope K) - 1) / (1 - exp(-slope M));
 
     best=True gives the matching lower bound (exp(+2 lambda) in place of
-    exp(-2 lambda)).  NOTES.md §3.1; `routelab bound alibi [--best]`;
-    rl_farmass_alibi.
+    exp(-2 lambda)).  docs/theory/claim3-farmass.md#eq-far-mass-alibi; `routelab bound alibi
+    [--best]`; rl_farmass_alibi.
 
     Parameters
     ----------
@@ -708,7 +711,7 @@ def alibi_log(m: npt.ArrayLike, k: npt.ArrayLike, lam: npt.ArrayLike, slope: npt
     """The log of alibi, finite for every finite lambda and slope.
 
     log rho for the bound of `alibi` (-log(1 + exp(-+2 lambda) N/F)).
-    NOTES.md §3.1; rl_farmass_alibi_log.
+    docs/theory/claim3-farmass.md#eq-far-mass-alibi; rl_farmass_alibi_log.
 
     Parameters
     ----------
@@ -749,7 +752,7 @@ def value_coherent(rho: npt.ArrayLike, vnorm: npt.ArrayLike) -> float | npt.NDAr
     """The far value contribution without transport.
 
     ||r|| = rho ||v||: far mass rho times the norm of the (shared) far
-    value.  NOTES.md §4.1; `routelab bound value-coherent`;
+    value.  docs/theory/claim4-values.md#eq-value-transport; `routelab bound value-coherent`;
     rl_value_coherent.
 
     Parameters
@@ -794,7 +797,7 @@ def window(norm: npt.ArrayLike, eps: npt.ArrayLike) -> float | npt.NDArray[np.fl
 
     W(eps) = ceil(log(1/eps) / log(1/norm)), the least n >= 1 with
     norm^n <= eps; 1 for norm = 0, inf (never) for norm >= 1, NaN for a
-    NaN norm or eps, or eps <= 0 (no window).  NOTES.md §1.1; `routelab
+    NaN norm or eps, or eps <= 0 (no window).  docs/theory/claim1-mixing.md#eq-mixing-window; `routelab
     bound window --norm N --eps E`; rl_mixing_window.
 
     Parameters
@@ -834,8 +837,8 @@ def window_log(lognorm: npt.ArrayLike, eps: npt.ArrayLike) -> float | npt.NDArra
 
     W(eps) = ceil(-log(eps) / -lognorm), at least 1, from lognorm =
     log ||E M|| <= 0; inf for lognorm >= 0 (or a window beyond 9e18).
-    Exact to the integer when lognorm is good to a few ulps.  NOTES.md
-    §1.1, §10.5; rl_mixing_window_log.
+    Exact to the integer when lognorm is good to a few ulps.
+    docs/theory/claim1-mixing.md#eq-mixing-window, docs/verdicts.md#numerics; rl_mixing_window_log.
 
     Parameters
     ----------

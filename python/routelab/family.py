@@ -1,4 +1,4 @@
-"""Step families and their samplers (NOTES.md §14.3), through the library's
+"""Step families and their samplers (docs/sampling.md#step-families), through the library's
 include/routelab/family.h: rl_family_named, rl_family_set, rl_sample,
 rl_family_window, rl_family_norm.
 
@@ -38,7 +38,7 @@ def _flag_text(v):
 
 
 class Family:
-    """A step family M_t named and set as on the command line (NOTES.md §14.3).
+    """A step family M_t named and set as on the command line (docs/sampling.md#step-families).
 
     The C rl_family (an opaque buffer of rl_family_sizeof() bytes) of
     registry name `name` at dimension d with the CLI's defaults (angles
@@ -184,7 +184,8 @@ def sample(family: str | Family, d: int | None, count: int, seed: int, threads: 
     depend on the thread count.  Haar on O(d) is QR of a Gaussian matrix
     with the signs of R's diagonal fixed (Mezzadri 2007); SO(2) families are
     block-diagonal rotations by theta_b ~ law(omega_b), omega_b = scale *
-    base^(-2b/d) radians per step (NOTES.md §14.2, §14.3).  rl_sample.
+    base^(-2b/d) radians per step (docs/sampling.md#haar, docs/sampling.md#step-families).
+    rl_sample.
 
     Parameters
     ----------
@@ -244,7 +245,7 @@ def mixing_window(family: str | Family, d: int | None = None, block: int | None 
     """The mixing window W(eps) of a family, in steps.
 
     W(eps) = ceil(log(1/eps) / log(1/||E M||)), the least n >= 1 with
-    ||E[M]||^n <= eps (NOTES.md §1.1), from the family's closed-form
+    ||E[M]||^n <= eps (docs/theory/claim1-mixing.md#mixing-window), from the family's closed-form
     log ||E M|| (SO(2): the slowest block, or block `block`).
     rl_family_window.
 
@@ -297,7 +298,7 @@ def mixing_window(family: str | Family, d: int | None = None, block: int | None 
 
 def family_norm(family: str | Family, d: int | None = None, block: int | None = None,
                 **params: object) -> float:
-    """||E[M]||_op of a step family in closed form (NOTES.md §1.1).
+    """||E[M]||_op of a step family in closed form (docs/theory/claim1-mixing.md#mixing-window).
 
     SO(2) families: the largest |chi_b| = |E e^{i theta_b}| over blocks (or
     block `block`); E[M] = cI families: |c|.  The number ``routelab bound

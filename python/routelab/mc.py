@@ -1,7 +1,7 @@
 """The Monte Carlo kernels of the study with their seeds and thread counts
-(include/routelab/mc.h; NOTES.md §1, §14).  Every result is the same bytes
-for any thread count: route k draws from the random stream keyed by
-(seed, stream, k) alone (NOTES.md §14.4).  The long calls (routes,
+(include/routelab/mc.h; docs/theory/claim1-mixing.md#claim-mixing, docs/sampling.md#sampling).
+Every result is the same bytes for any thread count: route k draws from the random stream keyed by
+(seed, stream, k) alone (docs/sampling.md#mc-sweep).  The long calls (routes,
 family_mean, moment2, farmass) run through _lib.call_long: Ctrl-C stops
 them within about a second and raises KeyboardInterrupt."""
 
@@ -132,8 +132,8 @@ def mixing_case(label: str, d: int) -> tuple[Family, int]:
 
 @dataclass
 class Routes:
-    """Route Monte Carlo at the lengths n (NOTES.md §1.2, mc/routes.h):
-    tr = mean tr(P_n)/d (E[P_n] = cI), op = ||mean P_n||_op, coh = mean
+    """Route Monte Carlo at the lengths n (docs/theory/claim1-mixing.md#mixing-experiment,
+    mc/routes.h): tr = mean tr(P_n)/d (E[P_n] = cI), op = ||mean P_n||_op, coh = mean
     q^T P_n q, sq = mean (q^T P_n q)^2 with their standard errors *_se; for
     SO(2) families chi[g, b] = mean e^{i Phi_b} (complex) and chi_se[g, b]
     the SE of its modulus (None otherwise)."""
@@ -172,10 +172,10 @@ def routes(family: str | Family | tuple[Family, int], grid: npt.ArrayLike, reps:
     """Monte Carlo of route products P_n = M_n ... M_1 of a step family.
 
     `reps` routes drawn up to max(grid), statistics at each n in grid
-    (E[P_n] = E[M]^n for i.i.d. steps, NOTES.md §1.1, §1.2), q uniform on
-    the sphere afresh for every route: tr = mean tr(P_n)/d, op = ||mean
-    P_n||_op, coh = mean q^T P_n q, sq = mean (q^T P_n q)^2, and for SO(2)
-    families chi_b = mean e^{i Phi_b}.  Route k draws from the stream keyed
+    (E[P_n] = E[M]^n for i.i.d. steps, docs/theory/claim1-mixing.md#mixing-window,
+    docs/theory/claim1-mixing.md#mixing-experiment), q uniform on the sphere afresh for every route:
+    tr = mean tr(P_n)/d, op = ||mean P_n||_op, coh = mean q^T P_n q, sq = mean (q^T P_n q)^2, and
+    for SO(2) families chi_b = mean e^{i Phi_b}.  Route k draws from the stream keyed
     by (seed, stream, k): the same bytes for any thread count.  With the
     case, grid, reps and seed of `routelab mixing --families F --seed S` the
     numbers are those of its mixing_families.tsv.  rl_mc_routes (a long
@@ -219,7 +219,7 @@ def routes(family: str | Family | tuple[Family, int], grid: npt.ArrayLike, reps:
     RuntimeError
         An internal failure (LAPACK), or a library without the call.
     KeyboardInterrupt
-        Ctrl-C: the call stops within about a second (NOTES.md §18.13).
+        Ctrl-C: the call stops within about a second (docs/library-robustness.md#ctrl-c).
 
     Examples
     --------
@@ -257,7 +257,7 @@ def family_mean(family: str | Family | tuple[Family, int], n: int, seed: int, st
     """Monte Carlo estimate of ||E M|| from n steps, with its standard error.
 
     |mean tr(M)/d| (E[M] = cI) or max_b |mean e^{i theta_b}| (SO(2)), from n
-    steps drawn in order from stream `stream` of seed.  NOTES.md §14.3 (the
+    steps drawn in order from stream `stream` of seed.  docs/sampling.md#step-families (the
     estimate `routelab mixing` uses for a family with no closed form).
     rl_mc_family_mean (a long call).
 
@@ -294,7 +294,7 @@ def family_mean(family: str | Family | tuple[Family, int], n: int, seed: int, st
     RuntimeError
         An internal failure (LAPACK), or a library without the call.
     KeyboardInterrupt
-        Ctrl-C: the call stops within about a second (NOTES.md §18.13).
+        Ctrl-C: the call stops within about a second (docs/library-robustness.md#ctrl-c).
 
     Examples
     --------
@@ -317,8 +317,8 @@ def family_mean(family: str | Family | tuple[Family, int], n: int, seed: int, st
 
 @dataclass
 class Moment2:
-    """The second-moment rate estimate (NOTES.md §2.4): rate = ||Pi T_hat Pi||_op
-    of T(X) = E[M X M^T] on the complement of the fixed space, se its
+    """The second-moment rate estimate (docs/theory/claim2-concentration.md#second-moment): rate =
+    ||Pi T_hat Pi||_op of T(X) = E[M X M^T] on the complement of the fixed space, se its
     jackknife SE (20 batches), noise the noise floor, mean_norm ||mean of the
     sampled M||_op, n the steps drawn."""
 
@@ -330,7 +330,8 @@ class Moment2:
 
 
 def moment2(family: str | Family, d: int | None, samples: int, seed: int, **params: object) -> Moment2:
-    """The second-moment rate estimate of a family (NOTES.md §2.4).
+    """The second-moment rate estimate of a family
+    (docs/theory/claim2-concentration.md#second-moment).
 
     Estimate T(X) = E[M X M^T] from `samples` steps of a family (batch j of
     20 from stream j of seed) and its rate ||Pi T_hat Pi||_op on the
@@ -369,7 +370,7 @@ def moment2(family: str | Family, d: int | None, samples: int, seed: int, **para
     RuntimeError
         An internal failure (LAPACK), or a library without the call.
     KeyboardInterrupt
-        Ctrl-C: the call stops within about a second (NOTES.md §18.13).
+        Ctrl-C: the call stops within about a second (docs/library-robustness.md#ctrl-c).
 
     Examples
     --------
@@ -444,14 +445,15 @@ def farmass_case(label: str, d: int) -> Family:
     return _FarmassCase(label, d)
 
 
-# `routelab farmass --preset quick`'s sizes (experiments/farmass.c, NOTES.md §3.2)
+# `routelab farmass --preset quick`'s sizes (experiments/farmass.c,
+# docs/theory/claim3-farmass.md#far-mass-design)
 FARMASS_SLOPES = tuple(2.0 ** -h for h in range(1, 9))
 
 
 @dataclass
 class Farmass:
-    """The far-mass Monte Carlo (NOTES.md §3.2): rho[r, g, l, c] = rho_D of
-    replicate r at length L = grid[g], logit scale lam[l], configuration c
+    """The far-mass Monte Carlo (docs/theory/claim3-farmass.md#far-mass-design): rho[r, g, l, c] =
+    rho_D of replicate r at length L = grid[g], logit scale lam[l], configuration c
     (0: no bias; c >= 1: ALiBi slope slopes[c - 1]); rho_mean / rho_se over
     replicates; mom[r] = mean of (s, s^2) over delta >= far_from; srange[r, g]
     = (max near score, min far score, max |score|)."""
@@ -471,16 +473,16 @@ def farmass(family: str | Family, grid: npt.ArrayLike, reps: int, seed: int, k: 
             lam: npt.ArrayLike = (1.0, 2.0, 4.0), slopes: npt.ArrayLike = FARMASS_SLOPES, far_from: int = 1024,
             stream: int = 0, threads: int = 1, d: int | None = None,
             **params: object) -> Farmass:
-    """The stylized far-mass Monte Carlo of claim 3 (NOTES.md §3.2).
+    """The stylized far-mass Monte Carlo of claim 3 (docs/theory/claim3-farmass.md#far-mass-design).
 
     Every key equals the unit query q, the key at distance delta is seen
     through the route P_delta, score s = q^T P_delta q, logits lam * s (and
     an ALiBi bias -slope * delta in configuration c >= 1), K near keys
     (delta <= K): the far share rho_D = F / (F + N) of the softmax over
-    L = K + M keys, against the bound M / (M + k exp(2 lam)) (NOTES.md §3.1;
-    k near keys: `--k` of `routelab bound farmass`).  Replicate r draws from
-    the stream keyed by (seed, stream, r).  With farmass_case, the defaults
-    and reps = 32, the grid's rows are `routelab farmass --seed S`'s
+    L = K + M keys, against the bound M / (M + k exp(2 lam))
+    (docs/theory/claim3-farmass.md#far-mass-closed-forms; k near keys: `--k` of `routelab bound
+    farmass`).  Replicate r draws from the stream keyed by (seed, stream, r).  With farmass_case,
+    the defaults and reps = 32, the grid's rows are `routelab farmass --seed S`'s
     farmass.tsv.  mc/farmass_walk.h; rl_mc_farmass (a long call).
 
     Parameters
@@ -532,7 +534,7 @@ def farmass(family: str | Family, grid: npt.ArrayLike, reps: int, seed: int, k: 
     RuntimeError
         An internal failure (LAPACK), or a library without the call.
     KeyboardInterrupt
-        Ctrl-C: the call stops within about a second (NOTES.md §18.13).
+        Ctrl-C: the call stops within about a second (docs/library-robustness.md#ctrl-c).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Trained models (include/routelab/model.h): a checkpoint of `routelab
 train`, its configuration and parameters, the token-paired evaluation of
-`routelab eval` (NOTES.md §9) and the attention probe of `routelab probe`
-(NOTES.md §3.8, §7.6)."""
+`routelab eval` (docs/protocol.md#evaluation-protocol) and the attention probe of `routelab probe`
+(docs/theory/claim3-farmass.md#far-mass-three-forms, docs/model/schemes.md#probe)."""
 
 from __future__ import annotations
 
@@ -328,7 +328,7 @@ class Model:
         RuntimeError
             An internal failure, or a library without the call.
         KeyboardInterrupt
-            Ctrl-C: the call stops within about a second (NOTES.md §18.13).
+            Ctrl-C: the call stops within about a second (docs/library-robustness.md#ctrl-c).
         """
         tok = L.tokens("tokens", tokens)
         seed = L.as_int("seed", seed, 0, L.ULONG_MAX)
@@ -377,7 +377,7 @@ class Model:
         RuntimeError
             An internal failure, or a library without the call.
         KeyboardInterrupt
-            Ctrl-C: the call stops within about a second (NOTES.md §18.13).
+            Ctrl-C: the call stops within about a second (docs/library-robustness.md#ctrl-c).
         """
         tok = L.tokens("tokens", tokens)
         layer = L.as_int("layer", layer, -L.INT_MAX, L.INT_MAX)
@@ -393,7 +393,7 @@ class Model:
 
     def eval(self, tokens: npt.ArrayLike, lengths: npt.ArrayLike, targets: int = 65536, full: bool = False,
              seed: int = 42, train_tokens: npt.ArrayLike | None = None, threads: int = 1) -> np.recarray:
-        """The token-paired length-extrapolation evaluation (NOTES.md §9.1).
+        """The token-paired length-extrapolation evaluation (docs/protocol.md#spans-token-pairing).
 
         `routelab eval --lengths L1,... --targets N [--full] --seed S` on the
         validation stream `tokens`: at each length L the mean cross-entropy
@@ -440,7 +440,7 @@ class Model:
         RuntimeError
             An internal failure, or a library without the call.
         KeyboardInterrupt
-            Ctrl-C: the call stops within about a second (NOTES.md §18.13).
+            Ctrl-C: the call stops within about a second (docs/library-robustness.md#ctrl-c).
         """
         tok = L.tokens("tokens", tokens)
         ls = L.lengths("lengths", lengths)
@@ -457,7 +457,8 @@ class Model:
 
     def probe(self, tokens: npt.ArrayLike, lengths: npt.ArrayLike | None = None, windows: int = 4, seed: int = 42,
               threads: int = 1) -> Probe:
-        """The attention probe: far mass against its bounds (NOTES.md §3.8, §7.6).
+        """The attention probe: far mass against its bounds
+        (docs/theory/claim3-farmass.md#far-mass-three-forms, docs/model/schemes.md#probe).
 
         `routelab probe --lengths L1,... --windows W --seed S` on the
         validation stream `tokens`: far mass beyond W, the bound
@@ -496,7 +497,7 @@ class Model:
         RuntimeError
             An internal failure, or a library without the call.
         KeyboardInterrupt
-            Ctrl-C: the call stops within about a second (NOTES.md §18.13).
+            Ctrl-C: the call stops within about a second (docs/library-robustness.md#ctrl-c).
         """
         tok = L.tokens("tokens", tokens)
         ls = np.empty(0, np.int64) if lengths is None else L.lengths("lengths", lengths)

@@ -25,9 +25,9 @@ def blas_core():
     "SkylakeX", "Prescott", ...), or None.  The tests that compare the
     binding's numbers with the command's byte for byte hand it to the command
     (OPENBLAS_CORETYPE): the promise is the same bytes within one kernel set
-    (NOTES.md §16.7), and on a virtual CPU OpenBLAS does not recognise the
-    library loads Prescott's kernels while the command pins SkylakeX or
-    Haswell at start-up (core/blas_arch.h; NOTES.md §16.13)."""
+    (docs/speed/reproduction-and-pruning.md#reproduction-across-builds), and on a virtual CPU
+    OpenBLAS does not recognise the library loads Prescott's kernels while the command pins SkylakeX
+    or Haswell at start-up (core/blas_arch.h; docs/speed/kernels.md#training-attention-kernels)."""
     import ctypes
 
     import routelab  # noqa: F401  (loads libroutelab, and with it OpenBLAS)
@@ -85,7 +85,8 @@ def interrupt_child(code, *args, wait):
     call, send it SIGINT `wait` seconds later, and return (its next line, the
     seconds that line took after the signal, the rest of its output, its
     exit status).  The Ctrl-C tests of Model.eval and of the Monte Carlo
-    calls (NOTES.md §18.13, §18.16) assert on these."""
+    calls (docs/library-robustness.md#ctrl-c, docs/library-robustness.md#out-of-memory) assert on
+    these."""
     env = dict(os.environ, OMP_WAIT_POLICY="passive")
     p = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, env=env)
     assert p.stdout.readline().strip() == "started"

@@ -1,9 +1,9 @@
-"""The package installs as a researcher would install it (NOTES.md §18.11):
-`pip install --no-build-isolation ./python` into a fresh virtual environment made with
-`/usr/bin/python3 -m venv --system-site-packages` (Debian's numpy, setuptools and wheel; no
-package index), then imported from elsewhere with no PYTHONPATH or ROUTELAB_LIB: its
-__version__ is the library's (include/routelab/version.h), it loads the library it ships, and a
-closed form gives the command line's number."""
+"""The package installs as a researcher would install it
+(docs/library-robustness.md#python-install): `pip install --no-build-isolation ./python` into a
+fresh virtual environment made with `/usr/bin/python3 -m venv --system-site-packages` (Debian's
+numpy, setuptools and wheel; no package index), then imported from elsewhere with no PYTHONPATH or
+ROUTELAB_LIB: its __version__ is the library's (include/routelab/version.h), it loads the library it
+ships, and a closed form gives the command line's number."""
 
 import os
 import re

@@ -6,7 +6,7 @@ that line is compared against a fresh run.  `routelab mixing` takes minutes
 (its study half at d = 64 and 96), so its route statistics are compared with
 the command's own output committed in docs/results/theory/mixing_families.tsv
 (`routelab reproduce --preset cpu`: the quick mixing sweep, d = 16, 1024
-routes, seed 42; NOTES.md §18 has the check of a fresh `routelab mixing
+routes, seed 42; docs/library.md#library has the check of a fresh `routelab mixing
 --families so2` run, all 320 rows of so2-uniform the same).  A route's
 statistics at n do not depend on the lengths after n, so a prefix of a long
 grid gives the command's numbers at those lengths."""
@@ -135,7 +135,8 @@ def test_farmass_is_the_farmass_commands_table(label):
         got = ("%.9g" % fm.rho_mean[g, l, c], "%.3g" % fm.rho_se[g, l, c], "%.9g" % fm.rho[:, g, l, c].min(),
                "%.9g" % fm.rho[:, g, l, c].max())
         assert got == (r["rho"], r["rho_se"], r["rho_min"], r["rho_max"]), (label, r["L"], r["lambda"], r["slope"])
-        # every replicate respects the bound of NOTES.md §3.1 (rotation only)
+        # every replicate respects the bound of docs/theory/claim3-farmass.md#far-mass-closed-forms
+        # (rotation only)
         if c == 0:
             assert fm.rho[:, g, l, c].min() >= routelab.farmass_lower(int(r["L"]) - 16, 16, lam[l]) - 1e-12
 

@@ -1,8 +1,8 @@
-"""Property-based tests of the Python API (NOTES.md §18.14): Debian's python3-hypothesis
-draws arguments, edge values included (NaN, ±inf, huge, negative, zero), and each call must either
-return what its docstring promises or raise ValueError with one line; never end the interpreter,
-never hang.  derandomize=True: the same examples every run (a fixed seed, as every Monte Carlo test
-here)."""
+"""Property-based tests of the Python API (docs/library-robustness.md#property-suite): Debian's
+python3-hypothesis draws arguments, edge values included (NaN, ±inf, huge, negative, zero), and each
+call must either return what its docstring promises or raise ValueError with one line; never end the
+interpreter, never hang.  derandomize=True: the same examples every run (a fixed seed, as every
+Monte Carlo test here)."""
 
 import math
 
@@ -58,7 +58,8 @@ def test_concentration_tails_are_probabilities(d, t):
 @SETTINGS
 @given(st.integers(2, 4096), st.floats(0, 1))
 def test_the_exact_tail_lies_under_the_cap_bound(d, t):
-    """Ball's cap bound 2 exp(-d t^2 / 2) bounds the exact tail of a coordinate (NOTES.md §2.1)."""
+    """Ball's cap bound 2 exp(-d t^2 / 2) bounds the exact tail of a coordinate
+    (docs/theory/claim2-concentration.md#concentration-closed-forms)."""
     assert routelab.beta_tail(d, t) <= routelab.levy_tail(d, t) + 1e-12
 
 

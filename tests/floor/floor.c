@@ -1,4 +1,4 @@
-/* floor.c: the floors below MPI stand on their own (NOTES.md §0.1).
+/* floor.c: the floors below MPI stand on their own (docs/layout.md#mpi-floor).
  *
  * `make floor` compiles core/, sampling/ and theory/ with plain gcc, without
  * MPI's include paths, and links this program against their objects, all of

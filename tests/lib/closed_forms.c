@@ -1,7 +1,7 @@
 /* closed_forms.c: a researcher's program that calls only closed forms, built
- * by the lib/ tests as `gcc closed_forms.c build/libroutelab.a -lm` (NOTES.md
- * §18.2): it must link with libm alone, and its numbers must be the formulas'.
- * Prints "closed forms: ok" and exits 0, or one line naming the first wrong
+ * by the lib/ tests as `gcc closed_forms.c build/libroutelab.a -lm`
+ * (docs/library.md#library-splits): it must link with libm alone, and its numbers must be the
+ * formulas'.  Prints "closed forms: ok" and exits 0, or one line naming the first wrong
  * number and exits 1. */
 #include <math.h>
 #include <stdio.h>
@@ -28,25 +28,28 @@ int main(void)
         printf("closed forms: routelab_version() %s, headers %s\n", routelab_version(), v);
         return 1;
     }
-    /* far mass (§3.1): M / (M + K e^{2 lambda}), its log, its upper form */
+    /* far mass (docs/theory/claim3-farmass.md#far-mass-closed-forms): M / (M + K e^{2 lambda}), its
+     * log, its upper form */
     near("farmass_lower", rl_farmass_lower(65024, 8, 2), 65024 / (65024 + 8 * exp(4.0)), 1e-15);
     near("farmass_lower_log", rl_farmass_lower_log(65024, 8, 2), log(rl_farmass_lower(65024, 8, 2)), 1e-14);
     near("farmass_upper", rl_farmass_upper(1000, 8, 1), 1000 / (1000 + 8 * exp(-2.0)), 1e-15);
     near("farmass_half", rl_farmass_lower(rl_farmass_half(8, 1.5), 8, 1.5), 0.5, 1e-15);
-    /* the data-dependent form at Delta = 2 lambda is the bound as set (§3.8) */
+    /* the data-dependent form at Delta = 2 lambda is the bound as set
+     * (docs/theory/claim3-farmass.md#far-mass-three-forms) */
     near("farmass_range", rl_farmass_range(1000, 8, 3), rl_farmass_lower(1000, 8, 1.5), 1e-14);
     near("farmass_admissible", rl_farmass_range(rl_farmass_admissible(8, 0.3, 2), 8, 2), 0.3, 1e-13);
     near("farmass_alibi_log", rl_farmass_alibi_log(500, 8, 1, 0.0625, 0), log(rl_farmass_alibi(500, 8, 1, 0.0625, 0)),
          1e-13);
     /* slope 0: the unbiased bound */
     near("farmass_alibi(slope 0, best)", rl_farmass_alibi(500, 8, 1, 0, 1), rl_farmass_lower(500, 8, 1), 1e-14);
-    /* mixing window (§1.1): least n with 0.9^n <= 0.01 is 44 */
+    /* mixing window (docs/theory/claim1-mixing.md#mixing-window): least n with 0.9^n <= 0.01 is
+     * 44 */
     if (rl_mixing_window(0.9, 0.01) != 44 || rl_mixing_window_log(log(0.9), 0.01) != 44 ||
         rl_mixing_window(1.0, 0.1) != -1 || rl_mixing_window(NAN, 0.1) != RL_WINDOW_UNDEFINED) {
         printf("closed forms: windows %ld %ld\n", rl_mixing_window(0.9, 0.01), rl_mixing_window_log(log(0.9), 0.01));
         bad = 1;
     }
-    /* concentration (§2.1) */
+    /* concentration (docs/theory/claim2-concentration.md#concentration-closed-forms) */
     near("levy_tail", rl_levy_tail(64, 0.5), 2 * exp(-8.0), 1e-15);
     near("levy_so_tail", rl_levy_so_tail(66, 0.5), 2 * exp(-2.0), 1e-15);
     const double a[2] = { 0.25, 0.5 };
@@ -54,7 +57,7 @@ int main(void)
     near("sphere_log_mgf(lambda 0)", rl_sphere_log_mgf(16, 0), 0, 0);
     /* d = 3: the coordinate is uniform on [-1, 1], E e^{lambda x} = sinh(lambda) / lambda */
     near("sphere_log_mgf(d 3)", rl_sphere_log_mgf(3, 2), log(sinh(2.0) / 2), 1e-14);
-    /* angle laws (§14.3) */
+    /* angle laws (docs/sampling.md#step-families) */
     double om[4];
     rl_so2_freqs(8, 10000, 1, om);
     near("so2_freqs[1]", om[1], pow(10000, -0.25), 1e-15);
@@ -62,7 +65,8 @@ int main(void)
     near("angle_log_norm(uniform)", rl_angle_log_norm(RL_ANG_UNIFORM, 1e-3), log(sin(1e-3) / 1e-3), 1e-9);
     near("one_minus_sinc", rl_one_minus_sinc(1e-4), 1e-8 / 6, 1e-8);
     near("brownian_mean(d 2)", rl_brownian_mean(2, 0.7, NULL), exp(-0.49 / 2), 1e-14);
-    /* values (§4.1): S(chi, M) summed against its definition, both regimes */
+    /* values (docs/theory/claim4-values.md#value-transport): S(chi, M) summed against its
+     * definition, both regimes */
     const double complex chis[2] = { 0.5, 0.999 * cexp(0.01 * I) };
     const long ms[2] = { 10, 5000 };
     for (int i = 0; i < 2; i++) {

@@ -1,6 +1,6 @@
 /* gsl_forms.c: the closed forms that use GSL's special functions, built by
  * the lib/ tests as `gcc gsl_forms.c build/libroutelab.a -lgsl -lgslcblas
- * -lm` (NOTES.md §18.2).  Prints "gsl forms: ok", or the first wrong number
+ * -lm` (docs/library.md#library-splits).  Prints "gsl forms: ok", or the first wrong number
  * and exits 1. */
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* failalloc.c: malloc, calloc and realloc of this test program, which can
- * refuse the k-th allocation that the program's own code makes (NOTES.md
- * §18.16).
+ * refuse the k-th allocation that the program's own code makes
+ * (docs/library-robustness.md#out-of-memory).
  *
  * The program links libroutelab statically (libroutelab.a), so every
  * allocation the library makes is a call from this executable's text, which

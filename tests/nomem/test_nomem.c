@@ -1,6 +1,6 @@
 /* test_nomem.c: when memory runs out, every public call of libroutelab
  * returns RL_ENOMEM with one line, frees what it allocated, and never ends
- * its caller (NOTES.md §18.16).
+ * its caller (docs/library-robustness.md#out-of-memory).
  *
  * Each call below is made again and again with its k-th allocation refused,
  * k = 0, 1, 2, ... (failalloc.c), until a run refuses none: then the call

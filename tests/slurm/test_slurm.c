@@ -1,4 +1,4 @@
-/* test_slurm.c: docs/slurm/paper.sbatch under a real Slurm (NOTES.md §12.9),
+/* test_slurm.c: docs/slurm/paper.sbatch under a real Slurm (docs/mpi.md#slurm),
  * `make test-slurm` (run by .ci/run).  Each test starts its own
  * one-node cluster (scripts/slurm_cluster.sh: Debian's slurmctld, slurmd and
  * munged, every file in the test's folder) and submits the sbatch script
