@@ -7,8 +7,11 @@
 # public one that declares its calls (docs/library.md#library-abi), and a public header
 # includes only its siblings; examples/ (programs on the installed library)
 # may include only it.
-# Each folder may include only the folders listed for it below; a folder
-# never includes one above it, so no two folders include each other.  No
+# Each floor may include only the floors listed for it below; a floor
+# never includes one above it, so no two floors include each other.  A floor
+# is a top-level folder, or a folder one level inside a grouping folder
+# (GROUPS: base/core, program/cmd, api/include, tools/fuzz), and is named by
+# its last component, so the table reads the same whichever grouping holds it.  No
 # file includes itself through other files either (a circle of files, such
 # as a.h -> b.h -> a.h, also within one folder): each circle is printed as
 # the files around it.  MPI is its own floor: no folder but par/ includes
@@ -48,6 +51,24 @@ allowed() {
     esac
 }
 LIBRARY="include core par sampling theory mc model bench"
+GROUPS="base program api tools"
+
+# The floor folder of a path (its first component, or its first two inside a
+# grouping folder): floor_dir base/core/err.h -> base/core.
+floor_dir() {
+    first=${1%%/*}
+    case " $GROUPS " in
+        *" $first "*) rest=${1#*/}; echo "$first/${rest%%/*}" ;;
+        *) echo "$first" ;;
+    esac
+}
+# The folder of the floor named NAME in this tree (core -> base/core), or NAME.
+floor_path() {
+    for g in $GROUPS; do
+        [ -d "$g/$1" ] && { echo "$g/$1"; return; }
+    done
+    echo "$1"
+}
 EXITS='(rl_die|rl_outfile_open(_own)?|rl_outfile_commit|rl_mkdir_p|rl_parse_doubles|rl_parse_longs|rl_opts_parse) *\('
 
 
@@ -58,7 +79,8 @@ trap 'rm -f "$edges"' EXIT
 
 bad=0
 for f in $(find . \( -name '*.[ch]' -o -name '*.cc' \) -not -path './build/*' -not -path './build-*/*' -not -path './.git/*' | sed 's|^\./||' | sort); do
-    from=${f%%/*}
+    fdir=$(floor_dir "$f")
+    from=${fdir##*/}
     ok=$(allowed "$from")
     if [ "$ok" = "?" ]; then
         echo "layers: $f is in a folder with no place in the layering"; bad=1; continue
@@ -70,7 +92,8 @@ for f in $(find . \( -name '*.[ch]' -o -name '*.cc' \) -not -path './build/*' -n
         # FLOOR/prose/ by scripts/prose.sh) is that floor's
         case "$inc" in prose_*.h) target="build/gen/$inc" ;; esac
         echo "$f $target" >>"$edges"
-        to=${target%%/*}
+        to=$(floor_dir "$target")
+        to=${to##*/}
         case "$target" in build/gen/prose_*.h) to=${target#build/gen/prose_}; to=${to%.h} ;; esac
         [ "$to" = "$from" ] && continue
         case " $ok " in
@@ -133,7 +156,8 @@ c2=$(awk '
 for c in "$c1" "$c2"; do
     [ -n "$c" ] && { echo "$c"; bad=1; }
 done
-for d in $LIBRARY; do
+for name in $LIBRARY; do
+    d=$(floor_path "$name")
     [ -d "$d" ] || continue
     for f in $(find "$d" -name '*.c' -exec grep -lE "$EXITS" {} + 2>/dev/null); do
         case "$f" in core/util.c|core/opts.c) continue ;; esac

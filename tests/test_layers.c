@@ -22,14 +22,16 @@ static int check(const char *root, char *out, size_t n)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* root/rel with the given text (its folder created). */
+/* root/rel with the given text (its folders created: a floor may sit one
+ * level inside a grouping folder, base/core/err.h). */
 static void put(const char *root, const char *rel, const char *text)
 {
     char *path = th_path(root, rel);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    mkdir(path, 0777);
-    *slash = '/';
+    for (char *slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = 0;
+        mkdir(path, 0777);
+        *slash = '/';
+    }
     FILE *f = fopen(path, "w");
     cr_assert(f, "cannot write %s", path);
     fputs(text, f);
@@ -77,6 +79,24 @@ static const char *refused(const file *files, int n, const char *const *want)
     return out;
 }
 #define REFUSED(files, ...) refused(files, sizeof files / sizeof *files, (const char *const[]){ __VA_ARGS__, NULL })
+
+/* A floor one level inside a grouping folder (base/core, program/cmd) is
+ * named by its own folder: the table and the MPI rule read the same. */
+Test(layers, a_floor_inside_a_grouping_folder_keeps_its_name)
+{
+    static char out[4096];
+    char *d = th_tmpdir();
+    put(d, "base/core/err.h", "int e;\n");
+    put(d, "base/par/p.c", "#include <mpi.h>\n#include \"../core/err.h\"\n");
+    put(d, "sampling/s.c", "#include \"../base/core/err.h\"\n");
+    put(d, "program/cmd/c.c", "#include \"../../sampling/s.h\"\n#include \"../../base/par/p.h\"\n");
+    cr_assert_eq(check(d, out, sizeof out), 0, "%s", out);
+    th_rmdir(d);
+    const file f[] = { { "base/core/u.c", "#include \"../par/p.h\"\n" }, { "mc/k.c", "#include \"../program/cmd/c.h\"\n" },
+                       { "program/report/r.c", "#include <mpi.h>\n" } };
+    REFUSED(f, "base/core/u.c includes ../par/p.h (core may not include par)",
+            "mc/k.c includes ../program/cmd/c.h (mc may not include cmd)", "program/report/r.c includes <mpi.h>");
+}
 
 Test(layers, an_upward_include_fails)
 {
