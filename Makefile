@@ -1,11 +1,11 @@
 # routelab: `make run` and `make test` do all set-up themselves (Debian
-# packages through scripts/setup.sh), then build and run.
+# packages through tools/scripts/setup.sh), then build and run.
 
-# MPI is one floor, par/ (docs/layout.md#mpi-floor, docs/mpi.md#mpi-layer): its objects alone are
+# MPI is one floor, base/par/ (docs/layout.md#mpi-floor, docs/mpi.md#mpi-layer): its objects alone are
 # compiled with OpenMPI's wrapper around gcc, and the programs are linked with
-# it; every other object is plain gcc (no folder but par/ includes mpi.h:
-# scripts/check_layers.sh).  The same binary runs alone or as the ranks of
-# `mpirun` / `srun`.  `make floor` proves that the floors below par/ compile
+# it; every other object is plain gcc (no folder but base/par/ includes mpi.h:
+# tools/scripts/check_layers.sh).  The same binary runs alone or as the ranks of
+# `mpirun` / `srun`.  `make floor` proves that the floors below base/par/ compile
 # and link without MPI.
 CC       := gcc
 MPICC    := mpicc
@@ -31,8 +31,8 @@ CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -MMD -MP
 SPMLIBS  := -lsentencepiece_train -lsentencepiece -lstdc++
 
-MODULES  := core par sampling theory mc model report experiments reproduce bench cmd
-SRCS     := $(filter-out cmd/routelab.c,$(wildcard $(addsuffix /*.c,$(MODULES))))
+MODULES  := base/core base/par sampling theory mc model program/report experiments program/reproduce program/bench program/cmd
+SRCS     := $(filter-out program/cmd/routelab.c,$(wildcard $(addsuffix /*.c,$(MODULES))))
 CXXSRCS  := $(wildcard $(addsuffix /*.cc,$(MODULES)))
 OBJS     := $(SRCS:%.c=build/%.o) $(CXXSRCS:%.cc=build/%.o)
 TESTSRCS := $(wildcard tests/*.c)
@@ -54,24 +54,24 @@ TESTBIN  := build/routelab-tests
 all: build
 
 setup:
-	@sh scripts/setup.sh
+	@sh tools/scripts/setup.sh
 
 setup-data:
-	@sh scripts/setup.sh --with-npm
+	@sh tools/scripts/setup.sh --with-npm
 
 setup-fuzz:
-	@sh scripts/setup.sh --with-fuzz
+	@sh tools/scripts/setup.sh --with-fuzz
 
 setup-faults:
-	@sh scripts/setup.sh --with-faults
+	@sh tools/scripts/setup.sh --with-faults
 
 setup-slurm:
-	@sh scripts/setup.sh --with-slurm
+	@sh tools/scripts/setup.sh --with-slurm
 
 build: setup
 	@$(SUBMAKE) $(BIN)
 
-$(BIN): build/cmd/routelab.o build/gen/commit.o $(OBJS)
+$(BIN): build/program/cmd/routelab.o build/gen/commit.o $(OBJS)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The commit the program was built from, for `routelab --version` (a tree
@@ -87,21 +87,25 @@ FORCE:
 
 # The reports' prose (claim statements, rule descriptions, captions,
 # paragraphs) is written in FLOOR/prose/*.txt and compiled in as the macros
-# of build/gen/prose_FLOOR.h (scripts/prose.sh; docs/extending.md, "Report
+# of build/gen/prose_FLOOR.h (tools/scripts/prose.sh; docs/extending.md, "Report
 # prose"): the program never reads the source tree.  Regenerated whenever a
 # prose file (or the set of them) changes and rewritten only when its text
 # does; each object of the floor waits for it (order only: the compiler's
 # -MMD lists then say which objects include it, and those are rebuilt).
-PROSEFLOORS := experiments reproduce
+# PROSEFLOORS: the floors' folders; the header is named by the floor (the
+# folder's last component: program/reproduce -> prose_reproduce.h).
+PROSEFLOORS := experiments program/reproduce
 CFLAGS      += -iquote build/gen
-build/gen/prose_%.h: scripts/prose.sh
-	@mkdir -p $(dir $@)
-	@sh scripts/prose.sh $* >$@.tmp || { rm -f $@.tmp; exit 2; }
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; echo "prose: wrote $@"; fi
-$(foreach f,$(PROSEFLOORS),$(eval build/gen/prose_$(f).h: $(wildcard $(f)/prose/*.txt) $(f)/prose))
+define prose_rule
+build/gen/prose_$(notdir $(1)).h: tools/scripts/prose.sh $(wildcard $(1)/prose/*.txt) $(1)/prose
+	@mkdir -p $$(dir $$@)
+	@sh tools/scripts/prose.sh $(1) >$$@.tmp || { rm -f $$@.tmp; exit 2; }
+	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; echo "prose: wrote $$@"; fi
+endef
+$(foreach f,$(PROSEFLOORS),$(eval $(call prose_rule,$(f))))
 
-# Every program that links cmd/ links the commit too: reproduce records it
-# in a grid's config.txt (reproduce/buildrec.h), whichever program runs it.
+# Every program that links program/cmd/ links the commit too: reproduce records it
+# in a grid's config.txt (program/reproduce/buildrec.h), whichever program runs it.
 $(TESTBIN): $(TESTOBJS) build/gen/commit.o $(OBJS) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
@@ -114,15 +118,15 @@ $(NOMEMBIN): $(NOMEMOBJS) build/libroutelab.a
 	$(CC) $(LDFLAGS) -o $@ $(NOMEMOBJS) build/libroutelab.a $(LDLIBS) -lcriterion -lpthread
 
 # The library's promise, statically: no public function reaches an exit, an
-# abort or an exiting allocator (scripts/reach_check.py over the call graphs
+# abort or an exiting allocator (tools/scripts/reach_check.py over the call graphs
 # of build/lib), then the same under refused allocations ($(NOMEMBIN)).
 reach: lib $(NOMEMBIN)
-	/usr/bin/python3 scripts/reach_check.py $(LIBDIR) include/routelab/*.h
+	/usr/bin/python3 tools/scripts/reach_check.py $(LIBDIR) api/include/routelab/*.h
 	OMP_WAIT_POLICY=passive $(NOMEMBIN) --jobs 2
 
 # make test-slurm (run by .ci/run after make test): docs/slurm/paper.sbatch
 # submitted to a one-node Slurm cluster started on this machine
-# (scripts/slurm_cluster.sh), cancelled mid-run, resubmitted, and compared
+# (tools/scripts/slurm_cluster.sh), cancelled mid-run, resubmitted, and compared
 # byte for byte with one process (tests/slurm/test_slurm.c, docs/mpi.md#slurm).
 # Its own binary: it needs root, slurm-wlm and munge, which make test does not.
 SLURMTESTBIN := build/routelab-slurm-tests
@@ -133,7 +137,7 @@ test-slurm: setup-slurm
 	@$(SUBMAKE) $(BIN) $(SLURMTESTBIN)
 	OMP_WAIT_POLICY=passive ROUTELAB=$(abspath $(BIN)) $(SLURMTESTBIN) --jobs 1
 
-build/par/%.o: CC := $(MPICC)
+build/base/par/%.o: CC := $(MPICC)
 
 # The model's elementwise loops (LayerNorm, biases, AdamW, residuals, rotations)
 # vectorized: GCC's -O2 vectorizes only loops of a known count, and sqrtf keeps
@@ -167,12 +171,12 @@ test: setup
 # ---- the library (docs/library.md#library) -------------------------------------------
 # libroutelab.so.MAJOR.MINOR (soname libroutelab.so.MAJOR) and libroutelab.a
 # from the library floors, compiled with -fPIC into build/lib/ and without
-# MPI: par/par.c under -DRL_NO_MPI is the one-process job it is at run time
+# MPI: base/par/par.c under -DRL_NO_MPI is the one-process job it is at run time
 # when no launcher started it (MPI is the command layer's alone).  The ABI
-# numbers are read from include/routelab/version.h, where they are written.
-ABI_MAJOR  := $(shell sed -n 's/^\#define ROUTELAB_ABI_MAJOR //p' include/routelab/version.h)
-ABI_MINOR  := $(shell sed -n 's/^\#define ROUTELAB_ABI_MINOR //p' include/routelab/version.h)
-LIBMODULES := core par sampling theory mc model
+# numbers are read from api/include/routelab/version.h, where they are written.
+ABI_MAJOR  := $(shell sed -n 's/^\#define ROUTELAB_ABI_MAJOR //p' api/include/routelab/version.h)
+ABI_MINOR  := $(shell sed -n 's/^\#define ROUTELAB_ABI_MINOR //p' api/include/routelab/version.h)
+LIBMODULES := base/core base/par sampling theory mc model
 LIBDIR     := build/lib
 LIBSRCS    := $(wildcard $(addsuffix /*.c,$(LIBMODULES)))
 LIBCXXSRCS := $(wildcard $(addsuffix /*.cc,$(LIBMODULES)))
@@ -187,12 +191,12 @@ DESTDIR    ?=
 lib: $(SOLIB) build/libroutelab.so $(ALIB) $(PCFILE)
 
 # Only the public API is exported: the version script lists the
-# functions the installed headers declare (scripts/lib_exports.sh), every
+# functions the installed headers declare (tools/scripts/lib_exports.sh), every
 # other symbol of the floors stays local to the library.
 LIBMAP := build/routelab.map
-$(LIBMAP): scripts/lib_exports.sh $(wildcard include/routelab/*.h)
+$(LIBMAP): tools/scripts/lib_exports.sh $(wildcard api/include/routelab/*.h)
 	@mkdir -p $(dir $@)
-	sh scripts/lib_exports.sh include/routelab/*.h >$@
+	sh tools/scripts/lib_exports.sh api/include/routelab/*.h >$@
 
 $(SOLIB): $(LIBOBJS) $(LIBMAP)
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(LIBMAP) $(LDFLAGS) -o $@ $(LIBOBJS) $(LDLIBS)
@@ -206,7 +210,7 @@ $(ALIB): $(LIBOBJS)
 	ar rcs $@ $^
 
 # -fcallgraph-info writes each object's call graph beside it (build/lib/*.ci),
-# which scripts/reach_check.py reads (make reach).
+# which tools/scripts/reach_check.py reads (make reach).
 $(LIBDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -DRL_NO_MPI -fcallgraph-info -c -o $@ $<
@@ -229,36 +233,36 @@ define write_pc
 	    'Libs.private: -fopenmp -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) $(MATHLIBS) $(SPMLIBS)' >$(2)
 endef
 
-$(PCFILE): Makefile include/routelab/version.h
+$(PCFILE): Makefile api/include/routelab/version.h
 	$(call write_pc,$(PREFIX),$@)
 
 # make install PREFIX=... DESTDIR=...: the libraries, the headers as
 # <routelab/...>, routelab.pc (its prefix: PREFIX, without DESTDIR), the
 # program as PREFIX/bin/routelab and its plot scripts in
 # PREFIX/share/routelab/plots, where the installed program finds them
-# (report/plot.c).
+# (program/report/plot.c).
 install: lib $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/routelab \
 	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/routelab/plots
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 plots/*.gp $(DESTDIR)$(PREFIX)/share/routelab/plots/
-	install -m 644 include/routelab/*.h $(DESTDIR)$(PREFIX)/include/routelab/
+	install -m 644 api/include/routelab/*.h $(DESTDIR)$(PREFIX)/include/routelab/
 	install -m 755 $(SOLIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(notdir $(SOLIB)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libroutelab.so
 	install -m 644 $(ALIB) $(DESTDIR)$(PREFIX)/lib/
 	$(call write_pc,$(PREFIX),$(DESTDIR)$(PREFIX)/lib/pkgconfig/routelab.pc)
 
-# The Python module's tests (python/tests) against this build's library and
+# The Python module's tests (api/python/tests) against this build's library and
 # binary, with Debian's interpreter (python3-numpy, python3-pytest), and the
 # OpenBLAS kernels the binary runs (`routelab --version`): numpy loads
 # OpenBLAS before the module can ask for them, and on a CPU OpenBLAS does not
 # recognise it would load Prescott's (docs/speed/kernels.md#training-attention-kernels).
 pytest: lib $(BIN)
 	@k=$$($(BIN) --version | sed -n 's/.*; kernels: \([A-Za-z0-9]*\).*/\1/p'); \
-	 echo "PYTHONPATH=python OPENBLAS_CORETYPE=$$k /usr/bin/python3 -m pytest -q python/tests"; \
-	 PYTHONPATH=python ROUTELAB_LIB=$(abspath $(SOLIB)) ROUTELAB=$(abspath $(BIN)) \
-	    OPENBLAS_CORETYPE="$${OPENBLAS_CORETYPE:-$$k}" /usr/bin/python3 -m pytest -q python/tests
+	 echo "PYTHONPATH=api/python OPENBLAS_CORETYPE=$$k /usr/bin/python3 -m pytest -q api/python/tests"; \
+	 PYTHONPATH=api/python ROUTELAB_LIB=$(abspath $(SOLIB)) ROUTELAB=$(abspath $(BIN)) \
+	    OPENBLAS_CORETYPE="$${OPENBLAS_CORETYPE:-$$k}" /usr/bin/python3 -m pytest -q api/python/tests
 
 run: setup-data
 	@$(SUBMAKE) $(BIN)
@@ -270,7 +274,7 @@ bench: setup
 	@$(SUBMAKE) $(BIN) $(BENCH_ALIBI)
 	@echo "command: $(BIN) bench --ckpt $(BENCH_ALIBI)"
 	@$(BIN) bench --ckpt $(BENCH_ALIBI)
-	@sh scripts/bench_ranks.sh $(BIN)
+	@sh tools/scripts/bench_ranks.sh $(BIN)
 
 # The trained ALiBi model that bench's pruning section reads
 # (docs/speed/reproduction-and-pruning.md#pruned-attention): the mechanism grid's alibi, seed 42
@@ -294,19 +298,19 @@ FAULTS_SEED ?=
 FAULTS_COMMANDS ?=
 faults: setup-faults setup-data
 	@$(SUBMAKE) $(BIN)
-	ROUTELAB=$(abspath $(BIN)) sh scripts/faults.sh $(FAULTS_TRIALS) $(or $(FAULTS_SEED),$$(date +%s)) \
+	ROUTELAB=$(abspath $(BIN)) sh tools/scripts/faults.sh $(FAULTS_TRIALS) $(or $(FAULTS_SEED),$$(date +%s)) \
 	    $(if $(FAULTS_COMMANDS),"$(FAULTS_COMMANDS)")
 
 layers:
-	@sh scripts/check_layers.sh
+	@sh tools/scripts/check_layers.sh
 
-# The ground floor without MPI: core/, sampling/ and theory/ compiled with
+# The ground floor without MPI: base/core/, sampling/ and theory/ compiled with
 # plain gcc and no MPI include path in build-floor/, and tests/floor/floor.c
 # linked against all their objects without libmpi; it must run, print its
 # line, and stop through core's own exit (no job installed): one line, status 2.
 FLOORCC   := gcc
 FLOORDIR  := build-floor
-FLOORSRCS := $(wildcard $(addsuffix /*.c,core sampling theory))
+FLOORSRCS := $(wildcard $(addsuffix /*.c,base/core sampling theory))
 FLOOROBJS := $(FLOORSRCS:%.c=$(FLOORDIR)/%.o)
 FLOORLINE := routelab: floor: core stops a job of one without MPI
 
@@ -324,11 +328,11 @@ $(FLOORDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FLOORCC) $(CFLAGS) -c -o $@ $<
 
-# Fuzzing (fuzz/): each fuzz/fuzz_T.c is a libFuzzer target, built with clang
+# Fuzzing (tools/fuzz/): each tools/fuzz/fuzz_T.c is a libFuzzer target, built with clang
 # and AddressSanitizer + UBSan (every report fatal) against the library
 # floors, instrumented for coverage, in build-fuzz/.  `make fuzz` runs each
-# for FUZZ_SECONDS from a copy of its seeds (fuzz/corpus/T) and fails on any
-# crash, leak or sanitizer report (fuzz/run.sh; FUZZ_TARGETS: a subset).
+# for FUZZ_SECONDS from a copy of its seeds (tools/fuzz/corpus/T) and fails on any
+# crash, leak or sanitizer report (tools/fuzz/run.sh; FUZZ_TARGETS: a subset).
 FUZZCC       := clang
 FUZZDIR      := build-fuzz
 FUZZ_SECONDS ?= 60
@@ -337,13 +341,13 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 FUZZ_CFLAGS  := -O1 -g -std=c11 -D_GNU_SOURCE -fopenmp -Wall -Wextra -MMD -MP \
                 -Wno-string-concatenation -Wno-pass-failed \
                 -I/usr/include/$(ARCH)/openblas-openmp $(MPI_CFLAGS) $(FUZZ_SAN)
-FUZZLIBSRCS  := $(wildcard $(addsuffix /*.c,core par sampling theory model))
+FUZZLIBSRCS  := $(wildcard $(addsuffix /*.c,base/core base/par sampling theory model))
 FUZZLIBOBJS  := $(FUZZLIBSRCS:%.c=$(FUZZDIR)/%.o)
-FUZZBINS     := $(patsubst fuzz/%.c,$(FUZZDIR)/%,$(wildcard fuzz/fuzz_*.c))
+FUZZBINS     := $(patsubst tools/fuzz/%.c,$(FUZZDIR)/%,$(wildcard tools/fuzz/fuzz_*.c))
 
 fuzz: setup-fuzz
 	@$(SUBMAKE) fuzz-build
-	@sh fuzz/run.sh $(FUZZDIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@sh tools/fuzz/run.sh $(FUZZDIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 fuzz-build: $(FUZZBINS)
 
@@ -355,7 +359,7 @@ $(FUZZDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZDIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h fuzz/ckpt_load.h $(FUZZDIR)/librl.a
+$(FUZZDIR)/fuzz_%: tools/fuzz/fuzz_%.c tools/fuzz/fuzz.h tools/fuzz/ckpt_load.h $(FUZZDIR)/librl.a
 	$(FUZZCC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZDIR)/librl.a $(LDFLAGS) $(LDLIBS) $(MPI_LIBS)
 
 # Sanitizers in CI: the library, the tests and the binary again with gcc's
@@ -364,7 +368,7 @@ $(FUZZDIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h fuzz/ckpt_load.h $(FUZZDIR)/librl.a
 # the gradient checks and a tiny train / resume / eval.  Criterion takes one
 # --filter glob, so one run per entry of SAN_FILTERS; a glob that matches no
 # test fails (a renamed suite must not drop out of CI unnoticed).  Leaks are findings in
-# the commands the tests run (fuzz/san_routelab.sh), not in the test runner.
+# the commands the tests run (tools/fuzz/san_routelab.sh), not in the test runner.
 SANDIR      := build-san
 SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SANOBJS     := $(SRCS:%.c=$(SANDIR)/%.o) $(CXXSRCS:%.cc=$(SANDIR)/%.o)
@@ -383,20 +387,20 @@ SAN_FILTERS := 'badinput/*' 'hardening_inputs/*' 'hardening_model/*' 'plot/*' \
                'farpred_route/same_bytes_on_one_and_two_threads' 'mixstay/bad_arguments_are_einput' \
                'path_transport/*' 'eval_sampled/*' 'reproduce_stages/bad_lists_refused' \
                 'reproduce_stages/detectable_and_extrapolation' 'random_hh/*'
-SAN_ENV     := OMP_WAIT_POLICY=passive ROUTELAB=$(abspath fuzz/san_routelab.sh) \
+SAN_ENV     := OMP_WAIT_POLICY=passive ROUTELAB=$(abspath tools/fuzz/san_routelab.sh) \
                ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
 
 sanitize: setup
 	@$(SUBMAKE) $(SANDIR)/routelab $(SANDIR)/routelab-tests
-	@$(SAN_ENV) sh fuzz/san_run.sh $(SANDIR)/routelab-tests $(SAN_FILTERS)
+	@$(SAN_ENV) sh tools/fuzz/san_run.sh $(SANDIR)/routelab-tests $(SAN_FILTERS)
 
-$(SANDIR)/routelab: $(SANDIR)/cmd/routelab.o build/gen/commit.o $(SANOBJS)
+$(SANDIR)/routelab: $(SANDIR)/program/cmd/routelab.o build/gen/commit.o $(SANOBJS)
 	$(MPICC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SANDIR)/routelab-tests: $(SANTESTOBJS) build/gen/commit.o $(SANOBJS) | $(SANDIR)/routelab
 	$(MPICC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
-$(SANDIR)/par/%.o: CC := $(MPICC)
+$(SANDIR)/base/par/%.o: CC := $(MPICC)
 
 $(SANDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -408,10 +412,10 @@ $(SANDIR)/%.o: %.cc
 
 # Each floor's objects, of every build that compiles them, after its prose.
 $(foreach f,$(PROSEFLOORS),$(eval $(filter build/$(f)/%,$(OBJS)) $(filter $(SANDIR)/$(f)/%,$(SANOBJS)): \
-    | build/gen/prose_$(f).h))
+    | build/gen/prose_$(notdir $(f)).h))
 
 clean:
 	rm -rf build $(FUZZDIR) $(SANDIR) $(FLOORDIR)
 
--include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) build/tests/slurm/test_slurm.d $(LIBOBJS:.o=.d) build/cmd/routelab.d $(FUZZLIBOBJS:.o=.d) \
-           $(SANOBJS:.o=.d) $(SANTESTOBJS:.o=.d) $(SANDIR)/cmd/routelab.d $(FLOOROBJS:.o=.d)
+-include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) build/tests/slurm/test_slurm.d $(LIBOBJS:.o=.d) build/program/cmd/routelab.d $(FUZZLIBOBJS:.o=.d) \
+           $(SANOBJS:.o=.d) $(SANTESTOBJS:.o=.d) $(SANDIR)/program/cmd/routelab.d $(FLOOROBJS:.o=.d)

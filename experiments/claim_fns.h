@@ -3,9 +3,9 @@
 #ifndef RL_CLAIM_FNS_H
 #define RL_CLAIM_FNS_H
 
-#include "../core/err.h"
-#include "../report/outdir.h"
-#include "../report/report.h"
+#include "../base/core/err.h"
+#include "../program/report/outdir.h"
+#include "../program/report/report.h"
 #include "ctx.h"
 
 #define RL_CLAIM_FNS_(id)                                                               \

@@ -1,6 +1,6 @@
 /* claims.c: the claims table, the one place a claim's number, title and
  * experiment are written.  The rules' descriptions and the claims' --help
- * texts are blocks of experiments/prose/claims.txt (scripts/prose.sh). */
+ * texts are blocks of experiments/prose/claims.txt (tools/scripts/prose.sh). */
 #include "claims.h"
 
 #include <stdio.h>
@@ -14,7 +14,7 @@ const rl_rule rl_rule_bound = { "bound", RL_RULE_LE, 5, RL_PROSE_CLAIMS_RULE_BOU
 const rl_rule rl_rule_sign = { "sign", RL_RULE_SIGN, 3, RL_PROSE_CLAIMS_RULE_SIGN, RL_EV_CLAIM };
 const rl_rule rl_rule_below = { "below", RL_RULE_BAND, 3, RL_PROSE_CLAIMS_RULE_BELOW, RL_EV_CLAIM };
 /* effect: the four-outcome rule with a minimal effect size delta (written
- * per ordering in reproduce/orderings.c, before any run).  The per-seed
+ * per ordering in program/reproduce/orderings.c, before any run).  The per-seed
  * values d_1..d_K (paired differences of log ratios, or a log ratio) give
  * the mean m and SE s (sample sd / sqrt K); x = z(m/s), x_lo = z((m +
  * delta)/s), x_hi = z((m - delta)/s), each t read as the normal quantile of
@@ -38,9 +38,9 @@ const rl_rule rl_rule_agree_n = { "agree-n", RL_RULE_BAND, 0, RL_PROSE_CLAIMS_RU
 
 /* rank: a score written before the run (from the step law alone, no
  * evaluation) against the variants' measured log ratios, per seed Kendall's
- * tau_b across the variants (core/stats.h, ties counted as neither), the
+ * tau_b across the variants (base/core/stats.h, ties counted as neither), the
  * sign rule on (mean tau_b - tau0)/SE across seeds with tau0 the entry's
- * stated threshold (reproduce/orderings.c).  Contradicted means the score
+ * stated threshold (program/reproduce/orderings.c).  Contradicted means the score
  * orders the variants worse than tau0 at 3 SE, which includes no order at
  * all. */
 const rl_rule rl_rule_rank = { "rank", RL_RULE_SIGN, 3, RL_PROSE_CLAIMS_RULE_RANK, RL_EV_CLAIM };

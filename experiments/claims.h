@@ -10,9 +10,9 @@
 #ifndef RL_CLAIMS_H
 #define RL_CLAIMS_H
 
-#include "../core/err.h"
-#include "../report/outdir.h"
-#include "../report/report.h"
+#include "../base/core/err.h"
+#include "../program/report/outdir.h"
+#include "../program/report/report.h"
 #include "ctx.h"
 
 typedef struct {
@@ -27,7 +27,7 @@ typedef struct {
     void (*free)(void *res);
 } rl_claim;
 
-/* The decision rules (report/verdict.h), written here once, before any run;
+/* The decision rules (program/report/verdict.h), written here once, before any run;
  * each claim's row names the ones it uses, and docs/protocol.md#verdict-kinds records every
  * change with the verdicts before and after. */
 /* Each rule's evidence (verdict.h) is fixed here too: the verifications of

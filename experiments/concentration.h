@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../report/report.h"
+#include "../program/report/report.h"
 #include "../sampling/family.h"
 
 /* The hypothesis of the concentration claim for the family f at route

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/tokfile.h"
-#include "../core/util.h"
+#include "../base/core/tokfile.h"
+#include "../base/core/util.h"
 #include "../sampling/family_ops.h"
 #include "../mc/sweep_cases.h"
 

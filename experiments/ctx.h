@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 
-#include "../core/err.h"
-#include "../core/opts.h"
-#include "../report/outdir.h"
+#include "../base/core/err.h"
+#include "../base/core/opts.h"
+#include "../program/report/outdir.h"
 
 typedef enum { RL_PRESET_QUICK, RL_PRESET_FULL } rl_preset;
 #define RL_PRESET_NAMES "quick|full"

@@ -21,17 +21,17 @@
 #include <string.h>
 #include <gsl/gsl_roots.h>
 
-#include "../core/stats.h"
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/family_ops.h"
 #include "../mc/sweep_cases.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "../mc/farmass_run.h"
-#include "../report/plot.h"
-#include "../report/report.h"
-#include "../report/tsv.h"
+#include "../program/report/plot.h"
+#include "../program/report/report.h"
+#include "../program/report/tsv.h"
 #include "claim_fns.h"
 #include "claims.h"
 #include "prose_experiments.h"

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/streams.h"
-#include "../core/tokfile.h"
-#include "../core/util.h"
+#include "../base/core/streams.h"
+#include "../base/core/tokfile.h"
+#include "../base/core/util.h"
 #include "../sampling/family_ops.h"
 #include "../mc/sweep_cases.h"
 #include "../sampling/rng.h"
@@ -26,9 +26,9 @@
 #include "../mc/family_mean.h"
 #include "../mc/routes.h"
 #include "../mc/textsteps.h"
-#include "../report/plot.h"
-#include "../report/report.h"
-#include "../report/tsv.h"
+#include "../program/report/plot.h"
+#include "../program/report/report.h"
+#include "../program/report/tsv.h"
 #include "claim_fns.h"
 #include "claims.h"
 #include "mixing.h"

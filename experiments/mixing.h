@@ -21,8 +21,8 @@
 #include <complex.h>
 
 #include "../mc/family_mean.h"
-#include "../report/report.h"
-#include "../report/tsv.h"
+#include "../program/report/report.h"
+#include "../program/report/tsv.h"
 #include "../sampling/family.h"
 
 /* The claim's statement for one family: x = max |z| of the mean route

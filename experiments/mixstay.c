@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/stats.h"
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../mc/watson_mc.h"
-#include "../report/plot.h"
-#include "../report/report.h"
-#include "../report/tsv.h"
+#include "../program/report/plot.h"
+#include "../program/report/report.h"
+#include "../program/report/tsv.h"
 #include "../sampling/rng.h"
 #include "../theory/matched.h"
 #include "../theory/mixstay_forms.h"

@@ -15,11 +15,11 @@
 #ifndef RL_EXP_MIXSTAY_H
 #define RL_EXP_MIXSTAY_H
 
-#include "../core/err.h"
-#include "../report/report.h"
+#include "../base/core/err.h"
+#include "../program/report/report.h"
 #include "../sampling/family.h"
 
-/* The CPU grid's head (reproduce/preset.c, preset cpu: width 128 in 4 heads,
+/* The CPU grid's head (program/reproduce/preset.c, preset cpu: width 128 in 4 heads,
  * T = 64; tests/test_exp_mixstay.c checks these against the preset).  Its
  * base is the mixing-matched one (theory/matched.h), computed at run time. */
 #define RL_MIXSTAY_CPU_D 32

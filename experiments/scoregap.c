@@ -40,9 +40,9 @@
 #include <string.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "../core/stats.h"
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/family_ops.h"
 #include "../mc/sweep_cases.h"
 #include "../sampling/rng.h"
@@ -50,9 +50,9 @@
 #include "../theory/theory.h"
 #include "../mc/gapchain.h"
 #include "../mc/so2score.h"
-#include "../report/plot.h"
-#include "../report/report.h"
-#include "../report/tsv.h"
+#include "../program/report/plot.h"
+#include "../program/report/report.h"
+#include "../program/report/tsv.h"
 #include "claim_fns.h"
 #include "claims.h"
 #include "scoregap.h"

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../report/report.h"
+#include "../program/report/report.h"
 #include "../sampling/family.h"
 
 enum { RL_SG_HOUSEHOLDER, RL_SG_CIRCLE, RL_SG_STUDY, RL_SG_NFAM };

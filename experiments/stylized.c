@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/stats.h"
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../theory/study.h"
@@ -28,9 +28,9 @@
 #include "../mc/routes.h"
 #include "../mc/stylized_model.h"
 #include "../mc/sweep.h"
-#include "../report/plot.h"
-#include "../report/report.h"
-#include "../report/tsv.h"
+#include "../program/report/plot.h"
+#include "../program/report/report.h"
+#include "../program/report/tsv.h"
 #include "claims.h"
 #include "claim_fns.h"
 #include "prose_experiments.h"
@@ -98,7 +98,7 @@ static double fit_lin(const results *R, int j, int q, int s, int g, double b, in
     return a / (double)R->nq;
 }
 
-/* Mean and SE across fits of the per-fit values x[0..nfit-1] (core/stats.h);
+/* Mean and SE across fits of the per-fit values x[0..nfit-1] (base/core/stats.h);
  * frees x. */
 static est across(double *x, int n)
 {

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <gsl/gsl_fit.h>
 
-#include "../core/stats.h"
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/family_ops.h"
 #include "../mc/sweep_cases.h"
 #include "../sampling/rng.h"
@@ -28,9 +28,9 @@
 #include "../sampling/steps.h"
 #include "../theory/study.h"
 #include "../theory/theory.h"
-#include "../report/plot.h"
-#include "../report/report.h"
-#include "../report/tsv.h"
+#include "../program/report/plot.h"
+#include "../program/report/report.h"
+#include "../program/report/tsv.h"
 #include "claim_fns.h"
 #include "claims.h"
 #include "values.h"

@@ -11,7 +11,7 @@
 #ifndef RL_EXP_VALUES_H
 #define RL_EXP_VALUES_H
 
-#include "../report/report.h"
+#include "../program/report/report.h"
 
 /* Replicates from which a per-block z is a 5-SE test (rl_rule_agree_n). */
 #define RL_VAL_BLOCK_REPS 256

@@ -11,7 +11,7 @@
 #define RL_CHAIN_H
 
 #include <gsl/gsl_rng.h>
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 
 typedef struct rl_chain rl_chain;

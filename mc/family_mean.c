@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/stats.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 

@@ -4,7 +4,7 @@
 #ifndef RL_FAMILY_MEAN_H
 #define RL_FAMILY_MEAN_H
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 
 typedef struct {

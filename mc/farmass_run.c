@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "farmass_walk.h"
 #include "../sampling/family_ops.h"

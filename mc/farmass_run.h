@@ -1,10 +1,10 @@
 /* farmass_run.h: the replicates of the stylized far-mass model (farmass_walk.h)
  * of one family, over the Monte Carlo sweep (sweep.h): `routelab farmass`'s
- * numbers and the public rl_mc_farmass (include/routelab/mc.h) from one copy. */
+ * numbers and the public rl_mc_farmass (api/include/routelab/mc.h) from one copy. */
 #ifndef RL_FARMASS_RUN_H
 #define RL_FARMASS_RUN_H
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 #include "softmax_mass.h"
 

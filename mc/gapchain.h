@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 
 #define RL_GC_MAXNEAR 8

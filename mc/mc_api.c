@@ -1,9 +1,9 @@
-/* mc_api.c: the public Monte Carlo API (include/routelab/mc.h) over the
+/* mc_api.c: the public Monte Carlo API (api/include/routelab/mc.h) over the
  * route kernel (routes.c) and the mean estimate (family_mean.c): argument
  * checks and the planned size first, then the kernels `routelab mixing`
  * runs, with their statistics copied into the caller's arrays
  * (docs/library.md#library). */
-#include "../include/routelab/mc.h"
+#include "../api/include/routelab/mc.h"
 
 #include <complex.h>
 #include <math.h>
@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/mem.h"
-#include "../core/stats.h"
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/mem.h"
+#include "../base/core/stats.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/family_ops.h"
 #include "family_mean.h"
 #include "farmass_run.h"

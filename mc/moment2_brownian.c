@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/stats.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 
 double rl_moment2_upper(const rl_moment2_est *e)

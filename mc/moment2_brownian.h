@@ -4,7 +4,7 @@
 #ifndef RL_MOMENT2_BROWNIAN_H
 #define RL_MOMENT2_BROWNIAN_H
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "moment2_mc.h"
 
 /* The law of A is invariant under A -> O A O^T for every orthogonal O, so

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 #include "../theory/moment2.h"

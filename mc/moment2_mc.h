@@ -6,7 +6,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 
 /* The estimate is formed from d^2 x d^2 matrices: d at most this. */

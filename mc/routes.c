@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/stats.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../sampling/steps.h"
@@ -53,7 +53,7 @@ long *rl_route_grid(long nmax, long dense_to, int per_octave, int *ng)
 
 /* Sums over the routes of one chunk, per grid point (the matrix and block
  * means); the scalar statistics are kept per route (NSCAL per grid point)
- * and reduced by core/stats. */
+ * and reduced by base/core/stats. */
 typedef struct {
     double *mat;                              /* ng * d * d (dense families) */
     double *re, *im, *ab2;                    /* ng * nb (SO(2)) */

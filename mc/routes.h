@@ -6,7 +6,7 @@
 #define RL_ROUTES_H
 
 #include <complex.h>
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 
 /* n = 1, 2, ..., dense_to, then about per_octave points per doubling up to

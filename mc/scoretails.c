@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
-#include "../core/streams.h"
+#include "../base/core/util.h"
+#include "../base/core/streams.h"
 #include "../sampling/rng.h"
 #include "../sampling/steps.h"
 #include "chain.h"

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "../sampling/family.h"
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "tails.h"
 
 #define RL_ST_MAXT 64

@@ -24,7 +24,7 @@ typedef struct {
 
 /* Build the spec (allocates the decay table); NULL when memory runs out.
  * Filling the table stops early when the caller asks to stop (rl_cancelled,
- * core/err.h): a caller that can be cancelled reads rl_cancelled() after
+ * base/core/err.h): a caller that can be cancelled reads rl_cancelled() after
  * this call and drops the spec. */
 rl_mass_spec *rl_mass_spec_alloc(int K, int nlam, const double *lam, int nslope, const double *slope, long lmax);
 void rl_mass_spec_free(rl_mass_spec *s);

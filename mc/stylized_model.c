@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "chain.h"

@@ -23,7 +23,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 #include "../sampling/normal.h"
 

@@ -1,7 +1,7 @@
 /* sweep.c: the one Monte Carlo sweep (sweep.h). */
 #include "sweep.h"
 
-#include "../par/par.h"
+#include "../base/par/par.h"
 
 /* A failure and the item it came from (-1: a workspace's allocation). */
 typedef struct {

@@ -3,7 +3,7 @@
  *
  * Every Monte Carlo kernel runs the same loop, and this is its one copy:
  *
- *   1. this rank's items [lo, hi) of n (rl_par_range, par/par.h);
+ *   1. this rank's items [lo, hi) of n (rl_par_range, base/par/par.h);
  *   2. an OpenMP region in which each thread allocates its workspace once
  *      (fn->alloc: steppers, RNGs, scratch) and computes items
  *      fn->item(ctx, ws, i, err) for the i it is handed;
@@ -18,7 +18,7 @@
  * thread and rank count: item i writes only into slot i of the caller's
  * arrays, and its arithmetic depends on i alone, never on the thread that
  * runs it or the items run before it: its random stream is keyed by i
- * (rl_rng_stream with rl_stream_key(DOMAIN, i), core/streams.h), and any
+ * (rl_rng_stream with rl_stream_key(DOMAIN, i), base/core/streams.h), and any
  * state the workspace keeps between items is reset by the item.  Sums over
  * items are the caller's, after the sweep, in index order.
  *
@@ -37,7 +37,7 @@
  * An item that cannot fail (a workspace that has no failure to record)
  * simply returns RL_OK.
  *
- * Cancellation.  Before each item a thread reads rl_cancelled() (core/err.h:
+ * Cancellation.  Before each item a thread reads rl_cancelled() (base/core/err.h:
  * a relaxed atomic load); once it is set, the thread skips its remaining
  * items and the sweep returns RL_ECANCEL ("cancelled") after the region.
  * An item whose one run is long (a walk of many steps) may read it too and
@@ -49,7 +49,7 @@
 
 #include <stddef.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 typedef struct {
     /* This thread's workspace into *ws (NULL: none is needed, ws = NULL);

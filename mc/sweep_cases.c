@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/streams.h"
+#include "../base/core/streams.h"
 #include "../sampling/family_ops.h"
 
 /* A parameter that follows the dimension: Brownian steps of size

@@ -8,7 +8,7 @@
 #ifndef RL_SWEEP_CASES_H
 #define RL_SWEEP_CASES_H
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 
 /* The sweeps (the order of their stream domains, streams.h). */

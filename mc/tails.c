@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/stats.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/util.h"
 
 rl_status rl_tails_alloc(const double *t, int nt, long reps, int m, rl_tails **out, rl_err *err)
 {

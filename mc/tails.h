@@ -9,7 +9,7 @@
 #ifndef RL_TAILS_H
 #define RL_TAILS_H
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 typedef struct {
     int nt, m;

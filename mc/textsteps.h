@@ -6,7 +6,7 @@
 #define RL_TEXTSTEPS_H
 
 #include <complex.h>
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 
 typedef struct {
@@ -17,7 +17,7 @@ typedef struct {
 
 /* f: a token-so2 family; tok[0..n-1]; ctx: context length C (when n < C the
  * text is read cyclically to fill one context); grid of route lengths < C.
- * Under MPI the blocks are split over the ranks and gathered (core/par.h);
+ * Under MPI the blocks are split over the ranks and gathered (base/core/par.h);
  * fails (*out NULL) only when that exchange fails (RL_EINTERNAL) or memory
  * runs out (RL_ENOMEM). */
 rl_status rl_textsteps_run(const rl_family *f, const int *tok, long n, long ctx, const long *grid, int ng,

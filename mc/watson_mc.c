@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/mem.h"
-#include "../core/util.h"
+#include "../base/core/mem.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../theory/mixstay_forms.h"

@@ -17,7 +17,7 @@
 #ifndef RL_WATSON_MC_H
 #define RL_WATSON_MC_H
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 
 /* reps independent replicates, each with m >= 2 samples of each law (law,

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "layers.h"

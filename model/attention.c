@@ -11,7 +11,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "attn_pv.h"
 #include "attn_qk.h"
 #include "fastmath.h"

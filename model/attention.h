@@ -15,7 +15,7 @@
 #ifndef RL_MODEL_ATTENTION_H
 #define RL_MODEL_ATTENTION_H
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 /* A diagnostic observer of the streaming forward: it sees every block of
  * scaled logits of queries [i0, i1) against keys [j0, j1) of (b, h) as the

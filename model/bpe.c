@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/lock.h"
-#include "../core/util.h"
+#include "../base/core/lock.h"
+#include "../base/core/util.h"
 #include "data.h"
 #include "spm.h"
 
@@ -325,14 +325,14 @@ rl_status rl_bpe_write(const rl_bpe *b, const char *dir, rl_err *err)
 {
     char *made;
     RL_TRY(rl_mkdirs_new(dir, &made, err));
-    /* one writer per data folder: not half of two data sets (core/lock.h);
+    /* one writer per data folder: not half of two data sets (base/core/lock.h);
      * a folder another process holds is theirs, never undone */
     rl_lock *lk;
     RL_TRY(rl_lock_dir(dir, &lk, err));
     char *va = rl_path_join(dir, "val.bin"), *tr = rl_path_join(dir, "train.bin"),
          *mo = rl_path_join(dir, "tokenizer.model");
     rl_outfile *o = NULL;
-    /* one set with its tokenizer (core/tokfile.h), tokenizer.model last */
+    /* one set with its tokenizer (base/core/tokfile.h), tokenizer.model last */
     const rl_tokens_id id = rl_tokens_set_id(&b->train, &b->val, b->model, b->model_len);
     rl_status s = rl_tokens_write(va, b->val.tok, b->val.n, &id, err);
     int wrote = s == RL_OK;

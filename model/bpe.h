@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/tokfile.h"
+#include "../base/core/tokfile.h"
 
 /* 256 byte pieces, <unk>, <s>, </s> and at least one piece of text; ids are
  * uint16 in the token files. */

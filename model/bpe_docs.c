@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 static int exists(const char *dir, const char *name)
 {

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/lock.h"
-#include "../core/tokfile.h"
-#include "../core/util.h"
+#include "../base/core/lock.h"
+#include "../base/core/tokfile.h"
+#include "../base/core/util.h"
 #include "data.h"
 
 static int in_list(const char *w, const char *const *list)
@@ -345,7 +345,7 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
     }
     char *made;
     RL_TRY(rl_mkdirs_new(dir, &made, err));
-    /* one builder per folder (core/lock.h); released at exit.  Holding it,
+    /* one builder per folder (base/core/lock.h); released at exit.  Holding it,
      * every fetch folder there is a killed build's: removed */
     rl_lock *lk;
     RL_TRY(rl_lock_dir(dir, &lk, err));
@@ -409,7 +409,7 @@ rl_status rl_brown_build(const char *dir, const char *from, rl_err *err)
         st = split_documents(pdir, tsv->f, &tr, &va, &nd, err);
     }
     const rl_tokens trt = { tr.t, tr.n, { 0, 0 } }, vat = { va.t, va.n, { 0, 0 } };
-    const rl_tokens_id sid = rl_tokens_set_id(&trt, &vat, NULL, 0); /* one set (core/tokfile.h) */
+    const rl_tokens_id sid = rl_tokens_set_id(&trt, &vat, NULL, 0); /* one set (base/core/tokfile.h) */
     if (st == RL_OK)
         st = rl_tokens_write(vap, va.t, va.n, &sid, err);
     if (st == RL_OK)

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 /* One tagged Brown document ("word/tag word/tag ...", a sentence per line,
  * paragraphs opened by a tab after blank lines) as readable text: tags

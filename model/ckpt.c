@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "data.h"
 #include "train.h"
 #include "trainopts.h"

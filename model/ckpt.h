@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "data.h"
 #include "gpt.h"
 

@@ -1,7 +1,7 @@
 /* config.c: a shape against the model's limits (config.h). */
 #include "config.h"
 
-#include "../core/opts.h"
+#include "../base/core/opts.h"
 
 rl_status rl_gpt_limits_check(const rl_gpt_config *c, int B, rl_err *err)
 {

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../theory/study.h"
 
 /* The description of a position scheme, as the checkpoint stores it: the
@@ -76,7 +76,7 @@ typedef struct {
 /* c's layers, width, heads and context, and B windows of activations (B = 0:
  * none, not checked), against the limits above: RL_EINPUT "layers 2000 is
  * outside the range [1, 1024] of --layers", named by the flag that sets each
- * (core/opts.h, rl_opt_check_value). */
+ * (base/core/opts.h, rl_opt_check_value). */
 rl_status rl_gpt_limits_check(const rl_gpt_config *c, int B, rl_err *err);
 
 #endif

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 
 /* dir/name, malloc'ed (rl_path_join's result, with RL_ENOMEM in err when
  * memory runs out: NULL then). */
@@ -23,7 +23,7 @@ static char *join(const char *dir, const char *name, rl_err *err)
     return p;
 }
 
-/* A folder's train.bin and val.bin are one set (core/tokfile.h): the same
+/* A folder's train.bin and val.bin are one set (base/core/tokfile.h): the same
  * identity in both headers, and for a byte-level set the identity of their
  * tokens (a tokenizer's bytes are not read here).  Files without one (an
  * older set, nanoGPT's) pass. */

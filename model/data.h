@@ -1,12 +1,12 @@
 /* data.h: data sets for training and evaluation (token files are read by
- * core/tokfile.h) and the evaluation protocol's windows. */
+ * base/core/tokfile.h) and the evaluation protocol's windows. */
 #ifndef RL_MODEL_DATA_H
 #define RL_MODEL_DATA_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/tokfile.h"
+#include "../base/core/tokfile.h"
 
 typedef struct {
     rl_tokens train, val;
@@ -20,7 +20,7 @@ typedef struct {
 rl_status rl_data_load(const char *path, int vocab, rl_dataset *d, rl_err *err);
 void rl_data_free(rl_dataset *d);
 
-/* The data set's line in a run description (par/par.h, rl_par_same), in
+/* The data set's line in a run description (base/par/par.h, rl_par_same), in
  * buf: both streams' sizes and a 64-bit hash (FNV-1a) of their tokens, so
  * that ranks reading different files, or the same path holding different
  * bytes on different nodes, are told apart. */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 int rl_evalpos_bins(long L, long *end)
 {

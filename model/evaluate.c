@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 
 /* The counts of a plan of either kind (rl_eval_spans_plan's rule), its

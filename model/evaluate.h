@@ -45,8 +45,8 @@
 
 #include <stdint.h>
 
-#include "../core/err.h"
-#include "../core/tokfile.h"
+#include "../base/core/err.h"
+#include "../base/core/tokfile.h"
 #include "gpt.h"
 
 typedef struct {

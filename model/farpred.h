@@ -32,8 +32,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/err.h"
-#include "../core/tokfile.h"
+#include "../base/core/err.h"
+#include "../base/core/tokfile.h"
 #include "gpt.h"
 
 typedef struct {

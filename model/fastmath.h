@@ -23,7 +23,7 @@
  *   e^r ~ p(r) = 1 + c1 r + c2 r^2 + c3 r^3 + c4 r^4 + c5 r^5,
  * the minimax of the relative error p(r) e^-r - 1 on |r| <= A with p(0) = 1
  * (Remez on the weighted error |r| e^-r |q(r) - (e^r - 1)/r|, q = (p - 1)/r
- * of degree 4; scripts/fastexp_remez.py), coefficients rounded to float:
+ * of degree 4; tools/scripts/fastexp_remez.py), coefficients rounded to float:
  *   (1) |p(r) e^-r - 1| <= 1.60 u.
  * Horner in FMAs, P_5 = c5, P_k = fma(P_(k+1), r, c_k), c_0 = 1: one rounding
  * each, so to first order

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/mem.h"
-#include "../core/util.h"
+#include "../base/core/mem.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "attention.h"
 #include "layers.h"

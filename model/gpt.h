@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "config.h"
 #include "scheme.h"
 #include "shape.h"
@@ -81,7 +81,7 @@ typedef struct rl_gpt {
  * decoder's and the scheme's activations, counted without allocating.
  * RL_EINPUT for a configuration that rl_gpt_config_check or the ranges of
  * the training flags (trainopts.h) refuse, for a count that overflows, and
- * for one above rl_mem_limit (core/mem.h), naming the bytes. */
+ * for one above rl_mem_limit (base/core/mem.h), naming the bytes. */
 rl_status rl_gpt_bytes(const rl_gpt_config *cfg, int B, size_t *bytes, rl_err *err);
 
 /* Allocate for B windows of cfg->ctx tokens (B = 0: no training

@@ -1,15 +1,15 @@
-/* model_api.c: the public model API (include/routelab/model.h) over the
+/* model_api.c: the public model API (api/include/routelab/model.h) over the
  * checkpoint reader, the evaluation protocol and the probe: the same calls
- * as `routelab eval` and `routelab probe` (cmd/cmd_eval.c, cmd/cmd_probe.c),
+ * as `routelab eval` and `routelab probe` (program/cmd/cmd_eval.c, program/cmd/cmd_probe.c),
  * without their files and folders, every failure a status (docs/library.md#library). */
-#include "../include/routelab/model.h"
+#include "../api/include/routelab/model.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "ckpt.h"
 #include "data.h"
 #include "evaluate.h"

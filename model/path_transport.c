@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/mem.h"
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/mem.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 #include "../theory/mixstay_forms.h"
 #include "data.h"

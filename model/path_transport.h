@@ -67,8 +67,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/err.h"
-#include "../core/tokfile.h"
+#include "../base/core/err.h"
+#include "../base/core/tokfile.h"
 #include "gpt.h"
 
 /* Windows (routes) the model-level reading uses: RL_TRANSPORT_WINDOWS

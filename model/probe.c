@@ -20,13 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/stats.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/util.h"
 #include "attention.h"
 #include "data.h"
 #include "../theory/theory.h"
 
-/* per (layer, head, W), beside the far mass's running moments (core/stats):
+/* per (layer, head, W), beside the far mass's running moments (base/core/stats):
  * bound sum, violations, lambda sum, lambda max; range bound sum, its
  * violations, Delta sum, Delta max */
 enum { ST_BOUND, ST_VIOL, ST_LAM, ST_LAMMAX, ST_RBOUND, ST_RVIOL, ST_DELTA, ST_DELTAMAX, NSTAT };

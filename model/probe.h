@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "../core/tokfile.h"
+#include "../base/core/tokfile.h"
 #include "gpt.h"
 
 #define RL_PROBE_MAXW 24

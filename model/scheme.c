@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "position.h"
 
 /* The registry: one X(ID, "NAME") per scheme, defined in its own file as

@@ -41,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../include/routelab/family.h"
+#include "../api/include/routelab/family.h"
 #include "attention.h"
 #include "config.h"
 

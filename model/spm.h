@@ -1,7 +1,7 @@
 /* spm.h: the C face of SentencePiece (model/spm.cc, the project's one C++
  * file: the library has only a C++ API).  Every function catches every C++
  * exception; failures come back as a status (0 ok, 1 internal, 2 bad input,
- * the values of core/err.h) and one line in msg. */
+ * the values of base/core/err.h) and one line in msg. */
 #ifndef RL_MODEL_SPM_H
 #define RL_MODEL_SPM_H
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../sampling/family.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"

@@ -22,8 +22,8 @@
 #include <complex.h>
 #include <stdint.h>
 
-#include "../core/err.h"
-#include "../core/tokfile.h"
+#include "../base/core/err.h"
+#include "../base/core/tokfile.h"
 #include "gpt.h"
 #include "path_transport.h"
 

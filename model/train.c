@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../par/par.h"
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/par/par.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../sampling/rng.h"
 
 rl_status rl_lr_parse(const char *s, rl_lr_schedule *o, rl_err *err)
@@ -158,7 +158,7 @@ rl_status rl_trainer_alloc(rl_gpt *m, const rl_tokens *train, const rl_tokens *v
 
 size_t rl_trainer_extra_bytes(long nparams, int accum)
 {
-    /* gsum, the tree's depth + 1 vectors (par/par.h), the shard losses */
+    /* gsum, the tree's depth + 1 vectors (base/par/par.h), the shard losses */
     int depth = 0;
     while (((long)1 << depth) < accum)
         depth++;

@@ -1,6 +1,6 @@
 /* train.h: learning-rate schedules and the training step.
  *
- * The step is data parallel (par/par.h): the global batch of accum x B
+ * The step is data parallel (base/par/par.h): the global batch of accum x B
  * windows is cut into accum shards of B windows, fixed by the run and not by
  * the rank count; each rank computes the gradients of its block of shards and
  * the gradient is their sum along one fixed tree, so an update is the same
@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
 
-#include "../core/err.h"
-#include "../par/par.h"
+#include "../base/core/err.h"
+#include "../base/par/par.h"
 #include "adamw.h"
 #include "data.h"
 #include "gpt.h"
@@ -82,7 +82,7 @@ size_t rl_trainer_extra_bytes(long nparams, int accum);
  * windows: window w of shard s starts at a uniform position drawn from
  * stream (seed, key(step, s B + w)); dropout and rotation noise keyed by
  * (seed, step, s).  The gradient is the fixed-tree sum of the shards'
- * gradients (par/par.h, rl_par_tree_sum; one shard: its gradient); clips,
+ * gradients (base/par/par.h, rl_par_tree_sum; one shard: its gradient); clips,
  * steps AdamW at rate lr.  *loss: the mean of the shards' losses (added in
  * shard order); *gnorm (may be NULL): the norm before clipping.  Fails only
  * when MPI does (RL_EINTERNAL). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "scheme.h"
 #include "train.h"
 

@@ -9,8 +9,8 @@
 #ifndef RL_MODEL_TRAINOPTS_H
 #define RL_MODEL_TRAINOPTS_H
 
-#include "../core/err.h"
-#include "../core/opts.h"
+#include "../base/core/err.h"
+#include "../base/core/opts.h"
 #include "config.h"
 
 typedef struct {
@@ -48,7 +48,7 @@ enum {
 /* Most entries rl_train_opts_table writes. */
 #define RL_TRAIN_OPTS_MAX 20
 
-/* Write the option-table entries (core/opts.h) of the parts of o into tab
+/* Write the option-table entries (base/core/opts.h) of the parts of o into tab
  * (room for RL_TRAIN_OPTS_MAX), each pointing into o and holding its
  * default, help text and range; returns how many. */
 int rl_train_opts_table(rl_train_opts *o, unsigned parts, rl_opt *tab);

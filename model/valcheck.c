@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 rl_status rl_val_from_log(const char *path, long step, double *val, char *why, size_t n,
                           rl_err *err)

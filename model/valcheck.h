@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 typedef enum { RL_VAL_UNAVAILABLE = 0, RL_VAL_AGREE, RL_VAL_DISAGREE } rl_val_verdict;
 

@@ -1,6 +1,6 @@
 # common.gp: terminal, output and defaults shared by every routelab figure.
 # Variables set by plots/run.gp from routelab's arguments (data, never code): plotdir,
-# dir (data folder), out (image file), term, and the figure's own (report/plot.c).
+# dir (data folder), out (image file), term, and the figure's own (program/report/plot.c).
 # The terminal of a figure of w x h pixels with a PNG font of f points (its
 # SVG one point larger); `routelab plot` restyles a drawn figure through
 # restyle_scale (its size) and restyle_font (its PNG font), which every

@@ -1,6 +1,6 @@
 # Prefix perplexity exp(mean loss of positions < l) against l (top) and the
 # per-position loss (bottom), one curve per variant: the mean over seeds with
-# its SE band (OUT/positions.tsv, reproduce/positions.c; docs/protocol.md#sampled-windows).
+# its SE band (OUT/positions.tsv, program/reproduce/positions.c; docs/protocol.md#sampled-windows).
 load plotdir.'/common.gp'
 f = dir.'/positions.tsv'
 unit = bytes ? 'byte' : 'token'

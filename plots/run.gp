@@ -1,11 +1,11 @@
-# run.gp: the one script routelab runs (report/plot.c), as
+# run.gp: the one script routelab runs (program/report/plot.c), as
 #   gnuplot -c PLOTDIR/run.gp SCRIPT DIR OUT TERM NAMES NUMBERS [S1 [S2 [S3]]]
 # Every argument is data: no path or value is ever parsed as gnuplot code.
 # NAMES lists the figure's variables as kind:name (kind i integer, r real,
 # s string); the i and r values are the words of NUMBERS in order, the s
 # values ARG7, ARG8, ARG9 in order, each behind a "=" (gnuplot drops an
 # empty argument, so none is empty; an empty NAMES or NUMBERS is "-").  The
-# names are identifiers checked by report/plot.c, the only text that
+# names are identifiers checked by program/report/plot.c, the only text that
 # reaches eval.
 plotdir = ARG0[1:strlen(ARG0) - strlen('/run.gp')]
 dir = ARG2

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 static const rl_family_param brownian_params[] = { RL_FAMILY_PARAM_SIGMA_ };
 

@@ -6,12 +6,12 @@
 
 /* rl_brownian_mean (E[exp(sigma A)] = c I, a sum of Laguerre polynomials,
  * brownian_mean.c) is public: declared once in <routelab/bounds.h>. */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
 #include <stddef.h>
 
 #include "family_ops.h"
-#include "../core/opts.h"
+#include "../base/core/opts.h"
 
 /* The step size sigma of brownian (exp(sigma A)) and cayley ((I - sigma
  * A)^-1 (I + sigma A)): one entry for both, so the flag has one range,

@@ -29,7 +29,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 /* sigma as the Brownian step's: one flag, one range (fam_brownian.h) */
 static const rl_family_param cayley_params[] = { RL_FAMILY_PARAM_SIGMA_ };

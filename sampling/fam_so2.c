@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/opts.h"
-#include "../core/util.h"
+#include "../base/core/opts.h"
+#include "../base/core/util.h"
 
 /* The block frequencies' parameters, so2's and a random token-so2 table's
  * (omega_b = scale * base^(-2b/d), b = 0..d/2-1; so2.h). */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/opts.h"
+#include "../base/core/opts.h"
 
 #define RL_FAM_OPS_PTR_(E, id, name) &rl_family_##id,
 static const rl_family_ops *const registry[RL_FAM_COUNT] = { RL_FAMILY_LIST(RL_FAM_OPS_PTR_) };
@@ -172,7 +172,7 @@ rl_status rl_family_check(const rl_family *f, rl_err *err)
     if (f->d < 2)
         return rl_fail(err, RL_EINPUT, "dimension d = %d is below 2", f->d);
     /* every parameter inside its table's range: the flag's own range
-     * (core/opts.h's test), so a family built in code meets the command
+     * (base/core/opts.h's test), so a family built in code meets the command
      * line's bounds */
     for (int i = 0; i < o->nparams; i++) {
         const rl_family_param *p = &o->params[i];

@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "../core/err.h"
-#include "../include/routelab/family.h"
+#include "../base/core/err.h"
+#include "../api/include/routelab/family.h"
 
 /* The registry: one line per step family, in registry order (the order of
  * rl_family_kind, of --family's choices and of every sweep's fresh streams).

@@ -3,13 +3,13 @@
 #include "family_ops.h"
 #include "so2.h"
 #include "tokens.h"
-#include "../core/tokfile.h"
+#include "../base/core/tokfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 /* The families that read --flag into buf, ", "-separated. */
 static const char *readers(const char *flag, char *buf, size_t len)

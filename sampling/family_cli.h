@@ -3,8 +3,8 @@
 #ifndef RL_FAMILY_CLI_H
 #define RL_FAMILY_CLI_H
 
-#include "../core/err.h"
-#include "../core/opts.h"
+#include "../base/core/err.h"
+#include "../base/core/opts.h"
 #include "family.h"
 #include "family_ops.h"
 

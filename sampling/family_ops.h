@@ -16,8 +16,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "family.h"
-#include "../core/err.h"
-#include "../core/opts.h"
+#include "../base/core/err.h"
+#include "../base/core/opts.h"
 
 /* How a drawn step is held; it picks the shared kernels of steps.c. */
 typedef enum {
@@ -60,7 +60,7 @@ typedef struct {
     rl_par_type type;
     size_t offset;       /* offsetof(rl_family, the field it sets) */
     double def;          /* its default (a choice: the index) */
-    double lo, hi;       /* its range, with bounds as in core/opts.h (RL_LO, RL_HI_OPEN, ...) */
+    double lo, hi;       /* its range, with bounds as in base/core/opts.h (RL_LO, RL_HI_OPEN, ...) */
     unsigned bounds;
     const char *choices; /* RL_PAR_CHOICE only */
     const char *help;    /* one line, without the family's name */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 /* What the messages name as the command (the parser's "CMD: --x ..."). */
 #define WHO "family"

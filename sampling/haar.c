@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 rl_haar_workspace *rl_haar_alloc(int d)
 {

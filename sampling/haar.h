@@ -4,7 +4,7 @@
 
 #include <gsl/gsl_rng.h>
 #include "normal.h"
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 typedef struct {
     int d;

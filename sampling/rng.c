@@ -1,7 +1,7 @@
 /* rng.c: xoshiro256++ as a GSL generator, seeded per stream by SplitMix64. */
 #include "rng.h"
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>

@@ -10,8 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/mem.h"
-#include "../core/util.h"
+#include "../base/core/mem.h"
+#include "../base/core/util.h"
 
 rl_status rl_sample_range(const rl_family *f, const int *tok, long k0, long n, unsigned long seed, int threads,
                           double *out, rl_err *err)
@@ -80,7 +80,7 @@ rl_status rl_sample(const rl_family *f, long count, unsigned long seed, int thre
     RL_TRY(rl_opt_check_value(&so, (double)seed, err));
     RL_TRY(rl_opt_check_value(&to, threads, err));
     /* the steps the caller holds, the table and the tokens: planned before
-     * anything is allocated (core/mem.h) */
+     * anything is allocated (base/core/mem.h) */
     int over = 0;
     size_t need = rl_szmul(rl_szmul((size_t)count, rl_szmul((size_t)f->d, (size_t)f->d, &over), &over),
                            sizeof(double), &over);

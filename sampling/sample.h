@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "family.h"
-#include "../core/err.h"
-#include "../core/opts.h"
+#include "../base/core/err.h"
+#include "../base/core/opts.h"
 
 /* Stream ids: matrix k uses stream k of the seed; a token-so2 family's
  * random table and its random tokens use two reserved ids above any count. */

@@ -6,8 +6,8 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include "family.h"
-#include "../core/err.h"
-#include "../include/routelab/bounds.h"
+#include "../base/core/err.h"
+#include "../api/include/routelab/bounds.h"
 
 /* The frequencies rl_so2_freq(s) and the angle laws' closed forms
  * (rl_angle_charfn, rl_angle_charfn2, rl_one_minus_sinc, rl_angle_log_norm)
@@ -59,7 +59,7 @@ rl_status rl_family_check_untabled(const rl_family *f, rl_err *err);
  * stream `stream` of seed when f has none (then *table is that malloc'ed table,
  * else NULL; free it after use): the draw of `routelab sample` and `bound`,
  * and of the library's rl_sample and rl_family_window.  The table's bytes
- * are checked against the machine's memory first (core/mem.h); RL_EINPUT
+ * are checked against the machine's memory first (base/core/mem.h); RL_EINPUT
  * for a family that is not well formed (rl_family_check), RL_ENOMEM when
  * memory runs out. */
 rl_status rl_family_with_table(const rl_family *f, unsigned long seed, unsigned long stream, rl_family *g,

@@ -1,8 +1,8 @@
 /* so2_table.c: a token-so2 angle table read from a text file, or drawn for
  * a family that needs one (so2.h). */
 #include "so2.h"
-#include "../core/mem.h"
-#include "../core/util.h"
+#include "../base/core/mem.h"
+#include "../base/core/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 
 #include <gsl/gsl_rng.h>
 #include "family.h"
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 /* Workspace holding the family, the current step and the scratch its
  * application needs: allocate once per thread, reuse for every step.

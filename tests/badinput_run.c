@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/lock.h"
-#include "../core/tokfile.h"
+#include "../base/core/lock.h"
+#include "../base/core/tokfile.h"
 #include "helpers.h"
 
 #define BI_TIMEOUT_S 20
@@ -410,7 +410,7 @@ static void archives(const bi_env *e)
 
 /* model/ckpt.c's layout: magic[8], 22 int64 fields, lr[128], (version 3
  * only: the rotation base, a double) then nparams float32 parameters,
- * 2 nparams float32 AdamW moments, then FNV-1a-64 (of core/tokfile.h,
+ * 2 nparams float32 AdamW moments, then FNV-1a-64 (of base/core/tokfile.h,
  * word-wise) chained over header, parameters, moments. */
 enum { F_VERSION, F_LAYERS, F_WIDTH, F_HEADS, F_CTX, F_VOCAB, F_ROT, F_MODE, F_ALIBI, F_PATH,
        F_DROPOUT, F_STEP, F_STEPS, F_BATCH, F_ACCUM, F_SEED, F_VAL_EVERY, F_VAL_BATCHES,
@@ -650,7 +650,7 @@ bi_env *bi_setup(void)
     const char *bin = getenv("ROUTELAB");
     e->bin = realpath(bin ? bin : "build/routelab", NULL);
     cr_assert(e->bin, "ROUTELAB (%s) not found", bin ? bin : "build/routelab");
-    /* ROUTELAB may be a wrapper script (make sanitize's fuzz/san_routelab.sh):
+    /* ROUTELAB may be a wrapper script (make sanitize's tools/fuzz/san_routelab.sh):
      * a sanitized test binary means a sanitized routelab beside it */
 #if defined(__SANITIZE_ADDRESS__)
     e->asan = 1;
@@ -784,7 +784,7 @@ static void copy_ckpt(const bi_env *e, const char *name, const char *dir)
 /* The process holding @LOCKED's lock during a case (0: none). */
 static pid_t holder;
 
-/* Another process holds dir's lock (core/lock.h's file, flock) until the
+/* Another process holds dir's lock (base/core/lock.h's file, flock) until the
  * case ends: a concurrent writer. */
 static void hold_lock(const char *dir)
 {
@@ -827,7 +827,7 @@ static void release_holder(void)
  * copy of the fixture file in the case folder (an input a row may try to
  * overwrite, so the fixture itself is never at risk); @TEXTDIR a folder
  * there holding a copy of text.txt.  @LOCKED (a folder whose lock,
- * core/lock.h, another process holds for the whole case) and @LOCKEDRUN
+ * base/core/lock.h, another process holds for the whole case) and @LOCKEDRUN
  * (the same folder holding the valid checkpoint as ckpt.bin: a run folder
  * in use).  ("@>PATH" is no argument: bi_run_case sends the command's stdout there.) */
 static char *subst(const bi_env *e, const char *a, const char *cdir, int *full, bi_targets *tg)

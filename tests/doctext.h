@@ -27,7 +27,7 @@ strlist headings(const char *notes);
 
 /* The named anchors a markdown text defines, <a id="NAME"></a>, in order
  * (a name twice is listed twice): what the code's citations
- * "docs/protocol.md#sampled-windows" point at (scripts/cite_anchors.py). */
+ * "docs/protocol.md#sampled-windows" point at (tools/scripts/cite_anchors.py). */
 strlist anchors(const char *text);
 
 #endif

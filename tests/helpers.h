@@ -4,9 +4,9 @@
 
 #include <stddef.h>
 
-#include "../core/stats.h"
+#include "../base/core/stats.h"
 
-/* Running mean and standard error: core/stats.h's Welford accumulator
+/* Running mean and standard error: base/core/stats.h's Welford accumulator
  * (zero-initialise it: {0}). */
 typedef rl_welford th_acc;
 void th_add(th_acc *a, double x);

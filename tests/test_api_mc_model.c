@@ -1,13 +1,13 @@
 /* test_api_mc_model.c: the public model and Monte Carlo calls
- * (include/routelab/model.h, mc.h) return statuses, never exit, and give
+ * (api/include/routelab/model.h, mc.h) return statuses, never exit, and give
  * the closed forms where the model has one (docs/library.md#model-mc-api).  The numbers
- * against the commands are python/tests' (byte for byte). */
+ * against the commands are api/python/tests' (byte for byte). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
-#include "../include/routelab/mc.h"
-#include "../include/routelab/model.h"
+#include "../api/include/routelab/mc.h"
+#include "../api/include/routelab/model.h"
 #include "../sampling/family.h"
 #include "../theory/theory.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/tokfile.h"
+#include "../base/core/tokfile.h"
 #include "../model/data.h"
 #include "helpers.h"
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/tokfile.h"
+#include "../base/core/tokfile.h"
 #include "helpers.h"
 
 static char err[1 << 14], line[4096];
@@ -185,7 +185,7 @@ Test(bpe_docs, trained_on_training_documents_only_and_deterministic)
         if (i == 1)
             continue;
         /* train.bin's tokens (after the llm.c header of 1024 bytes, whose
-         * words 3-6 name the whole set, validation included: core/tokfile.h) */
+         * words 3-6 name the whole set, validation included: base/core/tokfile.h) */
         snprintf(line, sizeof line, "cmp -s %s %s/%s %s/%s", i == 0 ? "-i 1024" : "", a, files[i], b, files[i]);
         cr_assert_eq(system(line), 0, "%s depends on the validation documents", files[i]);
     }

@@ -1,4 +1,4 @@
-/* test_cancel_mc.c: the public Monte Carlo calls (include/routelab/mc.h)
+/* test_cancel_mc.c: the public Monte Carlo calls (api/include/routelab/mc.h)
  * stop within about a second when the caller asks (rl_cancel_request, as
  * Python's Ctrl-C does from another thread), return RL_ECANCEL with
  * "NAME: cancelled", and once the request is cleared give the same bytes as
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/routelab/mc.h"
+#include "../api/include/routelab/mc.h"
 #include "../sampling/family.h"
 
 static double now(void)

@@ -1,7 +1,7 @@
-/* test_check_orderings.c: scripts/check_orderings.py, the independent
+/* test_check_orderings.c: tools/scripts/check_orderings.py, the independent
  * recomputation of a grid's orderings from its table.tsv
  * (docs/grids/vtraj-and-reruns.md#bpe-grid-rerun).  It must agree with reproduce's own rules
- * (reproduce/order.c) on every outcome of both rules it recomputes, each driven here on crafted
+ * (program/reproduce/order.c) on every outcome of both rules it recomputes, each driven here on crafted
  * seeds; it must say DIFFERENT (status 1) when a file's verdict or mean is not what its
  * table gives; every committed grid passes it; a bad input is status 2 in one
  * line. */
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../reproduce/order.h"
-#include "../reproduce/orderings.h" /* RL_ORDER_DELTA */
+#include "../program/reproduce/order.h"
+#include "../program/reproduce/orderings.h" /* RL_ORDER_DELTA */
 #include "helpers.h"
 
 #define K 6
@@ -21,9 +21,9 @@
 static int check(const char *dir, char *out, size_t n)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 scripts/check_orderings.py '%s' 2>&1", dir);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 tools/scripts/check_orderings.py '%s' 2>&1", dir);
     FILE *p = popen(cmd, "r");
-    cr_assert(p, "cannot run scripts/check_orderings.py");
+    cr_assert(p, "cannot run tools/scripts/check_orderings.py");
     size_t got = fread(out, 1, n - 1, p);
     out[got] = 0;
     int st = pclose(p);
@@ -94,8 +94,8 @@ Test(check_orderings, agrees_with_the_rules_on_every_outcome)
 Test(check_orderings, every_committed_grid_agrees)
 {
     th_to_root();
-    static const char *grids[] = { "docs/results", "docs/results/bpe", "docs/results/mechanism",
-                                   "docs/results/vtraj" };
+    static const char *grids[] = { "grids", "grids/bpe", "grids/mechanism",
+                                   "grids/vtraj" };
     char out[16384];
     for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
         cr_expect_eq(check(grids[i], out, sizeof out), 0, "%s: %s", grids[i], out);

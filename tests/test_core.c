@@ -1,5 +1,5 @@
-/* test_core.c: the ground floor's error convention (core/err.h) and its
- * statistics (core/stats.h). */
+/* test_core.c: the ground floor's error convention (base/core/err.h) and its
+ * statistics (base/core/stats.h). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,11 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/err.h"
-#include "../core/stats.h"
+#include "../base/core/err.h"
+#include "../base/core/stats.h"
 #include "../sampling/rng.h"
 #include "helpers.h"
-#include "../core/blas_arch.h"
+#include "../base/core/blas_arch.h"
 
 /* ---------- err: statuses and one-line messages ---------- */
 

@@ -1,14 +1,14 @@
 /* test_docs.c: NOTES.md, README.md and the docs files stay true.
  *
  * The documents are NOTES.md, README.md and every .md file under docs/ but the
- * generated docs/results/ (found by find(1), and counted).
+ * generated grids/ (found by find(1), and counted).
  * - Every section reference (the section sign followed by a number, "section
  *   N", or NOTES.md followed by a number) in the documents names a numbered
  *   heading of NOTES.md.
  * - The code cites the docs by named anchor, never NOTES.md by section number:
  *   every "docs/FILE.md#NAME" (or "NOTES.md#NAME") in a source, script, test
  *   or the Makefile names a file that defines <a id="NAME"></a>, no markdown
- *   file defines a name twice, and scripts/cite_anchors.py --check finds no
+ *   file defines a name twice, and tools/scripts/cite_anchors.py --check finds no
  *   section citation left in the code.
  * - Every repository path that a document quotes in backticks or links to
  *   exists (braces and globs expanded; a link relative to its document's
@@ -38,7 +38,7 @@
 #include <unistd.h>
 #include "../experiments/claims.h"
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "doctext.h"
 #include "helpers.h"
 
@@ -83,10 +83,10 @@ static strlist lines_of(const char *cmd)
 }
 
 /* The documents: NOTES.md, README.md, then every .md under docs/ but
- * docs/results/ (generated), in path order. */
+ * grids/ (generated), in path order. */
 static strlist documents(void)
 {
-    strlist d = lines_of("echo NOTES.md; echo README.md; find docs -name '*.md' -type f -not -path 'docs/results/*' "
+    strlist d = lines_of("echo NOTES.md; echo README.md; find docs -name '*.md' -type f -not -path 'grids/*' "
                          "2>/dev/null | LC_ALL=C sort");
     cr_assert(sl_has(&d, "docs/index.md") && sl_has(&d, "docs/guide.md"), "the docs files were found (%d)", d.n);
     cr_assert_geq(d.n, 20, "the docs files were found (%d)", d.n);
@@ -159,8 +159,8 @@ Test(docs, section_references_resolve)
 /* The code that cites the docs: sources, headers, scripts, tests, figures,
  * the Python package, the Makefile (no build output). */
 #define CODE_FILES                                                                                         \
-    "{ find core par sampling theory mc model report experiments bench reproduce cmd include fuzz examples " \
-    "tests scripts plots python docs/slurm -type f \\( -name '*.[ch]' -o -name '*.cc' -o -name '*.sh' "     \
+    "{ find base/core base/par sampling theory mc model program/report experiments program/bench program/reproduce program/cmd api/include tools/fuzz api/examples " \
+    "tests tools/scripts plots api/python docs/slurm -type f \\( -name '*.[ch]' -o -name '*.cc' -o -name '*.sh' "     \
     "-o -name '*.gp' -o -name '*.py' -o -name '*.toml' -o -name '*.sbatch' \\) -not -path '*/build/*' "   \
     "2>/dev/null | LC_ALL=C sort; echo Makefile; }"
 
@@ -215,7 +215,7 @@ Test(docs, code_citations_resolve)
     cr_expect_eq(bad, 0, "%d citations name no anchor of their file (see the log)", bad);
     sl_free(&code);
     /* and none by section number is left: the script's own reading */
-    strlist left = lines_of(CODE_FILES " | xargs /usr/bin/python3 scripts/cite_anchors.py --check 2>&1; echo rc=$?");
+    strlist left = lines_of(CODE_FILES " | xargs /usr/bin/python3 tools/scripts/cite_anchors.py --check 2>&1; echo rc=$?");
     cr_assert_geq(left.n, 2);
     for (int i = 0; i < left.n - 2; i++)
         cr_log_error("%s", left.v[i]);
@@ -263,7 +263,7 @@ Test(docs, a_stale_citation_fails)
     cr_assert(fp);
     fputs("/* the presets (NOTES.md " SECT "11.2), a made-up one " SECT "99.9, Higham " SECT "3.1 */\n", fp);
     fclose(fp);
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 scripts/cite_anchors.py --check %s 2>&1; echo rc=$?", f);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 tools/scripts/cite_anchors.py --check %s 2>&1; echo rc=$?", f);
     strlist out = lines_of(cmd);
     cr_assert_eq(out.n, 4, "two citations, the count, the status (%d lines)", out.n);
     cr_expect(strstr(out.v[0], "-> docs/grids/design.md#presets"), "%s", out.v[0]);
@@ -271,8 +271,8 @@ Test(docs, a_stale_citation_fails)
     cr_expect_str_eq(out.v[3], "rc=1");
     sl_free(&out);
     /* the rewrite: the mapped one replaced in place, the other kept; a second run changes nothing */
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 scripts/cite_anchors.py %s >/dev/null; "
-                              "/usr/bin/python3 scripts/cite_anchors.py %s >/dev/null; cat %s", f, f, f);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 tools/scripts/cite_anchors.py %s >/dev/null; "
+                              "/usr/bin/python3 tools/scripts/cite_anchors.py %s >/dev/null; cat %s", f, f, f);
     out = lines_of(cmd);
     cr_assert_eq(out.n, 1);
     cr_expect_str_eq(out.v[0], "/* the presets (docs/grids/design.md#presets), a made-up one " SECT "99.9, Higham " SECT
@@ -370,7 +370,7 @@ static int bad_paths(const char *text, const char *file, const strlist *tests, c
                     continue;
                 char span[512];
                 /* a link is relative to its document's folder (docs/guide.md's
-                 * "results/x" is docs/results/x, docs/theory/x.md's "../log/y.md"
+                 * "results/x" is grids/x, docs/theory/x.md's "../log/y.md"
                  * docs/log/y.md, as a reader's browser reads them), and its
                  * #fragment names a heading, not a file; a quoted path is a
                  * repository path */
@@ -426,7 +426,7 @@ Test(docs, repository_paths_exist)
 }
 
 /* A document a reader can finish: NOTES.md the notebook (at most 850 lines),
- * README.md the front page (210), each docs file (600; docs/results/ is
+ * README.md the front page (210), each docs file (600; grids/ is
  * generated and not counted). */
 Test(docs, no_doc_over_600_lines)
 {
@@ -554,8 +554,8 @@ Test(docs, claims_index_is_complete)
     char *notes = slurp("NOTES.md"), *readme = slurp("README.md"), *own = slurp("theory/theory.h");
     /* the theory's functions are declared in theory/theory.h or, the closed
      * forms, once in the public header it includes (docs/library.md#library-abi) */
-    char *pub = slurp("include/routelab/bounds.h");
-    cr_assert(strstr(own, "#include \"../include/routelab/bounds.h\""), "theory/theory.h includes <routelab/bounds.h>");
+    char *pub = slurp("api/include/routelab/bounds.h");
+    cr_assert(strstr(own, "#include \"../api/include/routelab/bounds.h\""), "theory/theory.h includes <routelab/bounds.h>");
     char *theory = malloc(strlen(own) + strlen(pub) + 1);
     cr_assert(theory);
     strcat(strcpy(theory, own), pub);
@@ -593,7 +593,7 @@ Test(docs, claims_index_is_complete)
             while (s > idx[r][6] && (isalnum((unsigned char)s[-1]) || s[-1] == '_'))
                 s--;
             char cmd[512];
-            snprintf(cmd, sizeof cmd, "grep -rqF -- '%.*s.png' experiments reproduce report cmd model", (int)(p - s), s);
+            snprintf(cmd, sizeof cmd, "grep -rqF -- '%.*s.png' experiments program/reproduce program/report program/cmd model", (int)(p - s), s);
             cr_expect_eq(system(cmd), 0, "%s: no source writes %.*s.png", id, (int)(p - s), s);
             nfig++;
         }
@@ -610,8 +610,8 @@ Test(docs, claims_index_fits_100_columns)
     char *notes = slurp("NOTES.md");
     const char *a = strstr(notes, "\n### 0.2 "), *b = a ? strstr(a + 1, "\n### ") : NULL;
     cr_assert(a && b, "NOTES.md has a section 0.2 followed by another");
-    cr_expect(memmem(a, (size_t)(b - a), "](docs/results/theory/theory.md)", 32),
-              "the claims index links docs/results/theory/theory.md");
+    cr_expect(memmem(a, (size_t)(b - a), "](grids/theory/theory.md)", 25),
+              "the claims index links grids/theory/theory.md");
     int lines = 0;
     for (const char *l = a + 1; l < b; lines++) {
         const char *e = memchr(l, '\n', (size_t)(b - l));

@@ -22,10 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../include/routelab/bounds.h"
-#include "../include/routelab/family.h"
-#include "../include/routelab/mc.h"
-#include "../include/routelab/model.h"
+#include "../api/include/routelab/bounds.h"
+#include "../api/include/routelab/family.h"
+#include "../api/include/routelab/mc.h"
+#include "../api/include/routelab/model.h"
 #include "helpers.h"
 
 /* ---- the harness ---------------------------------------------------------- */
@@ -632,10 +632,10 @@ static int sweep_mc(void)
 }
 
 /* A trained model's calls on edge tokens, lengths, layers and threads, and
- * bad checkpoints (fuzz/corpus/ckpt: a one-layer model). */
+ * bad checkpoints (tools/fuzz/corpus/ckpt: a one-layer model). */
 static int sweep_model(void)
 {
-    const char *paths[] = { "", "/", "/dev/zero", "/dev/null", "README.md", "/nonexistent", "fuzz/corpus/ckpt/rope" };
+    const char *paths[] = { "", "/", "/dev/zero", "/dev/null", "README.md", "/nonexistent", "tools/fuzz/corpus/ckpt/rope" };
     rl_model *m = NULL;
     for (int i = 0; i < 7; i++) {
         rl_err e = { 0 };
@@ -780,7 +780,7 @@ static int sweep_nulls(void)
     NUL(rl_mixstay_family(f, 8, 16, 16, NULL, sc, &e));
     rl_model *m = NULL;
     NUL(rl_model_load(NULL, &m, &e));
-    NUL(rl_model_load("fuzz/corpus/ckpt/rope", NULL, &e));
+    NUL(rl_model_load("tools/fuzz/corpus/ckpt/rope", NULL, &e));
     uint16_t *tr = NULL, *va = NULL;
     long ntr, nva;
     NUL(rl_model_data(NULL, 256, &tr, &ntr, &va, &nva, &e));
@@ -788,7 +788,7 @@ static int sweep_nulls(void)
     NUL(rl_model_data("README.md", 256, &tr, NULL, &va, &nva, &e));
     NUL(rl_model_data("README.md", 256, &tr, &ntr, NULL, &nva, &e));
     NUL(rl_model_data("README.md", 256, &tr, &ntr, &va, NULL, &e));
-    if (rl_model_load("fuzz/corpus/ckpt/rope", &m, &e) != RL_OK)
+    if (rl_model_load("tools/fuzz/corpus/ckpt/rope", &m, &e) != RL_OK)
         return broke("the fixture: %s", e.msg);
     static uint16_t tok[64];
     float fl[64 * 256];

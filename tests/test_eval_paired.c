@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../model/evaluate.h"
 #include "helpers.h"
 #include "test_model_util.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../model/data.h"
 #include "../model/valcheck.h"
 #include "helpers.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../model/evalpos.h"
 #include "../model/evaluate.h"
 #include "helpers.h"

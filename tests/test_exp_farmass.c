@@ -11,7 +11,7 @@
 #include "../mc/softmax_mass.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
-#include "../report/verdict.h"
+#include "../program/report/verdict.h"
 #include "helpers.h"
 
 /* The last occurrence of needle in s, or NULL. */

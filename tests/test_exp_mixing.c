@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../experiments/claims.h"
 #include "../experiments/mixing.h"
 #include "../mc/routes.h"

@@ -8,8 +8,8 @@
 
 #include "../experiments/claims.h"
 #include "../experiments/mixstay.h"
-#include "../report/report.h"
-#include "../reproduce/preset.h"
+#include "../program/report/report.h"
+#include "../program/reproduce/preset.h"
 #include "helpers.h"
 
 Test(exp_mixstay, cli_writes_every_file_and_the_same_bytes, .timeout = 300)

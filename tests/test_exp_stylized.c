@@ -11,7 +11,7 @@
 
 #include "../experiments/claims.h"
 #include "../mc/stylized_model.h"
-#include "../report/verdict.h"
+#include "../program/report/verdict.h"
 #include "../sampling/rng.h"
 #include "../theory/theory.h"
 #include "helpers.h"

@@ -2,7 +2,7 @@
  *
  * docs/extending.md and the README.md of each top-level folder say which
  * files to read and to touch.  Each word of a backtick span of theirs (a
- * span is often a command: `sh scripts/check_layers.sh`) that reads as a
+ * span is often a command: `sh tools/scripts/check_layers.sh`) that reads as a
  * repository path must exist:
  *   - a span with a '/' or a source extension (.c .h .cc .md .gp .sh .py)
  *     whose first component is an entry of the repository root: a file or
@@ -24,21 +24,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "doctext.h"
 #include "helpers.h"
 
 /* The top-level folders, each with its README.md. */
-static const char *const folders[] = { "core",  "par",         "sampling",  "theory",  "mc",       "model",
-                                       "report", "experiments", "reproduce", "bench",   "cmd",      "include",
-                                       "python", "examples",    "tests",     "fuzz",    "plots",    "scripts" };
+static const char *const folders[] = { "base/core",  "base/par",         "sampling",  "theory",  "mc",       "model",
+                                       "program/report", "experiments", "program/reproduce", "program/bench",   "program/cmd",      "api/include",
+                                       "api/python", "api/examples",    "tests",     "tools/fuzz",    "plots",    "tools/scripts", "base", "program", "api", "tools" };
 #define NFOLDERS (sizeof folders / sizeof *folders)
 
-/* The folders whose README.md the maintainer's set holds (python/'s is the
+/* The folders whose README.md the maintainer's set holds (api/python/'s is the
  * package's own page, older than the set, and says how to install it). */
 static int in_set(const char *folder)
 {
-    return strcmp(folder, "python") != 0;
+    return strcmp(folder, "api/python") != 0;
 }
 
 /* ---- the Criterion tests of tests/ (doctext.h) ---- */
@@ -284,10 +284,10 @@ Test(extending, a_made_up_path_fails)
     catalogue c = catalogue_read();
     int checked = 0;
     const char *made_up[] = {
-        "see `core/no_such_file.c`",    "`core/util.{c,x}`",    "`sampling/fam_nothing_*.c`",
+        "see `base/core/no_such_file.c`",    "`base/core/util.{c,x}`",    "`sampling/fam_nothing_*.c`",
         "`families/no_such_test`",      "`no_such_suite_x/*`" /* no suite: no path, see below */,
         "`docs/no_such_test_either`",   "`tests/nomem/absent/`", "`NOTES_TWO.md`",
-        "`sh scripts/no_such_script.sh --flag`",
+        "`sh tools/scripts/no_such_script.sh --flag`",
     };
     const int caught[] = { 1, 1, 1, 1, 0, 1, 1, 0, 1 };
     for (size_t i = 0; i < sizeof made_up / sizeof *made_up; i++) {
@@ -297,23 +297,23 @@ Test(extending, a_made_up_path_fails)
     }
     /* a bare name is looked up in the README's folder and the folders inside it */
     checked = 0;
-    cr_expect_eq(check_text("`util.h` `nothere.c` `err.h`", "made-up", "core", &c, 0, &checked), 1);
+    cr_expect_eq(check_text("`util.h` `nothere.c` `err.h`", "made-up", "base/core", &c, 0, &checked), 1);
     cr_expect_eq(checked, 3);
     checked = 0;
-    cr_expect_eq(check_text("`err.h` `version.h`", "made-up", "include", &c, 0, &checked), 0, "include/routelab/");
+    cr_expect_eq(check_text("`err.h` `version.h`", "made-up", "api/include", &c, 0, &checked), 0, "api/include/routelab/");
     cr_expect_eq(checked, 2);
     /* existing files, braces, globs, tests; spans that are no paths */
     checked = 0;
-    const char *fine = "`core/util.{c,h}` `sampling/fam_*.c` `families/registry_is_consistent` "
+    const char *fine = "`base/core/util.{c,h}` `sampling/fam_*.c` `families/registry_is_consistent` "
                        "`theory/mixing_window_is_the_least_n` `docs/*` `plots/` "
                        "`rl_family_cases` `sampling/fam_<name>.c` `--filter 'x/*'` `build/routelab` "
-                       "`DIR/train.bin` `.sh`\n```\n`core/inside_a_fence.c`\n```\n";
+                       "`DIR/train.bin` `.sh`\n```\n`base/core/inside_a_fence.c`\n```\n";
     cr_expect_eq(check_text(fine, "made-up", NULL, &c, 0, &checked), 0);
     cr_expect_eq(checked, 6, "%d spans taken for paths", checked);
-    /* a span may run over a line end (its words: core/ and a bare util.h,
+    /* a span may run over a line end (its words: base/core/ and a bare util.h,
      * no path outside a folder); an unclosed one is no span */
     checked = 0;
-    cr_expect_eq(check_text("`core/\nutil.h` and `core/missing.h", "made-up", NULL, &c, 0, &checked), 0);
+    cr_expect_eq(check_text("`base/core/\nutil.h` and `base/core/missing.h", "made-up", NULL, &c, 0, &checked), 0);
     cr_expect_eq(checked, 1);
     catalogue_free(&c);
 }

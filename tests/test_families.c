@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/streams.h"
-#include "../core/util.h"
+#include "../base/core/streams.h"
+#include "../base/core/util.h"
 #include "../experiments/claims.h"
 #include "../experiments/mixing.h"
 #include "../mc/routes.h"

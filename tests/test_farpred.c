@@ -22,7 +22,7 @@
 #include "../model/farpred.h"
 #include "../model/gpt.h"
 #include "../model/probe.h"
-#include "../reproduce/grid_farmass.h"
+#include "../program/reproduce/grid_farmass.h"
 #include "../sampling/so2.h"
 #include "../theory/farpred_forms.h"
 #include "helpers.h"

@@ -34,7 +34,7 @@
 /* The grid's mixing-matched base for head dimension 32 at T = 64. */
 #define BASE_ 935.6689868133536
 
-/* Layer 0, head 0 of random_qkv seed 42 (docs/results/models/random_qkv/
+/* Layer 0, head 0 of random_qkv seed 42 (grids/models/random_qkv/
  * seed42/farpred/blocks.tsv, mean_re_A): a trained head's alignments, with
  * blocks 1-7 mixing between T and 128T. */
 static const double A_TRAINED[P_] = { 0.811192, 1.43974,   2.02623,    1.72297,   0.0985548, -0.00355763,

@@ -1,11 +1,11 @@
 /* test_findings.c: orderings grouped into independent findings
- * (reproduce/findings.h): each link on constructed rows, the verdict of a
+ * (program/reproduce/findings.h): each link on constructed rows, the verdict of a
  * finding, and the committed cpu grid's rows as they were committed. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
-#include "../reproduce/findings.h"
+#include "../program/reproduce/findings.h"
 
 static rl_finding_row row(const char *what, const char *a, const char *b, long mult, int corr, const double *x,
                           int k, rl_verdict v)
@@ -113,7 +113,7 @@ Test(findings, verdict_of_a_finding)
     cr_expect_eq(c[RL_V_UNRESOLVED], 0);
 }
 
-/* The committed cpu grid's 16x rows (docs/results/orderings.tsv at commit
+/* The committed cpu grid's 16x rows (grids/orderings.tsv at commit
  * be10d8e, per-seed values as committed): the five "rope degrades more than
  * X" rows are one finding (rope's own log ratio drives them; their r is
  * 0.99 and more), value transport, pemb's flatness and lf's flatness stand

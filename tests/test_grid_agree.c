@@ -1,4 +1,4 @@
-/* test_grid_agree.c: scripts/grid_agree.sh, the statistical reproduction of a grid
+/* test_grid_agree.c: tools/scripts/grid_agree.sh, the statistical reproduction of a grid
  * across builds (docs/speed/reproduction-and-pruning.md#grid-agree), driven to each of its outcomes
  * on two miniature grids written here: agree, a number beyond 5 sigma, a verdict changed, an
  * SE-free number changed, nan on one side, a number with no SE (not compared), and each
@@ -15,9 +15,9 @@
 static int agree(const char *d, char *out, size_t n)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "sh scripts/grid_agree.sh '%s/a' '%s/b' 2>&1", d, d);
+    snprintf(cmd, sizeof cmd, "sh tools/scripts/grid_agree.sh '%s/a' '%s/b' 2>&1", d, d);
     FILE *p = popen(cmd, "r");
-    cr_assert(p, "cannot run scripts/grid_agree.sh");
+    cr_assert(p, "cannot run tools/scripts/grid_agree.sh");
     size_t got = fread(out, 1, n - 1, p);
     out[got] = 0;
     int st = pclose(p);

@@ -16,7 +16,7 @@
 
 #include "../theory/theory.h"
 #include "helpers.h"
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 /* S by the direct sum, long double, for M past the direct range */
 static long double pair_sum_loop(double complex chi, long m)
@@ -163,7 +163,7 @@ Test(hardening_misc, libgomp_environment_complaints_are_one_line)
 }
 
 /* OpenMP's waiting threads sleep unless the user chose how they wait
- * (cmd/startenv.h, docs/speed/eval-and-training.md#omp-passive-wait): with neither OMP_WAIT_POLICY
+ * (program/cmd/startenv.h, docs/speed/eval-and-training.md#omp-passive-wait): with neither OMP_WAIT_POLICY
  * nor GOMP_SPINCOUNT set, routelab runs itself again with OMP_WAIT_POLICY=passive
  * (libgomp then spins 0 times: its verbose display says GOMP_SPINCOUNT =
  * '0', where its own default is 300,000); a policy or spin count the user
@@ -257,7 +257,7 @@ Test(hardening_misc, reproduce_variant_list_is_bounded_before_any_folder)
     free(dir);
 }
 
-/* SIGTERM to scripts/compare_builds.sh once left its temporary folder and a
+/* SIGTERM to tools/scripts/compare_builds.sh once left its temporary folder and a
  * subshell that kept training.  Run from a folder with the scripts and a small data/brown
  * (made by `routelab data text`), its temporary folder under a TMPDIR of the test's own: a
  * TERM two seconds in stops every process it started and removes the folder. */
@@ -275,7 +275,7 @@ Test(hardening_misc, compare_builds_stops_its_children_on_term, .timeout = 120)
              d, d, root, d, d, abin, root);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     snprintf(cmd, sizeof cmd,
-             "cd %s/w && (TMPDIR=%s/tmp sh scripts/compare_builds.sh bytes %s %s > ../out 2>&1 & echo $! > ../pid; "
+             "cd %s/w && (TMPDIR=%s/tmp sh tools/scripts/compare_builds.sh bytes %s %s > ../out 2>&1 & echo $! > ../pid; "
              "wait) ; true",
              d, d, abin, abin);
     /* the script's shells inherit the signals' dispositions: a TERM ignored or blocked here

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/util.h"
-#include "../core/tokfile.h"
+#include "../base/core/util.h"
+#include "../base/core/tokfile.h"
 #include "../model/fastmath.h"
 #include "../model/train.h"
 #include "helpers.h"
@@ -562,9 +562,9 @@ Test(hardening_model, failed_fresh_run_leaves_nothing_half_made, .timeout = 120)
 }
 
 /* --lr stage lengths near LONG_MAX: their sum overflowed (signed overflow,
- * found by fuzz/fuzz_lr.c) and `1:10,1:9223372036854775807` was accepted.
+ * found by tools/fuzz/fuzz_lr.c) and `1:10,1:9223372036854775807` was accepted.
  * Each stage and warm-up is now at most --steps's limit, 10^12, and so is
- * the sum.  A cosine peak or floor must be finite too (fuzz/fuzz_lr.c found
+ * the sum.  A cosine peak or floor must be finite too (tools/fuzz/fuzz_lr.c found
  * cosine:3e420:0, an infinite peak). */
 Test(hardening_model, lr_stage_lengths_checked, .timeout = 60)
 {

@@ -1,6 +1,6 @@
 /* test_horizon.c: the predicted horizon from per-block windows
  * (model/steplaw.h), the measured horizon from an evaluation
- * (reproduce/horizon.h), and `routelab horizon`.  Suite horizon, < 2 s. */
+ * (program/reproduce/horizon.h), and `routelab horizon`.  Suite horizon, < 2 s. */
 #include <criterion/criterion.h>
 
 #include <complex.h>
@@ -14,7 +14,7 @@
 #include "test_model_util.h"
 #include "../model/accum_rot.h"
 #include "../model/steplaw.h"
-#include "../reproduce/horizon.h"
+#include "../program/reproduce/horizon.h"
 #include "../sampling/so2.h"
 #include "../theory/mixstay_forms.h"
 #include "../theory/theory.h"

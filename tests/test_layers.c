@@ -1,5 +1,5 @@
 /* test_layers.c: the include graph runs one way, downward (NOTES.md,
- * "Layout"): scripts/check_layers.sh passes on this tree and fails on
+ * "Layout"): tools/scripts/check_layers.sh passes on this tree and fails on
  * constructed trees that break each of its rules. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 static int check(const char *root, char *out, size_t n)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "sh scripts/check_layers.sh '%s' 2>&1", root ? root : ".");
+    snprintf(cmd, sizeof cmd, "sh tools/scripts/check_layers.sh '%s' 2>&1", root ? root : ".");
     FILE *p = popen(cmd, "r");
-    cr_assert(p, "cannot run scripts/check_layers.sh");
+    cr_assert(p, "cannot run tools/scripts/check_layers.sh");
     size_t got = fread(out, 1, n - 1, p);
     out[got] = 0;
     int st = pclose(p);
@@ -50,12 +50,12 @@ Test(layers, a_clean_constructed_tree_passes)
 {
     static char out[4096];
     char *d = th_tmpdir();
-    put(d, "core/err.h", "int e;\n");
-    put(d, "core/util.h", "#include \"err.h\"\nint u(void);\n");
-    put(d, "core/opts.h", "#include \"err.h\"\n#include \"util.h\"\n"); /* err.h twice: no circle */
+    put(d, "base/core/err.h", "int e;\n");
+    put(d, "base/core/util.h", "#include \"err.h\"\nint u(void);\n");
+    put(d, "base/core/opts.h", "#include \"err.h\"\n#include \"util.h\"\n"); /* err.h twice: no circle */
     put(d, "sampling/s.c", "#include \"../core/util.h\"\n#include \"../core/opts.h\"\n");
-    put(d, "par/p.c", "#include <mpi.h>\n#include \"../core/err.h\"\n"); /* MPI on its floor */
-    put(d, "cmd/c.c", "#include \"../sampling/s.h\"\n#include \"../model/m.h\"\n");
+    put(d, "base/par/p.c", "#include <mpi.h>\n#include \"../core/err.h\"\n"); /* MPI on its floor */
+    put(d, "program/cmd/c.c", "#include \"../sampling/s.h\"\n#include \"../model/m.h\"\n");
     cr_assert_eq(check(d, out, sizeof out), 0, "%s", out);
     th_rmdir(d);
 }
@@ -112,25 +112,25 @@ Test(layers, another_floors_prose_fails)
     REFUSED(f, "experiments/e.c includes prose_reproduce.h (experiments may not include reproduce)");
 }
 
-/* include/ is the lowest floor (docs/library.md#library-abi): every folder may include
+/* api/include/ is the lowest floor (docs/library.md#library-abi): every folder may include
  * it, a public header includes nothing of ours but its siblings, and an
  * example only the public headers. */
 Test(layers, the_public_headers_are_the_lowest_floor)
 {
     static char out[4096];
     char *d = th_tmpdir();
-    put(d, "include/keep.h", ""); /* put makes one folder a file */
-    put(d, "include/routelab/err.h", "int e;\n");
-    put(d, "include/routelab/family.h", "#include \"err.h\"\n");
-    put(d, "core/err.h", "#include \"../include/routelab/err.h\"\n");
+    put(d, "api/include/keep.h", ""); /* put makes one folder a file */
+    put(d, "api/include/routelab/err.h", "int e;\n");
+    put(d, "api/include/routelab/family.h", "#include \"err.h\"\n");
+    put(d, "base/core/err.h", "#include \"../include/routelab/err.h\"\n");
     put(d, "theory/t.h", "#include \"../include/routelab/family.h\"\n");
-    put(d, "examples/x.c", "#include \"../include/routelab/family.h\"\n");
+    put(d, "api/examples/x.c", "#include \"../include/routelab/family.h\"\n");
     cr_assert_eq(check(d, out, sizeof out), 0, "%s", out);
     th_rmdir(d);
-    const file up[] = { { "include/keep.h", "" }, { "include/routelab/bounds.h", "#include \"../../core/err.h\"\n" } };
-    REFUSED(up, "include/routelab/bounds.h includes ../../core/err.h (include may not include core)");
-    const file ex[] = { { "examples/x.c", "#include \"../theory/theory.h\"\n" } };
-    REFUSED(ex, "examples/x.c includes ../theory/theory.h (examples may not include theory)");
+    const file up[] = { { "api/include/keep.h", "" }, { "api/include/routelab/bounds.h", "#include \"../../core/err.h\"\n" } };
+    REFUSED(up, "api/include/routelab/bounds.h includes ../../core/err.h (include may not include core)");
+    const file ex[] = { { "api/examples/x.c", "#include \"../theory/theory.h\"\n" } };
+    REFUSED(ex, "api/examples/x.c includes ../theory/theory.h (examples may not include theory)");
 }
 
 Test(layers, two_folders_including_each_other_fail)
@@ -160,23 +160,23 @@ Test(layers, an_unknown_folder_fails)
 
 Test(layers, a_circle_of_files_in_one_folder_fails)
 {
-    const file f[] = { { "core/a.h", "#include \"b.h\"\n" },
-                       { "core/b.h", "#include \"c.h\"\n" },
-                       { "core/c.h", "#include \"a.h\"\n" },
-                       { "core/a.c", "#include \"a.h\"\n" } };
-    const char *out = REFUSED(f, "a circle of files: core/a.h -> core/b.h -> core/c.h -> core/a.h\n");
-    cr_assert_null(strstr(out, "core/a.c ->"), "a.c is outside the circle:\n%s", out);
+    const file f[] = { { "base/core/a.h", "#include \"b.h\"\n" },
+                       { "base/core/b.h", "#include \"c.h\"\n" },
+                       { "base/core/c.h", "#include \"a.h\"\n" },
+                       { "base/core/a.c", "#include \"a.h\"\n" } };
+    const char *out = REFUSED(f, "a circle of files: base/core/a.h -> base/core/b.h -> base/core/c.h -> base/core/a.h\n");
+    cr_assert_null(strstr(out, "base/core/a.c ->"), "a.c is outside the circle:\n%s", out);
 }
 
 /* A .c and its .h are one module: a.c including b.h while b.c includes a.h
  * is a circle of modules, though no file includes itself. */
 Test(layers, a_circle_of_modules_fails)
 {
-    const file f[] = { { "core/a.h", "int a(void);\n" },
-                       { "core/a.c", "#include \"a.h\"\n#include \"b.h\"\n" },
-                       { "core/b.h", "int b(void);\n" },
-                       { "core/b.c", "#include \"b.h\"\n#include \"a.h\"\n" } };
-    const char *out = REFUSED(f, "a circle of modules: core/a -> core/b -> core/a\n");
+    const file f[] = { { "base/core/a.h", "int a(void);\n" },
+                       { "base/core/a.c", "#include \"a.h\"\n#include \"b.h\"\n" },
+                       { "base/core/b.h", "int b(void);\n" },
+                       { "base/core/b.c", "#include \"b.h\"\n#include \"a.h\"\n" } };
+    const char *out = REFUSED(f, "a circle of modules: base/core/a -> base/core/b -> base/core/a\n");
     cr_assert_null(strstr(out, "a circle of files"), "no file includes itself:\n%s", out);
 }
 
@@ -205,15 +205,15 @@ Test(layers, a_header_including_itself_fails)
 
 Test(layers, mpi_outside_its_floor_fails)
 {
-    const file f[] = { { "mc/k.c", "#include <mpi.h>\n" }, { "core/u.c", "#include \"../par/p.h\"\n" } };
-    REFUSED(f, "mc/k.c includes <mpi.h>", "core/u.c includes ../par/p.h (core may not include par)");
+    const file f[] = { { "mc/k.c", "#include <mpi.h>\n" }, { "base/core/u.c", "#include \"../par/p.h\"\n" } };
+    REFUSED(f, "mc/k.c includes <mpi.h>", "base/core/u.c includes ../par/p.h (core may not include par)");
 }
 
 /* File names are unique across the program's folders: "report.c" or
  * "farmass.h" names one file, so a grep, a stack trace or a doc that says
- * the name points at one place.  The public headers of include/routelab/
+ * the name points at one place.  The public headers of api/include/routelab/
  * are the one exception: a floor's own header with the same name is the
- * internal face of the same module (core/err.h and <routelab/err.h>). */
+ * internal face of the same module (base/core/err.h and <routelab/err.h>). */
 static int unique_names(const char *const *dirs, int nd, char *dup, size_t duplen)
 {
     char seen[1024][128], where[1024][64];
@@ -248,12 +248,12 @@ static int unique_names(const char *const *dirs, int nd, char *dup, size_t duple
 Test(layers, file_names_are_unique)
 {
     th_to_root();
-    static const char *const dirs[] = { "core", "par", "sampling", "theory", "mc", "model", "report",
-                                        "experiments", "reproduce", "bench", "cmd" };
+    static const char *const dirs[] = { "base/core", "base/par", "sampling", "theory", "mc", "model", "program/report",
+                                        "experiments", "program/reproduce", "program/bench", "program/cmd" };
     char dup[512] = "";
     cr_expect(unique_names(dirs, (int)(sizeof dirs / sizeof *dirs), dup, sizeof dup), "two files named alike: %s",
               dup);
-    /* and the check finds a repeated name: core/ listed twice */
-    static const char *const twice[] = { "core", "core" };
+    /* and the check finds a repeated name: base/core/ listed twice */
+    static const char *const twice[] = { "base/core", "base/core" };
     cr_expect_not(unique_names(twice, 2, dup, sizeof dup), "a repeated folder passed");
 }

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../include/routelab/bounds.h"
-#include "../include/routelab/family.h"
-#include "../include/routelab/version.h"
-#include "../core/blas_arch.h" /* rl_blas_core: the kernels this process loaded (not public API) */
+#include "../api/include/routelab/bounds.h"
+#include "../api/include/routelab/family.h"
+#include "../api/include/routelab/version.h"
+#include "../base/core/blas_arch.h" /* rl_blas_core: the kernels this process loaded (not public API) */
 #include "helpers.h"
 
 #define STR_(x) #x
@@ -65,7 +65,7 @@ static void link_alone(const char *src, const char *libs, const char *want)
 {
     th_to_root();
     char *dir = th_tmpdir(), cmd[2048], out[8192];
-    snprintf(cmd, sizeof cmd, "gcc -std=c11 -Wall -Wextra -Werror -Iinclude -o %s/x %s build/libroutelab.a %s && %s/x",
+    snprintf(cmd, sizeof cmd, "gcc -std=c11 -Wall -Wextra -Werror -Iapi/include -o %s/x %s build/libroutelab.a %s && %s/x",
              dir, src, libs, dir);
     cr_expect_eq(sh(cmd, out, sizeof out), 0, "%s", out);
     cr_expect_str_eq(out, want, "%s", cmd);
@@ -85,13 +85,13 @@ Test(lib, gsl_forms_link_with_gsl_alone)
     link_alone("tests/lib/gsl_forms.c", "-lgsl -lgslcblas -lm", "gsl forms: ok\n");
 }
 
-/* examples/window_haar_bound.c built with `pkg-config --cflags --libs
+/* api/examples/window_haar_bound.c built with `pkg-config --cflags --libs
  * routelab` against `make install PREFIX=<temporary>`, and run. */
 Test(lib, example_builds_with_pkg_config_and_runs, .timeout = 300)
 {
     th_to_root();
     char out[16384];
-    cr_expect_eq(sh("sh scripts/example_check.sh", out, sizeof out), 0, "%s", out);
+    cr_expect_eq(sh("sh tools/scripts/example_check.sh", out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, "W(0.1) = 776903252 steps"), "%s", out);
     cr_expect(strstr(out, "max |U^T U - I| = "), "%s", out);
     cr_expect(strstr(out, "installed program plots: ok"), "%s", out);
@@ -105,7 +105,7 @@ Test(lib, only_the_public_api_is_exported)
 {
     th_to_root();
     static char out[1 << 20], hdr[1 << 18];
-    cr_assert_eq(sh("cat include/routelab/*.h", hdr, sizeof hdr), 0);
+    cr_assert_eq(sh("cat api/include/routelab/*.h", hdr, sizeof hdr), 0);
     cr_assert_eq(sh("nm -D --defined-only " SOLIB " | awk '{print $3}'", out, sizeof out), 0, "%.500s", out);
     int n = 0;
     for (char *name = strtok(out, "\n"); name; name = strtok(NULL, "\n"), n++) {
@@ -162,7 +162,7 @@ static const struct {
  * one kernel set (docs/speed/reproduction-and-pruning.md#reproduction-across-builds): the command
  * is told to load this process's OpenBLAS kernels.  Without that, on a virtual machine whose CPU
  * OpenBLAS does not recognise, this process runs Prescott's kernels while the
- * command pins SkylakeX or Haswell (core/blas_arch.h), and the Haar families'
+ * command pins SkylakeX or Haswell (base/core/blas_arch.h), and the Haar families'
  * QR differ in the last bits (seen 2026-12-07 on an AVX-512 "Intel(R)
  * Xeon(R) Processor"). */
 Test(lib, sample_matches_the_command)

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/lock.h"
+#include "../base/core/lock.h"
 #include "helpers.h"
 
 #define TINY "--layers 1 --width 16 --heads 2 --ctx 8 --batch 2 --val-batches 1 --threads 1"

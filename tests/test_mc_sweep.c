@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../mc/gapchain.h"
 #include "../mc/routes.h"
 #include "../mc/sweep.h"

@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/stats.h"
-#include "../core/util.h"
+#include "../base/core/stats.h"
+#include "../base/core/util.h"
 #include "../mc/watson_mc.h"
 #include "../sampling/rng.h"
 #include "../sampling/so2.h"
 #include "../theory/mixstay_forms.h"
-#include "../reproduce/preset.h"
+#include "../program/reproduce/preset.h"
 #include "helpers.h"
 
 #define N0 2048
@@ -338,7 +338,7 @@ Test(mixstay, a_block_mixed_within_t_is_near_zero)
     }
 }
 
-/* The CPU grid's rotation base (reproduce/preset.c, preset cpu: the
+/* The CPU grid's rotation base (program/reproduce/preset.c, preset cpu: the
  * mixing-matched base of its head, hd 32 at T = 64). */
 static double cpu_base(void)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "helpers.h"
 
 static void write_file(const char *p, const void *buf, size_t n)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../model/accum_rot.h"
 #include "../model/gpt.h"
 #include "../model/scheme_rot.h"

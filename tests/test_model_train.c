@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/opts.h"
+#include "../base/core/opts.h"
 #include "../model/train.h"
 #include "../model/trainopts.h"
 #include "test_model_util.h"

@@ -6,7 +6,7 @@
  * each other's buffers (--width), wait for each other forever (--steps,
  * --accum) or train silently on different settings (--seed, --batch, --lr,
  * --pos, the data).  Now every rank compares its run with rank 0's first
- * (par/par.h, rl_par_same): the job stops with one line naming the first
+ * (base/par/par.h, rl_par_same): the job stops with one line naming the first
  * field that differs and the rank, exit 2, and nothing is written.  And a
  * rank killed mid-exchange is named in one line, OpenMPI's own "Read -1,
  * expected ..." no longer beside it. */
@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "helpers.h"
 
 /* mpirun's flags for the tests (as test_mpi_grid.c's), with a time limit
@@ -104,7 +104,7 @@ static void refused(const char *own0, const char *own1, const char *want, int pr
 }
 
 /* rank 1's width 32 against rank 0's 16: its gradient is twice the size of
- * rank 0's buffers (ASan: par/par.c, the tree's MPI_Recv) */
+ * rank 0's buffers (ASan: base/par/par.c, the tree's MPI_Recv) */
 Test(mpi_agree, a_rank_with_another_width_is_refused, .timeout = 120)
 {
     refused("--width 16 --steps 2", "--width 32 --steps 2",

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "helpers.h"
 
 /* The miniature grid of the reproduce suites (8 steps, checkpoints every 2)
@@ -193,7 +193,7 @@ Test(mpi_grid, a_failing_rank_stops_the_job_in_one_line_and_the_next_run_finishe
 }
 
 /* A rank killed by a signal (kill -9, as the OOM killer does) prints
- * nothing itself, and `mpirun -q` nothing either: its watcher (par/par.c)
+ * nothing itself, and `mpirun -q` nothing either: its watcher (base/par/par.c)
  * names it.  Rank 1's MPI process (ROUTELAB_RANK_WATCHED=1 in its
  * environment) is killed while farmass runs: the job's stderr is exactly one
  * line naming rank 1 and the signal, the status 128 + 9, no rank is left

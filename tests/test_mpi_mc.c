@@ -1,5 +1,5 @@
 /* test_mpi_mc.c: the Monte Carlo sweeps and training across MPI ranks give
- * the same bytes as one process (par/par.h: items fixed by the problem,
+ * the same bytes as one process (base/par/par.h: items fixed by the problem,
  * contiguous blocks per rank, results combined in item order). */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../par/par.h"
+#include "../base/par/par.h"
 #include "helpers.h"
 
 /* ---- blocks and the tree on one process ---- */
@@ -48,7 +48,7 @@ static rl_status item(void *ctx, long i, float *out, rl_err *err)
     return RL_OK;
 }
 
-/* The recursive definition of par/par.h, written out again here. */
+/* The recursive definition of base/par/par.h, written out again here. */
 static void tree(long a, long b, float *out)
 {
     if (b - a == 1) {
@@ -204,7 +204,7 @@ Test(mpi_mc, train_checkpoint_is_the_same_bytes_on_1_2_3_ranks, .timeout = 900)
 
 /* The default --threads under a launcher that leaves every core to every
  * rank (--bind-to none): the node's cores shared among its ranks
- * (core/util.c rl_ncores), not every rank on every core.  reproduce under
+ * (base/core/util.c rl_ncores), not every rank on every core.  reproduce under
  * MPI prints its ranks and the threads each runs its trainings with; 2 ranks
  * here expect max(1, cores / 2) each (before: all the cores each). */
 Test(mpi_mc, default_threads_share_the_node_among_its_ranks, .timeout = 300)

@@ -1,7 +1,7 @@
 /* test_order.c: the four-outcome rule effect on seed-level statistics
- * (reproduce/order.h: rl_order_effect), the seeds a decision needs
+ * (program/reproduce/order.h: rl_order_effect), the seeds a decision needs
  * (rl_order_seeds_needed) against an exact Monte Carlo of the rule, and the
- * orderings registry (reproduce/orderings.h). */
+ * orderings registry (program/reproduce/orderings.h). */
 #include <criterion/criterion.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/stats.h"
+#include "../base/core/stats.h"
 #include "../model/config.h"
 #include "../model/scheme.h"
-#include "../reproduce/order.h"
-#include "../reproduce/grid.h"
-#include "../reproduce/orderings.h"
+#include "../program/reproduce/order.h"
+#include "../program/reproduce/grid.h"
+#include "../program/reproduce/orderings.h"
 #include "../theory/study.h"
 
 #define DELTA log(1.05)

@@ -146,7 +146,7 @@ Test(outputs, planted_symlink_temporary_is_never_followed, .timeout = 120)
     cr_expect_eq(run(a1, &h1, err, sizeof err), 0, "sample: %s", err);
     cr_expect_str_eq(slurp(victim), VICTIM, "sample wrote through the planted link");
     cr_expect(is_regular(out), "sample: %s is not the regular file written", out);
-    /* probe's tables and its figures (gnuplot's temporary, report/plot.c) */
+    /* probe's tables and its figures (gnuplot's temporary, program/report/plot.c) */
     char *pd = th_path(outd, "p");
     mkdir(pd, 0755);
     char *names[4] = { th_path(pd, "probe.tsv"), th_path(pd, "distance.tsv"), th_path(pd, "probe.png"),
@@ -172,7 +172,7 @@ Test(outputs, planted_symlink_temporary_is_never_followed, .timeout = 120)
 }
 
 /* The new temporaries (NAME.tmp.PID.RANDOM) of a killed run are stale
- * temporaries too.  Which are stale is the folder lock's rule (core/lock.h):
+ * temporaries too.  Which are stale is the folder lock's rule (base/core/lock.h):
  * every writer holds the folder's lock, so in a folder whose lock train
  * takes no temporary has a live writer, whatever its pid: a dead pid's and
  * a live unrelated pid's (kill(pid, 0) is true for a zombie and for a

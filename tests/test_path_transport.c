@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 #include "../model/path_transport.h"
 #include "../sampling/rng.h"
 #include "../theory/mixstay_forms.h"

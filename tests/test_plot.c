@@ -1,4 +1,4 @@
-/* test_plot.c: figures through gnuplot (report/plot.c).  An output path is
+/* test_plot.c: figures through gnuplot (program/report/plot.c).  An output path is
  * only ever a file name to gnuplot (no injection, any byte but NUL works);
  * a figure gnuplot left incomplete is never renamed into place; every
  * failure is one line on stderr and gnuplot's own messages never reach it.
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 /* s in single quotes for sh ('\'' for each apostrophe); malloc'ed. */
 static char *shq(const char *s)

@@ -1,5 +1,5 @@
 /* test_prose.c: the reports' prose (the .txt files of FLOOR/prose/, compiled in by
- * scripts/prose.sh as the macros of build/gen/prose_FLOOR.h).  A macro the
+ * tools/scripts/prose.sh as the macros of build/gen/prose_FLOOR.h).  A macro the
  * code names that no block defines does not compile; these tests catch the
  * other half: every block is used by its floor's C, every folder with
  * prose is one the Makefile generates a header for, and the generator
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "helpers.h"
 
 /* The floors the Makefile's PROSEFLOORS line names, space-separated. */
@@ -107,10 +107,12 @@ Test(prose, every_prose_folder_is_generated)
     char floors[256];
     prose_floors(floors, sizeof floors);
     glob_t g;
+    /* a floor at the top or one level inside a grouping folder */
     cr_assert_eq(glob("*/prose", GLOB_ONLYDIR, NULL, &g), 0);
+    cr_assert_eq(glob("*/*/prose", GLOB_ONLYDIR | GLOB_APPEND, NULL, &g), 0);
     for (size_t i = 0; i < g.gl_pathc; i++) {
-        char name[64];
-        snprintf(name, sizeof name, " %.*s ", (int)strcspn(g.gl_pathv[i], "/"), g.gl_pathv[i]);
+        char name[128];
+        snprintf(name, sizeof name, " %.*s ", (int)(strlen(g.gl_pathv[i]) - strlen("/prose")), g.gl_pathv[i]);
         char padded[300];
         snprintf(padded, sizeof padded, " %s ", floors);
         cr_expect(strstr(padded, name), "%s is not in the Makefile's PROSEFLOORS (%s)", g.gl_pathv[i], floors);
@@ -118,7 +120,7 @@ Test(prose, every_prose_folder_is_generated)
     globfree(&g);
 }
 
-/* scripts/prose.sh on a floor "demo" whose one file is text: its status,
+/* tools/scripts/prose.sh on a floor "demo" whose one file is text: its status,
  * its stdout into out and its stderr into err. */
 static int generate(const char *text, char *out, size_t outlen, char *err, size_t errlen)
 {
@@ -135,7 +137,7 @@ static int generate(const char *text, char *out, size_t outlen, char *err, size_
     fclose(f);
     char *root = realpath(".", NULL);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd '%s' && sh '%s/scripts/prose.sh' demo 2>'%s/err'", d, root, d);
+    snprintf(cmd, sizeof cmd, "cd '%s' && sh '%s/tools/scripts/prose.sh' demo 2>'%s/err'", d, root, d);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
     size_t n = fread(out, 1, outlen - 1, p);

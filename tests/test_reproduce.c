@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "helpers.h"
 
 /* The miniature grid: 1 layer of width 16, context 8, 8 steps, evaluated
@@ -379,11 +379,11 @@ Test(reproduce, bad_input_writes_nothing, .timeout = 60)
 
 #include <math.h>
 
-#include "../reproduce/grid.h"
-#include "../reproduce/order.h"
+#include "../program/reproduce/grid.h"
+#include "../program/reproduce/order.h"
 #include "../theory/matched.h"
 #include "../theory/study.h"
-#include "../reproduce/horizon.h"
+#include "../program/reproduce/horizon.h"
 
 /* The miniature grid without its evaluation count, so that a test chooses
  * the protocol. */
@@ -803,7 +803,7 @@ Test(reproduce, report_counts_theory_kinds_apart, .timeout = 120)
     th_rmdir(d);
 }
 
-/* scripts/grid_farpred.sh on a grid committed without its checkpoints:
+/* tools/scripts/grid_farpred.sh on a grid committed without its checkpoints:
  * each model is retrained from its config.txt into the folder that names,
  * the farpred stage runs there, and the far-mass files copied back into the
  * committed folder are the bytes the original grid wrote
@@ -833,7 +833,7 @@ Test(reproduce, grid_farpred_script_restores_the_prediction, .timeout = 240)
     char *d = th_tmpdir();
     const char *root = committed_grid(d, "rope,random_qk");
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2>&1", d, root, d);
+    snprintf(cmd, sizeof cmd, "sh tools/scripts/grid_farpred.sh %s/c 1 %s > %s/log 2>&1", d, root, d);
     cr_assert_eq(system(cmd), 0, "%s (see %s/log)", cmd, d);
     const char *var[] = { "rope", "random_qk" }, *files[] = { "farpred.tsv", "within.tsv", "probe/probe.tsv" };
     for (int v = 0; v < 2; v++)
@@ -860,7 +860,7 @@ Test(reproduce, grid_farpred_script_restores_the_prediction, .timeout = 240)
 static char *grid_farpred_refusal(const char *d, const char *root)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
+    snprintf(cmd, sizeof cmd, "sh tools/scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
     const int st = system(cmd);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d, not 2", cmd, st);
     char *err = rl_read_file(th_path(d, "err"), NULL);
@@ -935,7 +935,7 @@ Test(reproduce, grid_farpred_script_compares_the_build, .timeout = 240)
     const char *strict[][2] = { { "yes", "STRICT must be 0 or 1, got 'yes'" },
                                 { "1", "reproduce: --strict: this run (build " } };
     for (int i = 0; i < 2; i++) {
-        snprintf(cmd, sizeof cmd, "STRICT=%s sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", strict[i][0], d,
+        snprintf(cmd, sizeof cmd, "STRICT=%s sh tools/scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", strict[i][0], d,
                  root, d, d);
         const int st = system(cmd);
         cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "STRICT=%s: status %d, not 2", strict[i][0], st);
@@ -949,7 +949,7 @@ Test(reproduce, grid_farpred_script_compares_the_build, .timeout = 240)
         struct stat sb;
         cr_expect(stat(th_path(d, "g"), &sb) != 0, "STRICT=%s: the retraining folder was created", strict[i][0]);
     }
-    snprintf(cmd, sizeof cmd, "STRICT=0 sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
+    snprintf(cmd, sizeof cmd, "STRICT=0 sh tools/scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, root, d, d);
     cr_assert_eq(system(cmd), 0, "%s (see %s/err)", cmd, d);
     char *err = rl_read_file(th_path(d, "err"), NULL);
     cr_assert(err);
@@ -961,9 +961,9 @@ Test(reproduce, grid_farpred_script_compares_the_build, .timeout = 240)
     th_rmdir(d);
 }
 
-/* scripts/compare_builds.sh (docs/speed/eval-and-training.md#fused-elementwise): a bad argument,
+/* tools/scripts/compare_builds.sh (docs/speed/eval-and-training.md#fused-elementwise): a bad argument,
  * missing data or a build whose run fails is one line and status 2, never a comparison of no
- * files that passes.  Run from a folder with scripts/ and a stand-in data/brown,
+ * files that passes.  Run from a folder with tools/scripts/ and a stand-in data/brown,
  * so the failing build fails before reading any data. */
 Test(reproduce, compare_builds_script_refuses_in_one_line, .timeout = 60)
 {
@@ -1011,7 +1011,7 @@ Test(reproduce, compare_builds_script_refuses_in_one_line, .timeout = 60)
     th_rmdir(d);
 }
 
-/* The mix-or-stay rank entry (reproduce/orderings.c, rule rank) on a grid:
+/* The mix-or-stay rank entry (program/reproduce/orderings.c, rule rank) on a grid:
  * each rotation model's horizon.tsv carries its score (the drifting law's
  * above the zero-mean law's, RoPE's the highest), alibi has none and is
  * left out, and the report's row gives each seed's Kendall tau_b (three
@@ -1072,7 +1072,7 @@ Test(reproduce, grid_farpred_script_checks_every_argument_first, .timeout = 240)
         { "abc", "SEEDS must be a whole number" }, { "99", "SEEDS 99: the grid has 1 seeds" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c %s %s > %s/log 2> %s/err", d, bad[i][0], root, d, d);
+        snprintf(cmd, sizeof cmd, "sh tools/scripts/grid_farpred.sh %s/c %s %s > %s/log 2> %s/err", d, bad[i][0], root, d, d);
         const int st = system(cmd);
         cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "SEEDS %s: status %d", bad[i][0], st);
         err = rl_read_file(th_path(d, "err"), NULL);
@@ -1081,7 +1081,7 @@ Test(reproduce, grid_farpred_script_checks_every_argument_first, .timeout = 240)
     }
     const char *bins[] = { "/nonexistent/routelab", "README.md" };
     for (int i = 0; i < 2; i++) {
-        snprintf(cmd, sizeof cmd, "sh scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, bins[i], d, d);
+        snprintf(cmd, sizeof cmd, "sh tools/scripts/grid_farpred.sh %s/c 1 %s > %s/log 2> %s/err", d, bins[i], d, d);
         const int st = system(cmd);
         cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "BIN %s: status %d", bins[i], st);
         err = rl_read_file(th_path(d, "err"), NULL);

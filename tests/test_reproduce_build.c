@@ -1,4 +1,4 @@
-/* test_reproduce_build.c: a grid's build record (reproduce/buildrec.h,
+/* test_reproduce_build.c: a grid's build record (program/reproduce/buildrec.h,
  * docs/speed/reproduction-and-pruning.md#reproduction-across-builds).  OUT/config.txt names the
  * build and the OpenBLAS kernel set that made the grid's files; a run of the same says nothing, a
  * run of another says in one line that it reproduces them statistically and goes
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/blas_arch.h"
-#include "../core/util.h"
-#include "../reproduce/buildrec.h"
+#include "../base/core/blas_arch.h"
+#include "../base/core/util.h"
+#include "../program/reproduce/buildrec.h"
 #include "helpers.h"
 
 /* The miniature grid (helpers.h), one variant, one seed unless a test adds

@@ -2,7 +2,7 @@
  * reproduce`: --seeds K trains K models per variant with
  * different weights, a larger K trains only the new seeds, the report gives
  * the mean ± SE across seeds, and the orderings are decided on paired
- * seed-level statistics by the claims table's rules (reproduce/order.h),
+ * seed-level statistics by the claims table's rules (program/reproduce/order.h),
  * unresolved with one seed. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/util.h"
-#include "../reproduce/order.h"
+#include "../base/core/util.h"
+#include "../program/reproduce/order.h"
 #include "helpers.h"
 
 /* The miniature grid of test_reproduce.c: 1 layer of width 16, context 8,

@@ -13,13 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../model/train.h"
-#include "../reproduce/grid.h"
-#include "../reproduce/order.h"
-#include "../reproduce/orderings.h"
-#include "../reproduce/preset.h"
-#include "../reproduce/trajectory.h"
+#include "../program/reproduce/grid.h"
+#include "../program/reproduce/order.h"
+#include "../program/reproduce/orderings.h"
+#include "../program/reproduce/preset.h"
+#include "../program/reproduce/trajectory.h"
 #include "helpers.h"
 
 /* The miniature grid (helpers.h) as the vtraj preset's two variants, two
@@ -473,14 +473,14 @@ static int committed_row(const char *path, const char *what, double *x, int max)
 }
 
 /* The vtraj preset's power computation (docs/grids/vtraj-and-reruns.md#vtraj), from the
- * cpu grid's first run (docs/results/cpu-first-run/orderings.tsv, 6 seeds, 2,400 steps):
+ * cpu grid's first run (grids/cpu-first-run/orderings.tsv, 6 seeds, 2,400 steps):
  * random_qk - random_qkv at 16T (its row) and at 128T (the difference of
  * the two "degrades by 128×" rows, per seed).  The figures NOTES.md
  * quotes, to their printed digits; --verbose prints them. */
 Test(reproduce_stages, vtraj_power_from_the_committed_grid)
 {
     th_to_root();
-    const char *f = "docs/results/cpu-first-run/orderings.tsv"; /* the grid the preset was planned from */
+    const char *f = "grids/cpu-first-run/orderings.tsv"; /* the grid the preset was planned from */
     double d16[8], qk[8], qkv[8], d128[8];
     cr_assert_eq(committed_row(f, "random_qk degrades more than random_qkv (value transport)", d16, 8), 6);
     cr_assert_eq(committed_row(f, "random_qk degrades by 128×", qk, 8), 6);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../model/ckpt.h"
 #include "../model/gpt.h"
 #include "../model/position.h"
@@ -359,8 +359,8 @@ Test(rotbase, cli_train_eval_resume, .timeout = 120)
     th_rmdir(d);
 }
 
-/* Checkpoints written before the base existed: fuzz/corpus/ckpt/ holds
- * one-step runs of tiny models (fuzz/make_seeds.sh) committed by the code
+/* Checkpoints written before the base existed: tools/fuzz/corpus/ckpt/ holds
+ * one-step runs of tiny models (tools/fuzz/make_seeds.sh) committed by the code
  * of version 2.  Each loads with base 10000 and evaluates; train with the
  * same flags, with and without --rot-base 10000, writes the same header
  * and size (the old format) and the same parameters (bit for bit on the
@@ -380,7 +380,7 @@ Test(rotbase, checkpoints_of_the_old_code, .timeout = 60)
         snprintf(name, sizeof name, "%s", names[i]);
         for (char *c = name; *c; c++)
             *c = *c == '+' ? '_' : *c;
-        snprintf(fx, sizeof fx, "fuzz/corpus/ckpt/%s", name);
+        snprintf(fx, sizeof fx, "tools/fuzz/corpus/ckpt/%s", name);
         size_t no;
         unsigned char *old = slurp(fx, &no);
         cr_expect_eq(version_of(old), 2, "%s", fx);
@@ -422,7 +422,7 @@ Test(rotbase, checkpoints_of_the_old_code, .timeout = 60)
     rl_gpt *m;
     rl_ckpt_meta mt;
     rl_err err;
-    cr_assert_eq(rl_ckpt_load("fuzz/corpus/ckpt/random_qkv_base500", 0, &m, &mt, &err), RL_OK, "%s", err.msg);
+    cr_assert_eq(rl_ckpt_load("tools/fuzz/corpus/ckpt/random_qkv_base500", 0, &m, &mt, &err), RL_OK, "%s", err.msg);
     cr_expect(m->cfg.rot_base == 500);
     rl_gpt_free(m);
     free(ids);

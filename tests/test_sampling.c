@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../sampling/family_cli.h"
 #include "../sampling/haar.h"
 #include "../sampling/normal.h"

@@ -1,4 +1,4 @@
-/* test_tokfile.c: a data set's files are one set (core/tokfile.h): `data
+/* test_tokfile.c: a data set's files are one set (base/core/tokfile.h): `data
  * text` writes the set's identity into both headers, a folder whose
  * train.bin and val.bin come from two writes is refused in one line, and
  * files without an identity (older sets, nanoGPT's) still load. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/tokfile.h"
+#include "../base/core/tokfile.h"
 #include "../model/data.h"
 #include "helpers.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "helpers.h"
 
 /* { regex, flags }: an item number, a possessive "the issue's", a numbered
@@ -33,7 +33,7 @@ static const struct {
 
 /* Folders that hold no hand-written text: outputs, data, history. */
 static const char *const skipped[] = { "./.git", "./build", "./build-san", "./build-floor", "./build-fuzz",
-                                       "./data", "./results", "./docs/results", "./node_modules" };
+                                       "./data", "./results", "./grids", "./node_modules" };
 
 static regex_t re[NPAT];
 static int nfiles, nbad, ndocs;

@@ -1,5 +1,5 @@
-/* test_verdict.c: the verdict kinds and decision rules (report/verdict.h,
- * report/report.h, the rules of experiments/claims.c) and claim 2's
+/* test_verdict.c: the verdict kinds and decision rules (program/report/verdict.h,
+ * program/report/report.h, the rules of experiments/claims.c) and claim 2's
  * hypothesis at a length (rl_moment2_unmet).  Each rule is driven to each of
  * its outcomes by a constructed statistic: a rule that could not come out
  * the other way would fail here. */
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "../experiments/claims.h"
-#include "../report/report.h"
-#include "../report/verdict.h"
+#include "../program/report/report.h"
+#include "../program/report/verdict.h"
 #include "../theory/moment2.h"
 #include "../theory/theory.h"
 #include "helpers.h"
@@ -220,7 +220,7 @@ static const rl_rule *const only_agree[] = { &rl_rule_agree, NULL };
 static const rl_rule *const agree_sign[] = { &rl_rule_agree, &rl_rule_sign, NULL };
 
 /* The section's markdown and TSV for one check of every kind a report
- * makes (absent at this scale is the orderings', reproduce/order.h). */
+ * makes (absent at this scale is the orderings', program/reproduce/order.h). */
 static char *render(int tsv)
 {
     rl_report *r = rl_report_alloc("t");

@@ -1,9 +1,9 @@
 /* beta_tail.c: the exact law of one coordinate of a uniform unit vector
  * (<routelab/bounds.h>, docs/theory/claim2-concentration.md#concentration-closed-forms), through
  * GSL's Beta CDF. */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>

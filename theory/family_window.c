@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../sampling/family_cli.h"
 
 rl_status rl_family_norm_at(const rl_family *f, const double *probs, int block, int as_log, double *v,

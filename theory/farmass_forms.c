@@ -2,7 +2,7 @@
  * for realised logits (Delta), and under ALiBi (<routelab/bounds.h>,
  * docs/theory/claim3-farmass.md#far-mass-closed-forms,
  * docs/theory/claim3-farmass.md#far-mass-three-forms): libm alone. */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
 #include <float.h>
 #include <math.h>

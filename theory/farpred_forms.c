@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../base/core/util.h"
 
 double complex rl_farpred_step_charfn(double c, double w, int n)
 {

@@ -31,7 +31,7 @@
 
 #include <complex.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 /* Harmonics a law carries per block: enough for |A| up to ~20 at 1e-12. */
 #define RL_FARPRED_NH 48

@@ -3,13 +3,13 @@
  * table names each form once with its argument kinds; the values are the
  * scalar functions', point by point, so a grid gives exactly the numbers of
  * `routelab bound NAME` (docs/library-robustness.md#python-api-docs). */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 typedef double (*f_id)(int, double);
 typedef double (*f_dd)(double, double);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <gsl/gsl_roots.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "study.h"
 #include "theory.h"
 #include "../sampling/family.h"

@@ -11,7 +11,7 @@
 #ifndef RL_MATCHED_H
 #define RL_MATCHED_H
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 /* Head dimensions the chooser takes (even, 2 .. this), the bases it searches
  * ([min, max]) and the largest mult*T. */

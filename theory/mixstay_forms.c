@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/mem.h"
-#include "../core/util.h"
+#include "../base/core/mem.h"
+#include "../base/core/util.h"
 #include "../sampling/family.h"
 
 /* A power chi^delta below this in modulus is set to 0: its square (< 1e-300)

@@ -49,8 +49,8 @@
 
 #include <complex.h>
 
-#include "../core/err.h"
-#include "../include/routelab/bounds.h"
+#include "../base/core/err.h"
+#include "../api/include/routelab/bounds.h"
 
 /* The far length of the claim and of `routelab bound mixstay`: L = 16 T
  * (the study's models degrade by 16T; docs/grids/design.md#study-grid). */
@@ -65,7 +65,7 @@
  * chi(k)^delta / k of every near law, a chunk of far rows, the screen). */
 typedef struct rl_mixstay_ws rl_mixstay_ws;
 
-/* Checks n and t and the memory (core/mem.h) before allocating: RL_EINPUT
+/* Checks n and t and the memory (base/core/mem.h) before allocating: RL_EINPUT
  * with the reason; RL_ENOMEM (nothing kept) when memory runs out. */
 rl_status rl_mixstay_alloc(int n, long t, rl_mixstay_ws **ws, rl_err *err);
 void rl_mixstay_free(rl_mixstay_ws *ws);

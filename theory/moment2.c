@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "theory.h"
-#include "../core/util.h"
+#include "../base/core/util.h"
 #include "../sampling/family_ops.h"
 #include "../sampling/so2.h"
 

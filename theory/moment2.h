@@ -22,7 +22,7 @@
 
 #include <complex.h>
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 #include "../sampling/family.h"
 #include "../sampling/so2.h"
 

@@ -1,8 +1,8 @@
 /* so2_mgf.c: E e^{z cos Phi} for a sum of SO(2) angle steps by
  * Jacobi-Anger (<routelab/bounds.h>), through GSL's scaled Bessel functions. */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
-#include "../core/err.h"
+#include "../base/core/err.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_bessel.h>

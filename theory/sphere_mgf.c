@@ -1,7 +1,7 @@
 /* sphere_mgf.c: the moment generating function of one coordinate of a
  * uniform unit vector (<routelab/bounds.h>,
  * docs/theory/claim2-concentration.md#score-gap-predictions): libm alone. */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
 #include <math.h>
 

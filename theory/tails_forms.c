@@ -1,7 +1,7 @@
 /* tails_forms.c: concentration bounds in closed form (<routelab/bounds.h>,
  * docs/theory/claim2-concentration.md#concentration-closed-forms): the cap bound, Levy on SO(d),
  * Hoeffding; libm alone. */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
 #include <math.h>
 

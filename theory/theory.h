@@ -6,7 +6,7 @@
 #include "../sampling/family.h"
 #include "../sampling/fam_brownian.h"
 #include "../sampling/so2.h"
-#include "../core/opts.h"
+#include "../base/core/opts.h"
 
 /* The closed forms, bounds, windows and far-mass forms are the library's
  * public ones, each declared once in <routelab/bounds.h> (included here,
@@ -14,7 +14,7 @@
  * Brownian mean rl_brownian_mean that sampling/ defines: the families'
  * objects need them, and sampling may not include theory).  This header
  * adds the family-level forms the commands use (docs/library.md#library-abi). */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
 /* ||E[M]||_op in closed form, through the family's object (family_ops.h).
  * SO(2) families: the per-block norms |chi_b| go to blocks (d/2 values, may

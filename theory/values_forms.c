@@ -1,6 +1,6 @@
 /* values_forms.c: the far value contribution with and without transport
  * (<routelab/bounds.h>, docs/theory/claim4-values.md#value-transport): libm alone. */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
 #include <complex.h>
 #include <math.h>

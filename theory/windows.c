@@ -1,7 +1,7 @@
 /* windows.c: the mixing window W(eps) (<routelab/bounds.h>,
  * docs/theory/claim1-mixing.md#mixing-window, docs/verdicts.md#numerics): libm alone
  * (docs/library.md#library-splits). */
-#include "../include/routelab/bounds.h"
+#include "../api/include/routelab/bounds.h"
 
 #include <math.h>
 

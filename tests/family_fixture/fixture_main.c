@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/opts.h"
+#include "base/core/opts.h"
 #include "sampling/family_cli.h"
 #include "sampling/family_ops.h"
 #include "sampling/sample.h"

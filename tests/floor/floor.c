@@ -1,19 +1,19 @@
 /* floor.c: the floors below MPI stand on their own (docs/layout.md#mpi-floor).
  *
- * `make floor` compiles core/, sampling/ and theory/ with plain gcc, without
+ * `make floor` compiles base/core/, sampling/ and theory/ with plain gcc, without
  * MPI's include paths, and links this program against their objects, all of
- * them, without libmpi: any MPI call left below the MPI floor (par/) fails
+ * them, without libmpi: any MPI call left below the MPI floor (base/par/) fails
  * the compile (no mpi.h) or the link (no MPI_ symbol).  The program then uses
  * each floor once (a Haar rotation of SO(4) is orthogonal, a closed-form tail
  * is a probability, core's mean of what it drew) and stops as a job of one
- * through core's own exit path, no job installed (core/job.h): one line
+ * through core's own exit path, no job installed (base/core/job.h): one line
  * "routelab: floor: ..." and status 2, which make floor checks. */
 #include <math.h>
 #include <stdio.h>
 
-#include "../../core/err.h"
-#include "../../core/job.h"
-#include "../../core/stats.h"
+#include "../../base/core/err.h"
+#include "../../base/core/job.h"
+#include "../../base/core/stats.h"
 #include "../../sampling/haar.h"
 #include "../../sampling/rng.h"
 #include "../../theory/theory.h"

@@ -9,7 +9,7 @@
  * RL_EINPUT, not success with a wrong answer), say "out of memory" in its
  * one line, and leave no allocation of its own alive; a run that exits or
  * aborts the process fails the test (each test is its own process).  The
- * static check (scripts/reach_check.py, `make reach`) proves no public
+ * static check (tools/scripts/reach_check.py, `make reach`) proves no public
  * function can reach an exiting allocator; this test proves the failure
  * paths it leaves are sound. */
 #include <criterion/criterion.h>
@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/routelab/bounds.h"
-#include "../../include/routelab/family.h"
-#include "../../include/routelab/mc.h"
-#include "../../include/routelab/model.h"
+#include "../../api/include/routelab/bounds.h"
+#include "../../api/include/routelab/family.h"
+#include "../../api/include/routelab/mc.h"
+#include "../../api/include/routelab/model.h"
 #include "../helpers.h"
 #include "failalloc.h"
 
@@ -233,9 +233,9 @@ static rl_status model_data(void *arg, rl_err *err)
 Test(nomem, model)
 {
     th_to_root(); /* the fixtures' paths are the repository's */
-    const char *ckpts[] = { "fuzz/corpus/ckpt/rope", "fuzz/corpus/ckpt/path", "fuzz/corpus/ckpt/lf",
-                            "fuzz/corpus/ckpt/pemb-shared", "fuzz/corpus/ckpt/random_qkv_base500",
-                            "fuzz/corpus/ckpt/alibi_random" };
+    const char *ckpts[] = { "tools/fuzz/corpus/ckpt/rope", "tools/fuzz/corpus/ckpt/path", "tools/fuzz/corpus/ckpt/lf",
+                            "tools/fuzz/corpus/ckpt/pemb-shared", "tools/fuzz/corpus/ckpt/random_qkv_base500",
+                            "tools/fuzz/corpus/ckpt/alibi_random" };
     for (int i = 0; i < 6; i++)
         drive(ckpts[i], model_calls, (void *)ckpts[i]);
     drive("rl_model_data", model_data, NULL);

@@ -1,6 +1,6 @@
 /* test_slurm.c: docs/slurm/paper.sbatch under a real Slurm (docs/mpi.md#slurm),
  * `make test-slurm` (run by .ci/run).  Each test starts its own
- * one-node cluster (scripts/slurm_cluster.sh: Debian's slurmctld, slurmd and
+ * one-node cluster (tools/scripts/slurm_cluster.sh: Debian's slurmctld, slurmd and
  * munged, every file in the test's folder) and submits the sbatch script
  * README shows, with a miniature grid as its arguments, over 2 tasks.
  *
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../core/util.h"
+#include "../../base/core/util.h"
 #include "../helpers.h"
 
 /* Six models (3 variants x 2 seeds) of ~1 s each: long enough that the job is
@@ -69,7 +69,7 @@ static void cluster_start(void)
     th_to_root();
     cluster = th_tmpdir();
     char cmd[1024], out[1024];
-    snprintf(cmd, sizeof cmd, "sh scripts/slurm_cluster.sh start '%s/c' 2>&1", cluster);
+    snprintf(cmd, sizeof cmd, "sh tools/scripts/slurm_cluster.sh start '%s/c' 2>&1", cluster);
     int st = sh(cmd, out, sizeof out);
     cr_assert_eq(st, 0, "the cluster did not start: %s", out);
     char conf[1024];
@@ -80,7 +80,7 @@ static void cluster_start(void)
 static void cluster_stop(void)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "sh scripts/slurm_cluster.sh stop '%s/c'", cluster);
+    snprintf(cmd, sizeof cmd, "sh tools/scripts/slurm_cluster.sh stop '%s/c'", cluster);
     (void)sh(cmd, NULL, 0);
     th_rmdir(cluster);
     free(cluster);
