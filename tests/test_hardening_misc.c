@@ -270,7 +270,7 @@ Test(hardening_misc, compare_builds_stops_its_children_on_term, .timeout = 120)
     char abin[PATH_MAX];
     cr_assert(realpath(bin, abin));
     snprintf(cmd, sizeof cmd,
-             "mkdir -p %s/w %s/tmp && ln -s %s/scripts %s/w/scripts && cd %s/w && "
+             "mkdir -p %s/w/tools %s/tmp && ln -s %s/tools/scripts %s/w/tools/scripts && cd %s/w && "
              "%s data text %s/NOTES.md --out data/brown > /dev/null",
              d, d, root, d, d, abin, root);
     cr_assert_eq(system(cmd), 0, "%s", cmd);

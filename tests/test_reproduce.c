@@ -970,9 +970,10 @@ Test(reproduce, compare_builds_script_refuses_in_one_line, .timeout = 60)
     char *d = th_tmpdir(), cwd[4096], cmd[8192];
     cr_assert(getcwd(cwd, sizeof cwd));
     snprintf(cmd, sizeof cmd,
-             "mkdir -p %s/w/data/brown %s/nodata && : > %s/w/data/brown/train.bin && ln -s %s/scripts %s/w/scripts && "
+             "mkdir -p %s/w/data/brown %s/w/tools %s/nodata && : > %s/w/data/brown/train.bin && "
+             "ln -s %s/tools/scripts %s/w/tools/scripts && "
              "printf '#!/bin/sh\\nexit 3\\n' > %s/bad && chmod +x %s/bad",
-             d, d, d, cwd, d, d, d);
+             d, d, d, d, cwd, d, d, d);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     const struct {
         const char *dir, *args, *needle;
@@ -998,7 +999,7 @@ Test(reproduce, compare_builds_script_refuses_in_one_line, .timeout = 60)
                 args[n] = *a++;
                 args[n + 1] = 0;
             }
-        snprintf(cmd, sizeof cmd, "cd %s/%s && sh %s/scripts/compare_builds.sh %s > %s/out 2> %s/err", d, c[i].dir,
+        snprintf(cmd, sizeof cmd, "cd %s/%s && sh %s/tools/scripts/compare_builds.sh %s > %s/out 2> %s/err", d, c[i].dir,
                  cwd, args, d, d);
         const int st = system(cmd);
         cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d, not 2", c[i].args, st);
