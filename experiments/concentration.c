@@ -46,7 +46,7 @@
 #include "concentration.h"
 #include "prose_experiments.h"
 
-#define MAXD 8   /* dimensions in a preset */
+#define MAXD RL_CONC_MAXD
 
 #define NLEVY 20 /* thresholds x = t sqrt(d) = 0.25, 0.5, ..., 5 */
 
@@ -270,6 +270,103 @@ static void dstats(int nd, const int *d, const cmp *c, const char (*unmet)[256],
     }
 }
 
+/* ---------- the summary: every number of the report ---------- */
+
+#define NCURVE 200 /* points per d of the closed-form curves */
+
+/* one point of the closed-form curves: t, Beta, cap, Hoeffding (spread, low) */
+typedef struct {
+    double v, b, l, hs, hl;
+} curve_pt;
+
+/* one threshold of part (a): the tail, the Beta law, the cap bound */
+typedef struct {
+    rl_tail_est e;
+    double b, l;
+} haar_pt;
+
+/* one threshold of a part (b) cell: tails (absolute, direction, centered),
+ * Beta, cap, Hoeffding averaged over the queries (NaN: not SO(2)) */
+typedef struct {
+    rl_tail_est e, ed, ec;
+    double bt, lv, hb;
+} fam_pt;
+
+/* one threshold of an SO(2) configuration: centered and absolute tails,
+ * Hoeffding, Beta, cap */
+typedef struct {
+    rl_tail_est ec, ea;
+    double hb, bt, lv;
+} so2_pt;
+
+/* one family over d: per-d readings of the checks that need the hypothesis
+ * (cell j is dimension dd[j]), the others pooled */
+typedef struct {
+    cmp beta[MAXD], levy[MAXD], dir[MAXD];
+    int dd[MAXD];
+    char unmet[MAXD][256]; /* "" where the hypothesis holds */
+    cmp hoeff, beta_all, levy_all;
+    double mean_z, norm_z, sq_ratio_min, sq_ratio_max;
+    int cells;
+    /* the study's law at the largest d, x = t sqrt(d) = 2: how the unmixed
+     * blocks move the tail (depart = 0: not read) */
+    int depart, dep_d;
+    double dep_t, dep_p, dep_se, dep_beta, dep_mu, dep_mp;
+    const char *label; /* the case's */
+    conc_role role;
+} fam_summary;
+
+/* Every number of one part (b) cell (family fi at the id-th d). */
+typedef struct {
+    int m, so2;
+    conc_role role;
+    long n, reps;
+    fam_pt pt[NLEVY];
+    double mu, mse, sq, sqse, n2, n2se, mp, sqp, n2p; /* moments and their closed forms */
+    int row0;                                         /* SO(2): its configurations' first row */
+    so2_pt cfg[RL_NCFG][NLEVY];
+} fam_cellsum;
+
+/* The summary of a run. */
+typedef struct {
+    curve_pt curve[MAXD][NCURVE];
+    double worst, wt, wd; /* the largest Beta - cap over the curves, where */
+    haar_pt haar[MAXD][NLEVY];
+    cmp haar_cmp[MAXD];
+    char haar_unmet[MAXD][256];
+    fam_summary fam[NFAM];
+    fam_cellsum cell[MAXD][NFAM];
+    rl_conc_so2_row rows[NFAM * MAXD * RL_NCFG];
+    int nrows;
+    rl_conc_so2_group grp[2][RL_NCFG];
+} conc_summary;
+
+/* The closed-form curves (Beta, cap, Hoeffding) on a fine grid, and the
+ * worst Beta - cap over them. */
+static void curves_summarise(const conc_size *z, conc_summary *S)
+{
+    S->worst = -INFINITY;
+    S->wt = S->wd = 0;
+    for (int id = 0; id < z->nd; id++) {
+        const int d = z->d[id], h = d / 2;
+        double as[h], al[h], tw;
+        rl_st_cfg_weights(RL_CFG_SPREAD, d, as);
+        rl_st_cfg_weights(RL_CFG_LOW, d, al);
+        double o = rl_conc_beta_over_cap(d, 0.5, &tw);
+        if (o > S->worst)
+            S->worst = o, S->wt = tw, S->wd = d;
+        double tmax = fmin(1.0, 7.5 / sqrt((double)d));
+        for (int k = 1; k <= NCURVE; k++) {
+            curve_pt *p = &S->curve[id][k - 1];
+            p->v = tmax * k / 200.0;
+            p->b = rl_beta_tail(d, p->v);
+            p->l = rl_levy_tail(d, p->v);
+            p->hs = rl_hoeffding_so2(p->v, as, h);
+            p->hl = rl_hoeffding_so2(p->v, al, h);
+        }
+    }
+}
+
 /* ---------- (a) Haar transport ---------- */
 
 static rl_status part_haar_run(long seed, conc_res *R, rl_err *err)
@@ -287,27 +384,39 @@ static rl_status part_haar_run(long seed, conc_res *R, rl_err *err)
     return RL_OK;
 }
 
-static void part_haar(const conc_res *R, const rl_outdir *out, rl_report *rep)
+static void haar_summarise(const conc_res *R, conc_summary *S)
+{
+    const conc_size *z = &R->z;
+    for (int id = 0; id < z->nd; id++) {
+        const int d = z->d[id];
+        const rl_st_cell *c = &R->haar[id].c;
+        cmp_init(&S->haar_cmp[id]);
+        if (!rl_conc_unmet(&R->haar[id].sp.st.f, R->haar[id].sp.st.n, NULL, S->haar_unmet[id],
+                           sizeof S->haar_unmet[id]))
+            S->haar_unmet[id][0] = 0;
+        for (int k = 0; k < c->nt; k++) {
+            haar_pt *p = &S->haar[id][k];
+            p->e = rl_tails_est(c->abs, k);
+            p->b = rl_beta_tail(d, c->t[k]);
+            p->l = rl_levy_tail(d, c->t[k]);
+            cmp_point(&S->haar_cmp[id], &p->e, p->b, p->l, c->t[k], d);
+        }
+    }
+}
+
+static void part_haar(const conc_res *R, const conc_summary *S, const rl_outdir *out, rl_report *rep)
 {
     const conc_size *z = &R->z;
     rl_tsv *t = rl_tsv_open(out, "concentration_haar.tsv",
                             "d\tt\tx\ttail\tse\tse_binom\tse_cluster\tbeta\tcap\tscores\treps\tm\tmethod");
-    cmp all[MAXD];
-    char unmet[MAXD][256];
     for (int id = 0; id < z->nd; id++) {
         const int d = z->d[id], m = queries_per_route(z, d);
-        const spec sp = R->haar[id].sp;
-        const rl_st_cell c = R->haar[id].c;
-        cmp_init(&all[id]);
-        if (!rl_conc_unmet(&sp.st.f, sp.st.n, NULL, unmet[id], sizeof unmet[id]))
-            unmet[id][0] = 0;
-        for (int k = 0; k < c.nt; k++) {
-            rl_tail_est e = rl_tails_est(c.abs, k);
-            double b = rl_beta_tail(d, c.t[k]), l = rl_levy_tail(d, c.t[k]);
-            cmp_point(&all[id], &e, b, l, c.t[k], d);
-            rl_tsv_row(t, "%d\t%.6g\t%.4g\t%.6g\t%.3g\t%.3g\t%.3g\t%.6g\t%.6g\t%ld\t%ld\t%d\t%s", d, c.t[k],
-                       c.t[k] * sqrt((double)d), e.p, e.se, e.se_binom, e.se_cluster, b, l, e.n, c.reps, m,
-                       sp.st.kind == RL_ST_CHAIN ? "haar-matrix" : "uniform-sphere");
+        const rl_st_cell *c = &R->haar[id].c;
+        for (int k = 0; k < c->nt; k++) {
+            const haar_pt *p = &S->haar[id][k];
+            rl_tsv_row(t, "%d\t%.6g\t%.4g\t%.6g\t%.3g\t%.3g\t%.3g\t%.6g\t%.6g\t%ld\t%ld\t%d\t%s", d, c->t[k],
+                       c->t[k] * sqrt((double)d), p->e.p, p->e.se, p->e.se_binom, p->e.se_cluster, p->b, p->l,
+                       p->e.n, c->reps, m, R->haar[id].sp.st.kind == RL_ST_CHAIN ? "haar-matrix" : "uniform-sphere");
         }
     }
     rl_tsv_close(t);
@@ -323,41 +432,33 @@ static void part_haar(const conc_res *R, const rl_outdir *out, rl_report *rep)
         rl_fmt(lab, sizeof lab, "Haar transport (at d = %s Pk̂ is drawn uniform on the sphere: a sampler check there)",
                sph);
     rl_conc_dstat ds[MAXD];
-    dstats(z->nd, z->d, all, unmet, 0, ds);
+    dstats(z->nd, z->d, S->haar_cmp, S->haar_unmet, 0, ds);
     rl_conc_decide(rep, &rl_rule_agree, ds, z->nd,
                    rl_fmt(w, sizeof w, "%s: tail P(|q̂ᵀPk̂| ≥ t) = exact Beta law, every d and t", lab), "|z| ≤ 5");
-    dstats(z->nd, z->d, all, unmet, 1, ds);
+    dstats(z->nd, z->d, S->haar_cmp, S->haar_unmet, 1, ds);
     rl_conc_decide(rep, &rl_rule_bound, ds, z->nd,
                    rl_fmt(w, sizeof w, "%s: tail ≤ cap bound (Ball) 2e^{−dt²/2} + 5 SE", lab), "(measured − cap)/SE ≤ 5");
 }
 
 /* The exact Beta law against the cap bound on a fine grid (for the figures),
  * and the check Beta <= cap. */
-static void curves(const conc_size *z, const rl_outdir *out, rl_report *rep)
+static void curves(const conc_size *z, const conc_summary *S, const rl_outdir *out, rl_report *rep)
 {
     rl_tsv *t = rl_tsv_open(out, "concentration_curves.tsv",
                             "d\tt\tx\tbeta\tcap\thoeffding_spread\thoeffding_low");
-    double worst = -INFINITY, wt = 0, wd = 0;
     for (int id = 0; id < z->nd; id++) {
-        const int d = z->d[id], h = d / 2;
-        double as[h], al[h], tw;
-        rl_st_cfg_weights(RL_CFG_SPREAD, d, as);
-        rl_st_cfg_weights(RL_CFG_LOW, d, al);
-        double o = rl_conc_beta_over_cap(d, 0.5, &tw);
-        if (o > worst)
-            worst = o, wt = tw, wd = d;
-        double tmax = fmin(1.0, 7.5 / sqrt((double)d));
-        for (int k = 1; k <= 200; k++) {
-            double v = tmax * k / 200.0, b = rl_beta_tail(d, v), l = rl_levy_tail(d, v);
-            rl_tsv_row(t, "%d\t%.6g\t%.5g\t%.6g\t%.6g\t%.6g\t%.6g", d, v, v * sqrt((double)d), b, l,
-                       rl_hoeffding_so2(v, as, h), rl_hoeffding_so2(v, al, h));
+        const int d = z->d[id];
+        for (int k = 0; k < NCURVE; k++) {
+            const curve_pt *p = &S->curve[id][k];
+            rl_tsv_row(t, "%d\t%.6g\t%.5g\t%.6g\t%.6g\t%.6g\t%.6g", d, p->v, p->v * sqrt((double)d), p->b, p->l, p->hs,
+                       p->hl);
         }
     }
     rl_tsv_close(t);
     char a[160];
-    rl_report_decide(rep, &rl_rule_exact, worst <= 0, NULL, "exact Beta tail ≤ cap bound (Ball) (closed forms)",
+    rl_report_decide(rep, &rl_rule_exact, S->worst <= 0, NULL, "exact Beta tail ≤ cap bound (Ball) (closed forms)",
                      "Beta − cap ≤ 0 on 200 t per d",
-                     rl_fmt(a, sizeof a, "max Beta − cap = %.2g (d = %.0f, t = %.3f)", worst, wd, wt));
+                     rl_fmt(a, sizeof a, "max Beta − cap = %.2g (d = %.0f, t = %.3f)", S->worst, S->wd, S->wt));
 }
 
 /* ---------- (b) the families far beyond their windows ---------- */
@@ -435,41 +536,30 @@ static int fam_spec(int which, int d, const conc_size *z, const char *families, 
     return 1;
 }
 
-/* one family over d: per-d readings of the checks that need the hypothesis
- * (cell j is dimension dd[j]), the others pooled */
-typedef struct {
-    cmp beta[MAXD], levy[MAXD], dir[MAXD];
-    int dd[MAXD];
-    char unmet[MAXD][256]; /* "" where the hypothesis holds */
-    cmp hoeff, beta_all, levy_all;
-    double mean_z, norm_z, sq_ratio_min, sq_ratio_max;
-    int cells;
-    char depart[256];
-    const char *label; /* the case's */
-    conc_role role;
-} fam_summary;
-
-/* SO(2) configurations, collected over d for part (c) */
-typedef struct {
-    int law; /* 0 circle, 1 study */
-    int cfg;
-    int d;
-    long n, reps;
-    double sum_a2, mean, mean_se, mean_pred, var, var_se, var_pred, ms, ms_se, ms_pred;
-    double t05, tail05, tail05_se, hcen_over;
-    double q95, hoeff_q95; /* measured 95% quantile of |s - Es|, Hoeffding's bound there */
-    double rate;           /* the family's second-moment rate (moment2.h) */
-    char unmet[256];       /* its hypothesis at (d, n); "" when met */
-} so2_row;
-
 /* d (level + rate^n): the bound on d E[s^2] under the hypothesis, level =
  * q^T Pi_F(q q^T) q = sum_b |q_b|^4 / 2 = sum_b a_b^2 / 2 for k = q */
-static double so2_scale_bound(const so2_row *o)
+static double so2_scale_bound(const rl_conc_so2_row *o)
 {
     return o->d * (o->sum_a2 / 2 + pow(o->rate, (double)o->n));
 }
 
-static void so2_config_rows(const spec *sp, int law, int d, const rl_st_cell *c, rl_tsv *t, so2_row *out)
+void rl_conc_so2_derive(rl_conc_so2_row *o)
+{
+    o->rms_sqrtd = sqrt(o->ms * o->d);
+    o->rms_sqrtd_se = o->ms_se * o->d / (2 * o->rms_sqrtd);
+    o->rms_sqrtd_pred = sqrt(o->ms_pred * o->d);
+    o->d_ms = o->d * o->ms;
+    o->d_ms_se = o->d * o->ms_se;
+    o->d_ms_bound = so2_scale_bound(o);
+    o->a2_over_var = o->sum_a2 / o->var_pred;
+    o->q95_over_t05 = o->q95 / o->t05;
+    o->hoeff_q95_over_delta = o->hoeff_q95 / 0.05;
+}
+
+/* The SO(2) configurations of a cell: their moments against the exact ones
+ * into out[g] (without rate and unmet), their tails into pt[g]. */
+static void so2_config_summarise(const spec *sp, int law, int d, const rl_st_cell *c, rl_conc_so2_row *out,
+                                 so2_pt (*pt)[NLEVY])
 {
     const int h = d / 2;
     for (int g = 0; g < RL_NCFG; g++) {
@@ -477,7 +567,7 @@ static void so2_config_rows(const spec *sp, int law, int d, const rl_st_cell *c,
         rl_st_cfg_weights(g, d, a);
         for (int b = 0; b < h; b++)
             s2 += a[b] * a[b];
-        so2_row *o = &out[g];
+        rl_conc_so2_row *o = &out[g];
         memset(o, 0, sizeof *o);
         o->law = law;
         o->cfg = g;
@@ -503,13 +593,14 @@ static void so2_config_rows(const spec *sp, int law, int d, const rl_st_cell *c,
         o->t05 = sqrt(2 * s2 * log(2 / 0.05));
         o->hcen_over = -INFINITY;
         for (int k = 0; k < c->nt; k++) {
-            rl_tail_est ec = rl_tails_est(c->cfg_cen[g], k), ea = rl_tails_est(c->cfg_abs[g], k);
-            double hb = rl_hoeffding_so2(c->t[k], a, h);
-            double se = ec.se > 0 ? ec.se : rl_tail_se_at(&ec, fmin(hb, 1));
-            o->hcen_over = rl_worst(o->hcen_over, (ec.p - hb) / se);
-            rl_tsv_row(t, "%s\t%s\t%d\t%ld\t%ld\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g", law ? "study-uniform" : "circle",
-                       rl_st_cfg_name[g], d, sp->st.n, c->reps, c->t[k], c->t[k] * sqrt((double)d), ec.p, ec.se, hb, ea.p,
-                       ea.se, rl_beta_tail(d, c->t[k]), rl_levy_tail(d, c->t[k]), o->mean_pred);
+            so2_pt *p = &pt[g][k];
+            p->ec = rl_tails_est(c->cfg_cen[g], k);
+            p->ea = rl_tails_est(c->cfg_abs[g], k);
+            p->hb = rl_hoeffding_so2(c->t[k], a, h);
+            p->bt = rl_beta_tail(d, c->t[k]);
+            p->lv = rl_levy_tail(d, c->t[k]);
+            double se = p->ec.se > 0 ? p->ec.se : rl_tail_se_at(&p->ec, fmin(p->hb, 1));
+            o->hcen_over = rl_worst(o->hcen_over, (p->ec.p - p->hb) / se);
         }
         /* the tail at t05, counted directly */
         long cnt = 0;
@@ -547,30 +638,28 @@ static rl_status part_families_run(long seed, conc_res *R, rl_err *err)
     return RL_OK;
 }
 
-/* The TSV files of part (b), written cell by cell. */
-typedef struct {
-    rl_tsv *t, *mo, *so;
-} fam_files;
-
-/* One cell of part (b), family fi at dimension index id: its rows of the
- * TSV files, its readings into S[fi], its SO(2) configurations (if any)
- * appended to rows (*nrows of them). */
-static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_summary *S, so2_row *rows,
-                     int *nrows)
+/* One cell of part (b), family fi at dimension index id: its numbers into
+ * o, its readings into the family's summary S->fam[fi], its SO(2)
+ * configurations (if any) appended to S->rows. */
+static void fam_cell_summarise(const conc_res *R, int id, int fi, conc_summary *S, fam_cellsum *o)
 {
     const conc_size *z = &R->z;
     const int d = z->d[id], m = queries_per_route(z, d), h = d / 2;
     const double *Q = R->Q[id];
-    rl_tsv *t = F->t, *mo = F->mo, *so = F->so;
     const spec sp = R->fam[id][fi].sp;
     const long reps = R->fam[id][fi].reps;
     const rl_st_cell c = R->fam[id][fi].c;
     const int so2 = sp.st.kind == RL_ST_SO2;
     const conc_role role = role_of(&sp.st.f);
-    fam_summary *s = &S[fi];
+    fam_summary *s = &S->fam[fi];
     const int j = s->cells++;
     s->label = sp.label;
     s->role = role;
+    o->m = m;
+    o->so2 = so2;
+    o->role = role;
+    o->n = sp.st.n;
+    o->reps = reps;
     double rate;
     s->dd[j] = d;
     if (!rl_conc_unmet(&sp.st.f, sp.st.n, &rate, s->unmet[j], sizeof s->unmet[j]))
@@ -581,68 +670,112 @@ static void fam_cell(const conc_res *R, int id, int fi, const fam_files *F, fam_
     for (int i = 0; so2 && i < m; i++)
         rl_so2score_weights(d, Q + (long)i * d, A + (long)i * h);
     for (int k = 0; k < c.nt; k++) {
-        rl_tail_est e = rl_tails_est(c.abs, k), ed = rl_tails_est(c.dir, k);
-        rl_tail_est ec = so2 ? rl_tails_est(c.cen, k) : e;
-        double bt = rl_beta_tail(d, c.t[k]), lv = rl_levy_tail(d, c.t[k]), hb = NAN;
+        fam_pt *p = &o->pt[k];
+        p->e = rl_tails_est(c.abs, k);
+        p->ed = rl_tails_est(c.dir, k);
+        p->ec = so2 ? rl_tails_est(c.cen, k) : p->e;
+        p->bt = rl_beta_tail(d, c.t[k]);
+        p->lv = rl_levy_tail(d, c.t[k]);
+        p->hb = NAN;
         if (so2) {
-            hb = 0;
+            p->hb = 0;
             for (int i = 0; i < m; i++)
-                hb += rl_hoeffding_so2(c.t[k], A + (long)i * h, h) / m;
-            cmp_point(&s->hoeff, &ec, NAN, hb, c.t[k], d);
+                p->hb += rl_hoeffding_so2(c.t[k], A + (long)i * h, h) / m;
+            cmp_point(&s->hoeff, &p->ec, NAN, p->hb, c.t[k], d);
         }
-        cmp_point(&s->beta[j], &e, bt, NAN, c.t[k], d);
-        cmp_point(&s->levy[j], &e, NAN, lv, c.t[k], d);
-        cmp_point(&s->beta_all, &e, bt, NAN, c.t[k], d);
-        cmp_point(&s->levy_all, &e, NAN, lv, c.t[k], d);
+        cmp_point(&s->beta[j], &p->e, p->bt, NAN, c.t[k], d);
+        cmp_point(&s->levy[j], &p->e, NAN, p->lv, c.t[k], d);
+        cmp_point(&s->beta_all, &p->e, p->bt, NAN, c.t[k], d);
+        cmp_point(&s->levy_all, &p->e, NAN, p->lv, c.t[k], d);
         if (role == ROLE_SHRINK)
-            cmp_point(&s->dir[j], &ed, bt, NAN, c.t[k], d);
-        rl_tsv_row(t, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g",
-                   sp.label, d, sp.st.n, reps, m, c.t[k], c.t[k] * sqrt((double)d), e.p, e.se, bt, lv,
-                   so2 ? ec.p : NAN, so2 ? ec.se : NAN, hb, so2 ? NAN : ed.p, so2 ? NAN : ed.se);
+            cmp_point(&s->dir[j], &p->ed, p->bt, NAN, c.t[k], d);
     }
     /* moments: E s exactly; E s^2 against the sphere's 1/d (and the
      * exact SO(2) value); E|P q|^2 = (1 - beta(2-beta)/d)^n for PaTH
      * (|(I - b w w^T)x|^2 = |x|^2 - b(2-b)(w.x)^2, E(w.x)^2 = |x|^2/d) */
-    double mu, mse, sq, sqse, n2, n2se, mp = 0, sqp = 1.0 / d, n2p = 1;
-    rl_mean_se(c.mean, reps, 1, &mu, &mse);
-    rl_mean_se(c.sq, reps, 1, &sq, &sqse);
-    rl_mean_se(c.nrm2, reps, 1, &n2, &n2se);
+    o->mp = 0;
+    o->sqp = 1.0 / d;
+    o->n2p = 1;
+    rl_mean_se(c.mean, reps, 1, &o->mu, &o->mse);
+    rl_mean_se(c.sq, reps, 1, &o->sq, &o->sqse);
+    rl_mean_se(c.nrm2, reps, 1, &o->n2, &o->n2se);
     if (so2) {
-        sqp = 0;
+        o->sqp = 0;
         for (int i = 0; i < m; i++) {
-            mp += c.Es[i] / m;
-            sqp += (rl_so2score_var(&sp.st.f, A + (long)i * h, sp.st.n) + c.Es[i] * c.Es[i]) / m;
+            o->mp += c.Es[i] / m;
+            o->sqp += (rl_so2score_var(&sp.st.f, A + (long)i * h, sp.st.n) + c.Es[i] * c.Es[i]) / m;
         }
     } else {
-        mp = pow(sp.cmean, (double)sp.st.n);
+        o->mp = pow(sp.cmean, (double)sp.st.n);
     }
     if (role == ROLE_SHRINK) {
-        n2p = pow(1.0 - sp.st.f.beta * (2 - sp.st.f.beta) / d, (double)sp.st.n);
-        s->norm_z = rl_worst(s->norm_z, fabs(n2 - n2p) / fmax(n2se, 1e-300));
+        o->n2p = pow(1.0 - sp.st.f.beta * (2 - sp.st.f.beta) / d, (double)sp.st.n);
+        s->norm_z = rl_worst(s->norm_z, fabs(o->n2 - o->n2p) / fmax(o->n2se, 1e-300));
     }
-    s->mean_z = rl_worst(s->mean_z, fabs(mu - mp) / fmax(mse, 1e-300));
-    s->sq_ratio_min = fmin(s->sq_ratio_min, sq * d);
-    s->sq_ratio_max = rl_worst(s->sq_ratio_max, sq * d);
-    rl_tsv_row(mo, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g", sp.label, d,
-               sp.st.n, reps, m, mu, mse, mp, sq, sqse, 1.0 / d, so2 ? sqp : (role == ROLE_SHRINK ? NAN : 1.0 / d), n2,
-               n2se, n2p);
+    s->mean_z = rl_worst(s->mean_z, fabs(o->mu - o->mp) / fmax(o->mse, 1e-300));
+    s->sq_ratio_min = fmin(s->sq_ratio_min, o->sq * d);
+    s->sq_ratio_max = rl_worst(s->sq_ratio_max, o->sq * d);
     if (so2 && so2_study(&sp.st.f) && id == z->nd - 1) {
         /* how the unmixed blocks move the tail: at x = t sqrt(d) = 2 */
-        int k2 = 7;
-        rl_tail_est e = rl_tails_est(c.abs, k2);
-        snprintf(s->depart, sizeof s->depart,
-                 "d = %d, t = %.3f: P(|s| ≥ t) = %.3f ± %.3f against Beta %.2g; E s = %.3f (exact %.3f)", d,
-                 c.t[k2], e.p, e.se, rl_beta_tail(d, c.t[k2]), mu, mp);
+        const int k2 = 7;
+        s->depart = 1;
+        s->dep_d = d;
+        s->dep_t = c.t[k2];
+        s->dep_p = o->pt[k2].e.p;
+        s->dep_se = o->pt[k2].e.se;
+        s->dep_beta = o->pt[k2].bt;
+        s->dep_mu = o->mu;
+        s->dep_mp = o->mp;
     }
     if (so2) {
-        so2_config_rows(&sp, so2_study(&sp.st.f), d, &c, so, rows + *nrows);
+        o->row0 = S->nrows;
+        so2_config_summarise(&sp, so2_study(&sp.st.f), d, &c, S->rows + S->nrows, o->cfg);
         for (int g = 0; g < RL_NCFG; g++) {
-            rows[*nrows + g].rate = rate;
-            snprintf(rows[*nrows + g].unmet, sizeof rows[*nrows + g].unmet, "%s", s->unmet[j]);
+            rl_conc_so2_row *r = &S->rows[S->nrows + g];
+            r->rate = rate;
+            memcpy(r->unmet, s->unmet[j], sizeof r->unmet); /* both 256 bytes, NUL-terminated */
+            rl_conc_so2_derive(r);
         }
-        *nrows += RL_NCFG;
+        S->nrows += RL_NCFG;
     }
     free(A);
+}
+
+/* The TSV files of part (b), written cell by cell. */
+typedef struct {
+    rl_tsv *t, *mo, *so;
+} fam_files;
+
+/* One cell's rows of the files of part (b). */
+static void fam_cell_render(const conc_res *R, int id, int fi, const conc_summary *S, const fam_files *F)
+{
+    const int d = R->z.d[id];
+    const double *t = R->fam[id][fi].c.t;
+    const int nt = R->fam[id][fi].c.nt;
+    const char *lab = R->fam[id][fi].sp.label;
+    const fam_cellsum *o = &S->cell[id][fi];
+    for (int k = 0; k < nt; k++) {
+        const fam_pt *p = &o->pt[k];
+        rl_tsv_row(F->t, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g",
+                   lab, d, o->n, o->reps, o->m, t[k], t[k] * sqrt((double)d), p->e.p, p->e.se, p->bt, p->lv,
+                   o->so2 ? p->ec.p : NAN, o->so2 ? p->ec.se : NAN, p->hb, o->so2 ? NAN : p->ed.p,
+                   o->so2 ? NAN : p->ed.se);
+    }
+    rl_tsv_row(F->mo, "%s\t%d\t%ld\t%ld\t%d\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g", lab, d, o->n,
+               o->reps, o->m, o->mu, o->mse, o->mp, o->sq, o->sqse, 1.0 / d,
+               o->so2 ? o->sqp : (o->role == ROLE_SHRINK ? NAN : 1.0 / d), o->n2, o->n2se, o->n2p);
+    if (!o->so2)
+        return;
+    for (int g = 0; g < RL_NCFG; g++) {
+        const rl_conc_so2_row *r = &S->rows[o->row0 + g];
+        for (int k = 0; k < nt; k++) {
+            const so2_pt *p = &o->cfg[g][k];
+            rl_tsv_row(F->so, "%s\t%s\t%d\t%ld\t%ld\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g",
+                       r->law ? "study-uniform" : "circle", rl_st_cfg_name[g], d, r->n, r->reps, t[k],
+                       t[k] * sqrt((double)d), p->ec.p, p->ec.se, p->hb, p->ea.p, p->ea.se, p->bt, p->lv,
+                       r->mean_pred);
+        }
+    }
 }
 
 /* The verdicts of part (b), family by family. */
@@ -679,8 +812,9 @@ static void fam_verdicts(const fam_summary *S, int nfam, rl_report *rep)
                                     s->hoeff.over_t));
             rl_report_info(rep, rl_fmt(w, sizeof w, "%s: tail against the sphere's Beta law (not claimed for SO(2))", lab),
                            RL_PROSE_CONCENTRATION_SO2_BETA_PRED,
-                           *s->depart ? s->depart
-                                         : rl_fmt(b, sizeof b, "max |z| = %.1f; d·E s² = %.2f … %.2f (sphere: 1)",
+                           s->depart ? rl_fmt(b, sizeof b, "d = %d, t = %.3f: P(|s| ≥ t) = %.3f ± %.3f against Beta %.2g; E s = %.3f (exact %.3f)",
+                                              s->dep_d, s->dep_t, s->dep_p, s->dep_se, s->dep_beta, s->dep_mu, s->dep_mp)
+                                     : rl_fmt(b, sizeof b, "max |z| = %.1f; d·E s² = %.2f … %.2f (sphere: 1)",
                                                   s->beta_all.zmax, s->sq_ratio_min, s->sq_ratio_max));
             rl_report_info(rep, rl_fmt(w, sizeof w, "%s: tail ≤ cap bound (Ball) + 5 SE (the cap bound is not the SO(2) claim)", lab),
                            "(measured − cap)/SE ≤ 5",
@@ -702,31 +836,58 @@ static void fam_verdicts(const fam_summary *S, int nfam, rl_report *rep)
 
 /* concentration_so2_scale.tsv: the SO(2) configurations of part (c), by law
  * and configuration, then d (one curve per run of rows). */
-static void so2_scale_tsv(const so2_row *rows, int nrows, const rl_outdir *out)
+static void so2_scale_tsv(const rl_conc_so2_row *rows, int nrows, const rl_outdir *out)
 {
     rl_tsv *sc = rl_tsv_open(out, "concentration_so2_scale.tsv",
                              "law_id\tconfig_id\td\trms_sqrtd\trms_sqrtd_se\trms_sqrtd_pred\tlaw\tconfig\tn\treps\t"
                              "sum_a2\tmean\tmean_se\tmean_pred\tvar\tvar_se\tvar_pred\tt05\ttail05\ttail05_se\tq95_meas\thoeffding_at_q95\t"
                              "d_ms\td_ms_se\td_ms_bound\trate2");
     for (int i = 0; i < nrows * 2 * RL_NCFG; i++) {
-        const so2_row *o = &rows[i % nrows];
+        const rl_conc_so2_row *o = &rows[i % nrows];
         if (o->law * RL_NCFG + o->cfg != i / nrows)
             continue;
-        double r = sqrt(o->ms * o->d);
         rl_tsv_row(sc, "%d\t%d\t%d\t%.6g\t%.3g\t%.6g\t%s\t%s\t%ld\t%ld\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g"
                    "\t%.6g\t%.3g\t%.6g\t%.10g",
-                   o->law, o->cfg, o->d, r, o->ms_se * o->d / (2 * r), sqrt(o->ms_pred * o->d),
+                   o->law, o->cfg, o->d, o->rms_sqrtd, o->rms_sqrtd_se, o->rms_sqrtd_pred,
                    o->law ? "study-uniform" : "circle", rl_st_cfg_name[o->cfg], o->n, o->reps, o->sum_a2, o->mean, o->mean_se,
                    o->mean_pred, o->var, o->var_se, o->var_pred, o->t05, o->tail05, o->tail05_se, o->q95, o->hoeff_q95,
-                   o->d * o->ms, o->d * o->ms_se, so2_scale_bound(o), o->rate);
+                   o->d_ms, o->d_ms_se, o->d_ms_bound, o->rate);
     }
     rl_tsv_close(sc);
 
 }
 
+void rl_conc_so2_summarise(const rl_conc_so2_row *rows, int nrows, rl_conc_so2_group g[2][RL_NCFG])
+{
+    for (int law = 0; law < 2; law++)
+        for (int c = 0; c < RL_NCFG; c++) {
+            rl_conc_so2_group *G = &g[law][c];
+            memset(G, 0, sizeof *G);
+            G->over = -INFINITY;
+            for (int i = 0; i < nrows; i++) {
+                const rl_conc_so2_row *o = &rows[i];
+                if (o->law != law || o->cfg != c)
+                    continue;
+                if (G->cnt < RL_CONC_MAXD) {
+                    rl_conc_dstat *q = &G->ds[G->cnt];
+                    q->d = o->d;
+                    q->x = rl_conc_scale_excess(o->ms, o->ms_se, o->sum_a2 / 2, o->rate, o->n);
+                    q->t = NAN;
+                    q->tested = 0;
+                    snprintf(q->unmet, sizeof q->unmet, "%s", o->unmet);
+                }
+                G->cnt++;
+                G->zm = rl_worst(G->zm, fabs(o->mean - o->mean_pred) / fmax(o->mean_se, 1e-300));
+                G->zv = rl_worst(G->zv, fabs(o->var - o->var_pred) / fmax(o->var_se, 1e-300));
+                G->over = rl_worst(G->over, o->hcen_over);
+            }
+        }
+}
+
 /* The verdicts of part (c): per law and configuration, over d, and the table
  * of their moments. */
-static void so2_verdicts(const so2_row *rows, int nrows, rl_report *rep)
+static void so2_verdicts(const rl_conc_so2_row *rows, int nrows, const rl_conc_so2_group G[2][RL_NCFG],
+                         rl_report *rep)
 {
     char w[512], a[256];
     size_t cap = 1 << 15, used = 0;
@@ -736,45 +897,31 @@ static void so2_verdicts(const so2_row *rows, int nrows, rl_report *rep)
                      "d·E s² measured\td·(Σa_b²/2 + rateⁿ)\tt₉₅ measured / t₀₅ Hoeffding\tHoeffding at t₉₅ / 0.05\n");
     for (int law = 0; law < 2; law++)
         for (int g = 0; g < RL_NCFG; g++) {
-            double zm = 0, zv = 0, over = -INFINITY;
-            int cnt = 0;
-            rl_conc_dstat ds[MAXD];
+            const rl_conc_so2_group *q = &G[law][g];
             for (int i = 0; i < nrows; i++) {
-                const so2_row *o = &rows[i];
+                const rl_conc_so2_row *o = &rows[i];
                 if (o->law != law || o->cfg != g)
                     continue;
-                if (cnt < MAXD) {
-                    rl_conc_dstat *q = &ds[cnt];
-                    q->d = o->d;
-                    q->x = rl_conc_scale_excess(o->ms, o->ms_se, o->sum_a2 / 2, o->rate, o->n);
-                    q->t = NAN;
-                    q->tested = 0;
-                    snprintf(q->unmet, sizeof q->unmet, "%s", o->unmet);
-                }
-                cnt++;
-                zm = rl_worst(zm, fabs(o->mean - o->mean_pred) / fmax(o->mean_se, 1e-300));
-                zv = rl_worst(zv, fabs(o->var - o->var_pred) / fmax(o->var_se, 1e-300));
-                over = rl_worst(over, o->hcen_over);
                 if (used + 512 < cap)
                     used += snprintf(tab + used, cap - used,
                                      "%s (n = %ld)\t%s\t%d\t%.4g\t%.4f\t%.4f ± %.4f\t%.3g\t%.3g\t%.3f ± %.3f\t%.3g\t%.3g\t%.3g\n",
                                      law ? "U(−ω_b, ω_b)" : "circle", o->n, rl_st_cfg_name[g], o->d, o->sum_a2, o->mean_pred,
-                                     o->mean, o->mean_se, o->var_pred, o->sum_a2 / o->var_pred, o->d * o->ms,
-                                     o->d * o->ms_se, so2_scale_bound(o), o->q95 / o->t05, o->hoeff_q95 / 0.05);
+                                     o->mean, o->mean_se, o->var_pred, o->a2_over_var, o->d_ms, o->d_ms_se,
+                                     o->d_ms_bound, o->q95_over_t05, o->hoeff_q95_over_delta);
             }
-            if (!cnt)
+            if (!q->cnt)
                 continue;
             const char *ln = law ? "study U(−ω_b, ω_b), n = 65,536" : "circle angles";
             /* independent bounded block terms: Hoeffding, and the moments
              * from chi_b^n, are exact at any n (no hypothesis) */
-            rl_report_decide(rep, &rl_rule_bound, over, NULL,
+            rl_report_decide(rep, &rl_rule_bound, q->over, NULL,
                              rl_fmt(w, sizeof w, "SO(2) %s, q = k %s: P(|s − Es| ≥ t) ≤ Hoeffding 2exp(−t²/(2Σa_b²)) + 5 SE",
                                     ln, rl_st_cfg_name[g]),
-                             "(measured − bound)/SE ≤ 5", rl_fmt(a, sizeof a, "max %.1f over %d dimensions", over, cnt));
-            rl_report_decide(rep, &rl_rule_agree, rl_worst(zm, zv), NULL,
+                             "(measured − bound)/SE ≤ 5", rl_fmt(a, sizeof a, "max %.1f over %d dimensions", q->over, q->cnt));
+            rl_report_decide(rep, &rl_rule_agree, rl_worst(q->zm, q->zv), NULL,
                              rl_fmt(w, sizeof w, "SO(2) %s, %s: E s and Var s = exact (χ_b^n)", ln, rl_st_cfg_name[g]),
-                             "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f (mean), %.2f (variance)", zm, zv));
-            rl_conc_decide(rep, &rl_rule_bound, ds, cnt < MAXD ? cnt : MAXD,
+                             "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f (mean), %.2f (variance)", q->zm, q->zv));
+            rl_conc_decide(rep, &rl_rule_bound, q->ds, q->cnt < MAXD ? q->cnt : MAXD,
                            rl_fmt(w, sizeof w, "SO(2) %s, %s: |s| itself at the O(1/√d) scale, d·E s² ≤ d·(Σa_b²/2 + rateⁿ) + 5 SE",
                                   ln, rl_st_cfg_name[g]),
                            "(measured − bound)/SE ≤ 5 (second-moment certificate, moment2.h)");
@@ -784,9 +931,32 @@ static void so2_verdicts(const so2_row *rows, int nrows, rl_report *rep)
     free(tab);
 }
 
-static void part_families(const conc_res *R, const rl_outdir *out, rl_report *rep)
+/* Every number of the report from the run R into S (no files, no report). */
+static void conc_summarise(const conc_res *R, conc_summary *S)
 {
-    const conc_size *z = &R->z;
+    memset(S, 0, sizeof *S);
+    curves_summarise(&R->z, S);
+    haar_summarise(R, S);
+    for (int f = 0; f < NFAM; f++) {
+        for (int j = 0; j < MAXD; j++) {
+            cmp_init(&S->fam[f].beta[j]);
+            cmp_init(&S->fam[f].levy[j]);
+            cmp_init(&S->fam[f].dir[j]);
+        }
+        cmp_init(&S->fam[f].hoeff);
+        cmp_init(&S->fam[f].beta_all);
+        cmp_init(&S->fam[f].levy_all);
+        S->fam[f].sq_ratio_min = INFINITY;
+    }
+    for (int id = 0; id < R->z.nd; id++)
+        for (int fi = 0; fi < R->nfam; fi++)
+            if (R->fam[id][fi].ok)
+                fam_cell_summarise(R, id, fi, S, &S->cell[id][fi]);
+    rl_conc_so2_summarise(S->rows, S->nrows, S->grp);
+}
+
+static void part_families(const conc_res *R, const conc_summary *S, const rl_outdir *out, rl_report *rep)
+{
     fam_files F;
     F.t = rl_tsv_open(out, "concentration_families.tsv",
                             "family\td\tn\treps\tm\tt\tx\ttail\tse\tbeta\tlevy\ttail_centered\tse_centered\thoeffding\t"
@@ -797,31 +967,16 @@ static void part_families(const conc_res *R, const rl_outdir *out, rl_report *re
     F.so = rl_tsv_open(out, "concentration_so2.tsv",
                              "law\tconfig\td\tn\treps\tt\tx\ttail_centered\tse_centered\thoeffding\ttail_abs\tse_abs\tbeta\t"
                              "cap\tmean_pred");
-    fam_summary *S = rl_xcalloc(NFAM, sizeof *S);
-    for (int f = 0; f < NFAM; f++) {
-        for (int j = 0; j < MAXD; j++) {
-            cmp_init(&S[f].beta[j]);
-            cmp_init(&S[f].levy[j]);
-            cmp_init(&S[f].dir[j]);
-        }
-        cmp_init(&S[f].hoeff);
-        cmp_init(&S[f].beta_all);
-        cmp_init(&S[f].levy_all);
-        S[f].sq_ratio_min = INFINITY;
-    }
-    so2_row rows[NFAM * MAXD * RL_NCFG];
-    int nrows = 0;
-    for (int id = 0; id < z->nd; id++)
+    for (int id = 0; id < R->z.nd; id++)
         for (int fi = 0; fi < R->nfam; fi++)
             if (R->fam[id][fi].ok)
-                fam_cell(R, id, fi, &F, S, rows, &nrows);
+                fam_cell_render(R, id, fi, S, &F);
     rl_tsv_close(F.t);
     rl_tsv_close(F.mo);
     rl_tsv_close(F.so);
-    fam_verdicts(S, R->nfam, rep);
-    free(S);
-    so2_scale_tsv(rows, nrows, out);
-    so2_verdicts(rows, nrows, rep);
+    fam_verdicts(S->fam, R->nfam, rep);
+    so2_scale_tsv(S->rows, S->nrows, out);
+    so2_verdicts(S->rows, S->nrows, S->grp, rep);
 }
 
 rl_status rl_exp_concentration_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
@@ -866,9 +1021,12 @@ void rl_exp_concentration_report(const void *res, const rl_outdir *out, rl_repor
                    ds, z.haar_reps, z.m, z.dense_dmax, z.brown_dmax);
     rl_report_text(rep,
                    RL_PROSE_CONCENTRATION_HYPOTHESIS);
-    curves(&z, out, rep);
-    part_haar(R, out, rep);
-    part_families(R, out, rep);
+    conc_summary *S = rl_xmalloc(sizeof *S);
+    conc_summarise(R, S);
+    curves(&z, S, out, rep);
+    part_haar(R, S, out, rep);
+    part_families(R, S, out, rep);
+    free(S);
 
     const rl_plotvar vars[] = { RL_PV_S("ds", ds) };
     rl_plot(out, "concentration_haar", "concentration_haar", vars, RL_NVARS(vars));

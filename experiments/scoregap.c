@@ -58,21 +58,14 @@
 #include "scoregap.h"
 #include "prose_experiments.h"
 
-#define NNEAR 3
+#define NNEAR RL_SG_NNEAR
 static const long near_n[NNEAR] = { 1, 4, 16 };
 #define UNION_DELTA 0.05
 
-typedef struct {
-    int nd, d[4];
-    long mmax;        /* largest M_L */
-    double budget;    /* estimated single-core ns per family and d */
-    long rmin, rmax;  /* replicates per family and d */
-} gap_size;
-
-static gap_size size_of(int preset)
+static rl_sg_size size_of(int preset)
 {
-    gap_size q = { 3, { 16, 64, 256 }, 10000, 1.5e9, 32, 256 };
-    gap_size f = { 3, { 16, 64, 256 }, 65536, 6.0e10, 64, 1024 };
+    rl_sg_size q = { 3, { 16, 64, 256 }, 10000, 1.5e9, 32, 256 };
+    rl_sg_size f = { 3, { 16, 64, 256 }, 65536, 6.0e10, 64, 1024 };
     return preset == RL_PRESET_FULL ? f : q;
 }
 
@@ -93,21 +86,14 @@ static int m_grid(long mmax, long *g)
 enum { F_HOUSEHOLDER = RL_SG_HOUSEHOLDER, F_CIRCLE = RL_SG_CIRCLE, F_STUDY = RL_SG_STUDY, NFAM = RL_SG_NFAM };
 const char *const rl_sg_label[RL_SG_NFAM] = { "householder", "so2-circle", "so2-study" };
 
-typedef struct {
-    rl_gc_spec gc; /* family, delta0, lambda, near distances */
-    int so2;
-    double c;      /* dense: E[M] = c I */
-    unsigned long stream; /* the case's stream domain (keyed by d) */
-} gspec;
-
 /* The registry's case c of the scoregap sweep at dimension d: its family and
  * stream; its first far distance delta0 = c->n when set (SO(2): 64 for the
  * circle law, window 1; 512 for the study's, beyond a 512-token training
  * context, whose slow blocks never mix), else 3 W(0.01) of the family's
  * closed-form mean E[M] = c I (|E P| <= 1e-6 at delta0). */
-static gspec make_spec(const rl_sweep_case *c, int d)
+static rl_sg_spec make_spec(const rl_sweep_case *c, int d)
 {
-    gspec s;
+    rl_sg_spec s;
     memset(&s, 0, sizeof s);
     s.gc.lambda = sqrt((double)d); /* logits q.k/sqrt(d) with |q|^2 = |k|^2 = d */
     s.gc.nnear = NNEAR;
@@ -161,7 +147,7 @@ static double quantile(const double *x, long n, long stride, double p)
     return v;
 }
 
-static long reps_for(const gap_size *z, const gspec *sp, long L)
+static long reps_for(const rl_sg_size *z, const rl_sg_spec *sp, long L)
 {
     const int d = sp->gc.f.d;
     /* per step: a Householder step draws d normals (~30 ns per coordinate);
@@ -171,16 +157,8 @@ static long reps_for(const gap_size *z, const gspec *sp, long L)
     return r < z->rmin ? z->rmin : r > z->rmax ? z->rmax : r;
 }
 
-
 /* Closed forms of one (family, d) cell. */
-typedef struct {
-    double near[NNEAR];   /* E s_near */
-    double *es;           /* E s at delta0 + j */
-    double *lm;           /* log E e^{lambda s} at delta0 + j */
-    double s2;            /* sum_b a_b^2 of the query (Hoeffding) */
-} gap_pred;
-
-static void predict(const gspec *sp, const double *aw, long mmax, gap_pred *p)
+static void predict(const rl_sg_spec *sp, const double *aw, long mmax, rl_sg_pred *p)
 {
     const int d = sp->gc.f.d;
     p->es = rl_xmalloc(sizeof(double) * mmax);
@@ -225,12 +203,6 @@ static const char *mstar_str(double m, long mmax, char *buf, size_t n)
     return rl_fmt(buf, n, "%.3g", m);
 }
 
-typedef struct {
-    rl_tsv *near, *far, *gap;
-    char *tab;
-    size_t used, cap;
-} gap_out;
-
 const char *rl_scoregap_unmet(const rl_family *f, long delta0, char *buf, size_t len)
 {
     rl_moment2 m;
@@ -238,15 +210,113 @@ const char *rl_scoregap_unmet(const rl_family *f, long delta0, char *buf, size_t
     return rl_moment2_unmet(m.rate, f->d, delta0, buf, len);
 }
 
-/* Everything measured in one cell (the family's id-th d) against its closed
- * forms: TSV rows, the family's summary, a table row. */
-static void report_cell(int fi, int id, const gspec *sp, const gap_pred *p, const rl_gc_cell *c, gap_out *o,
-                        rl_sg_sum *s, int last_d)
+/* The far keys' numbers at the grid's point gi (M = g[gi] keys): cum_es
+ * and max_es are the prefix sum and maximum of E s_j over those keys. */
+static void far_point(const rl_sg_spec *sp, const rl_sg_pred *p, const rl_gc_cell *c, int gi, double cum_es,
+                      rl_sg_far *o)
 {
     const int d = sp->gc.f.d, ng = c->ng;
-    const long reps = c->reps, *g = c->g;
+    const long reps = c->reps, M = c->g[gi];
+    o->M = M;
+    rl_mean_se(c->maxs + gi, reps, ng, &o->max, &o->max_se);
+    rl_mean_se(c->maxcen + gi, reps, ng, &o->maxcen, &o->maxcen_se);
+    rl_mean_se(c->meanfar + gi, reps, ng, &o->meanfar, &o->meanfar_se);
+    o->pred = sqrt(2 * log((double)M) / d);
+    o->union_t = sqrt(2 * log(2 * M / UNION_DELTA) / d);     /* Ball's cap bound, union over j */
+    o->hoeff_t = sqrt(2 * p->s2 * log(2 * M / UNION_DELTA)); /* Hoeffding, centered */
+    long ex = 0, hx = 0;
+    for (long k = 0; k < reps; k++) {
+        ex += c->maxabs[k * ng + gi] >= o->union_t;
+        hx += c->maxcen[k * ng + gi] >= o->hoeff_t;
+    }
+    o->union_fr = (double)ex / reps;
+    o->hoeff_fr = (double)hx / reps;
+    o->union_se = sqrt(UNION_DELTA * (1 - UNION_DELTA) / reps);
+    o->q95 = quantile(c->maxabs + gi, reps, ng, 1 - UNION_DELTA);
+    o->meanfar_pred = cum_es / M;
+}
+
+/* The worst cases over the far points of a cell into the family's summary s
+ * and the cell's d summary t. */
+static void far_worst(const rl_sg_far *o, rl_sg_sum *s, rl_sg_dsum *t)
+{
+    s->meanfar_z = rl_worst(s->meanfar_z, fabs(o->meanfar - o->meanfar_pred) / fmax(o->meanfar_se, 1e-300));
+    t->max_over = rl_worst(t->max_over, (o->max - o->pred) / fmax(o->max_se, 1e-300));
+    if (o->M >= 10) {
+        t->ratio_lo = fmin(t->ratio_lo, o->max / o->pred);
+        t->ratio_hi = rl_worst(t->ratio_hi, o->max / o->pred);
+    }
+    t->union_over = rl_worst(t->union_over, (o->union_fr - UNION_DELTA) / o->union_se);
+    t->union_worst = rl_worst(t->union_worst, o->union_fr);
+    s->hunion_over = rl_worst(s->hunion_over, (o->hoeff_fr - UNION_DELTA) / o->union_se);
+    s->hunion_worst = rl_worst(s->hunion_worst, o->hoeff_fr);
+}
+
+/* The gap and weight ratio at the grid's point gi for every near distance
+ * (x, y: scratch of c->reps), with their bounds: logEF = log E sum_far
+ * e^{lambda s_j}, max_es = max_j E s_j over the point's keys. */
+static void gap_point(const rl_sg_spec *sp, const rl_sg_pred *p, const rl_gc_cell *c, int gi, int mixed,
+                      double logEF, double max_es, double pred, double *x, double *y, rl_sg_cell *o, rl_sg_sum *s,
+                      rl_sg_dsum *t)
+{
+    const int ng = c->ng;
+    const long reps = c->reps;
+    for (int i = 0; i < NNEAR; i++) {
+        rl_sg_gap *e = &o->gap[i][gi];
+        for (long k = 0; k < reps; k++) {
+            x[k] = c->near[k * NNEAR + i] - c->maxs[k * ng + gi];
+            y[k] = sp->gc.lambda * c->near[k * NNEAR + i] - c->lf[k * ng + gi];
+        }
+        rl_mean_se(x, reps, 1, &e->gap, &e->gap_se);
+        rl_mean_se(y, reps, 1, &e->logr, &e->logr_se);
+        /* E gap >= E s_near - E max s_j >= E s_near - sqrt(2 log M/d)
+         * (mixed far routes only: not drawn where the certificate fails) */
+        const double gbound = p->near[i] - pred;
+        e->gap_bound = mixed ? gbound : NAN;
+        /* and, for any family, E gap <= E s_near - max_j E s_j (E max >= max E) */
+        e->gap_upper = p->near[i] - max_es;
+        s->gapu_over = rl_worst(s->gapu_over, (e->gap - e->gap_upper) / fmax(e->gap_se, 1e-300));
+        e->logr_bound = sp->gc.lambda * p->near[i] - logEF;
+        t->gap_over = rl_worst(t->gap_over, (gbound - e->gap) / fmax(e->gap_se, 1e-300));
+        t->logr_over = rl_worst(t->logr_over, (e->logr_bound - e->logr) / fmax(e->logr_se, 1e-300));
+    }
+}
+
+/* The crossings M* of E log R = 0 at n_near = 4. */
+static void cell_mstar(int fi, const rl_sg_spec *sp, const rl_sg_pred *p, const long *g, rl_sg_cell *o)
+{
+    double lb[RL_GC_MAXG], lr[RL_GC_MAXG];
+    for (int gi = 0; gi < o->ng; gi++) {
+        lb[gi] = o->gap[1][gi].logr_bound;
+        lr[gi] = o->gap[1][gi].logr;
+    }
+    /* the predicted bound crosses 0 at lambda E s_near = log E F(M): where the
+     * far mgf does not depend on the distance (mixed routes, circle angles)
+     * E F = M e^{lm}, so M* = e^{lambda E s_near - lm}, also beyond the grid */
+    o->mstar_pred = crossing(g, o->ng, lb);
+    if (fi != F_STUDY) {
+        o->mstar_pred = exp(sp->gc.lambda * p->near[1] - p->lm[0]);
+        o->mstar_pred = o->mstar_pred < 1 ? 0 : o->mstar_pred;
+    }
+    o->mstar_meas = crossing(g, o->ng, lr);
+}
+
+/* Everything measured in one cell (the family's id-th d) against its closed
+ * forms into o, and the family's worst cases into s. */
+static void summarise_cell(int fi, int id, const rl_sg_run_cell *rc, int last_d, rl_sg_cell *o, rl_sg_sum *s)
+{
+    const rl_sg_spec *sp = &rc->sp;
+    const rl_sg_pred *p = &rc->p;
+    const rl_gc_cell *c = &rc->c;
+    const int d = sp->gc.f.d, ng = c->ng;
+    const long reps = c->reps;
     rl_sg_dsum *t = &s->at[id];
-    t->d = d;
+    o->d = t->d = d;
+    o->delta0 = sp->gc.delta0;
+    o->reps = reps;
+    o->lambda = sp->gc.lambda;
+    o->ng = ng;
+    o->es0 = p->es[0];
     t->max_over = t->gap_over = t->union_over = t->logr_over = t->union_worst = -INFINITY;
     t->ratio_lo = INFINITY;
     t->ratio_hi = -INFINITY;
@@ -256,97 +326,83 @@ static void report_cell(int fi, int id, const gspec *sp, const gap_pred *p, cons
     s->nd = id + 1 > s->nd ? id + 1 : s->nd;
     s->logr_needs_mixing = !sp->so2;
     for (int i = 0; i < NNEAR; i++) {
-        double m, se;
-        rl_mean_se(c->near + i, reps, NNEAR, &m, &se);
-        s->near_z = rl_worst(s->near_z, fabs(m - p->near[i]) / fmax(se, 1e-300));
-        rl_tsv_row(o->near, "%s\t%d\t%ld\t%ld\t%.6g\t%.3g\t%.6g", rl_sg_label[fi], d, near_n[i], reps, m, se, p->near[i]);
+        rl_mean_se(c->near + i, reps, NNEAR, &o->near[i], &o->near_se[i]);
+        o->near_pred[i] = p->near[i];
+        s->near_z = rl_worst(s->near_z, fabs(o->near[i] - p->near[i]) / fmax(o->near_se[i], 1e-300));
     }
-    double gm[NNEAR][RL_GC_MAXG], gse[NNEAR][RL_GC_MAXG], gb[NNEAR][RL_GC_MAXG], gu[NNEAR][RL_GC_MAXG];
-    double lr[NNEAR][RL_GC_MAXG], lrse[NNEAR][RL_GC_MAXG], lb[NNEAR][RL_GC_MAXG];
     double *x = rl_xmalloc(sizeof(double) * reps), *y = rl_xmalloc(sizeof(double) * reps);
     double cum_es = 0, cum_f = 0; /* prefix sums of E s and of E e^{lambda s} e^{-lm[0]} */
     double max_es = -INFINITY;    /* prefix maximum of E s */
     long j = 0;
     for (int gi = 0; gi < ng; gi++) {
-        const long M = g[gi];
-        for (; j < M; j++) {
+        for (; j < c->g[gi]; j++) {
             cum_es += p->es[j];
             cum_f += exp(p->lm[j] - p->lm[0]);
             max_es = rl_worst(max_es, p->es[j]);
         }
-        const double logEF = p->lm[0] + log(cum_f);
-        double mx, mxse, mc, mcse, mf, mfse;
-        rl_mean_se(c->maxs + gi, reps, ng, &mx, &mxse);
-        rl_mean_se(c->maxcen + gi, reps, ng, &mc, &mcse);
-        rl_mean_se(c->meanfar + gi, reps, ng, &mf, &mfse);
-        const double pred = sqrt(2 * log((double)M) / d);
-        const double ut = sqrt(2 * log(2 * M / UNION_DELTA) / d);        /* Ball's cap bound, union over j */
-        const double ht = sqrt(2 * p->s2 * log(2 * M / UNION_DELTA));    /* Hoeffding, centered */
-        long ex = 0, hx = 0;
-        for (long k = 0; k < reps; k++) {
-            ex += c->maxabs[k * ng + gi] >= ut;
-            hx += c->maxcen[k * ng + gi] >= ht;
-        }
-        const double fr = (double)ex / reps, hfr = (double)hx / reps;
-        const double use = sqrt(UNION_DELTA * (1 - UNION_DELTA) / reps);
-        const double q95 = quantile(c->maxabs + gi, reps, ng, 1 - UNION_DELTA), mfp = cum_es / M;
-        rl_tsv_row(o->far, "%s\t%d\t%ld\t%ld\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.4g\t%.3g\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g",
-                   rl_sg_label[fi], d, sp->gc.delta0, M, reps, mx, mxse, pred, q95, ut, fr, use, ht, hfr, mf, mfse, mfp, mc,
-                   mcse);
-        s->meanfar_z = rl_worst(s->meanfar_z, fabs(mf - mfp) / fmax(mfse, 1e-300));
-        t->max_over = rl_worst(t->max_over, (mx - pred) / fmax(mxse, 1e-300));
-        if (M >= 10) {
-            t->ratio_lo = fmin(t->ratio_lo, mx / pred);
-            t->ratio_hi = rl_worst(t->ratio_hi, mx / pred);
-        }
-        t->union_over = rl_worst(t->union_over, (fr - UNION_DELTA) / use);
-        t->union_worst = rl_worst(t->union_worst, fr);
-        s->hunion_over = rl_worst(s->hunion_over, (hfr - UNION_DELTA) / use);
-        s->hunion_worst = rl_worst(s->hunion_worst, hfr);
-        for (int i = 0; i < NNEAR; i++) {
-            for (long k = 0; k < reps; k++) {
-                x[k] = c->near[k * NNEAR + i] - c->maxs[k * ng + gi];
-                y[k] = sp->gc.lambda * c->near[k * NNEAR + i] - c->lf[k * ng + gi];
-            }
-            rl_mean_se(x, reps, 1, &gm[i][gi], &gse[i][gi]);
-            rl_mean_se(y, reps, 1, &lr[i][gi], &lrse[i][gi]);
-            /* E gap >= E s_near - E max s_j >= E s_near - sqrt(2 log M/d)
-             * (mixed far routes only: not drawn where the certificate fails) */
-            const double gbound = p->near[i] - pred;
-            gb[i][gi] = mixed ? gbound : NAN;
-            /* and, for any family, E gap <= E s_near - max_j E s_j (E max >= max E) */
-            gu[i][gi] = p->near[i] - max_es;
-            s->gapu_over = rl_worst(s->gapu_over, (gm[i][gi] - gu[i][gi]) / fmax(gse[i][gi], 1e-300));
-            lb[i][gi] = sp->gc.lambda * p->near[i] - logEF;
-            t->gap_over = rl_worst(t->gap_over, (gbound - gm[i][gi]) / fmax(gse[i][gi], 1e-300));
-            t->logr_over = rl_worst(t->logr_over, (lb[i][gi] - lr[i][gi]) / fmax(lrse[i][gi], 1e-300));
-        }
+        far_point(sp, p, c, gi, cum_es, &o->far[gi]);
+        far_worst(&o->far[gi], s, t);
+        gap_point(sp, p, c, gi, mixed, p->lm[0] + log(cum_f), max_es, o->far[gi].pred, x, y, o, s, t);
     }
     free(x);
     free(y);
     if (last_d)
-        s->logr_slack_end = lr[1][ng - 1] - lb[1][ng - 1];
+        s->logr_slack_end = o->gap[1][ng - 1].logr - o->gap[1][ng - 1].logr_bound;
+    cell_mstar(fi, sp, p, c->g, o);
+}
+
+void rl_scoregap_summarise(const rl_sg_res *R, rl_sg_summary *S)
+{
+    memset(S, 0, sizeof *S);
+    for (int f = 0; f < NFAM; f++)
+        S->fam[f].hunion_over = S->fam[f].gapu_over = S->fam[f].hunion_worst = -INFINITY;
+    S->nd = R->z.nd;
+    S->dlast = R->z.d[R->z.nd - 1];
+    S->mmax = R->g[R->ng - 1];
+    for (int fi = 0; fi < NFAM; fi++)
+        S->run[fi] = R->run[fi];
+    for (int id = 0; id < R->z.nd; id++)
+        for (int fi = 0; fi < NFAM; fi++)
+            if (R->run[fi])
+                summarise_cell(fi, id, &R->cell[id][fi], id == R->z.nd - 1, &S->cell[id][fi], &S->fam[fi]);
+}
+
+typedef struct {
+    rl_tsv *near, *far, *gap;
+    char *tab;
+    size_t used, cap;
+} gap_out;
+
+/* One cell's TSV rows and table row. */
+static void render_cell(int fi, const rl_sg_cell *o, long mmax, gap_out *out)
+{
+    const char *lab = rl_sg_label[fi];
+    for (int i = 0; i < NNEAR; i++)
+        rl_tsv_row(out->near, "%s\t%d\t%ld\t%ld\t%.6g\t%.3g\t%.6g", lab, o->d, near_n[i], o->reps, o->near[i],
+                   o->near_se[i], o->near_pred[i]);
+    for (int gi = 0; gi < o->ng; gi++) {
+        const rl_sg_far *f = &o->far[gi];
+        rl_tsv_row(out->far, "%s\t%d\t%ld\t%ld\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.4g\t%.3g\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g",
+                   lab, o->d, o->delta0, f->M, o->reps, f->max, f->max_se, f->pred, f->q95, f->union_t, f->union_fr,
+                   f->union_se, f->hoeff_t, f->hoeff_fr, f->meanfar, f->meanfar_se, f->meanfar_pred, f->maxcen,
+                   f->maxcen_se);
+    }
     /* n_near outermost, so that each curve's rows are consecutive */
     for (int i = 0; i < NNEAR; i++)
-        for (int gi = 0; gi < ng; gi++)
-            rl_tsv_row(o->gap, "%s\t%d\t%ld\t%ld\t%ld\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g",
-                       rl_sg_label[fi], d, g[gi], near_n[i], reps, sp->gc.lambda, gm[i][gi], gse[i][gi], gb[i][gi],
-                       lr[i][gi], lrse[i][gi], lb[i][gi], lr[i][gi] / M_LN10, lrse[i][gi] / M_LN10, lb[i][gi] / M_LN10,
-                       gu[i][gi]);
-    /* the predicted bound crosses 0 at lambda E s_near = log E F(M): where the
-     * far mgf does not depend on the distance (mixed routes, circle angles)
-     * E F = M e^{lm}, so M* = e^{lambda E s_near - lm}, also beyond the grid */
-    double mstar_pred = crossing(g, ng, lb[1]);
-    if (fi != F_STUDY) {
-        mstar_pred = exp(sp->gc.lambda * p->near[1] - p->lm[0]);
-        mstar_pred = mstar_pred < 1 ? 0 : mstar_pred;
-    }
+        for (int gi = 0; gi < o->ng; gi++) {
+            const rl_sg_gap *e = &o->gap[i][gi];
+            rl_tsv_row(out->gap, "%s\t%d\t%ld\t%ld\t%ld\t%.4g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.6g",
+                       lab, o->d, o->far[gi].M, near_n[i], o->reps, o->lambda, e->gap, e->gap_se, e->gap_bound,
+                       e->logr, e->logr_se, e->logr_bound, e->logr / M_LN10, e->logr_se / M_LN10,
+                       e->logr_bound / M_LN10, e->gap_upper);
+        }
     char m1[64], m2[64];
-    if (o->used + 512 < o->cap)
-        o->used += snprintf(o->tab + o->used, o->cap - o->used, "%s\t%d\t%.0f\t%ld\t%ld\t%.3f, %.3f, %.3f\t%.3f\t%s\t%s\n",
-                            rl_sg_label[fi], d, sp->gc.lambda, sp->gc.delta0, reps, p->near[0], p->near[1], p->near[2], p->es[0],
-                            mstar_str(mstar_pred, g[ng - 1], m1, sizeof m1),
-                            mstar_str(crossing(g, ng, lr[1]), g[ng - 1], m2, sizeof m2));
+    if (out->used + 512 < out->cap)
+        out->used += snprintf(out->tab + out->used, out->cap - out->used,
+                              "%s\t%d\t%.0f\t%ld\t%ld\t%.3f, %.3f, %.3f\t%.3f\t%s\t%s\n", lab, o->d, o->lambda,
+                              o->delta0, o->reps, o->near_pred[0], o->near_pred[1], o->near_pred[2], o->es0,
+                              mstar_str(o->mstar_pred, mmax, m1, sizeof m1),
+                              mstar_str(o->mstar_meas, mmax, m2, sizeof m2));
 }
 
 /* The checks that need far routes near Haar, over the d's of s whose
@@ -467,25 +523,9 @@ void rl_scoregap_verdicts(const rl_sg_sum S[RL_SG_NFAM], int dlast, long mmax, r
     }
 }
 
-/* One (family, d) cell of a run: its spec, closed forms and chains. */
-typedef struct {
-    gspec sp;
-    gap_pred p;
-    rl_gc_cell c;
-} gap_cell;
-
-/* The results of one run. */
-typedef struct {
-    gap_size z;
-    long g[RL_GC_MAXG];
-    int ng;
-    gap_cell cell[4][NFAM];   /* [d index][family] */
-    int run[NFAM];            /* whether the family's row was run (a subset runs some) */
-} gap_res;
-
 rl_status rl_exp_scoregap_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    gap_res *R = rl_xcalloc(1, sizeof *R);
+    rl_sg_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
     R->ng = m_grid(R->z.mmax, R->g);
@@ -499,7 +539,7 @@ rl_status rl_exp_scoregap_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
         int nc;
         RL_TRY(gap_cases(d, ctx->families, c, &nc, err));
         for (int k = 0; k < nc; k++) {
-            gap_cell *o = &R->cell[id][c[k].slot];
+            rl_sg_run_cell *o = &R->cell[id][c[k].slot];
             R->run[c[k].slot] = 1;
             o->sp = make_spec(&c[k], d);
             predict(&o->sp, aw, mmax, &o->p);
@@ -513,7 +553,7 @@ rl_status rl_exp_scoregap_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 
 void rl_exp_scoregap_free(void *res)
 {
-    gap_res *R = res;
+    rl_sg_res *R = res;
     if (!R)
         return;
     for (int id = 0; id < R->z.nd; id++)
@@ -527,11 +567,8 @@ void rl_exp_scoregap_free(void *res)
 
 void rl_exp_scoregap_report(const void *res, const rl_outdir *out, rl_report *rep)
 {
-    const gap_res *R = res;
-    const gap_size z = R->z;
-    const long *g = R->g;
-    const int ng = R->ng;
-    const long mmax = g[ng - 1];
+    rl_sg_summary *S = rl_xmalloc(sizeof *S);
+    rl_scoregap_summarise(res, S);
     gap_out o;
     o.near = rl_tsv_open(out, "scoregap_near.tsv", "family\td\tn_near\treps\tnear\tnear_se\tnear_pred");
     o.far = rl_tsv_open(out, "scoregap_far.tsv",
@@ -546,30 +583,24 @@ void rl_exp_scoregap_report(const void *res, const rl_outdir *out, rl_report *re
     o.used = snprintf(o.tab, o.cap,
                       "family\td\tλ\tδ₀\tchains\tE s_near (n = 1, 4, 16)\tE s_far(δ₀)\tM* where E log R = 0 (n_near = 4): "
                       "predicted lower bound\tM*, measured\n");
-    rl_sg_sum S[NFAM];
-    memset(S, 0, sizeof S);
-    for (int f = 0; f < NFAM; f++)
-        S[f].hunion_over = S[f].gapu_over = S[f].hunion_worst = -INFINITY;
-    for (int id = 0; id < z.nd; id++)
-        for (int fi = 0; fi < NFAM; fi++) {
-            const gap_cell *c = &R->cell[id][fi];
-            if (!R->run[fi])
-                continue;
-            report_cell(fi, id, &c->sp, &c->p, &c->c, &o, &S[fi], id == z.nd - 1);
-        }
+    for (int id = 0; id < S->nd; id++)
+        for (int fi = 0; fi < NFAM; fi++)
+            if (S->run[fi])
+                render_cell(fi, &S->cell[id][fi], S->mmax, &o);
     rl_tsv_close(o.near);
     rl_tsv_close(o.far);
     rl_tsv_close(o.gap);
 
     rl_report_text(rep,
                    RL_PROSE_SCOREGAP_INTRO,
-                   mmax, UNION_DELTA);
+                   S->mmax, UNION_DELTA);
     rl_report_text(rep,
                    RL_PROSE_SCOREGAP_HYPOTHESIS);
-    rl_scoregap_verdicts(S, z.d[z.nd - 1], mmax, rep);
+    rl_scoregap_verdicts(S->fam, S->dlast, S->mmax, rep);
     rl_report_table(rep, RL_PROSE_SCOREGAP_NEAR_CAPTION,
                     o.tab);
     free(o.tab);
+    free(S);
 
     const rl_plotvar vars[] = { RL_PV_S("ds", "16 64 256"), RL_PV_R("udelta", UNION_DELTA) };
     rl_plot(out, "scoregap_max", "scoregap_max", vars, RL_NVARS(vars));

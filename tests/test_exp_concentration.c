@@ -362,3 +362,50 @@ Test(exp_concentration, beta_tail_below_the_cap_bound_not_a_tighter_one)
     }
     cr_assert_eq(rl_rule_decide(&rl_rule_exact, rl_conc_beta_over_cap(32, 2.0, &tw) <= 0), RL_V_CONTRADICTED);
 }
+
+/* The summary of part (c) from hand-built configuration rows: per (law,
+ * configuration) the worst |z| of mean and variance, the worst Hoeffding
+ * excess, the scale check's reading per d (with the hypothesis carried), and
+ * nothing for a group with no rows. */
+Test(exp_concentration, so2_summary_of_hand_built_rows)
+{
+    rl_conc_so2_row r[3];
+    memset(r, 0, sizeof r);
+    /* study law, spread configuration, at d = 8 and 32 */
+    r[0] = (rl_conc_so2_row){ .law = 1, .cfg = RL_CFG_SPREAD, .d = 8, .n = 100, .sum_a2 = 0.25, .mean = 0.11,
+                              .mean_se = 0.01, .mean_pred = 0.10, .var = 0.05, .var_se = 0.01, .var_pred = 0.08,
+                              .ms = 0.2, .ms_se = 0.01, .hcen_over = -2, .rate = 0.5 };
+    r[1] = r[0];
+    r[1].d = 32;
+    r[1].mean = 0.07; /* |z| = 3 */
+    r[1].hcen_over = 1.5;
+    snprintf(r[1].unmet, sizeof r[1].unmet, "rate too slow");
+    /* circle angles, low configuration, one d */
+    r[2] = (rl_conc_so2_row){ .law = 0, .cfg = RL_CFG_LOW, .d = 8, .n = 64, .sum_a2 = 0.5, .mean = 0, .mean_se = 0.1,
+                              .var = 0.1, .var_se = 0.05, .var_pred = 0.1, .ms = 0.5, .ms_se = 0.1, .hcen_over = 7,
+                              .rate = 0 };
+    rl_conc_so2_group g[2][RL_NCFG];
+    rl_conc_so2_summarise(r, 3, g);
+    const rl_conc_so2_group *s = &g[1][RL_CFG_SPREAD];
+    cr_assert_eq(s->cnt, 2);
+    cr_assert_float_eq(s->zm, 3.0, 1e-9);
+    cr_assert_float_eq(s->zv, 3.0, 1e-9); /* |0.05 - 0.08| / 0.01 */
+    cr_assert_float_eq(s->over, 1.5, 1e-12);
+    cr_assert_eq(s->ds[0].d, 8);
+    cr_assert_eq(s->ds[1].d, 32);
+    cr_assert_float_eq(s->ds[0].x, rl_conc_scale_excess(0.2, 0.01, 0.125, 0.5, 100), 1e-12);
+    cr_assert_float_eq(s->ds[0].x, (0.2 - 0.125 - pow(0.5, 100)) / 0.01, 1e-9);
+    cr_assert_str_empty(s->ds[0].unmet);
+    cr_assert_str_eq(s->ds[1].unmet, "rate too slow");
+    const rl_conc_so2_group *c = &g[0][RL_CFG_LOW];
+    cr_assert_eq(c->cnt, 1);
+    cr_assert_float_eq(c->over, 7.0, 1e-12);
+    cr_assert_float_eq(c->ds[0].x, (0.5 - 0.25) / 0.1, 1e-9);
+    cr_assert_eq(g[0][RL_CFG_SPREAD].cnt, 0);
+    cr_assert_eq(g[1][RL_CFG_LOW].cnt, 0);
+    /* the derived numbers of the files and the table */
+    rl_conc_so2_derive(&r[2]);
+    cr_assert_float_eq(r[2].d_ms, 4.0, 1e-12);
+    cr_assert_float_eq(r[2].d_ms_bound, 8 * 0.25, 1e-12);
+    cr_assert_float_eq(r[2].rms_sqrtd, 2.0, 1e-12);
+}

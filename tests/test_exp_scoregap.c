@@ -426,3 +426,79 @@ Test(exp_scoregap, certificate_of_the_runs_families)
         cr_assert_not_null(strstr(buf, "second-moment rate"), "%s", buf);
     }
 }
+
+/* ---- the summary: every number of the report from a hand-built run ---- */
+
+/* One Householder cell at d = 16 (certified: delta0 = 3 W(0.01)), M_L = 10
+ * far keys, four chains with known scores: the summary's z-scores,
+ * frequencies, gaps and bounds are those of the formulas on these numbers. */
+Test(exp_scoregap, summary_of_a_hand_built_cell)
+{
+    const int d = 16;
+    const long reps = 4, M = 10;
+    double near[4 * RL_SG_NNEAR] = { 1.0, 0.8, 0.5, 2.0, 0.7, 0.3, 3.0, 0.9, 0.4, 4.0, 0.6, 0.6 };
+    double maxs[4] = { 0.2, 0.4, 0.1, 0.3 }, maxabs[4] = { 0.1, 0.9, 1.0, 0.2 };
+    double maxcen[4] = { 0.1, 0.1, 0.1, 0.1 }, lf[4] = { 2.0, 2.5, 2.2, 2.4 }, meanfar[4] = { 0.0, 0.1, -0.1, 0.2 };
+    double es[10], lm[10];
+    for (int j = 0; j < 10; j++) {
+        es[j] = 0.01 * j;
+        lm[j] = 0.1;
+    }
+    rl_sg_res *R = calloc(1, sizeof *R);
+    R->z.nd = 1;
+    R->z.d[0] = d;
+    R->ng = 1;
+    R->g[0] = M;
+    R->run[RL_SG_HOUSEHOLDER] = 1;
+    rl_sg_run_cell *rc = &R->cell[0][RL_SG_HOUSEHOLDER];
+    rc->sp.gc = (rl_gc_spec){ rl_family_default(RL_FAM_HOUSEHOLDER, d), 3 * rl_mixing_window(1 - 2.0 / d, 0.01), 4.0,
+                              RL_SG_NNEAR, { 1, 4, 16 } };
+    rc->sp.c = 1 - 2.0 / d;
+    rc->p = (rl_sg_pred){ { 2.0, 0.75, 0.45 }, es, lm, 1.0 };
+    rc->c = (rl_gc_cell){ reps, 1, RL_SG_NNEAR, { M }, near, maxs, maxabs, maxcen, lf, meanfar };
+    rl_sg_summary *S = malloc(sizeof *S);
+    rl_scoregap_summarise(R, S);
+    const rl_sg_sum *s = &S->fam[RL_SG_HOUSEHOLDER];
+    const rl_sg_cell *o = &S->cell[0][RL_SG_HOUSEHOLDER];
+    cr_assert_eq(S->nd, 1);
+    cr_assert_eq(S->dlast, d);
+    cr_assert_eq(S->mmax, M);
+    cr_assert_eq(s->nd, 1);
+    cr_assert_str_empty(s->at[0].unmet, "certified at 3 W(0.01): %s", s->at[0].unmet);
+    /* near: max_i |mean - E s_near|/SE over the three distances */
+    double zmax = 0;
+    for (int i = 0; i < RL_SG_NNEAR; i++) {
+        double m, se;
+        mean_se(near + i, reps, RL_SG_NNEAR, &m, &se);
+        cr_assert_float_eq(o->near[i], m, 1e-12);
+        cr_assert_float_eq(o->near_se[i], se, 1e-12);
+        zmax = fmax(zmax, fabs(m - rc->p.near[i]) / se);
+    }
+    cr_assert_float_eq(s->near_z, zmax, 1e-12);
+    cr_assert_gt(s->near_z, 0);
+    /* far: Ball's threshold sqrt(2 log(2M/0.05)/d) = 0.865 is reached by two
+     * of the four chains */
+    const rl_sg_far *f = &o->far[0];
+    cr_assert_eq(f->M, M);
+    cr_assert_float_eq(f->union_t, sqrt(2 * log(2 * M / 0.05) / d), 1e-12);
+    cr_assert_float_eq(f->union_fr, 0.5, 1e-12);
+    cr_assert_float_eq(f->union_se, sqrt(0.05 * 0.95 / reps), 1e-12);
+    cr_assert_float_eq(s->at[0].union_over, (0.5 - 0.05) / f->union_se, 1e-12);
+    cr_assert_float_eq(s->at[0].union_worst, 0.5, 1e-12);
+    cr_assert_float_eq(f->pred, sqrt(2 * log(10.0) / d), 1e-12);
+    cr_assert_float_eq(f->max, 0.25, 1e-12);
+    cr_assert_float_eq(f->meanfar_pred, 0.045, 1e-12); /* (0 + 0.01 + ... + 0.09)/10 */
+    /* gap at n_near = 1: mean of s_near - max_j s_j, its bounds */
+    const rl_sg_gap *e = &o->gap[0][0];
+    cr_assert_float_eq(e->gap, 2.5 - 0.25, 1e-12);
+    cr_assert_float_eq(e->gap_bound, 2.0 - f->pred, 1e-12);
+    cr_assert_float_eq(e->gap_upper, 2.0 - 0.09, 1e-12);
+    cr_assert_float_eq(e->logr_bound, 4.0 * 2.0 - (0.1 + log(10.0)), 1e-12);
+    /* the last d's slack at n_near = 4 and the predicted crossing
+     * M* = e^{lambda E s_near - lm} */
+    cr_assert_float_eq(s->logr_slack_end, o->gap[1][0].logr - o->gap[1][0].logr_bound, 1e-12);
+    cr_assert_float_eq(o->mstar_pred, exp(4.0 * 0.75 - 0.1), 1e-9);
+    cr_assert_eq(S->run[RL_SG_CIRCLE], 0);
+    free(S);
+    free(R);
+}
