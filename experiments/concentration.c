@@ -429,7 +429,7 @@ static void part_haar(const conc_res *R, const conc_summary *S, const rl_outdir 
             snprintf(sph + strlen(sph), sizeof sph - strlen(sph), "%s%d", sph[0] ? ", " : "", z->d[id]);
     char lab[160] = "Haar transport";
     if (sph[0])
-        rl_fmt(lab, sizeof lab, "Haar transport (at d = %s Pk̂ is drawn uniform on the sphere: a sampler check there)",
+        rl_fmt(lab, sizeof lab, RL_PROSE_CONCENTRATION_HAAR_LABEL,
                sph);
     rl_conc_dstat ds[MAXD];
     dstats(z->nd, z->d, S->haar_cmp, S->haar_unmet, 0, ds);
@@ -806,17 +806,17 @@ static void fam_verdicts(const fam_summary *S, int nfam, rl_report *rep)
         if (s->role == ROLE_SO2) {
             /* independent bounded block terms: Hoeffding holds at any n */
             rl_report_decide(rep, &rl_rule_bound, s->hoeff.over, NULL,
-                             rl_fmt(w, sizeof w, "%s: centered tail P(|s − Es| ≥ t) ≤ Hoeffding with the queries' a_b + 5 SE", lab),
+                             rl_fmt(w, sizeof w, RL_PROSE_CONCENTRATION_HOEFFDING_CHECK, lab),
                              "(measured − bound)/SE ≤ 5",
                              rl_fmt(a, sizeof a, "max %.1f (d = %.0f, t = %.3f)", s->hoeff.over, s->hoeff.over_d,
                                     s->hoeff.over_t));
-            rl_report_info(rep, rl_fmt(w, sizeof w, "%s: tail against the sphere's Beta law (not claimed for SO(2))", lab),
+            rl_report_info(rep, rl_fmt(w, sizeof w, RL_PROSE_CONCENTRATION_BETA_INFO, lab),
                            RL_PROSE_CONCENTRATION_SO2_BETA_PRED,
                            s->depart ? rl_fmt(b, sizeof b, "d = %d, t = %.3f: P(|s| ≥ t) = %.3f ± %.3f against Beta %.2g; E s = %.3f (exact %.3f)",
                                               s->dep_d, s->dep_t, s->dep_p, s->dep_se, s->dep_beta, s->dep_mu, s->dep_mp)
                                      : rl_fmt(b, sizeof b, "max |z| = %.1f; d·E s² = %.2f … %.2f (sphere: 1)",
                                                   s->beta_all.zmax, s->sq_ratio_min, s->sq_ratio_max));
-            rl_report_info(rep, rl_fmt(w, sizeof w, "%s: tail ≤ cap bound (Ball) + 5 SE (the cap bound is not the SO(2) claim)", lab),
+            rl_report_info(rep, rl_fmt(w, sizeof w, RL_PROSE_CONCENTRATION_CAP_INFO, lab),
                            "(measured − cap)/SE ≤ 5",
                            rl_fmt(a, sizeof a, "max %.1f (d = %.0f, t = %.3f)", s->levy_all.over, s->levy_all.over_d,
                                   s->levy_all.over_t));
@@ -915,16 +915,16 @@ static void so2_verdicts(const rl_conc_so2_row *rows, int nrows, const rl_conc_s
             /* independent bounded block terms: Hoeffding, and the moments
              * from chi_b^n, are exact at any n (no hypothesis) */
             rl_report_decide(rep, &rl_rule_bound, q->over, NULL,
-                             rl_fmt(w, sizeof w, "SO(2) %s, q = k %s: P(|s − Es| ≥ t) ≤ Hoeffding 2exp(−t²/(2Σa_b²)) + 5 SE",
+                             rl_fmt(w, sizeof w, RL_PROSE_CONCENTRATION_SO2_HOEFFDING_CHECK,
                                     ln, rl_st_cfg_name[g]),
                              "(measured − bound)/SE ≤ 5", rl_fmt(a, sizeof a, "max %.1f over %d dimensions", q->over, q->cnt));
             rl_report_decide(rep, &rl_rule_agree, rl_worst(q->zm, q->zv), NULL,
                              rl_fmt(w, sizeof w, "SO(2) %s, %s: E s and Var s = exact (χ_b^n)", ln, rl_st_cfg_name[g]),
                              "|z| ≤ 5", rl_fmt(a, sizeof a, "max |z| = %.2f (mean), %.2f (variance)", q->zm, q->zv));
             rl_conc_decide(rep, &rl_rule_bound, q->ds, q->cnt < MAXD ? q->cnt : MAXD,
-                           rl_fmt(w, sizeof w, "SO(2) %s, %s: |s| itself at the O(1/√d) scale, d·E s² ≤ d·(Σa_b²/2 + rateⁿ) + 5 SE",
+                           rl_fmt(w, sizeof w, RL_PROSE_CONCENTRATION_SO2_SCALE_CHECK,
                                   ln, rl_st_cfg_name[g]),
-                           "(measured − bound)/SE ≤ 5 (second-moment certificate, moment2.h)");
+                           RL_PROSE_CONCENTRATION_SO2_SCALE_PRED);
         }
     rl_report_table(rep, RL_PROSE_CONCENTRATION_SO2_CAPTION,
                     tab);

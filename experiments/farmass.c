@@ -409,7 +409,7 @@ static void fm_family(const fm_res *R, int k, rl_tsv *t, double *col, fm_tables 
     for (int c = 0; c < NSLOPE; c++)
         wa = rl_worst(wa, worst_alibi[c]);
     rl_report_identity(rep, wa <= 1e-12,
-                       rl_fmt(w, sizeof w, "%s + ALiBi (8 slopes): far mass below the worst-case closed form", fa[k].label),
+                       rl_fmt(w, sizeof w, RL_PROSE_FARMASS_ALIBI_WORST_CHECK, fa[k].label),
                        "max over replicates, λ, L, m of ρ_D − bound ≤ 0",
                        rl_fmt(b, sizeof b, "max = %.3g", wa));
 }
@@ -645,8 +645,7 @@ static void fm_alibi(const fm_res *R, const rl_outdir *out, const fm_tables *T, 
                                guaranteed ? "" : " (out of range: every L* > L_max, the bound is still small)");
         /* not a claim of the study: never counted */
         if (guaranteed == 0)
-            rl_report_info(rep, w2, rl_fmt(a, sizeof a, "below for the %d of 8 slopes whose L* ≤ %ld "
-                           "(all slopes beyond L*)", guaranteed, z.lmax),
+            rl_report_info(rep, w2, rl_fmt(a, sizeof a, RL_PROSE_FARMASS_ALIBI_BELOW_PRED, guaranteed, z.lmax),
                            rl_fmt(b, sizeof b, "%d of 8 slopes below (worst family's mean)", below));
         else
             rl_report_identity(rep, gbelow == guaranteed, w2,

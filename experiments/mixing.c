@@ -90,7 +90,7 @@ void rl_mix_mean_row(rl_report *rep, const char *label, int d, long nmax, int ng
         /* one fixed rotation: the mean route is the product itself, so this
          * checks the arithmetic (z against a 1e-9 rounding floor), not the claim */
         rl_report_identity(rep, worst_z <= 5,
-                           rl_fmt(w, sizeof w, "%s (d=%d): route = (step)^n for n <= %ld (fixed steps, no sampling)",
+                           rl_fmt(w, sizeof w, RL_PROSE_MIXING_FIXED_CHECK,
                                   label, d, nmax),
                            "equal to rounding (1e-9) at every n", b);
         return;
@@ -171,8 +171,7 @@ static void window_decide(rl_report *rep, const char *label, double nrm, double 
         need = nl > need ? nl : need;
     }
     if (need > 0)
-        rl_fmt(nd, sizeof nd, "; no length in this run where the prediction is 6 SE from %g: needs about %ld "
-                              "replicates (this run %ld)", eps, need, reps);
+        rl_fmt(nd, sizeof nd, "; " RL_PROSE_MIXING_NEEDS_REPS, eps, need, reps);
     else if (rl_rule_decide(&rl_rule_window, x) == RL_V_UNRESOLVED) {
         /* formed but inside the band: the replicates at which the observed
          * margin of the closer side would be 3 SE */
@@ -197,10 +196,10 @@ static void window_decide(rl_report *rep, const char *label, double nrm, double 
     else
         rl_fmt(mh, sizeof mh, "at n = %ld: %.4g ± %.2g; ", nmax, est[ng - 1], se[ng - 1]);
     if (nrm == 0)
-        rl_fmt(w, sizeof w, "%s: window W(%g) = 1 (E M = 0 exactly, a check of the sampler): |E P_n| <= %g at n_hi",
+        rl_fmt(w, sizeof w, RL_PROSE_MIXING_WINDOW_EXACT_CHECK,
                label, eps, eps);
     else
-        rl_fmt(w, sizeof w, "%s: window W(%g) = %ld bracketed: |E P_n| > %g at n_lo, <= %g at n_hi", label, eps, wp,
+        rl_fmt(w, sizeof w, RL_PROSE_MIXING_WINDOW_CHECK, label, eps, wp,
                eps, eps);
     rl_report_decide_pred(rep, &rl_rule_window, nrm, x, NULL, w,
                           rl_fmt(a, sizeof a, "W = %ld; %s; %s", wp, pl, ph),
@@ -228,7 +227,7 @@ void rl_mix_window_row_tu(rl_report *rep, const char *label, double nrm, double 
     if (wp < 0 || wp > nmax) {
         /* the claim bounds |E P_n| by eps only from W on: nothing to check here */
         rl_report_info(rep,
-                       rl_fmt(w, sizeof w, "%s: window W(%g) beyond the longest route (nothing claimed at n <= %ld)",
+                       rl_fmt(w, sizeof w, RL_PROSE_MIXING_WINDOW_BEYOND,
                               label, eps, nmax),
                        wp < 0 ? "never" : rl_fmt(a, sizeof a, "%ld > %ld", wp, nmax),
                        wm < 0 ? rl_fmt(b, sizeof b, "not reached by n = %ld (|E P_n| = %.4g ± %.2g there)", nmax,
@@ -237,7 +236,7 @@ void rl_mix_window_row_tu(rl_report *rep, const char *label, double nrm, double 
         return;
     }
     if (tu && tu->ng > 0 && tu->capped) {
-        rl_fmt(nt, sizeof nt, "; top-up not run: %ld routes to n = %ld would cost %.3g units, over the cap of %.3g",
+        rl_fmt(nt, sizeof nt, "; " RL_PROSE_MIXING_TOPUP_CAPPED,
                tu->reps, tu->n[tu->ng - 1], tu->cost, tu->cap);
     } else if (tu && tu->ng > 0) {
         /* decided from the top-up's independent routes at the bracket's lengths */
@@ -246,7 +245,7 @@ void rl_mix_window_row_tu(rl_report *rep, const char *label, double nrm, double 
             rl_fmt(ns, sizeof ns, "%ld, %ld", tu->n[0], tu->n[1]);
         else
             rl_fmt(ns, sizeof ns, "%ld", tu->n[0]);
-        rl_fmt(nt, sizeof nt, "; top-up: %ld routes at n = %s (mixing_windows.tsv; base run %ld)", tu->reps, ns,
+        rl_fmt(nt, sizeof nt, "; " RL_PROSE_MIXING_TOPUP_RUN, tu->reps, ns,
                reps);
         window_decide(rep, label, nrm, eps, wp, tu->n, tu->est, tu->se, tu->ng, tu->reps, m, nt);
         return;
@@ -536,8 +535,7 @@ static void family_rows_tu(rl_report *rep, const rl_family *f, const char *label
                               rl_fmt(w, sizeof w, "%s (d=%d): mean route = (mean step)^n for n <= %ld", label,
                                      f->d, nmax),
                               "no prediction (the family has no closed form)",
-                              mc ? rl_fmt(m, sizeof m, "measured only (mixing_families.tsv); route length from a "
-                                          "Monte Carlo estimate ||E M|| = %.4g ± %.2g (%ld steps)",
+                              mc ? rl_fmt(m, sizeof m, RL_PROSE_MIXING_FAMILY_ESTIMATE,
                                           mc->norm, mc->se, mc->n)
                                  : "measured only (mixing_families.tsv)");
         return;
@@ -695,8 +693,7 @@ static void study_report(const mix_size *z, const mix_study *o, const rl_outdir 
     const double omlast = rl_so2_freq(d, RL_STUDY_BASE, 1.0, nb - 1);
     long wlast = rl_mixing_window(sin(omlast) / omlast, 0.1);
     rl_report_decide(rep, &rl_rule_agree, zmax, NULL,
-                     rl_fmt(w, sizeof w, "d=%d: %d blocks mix within 512 steps, %d stay coherent (> 0.9) past %ld "
-                            "(slowest W(0.1) = %ld)", d, mixed, coherent, z->nmax, wlast),
+                     rl_fmt(w, sizeof w, RL_PROSE_MIXING_BLOCKS_CHECK, d, mixed, coherent, z->nmax, wlast),
                      "|mean P_n| = (sin ω_b/ω_b)^n at n = 512 and 65,536",
                      rl_fmt(b, sizeof b, "max |z| = %.2f; %d of %d blocks within 5 SE at both lengths", zmax, agree, nb));
     free(tab);

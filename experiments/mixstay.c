@@ -254,7 +254,7 @@ void rl_mixstay_mc_row(rl_report *rep, rl_angle_law law, int b, double omega, lo
 {
     char w[256], a[96], v[200], ln[32];
     const double z = rl_mix_z(mean, pred, se);
-    rl_fmt(w, sizeof w, "%s steps, block %d (ω = %.4g): d_N²(μ_%ld, μ_%ld) by Monte Carlo at the arg max pair",
+    rl_fmt(w, sizeof w, RL_PROSE_MIXSTAY_DN_CHECK,
            law_name(law, ln, sizeof ln), b, omega, far, near);
     rl_fmt(a, sizeof a, "%.6g (closed form, N = %d)", pred, RL_MIXSTAY_HARMONICS);
     rl_fmt(v, sizeof v, "%.6g ± %.2g (%ld replicates of %ld samples a law), |z| = %.2f", mean, se, reps, m, z);

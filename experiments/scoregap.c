@@ -463,7 +463,7 @@ static void mixed_rows(const rl_sg_sum *s, const char *lab, const char *dsuf, co
                                 RL_PROSE_SCOREGAP_RATIO_SPHERE_CHECK,
                                 lab, dsuf),
                          "(bound − measured)/SE ≤ 5",
-                         rl_fmt(m, sizeof m, "max %.1f; measured − bound at d = %d, M_L = %ld, n_near = 4: %.3f",
+                         rl_fmt(m, sizeof m, RL_PROSE_SCOREGAP_RATIO_MEASURED,
                                 a->logr_over, dlast, mmax, s->logr_slack_end));
 }
 
@@ -498,7 +498,7 @@ void rl_scoregap_verdicts(const rl_sg_sum S[RL_SG_NFAM], int dlast, long mmax, r
         if (fi == F_STUDY)
             rl_report_decide(rep, &rl_rule_bound, s->gapu_over, NULL,
                              rl_fmt(w, sizeof w,
-                                    "%s: gap s_near − max_j s_j ≤ E s_near − max_j E s_j (unmixed far keys)", lab),
+                                    RL_PROSE_SCOREGAP_GAP_UNMIXED_CHECK, lab),
                              "(measured − bound)/SE ≤ 5", rl_fmt(m, sizeof m, "max %.1f", s->gapu_over));
         if (fi != F_HOUSEHOLDER)
             rl_report_decide(rep, &rl_rule_bound, s->hunion_over, NULL,
@@ -517,7 +517,7 @@ void rl_scoregap_verdicts(const rl_sg_sum S[RL_SG_NFAM], int dlast, long mmax, r
                                     RL_PROSE_SCOREGAP_RATIO_EXACT_CHECK,
                                     lab),
                              "(bound − measured)/SE ≤ 5",
-                             rl_fmt(m, sizeof m, "max %.1f; measured − bound at d = %d, M_L = %ld, n_near = 4: %.3f",
+                             rl_fmt(m, sizeof m, RL_PROSE_SCOREGAP_RATIO_MEASURED,
                                     x, dlast, mmax, s->logr_slack_end));
         }
     }

@@ -625,7 +625,7 @@ static void check_alibi_far(const sty_model *m, const results *R, const long *gr
     for (int j = 0; j < R->nfit; j++)
         below.pos += lb - fit_lin(R, j, STY_Q_RHO, s, gl, 0, 0, 0) > 0;
     /* a reading of ours, not a claim of the study: info */
-    rl_report_info(rep, rl_fmt(w, sizeof w, "alibi: far mass below the rotation-only lower bound at L = %ld", Ll),
+    rl_report_info(rep, rl_fmt(w, sizeof w, RL_PROSE_STYLIZED_ALIBI_BELOW_INFO, Ll),
                    rl_fmt(p, sizeof p, "< %.3g = M/(M + K e^{2λ})", lb),
                    fit_text(ms, sizeof ms, R, below,
                             rl_fmt(mt, sizeof mt, "%.3g ± %.2g (the bound overtakes this plateau at L ≈ %.3g)",
@@ -633,7 +633,7 @@ static void check_alibi_far(const sty_model *m, const results *R, const long *gr
     const int sn = scheme_index("nope");
     est rn = one(R, STY_Q_RHO, sn, gl);
     est dd = lin(R, STY_Q_RHO, sn, gl, 1, s, gl);
-    decide(rep, R, dd, rl_fmt(w, sizeof w, "alibi controls the far mass that nope (same model, no bias) cannot, L = %ld", Ll),
+    decide(rep, R, dd, rl_fmt(w, sizeof w, RL_PROSE_STYLIZED_ALIBI_CONTROL_CHECK, Ll),
            "ρ_D(alibi) < ρ_D(nope)", rl_fmt(ms, sizeof ms, "%.3g ± %.2g vs %.3g ± %.2g", rho.mean, rho.se, rn.mean, rn.se));
 }
 

@@ -818,12 +818,12 @@ static void val_block_tables(const val_res *R, rl_report *rep)
                           slope_class(s), ok ? "" : " (measured differs)");
         }
         rl_report_table(rep,
-                        rl_fmt(w, sizeof w, "%s, d = %d: per-block slope of ‖r_b‖_rms against M_L over %ld..%ld",
+                        rl_fmt(w, sizeof w, RL_PROSE_VALUES_SLOPES_CAPTION,
                                circle ? "Circle-uniform angles U(−π, π)" : "The study's U(−ω_b, ω_b), base 10000",
                                z.d, o->grid[o->g0], o->grid[o->ng - 1]),
                         tab);
         rl_report_decide(rep, &rl_rule_agree, zmax, NULL,
-                         rl_fmt(w, sizeof w, "%s: per-block slopes (%d incoherent, %d transitional, %d coherent by the exact formula)",
+                         rl_fmt(w, sizeof w, RL_PROSE_VALUES_SLOPES_CHECK,
                                 fa[k].label, cnt[0], cnt[1], cnt[2]),
                          "each block's slope = the exact formula's within 5 SE",
                          rl_fmt(b, sizeof b, "max ∣z∣ = %.2f; %d of %d blocks agree", zmax, agree, o->nb));

@@ -380,7 +380,7 @@ static void render_errors(const rl_repro *r, FILE *fp, const rl_outdir *od, cons
                 if (i == 0)
                     fprintf(fp, "| %s | – | 0 | – | – | – | – | – | – | – | – | %s | – | – |\n", r->var[v],
                             !transports(r->pos[v]) ? "no model has routelab's predictor yet"
-                                                   : "no prediction (Householder transport of scores, not SO(2) blocks)");
+                                                   : RL_PROSE_GRID_FARMASS_NO_PREDICTION_HH);
                 continue;
             }
             const int decided = verdict_length(lens[i], T) && s.mixing > 0;

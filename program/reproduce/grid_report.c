@@ -351,8 +351,7 @@ static void order_note(const rl_ordering *e, const char *a, char *note, size_t n
                        study_cell(a, sm, sa, sizeof sa));
         break;
     case RL_ORDK_RANK:
-        off = snprintf(note, n, "Kendall's τ_b of %s's mix-or-stay scores against their log ratios, per seed, "
-                                "against τ₀ = %g", a, e->threshold);
+        off = snprintf(note, n, RL_PROSE_GRID_REPORT_KENDALL, a, e->threshold);
         break;
     }
     if (e->expect && off < (int)n)
@@ -574,15 +573,15 @@ static void rank_entry(FILE *fp, rl_tsv *t, frows *f, const grid_evals *G, const
     free(sc);
     free(y);
     if (n0 < 3) { /* tau_b orders three variants at least: said, not decided */
+        /* the row's cells up to its note, the same for both reasons */
+#define RANK_ABSENT_ROW "| %s | %ld× | – | – | – | – | %s | **not in this grid** | %s | — | "
         if (!n0)
-            fprintf(fp, "| %s | %ld× | – | – | – | – | %s | **not in this grid** | %s | — | no model has a mix-or-stay "
-                        "score (its horizon.tsv has no `mixstay` column, or its scheme has no blocks): `routelab "
-                        "horizon` on the checkpoints writes it |\n",
+            fprintf(fp, RANK_ABSENT_ROW RL_PROSE_GRID_REPORT_RANK_NO_SCORE " |\n",
                     e->what, m, rl_ordering_rule(e)->id, rl_verdict_name(e->expected));
         else
-            fprintf(fp, "| %s | %ld× | – | – | – | – | %s | **not in this grid** | %s | — | %d variant%s with a "
-                        "mix-or-stay score (%s): a rank needs three |\n",
+            fprintf(fp, RANK_ABSENT_ROW RL_PROSE_GRID_REPORT_RANK_TOO_FEW " |\n",
                     e->what, m, rl_ordering_rule(e)->id, rl_verdict_name(e->expected), n0, n0 == 1 ? "" : "s", names);
+#undef RANK_ABSENT_ROW
         return;
     }
     const rl_order o = rl_order_rank(tau, K, e->threshold);
@@ -799,18 +798,14 @@ static void claim3_models(const grid_evals *G, FILE *fp)
         double rho, b;
         long L, W;
         if (probe_summary(r, v, &rho, &b, &L, &W))
-            fprintf(fp, "Inside the trained %s model at L = %ld, the attention mass beyond the last %ld positions "
-                        "averages %.3f over layers and heads, against a mean bound of %.3g (λ = the largest "
-                        "logit magnitude of each row). ",
-                    r->var[v], L, W, rho, b);
+            fprintf(fp, RL_PROSE_GRID_REPORT_PROBE_MEAN " ", r->var[v], L, W, rho, b);
     }
     int ial = find(r, "alibi");
     if (ial >= 0) {
         double s;
         const char *over;
         double x = mean_ratio(G, ial, r->g.max_mult, &s, &over);
-        fprintf(fp, "With the distance bias (alibi), the ratio at %ld× is %.2f× ± %.2f (± over %s).", (long)r->g.max_mult,
-                x, s, over);
+        fprintf(fp, RL_PROSE_GRID_REPORT_ALIBI_RATIO, (long)r->g.max_mult, x, s, over);
     }
 }
 
@@ -832,8 +827,7 @@ static void claim4_models(const grid_evals *G, FILE *fp)
         seed_logratios(G, a, mtop, la);
         seed_logratios(G, b, mtop, lb);
         rl_order o = rl_order_above(la, lb, G->K);
-        fprintf(fp, "At %ld×, %s %.2f× ± %.2f vs %s %.2f× ± %.2f (± over %s; value transport lowers the log "
-                    "ratio by %+.3f ± %.3f across seeds, rule %s: %s). ",
+        fprintf(fp, RL_PROSE_GRID_REPORT_VALUE_TRANSPORT " ",
                 mtop, pair[0], xa, sa, pair[1], xb, sb, over, o.mean, o.se, o.rule, rl_verdict_name(o.v));
     }
 }
@@ -941,10 +935,7 @@ static void seed_text_line(FILE *fp, const grid_evals *G)
             hi = e->vdiff > hi ? e->vdiff : hi;
         }
         if (dis == r->nvar && (pos == 0 || pos == r->nvar))
-            fprintf(fp, " Seed %ld: every variant disagrees, all by %+.3f to %+.3f: the text its windows read "
-                        "is %s than the validation average, the same for every variant of the seed (the windows' "
-                        "SE counts windows as independent; they come from a few contiguous spans), so the paired "
-                        "comparisons between variants do not see it.",
+            fprintf(fp, " " RL_PROSE_GRID_REPORT_SEED_TEXT,
                     rl_repro_seed(r, k), lo, hi, pos ? "harder" : "easier");
     }
 }
@@ -1036,8 +1027,7 @@ static void matched_section(FILE *fp, const rl_repro *r)
     rl_match m;
     if (rl_grid_match(&r->g, &m, &err) == RL_OK) {
         char what[160];
-        snprintf(what, sizeof what, "this grid at the matched base (cost %.4g blocks; any base in %.6g–%.6g "
-                 "gives the same counts)", m.cost, m.lo, m.hi);
+        snprintf(what, sizeof what, RL_PROSE_GRID_REPORT_MATCHED_BASE, m.cost, m.lo, m.hi);
         matched_row(fp, what, d, T, m.base, users(r, m.base, u, sizeof u), &err);
     } else {
         fprintf(fp, "| the matched base | %d | %ld | – | – | – | not available: %s |\n", d, T, err.msg);
@@ -1160,43 +1150,22 @@ static void config_section(FILE *fp, const grid_evals *G, const char *command)
     time_t tt = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d", localtime(&tt));
-    fprintf(fp, "# routelab reproduction report (preset %s)\n\nProduced by `%s`%s on %s. Every number is "
-                "measured in this run, except the study's columns, copied from the study's table "
-                "(`../shared/reference/study.md`: trained at 512, evaluated to 65,536).\n\n",
+    fprintf(fp, "# routelab reproduction report (preset %s)\n\n" RL_PROSE_GRID_REPORT_OPENING "\n\n",
             g->name, command, r->report_only ? " (this text rewritten from its files by `--report-only`)" : "", date);
     char evald[768];
     const evalrow *e00 = ev_of(G, 0, 0);
-    const int paired = paired_evals(G);
+    const char *pairing = paired_evals(G) ? RL_PROSE_GRID_REPORT_PAIRED : RL_PROSE_GRID_REPORT_UNPAIRED;
     if (g->eval_batches > 0)
-        snprintf(evald, sizeof evald, "the old protocol: %d random windows per length (`--eval-batches`), "
-                 "unpaired; the windows come from the model's seed and L", g->eval_batches);
+        snprintf(evald, sizeof evald, RL_PROSE_GRID_REPORT_PROTOCOL_BATCHES, g->eval_batches);
     else if (g->eval_windows == RL_EVAL_SAMPLED)
-        snprintf(evald, sizeof evald, "spans of %ld + 1 tokens placed at random over the whole validation stream "
-                 "by each seed (`--eval-windows sampled`; %ld targets at every length, eval.tsv's `spans` of "
-                 "`slots`; disjoint targets), each tiled by windows of L: every length scores the same targets, "
-                 "every variant of a seed the same windows, and the spread across seeds covers the text as well "
-                 "as the training; %s",
-                 (long)g->train.ctx * g->max_mult, e00->targets[0],
-                 paired ? "token-paired: each target beyond T scored again with only its last T tokens of "
-                          "context, the ratio exp(mean difference) on the same tokens"
-                        : "(these eval.tsv files predate the pairing: ratios of unpaired means)");
+        snprintf(evald, sizeof evald, RL_PROSE_GRID_REPORT_PROTOCOL_SAMPLED,
+                 (long)g->train.ctx * g->max_mult, e00->targets[0], pairing);
     else
-        snprintf(evald, sizeof evald, "%s (%ld targets at every length, eval.tsv's "
-                 "`spans` of `slots`), cut from its first token into spans of %ld + 1 tokens, each tiled by "
-                 "windows of L: every length scores the same targets, and every seed and variant the same "
-                 "windows; %s",
+        snprintf(evald, sizeof evald, RL_PROSE_GRID_REPORT_PROTOCOL_SPANS,
                  g->eval_full ? "every span of the validation stream" : "spans spread evenly over the validation stream",
                  e00->targets[0],
-                 (long)g->train.ctx * g->max_mult,
-                 paired ? "token-paired: each target beyond T scored again with only its last T tokens of "
-                          "context, the ratio exp(mean difference) on the same tokens"
-                        : "(these eval.tsv files predate the pairing: ratios of unpaired means)");
-    fprintf(fp, "## Configuration\n\n| setting | value |\n|---|---|\n| variants | %s |\n| model | %d layers, "
-                "width %d, %d heads (head dim %d), vocabulary %d, dropout %g |\n| rotation base | %.6g (%s) |\n"
-                "| training | context %d, batch %d × %d, %ld steps, lr `%s`, data `%s` |\n| seeds | %d per variant: "
-                "%ld … %ld (a seed draws the initial weights and the batches; every variant of a seed shares them) "
-                "|\n| evaluation | lengths %d × 1, 2, 4, ..., %d; %s; full causal attention, cross-entropy at "
-                "every position |\n| theory report | preset %s, seed %ld |\n\n",
+                 (long)g->train.ctx * g->max_mult, pairing);
+    fprintf(fp, "## Configuration\n\n" RL_PROSE_GRID_REPORT_CONFIGURATION "\n\n",
             g->variants, g->train.layers, g->train.width, g->train.heads, g->train.width / g->train.heads,
             g->train.vocab, g->train.dropout, g->train.rot_base,
             g->matched ? "the matched scale: see below; NAME@BASE variants their own" : "the study's; NAME@BASE "
@@ -1219,21 +1188,15 @@ static void ratios_section(FILE *fp, const grid_evals *G, const char *untrained)
     int nm = 0;
     for (long m = 1; m <= g->max_mult; m *= 2)
         mults[nm++] = m;
-    fprintf(fp, "## Perplexity ratio ppl(L)/ppl(T) against the study's\n\nT = %d is our training context; "
-                "the study's ratios at the same multiples of its T = 512 are beside ours (16× = its 8K/512, "
-                "128× = its 65K/512). ",
+    fprintf(fp, "## Perplexity ratio ppl(L)/ppl(T) against the study's\n\n" RL_PROSE_GRID_REPORT_RATIO_INTRO " ",
             g->train.ctx);
     if (K == 1)
         fprintf(fp, RL_PROSE_GRID_REPORT_ONE_SEED_SE "\n\n");
     else
         fprintf(fp, RL_PROSE_GRID_REPORT_SEEDS_SE "\n\n", K, K,
-                g->eval_batches > 0                   ? "the spread between trainings and between their evaluation "
-                                                        "windows"
-                : g->eval_windows == RL_EVAL_SAMPLED ? "the spread between trainings and between the text each "
-                                                        "seed samples (every variant of a seed reads that seed's "
-                                                        "windows)"
-                                                      : "the spread between trainings, every seed reading the same "
-                                                        "windows");
+                g->eval_batches > 0                   ? RL_PROSE_GRID_REPORT_SPREAD_BATCHES
+                : g->eval_windows == RL_EVAL_SAMPLED ? RL_PROSE_GRID_REPORT_SPREAD_SAMPLED
+                                                      : RL_PROSE_GRID_REPORT_SPREAD_SPANS);
     int nvc[3] = { 0 }, nvc_cells[3] = { 0 };
     val_table(G, nvc);
     val_line(fp, G, nvc);
@@ -1271,9 +1234,8 @@ static void ratios_section(FILE *fp, const grid_evals *G, const char *untrained)
     }
     fprintf(fp, "\n" RL_PROSE_GRID_REPORT_NO_CONTEXT "\n\n");
     if (paired) {
-        fprintf(fp, "### The newest positions\n\nThe same token-paired ratio over the targets beyond T alone (window "
-                    "positions p ≥ T: every one of them sees more than T tokens), which the targets within T do not "
-                    "dilute (mean ± SE %s):\n\n| variant |", K == 1 ? "over windows" : "across seeds");
+        fprintf(fp, "### The newest positions\n\n" RL_PROSE_GRID_REPORT_NEWEST "\n\n| variant |",
+                K == 1 ? "over windows" : "across seeds");
         for (int i = 1; i < nm; i++)
             fprintf(fp, " %ld× |", mults[i]);
         fprintf(fp, "\n|---|");
@@ -1293,15 +1255,11 @@ static void ratios_section(FILE *fp, const grid_evals *G, const char *untrained)
     }
     fprintf(fp, RL_PROSE_GRID_REPORT_FULL_NUMBERS "\n\n");
     fprintf(fp, "![Validation perplexity against evaluation length](ppl.png)\n\n*" RL_PROSE_GRID_REPORT_FIG_PPL "*\n\n");
-    fprintf(fp, "![Perplexity ratio against the multiple of the training context](ratio.png)"
-                "\n\n*ppl(L)/ppl(T) against L/T (mean ± SE %s): all positions (solid) and the newest positions "
-                "beyond T (dashed); the gray band is each variant's range (no-context ppl / ppl(T)).*\n\n"
-                "![Our ratios beside the study's](ratio_study.png)\n\n*The same ratios (solid) beside the study's "
-                "at the same multiples of its T = 512 (dashed, same colour).*\n\n", K == 1 ? "over windows" : "across seeds");
-    fprintf(fp, "![Training curves](training.png)\n\n*Training loss (a moving average over %d steps; line: the "
-                "mean over seeds, band: ± its SE) and validation loss (points ± SE) against step "
-                "(`training.tsv`).%s%s%s*\n\n",
-            RL_TRAINING_SMOOTH, untrained ? " Not drawn (a seed's log.tsv missing, or logs of other steps): " : "",
+    fprintf(fp, "![Perplexity ratio against the multiple of the training context](ratio.png)\n\n*"
+                RL_PROSE_GRID_REPORT_FIG_RATIO "*\n\n![Our ratios beside the study's](ratio_study.png)\n\n*"
+                RL_PROSE_GRID_REPORT_FIG_RATIO_STUDY "*\n\n", K == 1 ? "over windows" : "across seeds");
+    fprintf(fp, "![Training curves](training.png)\n\n*" RL_PROSE_GRID_REPORT_FIG_TRAINING "*\n\n",
+            RL_TRAINING_SMOOTH, untrained ? " " RL_PROSE_GRID_REPORT_NOT_DRAWN " " : "",
             untrained ? untrained : "", untrained ? "." : "");
 }
 
@@ -1314,8 +1272,8 @@ static void probes_section(FILE *fp, const rl_repro *r)
     for (int v = 0; v < nv; v++) {
         char *d = rl_repro_model_dir(r, v, 0), *pp = rl_path_join(d, "probe/probe.png");
         if (access(pp, R_OK) == 0)
-            fprintf(fp, "![Far mass in %s against the bound](models/%s/seed%ld/probe/probe.png)\n\n*%s: measured "
-                        "far mass per layer and head against the bound (`models/%s/seed%ld/probe/`).*\n\n",
+            fprintf(fp, "![Far mass in %s against the bound](models/%s/seed%ld/probe/probe.png)\n\n*"
+                        RL_PROSE_GRID_REPORT_FIG_PROBE "*\n\n",
                     r->var[v], r->var[v], s0, r->var[v], r->var[v], s0);
         free(pp);
         free(d);
@@ -1413,8 +1371,7 @@ void rl_repro_report(const rl_repro *r, const char *command)
     rl_repro_positions_section(r, fp, &od);
 
     /* theory */
-    fprintf(fp, "## The theory report\n\nThe Monte Carlo checks of the claims (`theory/theory.md`, preset %s):\n\n",
-            r->g.theory);
+    fprintf(fp, "## The theory report\n\n" RL_PROSE_GRID_REPORT_THEORY "\n\n", r->g.theory);
     copy_theory_summary(r, fp);
     probes_section(fp, r);
     claims_section(&G, fp);

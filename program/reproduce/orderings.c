@@ -1,5 +1,6 @@
 /* orderings.c: the study's orderings, one table (orderings.h).  Written
- * before any run: the expected outcome and its reason are recorded here, and
+ * before any run: the expected outcome and its reason are recorded here (a
+ * long reason as a block of prose/orderings.txt, named by its macro), and
  * the verdict of a run is the rule's on its numbers, whatever was expected. */
 #include "orderings.h"
 
@@ -8,6 +9,7 @@
 #include "../../experiments/claims.h"
 #include "../../model/scheme.h"
 #include "../../theory/mixstay_forms.h" /* RL_MIXSTAY_MULT: the multiple the score is read at */
+#include "prose_reproduce.h"             /* the long reasons: prose/orderings.txt */
 
 #define D_ RL_ORDER_DELTA
 
@@ -19,9 +21,7 @@ const rl_ordering rl_orderings[] = {
       0, RL_V_HOLDS, NULL, NULL, 0 },
     { "random_qk>random_qkv@16", "random_qk degrades more than random_qkv (value transport)", RL_ORDK_ABOVE,
       "random_qk", "random_qkv", 16, 0, D_, 0, RL_V_ABSENT,
-      "in the study's own trajectory value transport shows only in the late, low-learning-rate stages (at 100K "
-      "steps random_qk 1.03×, random_qkv 0.96× at 16T): absent at this scale is the expected outcome of a short "
-      "training",
+      RL_PROSE_ORDERINGS_VALUE_TRANSPORT_16,
       NULL, 0 },
     { "rope>pemb_qk@16", "rope degrades more than pemb_qk", RL_ORDK_ABOVE, "rope", "pemb_qk", 16, 0, D_, 0,
       RL_V_HOLDS, NULL, NULL, 0 },
@@ -34,9 +34,7 @@ const rl_ordering rl_orderings[] = {
      * second run, the first to train both pembs on paired seeds */
     { "pemb-shared_qk>pemb_qk@16", "pemb-shared_qk degrades more than pemb_qk (the author's convention)",
       RL_ORDK_ABOVE, "pemb-shared_qk", "pemb_qk", 16, 0, D_, 0, RL_V_HOLDS,
-      "the study's pemb (1.17× at 16T) is the author's (a table per head, the key's token on the path); "
-      "routelab's first reading (one shared table, the query's token) gave 2.71× on the first cpu grid: if the "
-      "convention explains that gap, the shared reading degrades more",
+      RL_PROSE_ORDERINGS_PEMB_CONVENTION,
       NULL, 0 },
     { "rope>lf_qk@16", "rope degrades more than lf_qk", RL_ORDK_ABOVE, "rope", "lf_qk", 16, 0, D_, 0, RL_V_HOLDS,
       NULL, NULL, 0 },
@@ -47,8 +45,7 @@ const rl_ordering rl_orderings[] = {
      * hidden state}, written before its first run.  PaTH is the study's
      * subject: its premise is that it extrapolates where RoPE does not */
     { "rope>path@16", "rope degrades more than path (PaTH)", RL_ORDK_ABOVE, "rope", "path", 16, 0, D_, 0, RL_V_HOLDS,
-      "PaTH's premise (the study's subject): an accumulated, data-dependent transport extrapolates where "
-      "RoPE's constant angles turn to angles never met in training",
+      RL_PROSE_ORDERINGS_PATH,
       NULL, 0 },
     /* the algebra question as equivalence rows: does the Householder algebra
      * matter, or only accumulation along the route?  lf_qk is PaTH's SO(2)
@@ -58,17 +55,14 @@ const rl_ordering rl_orderings[] = {
      * says the algebra does not matter here, within 10% of the ratio */
     { "path~lf_qk@16", "path against lf_qk (the algebra, learned steps)", RL_ORDK_ABOVE, "path", "lf_qk", 16, 0,
       RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT,
-      "both accumulate per-token orthogonal steps computed from the hidden state; if extrapolation comes from "
-      "accumulation and not from the Householder algebra, their log ratios differ by less than log 1.10",
+      RL_PROSE_ORDERINGS_ALGEBRA_LEARNED_16,
       NULL, 0 },
     { "path~lf_qk@128", "path against lf_qk (the algebra, learned steps)", RL_ORDK_ABOVE, "path", "lf_qk", 128, 128,
       RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT,
-      "as at 16×, where the far routes of both have had 128T steps to mix", NULL, 0 },
+      RL_PROSE_ORDERINGS_ALGEBRA_LEARNED_128, NULL, 0 },
     { "random-hh~random_qk@16", "random-hh against random_qk (the algebra, random steps)", RL_ORDK_ABOVE, "random-hh",
       "random_qk", 16, 0, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT,
-      "fresh i.i.d. steps of either algebra: uniform reflections mix at the gap 2/hd (‖E M‖ = 1 − 2/hd), "
-      "SO(2) blocks at sin ω_b/ω_b each; if only accumulation matters their log ratios differ by less than "
-      "log 1.10",
+      RL_PROSE_ORDERINGS_ALGEBRA_RANDOM_16,
       NULL, 0 },
     { "random-hh~random_qk@128", "random-hh against random_qk (the algebra, random steps)", RL_ORDK_ABOVE,
       "random-hh", "random_qk", 128, 128, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT, "as at 16×", NULL, 0 },
@@ -80,8 +74,7 @@ const rl_ordering rl_orderings[] = {
      * as every direction of uniform random reflections does (window 36) */
     { "random-hh~random_qk-base2@16", "random-hh against random_qk@2 (the algebra at matched mixing)",
       RL_ORDK_ABOVE, "random-hh", "random_qk@2", 16, 0, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT,
-      "at base 2 every SO(2) block mixes within T, as every direction of random reflections does; if the "
-      "spectrum and not the algebra made random-hh flatter than random_qk, the two differ by less than log 1.10",
+      RL_PROSE_ORDERINGS_ALGEBRA_MATCHED_16,
       NULL, 0 },
     { "random-hh~random_qk-base2@128", "random-hh against random_qk@2 (the algebra at matched mixing)",
       RL_ORDK_ABOVE, "random-hh", "random_qk@2", 128, 128, RL_ORDER_DELTA_ALGEBRA, 0, RL_V_ABSENT, "as at 16×",
@@ -92,8 +85,7 @@ const rl_ordering rl_orderings[] = {
      * by omega_b a token, like RoPE, to angles never met within T */
     { "random_pos_qk>random_qk@16", "random_pos_qk degrades more than random_qk (drift at an equal gap)",
       RL_ORDK_ABOVE, "random_pos_qk", "random_qk", 16, 0, D_, 0, RL_V_HOLDS,
-      "the author's notebook (16 × 768, T = 512): zero-mean steps 46.75 and positive steps 232.30 at 8K, "
-      "from 48.80 and 47.04 at 512: the gap theory cannot tell the two laws apart, the mix-or-stay score can",
+      RL_PROSE_ORDERINGS_DRIFT,
       NULL, 0 },
     /* learned angles near flat to 16T: ratio below 1.25 (the rule fixed
      * before the first cpu run, docs/grids/design.md#grid-design) */
@@ -123,9 +115,7 @@ const rl_ordering rl_orderings[] = {
      * reading (first harmonic only, another scale) is not ranked */
     { "mixstay~ratio@16", "the mix-or-stay score orders the rotation variants' log ratios", RL_ORDK_RANK, NULL,
       NULL, RL_MIXSTAY_MULT, 0, 0, 0.5, RL_V_HOLDS,
-      "RoPE's and positive-drift steps' slow blocks turn to angles never met within T (high score, degrade), "
-      "zero-mean steps stay near 0 or mix (low score, flat): the author's notebook has random_pos degrade like "
-      "RoPE at the same spectral gap as the flat zero-mean law",
+      RL_PROSE_ORDERINGS_MIXSTAY,
       NULL, 0 },
     /* alibi flat: its ratio at the grid's top below 1.1 (within 10% of 1,
      * the rule fixed before the first cpu run) */
@@ -147,14 +137,11 @@ const rl_ordering rl_orderings[] = {
      * otherwise, and the report then says how many seeds it would take. */
     { "vtraj:random_qk>random_qkv@16", "random_qk degrades more than random_qkv at 16T (value transport)",
       RL_ORDK_ABOVE, "random_qk", "random_qkv", 16, 16, D_, 0, RL_V_ABSENT,
-      "the cpu grid (6 seeds, 2,400 steps) measured -0.004 ± 0.013; both schemes are within 7% of flat at 16T, "
-      "so the difference has little room even if the low-rate tail opens one at 128T",
+      RL_PROSE_ORDERINGS_VTRAJ_16,
       "vtraj", 1 },
     { "vtraj:random_qk>random_qkv@128", "random_qk degrades more than random_qkv at 128T (value transport)",
       RL_ORDK_ABOVE, "random_qk", "random_qkv", 0, 128, D_, 0, RL_V_HOLDS,
-      "the study's claim after its low-rate stages (7.49× against 1.59× at 128T), which this grid's tail "
-      "tests; the cpu grid had +0.031 ± 0.044 at 2,400 steps and ten seeds detect 0.18 with power 0.8, so "
-      "without a sixfold opening the likely outcome is unresolved",
+      RL_PROSE_ORDERINGS_VTRAJ_128,
       "vtraj", 1 },
 };
 const int rl_norderings = sizeof rl_orderings / sizeof *rl_orderings;

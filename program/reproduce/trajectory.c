@@ -76,9 +76,9 @@ static void verdict_line(FILE *fp, const rl_repro *r, const rl_ordering *en, con
     const int kn = rl_order_seeds_needed(o->mean, sd, 0, POWER, KMAX, &t);
     fprintf(fp, " " RL_PROSE_TRAJECTORY_NOT_SHOWN "; ", o->k, f->step, sd, o->k, e, exp(e), POWER);
     if (kn < 0)
-        fprintf(fp, "the measured mean would need more than %d seeds to show its sign", KMAX);
+        fprintf(fp, RL_PROSE_TRAJECTORY_SEEDS_NEVER, KMAX);
     else
-        fprintf(fp, "the measured mean would need %d seeds to show as %s", kn, rl_verdict_name(t));
+        fprintf(fp, RL_PROSE_TRAJECTORY_SEEDS_NEEDED, kn, rl_verdict_name(t));
     if (ns >= RL_TRAJ_MIN_STAGES) {
         const rl_traj_point *a = &p[ns - 2];
         const long s = rl_traj_steps_to(a->step, a->o.mean, f->step, o->mean, e);
