@@ -330,8 +330,9 @@ class Moment2:
 
 
 def moment2(family: str | Family, d: int | None, samples: int, seed: int, **params: object) -> Moment2:
-    """The second-moment rate estimate of a family
-    (docs/theory/claim2-concentration.md#second-moment).
+    """The second-moment rate estimate of a family.
+
+    The derivation: docs/theory/claim2-concentration.md#second-moment.
 
     Estimate T(X) = E[M X M^T] from `samples` steps of a family (batch j of
     20 from stream j of seed) and its rate ||Pi T_hat Pi||_op on the

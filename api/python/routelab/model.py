@@ -457,8 +457,10 @@ class Model:
 
     def probe(self, tokens: npt.ArrayLike, lengths: npt.ArrayLike | None = None, windows: int = 4, seed: int = 42,
               threads: int = 1) -> Probe:
-        """The attention probe: far mass against its bounds
-        (docs/theory/claim3-farmass.md#far-mass-three-forms, docs/model/schemes.md#probe).
+        """The attention probe: far mass against its bounds.
+
+        The bounds: docs/theory/claim3-farmass.md#far-mass-three-forms and
+        docs/model/schemes.md#probe.
 
         `routelab probe --lengths L1,... --windows W --seed S` on the
         validation stream `tokens`: far mass beyond W, the bound
