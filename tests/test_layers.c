@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../base/core/util.h"
 #include "helpers.h"
 
 /* Run the check on root; its output into out, its exit status returned. */
@@ -256,4 +257,56 @@ Test(layers, file_names_are_unique)
     /* and the check finds a repeated name: base/core/ listed twice */
     static const char *const twice[] = { "base/core", "base/core" };
     cr_expect_not(unique_names(twice, 2, dup, sizeof dup), "a repeated folder passed");
+}
+
+/* The longest function body of a C file's text, in lines from its opening
+ * "{" to its closing "}", both at column 0 (the house style: a function's
+ * braces stand alone on their lines; a table's initializer opens on its
+ * declaration's line, so it is not counted).  *at: the line it starts. */
+static int longest_body(const char *text, int *at)
+{
+    int line = 1, open = 0, best = 0;
+    for (const char *p = text; *p; p++) {
+        if ((p == text || p[-1] == '\n') && p[0] == '{' && (p[1] == '\n' || p[1] == '\0'))
+            open = line;
+        if ((p == text || p[-1] == '\n') && p[0] == '}' && open) {
+            if (line - open + 1 > best) {
+                best = line - open + 1;
+                *at = open;
+            }
+            open = 0;
+        }
+        line += *p == '\n';
+    }
+    return best;
+}
+
+/* No function of the program or the library is longer than 120 lines (a
+ * reader holds one on a screen or two); the scan is checked on a made-up
+ * text first. */
+Test(layers, no_function_over_120_lines)
+{
+    th_to_root();
+    char made[4096] = "int f(void)\n{\n";
+    for (int i = 0; i < 130; i++)
+        strcat(made, "x\n");
+    strcat(made, "}\nstatic const int t[] = {\n1,\n};\n");
+    int at = 0;
+    cr_assert_eq(longest_body(made, &at), 132, "the scan counts a body's lines");
+    cr_assert_eq(at, 2);
+    FILE *p = popen("git ls-files '*.c' | grep -v '^tests/\\|^tools/fuzz/'", "r");
+    cr_assert(p);
+    char path[512];
+    int files = 0;
+    while (fgets(path, sizeof path, p)) {
+        path[strcspn(path, "\n")] = 0;
+        char *text = rl_read_file(path, NULL);
+        cr_assert(text, "cannot read %s", path);
+        const int n = longest_body(text, &at);
+        cr_expect_leq(n, 120, "%s:%d: a function of %d lines", path, at, n);
+        free(text);
+        files++;
+    }
+    pclose(p);
+    cr_expect_geq(files, 100, "the scan read the tree (%d files)", files);
 }
