@@ -160,7 +160,7 @@ static rl_status mc_calls(void *arg, rl_err *err)
     rl_family *f = family_buf();
     rl_status s;
     long grid[16];
-    int ng, none;
+    int ng;
     unsigned long stream;
     double tr[3], tr_se[3], op[3], coh[3], coh_se[3], sq[3], sq_se[3], chi[2 * 3 * 4], chi_se[3 * 4];
     double nm, se, rate, noise, mn;
@@ -175,9 +175,9 @@ static rl_status mc_calls(void *arg, rl_err *err)
     const double lam[] = { 1, 3 }, slope[] = { 0.25 };
     const long fg[] = { 20, 40 };
     double rho[2 * 2 * 2], mean[8], rse[8], mom[64], sr[64];
-    if ((s = rl_mc_farmass_case(a->farmass, 4, f, &none, &stream, err)) != RL_OK)
+    if ((s = rl_mc_farmass_case(a->farmass, 4, f, &stream, err)) != RL_OK)
         goto done;
-    s = rl_mc_farmass(f, none, stream, 4, lam, 2, slope, 1, fg, 2, 10, 2, 7, 2, rho, mean, rse, mom, sr, err);
+    s = rl_mc_farmass(f, stream, 4, lam, 2, slope, 1, fg, 2, 10, 2, 7, 2, rho, mean, rse, mom, sr, err);
 done:
     return s;
 }
