@@ -39,52 +39,32 @@
 #include "../mc/sweep.h"
 #include "prose_experiments.h"
 
-#define NGROUP 16   /* jackknife groups of replicates for slope errors */
-#define NFAM RL_SWEEP_CASES_MAX /* the sweep's cases, the baseline none among them */
 #define RHO 0.9     /* far mass: most of the softmax is far at long context (claim 3) */
 #define SIGMA 0.1   /* ||xi|| (Rademacher entries +-SIGMA/sqrt(d)) */
 #define KNEAR 16    /* near tokens between the query and the far ones */
 
-typedef struct {
-    long reps;       /* replicates per family, a multiple of NGROUP */
-    int d;           /* dimension of SO(2), Householder, none */
-    long mmax;       /* most far tokens */
-    int haar_d;      /* Haar: small d (O(d^3) per step) */
-    long haar_mmax, haar_reps;
-    long near_reps;  /* replicates of the near-target check */
-} val_size;
-
-static val_size size_of(int preset)
+static rl_val_size size_of(int preset)
 {
-    val_size q = { 48, 64, 65536, 8, 4096, 48, 4096 };
-    val_size f = { 512, 64, 65536, 8, 65536, 256, 65536 };
+    rl_val_size q = { 48, 64, 65536, 8, 4096, 48, 4096 };
+    rl_val_size f = { 512, 64, 65536, 8, 65536, 256, 65536 };
     return preset == RL_PRESET_FULL ? f : q;
 }
-
-typedef struct {
-    const char *label;
-    int none;        /* no value transport */
-    rl_family f;
-    long reps, mmax;
-    int slot;        /* its slot in the sweep: the near target's streams */
-    unsigned long stream; /* the far walk's stream domain */
-} vfam;
 
 /* The rows of the run: the values sweep's cases (mc/sweep_cases.c: all, or
  * those of `families`) in slot order, each on its own streams (the same in
  * any subset); row 0 is the baseline none (no value transport: the
  * identity family) in every subset; a `small` case (O(d^3) per step: Haar)
  * at d = haar_d with its own replicates and length.  *nfam: how many. */
-static rl_status families(const val_size *z, const char *families, vfam *fa, int *nfam, rl_err *err)
+static rl_status families(const rl_val_size *z, const char *families, rl_val_fam *fa, int *nfam, rl_err *err)
 {
     rl_sweep_case c[RL_SWEEP_CASES_MAX];
     int n;
     RL_TRY(rl_sweep_cases(RL_SWEEP_VALUES, z->d, families, c, RL_SWEEP_CASES_MAX, &n, err));
     for (int k = 0; k < n; k++) {
-        vfam *v = &fa[k];
+        rl_val_fam *v = &fa[k];
         if (c[k].slot >= 64) /* RL_STREAM_VALUES_NEAR + 16 slot + j: today's slots only */
             return rl_fail(err, RL_EINTERNAL, "values: case %s has no near-target stream", c[k].label);
-        *v = (vfam){ c[k].label, rl_family_fixed(&c[k].f), c[k].f, z->reps, z->mmax, c[k].slot, c[k].stream };
+        *v = (rl_val_fam){ c[k].label, rl_family_fixed(&c[k].f), c[k].f, z->reps, z->mmax, c[k].slot, c[k].stream };
         if (c[k].small) {
             v->f.d = z->haar_d;
             v->reps = z->haar_reps;
@@ -99,7 +79,7 @@ static rl_status families(const val_size *z, const char *families, vfam *fa, int
  * background adds up coherently), -1/2 when every block has the same |chi| < 1
  * (one law: incoherent once past the window), NAN when the blocks differ
  * (the study's U(-w_b, w_b): no single law). */
-static double target_of(const vfam *fa, const double complex *chi, int nb)
+static double target_of(const rl_val_fam *fa, const double complex *chi, int nb)
 {
     if (fa->none)
         return 0.0;
@@ -113,7 +93,7 @@ static double target_of(const vfam *fa, const double complex *chi, int nb)
  * E[R(theta_b)] = chi_b, d/2 blocks of 2 coordinates; any family with
  * E[M] = cI, or none: one block of d coordinates, chi = c or 1), and
  * ||vbar_b||^2.  Returns the number of blocks. */
-static int blocks_of(const vfam *fa, const double *vbar, double complex *chi, double *vn2, int *width)
+static int blocks_of(const rl_val_fam *fa, const double *vbar, double complex *chi, double *vn2, int *width)
 {
     const rl_family *f = &fa->f;
     const int d = f->d;
@@ -157,30 +137,30 @@ static double ls_slope(const double *x, const double *y, int n)
 static void fit_slope(const long *grid, int ng, int g0, const double *grp, long reps, double *slope, double *se)
 {
     const int n = ng - g0;
-    double x[n], y[n], s[NGROUP], mean = 0;
-    const long per = reps / NGROUP;
+    double x[n], y[n], s[RL_VAL_NGROUP], mean = 0;
+    const long per = reps / RL_VAL_NGROUP;
     for (int g = g0; g < ng; g++) {
         double tot = 0;
-        for (int i = 0; i < NGROUP; i++)
+        for (int i = 0; i < RL_VAL_NGROUP; i++)
             tot += grp[i * ng + g];
         x[g - g0] = log((double)grid[g]);
         y[g - g0] = 0.5 * log(tot / reps);
     }
     *slope = ls_slope(x, y, n);
-    for (int i = 0; i < NGROUP; i++) {
+    for (int i = 0; i < RL_VAL_NGROUP; i++) {
         for (int g = g0; g < ng; g++) {
             double tot = 0;
-            for (int j = 0; j < NGROUP; j++)
+            for (int j = 0; j < RL_VAL_NGROUP; j++)
                 tot += j == i ? 0 : grp[j * ng + g];
             y[g - g0] = 0.5 * log(tot / (reps - per));
         }
         s[i] = ls_slope(x, y, n);
-        mean += s[i] / NGROUP;
+        mean += s[i] / RL_VAL_NGROUP;
     }
     double v = 0;
-    for (int i = 0; i < NGROUP; i++)
+    for (int i = 0; i < RL_VAL_NGROUP; i++)
         v += (s[i] - mean) * (s[i] - mean);
-    *se = sqrt(v * (NGROUP - 1) / NGROUP);
+    *se = sqrt(v * (RL_VAL_NGROUP - 1) / RL_VAL_NGROUP);
 }
 
 /* The predicted slope: the same fit on the exact rms. */
@@ -202,23 +182,10 @@ static const char *slope_class(double s)
 
 /* ---------- the far contribution ---------- */
 
-typedef struct {
-    int ng, nb, width, g0;
-    long *grid;
-    double complex chi[64];
-    double vn2[64];
-    double *msq, *msq_se, *msq_pred;     /* ng: total */
-    double *bmsq, *bmsq_se, *bmsq_pred;  /* ng x nb */
-    double *trcov, *trcov_se, *trcov_pred, *bound;
-    double slope, slope_se, slope_pred;
-    double *bslope, *bslope_se, *bslope_pred; /* nb */
-    double worst_z, worst_bz, worst_cz, worst_cb; /* max ∣z∣ total, blocks, covariance; max trcov - bound in SE */
-} vres;
-
 /* One family's sweep (mc/sweep.h): replicate rep walks on the stream
  * (fa->stream, rep) into out[rep * ng * d ...] (ng x d sums). */
 typedef struct {
-    const vfam *fa;
+    const rl_val_fam *fa;
     int d, ng;
     long seed;
     const double *vbar;
@@ -277,14 +244,14 @@ static const rl_mc_sweep_fn walk_sweep = { walk_alloc, walk_free, walk_item, 0 }
 
 /* The per-replicate energies of the sums out (reps x ng x d): ||r_b||^2 at
  * be[(g nb + b) reps + rep], ||r||^2 at te[g reps + rep], their group sums
- * at grp[(b NGROUP + i) ng + g] (b = nb: the total) and the mean of r at
+ * at grp[(b RL_VAL_NGROUP + i) ng + g] (b = nb: the total) and the mean of r at
  * mean[g d + i], all accumulated in replicate order. */
-static void energies(const vres *o, int d, long reps, const double *out, double *be, double *te, double *grp,
+static void energies(const rl_val_far *o, int d, long reps, const double *out, double *be, double *te, double *grp,
                      double *mean)
 {
     const int ng = o->ng, nb = o->nb;
     for (long rep = 0; rep < reps; rep++) {
-        const int gi = (int)(rep * NGROUP / reps);
+        const int gi = (int)(rep * RL_VAL_NGROUP / reps);
         for (int g = 0; g < ng; g++) {
             const double sc = RHO / (double)o->grid[g], *v = out + (rep * ng + g) * d;
             double tot = 0;
@@ -296,49 +263,29 @@ static void energies(const vres *o, int d, long reps, const double *out, double 
                     for (int i = 0; i < d; i++)
                         e += sc * sc * v[i] * v[i];
                 be[((long)g * nb + b) * reps + rep] = e;
-                grp[((long)b * NGROUP + gi) * ng + g] += e;
+                grp[((long)b * RL_VAL_NGROUP + gi) * ng + g] += e;
                 tot += e;
             }
             te[(long)g * reps + rep] = tot;
-            grp[((long)nb * NGROUP + gi) * ng + g] += tot;
+            grp[((long)nb * RL_VAL_NGROUP + gi) * ng + g] += tot;
             for (int i = 0; i < d; i++)
                 mean[g * d + i] += sc * v[i] / reps;
         }
     }
 }
 
-/* Grid point g's measured and predicted E||r_b||^2, E||r||^2 and trace of
- * Cov(r), the bound, and the worst |z| so far (col: reps of scratch). */
-static void grid_point(vres *o, int g, int d, long reps, const double *out, const double *be, const double *te,
+/* Grid point g's measured E||r_b||^2, E||r||^2 and trace of Cov(r) with
+ * their SEs (col: reps of scratch). */
+static void grid_point(rl_val_far *o, int g, int d, long reps, const double *out, const double *be, const double *te,
                        const double *mean, double *col)
 {
     const int nb = o->nb;
-    const long M = o->grid[g];
-    const double sc = RHO / (double)M;
-    double pm = 0, pmean = 0, pb = 0;
+    const double sc = RHO / (double)o->grid[g];
     for (int b = 0; b < nb; b++) {
-        /* the block's share of the noise: width/d of E||xi||^2 = sigma^2 */
-        const double noise = (double)M * SIGMA * SIGMA * o->width / d;
-        const double S = rl_value_pair_sum(o->chi[b], M);
-        const double a = cabs(o->chi[b]);
         const long i = (long)g * nb + b;
-        o->bmsq_pred[i] = sc * sc * (o->vn2[b] * S + noise);
-        double m;
-        rl_mean_se(be + i * reps, reps, 1, &m, &o->bmsq_se[i]);
-        o->bmsq[i] = m;
-        if (o->width == 2)
-            o->worst_bz = fmax(o->worst_bz, fabs(m - o->bmsq_pred[i]) / fmax(o->bmsq_se[i], 1e-300));
-        pm += o->bmsq_pred[i];
-        /* E r = (rho/M) E[P_K] sum_delta E[P_delta] vbar: on block b, chi^K sum chi^delta */
-        pmean += sc * sc * o->vn2[b] * pow(a, 2.0 * KNEAR) * pow(cabs(geo_sum(o->chi[b], M)), 2);
-        /* S <= min(M^2, M (1 + |chi|)/(1 - |chi|)) */
-        pb += sc * sc * (o->vn2[b] * (a < 1 ? fmin((double)M * M, M * (1 + a) / (1 - a)) : (double)M * M) + noise);
+        rl_mean_se(be + i * reps, reps, 1, &o->bmsq[i], &o->bmsq_se[i]);
     }
-    o->msq_pred[g] = pm;
-    double m;
-    rl_mean_se(te + (long)g * reps, reps, 1, &m, &o->msq_se[g]);
-    o->msq[g] = m;
-    o->worst_z = fmax(o->worst_z, fabs(m - pm) / fmax(o->msq_se[g], 1e-300));
+    rl_mean_se(te + (long)g * reps, reps, 1, &o->msq[g], &o->msq_se[g]);
     /* trace of the covariance: sum_k ||r_k - rbar||^2 / (n - 1), its SE from the spread of the terms */
     for (long rep = 0; rep < reps; rep++) {
         const double *x = out + (rep * o->ng + g) * d;
@@ -350,68 +297,34 @@ static void grid_point(vres *o, int g, int d, long reps, const double *out, cons
         col[rep] = e * (reps / (reps - 1.0));
     }
     rl_mean_se(col, reps, 1, &o->trcov[g], &o->trcov_se[g]);
-    o->trcov_pred[g] = pm - pmean;
-    o->bound[g] = pb;
-    o->worst_cz = fmax(o->worst_cz, fabs(o->trcov[g] - o->trcov_pred[g]) / fmax(o->trcov_se[g], 1e-300));
-    o->worst_cb = fmax(o->worst_cb, (o->trcov[g] - pb) / fmax(o->trcov_se[g], 1e-300));
 }
 
-/* The log-log slopes over the last six octaves (below mmax / 64), of the
- * total and of every block, measured (grp: the group sums) and predicted. */
-static void slopes(vres *o, long mmax, long reps, const double *grp)
-{
-    const int ng = o->ng, nb = o->nb;
-    o->g0 = 0;
-    for (int g = 0; g < ng; g++)
-        if (o->grid[g] * 64 <= mmax)
-            o->g0 = g;
-    fit_slope(o->grid, ng, o->g0, grp + (long)nb * NGROUP * ng, reps, &o->slope, &o->slope_se);
-    o->slope_pred = pred_slope(o->grid, ng, o->g0, o->msq_pred);
-    o->bslope = rl_xmalloc(sizeof(double) * nb * 3);
-    o->bslope_se = o->bslope + nb;
-    o->bslope_pred = o->bslope + 2 * nb;
-    double pb[ng];
-    for (int b = 0; b < nb; b++) {
-        fit_slope(o->grid, ng, o->g0, grp + (long)b * NGROUP * ng, reps, &o->bslope[b], &o->bslope_se[b]);
-        for (int g = 0; g < ng; g++)
-            pb[g] = o->bmsq_pred[(long)g * nb + b];
-        o->bslope_pred[b] = pred_slope(o->grid, ng, o->g0, pb);
-    }
-}
-
-/* The statistics of vres from the replicates' sums out (reps x ng x d). */
-static void family_stats(vres *o, int d, long reps, long mmax, const double *out)
+/* The measurements of o from the replicates' sums out (reps x ng x d): the
+ * means and SEs, and the group sums the slopes are fitted to. */
+static void family_stats(rl_val_far *o, int d, long reps, const double *out)
 {
     const int ng = o->ng, nb = o->nb;
     double *be = rl_xmalloc(sizeof(double) * reps * ng * nb), *te = rl_xmalloc(sizeof(double) * reps * ng);
-    double *grp = rl_xcalloc((size_t)NGROUP * ng * (nb + 1), sizeof(double)); /* [b][i][g], b = nb: total */
     double *mean = rl_xcalloc((size_t)ng * d, sizeof(double)), *col = rl_xmalloc(sizeof(double) * reps);
-    energies(o, d, reps, out, be, te, grp, mean);
-    o->msq = rl_xmalloc(sizeof(double) * ng * 7);
+    o->grp = rl_xcalloc((size_t)RL_VAL_NGROUP * ng * (nb + 1), sizeof(double));
+    energies(o, d, reps, out, be, te, o->grp, mean);
+    o->msq = rl_xmalloc(sizeof(double) * ng * 4);
     o->msq_se = o->msq + ng;
-    o->msq_pred = o->msq + 2 * ng;
-    o->trcov = o->msq + 3 * ng;
-    o->trcov_se = o->msq + 4 * ng;
-    o->trcov_pred = o->msq + 5 * ng;
-    o->bound = o->msq + 6 * ng;
-    o->bmsq = rl_xmalloc(sizeof(double) * ng * nb * 3);
+    o->trcov = o->msq + 2 * ng;
+    o->trcov_se = o->msq + 3 * ng;
+    o->bmsq = rl_xmalloc(sizeof(double) * ng * nb * 2);
     o->bmsq_se = o->bmsq + ng * nb;
-    o->bmsq_pred = o->bmsq + 2 * ng * nb;
-    o->worst_z = o->worst_bz = o->worst_cz = 0;
-    o->worst_cb = -INFINITY;
     for (int g = 0; g < ng; g++)
         grid_point(o, g, d, reps, out, be, te, mean, col);
-    slopes(o, mmax, reps, grp);
     free(be);
     free(te);
     free(col);
-    free(grp);
     free(mean);
 }
 
 /* A failed draw (sampling/steps.h) is returned as its status before any
- * statistic is formed (o keeps only its grid, freed by vres_free). */
-static rl_status run_family(long seed, const vfam *fa, vres *o, rl_err *err)
+ * statistic is formed (o keeps only its grid, freed by far_free). */
+static rl_status run_family(long seed, const rl_val_fam *fa, rl_val_far *o, rl_err *err)
 {
     const int d = fa->f.d;
     double *vbar = rl_xmalloc(sizeof(double) * d);
@@ -426,18 +339,18 @@ static rl_status run_family(long seed, const vfam *fa, vres *o, rl_err *err)
     const rl_mc_gather g = { out, sizeof(double) * ng * d };
     rl_status st = rl_mc_sweep(reps, &walk_sweep, &x, &g, 1, err);
     if (st == RL_OK)
-        family_stats(o, d, reps, fa->mmax, out);
+        family_stats(o, d, reps, out);
     free(out);
     free(vbar);
     return st;
 }
 
-static void vres_free(vres *o)
+static void far_free(rl_val_far *o)
 {
     free(o->grid);
     free(o->msq);
     free(o->bmsq);
-    free(o->bslope);
+    free(o->grp);
 }
 
 /* ---------- the verdict rows ---------- */
@@ -520,30 +433,15 @@ void rl_val_cov_rows(rl_report *rep, const char *label, int none, double worst_c
 
 /* ---------- the near target ---------- */
 
-#define NNEAR 5
 #define NEAR_CHUNK 64
 
-/* One family's near target after n steps: the preserved fraction <v, P_n v>
- * (SE from the deviation), its prediction, E||P_n v - v||^2 and the largest
- * |z| over the coordinates of E[P_n v]. */
-typedef struct {
-    double pres, pres_se, pres_pred, dev2, dev2_se, dev2_pred, zmax;
-} near_cell;
-
-typedef struct {
-    double chi;                /* the scalar mean step (non-SO(2)) */
-    double worst;              /* max |z| over lengths, coordinates and the deviation */
-    near_cell cell[NNEAR];
-} near_res;
-
-static const long near_ns[NNEAR] = { 1, 2, 4, 8, 16 };
-
+static const long near_ns[RL_VAL_NNEAR] = { 1, 2, 4, 8, 16 };
 
 /* One length's near sweep (mc/sweep.h): route rr of n fresh steps on the
  * stream (RL_STREAM_VALUES_NEAR + 16 slot + j, rr) carries vt into
  * xs[rr (d + 1) ...], with ||P_n vt - vt||^2 last. */
 typedef struct {
-    const vfam *fa;
+    const rl_val_fam *fa;
     int j;
     long n;
     int d;
@@ -602,37 +500,173 @@ static rl_status near_item(void *ctx, void *ws, long rr, rl_err *err)
 
 static const rl_mc_sweep_fn near_sweep = { near_alloc, near_free, near_item, NEAR_CHUNK };
 
-/* E[P_n v] per family: a fixed unit target v, n fresh steps per replicate,
- * against E[P_n] v = chi^n v (per block for SO(2)); for orthogonal P,
- * ||P v - v||^2 = 2 - 2 <v, P v>, so E||P_n v - v||^2 = 2 (1 - <v, E[P_n] v>). */
-/* A failed draw (sampling/steps.h) is returned as its status. */
-static rl_status near_run(long seed, const val_size *z, const vfam *fa, near_res *o, rl_err *err)
+/* E[P_n v] per family: a fixed unit target v, n fresh steps per replicate;
+ * the run keeps per length the mean of every coordinate of P_n v and of
+ * ||P_n v - v||^2 with their SEs (the replicates, near_reps x (d + 1) per
+ * length, are not kept).  A failed draw (sampling/steps.h) is returned as
+ * its status. */
+static rl_status near_run(long seed, const rl_val_size *z, const rl_val_fam *fa, rl_val_near *o, rl_err *err)
 {
-    const rl_family *f = &fa->f;
-    const int d = f->d, so2 = !fa->none && rl_family_is_so2(f);
+    const int d = fa->f.d;
     const long reps = z->near_reps;
-    double vt[64];
-    o->chi = fa->none ? 1.0 : (so2 ? 0 : rl_family_mean_norm(f, NULL, NULL));
     rl_rng_local r0_l; /* no allocation: nothing to fail (sampling/rng.h) */
     gsl_rng *r0 = rl_rng_local_init(&r0_l);
     rl_rng_stream(r0, (uint64_t)seed, rl_stream_key(RL_STREAM_VALUES_TARGET, (uint64_t)d));
-    rl_unit_vector(r0, d, vt);
-    o->worst = 0;
+    rl_unit_vector(r0, d, o->vt);
     /* per replicate: P_n v (d) and ||P_n v - v||^2 */
     double *xs = rl_xmalloc(sizeof(double) * reps * (d + 1));
-    near_ctx x = { fa, 0, 0, d, seed, vt, xs };
+    near_ctx x = { fa, 0, 0, d, seed, o->vt, xs };
     const rl_mc_gather g = { xs, sizeof(double) * (d + 1) };
-    for (int j = 0; j < NNEAR; j++) {
-        const long n = near_ns[j];
+    for (int j = 0; j < RL_VAL_NNEAR; j++) {
         x.j = j;
-        x.n = n;
+        x.n = near_ns[j];
         rl_status st = rl_mc_sweep(reps, &near_sweep, &x, &g, 1, err);
         if (st != RL_OK) {
             free(xs);
             return st;
         }
+        for (int i = 0; i < d; i++)
+            rl_mean_se(xs + i, reps, d + 1, &o->mean[j][i], &o->se[j][i]);
+        rl_mean_se(xs + d, reps, d + 1, &o->dev2[j], &o->dev2_se[j]);
+    }
+    free(xs);
+    return RL_OK;
+}
+
+rl_status rl_exp_values_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
+{
+    rl_val_res *R = rl_xcalloc(1, sizeof *R);
+    *res = R;
+    R->z = size_of(ctx->preset);
+    RL_TRY(families(&R->z, ctx->families, R->fa, &R->nfam, err));
+    for (int k = 0; k < R->nfam; k++)
+        RL_TRY(run_family(ctx->seed, &R->fa[k], &R->far[k], err));
+    for (int k = 0; k < R->nfam; k++)
+        RL_TRY(near_run(ctx->seed, &R->z, &R->fa[k], &R->near[k], err));
+    return RL_OK;
+}
+
+void rl_exp_values_free(void *res)
+{
+    rl_val_res *R = res;
+    if (!R)
+        return;
+    for (int k = 0; k < R->nfam; k++)
+        far_free(&R->far[k]);
+    free(R);
+}
+
+/* ---------- the summary: every number of the report ---------- */
+
+rl_val_summary *rl_values_summary_alloc(const rl_val_res *R)
+{
+    rl_val_summary *S = rl_xcalloc(1, sizeof *S);
+    S->nfam = R->nfam;
+    for (int k = 0; k < R->nfam; k++) {
+        const int ng = R->far[k].ng, nb = R->far[k].nb;
+        rl_val_famsum *s = &S->fam[k];
+        s->msq_pred = rl_xmalloc(sizeof(double) * (3 * ng + ng * nb + 4 * nb));
+        s->trcov_pred = s->msq_pred + ng;
+        s->bound = s->msq_pred + 2 * ng;
+        s->bmsq_pred = s->msq_pred + 3 * ng;
+        s->bslope = s->bmsq_pred + ng * nb;
+        s->bslope_se = s->bslope + nb;
+        s->bslope_pred = s->bslope + 2 * nb;
+        s->bslope_z = s->bslope + 3 * nb;
+        s->bwindow = rl_xmalloc(sizeof(long) * (nb > 0 ? nb : 1));
+    }
+    return S;
+}
+
+void rl_values_summary_free(rl_val_summary *S)
+{
+    if (!S)
+        return;
+    for (int k = 0; k < S->nfam; k++) {
+        free(S->fam[k].msq_pred);
+        free(S->fam[k].bwindow);
+    }
+    free(S);
+}
+
+/* Grid point g's exact E||r_b||^2, E||r||^2 and trace of Cov(r), the bound,
+ * and the worst |z| of the measurements o (family dimension d) so far. */
+static void point_summarise(const rl_val_far *o, int g, int d, rl_val_famsum *s)
+{
+    const int nb = o->nb;
+    const long M = o->grid[g];
+    const double sc = RHO / (double)M;
+    double pm = 0, pmean = 0, pb = 0;
+    for (int b = 0; b < nb; b++) {
+        /* the block's share of the noise: width/d of E||xi||^2 = sigma^2 */
+        const double noise = (double)M * SIGMA * SIGMA * o->width / d;
+        const double S = rl_value_pair_sum(o->chi[b], M);
+        const double a = cabs(o->chi[b]);
+        const long i = (long)g * nb + b;
+        s->bmsq_pred[i] = sc * sc * (o->vn2[b] * S + noise);
+        if (o->width == 2)
+            s->worst_bz = fmax(s->worst_bz, fabs(o->bmsq[i] - s->bmsq_pred[i]) / fmax(o->bmsq_se[i], 1e-300));
+        pm += s->bmsq_pred[i];
+        /* E r = (rho/M) E[P_K] sum_delta E[P_delta] vbar: on block b, chi^K sum chi^delta */
+        pmean += sc * sc * o->vn2[b] * pow(a, 2.0 * KNEAR) * pow(cabs(geo_sum(o->chi[b], M)), 2);
+        /* S <= min(M^2, M (1 + |chi|)/(1 - |chi|)) */
+        pb += sc * sc * (o->vn2[b] * (a < 1 ? fmin((double)M * M, M * (1 + a) / (1 - a)) : (double)M * M) + noise);
+    }
+    s->msq_pred[g] = pm;
+    s->worst_z = fmax(s->worst_z, fabs(o->msq[g] - pm) / fmax(o->msq_se[g], 1e-300));
+    s->trcov_pred[g] = pm - pmean;
+    s->bound[g] = pb;
+    s->worst_cz = fmax(s->worst_cz, fabs(o->trcov[g] - s->trcov_pred[g]) / fmax(o->trcov_se[g], 1e-300));
+    s->worst_cb = fmax(s->worst_cb, (o->trcov[g] - pb) / fmax(o->trcov_se[g], 1e-300));
+}
+
+/* The log-log slopes over the last six octaves (below mmax / 64), of the
+ * total and of every block, measured (from the group sums) and predicted,
+ * and the per-block table: each block's |z|, how many agree, the classes. */
+static void slopes_summarise(const rl_val_far *o, long mmax, long reps, rl_val_famsum *s)
+{
+    const int ng = o->ng, nb = o->nb;
+    const double *grp = o->grp;
+    s->g0 = 0;
+    for (int g = 0; g < ng; g++)
+        if (o->grid[g] * 64 <= mmax)
+            s->g0 = g;
+    fit_slope(o->grid, ng, s->g0, grp + (long)nb * RL_VAL_NGROUP * ng, reps, &s->slope, &s->slope_se);
+    s->slope_pred = pred_slope(o->grid, ng, s->g0, s->msq_pred);
+    double pb[ng];
+    for (int b = 0; b < nb; b++) {
+        fit_slope(o->grid, ng, s->g0, grp + (long)b * RL_VAL_NGROUP * ng, reps, &s->bslope[b], &s->bslope_se[b]);
+        for (int g = 0; g < ng; g++)
+            pb[g] = s->bmsq_pred[(long)g * nb + b];
+        s->bslope_pred[b] = pred_slope(o->grid, ng, s->g0, pb);
+    }
+    s->bslope_zmax = 0;
+    s->bagree = 0;
+    s->bclass[0] = s->bclass[1] = s->bclass[2] = 0;
+    for (int b = 0; o->width == 2 && b < nb; b++) { /* the table of the SO(2) blocks */
+        const double p = s->bslope_pred[b];
+        s->bslope_z[b] = zscore(s->bslope[b] - p, s->bslope_se[b]);
+        s->bwindow[b] = rl_mixing_window(cabs(o->chi[b]), 0.1);
+        s->bslope_zmax = rl_worst(s->bslope_zmax, s->bslope_z[b]);
+        s->bagree += s->bslope_z[b] <= 5;
+        s->bclass[p <= -0.4 ? 0 : p >= -0.1 ? 2 : 1]++;
+    }
+}
+
+/* The near target of family fa against E[P_n] v = chi^n v (per block for
+ * SO(2)); for orthogonal P, ||P v - v||^2 = 2 - 2 <v, P v>, so
+ * E||P_n v - v||^2 = 2 (1 - <v, E[P_n] v>). */
+static void near_summarise(const rl_val_fam *fa, const rl_val_near *o, rl_val_famsum *s)
+{
+    const rl_family *f = &fa->f;
+    const int d = f->d, so2 = !fa->none && rl_family_is_so2(f);
+    const double *vt = o->vt;
+    s->near_chi = fa->none ? 1.0 : (so2 ? 0 : rl_family_mean_norm(f, NULL, NULL));
+    s->near_worst = 0;
+    for (int j = 0; j < RL_VAL_NNEAR; j++) {
+        const long n = near_ns[j];
         /* predicted E[P_n] v */
-        double pv[64];
+        double pv[RL_VAL_MAXD];
         if (so2) {
             for (int bb = 0; bb < d / 2; bb++) {
                 double complex cn = rl_cpow_n(rl_angle_charfn(f->law, rl_so2_freq(d, f->base, f->scale, bb)), n);
@@ -641,95 +675,59 @@ static rl_status near_run(long seed, const val_size *z, const vfam *fa, near_res
             }
         } else {
             for (int i = 0; i < d; i++)
-                pv[i] = pow(o->chi, (double)n) * vt[i];
+                pv[i] = pow(s->near_chi, (double)n) * vt[i];
         }
-        near_cell *c = &o->cell[j];
         double pres = 0, pres_pred = 0, zmax = 0;
         for (int i = 0; i < d; i++) {
-            double m, se;
-            rl_mean_se(xs + i, reps, d + 1, &m, &se);
-            zmax = rl_worst(zmax, zscore(m - pv[i], se));
-            pres += vt[i] * m;
+            zmax = rl_worst(zmax, zscore(o->mean[j][i] - pv[i], o->se[j][i]));
+            pres += vt[i] * o->mean[j][i];
             pres_pred += vt[i] * pv[i];
         }
-        double dm, dse, dpred = 2 * (1 - pres_pred);
-        rl_mean_se(xs + d, reps, d + 1, &dm, &dse);
-        double dz = zscore(dm - dpred, dse);
-        o->worst = rl_worst(o->worst, rl_worst(zmax, dz));
+        const double dpred = 2 * (1 - pres_pred);
+        const double dz = zscore(o->dev2[j] - dpred, o->dev2_se[j]);
+        s->near_worst = rl_worst(s->near_worst, rl_worst(zmax, dz));
         /* <v, P v> = 1 - dev2/2 for orthogonal P: its SE is half that of dev2 */
-        *c = (near_cell){ pres, dse / 2, pres_pred, dm, dse, dpred, zmax };
+        s->near[j] = (rl_val_near_cell){ pres, o->dev2_se[j] / 2, pres_pred, o->dev2[j], o->dev2_se[j], dpred, zmax };
     }
-    free(xs);
-    return RL_OK;
 }
 
-static void near_report(const val_size *z, const vfam *fa, int nfam, const near_res *nr, const rl_outdir *out,
-                        rl_report *rep)
+/* The reading of the study's law: how many of its blocks are incoherent
+ * and their share of ||vbar||^2. */
+static void reading_summarise(const rl_val_res *R, rl_val_summary *S)
 {
-    rl_tsv *t = rl_tsv_open(out, "values_near.tsv",
-                            "family\td\tn_near\tpreserved\tpreserved_se\tpreserved_pred\tdev2\tdev2_se\tdev2_pred\tmax_abs_z\treps");
-    size_t cap = 1 << 14, u = 0;
-    char *tab = rl_xmalloc(cap), a[200], b[200], w[200];
-    u += snprintf(tab + u, cap - u, "family");
-    for (int j = 0; j < NNEAR; j++)
-        u += snprintf(tab + u, cap - u, "\t⟨v_t, P_%ld v_t⟩ (pred)", near_ns[j]);
-    u += snprintf(tab + u, cap - u, "\n");
-    for (int k = 0; k < nfam; k++) {
-        const rl_family *f = &fa[k].f;
-        const int d = f->d, so2 = !fa[k].none && rl_family_is_so2(f);
-        const double chi_c = nr[k].chi;
-        u += snprintf(tab + u, cap - u, "%s", fa[k].label);
-        for (int j = 0; j < NNEAR; j++) {
-            const near_cell *c = &nr[k].cell[j];
-            rl_tsv_row(t, "%s\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.3g\t%ld", fa[k].label, d, near_ns[j],
-                       c->pres, c->pres_se, c->pres_pred, c->dev2, c->dev2_se, c->dev2_pred, c->zmax, z->near_reps);
-            u += snprintf(tab + u, cap - u, "\t%.3f ± %.3f (%.3f)", c->pres, c->pres_se, c->pres_pred);
-        }
-        u += snprintf(tab + u, cap - u, "\n");
-        rl_val_agree_row(rep, fa[k].none, nr[k].worst,
-                        rl_fmt(w, sizeof w, "%s: near target on a route of n = 1..16 steps (d = %d)", fa[k].label, d),
-                        fa[k].none ? "P = I: P_n v_t = v_t exactly"
-                        : so2      ? RL_PROSE_VALUES_NEAR_SO2_PRED
-                                   : rl_fmt(a, sizeof a, "E[P_n v_t] = %.4g^n v_t; E‖P_n v_t − v_t‖² = 2(1 − %.4g^n)", chi_c, chi_c),
-                        rl_fmt(b, sizeof b, "max ∣z∣ = %.2f over %d coordinates and the deviation, %d lengths, %ld routes each",
-                               nr[k].worst, d, NNEAR, z->near_reps));
-    }
-    rl_tsv_close(t);
-    rl_report_table(rep, RL_PROSE_VALUES_NEAR_CAPTION, tab);
-    free(tab);
-}
-
-/* The results of one run: every family's far contribution and near target. */
-typedef struct {
-    val_size z;
-    int nfam; /* none and the cases run */
-    vfam fa[NFAM];
-    vres res[NFAM];
-    near_res near[NFAM];
-} val_res;
-
-rl_status rl_exp_values_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
-{
-    val_res *R = rl_xcalloc(1, sizeof *R);
-    *res = R;
-    R->z = size_of(ctx->preset);
-    RL_TRY(families(&R->z, ctx->families, R->fa, &R->nfam, err));
+    S->study = S->circle = -1;
     for (int k = 0; k < R->nfam; k++)
-        RL_TRY(run_family(ctx->seed, &R->fa[k], &R->res[k], err));
-    for (int k = 0; k < R->nfam; k++)
-        RL_TRY(near_run(ctx->seed, &R->z, &R->fa[k], &R->near[k], err));
-    return RL_OK;
-}
-
-void rl_exp_values_free(void *res)
-{
-    val_res *R = res;
-    if (!R)
+        if (!strcmp(R->fa[k].label, "so2-study"))
+            S->study = k;
+        else if (!strcmp(R->fa[k].label, "so2-circle"))
+            S->circle = k;
+    S->inc = 0;
+    S->wsum = 0;
+    if (S->study < 0)
         return;
-    for (int k = 0; k < R->nfam; k++)
-        vres_free(&R->res[k]);
-    free(R);
+    const rl_val_far *o = &R->far[S->study];
+    for (int bb = 0; bb < o->nb; bb++)
+        if (S->fam[S->study].bslope_pred[bb] <= -0.4)
+            S->inc++, S->wsum += o->vn2[bb];
 }
+
+void rl_values_summarise(const rl_val_res *R, rl_val_summary *S)
+{
+    for (int k = 0; k < R->nfam; k++) {
+        const rl_val_far *o = &R->far[k];
+        rl_val_famsum *s = &S->fam[k];
+        s->worst_z = s->worst_bz = s->worst_cz = 0;
+        s->worst_cb = -INFINITY;
+        for (int g = 0; g < o->ng; g++)
+            point_summarise(o, g, R->fa[k].f.d, s);
+        slopes_summarise(o, R->fa[k].mmax, R->fa[k].reps, s);
+        s->target = target_of(&R->fa[k], o->chi, o->nb);
+        near_summarise(&R->fa[k], &R->near[k], s);
+    }
+    reading_summarise(R, S);
+}
+
+/* ---------- the render: files, rows and tables from the summary ---------- */
 
 /* The three TSV files of the families' rows (values_norm, _blocks, _slopes). */
 typedef struct {
@@ -737,131 +735,151 @@ typedef struct {
 } val_files;
 
 /* Family k: its rows of the TSV files and its checks (the exact second
- * moment, per block, the slope, the covariance). */
-static void val_family(const val_res *R, int k, const val_files *F, rl_report *rep)
+ * moment, per block, the slope, the covariance); ||r||_rms and the
+ * block norms relative to ||vbar_b|| are the columns' units. */
+static void val_family(const rl_val_res *R, const rl_val_summary *S, int k, const val_files *F, rl_report *rep)
 {
-    const vfam *fa = R->fa;
-    const vres *res = R->res;
-    rl_tsv *tn = F->tn, *tb = F->tb, *tsl = F->tsl;
+    const rl_val_fam *fa = &R->fa[k];
+    const rl_val_far *o = &R->far[k];
+    const rl_val_famsum *s = &S->fam[k];
     char a[256], b[256], w[256];
-    const vres *o = &res[k];
-    const int d = fa[k].f.d, nb = o->nb;
-    for (int g = 0; g < o->ng; g++) {
+    const int d = fa->f.d, nb = o->nb, ng = o->ng;
+    for (int g = 0; g < ng; g++) {
         double rms = sqrt(o->msq[g]);
-        rl_tsv_row(tn, "%s\t%d\t%ld\t%.9g\t%.3g\t%.9g\t%.9g\t%.3g\t%.9g\t%.6g\t%.9g\t%.3g\t%.9g\t%.9g\t%ld",
-                   fa[k].label, d, o->grid[g], o->msq[g], o->msq_se[g], o->msq_pred[g], rms,
-                   o->msq_se[g] / (2 * rms), sqrt(o->msq_pred[g]), RHO, o->trcov[g], o->trcov_se[g],
-                   o->trcov_pred[g], o->bound[g], fa[k].reps);
+        rl_tsv_row(F->tn, "%s\t%d\t%ld\t%.9g\t%.3g\t%.9g\t%.9g\t%.3g\t%.9g\t%.6g\t%.9g\t%.3g\t%.9g\t%.9g\t%ld",
+                   fa->label, d, o->grid[g], o->msq[g], o->msq_se[g], s->msq_pred[g], rms,
+                   o->msq_se[g] / (2 * rms), sqrt(s->msq_pred[g]), RHO, o->trcov[g], o->trcov_se[g],
+                   s->trcov_pred[g], s->bound[g], fa->reps);
     }
     /* block by block, so that each block's rows are consecutive (gnuplot lines) */
     for (int bb = 0; o->width == 2 && bb < nb; bb++)
-        for (int g = 0; g < o->ng; g++) {
+        for (int g = 0; g < ng; g++) {
             const long i = (long)g * nb + bb;
             const double vn = sqrt(o->vn2[bb]), rn = sqrt(o->bmsq[i]);
-            rl_tsv_row(tb, "%s\t%d\t%d\t%.6g\t%.12g\t%ld\t%.9g\t%.3g\t%.9g\t%.6g\t%.3g\t%.6g", fa[k].label, d, bb,
-                       rl_so2_freq(d, RL_STUDY_BASE, 1.0, bb) * (fa[k].f.law == RL_ANG_CIRCLE ? NAN : 1), creal(o->chi[bb]),
-                       o->grid[g], o->bmsq[i], o->bmsq_se[i], o->bmsq_pred[i], rn / vn,
-                       o->bmsq_se[i] / (2 * rn * vn), sqrt(o->bmsq_pred[i]) / vn);
+            rl_tsv_row(F->tb, "%s\t%d\t%d\t%.6g\t%.12g\t%ld\t%.9g\t%.3g\t%.9g\t%.6g\t%.3g\t%.6g", fa->label, d, bb,
+                       rl_so2_freq(d, RL_STUDY_BASE, 1.0, bb) * (fa->f.law == RL_ANG_CIRCLE ? NAN : 1), creal(o->chi[bb]),
+                       o->grid[g], o->bmsq[i], o->bmsq_se[i], s->bmsq_pred[i], rn / vn,
+                       o->bmsq_se[i] / (2 * rn * vn), sqrt(s->bmsq_pred[i]) / vn);
         }
-    const long mlo = o->grid[o->g0], mhi = o->grid[o->ng - 1];
-    rl_tsv_row(tsl, "%s\t%d\t-1\tnan\tnan\t%ld\t%ld\t%.6g\t%.3g\t%.6g\t%s", fa[k].label, d, mlo, mhi, o->slope,
-               o->slope_se, o->slope_pred, slope_class(o->slope_pred));
+    const long mlo = o->grid[s->g0], mhi = o->grid[ng - 1];
+    rl_tsv_row(F->tsl, "%s\t%d\t-1\tnan\tnan\t%ld\t%ld\t%.6g\t%.3g\t%.6g\t%s", fa->label, d, mlo, mhi, s->slope,
+               s->slope_se, s->slope_pred, slope_class(s->slope_pred));
     if (o->width == 2)
         for (int bb = 0; bb < nb; bb++)
-            rl_tsv_row(tsl, "%s\t%d\t%d\t%.6g\t%.12g\t%ld\t%ld\t%.6g\t%.3g\t%.6g\t%s", fa[k].label, d, bb,
-                       rl_so2_freq(d, RL_STUDY_BASE, 1.0, bb), creal(o->chi[bb]), mlo, mhi, o->bslope[bb], o->bslope_se[bb],
-                       o->bslope_pred[bb], slope_class(o->bslope_pred[bb]));
+            rl_tsv_row(F->tsl, "%s\t%d\t%d\t%.6g\t%.12g\t%ld\t%ld\t%.6g\t%.3g\t%.6g\t%s", fa->label, d, bb,
+                       rl_so2_freq(d, RL_STUDY_BASE, 1.0, bb), creal(o->chi[bb]), mlo, mhi, s->bslope[bb],
+                       s->bslope_se[bb], s->bslope_pred[bb], slope_class(s->bslope_pred[bb]));
 
     /* checks: the exact second moment, the slope, the covariance */
-    const int none = fa[k].none;
-    rl_val_agree_row(rep, none, o->worst_z,
-                     rl_fmt(w, sizeof w, "%s (d = %d): E‖r‖² = (ρ/M)²[Σ_b ‖v̄_b‖² S(χ_b, M) + M σ²]", fa[k].label, d),
+    const int none = fa->none;
+    rl_val_agree_row(rep, none, s->worst_z,
+                     rl_fmt(w, sizeof w, "%s (d = %d): E‖r‖² = (ρ/M)²[Σ_b ‖v̄_b‖² S(χ_b, M) + M σ²]", fa->label, d),
                      rl_fmt(a, sizeof a, "∣z∣ ≤ 5 at every M ≤ %ld", mhi),
                      rl_fmt(b, sizeof b, "max ∣z∣ = %.2f; ‖r‖_rms at M = %ld: %.4g ± %.2g (exact %.4g; coherent ρ‖v̄‖ = %.2f)",
-                            o->worst_z, mhi, sqrt(o->msq[o->ng - 1]), o->msq_se[o->ng - 1] / (2 * sqrt(o->msq[o->ng - 1])),
-                            sqrt(o->msq_pred[o->ng - 1]), RHO));
+                            s->worst_z, mhi, sqrt(o->msq[ng - 1]), o->msq_se[ng - 1] / (2 * sqrt(o->msq[ng - 1])),
+                            sqrt(s->msq_pred[ng - 1]), RHO));
     if (o->width == 2)
-        rl_val_block_row(rep, fa[k].label, nb, o->ng, fa[k].reps, o->worst_bz);
-    rl_val_slope_rows(rep, fa[k].label, none, mlo, mhi, o->slope, o->slope_se, o->slope_pred, target_of(&fa[k], o->chi, nb));
-    rl_val_cov_rows(rep, fa[k].label, none, o->worst_cz, o->worst_cb,
+        rl_val_block_row(rep, fa->label, nb, ng, fa->reps, s->worst_bz);
+    rl_val_slope_rows(rep, fa->label, none, mlo, mhi, s->slope, s->slope_se, s->slope_pred, s->target);
+    rl_val_cov_rows(rep, fa->label, none, s->worst_cz, s->worst_cb,
                     rl_fmt(b, sizeof b, "max ∣z∣ = %.2f; tr Cov at M = %ld: %.3g ± %.2g (exact %.3g, bound %.3g)",
-                           o->worst_cz, mhi, o->trcov[o->ng - 1], o->trcov_se[o->ng - 1], o->trcov_pred[o->ng - 1],
-                           o->bound[o->ng - 1]));
+                           s->worst_cz, mhi, o->trcov[ng - 1], o->trcov_se[ng - 1], s->trcov_pred[ng - 1],
+                           s->bound[ng - 1]));
 }
 
 /* per-block classification for the two SO(2) angle laws */
-static void val_block_tables(const val_res *R, rl_report *rep)
+static void val_block_tables(const rl_val_res *R, const rl_val_summary *S, rl_report *rep)
 {
-    const val_size z = R->z;
-    const vfam *fa = R->fa;
-    const vres *res = R->res;
+    const rl_val_size z = R->z;
     char a[256], b[256], w[256];
     size_t cap = 1 << 15;
     char *tab = rl_xmalloc(cap);
     for (int k = 0; k < R->nfam; k++) {
-        const vres *o = &res[k];
-        const int circle = fa[k].f.law == RL_ANG_CIRCLE;
+        const rl_val_far *o = &R->far[k];
+        const rl_val_famsum *s = &S->fam[k];
+        const int circle = R->fa[k].f.law == RL_ANG_CIRCLE;
         if (o->width != 2)
             continue;
         size_t u = snprintf(tab, cap, "block\tω_b\t∣χ_b∣\tW(0.1)\tslope (measured ± SE)\tslope (exact)\tclass\n");
-        int agree = 0, cnt[3] = { 0, 0, 0 };
-        double zmax = 0;
         for (int bb = 0; bb < o->nb; bb++) {
-            double s = o->bslope_pred[bb], zb = zscore(o->bslope[bb] - s, o->bslope_se[bb]);
-            int ok = zb <= 5;
-            zmax = rl_worst(zmax, zb);
-            agree += ok;
-            cnt[s <= -0.4 ? 0 : s >= -0.1 ? 2 : 1]++;
+            const double p = s->bslope_pred[bb];
             u += snprintf(tab + u, cap - u, "%d\t%s\t%.9f\t%ld\t%.4f ± %.2g\t%.4f\t%s%s\n", bb,
                           circle ? "(circle)" : rl_fmt(a, sizeof a, "%.3g", rl_so2_freq(z.d, RL_STUDY_BASE, 1.0, bb)),
-                          cabs(o->chi[bb]), rl_mixing_window(cabs(o->chi[bb]), 0.1), o->bslope[bb], o->bslope_se[bb], s,
-                          slope_class(s), ok ? "" : " (measured differs)");
+                          cabs(o->chi[bb]), s->bwindow[bb], s->bslope[bb], s->bslope_se[bb], p, slope_class(p),
+                          s->bslope_z[bb] <= 5 ? "" : " (measured differs)");
         }
         rl_report_table(rep,
                         rl_fmt(w, sizeof w, RL_PROSE_VALUES_SLOPES_CAPTION,
                                circle ? "Circle-uniform angles U(−π, π)" : "The study's U(−ω_b, ω_b), base 10000",
-                               z.d, o->grid[o->g0], o->grid[o->ng - 1]),
+                               z.d, o->grid[s->g0], o->grid[o->ng - 1]),
                         tab);
-        rl_report_decide(rep, &rl_rule_agree, zmax, NULL,
+        rl_report_decide(rep, &rl_rule_agree, s->bslope_zmax, NULL,
                          rl_fmt(w, sizeof w, RL_PROSE_VALUES_SLOPES_CHECK,
-                                fa[k].label, cnt[0], cnt[1], cnt[2]),
+                                R->fa[k].label, s->bclass[0], s->bclass[1], s->bclass[2]),
                          "each block's slope = the exact formula's within 5 SE",
-                         rl_fmt(b, sizeof b, "max ∣z∣ = %.2f; %d of %d blocks agree", zmax, agree, o->nb));
+                         rl_fmt(b, sizeof b, "max ∣z∣ = %.2f; %d of %d blocks agree", s->bslope_zmax, s->bagree, o->nb));
     }
     free(tab);
 }
 
 /* The reading of the study's law: how much of the background stays coherent. */
-static void val_reading(const val_res *R, rl_report *rep)
+static void val_reading(const rl_val_res *R, const rl_val_summary *S, rl_report *rep)
 {
-    const vres *o = NULL, *circ = NULL;
-    for (int k = 0; k < R->nfam; k++)
-        if (!strcmp(R->fa[k].label, "so2-study"))
-            o = &R->res[k];
-        else if (!strcmp(R->fa[k].label, "so2-circle"))
-            circ = &R->res[k];
-    if (!o || !circ) /* a subset without the two SO(2) laws: nothing to read against */
+    if (S->study < 0 || S->circle < 0) /* a subset without the two SO(2) laws: nothing to read against */
         return;
-    int inc = 0;
-    double wsum = 0;
-    for (int bb = 0; bb < o->nb; bb++)
-        if (o->bslope_pred[bb] <= -0.4)
-            inc++, wsum += o->vn2[bb];
+    const rl_val_far *o = &R->far[S->study], *circ = &R->far[S->circle];
+    const rl_val_famsum *s = &S->fam[S->study];
     rl_report_text(rep,
                    RL_PROSE_VALUES_READING,
-                   inc, o->nb, 100 * wsum, o->grid[o->g0], o->grid[o->ng - 1], o->grid[o->ng - 1],
-                   sqrt(o->msq[o->ng - 1]), sqrt(circ->msq[circ->ng - 1]), o->slope, o->slope_se);
+                   S->inc, o->nb, 100 * S->wsum, o->grid[s->g0], o->grid[o->ng - 1], o->grid[o->ng - 1],
+                   sqrt(o->msq[o->ng - 1]), sqrt(circ->msq[circ->ng - 1]), s->slope, s->slope_se);
+}
+
+static void near_render(const rl_val_res *R, const rl_val_summary *S, const rl_outdir *out, rl_report *rep)
+{
+    rl_tsv *t = rl_tsv_open(out, "values_near.tsv",
+                            "family\td\tn_near\tpreserved\tpreserved_se\tpreserved_pred\tdev2\tdev2_se\tdev2_pred\tmax_abs_z\treps");
+    size_t cap = 1 << 14, u = 0;
+    char *tab = rl_xmalloc(cap), a[200], b[200], w[200];
+    u += snprintf(tab + u, cap - u, "family");
+    for (int j = 0; j < RL_VAL_NNEAR; j++)
+        u += snprintf(tab + u, cap - u, "\t⟨v_t, P_%ld v_t⟩ (pred)", near_ns[j]);
+    u += snprintf(tab + u, cap - u, "\n");
+    for (int k = 0; k < R->nfam; k++) {
+        const rl_val_fam *fa = &R->fa[k];
+        const rl_val_famsum *s = &S->fam[k];
+        const int d = fa->f.d, so2 = !fa->none && rl_family_is_so2(&fa->f);
+        const double chi_c = s->near_chi;
+        u += snprintf(tab + u, cap - u, "%s", fa->label);
+        for (int j = 0; j < RL_VAL_NNEAR; j++) {
+            const rl_val_near_cell *c = &s->near[j];
+            rl_tsv_row(t, "%s\t%d\t%ld\t%.6g\t%.3g\t%.6g\t%.6g\t%.3g\t%.6g\t%.3g\t%ld", fa->label, d, near_ns[j],
+                       c->pres, c->pres_se, c->pres_pred, c->dev2, c->dev2_se, c->dev2_pred, c->zmax, R->z.near_reps);
+            u += snprintf(tab + u, cap - u, "\t%.3f ± %.3f (%.3f)", c->pres, c->pres_se, c->pres_pred);
+        }
+        u += snprintf(tab + u, cap - u, "\n");
+        rl_val_agree_row(rep, fa->none, s->near_worst,
+                        rl_fmt(w, sizeof w, "%s: near target on a route of n = 1..16 steps (d = %d)", fa->label, d),
+                        fa->none ? "P = I: P_n v_t = v_t exactly"
+                        : so2    ? RL_PROSE_VALUES_NEAR_SO2_PRED
+                                 : rl_fmt(a, sizeof a, "E[P_n v_t] = %.4g^n v_t; E‖P_n v_t − v_t‖² = 2(1 − %.4g^n)", chi_c, chi_c),
+                        rl_fmt(b, sizeof b, "max ∣z∣ = %.2f over %d coordinates and the deviation, %d lengths, %ld routes each",
+                               s->near_worst, d, RL_VAL_NNEAR, R->z.near_reps));
+    }
+    rl_tsv_close(t);
+    rl_report_table(rep, RL_PROSE_VALUES_NEAR_CAPTION, tab);
+    free(tab);
 }
 
 void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep)
 {
-    const val_res *R = res_;
-    const val_size z = R->z;
-    const vfam *fa = R->fa;
+    const rl_val_res *R = res_;
+    const rl_val_size z = R->z;
+    rl_val_summary *S = rl_values_summary_alloc(R);
+    rl_values_summarise(R, S);
     rl_report_text(rep,
                    RL_PROSE_VALUES_INTRO,
-                   RHO, SIGMA, SIGMA, KNEAR, z.d, z.reps, z.mmax, z.haar_d, z.haar_mmax, z.haar_reps, NGROUP);
-
+                   RHO, SIGMA, SIGMA, KNEAR, z.d, z.reps, z.mmax, z.haar_d, z.haar_mmax, z.haar_reps, RL_VAL_NGROUP);
 
     val_files F;
     F.tn = rl_tsv_open(out, "values_norm.tsv",
@@ -872,13 +890,14 @@ void rl_exp_values_report(const void *res_, const rl_outdir *out, rl_report *rep
     F.tsl = rl_tsv_open(out, "values_slopes.tsv",
                               "family\td\tblock\tomega\tchi\tM_lo\tM_hi\tslope\tslope_se\tslope_pred\tclass");
     for (int k = 0; k < R->nfam; k++)
-        val_family(R, k, &F, rep);
+        val_family(R, S, k, &F, rep);
     rl_tsv_close(F.tn);
     rl_tsv_close(F.tb);
     rl_tsv_close(F.tsl);
-    val_block_tables(R, rep);
-    val_reading(R, rep);
-    near_report(&z, fa, R->nfam, R->near, out, rep);
+    val_block_tables(R, S, rep);
+    val_reading(R, S, rep);
+    near_render(R, S, out, rep);
+    rl_values_summary_free(S);
 
     const rl_plotvar vars[] = { RL_PV_I("d", z.d), RL_PV_R("rho", RHO), RL_PV_I("hd", z.haar_d) };
     rl_plot(out, "values_norm", "values_norm", vars, RL_NVARS(vars));

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../experiments/claims.h"
+#include "../experiments/farmass.h"
 #include "../mc/farmass_walk.h"
 #include "../mc/softmax_mass.h"
 #include "../sampling/rng.h"
@@ -391,4 +392,114 @@ Test(exp_farmass, each_decision_fails_on_a_counterexample)
     cr_assert(!md_verdict_row("| check | predicted | measured | verdict | rule |\n", &v, rule, sizeof rule, what,
                               sizeof what));
     rl_report_free(rep);
+}
+
+/* ---- the summary: every number of the report from a hand-built run ---- */
+
+/* Two families (NoPE, one replicate; Householder, three) at K = 2 near keys,
+ * lambda = 1, L = 4, 8, 16 and the eight ALiBi slopes.  Householder's
+ * rotation-only far masses are base[g] + 0.01 (r - 1) for replicate r, so
+ * the mean is base[g] with SE 0.01/sqrt 3, and the least rho_D - bound over
+ * replicates is that of replicate 0 at L = 8 (0.39 against 6/(6 + 2e^2));
+ * its scores have max near 0.5, min far -0.5: lambda_obs = 1/2, Delta = 1
+ * and L*(1/2) of the range form K (1 + e^Delta).  The mean crosses 1/2
+ * between L = 8 (0.4) and 16 (0.6): at 8 sqrt 2 on the log scale; NoPE (0.25)
+ * never.  Under ALiBi slope c every far mass is 0.01 c, below the bound at
+ * every L, so the worst family's mean at L_max is 0.01 c and it is below from
+ * the first length on. */
+Test(exp_farmass, summary_of_a_hand_built_run)
+{
+    const int K = 2, d = 16, ng = 3, nc = RL_FM_NSLOPE + 1;
+    const double lam = 1, base[3] = { 0.3, 0.4, 0.6 };
+    long grid[3] = { 4, 8, 16 };
+    double ext_rho[3], ext_bound[3];
+    rl_fm_res *R = calloc(1, sizeof *R);
+    R->z = (rl_fm_size){ 3, d, K, 16, 1, 1, { lam } };
+    for (int h = 1; h <= RL_FM_NSLOPE; h++)
+        R->slopes[h - 1] = pow(2.0, -h);
+    R->grid = grid;
+    R->ng = ng;
+    R->far_from = 8;
+    R->sp = rl_mass_spec_alloc(K, 1, &lam, RL_FM_NSLOPE, R->slopes, 16);
+    cr_assert(R->sp);
+    cr_assert_eq(rl_mass_nconf(R->sp), nc);
+    R->nfam = 2;
+    R->fa[0] = (rl_fm_fam){ "none", 1, rl_family_default(RL_FAM_HOUSEHOLDER, d), 0 };
+    R->fa[1] = (rl_fm_fam){ "householder", 0, rl_family_default(RL_FAM_HOUSEHOLDER, d), 1 };
+    for (int g = 0; g < ng; g++) {
+        ext_bound[g] = rl_farmass_lower((double)(grid[g] - K), K, lam);
+        ext_rho[g] = ext_bound[g] + (g == 1 ? 3e-13 : 0);
+    }
+    R->ext_rho = ext_rho;
+    R->ext_bound = ext_bound;
+    const long per = (long)ng * nc;
+    double rho0[27], rho1[3 * 27], mom0[2] = { 1, 1 }, mom1[6] = { 0.1, 0.05, 0.0, 0.07, -0.1, 0.06 };
+    double rng0[9], rng1[27];
+    for (int g = 0; g < ng; g++)
+        for (int c = 0; c < nc; c++) {
+            rho0[g * nc + c] = c ? 0.0 : 0.25;
+            for (int r = 0; r < 3; r++)
+                rho1[r * per + g * nc + c] = c ? 0.01 * c : base[g] + 0.01 * (r - 1);
+        }
+    for (int i = 0; i < 9; i++)
+        rng0[i] = 1;
+    for (int i = 0; i < 9; i++) {
+        rng1[3 * i] = 0.5;
+        rng1[3 * i + 1] = -0.5;
+        rng1[3 * i + 2] = 0.5;
+    }
+    R->run[0] = (rl_fm_run){ 1, rho0, mom0, rng0 };
+    R->run[1] = (rl_fm_run){ 3, rho1, mom1, rng1 };
+
+    rl_fm_summary *S = rl_farmass_summary_alloc(R);
+    rl_farmass_summarise(R, S);
+    cr_assert_eq(S->per, per);
+    cr_assert_float_eq(S->ext_worst, 3e-13, 1e-15);
+    const rl_fm_famsum *h = &S->fam[1];
+    /* the cells: mean and SE over the replicates, the bound, its ratio */
+    const rl_fm_cell *o = &S->cell[1 * per + 1 * nc];
+    cr_assert_float_eq(o->mean, 0.4, 1e-15);
+    cr_assert_float_eq(o->sem, 0.01 / sqrt(3.0), 1e-15);
+    cr_assert_float_eq(o->min, 0.39, 1e-15);
+    cr_assert_float_eq(o->low, 6 / (6 + 2 * exp(2.0)), 1e-15);
+    cr_assert_float_eq(o->ratio, 0.4 / o->low, 1e-15);
+    cr_assert(isnan(o->alibi) && !isnan(S->cell[1 * per + 1 * nc + 3].alibi));
+    /* the worst case is one replicate's, not the mean's */
+    cr_assert_float_eq(h->worst_low, 0.39 - o->low, 1e-15);
+    cr_assert_eq(h->wl_L, 8);
+    cr_assert_eq(h->wl_lam, lam);
+    double wa = -INFINITY;
+    for (int g = 0; g < ng; g++)
+        for (int c = 1; c < nc; c++)
+            wa = fmax(wa, 0.01 * c - rl_farmass_alibi((double)(grid[g] - K), K, lam, R->slopes[c - 1], 0));
+    cr_assert_float_eq(h->worst_alibi, wa, 1e-15);
+    /* the data-dependent forms at L_max and the admissible lengths */
+    const double *f = S->cell[1 * per + 2 * nc].fo;
+    cr_assert_float_eq(f[RL_FM_LOBS], 0.5, 1e-15);
+    cr_assert_float_eq(f[RL_FM_DELTA], 1.0, 1e-15);
+    cr_assert_float_eq(h->L_star[0][2], K * (1 + exp(1.0)), 1e-12);
+    cr_assert_float_eq(h->L_star[0][0], K * (1 + exp(2.0)), 1e-12);
+    cr_assert(isnan(S->cell[1 * per + 2 * nc + 1].fo[RL_FM_DELTA]), "forms only for rotation-only cells");
+    /* the far scores: Haar-like, E s^2 = 1/d */
+    cr_assert_eq(h->mixed, 1);
+    cr_assert_float_eq(h->m2, 0.06, 1e-15);
+    cr_assert_float_eq(h->s2_pred, 1.0 / d, 1e-15);
+    /* where the mean reaches 1/2: log-interpolated, never for NoPE */
+    cr_assert_float_eq(h->L_half[0], 8 * sqrt(2.0), 1e-12);
+    cr_assert_eq(S->fam[0].L_half[0], -1);
+    cr_assert_float_eq(S->L_half[0], K + K * exp(2.0), 1e-12);
+    cr_assert(S->half_ok, "the bound's L(1/2) is beyond L_max: nothing to violate");
+    /* ALiBi: the worst family's mean at L_max, below from the first length */
+    for (int c = 1; c <= RL_FM_NSLOPE; c++) {
+        const rl_fm_alibi *a = &S->alibi[0][c - 1];
+        cr_assert_float_eq(a->worst, 0.01 * c, 1e-15);
+        cr_assert_eq(a->first_below, 4);
+        cr_assert(a->below);
+        cr_assert_eq(a->flat_change, 0);
+    }
+    cr_assert_eq(S->below[0], RL_FM_NSLOPE);
+    cr_assert(S->flat_ok);
+    rl_farmass_summary_free(S);
+    rl_mass_spec_free(R->sp);
+    free(R);
 }

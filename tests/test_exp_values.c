@@ -218,3 +218,82 @@ Test(exp_values, agree_row_identity_without_transport)
     cr_assert_eq(v[2], RL_V_IDENTITY);
     rl_report_free(r);
 }
+
+/* ---- the summary: every number of the report from a hand-built run ---- */
+
+/* Two families on M = 16, 256, 4096 (mmax 4096: the slopes are fitted over
+ * all three).  so2-study, d = 4: block 0 has not mixed (chi = 1, exact
+ * slope near 0: coherent), block 1 has (chi = 0, exact slope -1/2:
+ * incoherent); the group sums make block 0 measure flat, block 1 and the
+ * total fall as 1/M (slope -1/2, every jackknife fit the same: SE 0).  So
+ * block 1 agrees, block 0 (off its exact slope with no spread) does not,
+ * and the reading counts one incoherent block holding 3/4 of ||vbar||^2.
+ * householder, d = 4: its near target measured at chi^n v_t exactly but
+ * for one coordinate 3 SE off at n = 4: the worst |z| is 3. */
+Test(exp_values, summary_of_a_hand_built_run)
+{
+    enum { NG = 3 };
+    long grid[NG] = { 16, 256, 4096 };
+    double ones[2 * NG * 2], grp0[3 * RL_VAL_NGROUP * NG], grp1[2 * RL_VAL_NGROUP * NG];
+    for (int i = 0; i < 2 * NG * 2; i++)
+        ones[i] = 1;
+    for (int b = 0; b < 3; b++)
+        for (int i = 0; i < RL_VAL_NGROUP; i++)
+            for (int g = 0; g < NG; g++)
+                grp0[(b * RL_VAL_NGROUP + i) * NG + g] = b == 0 ? 2.0 : 3.0 / grid[g];
+    for (int i = 0; i < 2 * RL_VAL_NGROUP * NG; i++)
+        grp1[i] = 1;
+    rl_val_res *R = calloc(1, sizeof *R);
+    R->z = (rl_val_size){ 32, 4, 4096, 4, 4096, 32, 1000 };
+    R->nfam = 2;
+    R->fa[0] = (rl_val_fam){ "so2-study", 0, rl_family_default(RL_FAM_SO2, 4), 32, 4096, 0, 0 };
+    R->fa[1] = (rl_val_fam){ "householder", 0, rl_family_default(RL_FAM_HOUSEHOLDER, 4), 32, 4096, 1, 1 };
+    R->far[0] = (rl_val_far){ NG, 2, 2, grid, { 1, 0 }, { 0.25, 0.75 }, ones, ones, ones, ones, ones, ones, grp0 };
+    const double c = rl_family_mean_norm(&R->fa[1].f, NULL, NULL);
+    R->far[1] = (rl_val_far){ NG, 1, 4, grid, { c }, { 1 }, ones, ones, ones, ones, ones, ones, grp1 };
+    rl_val_near *nr = &R->near[1];
+    nr->vt[0] = 1;
+    const long ns[RL_VAL_NNEAR] = { 1, 2, 4, 8, 16 };
+    for (int j = 0; j < RL_VAL_NNEAR; j++) {
+        for (int i = 0; i < 4; i++) {
+            nr->mean[j][i] = pow(c, (double)ns[j]) * nr->vt[i];
+            nr->se[j][i] = 0.01;
+        }
+        nr->dev2[j] = 2 * (1 - pow(c, (double)ns[j]));
+        nr->dev2_se[j] = 0.02;
+    }
+    nr->mean[2][1] += 0.03;
+
+    rl_val_summary *S = rl_values_summary_alloc(R);
+    rl_values_summarise(R, S);
+    const rl_val_famsum *s = &S->fam[0];
+    cr_assert_eq(s->g0, 0);
+    cr_assert_float_eq(s->slope, -0.5, 1e-12);
+    cr_assert_float_eq(s->slope_se, 0, 1e-12);
+    cr_assert_float_eq(s->bslope[0], 0, 1e-12);
+    cr_assert_float_eq(s->bslope[1], -0.5, 1e-12);
+    cr_assert_float_eq(s->bslope_pred[1], -0.5, 1e-12);
+    cr_assert_gt(s->bslope_pred[0], -0.1, "an unmixed block stays coherent: %g", s->bslope_pred[0]);
+    cr_assert_lt(s->bslope_pred[0], 0);
+    cr_assert_eq(s->bslope_z[1], 0);
+    cr_assert_gt(s->bslope_z[0], 5);
+    cr_assert_eq(s->bagree, 1);
+    cr_assert(s->bclass[0] == 1 && s->bclass[1] == 0 && s->bclass[2] == 1);
+    cr_assert_eq(s->bwindow[1], 1, "chi = 0 mixes in one step");
+    cr_assert_eq(S->study, 0);
+    cr_assert_eq(S->circle, -1);
+    cr_assert_eq(S->inc, 1);
+    cr_assert_float_eq(S->wsum, 0.75, 1e-15);
+    cr_assert(isnan(s->target), "the blocks differ: no single law");
+    /* the near target */
+    const rl_val_famsum *h = &S->fam[1];
+    cr_assert_float_eq(h->near_chi, c, 1e-15);
+    cr_assert_float_eq(h->near_worst, 3, 1e-9);
+    cr_assert_float_eq(h->near[2].zmax, 3, 1e-9);
+    cr_assert_eq(h->near[3].zmax, 0);
+    cr_assert_float_eq(h->near[3].pres_pred, pow(c, 8.0), 1e-15);
+    cr_assert_float_eq(h->near[3].pres_se, 0.01, 1e-15);
+    cr_assert_float_eq(h->target, -0.5, 0);
+    rl_values_summary_free(S);
+    free(R);
+}
