@@ -36,55 +36,16 @@
 #include "prose_experiments.h"
 
 /* The laws, zero-mean and positive first (the pair the claim is about). */
-#define MS_NLAWS 5
-static const rl_angle_law ms_laws[MS_NLAWS] = { RL_ANG_UNIFORM, RL_ANG_DRIFT, RL_ANG_PM, RL_ANG_GAUSS,
-                                                RL_ANG_CONSTANT };
-#define MS_NREG 3
-#define MS_MAXB (RL_STUDY_HEAD_DIM / 2)
-/* The Monte Carlo checks: each law at two blocks of the CPU head (matched
- * base), a quarter of the way down and the slowest, at the block's arg max
- * pair. */
-#define MS_NMC (2 * MS_NLAWS)
-
-typedef struct {
-    long m, reps; /* samples per law and replicate, replicates */
-} ms_size;
+static const rl_angle_law ms_laws[RL_MS_NLAWS] = { RL_ANG_UNIFORM, RL_ANG_DRIFT, RL_ANG_PM, RL_ANG_GAUSS,
+                                                   RL_ANG_CONSTANT };
 
 /* quick: 256 samples x 32 replicates (SE of d^2 about 1e-3 at these pairs);
  * full: 1024 x 64 (a quarter of it) */
-static ms_size size_of(int preset)
+static rl_ms_size size_of(int preset)
 {
-    ms_size q = { 256, 32 }, f = { 1024, 64 };
+    rl_ms_size q = { 256, 32 }, f = { 1024, 64 };
     return preset == RL_PRESET_FULL ? f : q;
 }
-
-typedef struct {
-    const char *name, *what;
-    int d;
-    long t, l;
-    double base;
-    long nfar; /* far lengths searched (l - t: exact) */
-    rl_mixstay_block blk[MS_NLAWS][MS_MAXB];
-    double score[MS_NLAWS][2];
-} ms_regime;
-
-typedef struct {
-    int law, block;
-    double omega;
-    long far, near;
-    double pred, mean, se;
-} ms_mc;
-
-typedef struct {
-    ms_size z;
-    ms_regime reg[MS_NREG];
-    double gap; /* max ||chi_uniform| - |chi_drift|| over the CPU head's blocks and harmonics */
-    /* the min-distance curves of two blocks of the CPU head (matched base) */
-    int cb[2];
-    long ncurve, *grid;
-    double *curve[2][MS_NLAWS];
-    ms_mc mc[MS_NMC];
-} ms_res;
 
 static const char *law_name(rl_angle_law law, char *buf, size_t n)
 {
@@ -102,25 +63,25 @@ rl_status rl_mixstay_cpu_base(double *base, rl_err *err)
     return RL_OK;
 }
 
-static rl_status regime_run(ms_regime *g, rl_err *err)
+static rl_status regime_run(rl_ms_regime *g, rl_err *err)
 {
     g->l = g->t * RL_MIXSTAY_MULT;
     g->nfar = rl_mixstay_grid(g->t, g->l, NULL);
-    for (int i = 0; i < MS_NLAWS; i++)
+    for (int i = 0; i < RL_MS_NLAWS; i++)
         RL_TRY(rl_mixstay_law(ms_laws[i], g->d, g->base, 1, g->t, g->l, RL_MIXSTAY_HARMONICS, g->blk[i], g->score[i],
                               err));
     return RL_OK;
 }
 
 /* The block's chi(k), k = 1..N, of law i in the CPU head. */
-static void block_chi(const ms_regime *g, int i, int b, double complex *chi)
+static void block_chi(const rl_ms_regime *g, int i, int b, double complex *chi)
 {
     rl_angle_harmonics(ms_laws[i], rl_so2_freq(g->d, g->base, 1, b), RL_MIXSTAY_HARMONICS, chi);
 }
 
-static rl_status curves_run(ms_res *R, rl_err *err)
+static rl_status curves_run(rl_ms_res *R, rl_err *err)
 {
-    const ms_regime *g = &R->reg[0];
+    const rl_ms_regime *g = &R->reg[0];
     const int n = RL_MIXSTAY_HARMONICS;
     R->cb[0] = g->d / 8;
     R->cb[1] = g->d / 2 - 1;
@@ -131,7 +92,7 @@ static rl_status curves_run(ms_res *R, rl_err *err)
     rl_mixstay_ws *ws;
     rl_status s = rl_mixstay_alloc(n, g->t, &ws, err);
     for (int c = 0; c < 2 && s == RL_OK; c++)
-        for (int i = 0; i < MS_NLAWS && s == RL_OK; i++) {
+        for (int i = 0; i < RL_MS_NLAWS && s == RL_OK; i++) {
             rl_mixstay_block b;
             R->curve[c][i] = rl_xmalloc(sizeof(double) * (size_t)g->nfar);
             block_chi(g, i, R->cb[c], chi);
@@ -143,7 +104,7 @@ static rl_status curves_run(ms_res *R, rl_err *err)
 }
 
 /* ||chi_u| - |chi_d|| over the blocks and harmonics of the CPU head */
-static double chi_gap(const ms_regime *g)
+static double chi_gap(const rl_ms_regime *g)
 {
     const int n = RL_MIXSTAY_HARMONICS;
     double complex *u = rl_xmalloc(sizeof(double complex) * n), *p = rl_xmalloc(sizeof(double complex) * n);
@@ -162,16 +123,16 @@ static double chi_gap(const ms_regime *g)
 
 /* The Monte Carlo checks: d_N^2 of the pair (far, near) by rl_watson_mc,
  * each on its own stream; the prediction from rl_watson_dist. */
-static rl_status mc_run(long seed, ms_res *R, rl_err *err)
+static rl_status mc_run(long seed, rl_ms_res *R, rl_err *err)
 {
-    const ms_regime *g = &R->reg[0];
+    const rl_ms_regime *g = &R->reg[0];
     const int n = RL_MIXSTAY_HARMONICS;
     double complex *chi = rl_xmalloc(sizeof(double complex) * n), *p = rl_xmalloc(sizeof(double complex) * n),
                    *q = rl_xmalloc(sizeof(double complex) * n);
     double *est = rl_xmalloc(sizeof(double) * (size_t)R->z.reps);
     rl_status s = RL_OK;
-    for (int j = 0; j < MS_NMC && s == RL_OK; j++) {
-        ms_mc *c = &R->mc[j];
+    for (int j = 0; j < RL_MS_NMC && s == RL_OK; j++) {
+        rl_ms_mc *c = &R->mc[j];
         c->law = j / 2;
         c->block = j % 2 ? g->d / 2 - 1 : g->d / 8;
         c->omega = rl_so2_freq(g->d, g->base, 1, c->block);
@@ -198,18 +159,18 @@ static rl_status mc_run(long seed, ms_res *R, rl_err *err)
 
 rl_status rl_exp_mixstay_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    ms_res *R = rl_xcalloc(1, sizeof *R);
+    rl_ms_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = size_of(ctx->preset);
     double base;
     RL_TRY(rl_mixstay_cpu_base(&base, err));
-    R->reg[0] = (ms_regime){ .name = "cpu-matched", .what = "the CPU grid's head at its mixing-matched base",
-                             .d = RL_MIXSTAY_CPU_D, .t = RL_MIXSTAY_CPU_T, .base = base };
-    R->reg[1] = (ms_regime){ .name = "cpu-10000", .what = "the CPU grid's head at the study's base",
-                             .d = RL_MIXSTAY_CPU_D, .t = RL_MIXSTAY_CPU_T, .base = RL_STUDY_BASE };
-    R->reg[2] = (ms_regime){ .name = "study", .what = "the study's head", .d = RL_STUDY_HEAD_DIM,
-                             .t = rl_study_lengths[0], .base = RL_STUDY_BASE };
-    for (int r = 0; r < MS_NREG; r++)
+    R->reg[0] = (rl_ms_regime){ .name = "cpu-matched", .what = "the CPU grid's head at its mixing-matched base",
+                                .d = RL_MIXSTAY_CPU_D, .t = RL_MIXSTAY_CPU_T, .base = base };
+    R->reg[1] = (rl_ms_regime){ .name = "cpu-10000", .what = "the CPU grid's head at the study's base",
+                                .d = RL_MIXSTAY_CPU_D, .t = RL_MIXSTAY_CPU_T, .base = RL_STUDY_BASE };
+    R->reg[2] = (rl_ms_regime){ .name = "study", .what = "the study's head", .d = RL_STUDY_HEAD_DIM,
+                                .t = rl_study_lengths[0], .base = RL_STUDY_BASE };
+    for (int r = 0; r < RL_MS_NREG; r++)
         RL_TRY(regime_run(&R->reg[r], err));
     R->gap = chi_gap(&R->reg[0]);
     RL_TRY(curves_run(R, err));
@@ -218,11 +179,11 @@ rl_status rl_exp_mixstay_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 
 void rl_exp_mixstay_free(void *res)
 {
-    ms_res *R = res;
+    rl_ms_res *R = res;
     if (!R)
         return;
     for (int c = 0; c < 2; c++)
-        for (int i = 0; i < MS_NLAWS; i++)
+        for (int i = 0; i < RL_MS_NLAWS; i++)
             free(R->curve[c][i]);
     free(R->grid);
     free(R);
@@ -249,11 +210,11 @@ void rl_mixstay_score_row(rl_report *rep, const char *head, long mult, const dou
                           p[0], p[1], u[1] < p[0] ? ": brackets apart" : ": brackets overlap"));
 }
 
-void rl_mixstay_mc_row(rl_report *rep, rl_angle_law law, int b, double omega, long far, long near, double pred,
-                       double mean, double se, long reps, long m)
+/* The row of one Monte Carlo check, its |z| against the closed form given. */
+static void mc_render(rl_report *rep, rl_angle_law law, int b, double omega, long far, long near, double pred,
+                      double mean, double se, double z, long reps, long m)
 {
     char w[256], a[96], v[200], ln[32];
-    const double z = rl_mix_z(mean, pred, se);
     rl_fmt(w, sizeof w, RL_PROSE_MIXSTAY_DN_CHECK,
            law_name(law, ln, sizeof ln), b, omega, far, near);
     rl_fmt(a, sizeof a, "%.6g (closed form, N = %d)", pred, RL_MIXSTAY_HARMONICS);
@@ -264,21 +225,48 @@ void rl_mixstay_mc_row(rl_report *rep, rl_angle_law law, int b, double omega, lo
         rl_report_decide_pred(rep, &rl_rule_agree, pred, z, NULL, w, a, v);
 }
 
+void rl_mixstay_mc_row(rl_report *rep, rl_angle_law law, int b, double omega, long far, long near, double pred,
+                       double mean, double se, long reps, long m)
+{
+    mc_render(rep, law, b, omega, far, near, pred, mean, se, rl_mix_z(mean, pred, se), reps, m);
+}
+
+/* ---------- the summary ---------- */
+
+void rl_mixstay_summarise(const rl_ms_res *R, rl_ms_summary *S)
+{
+    memset(S, 0, sizeof *S);
+    for (int r = 0; r < RL_MS_NREG; r++) {
+        const rl_ms_regime *g = &R->reg[r];
+        rl_ms_regime_sum *o = &S->reg[r];
+        for (int b = 0; b < g->d / 2 && b < RL_MS_MAXB; b++) {
+            o->omega[b] = rl_so2_freq(g->d, g->base, 1, b);
+            for (int i = 0; i < RL_MS_NLAWS; i++)
+                o->chi1[i][b] = cabs(rl_angle_charfn(ms_laws[i], o->omega[b]));
+        }
+    }
+    const rl_ms_regime *c = &R->reg[0];
+    for (int k = 0; k < 2; k++)
+        S->curve_omega[k] = rl_so2_freq(c->d, c->base, 1, R->cb[k]);
+    for (int j = 0; j < RL_MS_NMC; j++)
+        S->z[j] = rl_mix_z(R->mc[j].mean, R->mc[j].pred, R->mc[j].se);
+}
+
 /* ---------- the report ---------- */
 
-static void blocks_tsv(const ms_res *R, const rl_outdir *out)
+static void blocks_tsv(const rl_ms_res *R, const rl_ms_summary *S, const rl_outdir *out)
 {
     rl_tsv *t = rl_tsv_open(out, "mixstay_blocks.tsv",
                             "regime\td\tT\tL\tbase\tlaw\tblock\tomega\tchi1\tD_lo\tD_hi\tfar\tnear");
     char ln[32];
-    for (int r = 0; r < MS_NREG; r++) {
-        const ms_regime *g = &R->reg[r];
-        for (int i = 0; i < MS_NLAWS; i++)
+    for (int r = 0; r < RL_MS_NREG; r++) {
+        const rl_ms_regime *g = &R->reg[r];
+        for (int i = 0; i < RL_MS_NLAWS; i++)
             for (int b = 0; b < g->d / 2; b++) {
-                const double w = rl_so2_freq(g->d, g->base, 1, b);
+                const double w = S->reg[r].omega[b];
                 rl_tsv_row(t, "%s\t%d\t%ld\t%ld\t%.9g\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%ld\t%ld", g->name, g->d, g->t,
                            g->l, g->base, law_name(ms_laws[i], ln, sizeof ln), b, w,
-                           cabs(rl_angle_charfn(ms_laws[i], w)), g->blk[i][b].lo, g->blk[i][b].hi, g->blk[i][b].far,
+                           S->reg[r].chi1[i][b], g->blk[i][b].lo, g->blk[i][b].hi, g->blk[i][b].far,
                            g->blk[i][b].near);
             }
     }
@@ -286,20 +274,20 @@ static void blocks_tsv(const ms_res *R, const rl_outdir *out)
 }
 
 /* mixstay_scores.tsv, and the same as a markdown table (laws x heads) */
-static void scores_table(const ms_res *R, const rl_outdir *out, rl_report *rep)
+static void scores_table(const rl_ms_res *R, const rl_outdir *out, rl_report *rep)
 {
     rl_tsv *t = rl_tsv_open(out, "mixstay_scores.tsv", "regime\td\tT\tL\tbase\tfar_lengths\tlaw\tS_lo\tS_hi");
     char ln[32], *md = NULL;
     size_t mdn = 0;
     FILE *fp = open_memstream(&md, &mdn);
     fprintf(fp, "law");
-    for (int r = 0; r < MS_NREG; r++)
+    for (int r = 0; r < RL_MS_NREG; r++)
         fprintf(fp, "\t%s: hd %d, T = %ld, base %.6g", R->reg[r].name, R->reg[r].d, R->reg[r].t, R->reg[r].base);
     fprintf(fp, "\n");
-    for (int i = 0; i < MS_NLAWS; i++) {
+    for (int i = 0; i < RL_MS_NLAWS; i++) {
         fprintf(fp, "%s", law_name(ms_laws[i], ln, sizeof ln));
-        for (int r = 0; r < MS_NREG; r++) {
-            const ms_regime *g = &R->reg[r];
+        for (int r = 0; r < RL_MS_NREG; r++) {
+            const rl_ms_regime *g = &R->reg[r];
             rl_tsv_row(t, "%s\t%d\t%ld\t%ld\t%.9g\t%ld\t%s\t%.6g\t%.6g", g->name, g->d, g->t, g->l, g->base, g->nfar,
                        ln, g->score[i][0], g->score[i][1]);
             fprintf(fp, "\t%.4f [%.4f, %.4f]", g->score[i][0], g->score[i][0], g->score[i][1]);
@@ -309,61 +297,62 @@ static void scores_table(const ms_res *R, const rl_outdir *out, rl_report *rep)
     fclose(fp);
     rl_tsv_close(t);
     char cap[512], gt[200];
-    const ms_regime *s = &R->reg[2];
+    const rl_ms_regime *s = &R->reg[2];
     rl_fmt(cap, sizeof cap, RL_PROSE_MIXSTAY_SCORES_CAPTION, RL_MIXSTAY_HARMONICS,
            rl_mixstay_grid_text(s->t, s->l, gt, sizeof gt));
     rl_report_table(rep, cap, md);
     free(md);
 }
 
-static void curves_tsv(const ms_res *R, const rl_outdir *out)
+static void curves_tsv(const rl_ms_res *R, const rl_ms_summary *S, const rl_outdir *out)
 {
-    const ms_regime *g = &R->reg[0];
+    const rl_ms_regime *g = &R->reg[0];
     rl_tsv *t = rl_tsv_open(out, "mixstay_curves.tsv", "law\tblock\tomega\tdelta\tdelta_over_T\tdist");
     char ln[32];
     for (int c = 0; c < 2; c++)
-        for (int i = 0; i < MS_NLAWS; i++)
+        for (int i = 0; i < RL_MS_NLAWS; i++)
             for (long f = 0; f < R->ncurve; f++)
                 rl_tsv_row(t, "%s\t%d\t%.6g\t%ld\t%.6g\t%.6g", law_name(ms_laws[i], ln, sizeof ln), R->cb[c],
-                           rl_so2_freq(g->d, g->base, 1, R->cb[c]), R->grid[f], (double)R->grid[f] / g->t,
+                           S->curve_omega[c], R->grid[f], (double)R->grid[f] / g->t,
                            R->curve[c][i][f]);
     rl_tsv_close(t);
 }
 
-static void mc_rows(const ms_res *R, const rl_outdir *out, rl_report *rep)
+static void mc_rows(const rl_ms_res *R, const rl_ms_summary *S, const rl_outdir *out, rl_report *rep)
 {
     rl_tsv *t = rl_tsv_open(out, "mixstay_mc.tsv", "law\tblock\tomega\tdelta\tdelta2\tpred_d2\tmean\tse\tz\treps\tm");
     char ln[32];
-    for (int j = 0; j < MS_NMC; j++) {
-        const ms_mc *c = &R->mc[j];
+    for (int j = 0; j < RL_MS_NMC; j++) {
+        const rl_ms_mc *c = &R->mc[j];
         rl_tsv_row(t, "%s\t%d\t%.6g\t%ld\t%ld\t%.6g\t%.6g\t%.3g\t%.3f\t%ld\t%ld", law_name(ms_laws[c->law], ln, sizeof ln),
-                   c->block, c->omega, c->far, c->near, c->pred, c->mean, c->se, rl_mix_z(c->mean, c->pred, c->se),
-                   R->z.reps, R->z.m);
-        rl_mixstay_mc_row(rep, ms_laws[c->law], c->block, c->omega, c->far, c->near, c->pred, c->mean, c->se, R->z.reps,
-                          R->z.m);
+                   c->block, c->omega, c->far, c->near, c->pred, c->mean, c->se, S->z[j], R->z.reps, R->z.m);
+        mc_render(rep, ms_laws[c->law], c->block, c->omega, c->far, c->near, c->pred, c->mean, c->se, S->z[j],
+                  R->z.reps, R->z.m);
     }
     rl_tsv_close(t);
 }
 
 void rl_exp_mixstay_report(const void *res, const rl_outdir *out, rl_report *rep)
 {
-    const ms_res *R = res;
-    const ms_regime *c = &R->reg[0];
+    const rl_ms_res *R = res;
+    const rl_ms_regime *c = &R->reg[0];
+    rl_ms_summary S;
+    rl_mixstay_summarise(R, &S);
     rl_report_text(rep,
                    RL_PROSE_MIXSTAY_INTRO,
                    RL_MIXSTAY_HARMONICS, c->what, c->d, c->t, c->base, R->reg[2].what, R->reg[2].d, R->reg[2].t,
                    RL_MIXSTAY_MULT);
-    blocks_tsv(R, out);
+    blocks_tsv(R, &S, out);
     scores_table(R, out, rep);
-    curves_tsv(R, out);
+    curves_tsv(R, &S, out);
     char head[160];
     rl_mixstay_chi_row(rep, rl_fmt(head, sizeof head, "%s (hd %d, base %.6g)", c->what, c->d, c->base), R->gap);
-    for (int r = 0; r < MS_NREG; r++) {
-        const ms_regime *g = &R->reg[r];
+    for (int r = 0; r < RL_MS_NREG; r++) {
+        const rl_ms_regime *g = &R->reg[r];
         rl_fmt(head, sizeof head, "%s (hd %d, T = %ld, base %.6g)", g->what, g->d, g->t, g->base);
         rl_mixstay_score_row(rep, head, RL_MIXSTAY_MULT, g->score[0], g->score[1]);
     }
-    mc_rows(R, out, rep);
+    mc_rows(R, &S, out, rep);
 
     const rl_plotvar vars[] = { RL_PV_I("T", c->t), RL_PV_I("mult", RL_MIXSTAY_MULT) };
     rl_plot(out, "mixstay_blocks", "mixstay_blocks", vars, RL_NVARS(vars));

@@ -34,15 +34,7 @@
 #include "claims.h"
 #include "claim_fns.h"
 #include "prose_experiments.h"
-
-typedef struct {
-    int d;
-    long T;      /* training window */
-    int steps, batch;
-    long nq;     /* evaluation queries per fit */
-    long lmax;   /* longest context */
-    int nfit;    /* independent fits (model directions, fitted queries, evaluation draws) */
-} sty_size;
+#include "stylized.h"
 
 /* The spread between fits (the model's directions and the fit's own data)
  * dominates the spread between evaluation queries of one fit
@@ -51,10 +43,10 @@ typedef struct {
  * single-fit design (8 fits x 8 queries) and a quarter of its fitting work
  * per fit (200 steps x 8 windows instead of 300 x 16), so that the total
  * time stays about the same; full has 16 fits x 16 queries. */
-static sty_size size_of(int preset)
+static rl_sty_size size_of(int preset)
 {
-    sty_size q = { 32, 64, 200, 8, 8, 65536, 8 };
-    sty_size f = { 64, 256, 300, 16, 16, 65536, 16 };
+    rl_sty_size q = { 32, 64, 200, 8, 8, 65536, 8 };
+    rl_sty_size f = { 64, 256, 300, 16, 16, 65536, 16 };
     return preset == RL_PRESET_FULL ? f : q;
 }
 
@@ -68,14 +60,9 @@ static sty_size size_of(int preset)
 
 /* The study's variants whose ratios the ratio figure shows (theory/study.h). */
 static const char *const study_variants[] = { "rope", "random_qk", "random_qkv", "alibi" };
-enum { NSTUDY = sizeof study_variants / sizeof *study_variants };
+_Static_assert(sizeof study_variants / sizeof *study_variants == RL_STY_NSTUDY, "RL_STY_NSTUDY: the variants");
 
 /* ---------- statistics: per fit over its queries, then across fits ---------- */
-
-typedef struct {
-    double mean, se; /* across fits */
-    int pos;         /* fits whose own value is > 0 */
-} est;
 
 typedef struct {
     const double *res; /* nfit x nq x STY_NSCHEME x ng x STY_NQ */
@@ -100,9 +87,9 @@ static double fit_lin(const results *R, int j, int q, int s, int g, double b, in
 
 /* Mean and SE across fits of the per-fit values x[0..nfit-1] (base/core/stats.h);
  * frees x. */
-static est across(double *x, int n)
+static rl_sty_est across(double *x, int n)
 {
-    est e = { 0, 0, 0 };
+    rl_sty_est e = { 0, 0, 0 };
     rl_mean_se(x, n, 1, &e.mean, &e.se);
     for (int j = 0; j < n; j++)
         e.pos += x[j] > 0;
@@ -115,7 +102,7 @@ static double *per_fit(const results *R)
     return rl_xmalloc(sizeof(double) * R->nfit);
 }
 
-static est lin(const results *R, int q, int s, int g, double b, int s2, int g2)
+static rl_sty_est lin(const results *R, int q, int s, int g, double b, int s2, int g2)
 {
     double *x = per_fit(R);
     for (int j = 0; j < R->nfit; j++)
@@ -123,14 +110,14 @@ static est lin(const results *R, int q, int s, int g, double b, int s2, int g2)
     return across(x, R->nfit);
 }
 
-static est one(const results *R, int q, int s, int g)
+static rl_sty_est one(const results *R, int q, int s, int g)
 {
     return lin(R, q, s, g, 0, 0, 0);
 }
 
 /* Perplexity-like ratio exp(E[-log a(L)] - E[-log a(T)]) of each fit (its
  * queries paired), then mean and SE across fits. */
-static est ppl_ratio(const results *R, int s, int g, int gT)
+static rl_sty_est ppl_ratio(const results *R, int s, int g, int gT)
 {
     double *x = per_fit(R);
     for (int j = 0; j < R->nfit; j++)
@@ -139,7 +126,7 @@ static est ppl_ratio(const results *R, int s, int g, int gT)
 }
 
 /* The brief's loss ratio E[-log a(L)] / E[-log a(T)] of each fit, across fits. */
-static est loss_ratio(const results *R, int s, int g, int gT)
+static rl_sty_est loss_ratio(const results *R, int s, int g, int gT)
 {
     double *x = per_fit(R);
     for (int j = 0; j < R->nfit; j++)
@@ -149,7 +136,7 @@ static est loss_ratio(const results *R, int s, int g, int gT)
 
 /* Difference of the degradations of each fit, (nll_s1(L) - nll_s1(T)) -
  * (nll_s2(L) - nll_s2(T)) (a difference of log ppl ratios), across fits. */
-static est degr_diff(const results *R, int s1, int s2, int g, int gT)
+static rl_sty_est degr_diff(const results *R, int s1, int s2, int g, int gT)
 {
     double *x = per_fit(R);
     for (int j = 0; j < R->nfit; j++)
@@ -173,7 +160,7 @@ static int scheme_index(const char *name)
 typedef struct {
     long seed;
     const sty_model *M;
-    const sty_size *z;
+    const rl_sty_size *z;
     double *Q, *curves;
 } fit_ctx;
 
@@ -181,7 +168,7 @@ static rl_status fit_item(void *ctx, void *ws, long i, rl_err *err)
 {
     const fit_ctx *x = ctx;
     const sty_model *M = x->M;
-    const sty_size *z = x->z;
+    const rl_sty_size *z = x->z;
     const int d = M[0].d, j = (int)(i / STY_NFIT), f = (int)(i % STY_NFIT);
     (void)ws;
     sty_fit_opts o = { z->T, z->steps, z->batch, 0.05 * M[j].lambda / sqrt((double)d), (unsigned long)x->seed,
@@ -192,7 +179,7 @@ static rl_status fit_item(void *ctx, void *ws, long i, rl_err *err)
 static const rl_mc_sweep_fn fit_sweep = { NULL, NULL, fit_item, 0 };
 
 /* Every (fit index, score process) pair, into Q (d each) and curves. */
-static rl_status fit_all(long seed, const sty_model *M, const sty_size *z, double *Q, double *curves, rl_err *err)
+static rl_status fit_all(long seed, const sty_model *M, const rl_sty_size *z, double *Q, double *curves, rl_err *err)
 {
     fit_ctx x = { seed, M, z, Q, curves };
     const rl_mc_gather g[] = { { Q, sizeof(double) * M[0].d }, { curves, sizeof(double) * z->steps } };
@@ -204,7 +191,7 @@ static rl_status fit_all(long seed, const sty_model *M, const sty_size *z, doubl
 typedef struct {
     long seed;
     const sty_model *M;
-    const sty_size *z;
+    const rl_sty_size *z;
     const double *Q;
     const long *grid;
     int ng;
@@ -269,7 +256,7 @@ static rl_status eval_item(void *ctx, void *ws, long i, rl_err *err)
 
 static const rl_mc_sweep_fn eval_sweep = { eval_alloc, eval_free, eval_item, 0 };
 
-static rl_status evaluate(long seed, const sty_model *M, const sty_size *z, const double *Q, const long *grid,
+static rl_status evaluate(long seed, const sty_model *M, const rl_sty_size *z, const double *Q, const long *grid,
                           int ng, double **out, rl_err *err)
 {
     const size_t stride = (size_t)STY_NSCHEME * ng * STY_NQ;
@@ -303,22 +290,25 @@ static double block_mean(double complex c, const double *q, const double *x, int
     return creal(c) * dt + cimag(c) * cr;
 }
 
+/* ---------- the summary: every number the report shows ---------- */
+
 /* What the fits learned: per block, the query's energy and projections, and
  * the block's mean contribution to the logit of the shared key direction u
- * inside the training window (delta = 1..T) and beyond it (T < delta <= 128 T);
- * and the mean logit of u and of w against the distance, in closed form.
+ * inside the training window (delta = 1..T) and beyond it (T < delta <= 128 T).
  * Each is computed per fit (its own q, u, w) and given as the mean and SE
  * across fits. */
 enum { QCOLS = 9 };
 
-static void write_query(const rl_outdir *out, const sty_model *M, const sty_size *z, const double *Q)
+static void query_summarise(const rl_sty_res *S, rl_sty_summary *o)
 {
+    const sty_model *M = S->M;
+    const rl_sty_size *z = &S->z;
     const int d = M[0].d, h = d / 2, nf = z->nfit;
-    double *x = rl_xmalloc(sizeof(double) * QCOLS * nf), mu[QCOLS], se[QCOLS];
-    rl_tsv *t = rl_tsv_open(out, "stylized_query.tsv",
-                            "fit\tblock\tomega\tenergy\tenergy_frac\tq_dot_u\tq_dot_w\tu_energy\tw_energy\t"
-                            "u_logit_in_window\tu_logit_beyond\tq_norm\tlambda\tT_train\tu_logit_in_window_se\t"
-                            "u_logit_beyond_se\tfits");
+    double *x = rl_xmalloc(sizeof(double) * QCOLS * nf);
+    o->qh = h;
+    o->q_omega = rl_xmalloc(sizeof(double) * h);
+    o->q_mu = rl_xmalloc(sizeof(double) * STY_NFIT * h * QCOLS);
+    o->q_se = rl_xmalloc(sizeof(double) * STY_NFIT * h * QCOLS);
     for (int f = 0; f < STY_NFIT; f++)
         for (int b = 0; b < h; b++) {
             const int i2 = b + h; /* half-split pairing: block b is (x_b, x_{b+d/2}) */
@@ -336,7 +326,7 @@ static void write_query(const rl_outdir *out, const sty_model *M, const sty_size
             beyond /= (double)(127 * z->T);
             for (int j = 0; j < nf; j++) {
                 const sty_model *m = &M[j];
-                const double *q = Q + ((size_t)j * STY_NFIT + f) * d;
+                const double *q = S->Q + ((size_t)j * STY_NFIT + f) * d;
                 double n2 = 0;
                 for (int i = 0; i < d; i++)
                     n2 += q[i] * q[i];
@@ -352,22 +342,32 @@ static void write_query(const rl_outdir *out, const sty_model *M, const sty_size
                 r[7] = block_mean(beyond, q, m->u, b, h);
                 r[8] = sqrt(n2);
             }
+            o->q_omega[b] = om;
+            const size_t at = ((size_t)f * h + b) * QCOLS;
             for (int c2 = 0; c2 < QCOLS; c2++)
-                rl_mean_se(x + c2, nf, QCOLS, &mu[c2], &se[c2]);
-            rl_tsv_row(t, "%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%g\t%ld\t%.3g\t%.3g\t%d",
-                       sty_fits[f].name, b, om, mu[0], mu[1], mu[2], mu[3], mu[4], mu[5], mu[6], mu[7], mu[8],
-                       M[0].lambda, z->T, se[6], se[7], nf);
+                rl_mean_se(x + c2, nf, QCOLS, &o->q_mu[at + c2], &o->q_se[at + c2]);
         }
-    rl_tsv_close(t);
-    int ng;
-    long *grid = rl_route_grid(z->lmax, z->T, 16, &ng);
-    t = rl_tsv_open(out, "stylized_logit.tsv",
-                    "fit\tdelta\tu_logit\tw_logit\tT_train\tlambda\tu_logit_se\tw_logit_se\tfits");
+    free(x);
+}
+
+/* The mean logits of u and of w against the distance, in closed form, per
+ * fit, then mean and SE across fits. */
+static void logit_summarise(const rl_sty_res *S, rl_sty_summary *o)
+{
+    const sty_model *M = S->M;
+    const rl_sty_size *z = &S->z;
+    const int d = M[0].d, h = d / 2, nf = z->nfit;
+    double *x = rl_xmalloc(sizeof(double) * 2 * nf);
+    o->lgrid = rl_route_grid(z->lmax, z->T, 16, &o->lng);
+    const int ng = o->lng;
+    const long *grid = o->lgrid;
+    o->l_mu = rl_xmalloc(sizeof(double) * STY_NFIT * ng * 2);
+    o->l_se = rl_xmalloc(sizeof(double) * STY_NFIT * ng * 2);
     for (int f = 0; f < STY_NFIT; f++)
         for (int g = 0; g < ng; g++) {
             const double bias = sty_fits[f].alibi ? M[0].slope * (double)grid[g] : 0.0;
             for (int j = 0; j < nf; j++) {
-                const double *q = Q + ((size_t)j * STY_NFIT + f) * d;
+                const double *q = S->Q + ((size_t)j * STY_NFIT + f) * d;
                 double lu = 0, lw = 0;
                 for (int b = 0; b < h; b++) {
                     const double complex c =
@@ -378,137 +378,71 @@ static void write_query(const rl_outdir *out, const sty_model *M, const sty_size
                 x[2 * j] = lu - bias;
                 x[2 * j + 1] = lw - bias;
             }
-            rl_mean_se(x, nf, 2, &mu[0], &se[0]);
-            rl_mean_se(x + 1, nf, 2, &mu[1], &se[1]);
-            rl_tsv_row(t, "%s\t%ld\t%.6g\t%.6g\t%ld\t%g\t%.3g\t%.3g\t%d", sty_fits[f].name, grid[g], mu[0], mu[1],
-                       z->T, M[0].lambda, se[0], se[1], nf);
+            const size_t at = ((size_t)f * ng + g) * 2;
+            rl_mean_se(x, nf, 2, &o->l_mu[at], &o->l_se[at]);
+            rl_mean_se(x + 1, nf, 2, &o->l_mu[at + 1], &o->l_se[at + 1]);
         }
-    rl_tsv_close(t);
-    free(grid);
     free(x);
 }
 
-/* The fitting curves: the batch mean of log alpha_t per step, mean and SE across fits. */
-static void write_curves(const rl_outdir *out, const sty_size *z, const double *curves)
+/* The fitting curves: the batch mean of log alpha_t per step, mean and SE
+ * across fits; and the study's ratios (the table's and the figure's). */
+static void curves_summarise(const rl_sty_res *S, rl_sty_summary *o)
 {
-    rl_tsv *t = rl_tsv_open(out, "stylized_fit.tsv", "fit\tstep\tmean_log_alpha\tT_train\tbatch\tse\tfits");
+    const rl_sty_size *z = &S->z;
     const long stride = (long)STY_NFIT * z->steps; /* from fit j to fit j + 1 */
+    o->c_mu = rl_xmalloc(sizeof(double) * STY_NFIT * z->steps);
+    o->c_se = rl_xmalloc(sizeof(double) * STY_NFIT * z->steps);
     for (int f = 0; f < STY_NFIT; f++)
-        for (int s = 0; s < z->steps; s++) {
-            double mu, se;
-            rl_mean_se(curves + (long)f * z->steps + s, z->nfit, stride, &mu, &se);
-            rl_tsv_row(t, "%s\t%d\t%.6g\t%ld\t%d\t%.3g\t%d", sty_fits[f].name, s, mu, z->T, z->batch, se, z->nfit);
-        }
-    rl_tsv_close(t);
-}
-
-static void write_main(const rl_outdir *out, const sty_model *m, const sty_size *z, const results *R,
-                       const long *grid, int gT)
-{
-    rl_tsv *t = rl_tsv_open(out, "stylized.tsv",
-                            "scheme\tL\tL_over_T\tM_L\talpha\talpha_se\trho\trho_se\trho_bound\trho_alibi_upper\t"
-                            "nll\tnll_se\tloss_ratio\tloss_ratio_se\tppl_ratio\tppl_ratio_se\tsnr\tsnr_se\tbg\tbg_se\t"
-                            "signal\tsignal_se\tviolations\treps\td\tT_train\tlambda\tk_near\tslope\tfits\tqueries_per_fit");
-    for (int s = 0; s < STY_NSCHEME; s++)
-        for (int g = 0; g < R->ng; g++) {
-            const long L = grid[g], M = L - m->k_near;
-            est a = one(R, STY_Q_ALPHA, s, g), rho = one(R, STY_Q_RHO, s, g), nll = one(R, STY_Q_NLL, s, g);
-            est snr = one(R, STY_Q_SNR, s, g), bg = one(R, STY_Q_BG, s, g), sig = one(R, STY_Q_SIG, s, g);
-            est lr = loss_ratio(R, s, g, gT), pr = ppl_ratio(R, s, g, gT);
-            est v = one(R, STY_Q_VIOL, s, g);
-            const long reps = (long)R->nfit * R->nq;
-            rl_tsv_row(t, "%s\t%ld\t%.6g\t%ld\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.3g\t"
-                          "%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.3g\t%.0f\t%ld\t%d\t%ld\t%g\t%d\t%g\t%d\t%ld",
-                       sty_schemes[s].name, L, (double)L / z->T, L - 1, a.mean, a.se, rho.mean, rho.se,
-                       rl_farmass_lower((double)M, m->k_near, m->lambda),
-                       rl_farmass_alibi((double)M, m->k_near, m->lambda, m->slope, 0), nll.mean, nll.se, lr.mean,
-                       lr.se, pr.mean, pr.se, snr.mean, snr.se, bg.mean, bg.se, sig.mean, sig.se,
-                       v.mean * reps, reps, m->d, z->T, m->lambda, m->k_near, m->slope, R->nfit, R->nq);
-        }
-    rl_tsv_close(t);
-    /* the study's ratios, for the ratio figure */
-    t = rl_tsv_open(out, "stylized_study.tsv", "variant\tL\tL_over_512\tppl\tppl_ratio");
-    for (int i = 0; i < NSTUDY; i++) {
-        const rl_study_row *st = rl_study_find(study_variants[i]);
-        for (int k = 0; k < RL_STUDY_NLEN; k++)
-            rl_tsv_row(t, "%s\t%ld\t%ld\t%.2f\t%.4f", st->name, rl_study_lengths[k], rl_study_lengths[k] / 512,
-                       st->ppl[k], st->ppl[k] / st->ppl[0]);
-    }
-    rl_tsv_close(t);
-}
-
-/* The table at 16 T and 128 T next to the study's 8K/512 and 65K/512. */
-static void write_table(const rl_outdir *out, const sty_size *z, const results *R, int gT, int g16, int g128,
-                        rl_report *rep)
-{
-    size_t cap = 8192, used = 0;
-    char *tab = rl_xmalloc(cap);
-    rl_tsv *t = rl_tsv_open(out, "stylized_table.tsv",
-                            "scheme\talpha_T\talpha_16T\talpha_128T\tppl_ratio_16T\tppl_ratio_16T_se\t"
-                            "ppl_ratio_128T\tppl_ratio_128T_se\tloss_ratio_16T\tloss_ratio_128T\tsnr_T\tsnr_16T\t"
-                            "snr_128T\tstudy_8K_over_512\tstudy_65K_over_512\tfits");
-    used += snprintf(tab + used, cap - used,
-                     "scheme\tα_t(T)\tα_t(16T)\tα_t(128T)\tppl ratio 16T\tppl ratio 128T\tstudy 8K/512\t"
-                     "study 65K/512\t−log ratio 16T\t−log ratio 128T\tSNR(T)\tSNR(16T)\tSNR(128T)\n");
+        for (int s = 0; s < z->steps; s++)
+            rl_mean_se(S->curves + (long)f * z->steps + s, z->nfit, stride, &o->c_mu[f * z->steps + s],
+                       &o->c_se[f * z->steps + s]);
     for (int s = 0; s < STY_NSCHEME; s++) {
         const rl_study_row *st = rl_study_find(sty_schemes[s].name);
-        double s8 = rl_study_ratio(st, 16), s65 = rl_study_ratio(st, 128);
-        est a0 = one(R, STY_Q_ALPHA, s, gT), a1 = one(R, STY_Q_ALPHA, s, g16), a2 = one(R, STY_Q_ALPHA, s, g128);
-        est p1 = ppl_ratio(R, s, g16, gT), p2 = ppl_ratio(R, s, g128, gT);
-        est l1 = loss_ratio(R, s, g16, gT), l2 = loss_ratio(R, s, g128, gT);
-        est n0 = one(R, STY_Q_SNR, s, gT), n1 = one(R, STY_Q_SNR, s, g16), n2 = one(R, STY_Q_SNR, s, g128);
-        rl_tsv_row(t, "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%d",
-                   sty_schemes[s].name, a0.mean, a1.mean, a2.mean, p1.mean, p1.se, p2.mean, p2.se, l1.mean, l2.mean,
-                   n0.mean, n1.mean, n2.mean, s8, s65, R->nfit);
-        char c8[32] = "–", c65[32] = "–";
-        if (st) {
-            snprintf(c8, sizeof c8, "%.2f×", s8);
-            snprintf(c65, sizeof c65, "%.2f×", s65);
+        o->has_study[s] = st != NULL;
+        o->study8[s] = rl_study_ratio(st, 16);
+        o->study65[s] = rl_study_ratio(st, 128);
+    }
+    for (int i = 0; i < RL_STY_NSTUDY; i++) {
+        const rl_study_row *st = rl_study_find(study_variants[i]);
+        o->sv_name[i] = st->name;
+        for (int k = 0; k < RL_STUDY_NLEN; k++) {
+            o->sv_ppl[i][k] = st->ppl[k];
+            o->sv_ratio[i][k] = st->ppl[k] / st->ppl[0];
         }
-        if (used + 512 < cap)
-            used += snprintf(tab + used, cap - used,
-                             "%s\t%.4f ± %.2g\t%.4f ± %.2g\t%.4f ± %.2g\t%.5g× ± %.2g\t%.5g× ± %.2g\t%s\t%s\t"
-                             "%.3g ± %.2g\t%.3g ± %.2g\t%.3g\t%.3g\t%.3g\n",
-                             sty_schemes[s].name, a0.mean, a0.se, a1.mean, a1.se, a2.mean, a2.se, p1.mean, p1.se,
-                             p2.mean, p2.se, c8, c65, l1.mean, l1.se, l2.mean, l2.se, n0.mean, n1.mean, n2.mean);
     }
-    rl_tsv_close(t);
-    char cap_[512];
-    snprintf(cap_, sizeof cap_,
-             RL_PROSE_STYLIZED_TABLE_CAPTION,
-             z->T, R->nfit, R->nq);
-    rl_report_table(rep, cap_, tab);
-    free(tab);
 }
 
-/* The across-fit evidence of d, the per-fit difference the claim predicts
- * positive: its z and how many fits agree, appended to measured. */
-static const char *fit_text(char *buf, size_t n, const results *R, est d, const char *measured)
+/* Every scheme at every L: the quantities across fits, and the far-mass
+ * bounds at M = L - K. */
+static void points_summarise(const rl_sty_res *S, const results *R, rl_sty_summary *o)
 {
-    return rl_fmt(buf, n, "%s; t = %.1f across %d fits (z = %.1f, Student with %d df), %d/%d fits agree", measured,
-                  rl_effect_z(d.mean, d.se), R->nfit, rl_effect_z_repeats(d.mean, d.se, R->nfit), R->nfit - 1, d.pos,
-                  R->nfit);
+    const sty_model *m = &S->M[0];
+    o->pt = rl_xcalloc((size_t)STY_NSCHEME * R->ng, sizeof *o->pt);
+    for (int s = 0; s < STY_NSCHEME; s++)
+        for (int g = 0; g < R->ng; g++) {
+            const long L = S->grid[g], M = L - m->k_near;
+            const long reps = (long)R->nfit * R->nq;
+            rl_sty_point *p = &o->pt[s * R->ng + g];
+            p->a = one(R, STY_Q_ALPHA, s, g);
+            p->rho = one(R, STY_Q_RHO, s, g);
+            p->nll = one(R, STY_Q_NLL, s, g);
+            p->snr = one(R, STY_Q_SNR, s, g);
+            p->bg = one(R, STY_Q_BG, s, g);
+            p->sig = one(R, STY_Q_SIG, s, g);
+            p->lr = loss_ratio(R, s, g, S->gT);
+            p->pr = ppl_ratio(R, s, g, S->gT);
+            p->viol = one(R, STY_Q_VIOL, s, g).mean * reps;
+            p->rho_bound = rl_farmass_lower((double)M, m->k_near, m->lambda);
+            p->rho_alibi = rl_farmass_alibi((double)M, m->k_near, m->lambda, m->slope, 0);
+        }
 }
 
-/* A claim of the study on d, decided by the sign rule (claims table):
- * holds, contradicted or unresolved; unresolved says how many fits at this
- * mean and spread would decide it. */
-static void decide(rl_report *rep, const results *R, est d, const char *what, const char *predicted,
-                   const char *measured)
+/* A per-fit difference d for the sign rule. */
+static rl_sty_sign sign_of(rl_sty_est d, int nfit)
 {
-    char ms[768], mu[900];
-    const double x = rl_effect_z_repeats(d.mean, d.se, R->nfit);
-    fit_text(ms, sizeof ms, R, d, measured);
-    if (rl_rule_decide(&rl_rule_sign, x) == RL_V_UNRESOLVED) {
-        const long need = rl_effect_repeats_needed(d.mean, d.se, R->nfit, rl_rule_sign.k, 100000);
-        if (need > 0)
-            rl_fmt(mu, sizeof mu, "%s; at this mean and spread about %ld fits would decide it", ms, need);
-        else
-            rl_fmt(mu, sizeof mu, "%s; no number of fits up to 100,000 decides it at this mean", ms);
-        rl_report_decide(rep, &rl_rule_sign, x, NULL, what, predicted, mu);
-        return;
-    }
-    rl_report_decide(rep, &rl_rule_sign, x, NULL, what, predicted, ms);
+    return (rl_sty_sign){ d, rl_effect_z(d.mean, d.se), rl_effect_z_repeats(d.mean, d.se, nfit),
+                          rl_effect_repeats_needed(d.mean, d.se, nfit, rl_rule_sign.k, 100000) };
 }
 
 /* The largest |X(a) - X(b)| over every fit, query and length. */
@@ -522,208 +456,350 @@ static double max_absdiff(const results *R, int q, int a, int b)
     return w;
 }
 
-/* A claim "scheme a degrades more than b" on the per-fit degradation difference. */
-static void check_more(rl_report *rep, const results *R, const char *a, const char *b, int g, int gT, long mult,
-                       const char *study_note)
+/* The checks 1-3: the rotation-only bound, the study's orderings, the
+ * value side. */
+static void checks_summarise(const rl_sty_res *S, const results *R, rl_sty_summary *o)
 {
-    char w[256], p[256], ms[384];
-    int sa = scheme_index(a), sb = scheme_index(b);
-    est d = degr_diff(R, sa, sb, g, gT);
-    est ra = ppl_ratio(R, sa, g, gT), rb = ppl_ratio(R, sb, g, gT);
-    decide(rep, R, d, rl_fmt(w, sizeof w, "%s degrades beyond T_train more than %s (L = %ld T)", a, b, mult),
-           rl_fmt(p, sizeof p, "ppl ratio %s > %s (%s)", a, b, study_note),
-           rl_fmt(ms, sizeof ms, "%.3g× ± %.2g vs %.3g× ± %.2g; Δ log-ratio = %.3f ± %.3f", ra.mean, ra.se, rb.mean,
-                  rb.se, d.mean, d.se));
-}
-
-/* 1. the rotation-only lower bound, every query of every fit */
-static void check_lower_bound(const sty_model *m, const results *R, rl_report *rep)
-{
-    char p[256], ms[384];
-    long viol = 0, n = 0;
+    const int gT = S->gT, g16 = S->g16, g128 = S->g128;
     for (int s = 0; s < STY_NSCHEME; s++) {
         if (sty_fits[sty_schemes[s].fit].alibi)
             continue;
         for (int g = 0; g < R->ng; g++)
             for (int j = 0; j < R->nfit; j++)
-                for (long r = 0; r < R->nq; r++, n++)
-                    viol += val(R, j, r, s, g, STY_Q_VIOL) != 0;
+                for (long r = 0; r < R->nq; r++, o->nviol++)
+                    o->viol += val(R, j, r, s, g, STY_Q_VIOL) != 0;
     }
-    /* an identity: the fitted query is projected on |q| ≤ λ and the keys
-     * are unit vectors, so |logit| ≤ λ and the bound follows algebraically */
-    rl_report_identity(rep, viol == 0,
-                       RL_PROSE_STYLIZED_BOUND_CHECK,
-                       rl_fmt(p, sizeof p, "0 violations (|logit| ≤ λ = %g by construction, K = %d)", m->lambda,
-                              m->k_near),
-                       rl_fmt(ms, sizeof ms, "%ld violations in %ld", viol, n));
+    const int rope = scheme_index("rope"), qk = scheme_index("random_qk"), haar = scheme_index("haar");
+    o->more[0] = sign_of(degr_diff(R, rope, qk, g16, gT), R->nfit);
+    o->more[1] = sign_of(degr_diff(R, rope, qk, g128, gT), R->nfit);
+    o->more[2] = sign_of(degr_diff(R, rope, haar, g16, gT), R->nfit);
+    o->grow_d = lin(R, STY_Q_NLL, qk, g128, 1, qk, g16);
+    o->grow = INFINITY;
+    for (int j = 0; j < R->nfit; j++)
+        for (long r = 0; r < R->nq; r++)
+            o->grow = fmin(o->grow, val(R, j, r, qk, g128, STY_Q_NLL) - val(R, j, r, qk, g16, STY_Q_NLL));
+    const int qkv = scheme_index("random_qkv");
+    o->wd = max_absdiff(R, STY_Q_ALPHA, qk, qkv);
+    const int gs[2] = { g16, g128 };
+    for (int i = 0; i < 2; i++)
+        o->snr[i] = sign_of(lin(R, STY_Q_SNR, qkv, gs[i], 1, qk, gs[i]), R->nfit);
 }
 
-/* 2. the study's ordering, pair by pair, and random_qk from 16T to 128T */
-static void check_orderings(const results *R, int gT, int g16, int g128, rl_report *rep)
+/* The checks 4-5: ALiBi's far mass and target weight, and the ordering
+ * by ppl ratio at 128T. */
+static void alibi_summarise(const rl_sty_res *S, const results *R, rl_sty_summary *o)
 {
-    char ms[384];
-    check_more(rep, R, "rope", "random_qk", g16, gT, 16, "study at 8K/512: 16.2× vs 1.60×");
-    check_more(rep, R, "rope", "random_qk", g128, gT, 128, "study at 65K/512: 38.5× vs 7.49×");
-    check_more(rep, R, "rope", "haar", g16, gT, 16, "study: PaTH extrapolates, RoPE does not");
+    const sty_model *m = &S->M[0];
+    const int s = scheme_index("alibi"), g16 = S->g16, g128 = S->g128, gl = R->ng - 1;
+    /* mass beyond 16T at 128T, worst case: near = distances 1..16T */
+    o->B = rl_farmass_alibi((double)(S->grid[g128] - S->grid[g16]), (double)S->grid[g16], m->lambda, m->slope, 0);
+    /* predicted: B - (rho(128T) - rho(16T)) > 0, per fit */
+    o->dr = lin(R, STY_Q_RHO, s, g128, 1, s, g16);
+    o->slack = o->flat = INFINITY;
+    const double pred = -log1p(-o->B);
+    for (int j = 0; j < R->nfit; j++) {
+        o->slack = fmin(o->slack, o->B - fit_lin(R, j, STY_Q_RHO, s, g128, 1, s, g16));
+        o->flat = fmin(o->flat, pred - fit_lin(R, j, STY_Q_NLL, s, g128, 1, s, g16));
+    }
+    o->dn = lin(R, STY_Q_NLL, s, g128, 1, s, g16);
+    /* the bound tends to 1, a bounded far mass rho_inf falls below it once
+     * M > K e^{2 lambda} rho_inf / (1 - rho_inf) */
+    const rl_sty_est rho = o->pt[s * R->ng + gl].rho;
+    o->lb = rl_farmass_lower((double)(S->grid[gl] - m->k_near), m->k_near, m->lambda);
+    o->cross = m->k_near + m->k_near * exp(2 * m->lambda) * rho.mean / (1 - rho.mean);
+    rl_sty_est below = { o->lb - rho.mean, rho.se, 0 };
+    for (int j = 0; j < R->nfit; j++)
+        below.pos += o->lb - fit_lin(R, j, STY_Q_RHO, s, gl, 0, 0, 0) > 0;
+    o->below = sign_of(below, R->nfit);
+    o->control = sign_of(lin(R, STY_Q_RHO, scheme_index("nope"), gl, 1, s, gl), R->nfit);
+    for (int k = 0; k < STY_NSCHEME; k++)
+        o->ord[k] = k;
+    for (int i = 1; i < STY_NSCHEME; i++) /* insertion sort, largest first */
+        for (int j = i; j > 0 && o->pt[o->ord[j] * R->ng + g128].pr.mean > o->pt[o->ord[j - 1] * R->ng + g128].pr.mean;
+             j--) {
+            int tmp = o->ord[j];
+            o->ord[j] = o->ord[j - 1];
+            o->ord[j - 1] = tmp;
+        }
+}
+
+void rl_stylized_summarise(const rl_sty_res *S, rl_sty_summary *o)
+{
+    const sty_model *m = &S->M[0]; /* the constants (lambda, K, slope) are those of every fit */
+    memset(o, 0, sizeof *o);
+    o->z = S->z;
+    o->lambda = m->lambda, o->slope = m->slope, o->key_noise = m->key_noise, o->value_noise = m->value_noise;
+    o->k_near = m->k_near;
+    memcpy(o->grid, S->grid, sizeof o->grid);
+    o->ng = S->ng, o->gT = S->gT, o->g16 = S->g16, o->g128 = S->g128;
+    o->window = rl_mixing_window(1.0 - 2.0 / S->z.d, 0.1);
+    const results R = { S->res, S->z.nfit, S->z.nq, S->ng };
+    query_summarise(S, o);
+    logit_summarise(S, o);
+    curves_summarise(S, o);
+    points_summarise(S, &R, o);
+    checks_summarise(S, &R, o);
+    alibi_summarise(S, &R, o);
+}
+
+void rl_stylized_summary_free(rl_sty_summary *o)
+{
+    free(o->q_omega);
+    free(o->q_mu);
+    free(o->q_se);
+    free(o->lgrid);
+    free(o->l_mu);
+    free(o->l_se);
+    free(o->c_mu);
+    free(o->c_se);
+    free(o->pt);
+    memset(o, 0, sizeof *o);
+}
+
+/* ---------- the render step: formats the summary ---------- */
+
+static void query_render(const rl_outdir *out, const rl_sty_summary *o)
+{
+    const int h = o->qh;
+    rl_tsv *t = rl_tsv_open(out, "stylized_query.tsv",
+                            "fit\tblock\tomega\tenergy\tenergy_frac\tq_dot_u\tq_dot_w\tu_energy\tw_energy\t"
+                            "u_logit_in_window\tu_logit_beyond\tq_norm\tlambda\tT_train\tu_logit_in_window_se\t"
+                            "u_logit_beyond_se\tfits");
+    for (int f = 0; f < STY_NFIT; f++)
+        for (int b = 0; b < h; b++) {
+            const double *mu = o->q_mu + ((size_t)f * h + b) * QCOLS, *se = o->q_se + ((size_t)f * h + b) * QCOLS;
+            rl_tsv_row(t, "%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%g\t%ld\t%.3g\t%.3g\t%d",
+                       sty_fits[f].name, b, o->q_omega[b], mu[0], mu[1], mu[2], mu[3], mu[4], mu[5], mu[6], mu[7],
+                       mu[8], o->lambda, o->z.T, se[6], se[7], o->z.nfit);
+        }
+    rl_tsv_close(t);
+    t = rl_tsv_open(out, "stylized_logit.tsv",
+                    "fit\tdelta\tu_logit\tw_logit\tT_train\tlambda\tu_logit_se\tw_logit_se\tfits");
+    for (int f = 0; f < STY_NFIT; f++)
+        for (int g = 0; g < o->lng; g++) {
+            const double *mu = o->l_mu + ((size_t)f * o->lng + g) * 2, *se = o->l_se + ((size_t)f * o->lng + g) * 2;
+            rl_tsv_row(t, "%s\t%ld\t%.6g\t%.6g\t%ld\t%g\t%.3g\t%.3g\t%d", sty_fits[f].name, o->lgrid[g], mu[0], mu[1],
+                       o->z.T, o->lambda, se[0], se[1], o->z.nfit);
+        }
+    rl_tsv_close(t);
+    t = rl_tsv_open(out, "stylized_fit.tsv", "fit\tstep\tmean_log_alpha\tT_train\tbatch\tse\tfits");
+    for (int f = 0; f < STY_NFIT; f++)
+        for (int s = 0; s < o->z.steps; s++)
+            rl_tsv_row(t, "%s\t%d\t%.6g\t%ld\t%d\t%.3g\t%d", sty_fits[f].name, s, o->c_mu[f * o->z.steps + s], o->z.T,
+                       o->z.batch, o->c_se[f * o->z.steps + s], o->z.nfit);
+    rl_tsv_close(t);
+}
+
+/* The point of scheme s at grid index g. */
+static const rl_sty_point *pt_at(const rl_sty_summary *o, int s, int g)
+{
+    return &o->pt[s * o->ng + g];
+}
+
+static void main_render(const rl_outdir *out, const rl_sty_summary *o)
+{
+    rl_tsv *t = rl_tsv_open(out, "stylized.tsv",
+                            "scheme\tL\tL_over_T\tM_L\talpha\talpha_se\trho\trho_se\trho_bound\trho_alibi_upper\t"
+                            "nll\tnll_se\tloss_ratio\tloss_ratio_se\tppl_ratio\tppl_ratio_se\tsnr\tsnr_se\tbg\tbg_se\t"
+                            "signal\tsignal_se\tviolations\treps\td\tT_train\tlambda\tk_near\tslope\tfits\tqueries_per_fit");
+    for (int s = 0; s < STY_NSCHEME; s++)
+        for (int g = 0; g < o->ng; g++) {
+            const long L = o->grid[g], reps = (long)o->z.nfit * o->z.nq;
+            const rl_sty_point *p = pt_at(o, s, g);
+            rl_tsv_row(t, "%s\t%ld\t%.6g\t%ld\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.3g\t"
+                          "%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.3g\t%.0f\t%ld\t%d\t%ld\t%g\t%d\t%g\t%d\t%ld",
+                       sty_schemes[s].name, L, (double)L / o->z.T, L - 1, p->a.mean, p->a.se, p->rho.mean, p->rho.se,
+                       p->rho_bound, p->rho_alibi, p->nll.mean, p->nll.se, p->lr.mean, p->lr.se, p->pr.mean, p->pr.se,
+                       p->snr.mean, p->snr.se, p->bg.mean, p->bg.se, p->sig.mean, p->sig.se, p->viol, reps, o->z.d,
+                       o->z.T, o->lambda, o->k_near, o->slope, o->z.nfit, o->z.nq);
+        }
+    rl_tsv_close(t);
+    /* the study's ratios, for the ratio figure */
+    t = rl_tsv_open(out, "stylized_study.tsv", "variant\tL\tL_over_512\tppl\tppl_ratio");
+    for (int i = 0; i < RL_STY_NSTUDY; i++)
+        for (int k = 0; k < RL_STUDY_NLEN; k++)
+            rl_tsv_row(t, "%s\t%ld\t%ld\t%.2f\t%.4f", o->sv_name[i], rl_study_lengths[k], rl_study_lengths[k] / 512,
+                       o->sv_ppl[i][k], o->sv_ratio[i][k]);
+    rl_tsv_close(t);
+}
+
+/* The table at 16 T and 128 T next to the study's 8K/512 and 65K/512. */
+static void table_render(const rl_outdir *out, const rl_sty_summary *o, rl_report *rep)
+{
+    size_t cap = 8192, used = 0;
+    char *tab = rl_xmalloc(cap);
+    rl_tsv *t = rl_tsv_open(out, "stylized_table.tsv",
+                            "scheme\talpha_T\talpha_16T\talpha_128T\tppl_ratio_16T\tppl_ratio_16T_se\t"
+                            "ppl_ratio_128T\tppl_ratio_128T_se\tloss_ratio_16T\tloss_ratio_128T\tsnr_T\tsnr_16T\t"
+                            "snr_128T\tstudy_8K_over_512\tstudy_65K_over_512\tfits");
+    used += snprintf(tab + used, cap - used,
+                     "scheme\tα_t(T)\tα_t(16T)\tα_t(128T)\tppl ratio 16T\tppl ratio 128T\tstudy 8K/512\t"
+                     "study 65K/512\t−log ratio 16T\t−log ratio 128T\tSNR(T)\tSNR(16T)\tSNR(128T)\n");
+    for (int s = 0; s < STY_NSCHEME; s++) {
+        const double s8 = o->study8[s], s65 = o->study65[s];
+        const rl_sty_point *p0 = pt_at(o, s, o->gT), *p1 = pt_at(o, s, o->g16), *p2 = pt_at(o, s, o->g128);
+        rl_tsv_row(t, "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%d",
+                   sty_schemes[s].name, p0->a.mean, p1->a.mean, p2->a.mean, p1->pr.mean, p1->pr.se, p2->pr.mean,
+                   p2->pr.se, p1->lr.mean, p2->lr.mean, p0->snr.mean, p1->snr.mean, p2->snr.mean, s8, s65, o->z.nfit);
+        char c8[32] = "–", c65[32] = "–";
+        if (o->has_study[s]) {
+            snprintf(c8, sizeof c8, "%.2f×", s8);
+            snprintf(c65, sizeof c65, "%.2f×", s65);
+        }
+        if (used + 512 < cap)
+            used += snprintf(tab + used, cap - used,
+                             "%s\t%.4f ± %.2g\t%.4f ± %.2g\t%.4f ± %.2g\t%.5g× ± %.2g\t%.5g× ± %.2g\t%s\t%s\t"
+                             "%.3g ± %.2g\t%.3g ± %.2g\t%.3g\t%.3g\t%.3g\n",
+                             sty_schemes[s].name, p0->a.mean, p0->a.se, p1->a.mean, p1->a.se, p2->a.mean, p2->a.se,
+                             p1->pr.mean, p1->pr.se, p2->pr.mean, p2->pr.se, c8, c65, p1->lr.mean, p1->lr.se,
+                             p2->lr.mean, p2->lr.se, p0->snr.mean, p1->snr.mean, p2->snr.mean);
+    }
+    rl_tsv_close(t);
+    char cap_[512];
+    snprintf(cap_, sizeof cap_, RL_PROSE_STYLIZED_TABLE_CAPTION, o->z.T, o->z.nfit, o->z.nq);
+    rl_report_table(rep, cap_, tab);
+    free(tab);
+}
+
+/* The across-fit evidence of a per-fit difference the claim predicts
+ * positive: its t, z and how many fits agree, appended to measured. */
+static const char *fit_text(char *buf, size_t n, int nfit, const rl_sty_sign *d, const char *measured)
+{
+    return rl_fmt(buf, n, "%s; t = %.1f across %d fits (z = %.1f, Student with %d df), %d/%d fits agree", measured,
+                  d->t, nfit, d->x, nfit - 1, d->d.pos, nfit);
+}
+
+/* A claim of the study on d, decided by the sign rule (claims table):
+ * holds, contradicted or unresolved; unresolved says how many fits at this
+ * mean and spread would decide it. */
+static void decide(rl_report *rep, int nfit, const rl_sty_sign *d, const char *what, const char *predicted,
+                   const char *measured)
+{
+    char ms[768], mu[900];
+    fit_text(ms, sizeof ms, nfit, d, measured);
+    if (rl_rule_decide(&rl_rule_sign, d->x) == RL_V_UNRESOLVED) {
+        if (d->need > 0)
+            rl_fmt(mu, sizeof mu, "%s; at this mean and spread about %ld fits would decide it", ms, d->need);
+        else
+            rl_fmt(mu, sizeof mu, "%s; no number of fits up to 100,000 decides it at this mean", ms);
+        rl_report_decide(rep, &rl_rule_sign, d->x, NULL, what, predicted, mu);
+        return;
+    }
+    rl_report_decide(rep, &rl_rule_sign, d->x, NULL, what, predicted, ms);
+}
+
+/* A claim "scheme a degrades more than b" at grid index g (L = mult T) on
+ * the per-fit degradation difference d. */
+static void check_more(rl_report *rep, const rl_sty_summary *o, const char *a, const char *b, int g, long mult,
+                       const rl_sty_sign *d, const char *study_note)
+{
+    char w[256], p[256], ms[384];
+    const rl_sty_est ra = pt_at(o, scheme_index(a), g)->pr, rb = pt_at(o, scheme_index(b), g)->pr;
+    decide(rep, o->z.nfit, d, rl_fmt(w, sizeof w, "%s degrades beyond T_train more than %s (L = %ld T)", a, b, mult),
+           rl_fmt(p, sizeof p, "ppl ratio %s > %s (%s)", a, b, study_note),
+           rl_fmt(ms, sizeof ms, "%.3g× ± %.2g vs %.3g× ± %.2g; Δ log-ratio = %.3f ± %.3f", ra.mean, ra.se, rb.mean,
+                  rb.se, d->d.mean, d->d.se));
+}
+
+/* 1. the rotation-only lower bound; 2. the study's ordering, pair by pair,
+ * and random_qk from 16T to 128T */
+static void render_orderings(const rl_sty_summary *o, rl_report *rep)
+{
+    char p[256], ms[384];
+    /* an identity: the fitted query is projected on |q| ≤ λ and the keys
+     * are unit vectors, so |logit| ≤ λ and the bound follows algebraically */
+    rl_report_identity(rep, o->viol == 0, RL_PROSE_STYLIZED_BOUND_CHECK,
+                       rl_fmt(p, sizeof p, "0 violations (|logit| ≤ λ = %g by construction, K = %d)", o->lambda,
+                              o->k_near),
+                       rl_fmt(ms, sizeof ms, "%ld violations in %ld", o->viol, o->nviol));
+    check_more(rep, o, "rope", "random_qk", o->g16, 16, &o->more[0], "study at 8K/512: 16.2× vs 1.60×");
+    check_more(rep, o, "rope", "random_qk", o->g128, 128, &o->more[1], "study at 65K/512: 38.5× vs 7.49×");
+    check_more(rep, o, "rope", "haar", o->g16, 16, &o->more[2], "study: PaTH extrapolates, RoPE does not");
     /* an identity, the same argument as ALiBi's below: the 16T context is
      * the first 16T tokens of the 128T one with the same draws, so with e >
      * 0 the 128T softmax's mass beyond 16T, α_t(128T) = (1 − e) α_t(16T) and
      * −log α_t can only grow, query by query, whatever the scheme; the
      * study's 1.60× → 7.49× is about trained models, which this cannot test */
     const int s = scheme_index("random_qk");
-    est d = lin(R, STY_Q_NLL, s, g128, 1, s, g16);
-    est r16 = ppl_ratio(R, s, g16, gT), r128 = ppl_ratio(R, s, g128, gT);
-    double grow = INFINITY;
-    for (int j = 0; j < R->nfit; j++)
-        for (long r = 0; r < R->nq; r++)
-            grow = fmin(grow, val(R, j, r, s, g128, STY_Q_NLL) - val(R, j, r, s, g16, STY_Q_NLL));
-    rl_report_identity(rep, grow >= -1e-12, RL_PROSE_STYLIZED_GROW_CHECK,
-                       RL_PROSE_STYLIZED_GROW_PRED,
+    const rl_sty_est r16 = pt_at(o, s, o->g16)->pr, r128 = pt_at(o, s, o->g128)->pr, d = o->grow_d;
+    rl_report_identity(rep, o->grow >= -1e-12, RL_PROSE_STYLIZED_GROW_CHECK, RL_PROSE_STYLIZED_GROW_PRED,
                        rl_fmt(ms, sizeof ms, "%.3g× ± %.2g → %.3g× ± %.2g; Δ log-ratio = %.3f ± %.3f; least increase "
                               "over %d fits × %ld queries %.3g", r16.mean, r16.se, r128.mean, r128.se, d.mean, d.se,
-                              R->nfit, R->nq, grow));
+                              o->z.nfit, o->z.nq, o->grow));
 }
 
 /* 3. the value side: identical scores, so only the output can differ */
-static void check_values(const results *R, int g16, int g128, rl_report *rep)
+static void render_values(const rl_sty_summary *o, rl_report *rep)
 {
     char w[256], ms[384];
     const int a = scheme_index("random_qk"), b = scheme_index("random_qkv");
-    est da = one(R, STY_Q_ALPHA, a, g128), db = one(R, STY_Q_ALPHA, b, g128);
-    const double wd = max_absdiff(R, STY_Q_ALPHA, a, b);
-    rl_report_identity(rep, wd == 0, "random_qk vs random_qkv: target weight",
-                       RL_PROSE_STYLIZED_WEIGHT_PRED,
+    rl_report_identity(rep, o->wd == 0, "random_qk vs random_qkv: target weight", RL_PROSE_STYLIZED_WEIGHT_PRED,
                        rl_fmt(ms, sizeof ms, "α_t(128T) = %.4g vs %.4g; max difference over fits, queries, L %.2g",
-                              da.mean, db.mean, wd));
-    const int gs[2] = { g16, g128 };
+                              pt_at(o, a, o->g128)->a.mean, pt_at(o, b, o->g128)->a.mean, o->wd));
+    const int gs[2] = { o->g16, o->g128 };
     const long mult[2] = { 16, 128 };
     for (int i = 0; i < 2; i++) {
-        est dd = lin(R, STY_Q_SNR, b, gs[i], 1, a, gs[i]);
-        est sa = one(R, STY_Q_SNR, a, gs[i]), sb = one(R, STY_Q_SNR, b, gs[i]);
-        est ba = one(R, STY_Q_BG, a, gs[i]), bb = one(R, STY_Q_BG, b, gs[i]);
-        decide(rep, R, dd, rl_fmt(w, sizeof w, "random_qkv output SNR > random_qk at L = %ld T", mult[i]),
+        const rl_sty_point *pa = pt_at(o, a, gs[i]), *pb = pt_at(o, b, gs[i]);
+        decide(rep, o->z.nfit, &o->snr[i],
+               rl_fmt(w, sizeof w, "random_qkv output SNR > random_qk at L = %ld T", mult[i]),
                RL_PROSE_STYLIZED_SNR_PRED,
-               rl_fmt(ms, sizeof ms, "SNR %.3g ± %.2g vs %.3g ± %.2g; background %.3g vs %.3g", sb.mean, sb.se,
-                      sa.mean, sa.se, bb.mean, ba.mean));
+               rl_fmt(ms, sizeof ms, "SNR %.3g ± %.2g vs %.3g ± %.2g; background %.3g vs %.3g", pb->snr.mean,
+                      pb->snr.se, pa->snr.mean, pa->snr.se, pb->bg.mean, pa->bg.mean));
     }
 }
 
-/* 4a. ALiBi against the rotation-only lower bound at the longest context (a
- * reading of ours), and against nope (the study's claim) */
-static void check_alibi_far(const sty_model *m, const results *R, const long *grid, rl_report *rep)
+/* 4. ALiBi: the far mass saturates, the target weight stays; against the
+ * rotation-only bound at the longest context (a reading of ours) and
+ * against nope (the study's claim) */
+static void render_alibi(const rl_sty_summary *o, rl_report *rep)
 {
     char w[256], p[256], ms[384], mt[384];
-    const int s = scheme_index("alibi");
-    /* the bound tends to 1, a bounded far mass rho_inf falls below it once
-     * M > K e^{2 lambda} rho_inf / (1 - rho_inf) */
-    const int gl = R->ng - 1;
-    const long Ll = grid[gl];
-    est rho = one(R, STY_Q_RHO, s, gl);
-    double lb = rl_farmass_lower((double)(Ll - m->k_near), m->k_near, m->lambda);
-    double cross = m->k_near + m->k_near * exp(2 * m->lambda) * rho.mean / (1 - rho.mean);
-    est below = { lb - rho.mean, rho.se, 0 };
-    for (int j = 0; j < R->nfit; j++)
-        below.pos += lb - fit_lin(R, j, STY_Q_RHO, s, gl, 0, 0, 0) > 0;
-    /* a reading of ours, not a claim of the study: info */
-    rl_report_info(rep, rl_fmt(w, sizeof w, RL_PROSE_STYLIZED_ALIBI_BELOW_INFO, Ll),
-                   rl_fmt(p, sizeof p, "< %.3g = M/(M + K e^{2λ})", lb),
-                   fit_text(ms, sizeof ms, R, below,
-                            rl_fmt(mt, sizeof mt, "%.3g ± %.2g (the bound overtakes this plateau at L ≈ %.3g)",
-                                   rho.mean, rho.se, cross)));
-    const int sn = scheme_index("nope");
-    est rn = one(R, STY_Q_RHO, sn, gl);
-    est dd = lin(R, STY_Q_RHO, sn, gl, 1, s, gl);
-    decide(rep, R, dd, rl_fmt(w, sizeof w, RL_PROSE_STYLIZED_ALIBI_CONTROL_CHECK, Ll),
-           "ρ_D(alibi) < ρ_D(nope)", rl_fmt(ms, sizeof ms, "%.3g ± %.2g vs %.3g ± %.2g", rho.mean, rho.se, rn.mean, rn.se));
-}
-
-/* 4. ALiBi: the far mass saturates, the target weight stays */
-static void check_alibi(const sty_model *m, const results *R, const long *grid, int gT, int g16, int g128,
-                        rl_report *rep)
-{
-    char p[256], ms[384];
-    const int s = scheme_index("alibi");
-    const long L16 = grid[g16], L128 = grid[g128];
-    /* mass beyond 16T at 128T, worst case: near = distances 1..16T */
-    double B = rl_farmass_alibi((double)(L128 - L16), (double)L16, m->lambda, m->slope, 0);
-    /* predicted: B - (rho(128T) - rho(16T)) > 0, per fit */
-    est dr = lin(R, STY_Q_RHO, s, g128, 1, s, g16);
+    const int s = scheme_index("alibi"), gl = o->ng - 1;
     /* Identities: the 16T context is the first 16T tokens of the 128T
      * one, so with e the 128T softmax's mass beyond 16T, ρ(128T) = (1 − e)
      * ρ(16T) + e and α_t(128T) = (1 − e) α_t(16T); e ≤ B as |logit| ≤ λ.
      * Each fit's slack must be ≥ 0 (to rounding: B may be below 1e-16). */
-    double slack = INFINITY, flat = INFINITY;
-    const double pred = -log1p(-B);
-    for (int j = 0; j < R->nfit; j++) {
-        slack = fmin(slack, B - fit_lin(R, j, STY_Q_RHO, s, g128, 1, s, g16));
-        flat = fmin(flat, pred - fit_lin(R, j, STY_Q_NLL, s, g128, 1, s, g16));
-    }
-    rl_report_identity(rep, slack >= -1e-12, "alibi: far mass bounded (its increase from 16T to 128T)",
-                       rl_fmt(p, sizeof p, "≤ %.3g (mass beyond 16T, closed form, m = %g)", B, m->slope),
-                       rl_fmt(ms, sizeof ms, "%.3g ± %.2g; least slack over %d fits %.3g", dr.mean, dr.se,
-                              R->nfit, slack));
-    check_alibi_far(m, R, grid, rep);
-    est dn = lin(R, STY_Q_NLL, s, g128, 1, s, g16);
-    est r128 = ppl_ratio(R, s, g128, gT), r16 = ppl_ratio(R, s, g16, gT);
-    rl_report_identity(rep, flat >= -1e-12, "alibi flat: −log α_t does not grow from 16T to 128T",
-                       rl_fmt(p, sizeof p, "increase ≤ −log(1 − %.3g) (study 0.94× → 0.96×)", B),
+    rl_report_identity(rep, o->slack >= -1e-12, "alibi: far mass bounded (its increase from 16T to 128T)",
+                       rl_fmt(p, sizeof p, "≤ %.3g (mass beyond 16T, closed form, m = %g)", o->B, o->slope),
+                       rl_fmt(ms, sizeof ms, "%.3g ± %.2g; least slack over %d fits %.3g", o->dr.mean, o->dr.se,
+                              o->z.nfit, o->slack));
+    const long Ll = o->grid[gl];
+    const rl_sty_est rho = pt_at(o, s, gl)->rho, rn = pt_at(o, scheme_index("nope"), gl)->rho;
+    /* a reading of ours, not a claim of the study: info */
+    rl_report_info(rep, rl_fmt(w, sizeof w, RL_PROSE_STYLIZED_ALIBI_BELOW_INFO, Ll),
+                   rl_fmt(p, sizeof p, "< %.3g = M/(M + K e^{2λ})", o->lb),
+                   fit_text(ms, sizeof ms, o->z.nfit, &o->below,
+                            rl_fmt(mt, sizeof mt, "%.3g ± %.2g (the bound overtakes this plateau at L ≈ %.3g)",
+                                   rho.mean, rho.se, o->cross)));
+    decide(rep, o->z.nfit, &o->control, rl_fmt(w, sizeof w, RL_PROSE_STYLIZED_ALIBI_CONTROL_CHECK, Ll),
+           "ρ_D(alibi) < ρ_D(nope)", rl_fmt(ms, sizeof ms, "%.3g ± %.2g vs %.3g ± %.2g", rho.mean, rho.se, rn.mean, rn.se));
+    const rl_sty_est r128 = pt_at(o, s, o->g128)->pr, r16 = pt_at(o, s, o->g16)->pr;
+    rl_report_identity(rep, o->flat >= -1e-12, "alibi flat: −log α_t does not grow from 16T to 128T",
+                       rl_fmt(p, sizeof p, "increase ≤ −log(1 − %.3g) (study 0.94× → 0.96×)", o->B),
                        rl_fmt(ms, sizeof ms, "%.3g ± %.2g (ppl ratio %.5f× → %.5f×); least slack over %d fits %.3g",
-                              dn.mean, dn.se, r16.mean, r128.mean, R->nfit, flat));
+                              o->dn.mean, o->dn.se, r16.mean, r128.mean, o->z.nfit, o->flat));
 }
 
 /* 5. the ordering that comes out, next to the study's (means across fits) */
-static void ordering_info(const results *R, int gT, int g128, rl_report *rep)
+static void render_ordering(const rl_sty_summary *o, rl_report *rep)
 {
     char ms[384];
-    int ord[STY_NSCHEME];
-    est key[STY_NSCHEME];
-    for (int s = 0; s < STY_NSCHEME; s++) {
-        ord[s] = s;
-        key[s] = ppl_ratio(R, s, g128, gT);
-    }
-    for (int i = 1; i < STY_NSCHEME; i++) /* insertion sort, largest first */
-        for (int j = i; j > 0 && key[ord[j]].mean > key[ord[j - 1]].mean; j--) {
-            int tmp = ord[j];
-            ord[j] = ord[j - 1];
-            ord[j - 1] = tmp;
-        }
     size_t u = 0;
     ms[0] = 0;
-    for (int i = 0; i < STY_NSCHEME && u + 48 < sizeof ms; i++)
-        u += snprintf(ms + u, sizeof ms - u, "%s%s %.3g× ± %.2g", i ? " > " : "", sty_schemes[ord[i]].name,
-                      key[ord[i]].mean, key[ord[i]].se);
-    rl_report_info(rep, RL_PROSE_STYLIZED_ORDER_INFO,
-                    RL_PROSE_STYLIZED_STUDY_ORDER, ms);
+    for (int i = 0; i < STY_NSCHEME && u + 48 < sizeof ms; i++) {
+        const rl_sty_est k = pt_at(o, o->ord[i], o->g128)->pr;
+        u += snprintf(ms + u, sizeof ms - u, "%s%s %.3g× ± %.2g", i ? " > " : "", sty_schemes[o->ord[i]].name,
+                      k.mean, k.se);
+    }
+    rl_report_info(rep, RL_PROSE_STYLIZED_ORDER_INFO, RL_PROSE_STYLIZED_STUDY_ORDER, ms);
 }
-
-static void checks(const sty_model *m, const sty_size *z, const results *R, const long *grid, int gT, int g16,
-                   int g128, rl_report *rep)
-{
-    check_lower_bound(m, R, rep);
-    check_orderings(R, gT, g16, g128, rep);
-    check_values(R, g16, g128, rep);
-    check_alibi(m, R, grid, gT, g16, g128, rep);
-    ordering_info(R, gT, g128, rep);
-    (void)z;
-}
-
-/* The results of one run: per fit its model (directions), its fitted
- * queries and their fitting curves, and its queries' measurements on the
- * grid L = T 2^k. */
-typedef struct {
-    sty_size z;
-    sty_model *M; /* z.nfit */
-    long grid[32];
-    int ng, gT, g16, g128;
-    double *Q, *curves, *res;
-} sty_res;
 
 rl_status rl_exp_stylized_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 {
-    sty_size z = size_of(ctx->preset);
+    rl_sty_size z = size_of(ctx->preset);
     if (128 * z.T > z.lmax)
         return rl_fail(err, RL_EINTERNAL, "stylized: 128 T_train exceeds the longest context");
-    sty_res *R = rl_xcalloc(1, sizeof *R);
+    rl_sty_res *R = rl_xcalloc(1, sizeof *R);
     *res = R;
     R->z = z;
     /* fit j's directions: stream key(RL_STREAM_STY_DIRS, j) */
@@ -748,7 +824,7 @@ rl_status rl_exp_stylized_run(const rl_exp_ctx *ctx, void **res, rl_err *err)
 
 void rl_exp_stylized_free(void *res)
 {
-    sty_res *S = res;
+    rl_sty_res *S = res;
     if (!S)
         return;
     free(S->res);
@@ -763,28 +839,27 @@ void rl_exp_stylized_free(void *res)
 
 void rl_exp_stylized_report(const void *res, const rl_outdir *out, rl_report *rep)
 {
-    const sty_res *S = res;
-    const sty_size z = S->z;
-    const sty_model m = S->M[0]; /* the constants (lambda, K, slope) are those of every fit */
-    const long *grid = S->grid;
-    const int ng = S->ng, gT = S->gT, g16 = S->g16, g128 = S->g128;
-    write_query(out, S->M, &z, S->Q);
-    write_curves(out, &z, S->curves);
-    results R = { S->res, z.nfit, z.nq, ng };
-    write_main(out, &m, &z, &R, grid, gT);
-
+    rl_sty_summary *o = rl_xmalloc(sizeof *o);
+    rl_stylized_summarise(res, o);
+    const rl_sty_size z = o->z;
+    query_render(out, o);
+    main_render(out, o);
     rl_report_text(rep,
                    RL_PROSE_STYLIZED_INTRO,
-                   z.d, m.slope, m.lambda, m.key_noise, m.k_near, m.value_noise, (int)z.T, z.steps, z.batch, z.nq,
-                   z.lmax, z.nfit, rl_rule_sign.k, rl_rule_sign.k, rl_mixing_window(1.0 - 2.0 / z.d, 0.1));
-    write_table(out, &z, &R, gT, g16, g128, rep);
+                   z.d, o->slope, o->lambda, o->key_noise, o->k_near, o->value_noise, (int)z.T, z.steps, z.batch, z.nq,
+                   z.lmax, z.nfit, rl_rule_sign.k, rl_rule_sign.k, o->window);
+    table_render(out, o, rep);
     rl_report_text(rep,
                    RL_PROSE_STYLIZED_READING,
-                   m.value_noise ? 1.0 / m.value_noise : INFINITY);
-    checks(&m, &z, &R, grid, gT, g16, g128, rep);
-
-    const rl_plotvar vars[] = { RL_PV_I("T", z.T), RL_PV_I("d", z.d), RL_PV_R("lambda", m.lambda),
-                                RL_PV_I("K", m.k_near), RL_PV_R("sv", m.value_noise), RL_PV_I("nfit", z.nfit) };
+                   o->value_noise ? 1.0 / o->value_noise : INFINITY);
+    render_orderings(o, rep);
+    render_values(o, rep);
+    render_alibi(o, rep);
+    render_ordering(o, rep);
+    const rl_plotvar vars[] = { RL_PV_I("T", z.T), RL_PV_I("d", z.d), RL_PV_R("lambda", o->lambda),
+                                RL_PV_I("K", o->k_near), RL_PV_R("sv", o->value_noise), RL_PV_I("nfit", z.nfit) };
+    rl_stylized_summary_free(o);
+    free(o);
     rl_plot(out, "stylized_alpha", "stylized_alpha", vars, RL_NVARS(vars));
     rl_plot(out, "stylized_farmass", "stylized_farmass", vars, RL_NVARS(vars));
     rl_plot(out, "stylized_snr", "stylized_snr", vars, RL_NVARS(vars));

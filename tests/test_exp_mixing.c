@@ -507,3 +507,37 @@ Test(exp_mixing, text_rows_are_info)
     cr_assert_eq(v[1], RL_V_INFO);
     rl_report_free(r);
 }
+
+/* The summarise step on a hand-built run of one Haar family at d = 4 (E M =
+ * 0, so (mean step)^n = 0 at every n): the worst |z| of the mean route is
+ * the largest |tr P_n / d| / SE, and W(0.1) = 1 is bracketed at n = 1 with
+ * x = (0.01 - 0.1) / 0.01; the parts left NULL are left out. */
+Test(exp_mixing, summarise_a_hand_built_family)
+{
+    long grid[3] = { 1, 2, 4 };
+    double tr[3] = { 0.01, -0.02, 0.003 }, se[3] = { 0.01, 0.01, 0.01 }, zero[3] = { 0 };
+    rl_route_stats st = { .ng = 3, .n = grid, .reps = 100, .tr = tr, .tr_se = se, .op = zero, .coh = zero,
+                          .coh_se = zero, .sq = zero, .sq_se = zero };
+    rl_mix_res *R = calloc(1, sizeof *R);
+    R->z.reps = 100;
+    R->nfam = 1;
+    R->fam[0] = (rl_mix_fam){ .sp = { "haar", rl_family_default(RL_FAM_HAAR, 4), 0 }, .nmax = 4, .grid = grid,
+                              .ng = 3, .st = &st };
+    rl_mix_summary *S = calloc(1, sizeof *S);
+    rl_mixing_summarise(R, S);
+    const rl_mix_fam_sum *o = &S->fam[0];
+    cr_assert(o->has_mean && o->windows);
+    cr_assert_float_eq(o->worst_z, 2.0, 1e-12);
+    cr_assert_float_eq(o->pt[1].norm, 0.02, 1e-15, "the window's statistic is |tr P_n| / d");
+    cr_assert_eq(o->pt[1].norm_pred, 0.0);
+    cr_assert_eq(o->win[0].wp, 1);
+    cr_assert_eq(o->win[0].n_hi, 1);
+    cr_assert_eq(o->win[0].need, 0);
+    cr_assert_float_eq(o->win[0].x, -9.0, 1e-9);
+    cr_assert_eq(S->has_tokens, 0);
+    cr_assert_eq(S->has_drift, 0);
+    cr_assert_eq(S->study[0].nb, 0);
+    rl_mixing_summary_free(S);
+    free(S);
+    free(R);
+}

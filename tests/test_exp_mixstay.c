@@ -83,3 +83,27 @@ Test(exp_mixstay, identity_and_info_rows)
         cr_expect_eq(rl_report_verdict(r, i), want[i], "row %d", i);
     rl_report_free(r);
 }
+
+/* The summarise step on a hand-built run: a head of d = 4 at base 10000
+ * (block 0 at omega = 1), so |chi_b(1)| is |sin 1| for the zero-mean and the
+ * positive law alike and 1 for constant steps; a Monte Carlo check 0.1 from
+ * its closed form at SE 0.02 is |z| = 5 (less the 1e-9 rounding floor). */
+Test(exp_mixstay, summarise_a_hand_built_run)
+{
+    rl_ms_res *R = calloc(1, sizeof *R);
+    R->reg[0] = (rl_ms_regime){ .name = "hand", .d = 4, .t = 4, .base = 10000 };
+    R->cb[0] = 0;
+    R->cb[1] = 1;
+    R->mc[0] = (rl_ms_mc){ .pred = 0.2, .mean = 0.3, .se = 0.02 };
+    rl_ms_summary S;
+    rl_mixstay_summarise(R, &S);
+    cr_assert_float_eq(S.reg[0].omega[0], 1.0, 1e-15);
+    cr_assert_float_eq(S.curve_omega[0], 1.0, 1e-15);
+    cr_assert_float_eq(S.curve_omega[1], 0.01, 1e-15);
+    cr_assert_float_eq(S.reg[0].chi1[0][0], sin(1.0), 1e-12, "uniform U(-1, 1): sin 1");
+    cr_assert_float_eq(S.reg[0].chi1[1][0], sin(1.0), 1e-12, "drift U(0, 2): the same modulus");
+    cr_assert_float_eq(S.reg[0].chi1[4][0], 1.0, 1e-12, "constant steps: |e^{i omega}| = 1");
+    cr_assert_float_eq(S.z[0], 5.0, 1e-6);
+    cr_assert_eq(S.reg[1].omega[0], 0.0, "a head left empty has no blocks");
+    free(R);
+}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../experiments/claims.h"
+#include "../experiments/stylized.h"
 #include "../mc/stylized_model.h"
 #include "../program/report/verdict.h"
 #include "../sampling/rng.h"
@@ -408,4 +409,51 @@ Test(exp_stylized, cli_quick_writes_every_file, .timeout = 120)
     th_rmdir(dir);
     free(dir);
     cr_assert_eq(th_run("stylized --no-such-flag", NULL, 0, NULL, 0), 2);
+}
+
+static int sty_scheme_of(const char *name)
+{
+    for (int s = 0; s < STY_NSCHEME; s++)
+        if (strcmp(sty_schemes[s].name, name) == 0)
+            return s;
+    return -1;
+}
+
+/* The summarise step on a hand-built run of 2 fits x 1 query on L = T, 16T,
+ * 128T (T = 1): -log alpha_t of fit j is (j + 1) g, twice that for rope, so
+ * rope's degradation beyond T exceeds random_qk's by j + 1 per fit: mean
+ * 1.5, SE 0.5 across the fits (t = 3), both fits agree; rope's ppl ratio at
+ * 128T is the largest; the one violation set is counted. */
+Test(exp_stylized, summarise_a_hand_built_run)
+{
+    enum { NFIT = 2, NG = 3, D = 4, STEPS = 2 };
+    const int rope = sty_scheme_of("rope"), qk = sty_scheme_of("random_qk");
+    cr_assert(rope >= 0 && qk >= 0);
+    sty_model M[NFIT];
+    for (int j = 0; j < NFIT; j++)
+        sty_model_init(&M[j], D, 4, 8.0, 0.5, 0.5, 0.0625, 1, (unsigned long)j);
+    static double res[NFIT * STY_NSCHEME * NG * STY_NQ], Q[NFIT * STY_NFIT * D], curves[NFIT * STY_NFIT * STEPS];
+    for (int i = 0; i < NFIT * STY_NFIT * D; i++)
+        Q[i] = 0.1;
+    for (int j = 0; j < NFIT; j++)
+        for (int s = 0; s < STY_NSCHEME; s++)
+            for (int g = 0; g < NG; g++)
+                res[((j * STY_NSCHEME + s) * NG + g) * STY_NQ + STY_Q_NLL] = (j + 1) * g * (s == rope ? 2.0 : 1.0);
+    res[((1 * STY_NSCHEME + qk) * NG + 2) * STY_NQ + STY_Q_VIOL] = 1;
+    rl_sty_res R = { .z = { .d = D, .T = 1, .steps = STEPS, .batch = 1, .nq = 1, .lmax = 128, .nfit = NFIT },
+                     .M = M, .grid = { 1, 16, 128 }, .ng = NG, .gT = 0, .g16 = 1, .g128 = 2, .Q = Q,
+                     .curves = curves, .res = res };
+    rl_sty_summary *S = calloc(1, sizeof *S);
+    rl_stylized_summarise(&R, S);
+    cr_assert_float_eq(S->more[0].d.mean, 1.5, 1e-12);
+    cr_assert_float_eq(S->more[0].d.se, 0.5, 1e-12);
+    cr_assert_eq(S->more[0].d.pos, 2);
+    cr_assert_float_eq(S->more[0].t, 3.0, 1e-12);
+    cr_assert_eq(S->ord[0], rope, "the largest ppl ratio at 128T: rope's");
+    cr_assert_eq(S->viol, 1);
+    cr_assert_eq(S->nviol, (long)NFIT * NG * 5, "every fit, query and length of the 5 schemes without ALiBi");
+    rl_stylized_summary_free(S);
+    free(S);
+    for (int j = 0; j < NFIT; j++)
+        sty_model_free(&M[j]);
 }
