@@ -485,21 +485,6 @@ static long far_length(double c)
     return w < 0 ? -1 : (3 * w > 16 ? 3 * w : 16);
 }
 
-/* The fi-th case of the concentration sweep at d, among those of families
- * (NULL: the default), in slot order (the same order at every d); 0 when
- * there is none. */
-static int fam_case(int fi, int d, const char *families, rl_sweep_case *out)
-{
-    rl_sweep_case c[RL_SWEEP_CASES_MAX];
-    int n;
-    rl_err err;
-    if (rl_sweep_cases(RL_SWEEP_CONCENTRATION, d, families, c, RL_SWEEP_CASES_MAX, &n, &err) != RL_OK ||
-        fi >= n)
-        return 0;
-    *out = c[fi];
-    return 1;
-}
-
 /* Whether a case runs at d: dense steps are O(d^3) each (up to
  * dense_dmax), and those dearer than d^3 flops a step (an expm) up to
  * brown_dmax (route_cost: the family's own estimate). */
@@ -512,11 +497,12 @@ static int runs_at(const rl_family *f, int d, const conc_size *z)
     return d <= (o->route_cost(f, 1, 0) > d3 ? z->brown_dmax : z->dense_dmax);
 }
 
-static int fam_spec(int which, int d, const conc_size *z, const char *families, spec *sp)
+/* The cell of case c at d (0: not run at d) */
+static int fam_spec(const rl_sweep_case *cp, int d, const conc_size *z, spec *sp)
 {
-    rl_sweep_case c;
+    const rl_sweep_case c = *cp;
     memset(sp, 0, sizeof *sp);
-    if (!fam_case(which, d, families, &c) || !runs_at(&c.f, d, z))
+    if (!runs_at(&c.f, d, z))
         return 0;
     sp->label = c.label;
     sp->stream = c.stream;
@@ -626,9 +612,13 @@ static rl_status part_families_run(long seed, conc_res *R, rl_err *err)
     const conc_size *z = &R->z;
     for (int id = 0; id < z->nd; id++) {
         const int d = z->d[id], m = queries_per_route(z, d);
-        for (int fi = 0; fi < R->nfam; fi++) {
+        /* the sweep's cases at d, once (the same cases, in the same order, at every d) */
+        rl_sweep_case c[RL_SWEEP_CASES_MAX];
+        int nc;
+        RL_TRY(rl_sweep_cases(RL_SWEEP_CONCENTRATION, d, R->families, c, RL_SWEEP_CASES_MAX, &nc, err));
+        for (int fi = 0; fi < R->nfam && fi < nc; fi++) {
             conc_cell *o = &R->fam[id][fi];
-            if (!(o->ok = fam_spec(fi, d, z, R->families, &o->sp)))
+            if (!(o->ok = fam_spec(&c[fi], d, z, &o->sp)))
                 continue;
             o->reps = routes_for(z, &o->sp, d, m);
             RL_TRY(run_cell(&o->sp, d, o->reps, m, R->Q[id], seed, rl_stream_key(o->sp.stream, d),

@@ -445,6 +445,10 @@ int cmd_bound(int argc, char **argv)
     };
     rl_opt optbuf[RL_FAMILY_OPTS_MAX + sizeof rest / sizeof *rest];
     rl_opt *opts = rl_family_opts_join(&x.fa, rest, optbuf, (int)(sizeof optbuf / sizeof *optbuf));
+    if (!opts) { /* optbuf is sized for the family's entries and rest: never here */
+        rl_err e;
+        rl_check_in("bound", rl_fail(&e, RL_EINTERNAL, "the flag table does not fit its buffer"), &e);
+    }
     x.opts = opts;
     char desc[4096];
     int off = snprintf(desc, sizeof desc, "Print one closed form or bound as a number (%%.17g; far-mass values beyond a double as exp(LOG)).  NAME is one of:\n");

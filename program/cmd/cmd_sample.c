@@ -25,6 +25,10 @@ int cmd_sample(int argc, char **argv)
     };
     rl_opt optbuf[RL_FAMILY_OPTS_MAX + sizeof rest / sizeof *rest];
     rl_opt *opts = rl_family_opts_join(&fa, rest, optbuf, (int)(sizeof optbuf / sizeof *optbuf));
+    if (!opts) { /* optbuf is sized for the family's entries and rest: never here */
+        rl_err e;
+        rl_check_in("sample", rl_fail(&e, RL_EINTERNAL, "the flag table does not fit its buffer"), &e);
+    }
     rl_opts_parse("sample", "--family NAME --d D --count N --seed S [family flags]",
                   "Draw steps M_t of a family and print each as one line of d*d numbers\n"
                   "(row-major, %.17g).  Step k comes from random stream k of the seed, so\n"

@@ -298,8 +298,11 @@ def main(argv):
     check = bool(args) and args[0] == "--check"
     files = args[1:] if check else args
     for f in files:
-        if f.startswith("-") or not os.path.isfile(f):
-            sys.stderr.write("cite_anchors.py: %s: no such file (usage: cite_anchors.py [--check] [FILE...])\n" % f)
+        if f.startswith("-"):
+            sys.stderr.write("cite_anchors.py: unknown flag %s (usage: cite_anchors.py [--check] [FILE...])\n" % f)
+            return 2
+        if not os.path.isfile(f):
+            sys.stderr.write("cite_anchors.py: %s: not a regular file (usage: cite_anchors.py [--check] [FILE...])\n" % f)
             return 2
     if not files:
         if not os.path.isdir(".git") and not os.path.isfile(".git"):
